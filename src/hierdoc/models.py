@@ -1,0 +1,163 @@
+"""Typed data passed between the pipeline stages.
+
+Every stage takes and returns these plain frozen dataclasses, so that a stage
+can be tested, replaced or run on its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+ChunkType = Literal["content", "header", "definition", "requirement"]
+SearchMode = Literal["hybrid", "semantic", "keyword", "exact"]
+MODALITIES = ("semantic", "keyword", "exact")
+
+
+@dataclass(frozen=True)
+class ConvertedDocument:
+    """A source file turned into Markdown (or plain text)."""
+
+    source: str
+    title: str
+    text: str
+    content_hash: str
+    format: str
+
+
+@dataclass(frozen=True)
+class Section:
+    """A node of a document's structure tree.
+
+    ``body`` is the text between this section's heading and the next heading,
+    verbatim; ``path`` holds the ids of the ancestors, outermost first.
+    """
+
+    section_id: str
+    heading: str
+    level: int
+    parent_chain: tuple[str, ...]
+    path: tuple[str, ...]
+    body: str
+    heading_line: str = ""
+    ordinal: int = 0
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A retrievable unit: a section or a piece of one."""
+
+    chunk_id: str
+    source: str
+    title: str
+    section_id: str
+    heading: str
+    parent_chain: tuple[str, ...]
+    section_path: tuple[str, ...]
+    content: str
+    ordinal: int
+    token_count: int
+    chunk_type: ChunkType = "content"
+
+    @property
+    def breadcrumb(self) -> str:
+        return " > ".join(self.parent_chain)
+
+
+@dataclass(frozen=True)
+class SearchFilter:
+    """Restricts every modality to a subset of chunks."""
+
+    sources: tuple[str, ...] = ()
+    section_prefix: str | None = None
+    chunk_types: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not (self.sources or self.section_prefix or self.chunk_types)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One modality's opinion of one chunk."""
+
+    chunk_id: str
+    score: float
+
+
+@dataclass
+class SearchResult:
+    chunk_id: str
+    source: str
+    title: str
+    parent_chain: list[str]
+    section_id: str
+    heading: str
+    chunk_type: str
+    content: str
+    score: float
+    scores: dict[str, float | None]
+    ranks: dict[str, int | None]
+
+    def to_dict(self) -> dict:
+        return {
+            "chunk_id": self.chunk_id,
+            "source": self.source,
+            "title": self.title,
+            "parent_chain": list(self.parent_chain),
+            "section_id": self.section_id,
+            "heading": self.heading,
+            "chunk_type": self.chunk_type,
+            "content": self.content,
+            "score": self.score,
+            "scores": dict(self.scores),
+            "ranks": dict(self.ranks),
+        }
+
+
+@dataclass
+class SearchResponse:
+    query: str
+    mode: str
+    no_match: bool
+    results: list[SearchResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {
+            "query": self.query,
+            "mode": self.mode,
+            "no_match": self.no_match,
+            "notes": list(self.notes),
+            "results": [r.to_dict() for r in self.results],
+        }
+
+
+@dataclass(frozen=True)
+class FileProblem:
+    source: str
+    reason: str
+
+
+@dataclass
+class IngestReport:
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    problems: list[FileProblem] = field(default_factory=list)
+    chunks_written: int = 0
+    texts_embedded: int = 0
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {
+            "added": self.added,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+            "removed": self.removed,
+            "problems": [{"source": p.source, "reason": p.reason} for p in self.problems],
+            "chunks_written": self.chunks_written,
+            "texts_embedded": self.texts_embedded,
+            "seconds": round(self.seconds, 3),
+        }
