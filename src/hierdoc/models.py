@@ -58,6 +58,7 @@ class Chunk:
     ordinal: int
     token_count: int
     chunk_type: ChunkType = "content"
+    overlap_chars: int = 0
 
     @property
     def breadcrumb(self) -> str:

@@ -1,0 +1,258 @@
+"""The Python API: :class:`Index` opens an index directory, ingests and searches.
+
+The CLI and the agent adapters are thin layers over this class.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .chunk import ChunkingOptions
+from .config import Settings
+from .embed import DEFAULT_MODEL, Embedder, LocalEmbedder
+from .index.local import LocalStore
+from .index.records import StoredChunk
+from .ingest import IngestOptions, Ingestor, ProgressFn
+from .models import IngestReport, SearchFilter, SearchResponse
+from .search import Searcher, SearchSettings
+from .tokenizer import Tokenizer, default_tokenizer
+
+EMBEDDING_DIMENSION = 384
+
+
+@dataclass
+class ChunkView:
+    """A chunk with where it sits: its parent chain and its neighbours in the document."""
+
+    chunk: StoredChunk
+    previous: StoredChunk | None
+    next: StoredChunk | None
+
+    def to_dict(self) -> dict[str, Any]:
+        def brief(stored: StoredChunk | None) -> dict[str, Any] | None:
+            if stored is None:
+                return None
+            c = stored.chunk
+            return {"chunk_id": c.chunk_id, "section_id": c.section_id, "heading": c.heading}
+
+        c = self.chunk.chunk
+        return {
+            "chunk_id": c.chunk_id,
+            "source": c.source,
+            "title": c.title,
+            "parent_chain": list(c.parent_chain),
+            "section_id": c.section_id,
+            "section_path": list(c.section_path),
+            "heading": c.heading,
+            "chunk_type": c.chunk_type,
+            "content": c.content,
+            "context": self.chunk.context,
+            "token_count": c.token_count,
+            "previous": brief(self.previous),
+            "next": brief(self.next),
+        }
+
+
+class Index:
+    """A persistent hybrid index in one directory."""
+
+    def __init__(
+        self,
+        directory: Path,
+        settings: Settings,
+        embedder: Embedder | None = None,
+        tokenizer: Tokenizer | None = None,
+    ) -> None:
+        self.directory = directory
+        self.settings = settings
+        self._embedder = embedder
+        self._embedder_lock = threading.Lock()
+        self._tokenizer = tokenizer
+        model = embedder.name if embedder else self._model_name(settings)
+        dimension = embedder.dimension if embedder else EMBEDDING_DIMENSION
+        self.store = LocalStore(directory, dimension)
+        self._check_model(model)
+
+    @classmethod
+    def open(
+        cls,
+        path: str | Path | None = None,
+        settings: Settings | None = None,
+        embedder: Embedder | None = None,
+    ) -> Index:
+        settings = settings or Settings()
+        return cls(settings.index_dir(path), settings, embedder)
+
+    @staticmethod
+    def _model_name(settings: Settings) -> str:
+        model = settings.embedding_model
+        if model is None:
+            return DEFAULT_MODEL
+        name = model if isinstance(model, str) else f"{model.provider}:{model.name}"
+        if name not in (DEFAULT_MODEL, "all-MiniLM-L6-v2"):
+            raise ValueError(
+                f"embedding_model {name!r} is not available yet; the local default is "
+                f"{DEFAULT_MODEL}"
+            )
+        return DEFAULT_MODEL
+
+    def _check_model(self, model: str) -> None:
+        stored = self.store.records.get_meta("embedding_model")
+        if stored is None:
+            self.store.records.set_meta("embedding_model", model)
+        elif stored != model:
+            raise ValueError(
+                f"this index was built with {stored} but the embedder is {model}: "
+                "use the same model, or rebuild with: hierdoc ingest --force"
+            )
+
+    # parts loaded on first use
+
+    def embedder(self) -> Embedder:
+        with self._embedder_lock:
+            if self._embedder is None:
+                self._embedder = LocalEmbedder()
+            return self._embedder
+
+    def tokenizer(self) -> Tokenizer:
+        if self._tokenizer is None:
+            self._tokenizer = default_tokenizer()
+        return self._tokenizer
+
+    def _embed_query(self, text: str) -> np.ndarray:
+        embedder = self.embedder()
+        with self._embedder_lock:
+            return embedder.embed_query(text)
+
+    # ingest
+
+    def _fingerprint(self) -> str:
+        s = self.settings
+        key = json.dumps(
+            [s.chunking_strategy, s.max_chunk_tokens, s.chunk_overlap, s.contextual_embeddings,
+             self._model_name(s)]
+        )
+        return hashlib.sha1(key.encode()).hexdigest()[:12]
+
+    def ingest(
+        self,
+        paths: Iterable[str | Path] | str | Path | None = None,
+        force: bool = False,
+        progress: ProgressFn | None = None,
+    ) -> IngestReport:
+        """Index files and folders; unchanged files are skipped, deleted ones removed."""
+        if paths is None:
+            paths = self.settings.sources
+        elif isinstance(paths, (str, Path)):
+            paths = [paths]
+        paths = list(paths)
+        if not paths:
+            raise ValueError("nothing to ingest: give a path, or 'source' in the config")
+        fingerprint = self._fingerprint()
+        if self.store.records.get_meta("fingerprint") not in (None, fingerprint):
+            force = True
+        options = IngestOptions(
+            chunking=ChunkingOptions(
+                max_tokens=self.settings.max_chunk_tokens,
+                overlap_tokens=self.settings.chunk_overlap,
+                strategy=self.settings.chunking_strategy,
+            ),
+            contextual=self.settings.contextual_embeddings,
+            force=force,
+        )
+        report = Ingestor(self.store, self.embedder, self.tokenizer(), options).run(paths, progress)
+        self.store.records.set_meta("fingerprint", fingerprint)
+        return report
+
+    async def aingest(self, paths: Iterable[str | Path] | str | Path | None = None,
+                      force: bool = False) -> IngestReport:
+        return await asyncio.to_thread(self.ingest, paths, force)
+
+    # search
+
+    def search_settings(self, **overrides: Any) -> SearchSettings:
+        s = self.settings
+        values: dict[str, Any] = {
+            "mode": s.search_mode, "top_k": s.top_k, "min_score": s.min_score,
+            "weights": s.weights, "rrf_k": s.rrf_k, "candidate_depth": s.candidate_depth,
+            "no_match_similarity": s.no_match_similarity,
+        }
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return SearchSettings(**values)
+
+    def search(
+        self,
+        query: str,
+        top_k: int | None = None,
+        mode: str | None = None,
+        min_score: float | None = None,
+        source: str | Iterable[str] | None = None,
+        section: str | None = None,
+        chunk_type: str | Iterable[str] | None = None,
+    ) -> SearchResponse:
+        settings = self.search_settings(top_k=top_k, mode=mode, min_score=min_score)
+        filt = SearchFilter(
+            sources=tuple(self._resolve_sources(source)),
+            section_prefix=section,
+            chunk_types=tuple([chunk_type] if isinstance(chunk_type, str) else chunk_type or ()),
+        )
+        return Searcher(self.store, self._embed_query).search(query, settings, filt)
+
+    async def asearch(self, query: str, **kwargs: Any) -> SearchResponse:
+        return await asyncio.to_thread(self.search, query, **kwargs)
+
+    def _resolve_sources(self, source: str | Iterable[str] | None) -> list[str]:
+        """Sources as stored (absolute paths); a relative path or a bare file name also works."""
+        if source is None:
+            return []
+        wanted = [source] if isinstance(source, str) else list(source)
+        known = [d.source for d in self.store.documents()]
+        resolved = []
+        for item in wanted:
+            absolute = str(Path(item).resolve())
+            matches = [k for k in known if k in (item, absolute) or Path(k).name == item]
+            resolved += matches or [absolute]
+        return resolved
+
+    # inspection
+
+    def show(self, chunk_id: str) -> ChunkView:
+        """A chunk (by chunk id, or the first chunk of a section id) with its neighbours."""
+        found = self.store.get_chunks([chunk_id]).get(chunk_id)
+        if found is None:
+            by_section = self.store.chunks_of_sections([chunk_id])
+            if not by_section:
+                raise KeyError(f"no chunk or section with id {chunk_id!r}")
+            found = by_section[0]
+        siblings = self.store.chunks_of_source(found.chunk.source)
+        position = next(i for i, s in enumerate(siblings) if s.chunk.chunk_id == found.chunk.chunk_id)
+        previous = siblings[position - 1] if position > 0 else None
+        following = siblings[position + 1] if position + 1 < len(siblings) else None
+        return ChunkView(found, previous, following)
+
+    def stats(self) -> dict[str, Any]:
+        stats = self.store.stats()
+        stats["index"] = str(self.directory)
+        stats["documents_list"] = [
+            {"source": d.source, "title": d.title, "chunks": d.chunk_count}
+            for d in self.store.documents()
+        ]
+        return stats
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Index:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,229 @@
+"""Chunk stage: sections to chunks under a token budget, losing no text.
+
+The chunker composes three steps (as docling's HybridChunker does):
+
+1. structural: one group per section; a tiny section (a heading with at most a
+   short line) is carried into the first chunk of the section that follows it
+   when that section is its descendant, so "Chapter III" is not indexed alone;
+2. budget: a group over ``max_tokens`` is split at paragraph boundaries, a
+   paragraph over budget at sentence boundaries (pysbd, which knows "Sec.",
+   "U.S.C.", "e.g."), and a sentence over budget at token boundaries;
+3. overlap: optionally each later piece of a section starts with the last
+   ``overlap_tokens`` tokens of the piece before it.
+
+Pieces are character spans of the original text, so concatenating the pieces
+of a section (minus overlap) gives the section back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from .models import Chunk, ConvertedDocument, Section
+from .numbering import slugify
+from .structure import PREAMBLE_ID
+from .tokenizer import Tokenizer
+
+_BLOCK_BREAK = re.compile(r"\n[ \t]*\n")
+
+
+@dataclass(frozen=True)
+class ChunkingOptions:
+    max_tokens: int = 800
+    overlap_tokens: int = 0
+    tiny_tokens: int = 24
+    strategy: Literal["structure", "token"] = "structure"
+
+    def __post_init__(self) -> None:
+        if self.max_tokens < 16:
+            raise ValueError("max_chunk_tokens must be at least 16")
+        if not 0 <= self.overlap_tokens < self.max_tokens // 2:
+            raise ValueError("chunk_overlap must be between 0 and half of max_chunk_tokens")
+
+
+@dataclass(frozen=True)
+class Piece:
+    text: str
+    overlap_chars: int = 0
+
+
+def document_key(source: str) -> str:
+    """A short, readable, stable key for a source path: ``gdpr-3f2a1c``."""
+    stem = source.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    digest = hashlib.sha1(source.encode("utf-8")).hexdigest()[:6]
+    return f"{slugify(stem, 24)}-{digest}"
+
+
+def chunk_document(
+    document: ConvertedDocument,
+    sections: list[Section],
+    tokenizer: Tokenizer,
+    options: ChunkingOptions = ChunkingOptions(),
+) -> list[Chunk]:
+    """Chunks of one document, in reading order, with stable ids."""
+    key = document_key(document.source)
+    chunks: list[Chunk] = []
+    for section, text in _groups(sections, tokenizer, options):
+        pieces = split_text(text, tokenizer, options.max_tokens, options.overlap_tokens)
+        for number, piece in enumerate(pieces):
+            content = piece.text.strip()
+            if not content:
+                continue
+            lead = len(piece.text) - len(piece.text.lstrip())
+            chunks.append(
+                Chunk(
+                    chunk_id=f"{key}:{section.section_id}:{number}",
+                    source=document.source,
+                    title=document.title,
+                    section_id=section.section_id,
+                    heading=section.heading,
+                    parent_chain=section.parent_chain,
+                    section_path=(*section.path, section.section_id),
+                    content=content,
+                    ordinal=len(chunks),
+                    token_count=tokenizer.count(content),
+                    chunk_type="header" if _is_heading_only(content) else "content",
+                    overlap_chars=max(0, piece.overlap_chars - lead),
+                )
+            )
+    return chunks
+
+
+def _is_heading_only(content: str) -> bool:
+    lines = [line for line in content.splitlines() if line.strip()]
+    return all(line.lstrip().startswith("#") or set(line.strip()) <= set("=-") for line in lines)
+
+
+def _groups(
+    sections: list[Section], tokenizer: Tokenizer, options: ChunkingOptions
+) -> Iterator[tuple[Section, str]]:
+    """(section, text) pairs; tiny sections are carried into their first descendant.
+
+    The preamble (the title heading and what precedes the first section) counts
+    as enclosing everything after it.
+    """
+    if options.strategy == "token":
+        if sections:
+            yield sections[0], "".join(s.heading_line + s.body for s in sections)
+        return
+    carried = ""
+    for position, section in enumerate(sections):
+        text = carried + section.heading_line + section.body
+        following = sections[position + 1] if position + 1 < len(sections) else None
+        encloses = following is not None and (
+            section.section_id in following.path or section.section_id == PREAMBLE_ID
+        )
+        if encloses and tokenizer.count(section.body) <= options.tiny_tokens:
+            carried = text
+            continue
+        carried = ""
+        yield section, text
+
+
+def split_text(text: str, tokenizer: Tokenizer, max_tokens: int, overlap_tokens: int = 0) -> list[Piece]:
+    """Split ``text`` into pieces of at most ``max_tokens`` tokens (plus overlap)."""
+    if tokenizer.count(text) <= max_tokens:
+        return [Piece(text)]
+    spans = _pack(list(_units(text, tokenizer, max_tokens)), max_tokens)
+    pieces = [Piece(text[start:end]) for start, end, _ in spans]
+    if overlap_tokens:
+        pieces = _add_overlap(pieces, tokenizer, overlap_tokens)
+    return pieces
+
+
+def _units(text: str, tokenizer: Tokenizer, max_tokens: int) -> Iterator[tuple[int, int, int]]:
+    """(start, end, tokens) spans covering ``text``: paragraphs, else sentences, else token runs."""
+    for start, end in _block_spans(text):
+        tokens = tokenizer.count(text[start:end])
+        if tokens <= max_tokens:
+            yield start, end, tokens
+            continue
+        for s_start, s_end in _sentence_spans(text, start, end):
+            s_tokens = tokenizer.count(text[s_start:s_end])
+            if s_tokens <= max_tokens:
+                yield s_start, s_end, s_tokens
+            else:
+                yield from _token_cuts(text, s_start, s_end, tokenizer, max_tokens)
+
+
+def _block_spans(text: str) -> Iterator[tuple[int, int]]:
+    start = 0
+    for match in _BLOCK_BREAK.finditer(text):
+        yield start, match.end()
+        start = match.end()
+    if start < len(text):
+        yield start, len(text)
+
+
+@lru_cache(maxsize=1)
+def _segmenter():  # noqa: ANN202 - pysbd has no type hints
+    import pysbd
+
+    return pysbd.Segmenter(language="en", clean=False, char_span=True)
+
+
+def _sentence_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """Sentence spans of ``text[start:end]`` that tile it exactly."""
+    block = text[start:end]
+    cuts = sorted({span.start for span in _segmenter().segment(block)} - {0})
+    cuts = [c for c in cuts if 0 < c < len(block)]
+    bounds = [0, *cuts, len(block)]
+    for left, right in zip(bounds, bounds[1:]):
+        if left < right:
+            yield start + left, start + right
+
+
+def _token_cuts(
+    text: str, start: int, end: int, tokenizer: Tokenizer, max_tokens: int
+) -> Iterator[tuple[int, int, int]]:
+    """Cut an over-long sentence at token boundaries, preferring a word start."""
+    segment = text[start:end]
+    offsets = tokenizer.offsets(segment)
+    position = 0
+    while position < len(offsets):
+        stop = min(position + max_tokens, len(offsets))
+        if stop < len(offsets):
+            stop = _word_start_at_or_before(segment, offsets, stop, position)
+        left = 0 if position == 0 else offsets[position][0]
+        right = len(segment) if stop >= len(offsets) else offsets[stop][0]
+        yield start + left, start + right, stop - position
+        position = stop
+
+
+def _word_start_at_or_before(segment: str, offsets: list[tuple[int, int]], stop: int, floor: int) -> int:
+    candidate = stop
+    while candidate > floor + 1:
+        begin = offsets[candidate][0]
+        if begin == 0 or not segment[begin - 1].isalnum():
+            return candidate
+        candidate -= 1
+    return stop
+
+
+def _pack(units: list[tuple[int, int, int]], max_tokens: int) -> list[tuple[int, int, int]]:
+    """Greedily join consecutive units while the sum stays within budget."""
+    packed: list[tuple[int, int, int]] = []
+    for start, end, tokens in units:
+        if packed and packed[-1][2] + tokens <= max_tokens:
+            p_start, _, p_tokens = packed[-1]
+            packed[-1] = (p_start, end, p_tokens + tokens)
+        else:
+            packed.append((start, end, tokens))
+    return packed
+
+
+def _add_overlap(pieces: list[Piece], tokenizer: Tokenizer, overlap_tokens: int) -> list[Piece]:
+    result = [pieces[0]]
+    for previous, piece in zip(pieces, pieces[1:]):
+        offsets = tokenizer.offsets(previous.text)
+        if len(offsets) <= overlap_tokens:
+            tail = previous.text
+        else:
+            tail = previous.text[offsets[-overlap_tokens][0]:]
+        result.append(Piece(tail + piece.text, overlap_chars=len(tail)))
+    return result

@@ -1,0 +1,216 @@
+"""The ``hierdoc`` command: a thin click layer over :class:`hierdoc.api.Index`.
+
+Errors print as one readable line with a non-zero exit; ``--debug`` shows the
+traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import textwrap
+import traceback
+import warnings
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .api import Index
+from .config import Settings, load_settings
+from .ingest import ProgressEvent
+from .models import SearchResponse, SearchResult
+
+
+class _State:
+    def __init__(self, index: str | None, config: str | None, tool: str | None) -> None:
+        self.index_option = index
+        self.config = Path(config) if config else None
+        self.tool = tool
+
+    def settings(self, **overrides: Any) -> Settings:
+        return load_settings(self.config, self.tool, **overrides)
+
+    def open(self, **overrides: Any) -> Index:
+        settings = self.settings(**overrides)
+        return Index.open(self.index_option, settings)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--index", "index", envvar="HIERDOC_INDEX", help="Index directory [default: ./.hierdoc].")
+@click.option("--config", type=click.Path(dir_okay=False), help="YAML config or HoloDeck agent file.")
+@click.option("--tool", help="The hierarchical_document tool to use from an agent file.")
+@click.option("--debug", is_flag=True, help="Show tracebacks on errors.")
+@click.version_option(package_name="hierdoc")
+@click.pass_context
+def cli(ctx: click.Context, index: str | None, config: str | None, tool: str | None,
+        debug: bool) -> None:
+    """Hybrid retrieval for formal, structured documents."""
+    ctx.obj = _State(index, config, tool)
+
+
+def _echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def _progress_printer() -> Any:
+    bar: dict[str, Any] = {}
+
+    def on_event(event: ProgressEvent) -> None:
+        if "bar" not in bar:
+            bar["bar"] = click.progressbar(
+                length=event.total, label="Ingesting", file=sys.stderr,
+                item_show_func=lambda s: Path(s).name if s else "",
+            )
+            bar["bar"].__enter__()
+        bar["bar"].update(1, event.source)
+        if event.position == event.total:
+            bar["bar"].__exit__(None, None, None)
+
+    return on_event
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--force", is_flag=True, help="Rebuild the index from scratch.")
+@click.option("--max-chunk-tokens", type=int, help="Chunk size limit in tokens.")
+@click.option("--chunk-overlap", type=int, help="Tokens repeated between chunks of a section.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.pass_obj
+def ingest(state: _State, paths: tuple[str, ...], force: bool, max_chunk_tokens: int | None,
+           chunk_overlap: int | None, as_json: bool, quiet: bool) -> None:
+    """Index files and folders (PDF, DOCX, HTML, PPTX, XLSX, Markdown, text)."""
+    with state.open(max_chunk_tokens=max_chunk_tokens, chunk_overlap=chunk_overlap) as index:
+        progress = None if quiet or as_json else _progress_printer()
+        report = index.ingest(list(paths) or None, force=force, progress=progress)
+    if as_json:
+        _echo_json(report.to_dict())
+        return
+    click.echo(
+        f"{len(report.added)} added, {len(report.updated)} updated, "
+        f"{len(report.unchanged)} unchanged, {len(report.removed)} removed; "
+        f"{report.chunks_written} chunks written in {report.seconds:.1f}s"
+    )
+    for problem in report.problems:
+        click.echo(f"skipped {problem.source}: {problem.reason}", err=True)
+
+
+def _relative(source: str) -> str:
+    try:
+        return os.path.relpath(source)
+    except ValueError:
+        return source
+
+
+def _print_result(rank: int, result: SearchResult) -> None:
+    breadcrumb = " > ".join(result.parent_chain) or result.title
+    scores = ", ".join(f"{m} #{r}" for m, r in result.ranks.items() if r is not None)
+    click.secho(f"{rank}. {breadcrumb}", bold=True)
+    click.echo(f"   {_relative(result.source)}  [{result.section_id}]  "
+               f"score {result.score:.3f} ({scores})")
+    snippet = " ".join(result.content.split())
+    click.echo(textwrap.indent(textwrap.fill(snippet[:400], 96), "   "))
+    click.echo()
+
+
+def _print_response(response: SearchResponse) -> None:
+    for note in response.notes:
+        click.secho(f"note: {note}", fg="yellow", err=True)
+    if response.no_match:
+        click.secho("No good match in the index.", fg="yellow")
+    for rank, result in enumerate(response.results, start=1):
+        _print_result(rank, result)
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--mode", type=click.Choice(["hybrid", "semantic", "keyword", "exact"]))
+@click.option("--top-k", "-k", type=int, help="Number of results (1-100) [default: 10].")
+@click.option("--min-score", type=float, help="Drop results scoring below this.")
+@click.option("--source", multiple=True, help="Only search this document (repeatable).")
+@click.option("--section", help="Only search under this section id (e.g. chapter-3).")
+@click.option("--json", "as_json", is_flag=True, help="Print results as JSON.")
+@click.pass_obj
+def search(state: _State, query: str, mode: str | None, top_k: int | None,
+           min_score: float | None, source: tuple[str, ...], section: str | None,
+           as_json: bool) -> None:
+    """Search the index."""
+    with state.open() as index:
+        response = index.search(query, top_k=top_k, mode=mode, min_score=min_score,
+                                source=list(source) or None, section=section)
+    if as_json:
+        _echo_json(response.to_dict())
+    else:
+        _print_response(response)
+
+
+@cli.command()
+@click.argument("chunk_id")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@click.pass_obj
+def show(state: _State, chunk_id: str, as_json: bool) -> None:
+    """Show a chunk (or the first chunk of a section id) with its neighbours."""
+    with state.open() as index:
+        view = index.show(chunk_id).to_dict()
+    if as_json:
+        _echo_json(view)
+        return
+    click.secho(" > ".join(view["parent_chain"]), bold=True)
+    click.echo(f"{_relative(view['source'])}  [{view['section_id']}]  {view['chunk_id']}")
+    click.echo()
+    click.echo(view["content"])
+    click.echo()
+    for label in ("previous", "next"):
+        if view[label]:
+            click.echo(f"{label}: {view[label]['chunk_id']}  ({view[label]['heading']})")
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@click.pass_obj
+def stats(state: _State, as_json: bool) -> None:
+    """Documents, chunks, index size and models."""
+    with state.open() as index:
+        data = index.stats()
+    if as_json:
+        _echo_json(data)
+        return
+    click.echo(f"index:      {data['index']}")
+    click.echo(f"documents:  {data['documents']}")
+    click.echo(f"sections:   {data['sections']}")
+    click.echo(f"chunks:     {data['chunks']} ({data['vectors']} vectors)")
+    click.echo(f"size:       {data['index_bytes'] / 1e6:.1f} MB")
+    click.echo(f"embeddings: {data['embedding_model']} ({data['dimension']} dimensions)")
+
+
+def _show_warning(message: Warning | str, *args: Any, **kwargs: Any) -> None:
+    click.echo(f"warning: {message}", err=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    debug = "--debug" in (argv if argv is not None else sys.argv[1:])
+    warnings.simplefilter("default" if debug else "ignore")
+    warnings.filterwarnings("always", message="config field")
+    warnings.showwarning = _show_warning
+    try:
+        cli.main(args=argv, prog_name="hierdoc", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as error:
+        error.show()
+        sys.exit(error.exit_code)
+    except click.exceptions.Exit as error:
+        sys.exit(error.exit_code)
+    except KeyboardInterrupt:
+        click.echo("interrupted; the index is consistent, run the same command to resume",
+                   err=True)
+        sys.exit(130)
+    except Exception as error:
+        if debug:
+            traceback.print_exc()
+        message = error.args[0] if isinstance(error, KeyError) and error.args else error
+        click.echo(f"error: {message}", err=True)
+        sys.exit(1)

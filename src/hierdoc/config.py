@@ -1,0 +1,219 @@
+"""Configuration: one typed model, loaded from YAML, environment and flags.
+
+Field names follow the ``hierarchical_document`` tool block of HoloDeck agent
+files, so such a block works as is. Precedence, lowest to highest: the YAML
+file, ``HIERDOC_<FIELD>`` environment variables, command-line flags.
+Unknown fields and bad values are errors that name the field.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import warnings
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+DEFAULT_INDEX_DIR = ".hierdoc"
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used, with a message naming the field."""
+
+
+class ModelRef(BaseModel):
+    """An LLM or embedding model: ``{provider, name}`` (HoloDeck's LLMProvider shape)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    provider: str
+    name: str
+    temperature: float | None = None
+
+
+class DatabaseConfig(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    provider: str = "local"
+    path: str | None = None
+    connection_string: str | None = None
+
+
+class Settings(BaseModel):
+    """Every setting of an index and its searches."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    # HoloDeck tool identity; optional outside an agent file.
+    name: str | None = Field(default=None, pattern=r"^[0-9A-Za-z_]+$")
+    description: str | None = None
+    type: Literal["hierarchical_document"] = "hierarchical_document"
+    source: str | list[str] | None = None
+
+    chunking_strategy: Literal["structure", "token"] = "structure"
+    max_chunk_tokens: int = Field(default=800, ge=64, le=8192)
+    chunk_overlap: int = Field(default=0, ge=0, le=400)
+
+    search_mode: Literal["hybrid", "semantic", "keyword", "exact"] = "hybrid"
+    top_k: int = Field(default=10, ge=1, le=100)
+    min_score: float | None = Field(default=None, ge=0.0)
+    semantic_weight: float = Field(default=1.0, ge=0.0)
+    keyword_weight: float = Field(default=1.0, ge=0.0)
+    exact_weight: float = Field(default=1.0, ge=0.0)
+    rrf_k: int = Field(default=60, ge=0)
+    candidate_depth: int = Field(default=50, ge=1, le=1000)
+    no_match_similarity: float = Field(default=0.25, ge=-1.0, le=1.0)
+
+    embedding_model: str | ModelRef | None = None
+    database: DatabaseConfig | str | None = None
+
+    contextual_embeddings: bool = True
+    context_model: ModelRef | None = None
+    context_max_tokens: int = Field(default=100, ge=10, le=1000)
+    context_concurrency: int = Field(default=10, ge=1, le=100)
+
+    # Accepted for HoloDeck compatibility; see README "Configuration".
+    document_domain: str | None = None
+    max_subsection_depth: int | None = Field(default=None, ge=1)
+    extract_definitions: bool = True
+    extract_cross_references: bool = True
+    enable_reranking: bool = False
+    reranker_model: ModelRef | None = None
+    keyword_index: dict[str, Any] | None = None
+    defer_loading: bool = True
+
+    @field_validator("semantic_weight", "keyword_weight", "exact_weight")
+    @classmethod
+    def _finite(cls, value: float) -> float:
+        if not math.isfinite(value):
+            raise ValueError("weights must be finite numbers")
+        return value
+
+    @field_validator("chunk_overlap")
+    @classmethod
+    def _overlap_below_half(cls, value: int, info: Any) -> int:
+        limit = info.data.get("max_chunk_tokens", 800) // 2
+        if value >= limit:
+            raise ValueError(f"chunk_overlap must be below half of max_chunk_tokens ({limit})")
+        return value
+
+    @property
+    def weights(self) -> dict[str, float]:
+        return {
+            "semantic": self.semantic_weight,
+            "keyword": self.keyword_weight,
+            "exact": self.exact_weight,
+        }
+
+    @property
+    def sources(self) -> list[str]:
+        if self.source is None:
+            return []
+        return [self.source] if isinstance(self.source, str) else list(self.source)
+
+    def index_dir(self, override: str | Path | None = None) -> Path:
+        if override:
+            return Path(override)
+        if isinstance(self.database, str):
+            return Path(self.database)
+        if isinstance(self.database, DatabaseConfig):
+            if self.database.provider not in ("local", "in-memory"):
+                raise ConfigError(
+                    f"database.provider {self.database.provider!r} is not available yet; "
+                    "use 'local' (the embedded index)"
+                )
+            if self.database.path:
+                return Path(self.database.path)
+        return Path(DEFAULT_INDEX_DIR)
+
+
+_IGNORED = {
+    "document_domain": "structure is detected automatically",
+    "max_subsection_depth": "every level of numbering is kept",
+    "enable_reranking": "reranking is not available yet",
+    "reranker_model": "reranking is not available yet",
+    "keyword_index": "the keyword index is built in (tantivy)",
+    "defer_loading": "an agent framework setting, not used by hierdoc",
+}
+
+
+def _warn_ignored(data: dict[str, Any]) -> None:
+    for field, why in _IGNORED.items():
+        if field in data and data[field] not in (None, False, "none"):
+            if field == "defer_loading":
+                continue
+            warnings.warn(f"config field '{field}' is ignored: {why}", stacklevel=3)
+
+
+def _format_error(error: ValidationError, origin: str) -> str:
+    problems = []
+    for item in error.errors():
+        location = ".".join(str(part) for part in item["loc"]) or "(root)"
+        message = "unknown field" if item["type"] == "extra_forbidden" else item["msg"]
+        problems.append(f"{location}: {message}")
+    return f"invalid configuration in {origin}: " + "; ".join(problems)
+
+
+def read_yaml(path: Path, tool: str | None = None) -> dict[str, Any]:
+    """The settings mapping of a hierdoc YAML file or of one tool of a HoloDeck agent file."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except OSError as error:
+        raise ConfigError(f"cannot read config {path}: {error.strerror}") from error
+    except yaml.YAMLError as error:
+        raise ConfigError(f"config {path} is not valid YAML: {error}") from error
+    if not isinstance(data, dict):
+        raise ConfigError(f"config {path} must be a mapping")
+    if "tools" in data or tool:
+        data = _pick_tool(data, tool, path)
+    return data
+
+
+def _pick_tool(data: dict[str, Any], tool: str | None, path: Path) -> dict[str, Any]:
+    tools = [t for t in data.get("tools") or [] if isinstance(t, dict)]
+    blocks = [t for t in tools if t.get("type") == "hierarchical_document"]
+    if tool:
+        blocks = [t for t in blocks if t.get("name") == tool]
+        if not blocks:
+            raise ConfigError(f"{path} has no hierarchical_document tool named {tool!r}")
+    if len(blocks) != 1:
+        names = ", ".join(str(t.get("name")) for t in blocks) or "none"
+        raise ConfigError(
+            f"{path} has {len(blocks)} hierarchical_document tools ({names}): pick one with --tool"
+        )
+    return dict(blocks[0])
+
+
+def _env_overrides() -> dict[str, Any]:
+    overrides: dict[str, Any] = {}
+    for field in Settings.model_fields:
+        value = os.environ.get(f"HIERDOC_{field.upper()}")
+        if value is not None:
+            overrides[field] = yaml.safe_load(value) if value.strip() else None
+    return overrides
+
+
+def load_settings(
+    path: Path | None = None, tool: str | None = None, **overrides: Any
+) -> Settings:
+    """Settings from a YAML file (optional), then the environment, then ``overrides``."""
+    data: dict[str, Any] = read_yaml(path, tool) if path else {}
+    origin = str(path) if path else "settings"
+    _warn_ignored(data)
+    data.update(_env_overrides())
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    if path and isinstance(data.get("source"), str):
+        data["source"] = _relative_to(path, data["source"])
+    try:
+        return Settings(**data)
+    except ValidationError as error:
+        raise ConfigError(_format_error(error, origin)) from None
+
+
+def _relative_to(config_path: Path, source: str) -> str:
+    """A relative ``source`` in a config file is relative to that file, as in HoloDeck."""
+    candidate = Path(source)
+    return source if candidate.is_absolute() else str(config_path.parent / candidate)

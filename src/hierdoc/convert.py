@@ -1,0 +1,408 @@
+"""Convert stage: turn a source file into Markdown text.
+
+PDF, DOCX, HTML, PPTX and XLSX go through markitdown; Markdown and plain text
+are decoded directly. Every failure surfaces as a :class:`ConversionError`
+whose ``reason`` is one line a user can read, so that the ingest stage can
+report it as a :class:`~hierdoc.models.FileProblem` and carry on.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import re
+import zipfile
+from collections.abc import Iterable, Iterator
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hierdoc.models import ConvertedDocument, FileProblem
+
+if TYPE_CHECKING:
+    from markitdown import MarkItDown
+
+# Suffix -> value of ConvertedDocument.format.
+_MARKITDOWN_FORMATS: dict[str, str] = {
+    ".pdf": "pdf",
+    ".docx": "docx",
+    ".html": "html",
+    ".htm": "html",
+    ".pptx": "pptx",
+    ".xlsx": "xlsx",
+}
+_TEXT_FORMATS: dict[str, str] = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".txt": "text",
+}
+_FORMATS: dict[str, str] = {**_MARKITDOWN_FORMATS, **_TEXT_FORMATS}
+SUPPORTED_SUFFIXES: tuple[str, ...] = tuple(_FORMATS)
+
+_OOXML_SUFFIXES = frozenset({".docx", ".pptx", ".xlsx"})
+_INDEX_DIR_NAME = ".hierdoc"
+_HASH_BLOCK = 1 << 20
+_MAX_TITLE_CHARS = 120
+_MAX_CAUSE_CHARS = 200
+# Exceptions that signal a bug tripped by an odd file; their message means
+# nothing to a user, so only the type name is reported.
+_OPAQUE_ERRORS = (AttributeError, TypeError, KeyError, IndexError, AssertionError, RecursionError)
+_UNICODE_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+_ATX_H1 = re.compile(r"^ {0,3}#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
+_BLANK_LINES = re.compile(r"\n{4,}")
+
+
+class ConversionError(Exception):
+    """A file could not be turned into text; ``reason`` is a one-line explanation."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def file_hash(path: Path) -> str:
+    """Return the sha256 hex digest of the file's raw bytes, read in blocks.
+
+    Raises :class:`ConversionError` if the file cannot be read.
+    """
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            while block := fh.read(_HASH_BLOCK):
+                digest.update(block)
+    except OSError as exc:
+        raise ConversionError(_os_error_reason(exc)) from exc
+    return digest.hexdigest()
+
+
+def convert_file(path: Path, source: str | None = None) -> ConvertedDocument:
+    """Convert ``path`` to Markdown; raise :class:`ConversionError` on any failure."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if path.is_dir():
+        raise ConversionError("is a directory, not a file")
+    if suffix not in SUPPORTED_SUFFIXES:
+        raise ConversionError(_unsupported_reason(suffix))
+    try:
+        if path.stat().st_size == 0:
+            raise ConversionError("empty file")
+        if suffix in _TEXT_FORMATS:
+            text, md_title, content_hash = _convert_text(path)
+        else:
+            text, md_title, content_hash = _convert_with_markitdown(path, suffix)
+    except ConversionError:
+        raise
+    except OSError as exc:
+        raise ConversionError(_os_error_reason(exc)) from exc
+    return ConvertedDocument(
+        source=str(path) if source is None else source,
+        title=choose_title(text, md_title, path.stem),
+        text=text,
+        content_hash=content_hash,
+        format=_FORMATS[suffix],
+    )
+
+
+def discover_files(paths: Iterable[Path]) -> tuple[list[Path], list[FileProblem]]:
+    """Expand ``paths`` into the supported files below them, plus what was left out.
+
+    Folders are walked recursively in sorted order. Hidden entries (name starting
+    with '.') met while walking are skipped silently, as is anything inside a
+    ``.hierdoc`` index directory; symlinked folders are not followed (reported).
+    A path given explicitly is taken even if hidden. Every file that is not
+    indexed for another reason (unsupported type, missing, unreadable folder)
+    is reported as a problem. A file reached twice is listed once.
+    """
+    files: list[Path] = []
+    problems: list[FileProblem] = []
+    seen: set[Path] = set()
+    for root in paths:
+        for item in _expand(Path(root)):
+            if isinstance(item, FileProblem):
+                problems.append(item)
+            elif (key := _identity(item)) not in seen:
+                seen.add(key)
+                files.append(item)
+    return files, problems
+
+
+def choose_title(text: str, markitdown_title: str | None, stem: str) -> str:
+    """Pick a document title, first rule that applies:
+
+    1. the text starts (after blank lines) with a level-1 ATX heading ``# Title``;
+    2. markitdown reported a title (e.g. the HTML ``<title>``);
+    3. the first non-empty line, markup stripped, if it looks like a title:
+       at most 120 characters, contains a letter, and does not end like the
+       middle of a sentence (``,`` ``;`` ``:``);
+    4. the file name without its suffix.
+    """
+    first = _first_nonblank_line(text)
+    heading = _ATX_H1.match(first)
+    if heading:
+        return heading.group(1).strip()
+    if markitdown_title and markitdown_title.strip():
+        return " ".join(markitdown_title.split())
+    candidate = first.strip().lstrip("#").strip().strip("*_").strip()
+    if _looks_like_title(candidate):
+        return candidate
+    return stem
+
+
+# --------------------------------------------------------------------------- text files
+
+
+def _convert_text(path: Path) -> tuple[str, None, str]:
+    data = path.read_bytes()
+    content_hash = hashlib.sha256(data).hexdigest()
+    if _looks_binary(data):
+        raise ConversionError("binary content, not text")
+    text = _normalise_newlines(decode_text(data))
+    if not text.strip():
+        raise ConversionError("empty file (only whitespace)")
+    return text, None, content_hash
+
+
+def decode_text(data: bytes) -> str:
+    """Decode bytes of unknown encoding; never raises.
+
+    UTF-8 (with or without BOM) is tried strictly first: it is by far the most
+    common and cheap to verify. Otherwise charset-normalizer guesses, and the
+    last resort is UTF-8 with replacement characters.
+    """
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    encoding = _guess_encoding(data)
+    if encoding is not None:
+        try:
+            return data.decode(encoding, errors="replace").removeprefix("\ufeff")
+        except LookupError:
+            pass
+    return data.decode("utf-8", errors="replace")
+
+
+def _guess_encoding(data: bytes) -> str | None:
+    """charset-normalizer's guess, biased towards Windows-1252.
+
+    On short texts charset-normalizer often cannot tell the single-byte Latin
+    code pages apart and picks e.g. cp1250 or cp1257, turning 'à' into 'ŕ' or
+    'ą'. cp1252 (a superset of latin-1 for printable text) is by far the most
+    common legacy encoding of Western documents, so it wins whenever a
+    candidate that decodes like cp1252 is as coherent as the best guess and
+    barely messier.
+    """
+    import charset_normalizer
+
+    matches = charset_normalizer.from_bytes(data)
+    best = matches.best()
+    if best is None:
+        return None
+    for match in matches:
+        if (
+            "cp1252" in match.could_be_from_charset
+            and match.chaos <= best.chaos + 0.05
+            and match.coherence >= best.coherence
+        ):
+            return "cp1252"
+    return best.encoding
+
+
+def _looks_binary(data: bytes) -> bool:
+    """NUL bytes do not occur in text, except in UTF-16/32 (which carry a BOM)."""
+    if data.startswith(_UNICODE_BOMS):
+        return False
+    return b"\x00" in data
+
+
+# --------------------------------------------------------------------------- markitdown
+
+
+@lru_cache(maxsize=1)
+def _markitdown() -> MarkItDown:
+    """One shared MarkItDown, built on first use (importing it takes ~1 s).
+
+    Only the converters for our suffixes are registered, plugins are off and no
+    LLM client is given. With all built-ins, a damaged PDF whose bytes look like
+    text would be "converted" by the plain-text converter and yield garbage.
+    """
+    from markitdown import MarkItDown
+    from markitdown.converters import (
+        DocxConverter,
+        HtmlConverter,
+        PdfConverter,
+        PptxConverter,
+        XlsxConverter,
+    )
+
+    md = MarkItDown(enable_builtins=False, enable_plugins=False)
+    for converter in (PdfConverter, DocxConverter, PptxConverter, XlsxConverter, HtmlConverter):
+        md.register_converter(converter())
+    return md
+
+
+def _convert_with_markitdown(path: Path, suffix: str) -> tuple[str, str | None, str]:
+    content_hash = file_hash(path)
+    _check_signature(path, suffix)
+    kind = _MARKITDOWN_FORMATS[suffix].upper()
+    try:
+        result = _markitdown().convert(path)
+    except OSError:
+        raise
+    except Exception as exc:  # markitdown wraps converter errors; anything else is a bug
+        raise ConversionError(f"cannot read {kind}: {_markitdown_cause(exc)}") from exc
+    text = _normalise_newlines(result.text_content or "")
+    if suffix == ".pdf":
+        text = normalise_pdf_text(text)
+    if not text.strip():
+        hint = " (scanned PDF without a text layer?)" if suffix == ".pdf" else ""
+        raise ConversionError(f"no text could be extracted{hint}")
+    return text, result.title, content_hash
+
+
+def _check_signature(path: Path, suffix: str) -> None:
+    """Reject files whose bytes are not the format their suffix claims.
+
+    Besides giving a clearer reason than the parser would, this keeps
+    markitdown from falling back to another converter chosen by content sniffing
+    (an HTML page named .pdf would otherwise be converted as HTML).
+    """
+    kind = _MARKITDOWN_FORMATS[suffix].upper()
+    if suffix == ".pdf":
+        with open(path, "rb") as fh:
+            head = fh.read(1024)
+        if b"%PDF-" not in head:
+            raise ConversionError("cannot read PDF: not a PDF file (no %PDF header)")
+    elif suffix in _OOXML_SUFFIXES and not zipfile.is_zipfile(path):
+        raise ConversionError(f"cannot read {kind}: not a {kind} file (not a zip archive)")
+    elif suffix in (".html", ".htm") and _looks_binary(_read_head(path)):
+        raise ConversionError("binary content, not text")
+
+
+def _markitdown_cause(exc: Exception) -> str:
+    """The underlying converter's error, as a short single line."""
+    from markitdown import FileConversionException, MissingDependencyException
+
+    if isinstance(exc, MissingDependencyException):
+        return "a markitdown optional dependency is not installed"
+    if isinstance(exc, FileConversionException) and exc.attempts:
+        info = exc.attempts[0].exc_info
+        if info is not None and isinstance(info[1], Exception):
+            exc = info[1]
+    if isinstance(exc, _OPAQUE_ERRORS):
+        return f"damaged or unusual file ({type(exc).__name__})"
+    return _one_line(str(exc)) or type(exc).__name__
+
+
+def normalise_pdf_text(text: str) -> str:
+    """Tidy pdfminer output: form feeds (page breaks) become blank lines, trailing
+    whitespace is stripped, and more than two consecutive blank lines become two.
+    Nothing else (e.g. hyphenation) is touched."""
+    text = text.replace("\f", "\n\n")
+    text = "\n".join(line.rstrip() for line in text.split("\n"))
+    return _BLANK_LINES.sub("\n\n\n", text)
+
+
+# --------------------------------------------------------------------------- discovery
+
+
+def _expand(path: Path) -> Iterator[Path | FileProblem]:
+    if _INDEX_DIR_NAME in path.parts:
+        yield FileProblem(str(path), "inside a .hierdoc index directory, not indexed")
+    elif path.is_dir():
+        yield from _walk(path)
+    elif path.is_file():
+        yield _classify(path)
+    elif path.is_symlink():
+        yield FileProblem(str(path), "broken symbolic link")
+    elif path.exists():
+        yield FileProblem(str(path), "not a regular file")
+    else:
+        yield FileProblem(str(path), "no such file or directory")
+
+
+def _walk(folder: Path) -> Iterator[Path | FileProblem]:
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError as exc:
+        yield FileProblem(str(folder), f"cannot list folder: {_os_error_reason(exc)}")
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        if entry.is_dir():
+            if entry.is_symlink():
+                yield FileProblem(str(entry), "symbolic link to a folder, not followed")
+            else:
+                yield from _walk(entry)
+        else:
+            yield from _expand(entry)
+
+
+def _classify(path: Path) -> Path | FileProblem:
+    suffix = path.suffix.lower()
+    if suffix in SUPPORTED_SUFFIXES:
+        return path
+    if not suffix:
+        return FileProblem(str(path), "unsupported file type (no extension)")
+    return FileProblem(str(path), f"unsupported file type '{suffix}'")
+
+
+def _identity(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except OSError:
+        return path.absolute()
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _unsupported_reason(suffix: str) -> str:
+    shown = f"'{suffix}'" if suffix else "(no extension)"
+    return f"unsupported file type {shown}; supported: {', '.join(SUPPORTED_SUFFIXES)}"
+
+
+def _read_head(path: Path, size: int = 8192) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read(size)
+
+
+def _os_error_reason(exc: OSError) -> str:
+    if isinstance(exc, FileNotFoundError):
+        return "no such file or directory"
+    if isinstance(exc, PermissionError):
+        return "permission denied"
+    if isinstance(exc, IsADirectoryError):
+        return "is a directory, not a file"
+    return f"cannot read file: {_one_line(exc.strerror or str(exc)) or type(exc).__name__}"
+
+
+def _normalise_newlines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _one_line(message: str) -> str:
+    line = " ".join(message.split())
+    if len(line) > _MAX_CAUSE_CHARS:
+        line = line[: _MAX_CAUSE_CHARS - 1].rstrip() + "…"
+    return line
+
+
+def _first_nonblank_line(text: str) -> str:
+    for line in text.split("\n"):
+        if line.strip():
+            return line
+    return ""
+
+
+def _looks_like_title(line: str) -> bool:
+    return (
+        0 < len(line) <= _MAX_TITLE_CHARS
+        and any(ch.isalpha() for ch in line)
+        and not line.endswith((",", ";", ":"))
+    )

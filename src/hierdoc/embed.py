@@ -1,0 +1,129 @@
+"""Embed stage: texts to unit vectors, behind one small interface.
+
+A chunk may be longer than the model reads (all-MiniLM-L6-v2 reads 256 word
+pieces; chunks default to 800 tokens). Rather than let the model silently
+truncate, the local embedder cuts each text into overlapping windows that fit,
+each window prefixed with the chunk's structural context, and returns one
+vector per window; the vector index scores a chunk by its best window
+(see BENCHMARKS.md for the measurement behind this choice).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from .tokenizer import WordPieceTokenizer, bundled_model_dir
+
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+@dataclass(frozen=True)
+class EmbedInput:
+    """The text to embed and the short context that precedes each of its windows."""
+
+    context: str
+    text: str
+
+
+class Embedder(Protocol):
+    name: str
+    dimension: int
+
+    def embed_documents(self, inputs: Sequence[EmbedInput]) -> list[np.ndarray]:
+        """One (windows, dimension) float32 array of unit vectors per input."""
+        ...
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """One unit vector."""
+        ...
+
+
+def window_texts(
+    item: EmbedInput, tokenizer: WordPieceTokenizer, limit: int, overlap: int
+) -> list[str]:
+    """Context + window strings, each at most ``limit`` tokens, covering the whole text."""
+    context = item.context.strip()
+    prefix = f"{context}\n" if context else ""
+    budget = limit - tokenizer.count(prefix)
+    if budget < limit // 2:
+        prefix, budget = "", limit
+    offsets = tokenizer.offsets(item.text)
+    if len(offsets) <= budget:
+        return [prefix + item.text]
+    step = max(1, budget - overlap)
+    windows = []
+    for first in range(0, len(offsets), step):
+        last = min(first + budget, len(offsets)) - 1
+        windows.append(prefix + item.text[offsets[first][0]:offsets[last][1]])
+        if last == len(offsets) - 1:
+            break
+    return windows
+
+
+class LocalEmbedder:
+    """sentence-transformers on the CPU; default all-MiniLM-L6-v2 shipped in a package."""
+
+    def __init__(
+        self,
+        model_path: str | None = None,
+        name: str = DEFAULT_MODEL,
+        batch_size: int = 32,
+        window_overlap: int = 32,
+    ) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as error:
+            raise RuntimeError(
+                "the local embedder needs sentence-transformers: pip install 'hierdoc[local]'"
+            ) from error
+        path = model_path or str(bundled_model_dir())
+        self._model = SentenceTransformer(path, device="cpu")
+        self.name = name
+        self.dimension = int(self._model.get_sentence_embedding_dimension())
+        self.max_input_tokens = int(self._model.max_seq_length) - 2
+        self._tokenizer = WordPieceTokenizer(self._tokenizer_file(path))
+        self._batch_size = batch_size
+        self._window_overlap = window_overlap
+        self.texts_embedded = 0
+
+    @staticmethod
+    def _tokenizer_file(path: str) -> str:
+        from pathlib import Path
+
+        return str(Path(path) / "tokenizer.json")
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        self.texts_embedded += len(texts)
+        vectors = self._model.encode(
+            texts,
+            batch_size=self._batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+    def embed_documents(self, inputs: Sequence[EmbedInput]) -> list[np.ndarray]:
+        per_input = [
+            window_texts(item, self._tokenizer, self.max_input_tokens, self._window_overlap)
+            for item in inputs
+        ]
+        flat = [text for windows in per_input for text in windows]
+        if not flat:
+            return []
+        vectors = self._encode(flat)
+        result, start = [], 0
+        for windows in per_input:
+            result.append(vectors[start:start + len(windows)])
+            start += len(windows)
+        return result
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._encode([text])[0]

@@ -1,0 +1,160 @@
+"""The embedded default backend: SQLite records, a tantivy BM25 index, a numpy matrix.
+
+SQLite is the source of truth. The BM25 index and the vector matrix each record
+the store generation they reflect; on open, one that lags (an ingest was
+interrupted, a file was lost) is rebuilt from SQLite, so the three always agree.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ..models import Hit, SearchFilter, Section
+from .bm25 import Bm25Entry, Bm25Index
+from .records import DocumentRecord, RecordStore, StoredChunk
+from .vectors import VectorIndex
+
+
+def bm25_entry(stored: StoredChunk) -> Bm25Entry:
+    chunk = stored.chunk
+    return Bm25Entry(
+        chunk_id=chunk.chunk_id,
+        source=chunk.source,
+        text=f"{stored.context}\n{chunk.content}" if stored.context else chunk.content,
+        phrase_text=chunk.content,
+        chunk_type=chunk.chunk_type,
+        section_path=chunk.section_path,
+    )
+
+
+class LocalStore:
+    def __init__(self, directory: Path, dimension: int) -> None:
+        self.directory = directory
+        directory.mkdir(parents=True, exist_ok=True)
+        self.records = RecordStore(directory / "records.sqlite")
+        self._check_dimension(dimension)
+        self.bm25 = self._open_bm25()
+        self.vectors = VectorIndex(directory / "vectors", dimension)
+        self._pending_removed: set[str] = set()
+        self._pending_added: list[tuple[str, np.ndarray]] = []
+        self._sync_derived()
+
+    def _check_dimension(self, dimension: int) -> None:
+        stored = self.records.get_meta("dimension")
+        if stored is None:
+            self.records.set_meta("dimension", str(dimension))
+        elif int(stored) != dimension:
+            raise ValueError(
+                f"this index holds {stored}-dimensional vectors but the embedder makes "
+                f"{dimension}: use the model that built it, or rebuild with --force"
+            )
+
+    def _open_bm25(self) -> Bm25Index:
+        path = self.directory / "bm25"
+        try:
+            return Bm25Index(path)
+        except Exception:  # an unreadable derived index is rebuilt, never fatal
+            shutil.rmtree(path, ignore_errors=True)
+            return Bm25Index(path)
+
+    def _sync_derived(self) -> None:
+        generation = self.records.generation
+        if self.bm25.generation != generation:
+            self.bm25.reset()
+            self.bm25.add(bm25_entry(s) for s in self.records.iter_chunks())
+            self.bm25.commit(generation)
+        if not self.vectors.load_cache() or self.vectors.generation != generation:
+            self.vectors.rebuild(self.records.iter_vectors(), generation)
+
+    # writes
+
+    def document_hashes(self) -> dict[str, str]:
+        return self.records.document_hashes()
+
+    def documents(self) -> list[DocumentRecord]:
+        return self.records.documents()
+
+    def write_document(
+        self,
+        document: DocumentRecord,
+        sections: Sequence[Section],
+        chunks: Sequence[StoredChunk],
+        vectors: Sequence[np.ndarray],
+    ) -> None:
+        old = {s.chunk.chunk_id for s in self.records.chunks_of_source(document.source)}
+        self.records.replace_document(document, sections, chunks, vectors)
+        self.bm25.delete_source(document.source)
+        self.bm25.add(bm25_entry(s) for s in chunks)
+        self._pending_removed |= old
+        self._pending_added = [(c, v) for c, v in self._pending_added if c not in old]
+        self._pending_added += [(s.chunk.chunk_id, v) for s, v in zip(chunks, vectors)]
+
+    def delete_documents(self, sources: Iterable[str]) -> None:
+        sources = list(sources)
+        if not sources:
+            return
+        for source in sources:
+            old = {s.chunk.chunk_id for s in self.records.chunks_of_source(source)}
+            self._pending_removed |= old
+            self._pending_added = [(c, v) for c, v in self._pending_added if c not in old]
+            self.bm25.delete_source(source)
+        self.records.delete_documents(sources)
+
+    def clear(self) -> None:
+        self.records.clear()
+        self.bm25.reset()
+        self._pending_removed.clear()
+        self._pending_added.clear()
+        self.vectors.rebuild([], self.records.generation)
+        self.bm25.commit(self.records.generation)
+
+    def flush(self) -> None:
+        generation = self.records.generation
+        self.bm25.commit(generation)
+        if self._pending_removed or self._pending_added or self.vectors.generation != generation:
+            self.vectors.replace(self._pending_removed, self._pending_added, generation)
+        self._pending_removed, self._pending_added = set(), []
+
+    # reads
+
+    def get_chunks(self, chunk_ids: Sequence[str]) -> dict[str, StoredChunk]:
+        return self.records.chunks(chunk_ids)
+
+    def chunks_of_source(self, source: str) -> list[StoredChunk]:
+        return self.records.chunks_of_source(source)
+
+    def chunks_of_sections(self, section_ids: Sequence[str]) -> list[StoredChunk]:
+        return self.records.chunks_of_sections(section_ids)
+
+    def sections_with_heading(self, heading: str) -> list[str]:
+        return self.records.headings_matching(heading.strip().lower())
+
+    def keyword_search(self, query: str, k: int, filt: SearchFilter | None) -> list[Hit]:
+        return self.bm25.search(query, k, filt)
+
+    def phrase_search(self, phrase: str, k: int, filt: SearchFilter | None) -> list[Hit]:
+        return self.bm25.phrase_search(phrase, k, filt)
+
+    def vector_search(self, vector: np.ndarray, k: int, filt: SearchFilter | None) -> list[Hit]:
+        allowed = None if filt is None or filt.empty else self.records.chunk_ids_matching(filt)
+        return self.vectors.search(vector, k, allowed)
+
+    def stats(self) -> dict:
+        size = sum(f.stat().st_size for f in self.directory.rglob("*") if f.is_file())
+        return {
+            **self.records.counts(),
+            "index_bytes": size,
+            "generation": self.records.generation,
+            "embedding_model": self.records.get_meta("embedding_model"),
+            "dimension": int(self.records.get_meta("dimension") or 0),
+            "settings": json.loads(self.records.get_meta("settings") or "{}"),
+        }
+
+    def close(self) -> None:
+        self.bm25.close()
+        self.records.close()

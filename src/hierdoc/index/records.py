@@ -1,0 +1,300 @@
+"""The record store: one SQLite file, the source of truth of an index.
+
+It holds documents with their content hashes, sections, chunks with the text
+that was indexed, and the embedding vectors. Every other index (BM25, the
+vector matrix) is derived from it and can be rebuilt from it. Each write bumps
+a ``generation`` counter in the same transaction, so derived indexes can tell
+whether they are current.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..models import Chunk, SearchFilter, Section
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents (
+    source TEXT PRIMARY KEY,
+    title TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    format TEXT NOT NULL,
+    chars INTEGER NOT NULL,
+    chunk_count INTEGER NOT NULL,
+    ingested_at TEXT NOT NULL DEFAULT (datetime('now'))
+);
+CREATE TABLE IF NOT EXISTS sections (
+    source TEXT NOT NULL REFERENCES documents(source) ON DELETE CASCADE,
+    section_id TEXT NOT NULL,
+    heading TEXT NOT NULL,
+    level INTEGER NOT NULL,
+    parent_id TEXT,
+    ordinal INTEGER NOT NULL,
+    PRIMARY KEY (source, section_id)
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    chunk_id TEXT PRIMARY KEY,
+    source TEXT NOT NULL REFERENCES documents(source) ON DELETE CASCADE,
+    ordinal INTEGER NOT NULL,
+    section_id TEXT NOT NULL,
+    heading TEXT NOT NULL,
+    parent_chain TEXT NOT NULL,
+    section_path TEXT NOT NULL,
+    chunk_type TEXT NOT NULL,
+    content TEXT NOT NULL,
+    context TEXT NOT NULL,
+    token_count INTEGER NOT NULL,
+    overlap_chars INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_by_source ON chunks(source, ordinal);
+CREATE INDEX IF NOT EXISTS chunks_by_section ON chunks(section_id);
+CREATE TABLE IF NOT EXISTS vectors (
+    chunk_id TEXT NOT NULL REFERENCES chunks(chunk_id) ON DELETE CASCADE,
+    window INTEGER NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (chunk_id, window)
+);
+"""
+
+
+@dataclass(frozen=True)
+class DocumentRecord:
+    source: str
+    title: str
+    content_hash: str
+    format: str
+    chars: int
+    chunk_count: int = 0
+
+
+@dataclass(frozen=True)
+class StoredChunk:
+    """A chunk as stored, with the context that was indexed in front of it."""
+
+    chunk: Chunk
+    context: str
+
+
+class SchemaError(RuntimeError):
+    pass
+
+
+class RecordStore:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._lock = threading.RLock()
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(SCHEMA)
+        self._check_schema()
+
+    def _check_schema(self) -> None:
+        version = self.get_meta("schema_version")
+        if version is None:
+            self.set_meta("schema_version", str(SCHEMA_VERSION))
+        elif int(version) != SCHEMA_VERSION:
+            raise SchemaError(
+                f"index schema version {version} is not supported (expected {SCHEMA_VERSION}); "
+                "rebuild it with: hierdoc ingest --force"
+            )
+
+    def close(self) -> None:
+        self._db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def get_meta(self, key: str) -> str | None:
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    @property
+    def generation(self) -> int:
+        return int(self.get_meta("generation") or 0)
+
+    @staticmethod
+    def _bump(db: sqlite3.Connection) -> None:
+        db.execute(
+            "INSERT INTO meta VALUES ('generation', '1') ON CONFLICT(key) "
+            "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+        )
+
+    def document_hashes(self) -> dict[str, str]:
+        with self._lock:
+            rows = self._db.execute("SELECT source, content_hash FROM documents").fetchall()
+        return dict(rows)
+
+    def documents(self) -> list[DocumentRecord]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT source, title, content_hash, format, chars, chunk_count "
+                "FROM documents ORDER BY source"
+            ).fetchall()
+        return [DocumentRecord(*row) for row in rows]
+
+    def replace_document(
+        self,
+        document: DocumentRecord,
+        sections: Sequence[Section],
+        chunks: Sequence[StoredChunk],
+        vectors: Sequence[np.ndarray],
+    ) -> None:
+        """Atomically replace everything stored for ``document.source``."""
+        with self.transaction() as db:
+            db.execute("DELETE FROM documents WHERE source = ?", (document.source,))
+            db.execute(
+                "INSERT INTO documents (source, title, content_hash, format, chars, chunk_count) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (document.source, document.title, document.content_hash, document.format,
+                 document.chars, len(chunks)),
+            )
+            db.executemany(
+                "INSERT INTO sections VALUES (?, ?, ?, ?, ?, ?)",
+                [(document.source, s.section_id, s.heading, s.level,
+                  s.path[-1] if s.path else None, s.ordinal) for s in sections],
+            )
+            db.executemany(
+                "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [_chunk_row(stored) for stored in chunks],
+            )
+            db.executemany(
+                "INSERT INTO vectors VALUES (?, ?, ?)",
+                [(stored.chunk.chunk_id, window, row.astype(np.float32).tobytes())
+                 for stored, matrix in zip(chunks, vectors)
+                 for window, row in enumerate(matrix)],
+            )
+            self._bump(db)
+
+    def delete_documents(self, sources: Iterable[str]) -> None:
+        with self.transaction() as db:
+            db.executemany("DELETE FROM documents WHERE source = ?", [(s,) for s in sources])
+            self._bump(db)
+
+    def clear(self) -> None:
+        with self.transaction() as db:
+            db.execute("DELETE FROM documents")
+            self._bump(db)
+
+    def chunks(self, chunk_ids: Sequence[str]) -> dict[str, StoredChunk]:
+        found: dict[str, StoredChunk] = {}
+        for start in range(0, len(chunk_ids), 500):
+            batch = list(chunk_ids[start:start + 500])
+            marks = ",".join("?" * len(batch))
+            found.update(self._select_chunks(f"WHERE c.chunk_id IN ({marks})", batch))
+        return found
+
+    def chunks_of_sections(self, section_ids: Sequence[str]) -> list[StoredChunk]:
+        if not section_ids:
+            return []
+        marks = ",".join("?" * len(section_ids))
+        rows = self._select_chunks(f"WHERE c.section_id IN ({marks})", list(section_ids))
+        return list(rows.values())
+
+    def chunks_of_source(self, source: str) -> list[StoredChunk]:
+        return list(self._select_chunks("WHERE c.source = ?", [source]).values())
+
+    def chunk_ids_matching(self, filt: SearchFilter) -> set[str]:
+        """Ids of the chunks a filter lets through (sources, types, section subtree)."""
+        clauses, params = [], []
+        if filt.sources:
+            clauses.append(f"source IN ({','.join('?' * len(filt.sources))})")
+            params += list(filt.sources)
+        if filt.chunk_types:
+            clauses.append(f"chunk_type IN ({','.join('?' * len(filt.chunk_types))})")
+            params += list(filt.chunk_types)
+        if filt.section_prefix:
+            prefix = filt.section_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            clauses.append(
+                "(section_path LIKE ? ESCAPE '\\' OR section_path LIKE ? ESCAPE '\\')"
+            )
+            params += [f'%"{prefix}"%', f'%"{prefix}-%']
+        where = " AND ".join(clauses) or "1"
+        with self._lock:
+            rows = self._db.execute(f"SELECT chunk_id FROM chunks WHERE {where}", params)
+            return {row[0] for row in rows}
+
+    def iter_chunks(self) -> Iterator[StoredChunk]:
+        yield from self._select_chunks("", []).values()
+
+    def _select_chunks(self, where: str, params: list[str]) -> dict[str, StoredChunk]:
+        sql = (
+            "SELECT c.chunk_id, c.source, d.title, c.section_id, c.heading, c.parent_chain, "
+            "c.section_path, c.content, c.ordinal, c.token_count, c.chunk_type, c.overlap_chars, "
+            f"c.context FROM chunks c JOIN documents d USING (source) {where} "
+            "ORDER BY c.source, c.ordinal"
+        )
+        with self._lock:
+            rows = self._db.execute(sql, params).fetchall()
+        return {row[0]: _stored_chunk(row) for row in rows}
+
+    def headings_matching(self, normalized_heading: str) -> list[str]:
+        """Section ids whose heading equals the given text, case-insensitively."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT DISTINCT section_id FROM sections WHERE lower(heading) = ?",
+                (normalized_heading,),
+            ).fetchall()
+        return [row[0] for row in rows]
+
+    def iter_vectors(self) -> Iterator[tuple[str, bytes]]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT v.chunk_id, v.vector FROM vectors v JOIN chunks c USING (chunk_id) "
+                "ORDER BY c.source, c.ordinal, v.window"
+            ).fetchall()
+        yield from rows
+
+    def counts(self) -> dict[str, int]:
+        with self._lock:
+            return {
+                table: self._db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+                for table in ("documents", "sections", "chunks", "vectors")
+            }
+
+
+def _chunk_row(stored: StoredChunk) -> tuple:
+    c = stored.chunk
+    return (
+        c.chunk_id, c.source, c.ordinal, c.section_id, c.heading,
+        json.dumps(list(c.parent_chain), ensure_ascii=False),
+        json.dumps(list(c.section_path), ensure_ascii=False),
+        c.chunk_type, c.content, stored.context, c.token_count, c.overlap_chars,
+    )
+
+
+def _stored_chunk(row: tuple) -> StoredChunk:
+    (chunk_id, source, title, section_id, heading, chain, path, content, ordinal,
+     token_count, chunk_type, overlap_chars, context) = row
+    chunk = Chunk(
+        chunk_id=chunk_id, source=source, title=title, section_id=section_id, heading=heading,
+        parent_chain=tuple(json.loads(chain)), section_path=tuple(json.loads(path)),
+        content=content, ordinal=ordinal, token_count=token_count, chunk_type=chunk_type,
+        overlap_chars=overlap_chars,
+    )
+    return StoredChunk(chunk, context)

@@ -1,0 +1,204 @@
+"""Legal and outline numbering: headings and citations to canonical section ids.
+
+One grammar serves both directions. A heading such as "Article 17 - Right to
+erasure" and a query citation such as "Art. 17(3)(b)" both parse to a
+:class:`Label`, whose :meth:`Label.section_id` gives the canonical id
+(``article-17``, ``article-17-3-b``). Ids are lower-case and hyphenated so that
+they are stable, readable and easy to type.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: Spellings of each structural kind, mapped to the kind's canonical name.
+KIND_ALIASES: dict[str, str] = {
+    "title": "title",
+    "tit": "title",
+    "chapter": "chapter",
+    "chap": "chapter",
+    "ch": "chapter",
+    "part": "part",
+    "pt": "part",
+    "subpart": "subpart",
+    "division": "division",
+    "div": "division",
+    "subtitle": "subtitle",
+    "section": "section",
+    "sec": "section",
+    "sect": "section",
+    "secs": "section",
+    "sections": "section",
+    "§": "section",
+    "§§": "section",
+    "article": "article",
+    "art": "article",
+    "arts": "article",
+    "articles": "article",
+    "annex": "annex",
+    "appendix": "appendix",
+    "app": "appendix",
+    "schedule": "schedule",
+    "sch": "schedule",
+    "exhibit": "exhibit",
+    "clause": "clause",
+    "cl": "clause",
+    "rule": "rule",
+    "recital": "recital",
+    "paragraph": "paragraph",
+    "para": "paragraph",
+    "par": "paragraph",
+}
+
+#: Kinds whose numbers are often written in Roman numerals ("Chapter III").
+ROMAN_KINDS = frozenset({"title", "chapter", "part", "annex", "division", "subtitle"})
+
+_KIND_WORDS = sorted((k for k in KIND_ALIASES if k[0] != "§"), key=len, reverse=True)
+_NUMBER = r"(?:\d+[A-Za-z]?(?:[.\-]\d+[A-Za-z]?)*|[IVXLCDM]+|[A-Z](?![a-z]))"
+_PARENS = r"(?:\s?\([0-9A-Za-z]{1,6}\))*"
+_KIND_RE = (
+    r"(?P<kind>§§?|(?:" + "|".join(_KIND_WORDS) + r")\b\.?)\s*"
+    r"(?P<num>" + _NUMBER + r")(?P<parens>" + _PARENS + r")"
+)
+KIND_PATTERN = re.compile(_KIND_RE, re.IGNORECASE)
+HEADING_KIND = re.compile(r"^\s*" + _KIND_RE + r"(?=$|[\s.:\-–—,;)])", re.IGNORECASE)
+HEADING_OUTLINE = re.compile(
+    r"^\s*(?:(?P<num>\d+(?:\.\d+)+|\d+(?=\.))\.?|(?P<bare>\d{1,3})(?=\s+[A-Z]))(?=\s+\S|\s*$)"
+)
+_PAREN_PART = re.compile(r"\(([0-9A-Za-z]{1,6})\)")
+_ROMAN = re.compile(r"^[IVXLCDM]+$", re.IGNORECASE)
+_ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
+_SLUG_JUNK = re.compile(r"[^a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class Label:
+    """A parsed number: a kind ("article") and its parts ("17", "3", "b")."""
+
+    kind: str
+    parts: tuple[str, ...]
+
+    def section_id(self, depth: int | None = None) -> str:
+        parts = self.parts if depth is None else self.parts[:depth]
+        return "-".join((self.kind, *(p.lower() for p in parts)))
+
+    def candidate_ids(self) -> list[str]:
+        """Ids from the most specific to the least: article-17-3-b, article-17-3, article-17."""
+        return [self.section_id(depth) for depth in range(len(self.parts), 0, -1)]
+
+
+def roman_to_int(text: str) -> int | None:
+    """Value of a well-formed Roman numeral, else None ("IIII" and "IC" are rejected)."""
+    if not text or not _ROMAN.match(text):
+        return None
+    values = [_ROMAN_VALUES[c] for c in text.lower()]
+    total = 0
+    for value, following in zip(values, [*values[1:], 0]):
+        total += -value if value < following else value
+    return total if int_to_roman(total) == text.upper() else None
+
+
+def int_to_roman(value: int) -> str:
+    numerals = [
+        (1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"),
+        (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I"),
+    ]
+    out = []
+    for number, numeral in numerals:
+        count, value = divmod(value, number)
+        out.append(numeral * count)
+    return "".join(out)
+
+
+def _kind_of(raw: str) -> str:
+    return KIND_ALIASES[raw.lower().rstrip(".")]
+
+
+def _main_parts(kind: str, number: str) -> list[str]:
+    """Split "4.2" into ["4", "2"]; turn "III" into "3" where Roman numerals are usual."""
+    if kind in ROMAN_KINDS or kind == "appendix":
+        value = roman_to_int(number)
+        if value is not None and not (len(number) == 1 and number.upper() in "CDLM"):
+            return [str(value)]
+    return [p for p in re.split(r"[.\-]", number) if p]
+
+
+def _label(kind_raw: str, number: str, parens: str) -> Label:
+    kind = _kind_of(kind_raw)
+    parts = _main_parts(kind, number) + _PAREN_PART.findall(parens or "")
+    return Label(kind, tuple(parts))
+
+
+def parse_heading(heading: str) -> Label | None:
+    """The label a heading starts with: "Article 17 - Right to erasure" -> article 17.
+
+    A bare outline number ("4.2 Payment terms", "1. Scope") is a section number,
+    as contracts cite it ("Section 4.2").
+    """
+    match = HEADING_KIND.match(heading)
+    if match:
+        return _label(match["kind"], match["num"], match["parens"])
+    match = HEADING_OUTLINE.match(heading)
+    if match:
+        return Label("section", tuple((match["num"] or match["bare"]).split(".")))
+    return None
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A citation found in free text, with its position."""
+
+    label: Label
+    text: str
+    start: int
+    end: int
+
+
+_PARAGRAPH_WORDS = re.compile(
+    r"\s*,?\s*(?:paragraph|para\.?)\s+(?P<para>\d+[a-z]?)"
+    r"(?:\s*,?\s*(?:point|subparagraph|sub-paragraph|letter)\s+\(?(?P<point>[0-9a-z]{1,4})\)?)?",
+    re.IGNORECASE,
+)
+_POINT_WORDS = re.compile(
+    r"\s*,?\s*(?:point|subparagraph|sub-paragraph|letter)\s+\(?(?P<point>[0-9a-z]{1,4})\)?",
+    re.IGNORECASE,
+)
+
+
+def _trailing_words(text: str, end: int) -> tuple[list[str], int]:
+    """Parts written in words after a citation: "Article 17 paragraph 3 point (b)"."""
+    match = _PARAGRAPH_WORDS.match(text, end)
+    if match:
+        parts = [match["para"]] + ([match["point"]] if match["point"] else [])
+        return parts, match.end()
+    match = _POINT_WORDS.match(text, end)
+    if match:
+        return [match["point"]], match.end()
+    return [], end
+
+
+def find_citations(text: str) -> list[Citation]:
+    """Every "Article 17(3)(b)", "sec. 203(a)(1)", "§4.2", "Chapter III" in a text."""
+    found: list[Citation] = []
+    for match in KIND_PATTERN.finditer(text):
+        if found and match.start() < found[-1].end:
+            continue
+        kind = _kind_of(match["kind"])
+        if kind in ROMAN_KINDS and match["num"].isalpha() and roman_to_int(match["num"]) is None:
+            continue
+        if match["num"].isalpha() and len(match["num"]) == 1 and kind not in (
+            "appendix", "annex", "exhibit", "schedule", "subpart", "part", "title", "chapter"
+        ):
+            continue
+        label = _label(match["kind"], match["num"], match["parens"])
+        words, end = _trailing_words(text, match.end())
+        if words:
+            label = Label(label.kind, (*label.parts, *words))
+        found.append(Citation(label, text[match.start():end], match.start(), end))
+    return found
+
+
+def slugify(text: str, max_length: int = 60) -> str:
+    slug = _SLUG_JUNK.sub("-", text.lower()).strip("-")
+    return slug[:max_length].rstrip("-") or "section"
