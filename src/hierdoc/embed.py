@@ -77,16 +77,23 @@ class LocalEmbedder:
     ) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         try:
             from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as transformers_logging
         except ImportError as error:
             raise RuntimeError(
                 "the local embedder needs sentence-transformers: pip install 'hierdoc[local]'"
             ) from error
+        transformers_logging.disable_progress_bar()
+        transformers_logging.set_verbosity_error()
         path = model_path or str(bundled_model_dir())
         self._model = SentenceTransformer(path, device="cpu")
         self.name = name
-        self.dimension = int(self._model.get_sentence_embedding_dimension())
+        dimension = getattr(self._model, "get_embedding_dimension", None) or getattr(
+            self._model, "get_sentence_embedding_dimension"
+        )
+        self.dimension = int(dimension())
         self.max_input_tokens = int(self._model.max_seq_length) - 2
         self._tokenizer = WordPieceTokenizer(self._tokenizer_file(path))
         self._batch_size = batch_size

@@ -1,0 +1,148 @@
+"""Ingest: incremental updates, deletions, broken files, resumption."""
+
+from pathlib import Path
+
+import pytest
+
+from hierdoc import Index, Settings
+
+pytestmark = pytest.mark.slow
+
+ALPHA = """# Alpha Agreement
+
+## Section 1 - Payment
+
+The Buyer shall pay the purchase price within thirty days of delivery.
+
+## Section 2 - Warranty
+
+The Seller warrants that the goods are free from defects for twelve months.
+"""
+BETA = """# Beta Policy
+
+## Article 1 - Retention
+
+Records are retained for seven years after the end of the fiscal year.
+"""
+GAMMA = """# Gamma Manual
+
+## 1. Maintenance
+
+Lubricate the spindle bearings every four hundred operating hours.
+"""
+
+
+def _write(folder: Path, name: str, text: str | bytes) -> Path:
+    path = folder / name
+    path.write_bytes(text.encode() if isinstance(text, str) else text)
+    return path
+
+
+@pytest.fixture()
+def corpus(tmp_path: Path) -> Path:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    _write(folder, "alpha.md", ALPHA)
+    _write(folder, "beta.md", BETA)
+    _write(folder, "gamma.md", GAMMA)
+    return folder
+
+
+def _open(tmp_path: Path, embedder) -> Index:
+    return Index.open(tmp_path / "index", Settings(), embedder=embedder)
+
+
+def test_incremental_change_delete_and_skip(tmp_path, corpus, embedder) -> None:
+    with _open(tmp_path, embedder) as index:
+        first = index.ingest([corpus])
+        assert len(first.added) == 3
+        _write(corpus, "alpha.md", ALPHA.replace("thirty days", "forty-five days"))
+        (corpus / "beta.md").unlink()
+        before = embedder.texts_embedded
+        second = index.ingest([corpus])
+        alpha_windows = sum(
+            1 for _ in index.store.chunks_of_source(str(corpus / "alpha.md"))
+        )
+        assert embedder.texts_embedded - before == alpha_windows
+        assert second.updated == [str(corpus / "alpha.md")]
+        assert second.removed == [str(corpus / "beta.md")]
+        assert second.unchanged == [str(corpus / "gamma.md")]
+
+        found = index.search("forty-five days payment", top_k=3).results
+        assert "forty-five days" in found[0].content
+        for mode in ("hybrid", "semantic", "keyword"):
+            for result in index.search("records retained seven years", mode=mode).results:
+                assert "retained for seven years" not in result.content
+                assert not result.source.endswith("beta.md")
+            for result in index.search("thirty days", mode=mode, top_k=20).results:
+                assert "thirty days" not in result.content
+
+    with _open(tmp_path, embedder) as reopened:
+        before = embedder.texts_embedded
+        third = reopened.ingest([corpus])
+        assert embedder.texts_embedded == before
+        assert sorted(third.unchanged) == sorted(str(p) for p in corpus.iterdir())
+
+
+def test_force_rebuilds(tmp_path, corpus, embedder) -> None:
+    with _open(tmp_path, embedder) as index:
+        index.ingest([corpus])
+        report = index.ingest([corpus], force=True)
+        assert len(report.added) == 3
+        assert index.stats()["documents"] == 3
+
+
+def test_broken_files_are_reported_and_the_rest_ingested(tmp_path, corpus, embedder) -> None:
+    _write(corpus, "corrupt.pdf", b"%PDF-1.4\n1 0 obj << /Type /Catalog >>\ntruncated")
+    _write(corpus, "binary.txt", bytes(range(256)) * 8)
+    _write(corpus, "empty.md", b"")
+    with _open(tmp_path, embedder) as index:
+        report = index.ingest([corpus])
+    assert sorted(Path(s).name for s in report.added) == ["alpha.md", "beta.md", "gamma.md"]
+    problems = {Path(p.source).name: p.reason for p in report.problems}
+    assert set(problems) == {"corrupt.pdf", "binary.txt", "empty.md"}
+    assert all(reason and "\n" not in reason for reason in problems.values())
+
+
+def test_file_that_breaks_is_removed_from_the_index(tmp_path, corpus, embedder) -> None:
+    with _open(tmp_path, embedder) as index:
+        index.ingest([corpus])
+        _write(corpus, "gamma.md", b"")
+        report = index.ingest([corpus])
+        assert report.removed == [str(corpus / "gamma.md")]
+        for result in index.search("spindle bearings lubricate", mode="keyword").results:
+            assert not result.source.endswith("gamma.md")
+
+
+def test_derived_indexes_are_rebuilt_when_they_lag(tmp_path, corpus, embedder) -> None:
+    """An ingest interrupted after the SQLite write leaves BM25 and vectors stale: reopen repairs."""
+    with _open(tmp_path, embedder) as index:
+        index.ingest([corpus])
+    import shutil
+
+    shutil.rmtree(tmp_path / "index" / "bm25")
+    (tmp_path / "index" / "vectors" / "vectors.json").unlink()
+    with _open(tmp_path, embedder) as index:
+        assert index.search("spindle bearings", mode="keyword").results[0].source.endswith(
+            "gamma.md")
+        assert index.search("spindle bearings", mode="semantic").results[0].source.endswith(
+            "gamma.md")
+
+
+def test_interrupted_ingest_resumes(tmp_path, corpus, embedder) -> None:
+    with _open(tmp_path, embedder) as index:
+        calls = []
+
+        def stop_after_first(event) -> None:
+            calls.append(event)
+            if event.kind == "done":
+                raise KeyboardInterrupt
+
+        with pytest.raises(KeyboardInterrupt):
+            index.ingest([corpus], progress=stop_after_first)
+    with _open(tmp_path, embedder) as index:
+        assert index.stats()["documents"] == 1
+        report = index.ingest([corpus])
+        assert len(report.unchanged) == 1 and len(report.added) == 2
+        assert index.search("spindle bearings lubricate", top_k=1).results[0].source.endswith(
+            "gamma.md")
