@@ -139,6 +139,17 @@ def test_generation_none_when_state_missing_or_foreign(tmp_path: Path) -> None:
     assert Bm25Index(path).generation is None
 
 
+def test_state_without_index_is_ignored(tmp_path: Path) -> None:
+    path = tmp_path / "bm25"
+    build(Bm25Index(path), entry("x", "text"), generation=3).close()
+    for child in path.iterdir():
+        if child.name != STATE_FILE:
+            child.unlink()
+    reopened = Bm25Index(path)
+    assert reopened.generation is None
+    assert reopened.count() == 0
+
+
 def test_corrupt_directory_raises_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "bm25"
     build(Bm25Index(path), entry("x", "text")).close()

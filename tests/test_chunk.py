@@ -22,7 +22,7 @@ def _document(text: str, source: str = "/docs/sample.md") -> ConvertedDocument:
 
 
 def _without_overlap(chunks) -> str:
-    return " ".join(c.content[c.overlap_chars:] for c in chunks)
+    return " ".join(c.content[c.overlap_chars :] for c in chunks)
 
 
 def test_gdpr_chunks_rebuild_every_section(tokenizer) -> None:
@@ -64,10 +64,10 @@ def test_overlap_repeats_the_tail_of_the_previous_piece(tokenizer) -> None:
     text = " ".join(f"Sentence number {n} is here." for n in range(200))
     pieces = split_text(text, tokenizer, 64, overlap_tokens=10)
     assert len(pieces) > 3
-    for previous, piece in zip(pieces, pieces[1:]):
+    for previous, piece in zip(pieces, pieces[1:], strict=False):
         assert piece.overlap_chars > 0
         assert previous.text.endswith(piece.text[: piece.overlap_chars])
-    assert "".join(p.text[p.overlap_chars:] for p in pieces) == text
+    assert "".join(p.text[p.overlap_chars :] for p in pieces) == text
 
 
 def test_tiny_heading_is_merged_into_its_first_child(tokenizer) -> None:
@@ -81,7 +81,9 @@ def test_tiny_heading_is_merged_into_its_first_child(tokenizer) -> None:
 def test_text_without_structure_falls_back_to_token_chunks(tokenizer) -> None:
     text = "Plain paragraph with no headings at all. " * 300
     chunks = chunk_document(
-        _document(text, "/docs/plain.txt"), parse_sections(text, "plain"), tokenizer,
+        _document(text, "/docs/plain.txt"),
+        parse_sections(text, "plain"),
+        tokenizer,
         ChunkingOptions(max_tokens=200),
     )
     assert len(chunks) > 5

@@ -60,9 +60,7 @@ def test_incremental_change_delete_and_skip(tmp_path, corpus, embedder) -> None:
         (corpus / "beta.md").unlink()
         before = embedder.texts_embedded
         second = index.ingest([corpus])
-        alpha_windows = sum(
-            1 for _ in index.store.chunks_of_source(str(corpus / "alpha.md"))
-        )
+        alpha_windows = sum(1 for _ in index.store.chunks_of_source(str(corpus / "alpha.md")))
         assert embedder.texts_embedded - before == alpha_windows
         assert second.updated == [str(corpus / "alpha.md")]
         assert second.removed == [str(corpus / "beta.md")]
@@ -115,7 +113,7 @@ def test_file_that_breaks_is_removed_from_the_index(tmp_path, corpus, embedder) 
 
 
 def test_derived_indexes_are_rebuilt_when_they_lag(tmp_path, corpus, embedder) -> None:
-    """An ingest interrupted after the SQLite write leaves BM25 and vectors stale: reopen repairs."""
+    """An ingest cut off after the SQLite write leaves BM25 and vectors stale: reopen repairs."""
     with _open(tmp_path, embedder) as index:
         index.ingest([corpus])
     import shutil
@@ -123,10 +121,12 @@ def test_derived_indexes_are_rebuilt_when_they_lag(tmp_path, corpus, embedder) -
     shutil.rmtree(tmp_path / "index" / "bm25")
     (tmp_path / "index" / "vectors" / "vectors.json").unlink()
     with _open(tmp_path, embedder) as index:
-        assert index.search("spindle bearings", mode="keyword").results[0].source.endswith(
-            "gamma.md")
-        assert index.search("spindle bearings", mode="semantic").results[0].source.endswith(
-            "gamma.md")
+        assert (
+            index.search("spindle bearings", mode="keyword").results[0].source.endswith("gamma.md")
+        )
+        assert (
+            index.search("spindle bearings", mode="semantic").results[0].source.endswith("gamma.md")
+        )
 
 
 def test_interrupted_ingest_resumes(tmp_path, corpus, embedder) -> None:
@@ -144,5 +144,8 @@ def test_interrupted_ingest_resumes(tmp_path, corpus, embedder) -> None:
         assert index.stats()["documents"] == 1
         report = index.ingest([corpus])
         assert len(report.unchanged) == 1 and len(report.added) == 2
-        assert index.search("spindle bearings lubricate", top_k=1).results[0].source.endswith(
-            "gamma.md")
+        assert (
+            index.search("spindle bearings lubricate", top_k=1)
+            .results[0]
+            .source.endswith("gamma.md")
+        )

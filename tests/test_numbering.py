@@ -50,8 +50,12 @@ def test_section_citation_spellings(query: str) -> None:
 
 @pytest.mark.parametrize(
     "query",
-    ["Art. 17(3)(b)", "Article 17 paragraph 3 point (b)", "Article 17(3), point (b)",
-     "what does Article 17(3)(b) say"],
+    [
+        "Art. 17(3)(b)",
+        "Article 17 paragraph 3 point (b)",
+        "Article 17(3), point (b)",
+        "what does Article 17(3)(b) say",
+    ],
 )
 def test_article_citation_spellings(query: str) -> None:
     (citation,) = find_citations(query)

@@ -15,7 +15,10 @@ def test_article_17_first_with_its_parent_chain(gdpr_index) -> None:
     first = response.results[0]
     assert first.section_id == "article-17"
     assert [part.split(" - ")[0] for part in first.parent_chain] == [
-        "Chapter III", "Section 3", "Article 17"]
+        "Chapter III",
+        "Section 3",
+        "Article 17",
+    ]
     assert not response.no_match
 
 
@@ -45,8 +48,19 @@ def test_keyword_mode_returns_only_chunks_with_the_terms(gdpr_index) -> None:
 def test_result_fields_and_modalities(gdpr_index) -> None:
     result = gdpr_index.search("lawfulness of processing consent", top_k=5).results[0]
     data = result.to_dict()
-    assert set(data) >= {"chunk_id", "source", "title", "parent_chain", "section_id", "heading",
-                         "chunk_type", "content", "score", "scores", "ranks"}
+    assert set(data) >= {
+        "chunk_id",
+        "source",
+        "title",
+        "parent_chain",
+        "section_id",
+        "heading",
+        "chunk_type",
+        "content",
+        "score",
+        "scores",
+        "ranks",
+    }
     assert set(data["scores"]) == {"semantic", "keyword", "exact"}
     assert data["source"].endswith("gdpr.md")
     assert 0 < data["score"] <= 1

@@ -52,5 +52,8 @@ def test_gdpr_tree() -> None:
     article = by_id["article-17"]
     assert article.path == ("chapter-3", "chapter-3-section-3")
     assert [c.split(" - ")[0] for c in article.parent_chain] == [
-        "Chapter III", "Section 3", "Article 17"]
+        "Chapter III",
+        "Section 3",
+        "Article 17",
+    ]
     assert "".join(s.heading_line + s.body for s in sections) == text

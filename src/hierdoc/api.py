@@ -138,8 +138,13 @@ class Index:
     def _fingerprint(self) -> str:
         s = self.settings
         key = json.dumps(
-            [s.chunking_strategy, s.max_chunk_tokens, s.chunk_overlap, s.contextual_embeddings,
-             self._model_name(s)]
+            [
+                s.chunking_strategy,
+                s.max_chunk_tokens,
+                s.chunk_overlap,
+                s.contextual_embeddings,
+                self._model_name(s),
+            ]
         )
         return hashlib.sha1(key.encode()).hexdigest()[:12]
 
@@ -173,8 +178,9 @@ class Index:
         self.store.records.set_meta("fingerprint", fingerprint)
         return report
 
-    async def aingest(self, paths: Iterable[str | Path] | str | Path | None = None,
-                      force: bool = False) -> IngestReport:
+    async def aingest(
+        self, paths: Iterable[str | Path] | str | Path | None = None, force: bool = False
+    ) -> IngestReport:
         return await asyncio.to_thread(self.ingest, paths, force)
 
     # search
@@ -182,8 +188,12 @@ class Index:
     def search_settings(self, **overrides: Any) -> SearchSettings:
         s = self.settings
         values: dict[str, Any] = {
-            "mode": s.search_mode, "top_k": s.top_k, "min_score": s.min_score,
-            "weights": s.weights, "rrf_k": s.rrf_k, "candidate_depth": s.candidate_depth,
+            "mode": s.search_mode,
+            "top_k": s.top_k,
+            "min_score": s.min_score,
+            "weights": s.weights,
+            "rrf_k": s.rrf_k,
+            "candidate_depth": s.candidate_depth,
             "no_match_similarity": s.no_match_similarity,
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
@@ -234,7 +244,9 @@ class Index:
                 raise KeyError(f"no chunk or section with id {chunk_id!r}")
             found = by_section[0]
         siblings = self.store.chunks_of_source(found.chunk.source)
-        position = next(i for i, s in enumerate(siblings) if s.chunk.chunk_id == found.chunk.chunk_id)
+        position = next(
+            i for i, s in enumerate(siblings) if s.chunk.chunk_id == found.chunk.chunk_id
+        )
         previous = siblings[position - 1] if position > 0 else None
         following = siblings[position + 1] if position + 1 < len(siblings) else None
         return ChunkView(found, previous, following)

@@ -125,7 +125,9 @@ def _groups(
         yield section, text
 
 
-def split_text(text: str, tokenizer: Tokenizer, max_tokens: int, overlap_tokens: int = 0) -> list[Piece]:
+def split_text(
+    text: str, tokenizer: Tokenizer, max_tokens: int, overlap_tokens: int = 0
+) -> list[Piece]:
     """Split ``text`` into pieces of at most ``max_tokens`` tokens (plus overlap)."""
     if tokenizer.count(text) <= max_tokens:
         return [Piece(text)]
@@ -173,7 +175,7 @@ def _sentence_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]
     cuts = sorted({span.start for span in _segmenter().segment(block)} - {0})
     cuts = [c for c in cuts if 0 < c < len(block)]
     bounds = [0, *cuts, len(block)]
-    for left, right in zip(bounds, bounds[1:]):
+    for left, right in zip(bounds, bounds[1:], strict=False):
         if left < right:
             yield start + left, start + right
 
@@ -195,7 +197,9 @@ def _token_cuts(
         position = stop
 
 
-def _word_start_at_or_before(segment: str, offsets: list[tuple[int, int]], stop: int, floor: int) -> int:
+def _word_start_at_or_before(
+    segment: str, offsets: list[tuple[int, int]], stop: int, floor: int
+) -> int:
     candidate = stop
     while candidate > floor + 1:
         begin = offsets[candidate][0]
@@ -219,11 +223,11 @@ def _pack(units: list[tuple[int, int, int]], max_tokens: int) -> list[tuple[int,
 
 def _add_overlap(pieces: list[Piece], tokenizer: Tokenizer, overlap_tokens: int) -> list[Piece]:
     result = [pieces[0]]
-    for previous, piece in zip(pieces, pieces[1:]):
+    for previous, piece in zip(pieces, pieces[1:], strict=False):
         offsets = tokenizer.offsets(previous.text)
         if len(offsets) <= overlap_tokens:
             tail = previous.text
         else:
-            tail = previous.text[offsets[-overlap_tokens][0]:]
+            tail = previous.text[offsets[-overlap_tokens][0] :]
         result.append(Piece(tail + piece.text, overlap_chars=len(tail)))
     return result

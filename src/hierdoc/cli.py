@@ -38,14 +38,19 @@ class _State:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--index", "index", envvar="HIERDOC_INDEX", help="Index directory [default: ./.hierdoc].")
-@click.option("--config", type=click.Path(dir_okay=False), help="YAML config or HoloDeck agent file.")
+@click.option(
+    "--index", "index", envvar="HIERDOC_INDEX", help="Index directory [default: ./.hierdoc]."
+)
+@click.option(
+    "--config", type=click.Path(dir_okay=False), help="YAML config or HoloDeck agent file."
+)
 @click.option("--tool", help="The hierarchical_document tool to use from an agent file.")
 @click.option("--debug", is_flag=True, help="Show tracebacks on errors.")
 @click.version_option(package_name="hierdoc")
 @click.pass_context
-def cli(ctx: click.Context, index: str | None, config: str | None, tool: str | None,
-        debug: bool) -> None:
+def cli(
+    ctx: click.Context, index: str | None, config: str | None, tool: str | None, debug: bool
+) -> None:
     """Hybrid retrieval for formal, structured documents."""
     ctx.obj = _State(index, config, tool)
 
@@ -60,7 +65,9 @@ def _progress_printer() -> Any:
     def on_event(event: ProgressEvent) -> None:
         if "bar" not in bar:
             bar["bar"] = click.progressbar(
-                length=event.total, label="Ingesting", file=sys.stderr,
+                length=event.total,
+                label="Ingesting",
+                file=sys.stderr,
                 item_show_func=lambda s: Path(s).name if s else "",
             )
             bar["bar"].__enter__()
@@ -79,8 +86,15 @@ def _progress_printer() -> Any:
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.pass_obj
-def ingest(state: _State, paths: tuple[str, ...], force: bool, max_chunk_tokens: int | None,
-           chunk_overlap: int | None, as_json: bool, quiet: bool) -> None:
+def ingest(
+    state: _State,
+    paths: tuple[str, ...],
+    force: bool,
+    max_chunk_tokens: int | None,
+    chunk_overlap: int | None,
+    as_json: bool,
+    quiet: bool,
+) -> None:
     """Index files and folders (PDF, DOCX, HTML, PPTX, XLSX, Markdown, text)."""
     with state.open(max_chunk_tokens=max_chunk_tokens, chunk_overlap=chunk_overlap) as index:
         progress = None if quiet or as_json else _progress_printer()
@@ -108,8 +122,9 @@ def _print_result(rank: int, result: SearchResult) -> None:
     breadcrumb = " > ".join(result.parent_chain) or result.title
     scores = ", ".join(f"{m} #{r}" for m, r in result.ranks.items() if r is not None)
     click.secho(f"{rank}. {breadcrumb}", bold=True)
-    click.echo(f"   {_relative(result.source)}  [{result.section_id}]  "
-               f"score {result.score:.3f} ({scores})")
+    click.echo(
+        f"   {_relative(result.source)}  [{result.section_id}]  score {result.score:.3f} ({scores})"
+    )
     snippet = " ".join(result.content.split())
     click.echo(textwrap.indent(textwrap.fill(snippet[:400], 96), "   "))
     click.echo()
@@ -133,13 +148,26 @@ def _print_response(response: SearchResponse) -> None:
 @click.option("--section", help="Only search under this section id (e.g. chapter-3).")
 @click.option("--json", "as_json", is_flag=True, help="Print results as JSON.")
 @click.pass_obj
-def search(state: _State, query: str, mode: str | None, top_k: int | None,
-           min_score: float | None, source: tuple[str, ...], section: str | None,
-           as_json: bool) -> None:
+def search(
+    state: _State,
+    query: str,
+    mode: str | None,
+    top_k: int | None,
+    min_score: float | None,
+    source: tuple[str, ...],
+    section: str | None,
+    as_json: bool,
+) -> None:
     """Search the index."""
     with state.open() as index:
-        response = index.search(query, top_k=top_k, mode=mode, min_score=min_score,
-                                source=list(source) or None, section=section)
+        response = index.search(
+            query,
+            top_k=top_k,
+            mode=mode,
+            min_score=min_score,
+            source=list(source) or None,
+            section=section,
+        )
     if as_json:
         _echo_json(response.to_dict())
     else:
@@ -205,8 +233,7 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Exit as error:
         sys.exit(error.exit_code)
     except KeyboardInterrupt:
-        click.echo("interrupted; the index is consistent, run the same command to resume",
-                   err=True)
+        click.echo("interrupted; the index is consistent, run the same command to resume", err=True)
         sys.exit(130)
     except Exception as error:
         if debug:

@@ -196,9 +196,7 @@ def _env_overrides() -> dict[str, Any]:
     return overrides
 
 
-def load_settings(
-    path: Path | None = None, tool: str | None = None, **overrides: Any
-) -> Settings:
+def load_settings(path: Path | None = None, tool: str | None = None, **overrides: Any) -> Settings:
     """Settings from a YAML file (optional), then the environment, then ``overrides``."""
     data: dict[str, Any] = read_yaml(path, tool) if path else {}
     origin = str(path) if path else "settings"

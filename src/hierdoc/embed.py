@@ -59,7 +59,7 @@ def window_texts(
     windows = []
     for first in range(0, len(offsets), step):
         last = min(first + budget, len(offsets)) - 1
-        windows.append(prefix + item.text[offsets[first][0]:offsets[last][1]])
+        windows.append(prefix + item.text[offsets[first][0] : offsets[last][1]])
         if last == len(offsets) - 1:
             break
     return windows
@@ -90,8 +90,9 @@ class LocalEmbedder:
         path = model_path or str(bundled_model_dir())
         self._model = SentenceTransformer(path, device="cpu")
         self.name = name
-        dimension = getattr(self._model, "get_embedding_dimension", None) or getattr(
-            self._model, "get_sentence_embedding_dimension"
+        dimension = (
+            getattr(self._model, "get_embedding_dimension", None)
+            or self._model.get_sentence_embedding_dimension
         )
         self.dimension = int(dimension())
         self.max_input_tokens = int(self._model.max_seq_length) - 2
@@ -128,7 +129,7 @@ class LocalEmbedder:
         vectors = self._encode(flat)
         result, start = [], 0
         for windows in per_input:
-            result.append(vectors[start:start + len(windows)])
+            result.append(vectors[start : start + len(windows)])
             start += len(windows)
         return result
 

@@ -129,11 +129,11 @@ class Ingestor:
         contexts = [structural_context(c) if self._options.contextual else "" for c in chunks]
         embedder = self._embedder()
         vectors = embedder.embed_documents(
-            [EmbedInput(context, c.content) for context, c in zip(contexts, chunks)]
+            [EmbedInput(context, c.content) for context, c in zip(contexts, chunks, strict=False)]
         )
         record = DocumentRecord(
             source, document.title, document.content_hash, document.format, len(document.text)
         )
-        stored = [StoredChunk(c, context) for c, context in zip(chunks, contexts)]
+        stored = [StoredChunk(c, context) for c, context in zip(chunks, contexts, strict=False)]
         self._store.write_document(record, sections, stored, vectors)
         return len(chunks), sum(len(v) for v in vectors)

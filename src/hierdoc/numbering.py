@@ -94,15 +94,26 @@ def roman_to_int(text: str) -> int | None:
         return None
     values = [_ROMAN_VALUES[c] for c in text.lower()]
     total = 0
-    for value, following in zip(values, [*values[1:], 0]):
+    for value, following in zip(values, [*values[1:], 0], strict=False):
         total += -value if value < following else value
     return total if int_to_roman(total) == text.upper() else None
 
 
 def int_to_roman(value: int) -> str:
     numerals = [
-        (1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"),
-        (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I"),
+        (1000, "M"),
+        (900, "CM"),
+        (500, "D"),
+        (400, "CD"),
+        (100, "C"),
+        (90, "XC"),
+        (50, "L"),
+        (40, "XL"),
+        (10, "X"),
+        (9, "IX"),
+        (5, "V"),
+        (4, "IV"),
+        (1, "I"),
     ]
     out = []
     for number, numeral in numerals:
@@ -187,15 +198,27 @@ def find_citations(text: str) -> list[Citation]:
         kind = _kind_of(match["kind"])
         if kind in ROMAN_KINDS and match["num"].isalpha() and roman_to_int(match["num"]) is None:
             continue
-        if match["num"].isalpha() and len(match["num"]) == 1 and kind not in (
-            "appendix", "annex", "exhibit", "schedule", "subpart", "part", "title", "chapter"
+        if (
+            match["num"].isalpha()
+            and len(match["num"]) == 1
+            and kind
+            not in (
+                "appendix",
+                "annex",
+                "exhibit",
+                "schedule",
+                "subpart",
+                "part",
+                "title",
+                "chapter",
+            )
         ):
             continue
         label = _label(match["kind"], match["num"], match["parens"])
         words, end = _trailing_words(text, match.end())
         if words:
             label = Label(label.kind, (*label.parts, *words))
-        found.append(Citation(label, text[match.start():end], match.start(), end))
+        found.append(Citation(label, text[match.start() : end], match.start(), end))
     return found
 
 

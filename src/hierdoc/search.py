@@ -124,7 +124,9 @@ def _filter_fn(filt: SearchFilter | None) -> Callable[[StoredChunk], bool]:
         if filt.chunk_types and chunk.chunk_type not in filt.chunk_types:
             return False
         prefix = filt.section_prefix
-        return not prefix or any(p == prefix or p.startswith(prefix + "-") for p in chunk.section_path)
+        return not prefix or any(
+            p == prefix or p.startswith(prefix + "-") for p in chunk.section_path
+        )
 
     return allowed
 
@@ -190,16 +192,27 @@ class Searcher:
             if chunk_id not in stored:
                 continue
             chunk = stored[chunk_id].chunk
-            scores = {m: positions[m][chunk_id][1] if chunk_id in positions.get(m, {}) else None
-                      for m in MODALITIES}
-            ranks = {m: positions[m][chunk_id][0] if chunk_id in positions.get(m, {}) else None
-                     for m in MODALITIES}
+            scores = {
+                m: positions[m][chunk_id][1] if chunk_id in positions.get(m, {}) else None
+                for m in MODALITIES
+            }
+            ranks = {
+                m: positions[m][chunk_id][0] if chunk_id in positions.get(m, {}) else None
+                for m in MODALITIES
+            }
             results.append(
                 SearchResult(
-                    chunk_id=chunk_id, source=chunk.source, title=chunk.title,
-                    parent_chain=list(chunk.parent_chain), section_id=chunk.section_id,
-                    heading=chunk.heading, chunk_type=chunk.chunk_type, content=chunk.content,
-                    score=round(float(score), 6), scores=scores, ranks=ranks,
+                    chunk_id=chunk_id,
+                    source=chunk.source,
+                    title=chunk.title,
+                    parent_chain=list(chunk.parent_chain),
+                    section_id=chunk.section_id,
+                    heading=chunk.heading,
+                    chunk_type=chunk.chunk_type,
+                    content=chunk.content,
+                    score=round(float(score), 6),
+                    scores=scores,
+                    ranks=ranks,
                 )
             )
         return results

@@ -62,9 +62,13 @@ def parse_sections(text: str, title: str) -> list[Section]:
     if preamble.strip():
         raw.append((None, "", preamble))
     for position, heading in enumerate(body_headings):
-        end = body_headings[position + 1].first_line if position + 1 < len(body_headings) else len(lines)
-        heading_text = "".join(lines[heading.first_line:heading.end_line])
-        body = "".join(lines[heading.end_line:end])
+        end = (
+            body_headings[position + 1].first_line
+            if position + 1 < len(body_headings)
+            else len(lines)
+        )
+        heading_text = "".join(lines[heading.first_line : heading.end_line])
+        body = "".join(lines[heading.end_line : end])
         raw.append((heading, heading_text, body))
     return _build_tree(raw, title)
 
@@ -111,7 +115,9 @@ def _local_id(heading: _Heading | None) -> str:
     return label.section_id() if label else slugify(heading.text)
 
 
-def _assign_ids(raw: list[tuple[_Heading | None, str, str]], parents: list[int | None]) -> list[str]:
+def _assign_ids(
+    raw: list[tuple[_Heading | None, str, str]], parents: list[int | None]
+) -> list[str]:
     """Give every section a unique canonical id, qualifying repeated ones by their parent.
 
     "Section 3" exists in several GDPR chapters: each becomes

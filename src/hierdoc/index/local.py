@@ -92,7 +92,9 @@ class LocalStore:
         self.bm25.add(bm25_entry(s) for s in chunks)
         self._pending_removed |= old
         self._pending_added = [(c, v) for c, v in self._pending_added if c not in old]
-        self._pending_added += [(s.chunk.chunk_id, v) for s, v in zip(chunks, vectors)]
+        self._pending_added += [
+            (s.chunk.chunk_id, v) for s, v in zip(chunks, vectors, strict=False)
+        ]
 
     def delete_documents(self, sources: Iterable[str]) -> None:
         sources = list(sources)

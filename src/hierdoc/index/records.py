@@ -171,13 +171,28 @@ class RecordStore:
             db.execute(
                 "INSERT INTO documents (source, title, content_hash, format, chars, chunk_count) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
-                (document.source, document.title, document.content_hash, document.format,
-                 document.chars, len(chunks)),
+                (
+                    document.source,
+                    document.title,
+                    document.content_hash,
+                    document.format,
+                    document.chars,
+                    len(chunks),
+                ),
             )
             db.executemany(
                 "INSERT INTO sections VALUES (?, ?, ?, ?, ?, ?)",
-                [(document.source, s.section_id, s.heading, s.level,
-                  s.path[-1] if s.path else None, s.ordinal) for s in sections],
+                [
+                    (
+                        document.source,
+                        s.section_id,
+                        s.heading,
+                        s.level,
+                        s.path[-1] if s.path else None,
+                        s.ordinal,
+                    )
+                    for s in sections
+                ],
             )
             db.executemany(
                 "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -185,9 +200,11 @@ class RecordStore:
             )
             db.executemany(
                 "INSERT INTO vectors VALUES (?, ?, ?)",
-                [(stored.chunk.chunk_id, window, row.astype(np.float32).tobytes())
-                 for stored, matrix in zip(chunks, vectors)
-                 for window, row in enumerate(matrix)],
+                [
+                    (stored.chunk.chunk_id, window, row.astype(np.float32).tobytes())
+                    for stored, matrix in zip(chunks, vectors, strict=False)
+                    for window, row in enumerate(matrix)
+                ],
             )
             self._bump(db)
 
@@ -204,7 +221,7 @@ class RecordStore:
     def chunks(self, chunk_ids: Sequence[str]) -> dict[str, StoredChunk]:
         found: dict[str, StoredChunk] = {}
         for start in range(0, len(chunk_ids), 500):
-            batch = list(chunk_ids[start:start + 500])
+            batch = list(chunk_ids[start : start + 500])
             marks = ",".join("?" * len(batch))
             found.update(self._select_chunks(f"WHERE c.chunk_id IN ({marks})", batch))
         return found
@@ -229,10 +246,10 @@ class RecordStore:
             clauses.append(f"chunk_type IN ({','.join('?' * len(filt.chunk_types))})")
             params += list(filt.chunk_types)
         if filt.section_prefix:
-            prefix = filt.section_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            clauses.append(
-                "(section_path LIKE ? ESCAPE '\\' OR section_path LIKE ? ESCAPE '\\')"
+            prefix = (
+                filt.section_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
             )
+            clauses.append("(section_path LIKE ? ESCAPE '\\' OR section_path LIKE ? ESCAPE '\\')")
             params += [f'%"{prefix}"%', f'%"{prefix}-%']
         where = " AND ".join(clauses) or "1"
         with self._lock:
@@ -281,20 +298,49 @@ class RecordStore:
 def _chunk_row(stored: StoredChunk) -> tuple:
     c = stored.chunk
     return (
-        c.chunk_id, c.source, c.ordinal, c.section_id, c.heading,
+        c.chunk_id,
+        c.source,
+        c.ordinal,
+        c.section_id,
+        c.heading,
         json.dumps(list(c.parent_chain), ensure_ascii=False),
         json.dumps(list(c.section_path), ensure_ascii=False),
-        c.chunk_type, c.content, stored.context, c.token_count, c.overlap_chars,
+        c.chunk_type,
+        c.content,
+        stored.context,
+        c.token_count,
+        c.overlap_chars,
     )
 
 
 def _stored_chunk(row: tuple) -> StoredChunk:
-    (chunk_id, source, title, section_id, heading, chain, path, content, ordinal,
-     token_count, chunk_type, overlap_chars, context) = row
+    (
+        chunk_id,
+        source,
+        title,
+        section_id,
+        heading,
+        chain,
+        path,
+        content,
+        ordinal,
+        token_count,
+        chunk_type,
+        overlap_chars,
+        context,
+    ) = row
     chunk = Chunk(
-        chunk_id=chunk_id, source=source, title=title, section_id=section_id, heading=heading,
-        parent_chain=tuple(json.loads(chain)), section_path=tuple(json.loads(path)),
-        content=content, ordinal=ordinal, token_count=token_count, chunk_type=chunk_type,
+        chunk_id=chunk_id,
+        source=source,
+        title=title,
+        section_id=section_id,
+        heading=heading,
+        parent_chain=tuple(json.loads(chain)),
+        section_path=tuple(json.loads(path)),
+        content=content,
+        ordinal=ordinal,
+        token_count=token_count,
+        chunk_type=chunk_type,
         overlap_chars=overlap_chars,
     )
     return StoredChunk(chunk, context)

@@ -1,0 +1,251 @@
+"""A persistent BM25 index on tantivy, derived from (and rebuildable from) the record store.
+
+Text is analysed in Python by :mod:`hierdoc.analyze` and handed to tantivy already
+tokenised, as space-joined terms that tantivy's ``whitespace`` tokenizer splits
+back.  That keeps one analyzer for indexing, querying and the other modalities,
+and keeps identifiers such as ``403(b)(2)`` intact.  Queries are built directly
+from term queries, never through tantivy's query parser, so no user input
+("401(k)", ``"``, ``:``) can be a syntax error.
+
+Fields: ``chunk_id`` (stored), ``source``, ``chunk_type`` and ``section_path``
+(raw, for deletes and filters), ``body`` (BM25 terms, frequencies only) and
+``words`` (unstemmed words with positions, for exact phrases).
+
+Consistency: :meth:`Bm25Index.commit` commits tantivy first and then atomically
+replaces a small JSON state file with the generation; :meth:`Bm25Index.reset`
+removes that file at once.  A crash anywhere in between leaves ``generation`` at
+an old value or ``None``, so the caller (who commits the record store first)
+sees a mismatch and rebuilds.  The state also records the schema and analyzer
+versions: an index built by another version reports ``generation is None``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import tantivy
+from tantivy import Occur, Query
+
+from ..analyze import ANALYZER_VERSION, analyze, analyze_query, analyze_words
+from ..models import Hit, SearchFilter
+
+__all__ = ["Bm25Entry", "Bm25Index", "Bm25IndexError"]
+
+SCHEMA_VERSION = 1
+STATE_FILE = "hierdoc-bm25.json"
+WRITER_HEAP_BYTES = 50_000_000
+
+
+class Bm25IndexError(RuntimeError):
+    """The index directory cannot be used (corrupt, incompatible, or closed)."""
+
+
+@dataclass(frozen=True)
+class Bm25Entry:
+    chunk_id: str
+    source: str  # document key, used for delete-by-document and filters
+    text: str  # the text to rank on (context + chunk), analysed with analyze()
+    phrase_text: str  # the original chunk text, analysed with analyze_words()
+    chunk_type: str = "content"
+    section_path: tuple[str, ...] = ()  # ancestor section ids plus own id
+
+
+def _schema() -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("chunk_id", stored=True, tokenizer_name="raw", index_option="basic")
+    for name in ("source", "chunk_type", "section_path"):
+        builder.add_text_field(name, tokenizer_name="raw", index_option="basic")
+    builder.add_text_field("body", tokenizer_name="whitespace", index_option="freq")
+    builder.add_text_field("words", tokenizer_name="whitespace", index_option="position")
+    return builder.build()
+
+
+class Bm25Index:
+    """A tantivy index in ``directory``; writes are serialised, reads are concurrent."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self._schema = _schema()
+        self._lock = threading.RLock()
+        self._writer: tantivy.IndexWriter | None = None
+        self._index: tantivy.Index | None = self._open()
+        self._generation = self._read_generation()
+
+    def _open(self) -> tantivy.Index:
+        path = str(self.directory)
+        try:
+            if not tantivy.Index.exists(path):  # a state file without an index is stale
+                (self.directory / STATE_FILE).unlink(missing_ok=True)
+            elif not tantivy.Index.is_compatible(path):
+                raise Bm25IndexError(f"{path}: built by an incompatible tantivy version")
+            index = tantivy.Index(self._schema, path=path, reuse=True)
+        except (OSError, ValueError) as exc:
+            raise Bm25IndexError(
+                f"cannot open the BM25 index at {path} ({exc}); delete the directory to rebuild"
+            ) from exc
+        index.reload()
+        return index
+
+    # -- state -----------------------------------------------------------------
+
+    @property
+    def generation(self) -> int | None:
+        """The generation of the last commit; None if none, or built by another version."""
+        return self._generation
+
+    def _read_generation(self) -> int | None:
+        try:
+            state = json.loads((self.directory / STATE_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(state, dict):
+            return None
+        if state.get("schema") != SCHEMA_VERSION or state.get("analyzer") != ANALYZER_VERSION:
+            return None
+        generation = state.get("generation")
+        return generation if isinstance(generation, int) else None
+
+    def _write_state(self, generation: int) -> None:
+        state = {"generation": generation, "schema": SCHEMA_VERSION, "analyzer": ANALYZER_VERSION}
+        tmp = self.directory / f"{STATE_FILE}.tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(state, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.directory / STATE_FILE)
+
+    # -- writes ----------------------------------------------------------------
+
+    def _live_index(self) -> tantivy.Index:
+        index = self._index
+        if index is None:
+            raise Bm25IndexError("the BM25 index is closed")
+        return index
+
+    def _get_writer(self) -> tantivy.IndexWriter:
+        if self._writer is None:
+            try:
+                self._writer = self._live_index().writer(WRITER_HEAP_BYTES)
+            except ValueError as exc:  # e.g. another process holds the writer lock
+                raise Bm25IndexError(f"cannot write the BM25 index: {exc}") from exc
+        return self._writer
+
+    def add(self, entries: Iterable[Bm25Entry]) -> None:
+        """Queue entries for indexing; visible after :meth:`commit`."""
+        with self._lock:
+            writer = self._get_writer()
+            for entry in entries:
+                writer.add_document(_document(entry))
+
+    def delete_source(self, source: str) -> None:
+        """Queue the deletion of every chunk of one document."""
+        with self._lock:
+            self._get_writer().delete_documents_by_term("source", source)
+
+    def reset(self) -> None:
+        """Queue the deletion of everything; readers see the old data until commit."""
+        with self._lock:
+            (self.directory / STATE_FILE).unlink(missing_ok=True)
+            self._generation = None
+            self._get_writer().delete_all_documents()
+
+    def commit(self, generation: int) -> None:
+        """Make pending changes durable and visible, then record ``generation``."""
+        with self._lock:
+            index = self._live_index()
+            if self._writer is not None:
+                self._writer.commit()
+            index.reload()
+            self._write_state(generation)
+            self._generation = generation
+
+    def close(self) -> None:
+        """Release the writer (discarding uncommitted changes) and the index."""
+        with self._lock:
+            if self._writer is not None:
+                self._writer.rollback()
+                self._writer.wait_merging_threads()
+                self._writer = None
+            self._index = None
+
+    # -- reads -----------------------------------------------------------------
+
+    def count(self) -> int:
+        return self._live_index().searcher().num_docs
+
+    def search(self, query: str, k: int, filt: SearchFilter | None = None) -> list[Hit]:
+        """BM25-ranked chunks for ``query``, best first; [] if nothing to search for."""
+        if k <= 0:
+            return []
+        searcher = self._live_index().searcher()
+        terms = _resolve_terms(searcher, query)
+        if not terms:
+            return []
+        clauses = [(Occur.Should, Query.term_query(self._schema, "body", t)) for t in terms]
+        return self._run(searcher, Query.boolean_query(clauses), k, filt)
+
+    def phrase_search(self, phrase: str, k: int, filt: SearchFilter | None = None) -> list[Hit]:
+        """Chunks containing the words of ``phrase`` consecutively (not stemmed)."""
+        words = analyze_words(phrase)
+        if k <= 0 or not words:
+            return []
+        if len(words) == 1:
+            query = Query.term_query(self._schema, "words", words[0])
+        else:
+            query = Query.phrase_query(self._schema, "words", words)
+        return self._run(self._live_index().searcher(), query, k, filt)
+
+    def _run(
+        self, searcher: tantivy.Searcher, query: Query, k: int, filt: SearchFilter | None
+    ) -> list[Hit]:
+        if filt is not None and not filt.empty:
+            query = Query.boolean_query(
+                [(Occur.Must, query), (Occur.Must, self._filter_query(filt))]
+            )
+        hits = searcher.search(query, limit=k, count=False).hits
+        return [Hit(searcher.doc(addr).get_first("chunk_id"), score) for score, addr in hits]
+
+    def _filter_query(self, filt: SearchFilter) -> Query:
+        """All the filter's conditions, scoring zero so that scores stay pure BM25."""
+        conditions: list[tuple[Occur, Query]] = []
+        for field, values in (("source", filt.sources), ("chunk_type", filt.chunk_types)):
+            if values:
+                conditions.append(
+                    (Occur.Must, Query.term_set_query(self._schema, field, list(values)))
+                )
+        if filt.section_prefix:
+            term = Query.term_query(self._schema, "section_path", filt.section_prefix)
+            conditions.append((Occur.Must, term))
+        return Query.const_score_query(Query.boolean_query(conditions), 0.0)
+
+
+def _document(entry: Bm25Entry) -> tantivy.Document:
+    return tantivy.Document(
+        chunk_id=entry.chunk_id,
+        source=entry.source,
+        chunk_type=entry.chunk_type,
+        section_path=list(entry.section_path),
+        body=" ".join(analyze(entry.text)),
+        words=" ".join(analyze_words(entry.phrase_text)),
+    )
+
+
+def _resolve_terms(searcher: tantivy.Searcher, query: str) -> list[str]:
+    """The distinct terms to search for: each query term, or its first indexed backoff."""
+    terms: dict[str, None] = {}
+    for qt in analyze_query(query):
+        if qt.backoff and not searcher.doc_freq("body", qt.term):
+            for alternative in qt.backoff:
+                present = [t for t in alternative if searcher.doc_freq("body", t)]
+                if present:
+                    terms.update(dict.fromkeys(present))
+                    break
+            continue
+        terms[qt.term] = None
+    return list(terms)
