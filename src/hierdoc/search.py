@@ -88,8 +88,11 @@ def exact_search(store: Store, parsed: ParsedQuery, k: int, filt: SearchFilter |
     for text, candidates in parsed.cited:
         chunks = _most_specific(store, candidates, allowed)
         if not chunks:
+            mentions = [hit.chunk_id for hit in store.phrase_search(text.strip(), k, filt)]
+            ordered += mentions
             unresolved += 1
-            notes.append(f"citation not found in the index: {text.strip()}")
+            where = "mentioned in the text only" if mentions else "not found in the index"
+            notes.append(f"no section {text.strip()}: {where}")
             continue
         ids = [s.chunk.chunk_id for s in chunks]
         pinned.update(ids)
@@ -155,7 +158,7 @@ class Searcher:
         if settings.mode in ("hybrid", "semantic"):
             vector = self._embed_query(parsed.text)
             rankings["semantic"] = self._store.vector_search(vector, depth, filt)
-        if exact.unresolved and exact.unresolved == len(parsed.cited) and not _has_terms(parsed):
+        if not exact.hits and exact.unresolved == len(parsed.cited) > 0 and not _has_terms(parsed):
             return SearchResponse(query, settings.mode, True, [], exact.notes)
         ordered = self._order(rankings, exact.pinned, settings)
         results = self._results(ordered, rankings, settings)
