@@ -10,7 +10,7 @@ import hashlib
 import json
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,14 +19,18 @@ import numpy as np
 from .chunk import ChunkingOptions
 from .config import Settings
 from .embed import DEFAULT_MODEL, Embedder, LocalEmbedder
+from .extract.definitions import normalize_term
+from .glossary import Glossary
 from .index.local import LocalStore
-from .index.records import StoredChunk
+from .index.records import SectionRecord, StoredChunk
 from .ingest import IngestOptions, Ingestor, ProgressFn
-from .models import IngestReport, SearchFilter, SearchResponse
+from .models import CrossRef, Definition, IngestReport, SearchFilter, SearchResponse
 from .search import Searcher, SearchSettings
 from .tokenizer import Tokenizer, default_tokenizer
 
 EMBEDDING_DIMENSION = 384
+EXTRACTION_VERSION = 1
+"""Bump when structure or extraction changes, so that the next ingest redoes every file."""
 
 
 @dataclass
@@ -36,6 +40,8 @@ class ChunkView:
     chunk: StoredChunk
     previous: StoredChunk | None
     next: StoredChunk | None
+    section: SectionRecord | None = None
+    children: list[SectionRecord] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         def brief(stored: StoredChunk | None) -> dict[str, Any] | None:
@@ -59,6 +65,62 @@ class ChunkView:
             "token_count": c.token_count,
             "previous": brief(self.previous),
             "next": brief(self.next),
+            "section": None
+            if self.section is None
+            else {
+                "section_id": self.section.section_id,
+                "heading": self.section.heading,
+                "kind": self.section.kind,
+                "text": self.section.text,
+                "parent_id": self.section.parent_id,
+            },
+            "children": [{"section_id": c.section_id, "heading": c.heading} for c in self.children],
+        }
+
+
+@dataclass
+class DefinitionLookup:
+    term: str
+    definitions: list[Definition]
+
+    @property
+    def conflict(self) -> bool:
+        """The term is defined differently in different documents."""
+        texts = {(d.source, " ".join(d.definition.split()).casefold()) for d in self.definitions}
+        by_source: dict[str, set[str]] = {}
+        for source, text in texts:
+            by_source.setdefault(source, set()).add(text)
+        distinct = {frozenset(v) for v in by_source.values()}
+        return len(by_source) > 1 and len(distinct) > 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "term": self.term,
+            "conflict": self.conflict,
+            "definitions": [d.to_dict() for d in self.definitions],
+        }
+
+
+@dataclass
+class ReferenceLookup:
+    section_id: str
+    outgoing: list[CrossRef]
+    incoming: list[CrossRef]
+
+    def to_dict(self) -> dict[str, Any]:
+        def incoming(ref: CrossRef) -> dict[str, Any]:
+            return {
+                "text": ref.text,
+                "from_section_id": ref.section_id,
+                "from_chunk_id": ref.chunk_id,
+                "source": ref.source,
+                "target_section_id": ref.target_section_id,
+            }
+
+        return {
+            "section_id": self.section_id,
+            "outgoing": [r.to_dict() for r in self.outgoing],
+            "incoming": [incoming(r) for r in self.incoming],
         }
 
 
@@ -81,6 +143,7 @@ class Index:
         dimension = embedder.dimension if embedder else EMBEDDING_DIMENSION
         self.store = LocalStore(directory, dimension)
         self._check_model(model)
+        self._glossary: tuple[int, Glossary] | None = None
 
     @classmethod
     def open(
@@ -143,6 +206,9 @@ class Index:
                 s.max_chunk_tokens,
                 s.chunk_overlap,
                 s.contextual_embeddings,
+                s.extract_definitions,
+                s.extract_cross_references,
+                EXTRACTION_VERSION,
                 self._model_name(s),
             ]
         )
@@ -173,6 +239,8 @@ class Index:
             ),
             contextual=self.settings.contextual_embeddings,
             force=force,
+            definitions=self.settings.extract_definitions,
+            cross_references=self.settings.extract_cross_references,
         )
         report = Ingestor(self.store, self.embedder, self.tokenizer(), options).run(paths, progress)
         self.store.records.set_meta("fingerprint", fingerprint)
@@ -215,7 +283,19 @@ class Index:
             section_prefix=section,
             chunk_types=tuple([chunk_type] if isinstance(chunk_type, str) else chunk_type or ()),
         )
-        return Searcher(self.store, self._embed_query).search(query, settings, filt)
+        return Searcher(self.store, self._embed_query, self.glossary()).search(
+            query, settings, filt
+        )
+
+    def glossary(self) -> Glossary:
+        """The corpus's acronyms and defined terms, rebuilt when the index changes."""
+        generation = self.store.generation
+        if self._glossary is None or self._glossary[0] != generation:
+            self._glossary = (
+                generation,
+                Glossary(self.store.acronyms(), self.store.all_definitions()),
+            )
+        return self._glossary[1]
 
     async def asearch(self, query: str, **kwargs: Any) -> SearchResponse:
         return await asyncio.to_thread(self.search, query, **kwargs)
@@ -235,21 +315,62 @@ class Index:
 
     # inspection
 
-    def show(self, chunk_id: str) -> ChunkView:
-        """A chunk (by chunk id, or the first chunk of a section id) with its neighbours."""
-        found = self.store.get_chunks([chunk_id]).get(chunk_id)
+    def show(self, identifier: str) -> ChunkView:
+        """A chunk by chunk id, or a section by section id, with its neighbours.
+
+        For a section id the view holds the chunk where the section begins, the
+        section's own text and its children (numbered paragraphs, points, ...).
+        """
+        found = self.store.get_chunks([identifier]).get(identifier)
+        section = None
         if found is None:
-            by_section = self.store.chunks_of_sections([chunk_id])
-            if not by_section:
-                raise KeyError(f"no chunk or section with id {chunk_id!r}")
-            found = by_section[0]
+            sections = self.store.sections(identifier)
+            by_section = self.store.chunks_of_sections([identifier])
+            if not sections or not by_section:
+                raise KeyError(f"no chunk or section with id {identifier!r}")
+            section, found = sections[0], by_section[0]
         siblings = self.store.chunks_of_source(found.chunk.source)
-        position = next(
-            i for i, s in enumerate(siblings) if s.chunk.chunk_id == found.chunk.chunk_id
-        )
+        ids = [s.chunk.chunk_id for s in siblings]
+        position = ids.index(found.chunk.chunk_id)
         previous = siblings[position - 1] if position > 0 else None
         following = siblings[position + 1] if position + 1 < len(siblings) else None
-        return ChunkView(found, previous, following)
+        children = self.store.children(section.source, section.section_id) if section else []
+        return ChunkView(found, previous, following, section, children)
+
+    def define(self, term: str) -> DefinitionLookup:
+        """Every definition of a term in the corpus, with its citation; conflicts flagged."""
+        wanted = normalize_term(term.strip(" \"'‘’“”"))
+        if not wanted:
+            raise ValueError("the term is empty")
+        definitions = self.store.definitions([wanted])
+        if not definitions:
+            acronym_forms = self.glossary().lookup(wanted).expansions
+            definitions = self.store.definitions([normalize_term(f) for f in acronym_forms])
+        return DefinitionLookup(term, definitions)
+
+    def references(self, identifier: str) -> ReferenceLookup:
+        """Outgoing and incoming cross-references of a chunk or section id."""
+        view = self.show(identifier)
+        chunk = view.chunk.chunk
+        section_id = chunk.section_id if identifier == chunk.chunk_id else identifier
+        outgoing_chunks = [chunk.chunk_id]
+        if identifier == section_id:
+            outgoing_chunks += [s.chunk.chunk_id for s in self.store.chunks_under(section_id)]
+        outgoing = self.store.references_from(list(dict.fromkeys(outgoing_chunks)))
+        targets = [section_id] + [s.section_id for s in self._descendants(section_id)]
+        incoming = self.store.references_to(targets)
+        return ReferenceLookup(section_id, outgoing, incoming)
+
+    def _descendants(self, section_id: str) -> list[SectionRecord]:
+        found = []
+        for section in self.store.sections(section_id):
+            stack = [section]
+            while stack:
+                current = stack.pop()
+                children = self.store.children(current.source, current.section_id)
+                found += children
+                stack += children
+        return found
 
     def stats(self) -> dict[str, Any]:
         stats = self.store.stats()

@@ -22,11 +22,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 from typing import Literal
 
 from .models import Chunk, ConvertedDocument, Section
 from .numbering import slugify
-from .structure import PREAMBLE_ID
 from .tokenizer import Tokenizer
 
 _BLOCK_BREAK = re.compile(r"\n[ \t]*\n")
@@ -68,12 +68,17 @@ def chunk_document(
     """Chunks of one document, in reading order, with stable ids."""
     key = document_key(document.source)
     chunks: list[Chunk] = []
-    for section, text in _groups(sections, tokenizer, options):
-        pieces = split_text(text, tokenizer, options.max_tokens, options.overlap_tokens)
-        for number, piece in enumerate(pieces):
+    per_section: dict[str, int] = {}
+    for unit in _section_units(sections, tokenizer, options):
+        for piece in _with_overlap(
+            _pack(unit, tokenizer, options.max_tokens), tokenizer, options.overlap_tokens
+        ):
             content = piece.text.strip()
             if not content:
                 continue
+            section = piece.section
+            number = per_section.get(section.section_id, 0)
+            per_section[section.section_id] = number + 1
             lead = len(piece.text) - len(piece.text.lstrip())
             chunks.append(
                 Chunk(
@@ -89,6 +94,7 @@ def chunk_document(
                     token_count=tokenizer.count(content),
                     chunk_type="header" if _is_heading_only(content) else "content",
                     overlap_chars=max(0, piece.overlap_chars - lead),
+                    sections=piece.starts,
                 )
             )
     return chunks
@@ -99,30 +105,116 @@ def _is_heading_only(content: str) -> bool:
     return all(line.lstrip().startswith("#") or set(line.strip()) <= set("=-") for line in lines)
 
 
-def _groups(
-    sections: list[Section], tokenizer: Tokenizer, options: ChunkingOptions
-) -> Iterator[tuple[Section, str]]:
-    """(section, text) pairs; tiny sections are carried into their first descendant.
+@dataclass(frozen=True)
+class _Atom:
+    """A run of text that starts inside one section."""
 
-    The preamble (the title heading and what precedes the first section) counts
-    as enclosing everything after it.
+    section: Section
+    text: str
+    tokens: int
+    starts: tuple[str, ...]
+    """Ids of the sections that begin in this text."""
+
+
+@dataclass(frozen=True)
+class _Packed:
+    section: Section
+    text: str
+    starts: tuple[str, ...]
+    overlap_chars: int = 0
+
+
+def _section_units(
+    sections: list[Section], tokenizer: Tokenizer, options: ChunkingOptions
+) -> Iterator[list[_Atom]]:
+    """A block section with its numbered paragraphs and points, as atoms in order.
+
+    A unit with hardly any text of its own (a heading alone) is carried into
+    the next unit when that one is its descendant; the preamble (the title
+    heading and what precedes the first section) counts as enclosing everything.
     """
+
+    def atom(section: Section, carried: list[_Atom]) -> _Atom:
+        text = "".join(a.text for a in carried) + section.heading_line + section.body
+        starts = tuple(i for a in carried for i in a.starts) + (section.section_id,)
+        return _Atom(section, text, tokenizer.count(text), starts)
+
     if options.strategy == "token":
-        if sections:
-            yield sections[0], "".join(s.heading_line + s.body for s in sections)
+        yield [atom(s, []) for s in sections]
         return
-    carried = ""
+    unit: list[_Atom] = []
+    carried: list[_Atom] = []
     for position, section in enumerate(sections):
-        text = carried + section.heading_line + section.body
+        if section.kind == "enum" and unit:
+            unit.append(atom(section, []))
+            continue
+        if unit:
+            yield unit
+        unit = [atom(section, carried)]
+        carried = []
         following = sections[position + 1] if position + 1 < len(sections) else None
-        encloses = following is not None and (
-            section.section_id in following.path or section.section_id == PREAMBLE_ID
+        encloses = (
+            following is not None
+            and following.kind != "enum"
+            and (section.section_id in following.path or section.kind == "preamble")
         )
         if encloses and tokenizer.count(section.body) <= options.tiny_tokens:
-            carried = text
+            carried, unit = unit, []
+    if unit or carried:
+        yield unit or carried
+
+
+def _pack(unit: list[_Atom], tokenizer: Tokenizer, max_tokens: int) -> list[_Packed]:
+    """Greedily join consecutive atoms within budget; split an atom over budget."""
+    if sum(a.tokens for a in unit) <= max_tokens:
+        return [
+            _Packed(
+                unit[0].section,
+                "".join(a.text for a in unit),
+                tuple(i for a in unit for i in a.starts),
+            )
+        ]
+    atoms: list[_Atom] = []
+    for a in unit:
+        if a.tokens <= max_tokens:
+            atoms.append(a)
             continue
-        carried = ""
-        yield section, text
+        for number, piece in enumerate(split_text(a.text, tokenizer, max_tokens)):
+            starts = a.starts if number == 0 else ()
+            atoms.append(_Atom(a.section, piece.text, tokenizer.count(piece.text), starts))
+    packed: list[list[_Atom]] = []
+    budget = 0
+    for a in atoms:
+        if packed and budget + a.tokens <= max_tokens:
+            packed[-1].append(a)
+            budget += a.tokens
+        else:
+            packed.append([a])
+            budget = a.tokens
+    return [
+        _Packed(
+            group[0].section,
+            "".join(a.text for a in group),
+            tuple(i for a in group for i in a.starts),
+        )
+        for group in packed
+    ]
+
+
+def _with_overlap(pieces: list[_Packed], tokenizer: Tokenizer, overlap: int) -> list[_Packed]:
+    """Start each later piece of a unit with the last ``overlap`` tokens of the one before."""
+    if not overlap or len(pieces) < 2:
+        return pieces
+    result = [pieces[0]]
+    for previous, piece in pairwise(pieces):
+        tail = _tail(previous.text, tokenizer, overlap)
+        result.append(_Packed(piece.section, tail + piece.text, piece.starts, len(tail)))
+    return result
+
+
+def _tail(text: str, tokenizer: Tokenizer, tokens: int) -> str:
+    offsets = tokenizer.offsets(text)
+    return text if len(offsets) <= tokens else text[offsets[-tokens][0] :]
 
 
 def split_text(
@@ -131,14 +223,14 @@ def split_text(
     """Split ``text`` into pieces of at most ``max_tokens`` tokens (plus overlap)."""
     if tokenizer.count(text) <= max_tokens:
         return [Piece(text)]
-    spans = _pack(list(_units(text, tokenizer, max_tokens)), max_tokens)
+    spans = _pack_spans(list(_text_units(text, tokenizer, max_tokens)), max_tokens)
     pieces = [Piece(text[start:end]) for start, end, _ in spans]
     if overlap_tokens:
         pieces = _add_overlap(pieces, tokenizer, overlap_tokens)
     return pieces
 
 
-def _units(text: str, tokenizer: Tokenizer, max_tokens: int) -> Iterator[tuple[int, int, int]]:
+def _text_units(text: str, tokenizer: Tokenizer, max_tokens: int) -> Iterator[tuple[int, int, int]]:
     """(start, end, tokens) spans covering ``text``: paragraphs, else sentences, else token runs."""
     for start, end in _block_spans(text):
         tokens = tokenizer.count(text[start:end])
@@ -209,7 +301,7 @@ def _word_start_at_or_before(
     return stop
 
 
-def _pack(units: list[tuple[int, int, int]], max_tokens: int) -> list[tuple[int, int, int]]:
+def _pack_spans(units: list[tuple[int, int, int]], max_tokens: int) -> list[tuple[int, int, int]]:
     """Greedily join consecutive units while the sum stays within budget."""
     packed: list[tuple[int, int, int]] = []
     for start, end, tokens in units:
@@ -223,11 +315,7 @@ def _pack(units: list[tuple[int, int, int]], max_tokens: int) -> list[tuple[int,
 
 def _add_overlap(pieces: list[Piece], tokenizer: Tokenizer, overlap_tokens: int) -> list[Piece]:
     result = [pieces[0]]
-    for previous, piece in zip(pieces, pieces[1:], strict=False):
-        offsets = tokenizer.offsets(previous.text)
-        if len(offsets) <= overlap_tokens:
-            tail = previous.text
-        else:
-            tail = previous.text[offsets[-overlap_tokens][0] :]
+    for previous, piece in pairwise(pieces):
+        tail = _tail(previous.text, tokenizer, overlap_tokens)
         result.append(Piece(tail + piece.text, overlap_chars=len(tail)))
     return result

@@ -146,6 +146,13 @@ def _print_response(response: SearchResponse) -> None:
 @click.option("--min-score", type=float, help="Drop results scoring below this.")
 @click.option("--source", multiple=True, help="Only search this document (repeatable).")
 @click.option("--section", help="Only search under this section id (e.g. chapter-3).")
+@click.option(
+    "--type",
+    "chunk_types",
+    multiple=True,
+    type=click.Choice(["definition", "requirement", "content", "header"]),
+    help="Only chunks of this type (repeatable).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print results as JSON.")
 @click.pass_obj
 def search(
@@ -156,9 +163,14 @@ def search(
     min_score: float | None,
     source: tuple[str, ...],
     section: str | None,
+    chunk_types: tuple[str, ...],
     as_json: bool,
 ) -> None:
-    """Search the index."""
+    """Search the index.
+
+    Citations in the query ("Article 17(3)(b)", "sec. 203(a)(1)", "§ 4.2") go
+    straight to that section; "quoted phrases" must appear as written.
+    """
     with state.open() as index:
         response = index.search(
             query,
@@ -167,6 +179,7 @@ def search(
             min_score=min_score,
             source=list(source) or None,
             section=section,
+            chunk_type=list(chunk_types) or None,
         )
     if as_json:
         _echo_json(response.to_dict())
@@ -193,6 +206,49 @@ def show(state: _State, chunk_id: str, as_json: bool) -> None:
     for label in ("previous", "next"):
         if view[label]:
             click.echo(f"{label}: {view[label]['chunk_id']}  ({view[label]['heading']})")
+
+
+@cli.command()
+@click.argument("term")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@click.pass_obj
+def define(state: _State, term: str, as_json: bool) -> None:
+    """Definitions of a term (or an acronym) in the corpus, with where they are."""
+    with state.open() as index:
+        lookup = index.define(term)
+    if as_json:
+        _echo_json(lookup.to_dict())
+        return
+    if not lookup.definitions:
+        click.secho(f"'{term}' is not defined in the index.", fg="yellow")
+        return
+    if lookup.conflict:
+        click.secho(f"'{term}' is defined differently in different documents.", fg="yellow")
+    for definition in lookup.definitions:
+        click.secho(f"{definition.term}", bold=True)
+        click.echo(f"   {_relative(definition.source)}  [{definition.section_id}]")
+        click.echo(textwrap.indent(textwrap.fill(definition.definition, 96), "   "))
+        click.echo()
+
+
+@cli.command()
+@click.argument("identifier")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@click.pass_obj
+def refs(state: _State, identifier: str, as_json: bool) -> None:
+    """Cross-references from and to a section or chunk id."""
+    with state.open() as index:
+        lookup = index.references(identifier)
+    if as_json:
+        _echo_json(lookup.to_dict())
+        return
+    click.secho(f"{lookup.section_id} refers to:", bold=True)
+    for ref in lookup.outgoing:
+        target = ref.target_section_id or ("another act" if ref.external else "not in the index")
+        click.echo(f"   {ref.text}  ->  {target}")
+    click.secho(f"referred to by ({len(lookup.incoming)}):", bold=True)
+    for ref in lookup.incoming:
+        click.echo(f"   {ref.section_id}: {ref.text}")
 
 
 @cli.command()

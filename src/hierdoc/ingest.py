@@ -18,6 +18,7 @@ from .chunk import ChunkingOptions, chunk_document
 from .context import structural_context
 from .convert import ConversionError, convert_file, discover_files, file_hash
 from .embed import Embedder, EmbedInput
+from .extract.document import extract_document
 from .index.base import Store
 from .index.records import DocumentRecord, StoredChunk
 from .models import FileProblem, IngestReport
@@ -45,6 +46,8 @@ class IngestOptions:
     chunking: ChunkingOptions
     contextual: bool = True
     force: bool = False
+    definitions: bool = True
+    cross_references: bool = True
 
 
 def _under(source: str, roots: list[Path]) -> bool:
@@ -126,6 +129,11 @@ class Ingestor:
         document = convert_file(path, source)
         sections = parse_sections(document.text, document.title)
         chunks = chunk_document(document, sections, self._tokenizer, self._options.chunking)
+        chunks, extraction = extract_document(sections, chunks)
+        if not self._options.definitions:
+            extraction.definitions, extraction.acronyms, extraction.chunk_terms = [], [], []
+        if not self._options.cross_references:
+            extraction.references = []
         contexts = [structural_context(c) if self._options.contextual else "" for c in chunks]
         embedder = self._embedder()
         vectors = embedder.embed_documents(
@@ -135,5 +143,5 @@ class Ingestor:
             source, document.title, document.content_hash, document.format, len(document.text)
         )
         stored = [StoredChunk(c, context) for c, context in zip(chunks, contexts, strict=False)]
-        self._store.write_document(record, sections, stored, vectors)
+        self._store.write_document(record, sections, stored, vectors, extraction)
         return len(chunks), sum(len(v) for v in vectors)

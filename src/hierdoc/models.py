@@ -41,6 +41,8 @@ class Section:
     body: str
     heading_line: str = ""
     ordinal: int = 0
+    kind: str = "heading"
+    """"preamble", "heading", a block kind such as "article", or "enum"."""
 
 
 @dataclass(frozen=True)
@@ -59,10 +61,77 @@ class Chunk:
     token_count: int
     chunk_type: ChunkType = "content"
     overlap_chars: int = 0
+    sections: tuple[str, ...] = ()
+    """Ids of the sections that begin in this chunk (numbered paragraphs, points)."""
 
     @property
     def breadcrumb(self) -> str:
         return " > ".join(self.parent_chain)
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A defined term of one document, with where it is defined."""
+
+    term: str
+    definition: str
+    source: str
+    section_id: str
+    chunk_id: str
+    style: str = "means"
+
+    def to_dict(self) -> dict:
+        return {
+            "term": self.term,
+            "definition": self.definition,
+            "source": self.source,
+            "section_id": self.section_id,
+            "chunk_id": self.chunk_id,
+        }
+
+
+@dataclass(frozen=True)
+class Acronym:
+    acronym: str
+    long_form: str
+    source: str
+    chunk_id: str
+
+
+@dataclass(frozen=True)
+class CrossRef:
+    """A reference from a chunk to a section: resolved when the target exists in the corpus."""
+
+    text: str
+    source: str
+    chunk_id: str
+    section_id: str
+    target_section_id: str | None
+    target_source: str | None = None
+    external: bool = False
+
+    @property
+    def resolved(self) -> bool:
+        return self.target_section_id is not None
+
+    def to_dict(self) -> dict:
+        return {
+            "text": self.text,
+            "target_section_id": self.target_section_id,
+            "resolved": self.resolved,
+            "external": self.external,
+        }
+
+
+@dataclass
+class Extraction:
+    """What the extract stage found in one document."""
+
+    definitions: list[Definition] = field(default_factory=list)
+    acronyms: list[Acronym] = field(default_factory=list)
+    references: list[CrossRef] = field(default_factory=list)
+    chunk_terms: list[tuple[str, str]] = field(default_factory=list)
+    """(chunk id, normalised term) for each defined term a chunk uses."""
 
 
 @dataclass(frozen=True)
@@ -99,6 +168,8 @@ class SearchResult:
     score: float
     scores: dict[str, float | None]
     ranks: dict[str, int | None]
+    definitions: list[dict] = field(default_factory=list)
+    cross_references: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {
@@ -113,6 +184,8 @@ class SearchResult:
             "score": self.score,
             "scores": dict(self.scores),
             "ranks": dict(self.ranks),
+            "definitions": list(self.definitions),
+            "cross_references": list(self.cross_references),
         }
 
 
@@ -123,6 +196,8 @@ class SearchResponse:
     no_match: bool
     results: list[SearchResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    citations: list[dict] = field(default_factory=list)
+    """Each citation in the query: its text, the section it resolved to (or None)."""
 
     def to_dict(self) -> dict:
         return {
@@ -130,6 +205,7 @@ class SearchResponse:
             "mode": self.mode,
             "no_match": self.no_match,
             "notes": list(self.notes),
+            "citations": list(self.citations),
             "results": [r.to_dict() for r in self.results],
         }
 

@@ -16,10 +16,20 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .analyze import analyze
+from .extract.definitions import normalize_term
 from .fuse import best_possible, weighted_rrf
+from .glossary import Glossary, QueryVocabulary
 from .index.base import Store
 from .index.records import StoredChunk
-from .models import MODALITIES, Hit, SearchFilter, SearchMode, SearchResponse, SearchResult
+from .models import (
+    MODALITIES,
+    Definition,
+    Hit,
+    SearchFilter,
+    SearchMode,
+    SearchResponse,
+    SearchResult,
+)
 from .numbering import find_citations
 
 MAX_TOP_K = 100
@@ -73,47 +83,58 @@ def parse_query(query: str) -> ParsedQuery:
 @dataclass
 class _Exact:
     hits: list[Hit]
-    pinned: set[str]
+    pinned: list[str]
+    """Chunks where a cited section begins, most specific citation first."""
     notes: list[str]
-    unresolved: int
+    citations: list[dict]
 
 
-def exact_search(store: Store, parsed: ParsedQuery, k: int, filt: SearchFilter | None) -> _Exact:
-    """Chunks of cited sections (most specific existing id), phrase matches, heading matches."""
+def exact_search(
+    store: Store,
+    parsed: ParsedQuery,
+    k: int,
+    filt: SearchFilter | None,
+    vocabulary: QueryVocabulary | None = None,
+) -> _Exact:
+    """Cited sections (most specific existing id), phrases, headings, defining chunks."""
     ordered: list[str] = []
-    pinned: set[str] = set()
+    pinned: list[str] = []
     notes: list[str] = []
-    unresolved = 0
+    citations: list[dict] = []
     allowed = _filter_fn(filt)
     for text, candidates in parsed.cited:
-        chunks = _most_specific(store, candidates, allowed)
-        if not chunks:
+        section_id, chunks = _most_specific(store, candidates, allowed)
+        citations.append(
+            {"text": text.strip(), "section_id": section_id, "resolved": section_id is not None}
+        )
+        if section_id is None:
             mentions = [hit.chunk_id for hit in store.phrase_search(text.strip(), k, filt)]
             ordered += mentions
-            unresolved += 1
             where = "mentioned in the text only" if mentions else "not found in the index"
             notes.append(f"no section {text.strip()}: {where}")
             continue
-        ids = [s.chunk.chunk_id for s in chunks]
-        pinned.update(ids)
-        ordered += ids
+        pinned += [s.chunk.chunk_id for s in chunks]
+        ordered += [s.chunk.chunk_id for s in chunks]
+        ordered += [s.chunk.chunk_id for s in store.chunks_under(section_id, filt)]
     for phrase in parsed.phrases:
         ordered += [hit.chunk_id for hit in store.phrase_search(phrase, k, filt)]
     for section_id in store.sections_with_heading(parsed.text):
-        chunks = [s for s in store.chunks_of_sections([section_id]) if allowed(s)]
-        ordered += [s.chunk.chunk_id for s in chunks]
+        ordered += [s.chunk.chunk_id for s in store.chunks_of_sections([section_id]) if allowed(s)]
+    if vocabulary and vocabulary.defining_chunks:
+        defining = store.get_chunks(vocabulary.defining_chunks)
+        ordered += [c for c in vocabulary.defining_chunks if c in defining and allowed(defining[c])]
     unique = list(dict.fromkeys(ordered))[:k]
-    return _Exact([Hit(c, 1.0) for c in unique], pinned, notes, unresolved)
+    return _Exact([Hit(c, 1.0) for c in unique], list(dict.fromkeys(pinned)), notes, citations)
 
 
 def _most_specific(
     store: Store, candidates: Sequence[str], allowed: Callable[[StoredChunk], bool]
-) -> list[StoredChunk]:
+) -> tuple[str | None, list[StoredChunk]]:
     for section_id in candidates:
         chunks = [s for s in store.chunks_of_sections([section_id]) if allowed(s)]
         if chunks:
-            return chunks
-    return []
+            return section_id, chunks
+    return None, []
 
 
 def _filter_fn(filt: SearchFilter | None) -> Callable[[StoredChunk], bool]:
@@ -137,9 +158,15 @@ def _filter_fn(filt: SearchFilter | None) -> Callable[[StoredChunk], bool]:
 class Searcher:
     """Runs one query against a store with an embedder for the query vector."""
 
-    def __init__(self, store: Store, embed_query: Callable[[str], np.ndarray]) -> None:
+    def __init__(
+        self,
+        store: Store,
+        embed_query: Callable[[str], np.ndarray],
+        glossary: Glossary | None = None,
+    ) -> None:
         self._store = store
         self._embed_query = embed_query
+        self._glossary = glossary
 
     def search(
         self, query: str, settings: SearchSettings, filt: SearchFilter | None = None
@@ -148,25 +175,30 @@ class Searcher:
         if not query or not query.strip():
             raise SearchError("the query is empty")
         parsed = parse_query(query.strip())
+        vocabulary = self._glossary.lookup(parsed.text) if self._glossary else QueryVocabulary()
+        expanded = vocabulary.expand(parsed.text)
         depth = max(settings.candidate_depth, settings.top_k)
+        exact = exact_search(self._store, parsed, depth, filt, vocabulary)
         rankings: dict[str, list[Hit]] = {}
-        exact = exact_search(self._store, parsed, depth, filt)
         if settings.mode in ("hybrid", "exact"):
             rankings["exact"] = exact.hits
         if settings.mode in ("hybrid", "keyword"):
-            rankings["keyword"] = self._store.keyword_search(parsed.text, depth, filt)
+            rankings["keyword"] = self._store.keyword_search(expanded, depth, filt)
         if settings.mode in ("hybrid", "semantic"):
-            vector = self._embed_query(parsed.text)
+            vector = self._embed_query(expanded)
             rankings["semantic"] = self._store.vector_search(vector, depth, filt)
-        if not exact.hits and exact.unresolved == len(parsed.cited) > 0 and not _has_terms(parsed):
-            return SearchResponse(query, settings.mode, True, [], exact.notes)
+        response = SearchResponse(query, settings.mode, True, [], exact.notes, exact.citations)
+        unresolved = [c for c in exact.citations if not c["resolved"]]
+        only_missing_citations = unresolved and len(unresolved) == len(parsed.cited)
+        if only_missing_citations and not exact.hits and not _has_terms(parsed):
+            return response
         ordered = self._order(rankings, exact.pinned, settings)
-        results = self._results(ordered, rankings, settings)
-        no_match = self._no_match(parsed, rankings, results, settings)
-        return SearchResponse(query, settings.mode, no_match, results, exact.notes)
+        response.results = self._results(ordered, rankings, settings, vocabulary)
+        response.no_match = self._no_match(parsed, rankings, response.results, settings)
+        return response
 
     def _order(
-        self, rankings: dict[str, list[Hit]], pinned: set[str], settings: SearchSettings
+        self, rankings: dict[str, list[Hit]], pinned: list[str], settings: SearchSettings
     ) -> list[tuple[str, float]]:
         if settings.mode != "hybrid":
             return [(h.chunk_id, h.score) for h in rankings[settings.mode]]
@@ -174,18 +206,22 @@ class Searcher:
         fused = weighted_rrf(ids, settings.weights, settings.rrf_k)
         top = best_possible(settings.weights, list(rankings), settings.rrf_k) or 1.0
         scaled = [(chunk_id, score / top) for chunk_id, score in fused]
-        return [e for e in scaled if e[0] in pinned] + [e for e in scaled if e[0] not in pinned]
+        first = set(pinned)
+        return [e for e in scaled if e[0] in first] + [e for e in scaled if e[0] not in first]
 
     def _results(
         self,
         ordered: list[tuple[str, float]],
         rankings: dict[str, list[Hit]],
         settings: SearchSettings,
+        vocabulary: QueryVocabulary,
     ) -> list[SearchResult]:
         if settings.min_score is not None:
             ordered = [e for e in ordered if e[1] >= settings.min_score]
         ordered = ordered[: settings.top_k]
-        stored = self._store.get_chunks([chunk_id for chunk_id, _ in ordered])
+        ids = [chunk_id for chunk_id, _ in ordered]
+        stored = self._store.get_chunks(ids)
+        enrich = _Enrichment.load(self._store, ids, vocabulary)
         positions = {
             m: {h.chunk_id: (rank, h.score) for rank, h in enumerate(hits, start=1)}
             for m, hits in rankings.items()
@@ -195,14 +231,7 @@ class Searcher:
             if chunk_id not in stored:
                 continue
             chunk = stored[chunk_id].chunk
-            scores = {
-                m: positions[m][chunk_id][1] if chunk_id in positions.get(m, {}) else None
-                for m in MODALITIES
-            }
-            ranks = {
-                m: positions[m][chunk_id][0] if chunk_id in positions.get(m, {}) else None
-                for m in MODALITIES
-            }
+            found = {m: positions.get(m, {}).get(chunk_id) for m in MODALITIES}
             results.append(
                 SearchResult(
                     chunk_id=chunk_id,
@@ -214,8 +243,10 @@ class Searcher:
                     chunk_type=chunk.chunk_type,
                     content=chunk.content,
                     score=round(float(score), 6),
-                    scores=scores,
-                    ranks=ranks,
+                    scores={m: f[1] if f else None for m, f in found.items()},
+                    ranks={m: f[0] if f else None for m, f in found.items()},
+                    definitions=enrich.definitions_for(chunk_id, chunk.source),
+                    cross_references=enrich.references.get(chunk_id, []),
                 )
             )
         return results
@@ -247,6 +278,49 @@ class Searcher:
             return True
         best = max(len(terms & set(analyze(r.content))) for r in results[:3])
         return best / len(terms) < 0.5
+
+
+DEFINITION_CHARS = 600
+DEFINITIONS_PER_RESULT = 8
+
+
+@dataclass
+class _Enrichment:
+    """Definitions and cross-references for a page of results, fetched in a few queries."""
+
+    terms: dict[str, list[str]]
+    by_term: dict[str, list[Definition]]
+    references: dict[str, list[dict]]
+    query_terms: list[str]
+
+    @classmethod
+    def load(cls, store: Store, chunk_ids: list[str], vocabulary: QueryVocabulary) -> _Enrichment:
+        terms = store.chunk_terms(chunk_ids)
+        wanted = list(dict.fromkeys([*vocabulary.terms, *(t for ts in terms.values() for t in ts)]))
+        by_term: dict[str, list[Definition]] = {}
+        for definition in store.definitions(wanted):
+            by_term.setdefault(normalize_term(definition.term), []).append(definition)
+        references: dict[str, list[dict]] = {}
+        for ref in store.references_from(chunk_ids):
+            references.setdefault(ref.chunk_id, []).append(ref.to_dict())
+        return cls(terms, by_term, references, vocabulary.terms)
+
+    def definitions_for(self, chunk_id: str, source: str) -> list[dict]:
+        """Definitions of the terms the query or the chunk uses, from the chunk's own document
+        when it defines them (each document has its own namespace), else from any document."""
+        found = []
+        for term in dict.fromkeys([*self.query_terms, *self.terms.get(chunk_id, [])]):
+            candidates = self.by_term.get(term, [])
+            own = [d for d in candidates if d.source == source] or candidates
+            for definition in own[:2]:
+                entry = definition.to_dict()
+                if len(entry["definition"]) > DEFINITION_CHARS:
+                    entry["definition"] = entry["definition"][:DEFINITION_CHARS].rstrip() + " …"
+                    entry["truncated"] = True
+                found.append(entry)
+            if len(found) >= DEFINITIONS_PER_RESULT:
+                break
+        return found[:DEFINITIONS_PER_RESULT]
 
 
 def _has_terms(parsed: ParsedQuery) -> bool:

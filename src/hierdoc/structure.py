@@ -1,9 +1,20 @@
-"""Structure stage: Markdown text to a flat list of sections in document order.
+"""Structure stage: text to a tree of sections, flattened in document order.
 
-Headings are found with a real CommonMark parser (markdown-it-py), so ATX and
-setext headings are both recognised and a ``#`` line inside a code fence is not
-a heading. Each section keeps its body verbatim (the source lines between its
-heading and the next one), so that the chunks built from it lose no text.
+Two sources of structure, combined:
+
+- Markdown headings, found with a real CommonMark parser (markdown-it-py), so
+  ATX and setext headings are both recognised and a ``#`` line inside a code
+  fence is not a heading;
+- numbering inside the text under each heading (or in the whole text when there
+  are no headings): "CHAPTER III", "Article 17", "SEC. 203.", "1.", "(a)"
+  (see :mod:`hierdoc.outline`).
+
+Each section keeps its heading line and its own text verbatim, so the sections
+in order give the document back, and chunks built from them lose no text.
+Ids come from numbering (``article-17``, ``section-203-a-1``), a repeated block
+id is qualified by its parent (``chapter-4-section-3``), numbered paragraphs and
+points nest under their parent (``article-6-1-a``), and a heading without
+numbering gets a slug.
 """
 
 from __future__ import annotations
@@ -15,6 +26,7 @@ from markdown_it import MarkdownIt
 
 from .models import Section
 from .numbering import parse_heading, slugify
+from .outline import OutlineNode, outline
 
 PREAMBLE_ID = "preamble"
 
@@ -25,6 +37,18 @@ class _Heading:
     level: int
     first_line: int
     end_line: int
+
+
+@dataclass
+class _Node:
+    heading: str
+    heading_line: str
+    body: str
+    parent: int | None
+    kind: str
+    """"preamble", "heading", a block kind such as "article", or "enum"."""
+    local_id: str
+    style: str = ""
 
 
 def find_headings(text: str) -> list[_Heading]:
@@ -40,100 +64,158 @@ def find_headings(text: str) -> list[_Heading]:
 
 def _title_heading(headings: list[_Heading]) -> _Heading | None:
     """The first heading when it is the only one of the top level: the document's title."""
-    if not headings:
+    if len(headings) < 2:
         return None
     top = min(h.level for h in headings)
     first = headings[0]
-    if first.level == top and sum(h.level == top for h in headings) == 1 and len(headings) > 1:
+    if first.level == top and sum(h.level == top for h in headings) == 1:
         return first
     return None
 
 
 def parse_sections(text: str, title: str) -> list[Section]:
-    """Sections of a Markdown document, each with its parent chain and canonical id."""
+    """Sections of a document in reading order, each with its parent chain and id."""
+    nodes: list[_Node] = []
+    new_index: dict[int, int] = {}
+    for old_index, node in enumerate(_heading_nodes(text, title)):
+        if node.parent is not None:
+            node.parent = new_index[node.parent]
+        new_index[old_index] = len(nodes)
+        nodes += _split_by_numbering(node, len(nodes))
+    return _to_sections(nodes, title)
+
+
+def _heading_nodes(text: str, title: str) -> list[_Node]:
     lines = text.splitlines(keepends=True)
     headings = find_headings(text)
     title_heading = _title_heading(headings)
     body_headings = [h for h in headings if h is not title_heading]
-    raw: list[tuple[_Heading | None, str, str]] = []
-
-    preamble_end = body_headings[0].first_line if body_headings else len(lines)
-    preamble = "".join(lines[:preamble_end])
-    if preamble.strip():
-        raw.append((None, "", preamble))
+    first = body_headings[0].first_line if body_headings else len(lines)
+    nodes = [_Node(title, "", "".join(lines[:first]), None, "preamble", PREAMBLE_ID)]
+    stack: list[tuple[int, int]] = []
     for position, heading in enumerate(body_headings):
         end = (
             body_headings[position + 1].first_line
             if position + 1 < len(body_headings)
             else len(lines)
         )
-        heading_text = "".join(lines[heading.first_line : heading.end_line])
-        body = "".join(lines[heading.end_line : end])
-        raw.append((heading, heading_text, body))
-    return _build_tree(raw, title)
-
-
-def _build_tree(raw: list[tuple[_Heading | None, str, str]], title: str) -> list[Section]:
-    parents: list[int | None] = []
-    stack: list[int] = []
-    for index, (heading, _, _) in enumerate(raw):
-        if heading is None:
-            parents.append(None)
-            continue
-        while stack and raw[stack[-1]][0].level >= heading.level:  # type: ignore[union-attr]
+        while stack and stack[-1][0] >= heading.level:
             stack.pop()
-        parents.append(stack[-1] if stack else None)
-        stack.append(index)
-    ids = _assign_ids(raw, parents)
-    sections = []
-    for index, (heading, heading_text, body) in enumerate(raw):
-        ancestors = _ancestors(index, parents)
-        if heading is None:
-            sections.append(Section(ids[index], title, 0, (title,), (), body, "", index))
-            continue
-        chain = tuple(raw[a][0].text for a in ancestors) + (heading.text,)  # type: ignore[union-attr]
-        path = tuple(ids[a] for a in ancestors)
-        sections.append(
-            Section(ids[index], heading.text, heading.level, chain, path, body, heading_text, index)
+        label = parse_heading(heading.text)
+        nodes.append(
+            _Node(
+                heading.text,
+                "".join(lines[heading.first_line : heading.end_line]),
+                "".join(lines[heading.end_line : end]),
+                stack[-1][1] if stack else None,
+                label.kind if label else "heading",
+                label.section_id() if label else slugify(heading.text),
+            )
         )
-    return sections
+        stack.append((heading.level, len(nodes) - 1))
+    return nodes
 
 
-def _ancestors(index: int, parents: list[int | None]) -> list[int]:
+def _split_by_numbering(node: _Node, offset: int) -> list[_Node]:
+    """The node with its own text shortened, followed by the sections its numbering opens."""
+    found = outline(node.body, node.kind)
+    if not found:
+        return [node]
+    lines = node.body.splitlines(keepends=True)
+    starts = [n.mark.line for n in found] + [len(lines)]
+    head = _Node(
+        node.heading,
+        node.heading_line,
+        "".join(lines[: starts[0]]),
+        node.parent,
+        node.kind,
+        node.local_id,
+    )
+    result = [head]
+    for index, item in enumerate(found):
+        own = lines[item.mark.line : starts[index + 1]]
+        heading_part = own[: item.mark.heading_lines]
+        parent = offset if item.parent is None else offset + 1 + item.parent
+        result.append(
+            _outline_node(
+                item, "".join(heading_part), "".join(own[item.mark.heading_lines :]), parent
+            )
+        )
+    return result
+
+
+def _outline_node(item: OutlineNode, heading_line: str, body: str, parent: int) -> _Node:
+    mark = item.mark
+    if mark.kind == "enum":
+        return _Node(
+            mark.heading, heading_line, body, parent, "enum", mark.value.lower(), item.style
+        )
+    local = mark.label.section_id() if mark.label else slugify(mark.heading)
+    return _Node(mark.heading, heading_line, body, parent, mark.kind, local)
+
+
+def _ancestors(index: int, nodes: list[_Node]) -> list[int]:
     chain = []
-    parent = parents[index]
+    parent = nodes[index].parent
     while parent is not None:
         chain.append(parent)
-        parent = parents[parent]
+        parent = nodes[parent].parent
     return chain[::-1]
 
 
-def _local_id(heading: _Heading | None) -> str:
-    if heading is None:
-        return PREAMBLE_ID
-    label = parse_heading(heading.text)
-    return label.section_id() if label else slugify(heading.text)
+def _assign_ids(nodes: list[_Node]) -> list[str]:
+    """Unique canonical ids, parents before children.
 
-
-def _assign_ids(
-    raw: list[tuple[_Heading | None, str, str]], parents: list[int | None]
-) -> list[str]:
-    """Give every section a unique canonical id, qualifying repeated ones by their parent.
-
-    "Section 3" exists in several GDPR chapters: each becomes
-    ``chapter-3-section-3``, ``chapter-4-section-3``; "Article 17" stays ``article-17``.
+    A numbered paragraph or point takes its parent's id plus its number
+    (``article-6`` + ``1`` + ``a``); decimal clauses ("3.", "4.2") outside any
+    numbered block are sections, as contracts cite them (``section-3``,
+    ``section-4-2``); a block id used more than once in the document is qualified
+    by its parent ("Section 3" of Chapter IV is ``chapter-4-section-3``).
     """
-    local = [_local_id(heading) for heading, _, _ in raw]
-    counts = Counter(local)
+    counts = Counter(n.local_id for n in nodes if n.kind != "enum")
     ids: list[str] = []
     used: set[str] = set()
-    for index, section_id in enumerate(local):
-        parent = parents[index]
-        if counts[section_id] > 1 and parent is not None:
-            section_id = f"{ids[parent]}-{section_id}"
+    for node in nodes:
+        parent_id = ids[node.parent] if node.parent is not None else None
+        section_id = node.local_id
+        if node.kind == "enum":
+            top = parent_id in (None, PREAMBLE_ID)
+            if top and node.style.startswith("decimal"):
+                section_id = "section-" + node.local_id.replace(".", "-")
+            else:
+                section_id = f"{parent_id or PREAMBLE_ID}-{node.local_id.rsplit('.', 1)[-1]}"
+        elif counts[section_id] > 1 and parent_id not in (None, PREAMBLE_ID):
+            section_id = f"{parent_id}-{section_id}"
         base, n = section_id, 2
         while section_id in used:
             section_id, n = f"{base}-{n}", n + 1
         used.add(section_id)
         ids.append(section_id)
     return ids
+
+
+def _to_sections(nodes: list[_Node], title: str) -> list[Section]:
+    ids = _assign_ids(nodes)
+    sections = []
+    for index, node in enumerate(nodes):
+        ancestors = _ancestors(index, nodes)
+        if node.kind == "preamble":
+            chain: tuple[str, ...] = (title,)
+        else:
+            chain = tuple(nodes[a].heading for a in ancestors if nodes[a].kind != "preamble")
+            chain += (node.heading,)
+        path = tuple(ids[a] for a in ancestors if nodes[a].kind != "preamble")
+        sections.append(
+            Section(
+                ids[index],
+                node.heading,
+                len(path) + (node.kind != "preamble"),
+                chain,
+                path,
+                node.body,
+                node.heading_line,
+                index,
+                node.kind,
+            )
+        )
+    return sections

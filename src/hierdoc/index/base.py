@@ -13,11 +13,16 @@ from typing import Protocol
 
 import numpy as np
 
-from ..models import Hit, SearchFilter, Section
-from .records import DocumentRecord, StoredChunk
+from ..models import Acronym, CrossRef, Definition, Extraction, Hit, SearchFilter, Section
+from .records import DocumentRecord, SectionRecord, StoredChunk
 
 
 class Store(Protocol):
+    @property
+    def generation(self) -> int:
+        """Grows with every write; derived state is current when it was built at this value."""
+        ...
+
     def document_hashes(self) -> dict[str, str]: ...
 
     def documents(self) -> list[DocumentRecord]: ...
@@ -28,6 +33,7 @@ class Store(Protocol):
         sections: Sequence[Section],
         chunks: Sequence[StoredChunk],
         vectors: Sequence[np.ndarray],
+        extraction: Extraction | None = None,
     ) -> None:
         """Replace everything stored for ``document.source``, atomically."""
         ...
@@ -46,7 +52,27 @@ class Store(Protocol):
 
     def chunks_of_sections(self, section_ids: Sequence[str]) -> list[StoredChunk]: ...
 
+    def chunks_under(self, section_id: str, filt: SearchFilter | None = None) -> list[StoredChunk]:
+        """Chunks in the subtree of a section id, in document order."""
+        ...
+
     def sections_with_heading(self, heading: str) -> list[str]: ...
+
+    def sections(self, section_id: str) -> list[SectionRecord]: ...
+
+    def children(self, source: str, section_id: str) -> list[SectionRecord]: ...
+
+    def definitions(self, term_norms: Sequence[str]) -> list[Definition]: ...
+
+    def all_definitions(self) -> list[Definition]: ...
+
+    def acronyms(self) -> list[Acronym]: ...
+
+    def chunk_terms(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]: ...
+
+    def references_from(self, chunk_ids: Sequence[str]) -> list[CrossRef]: ...
+
+    def references_to(self, section_ids: Sequence[str]) -> list[CrossRef]: ...
 
     def keyword_search(self, query: str, k: int, filt: SearchFilter | None) -> list[Hit]: ...
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..models import Hit, SearchFilter, Section
+from ..models import Acronym, CrossRef, Definition, Extraction, Hit, SearchFilter, Section
 from .bm25 import Bm25Entry, Bm25Index
-from .records import DocumentRecord, RecordStore, StoredChunk
+from .records import DocumentRecord, RecordStore, SectionRecord, StoredChunk
 from .vectors import VectorIndex
 
 
@@ -71,6 +71,10 @@ class LocalStore:
         if not self.vectors.load_cache() or self.vectors.generation != generation:
             self.vectors.rebuild(self.records.iter_vectors(), generation)
 
+    @property
+    def generation(self) -> int:
+        return self.records.generation
+
     # writes
 
     def document_hashes(self) -> dict[str, str]:
@@ -85,9 +89,10 @@ class LocalStore:
         sections: Sequence[Section],
         chunks: Sequence[StoredChunk],
         vectors: Sequence[np.ndarray],
+        extraction: Extraction | None = None,
     ) -> None:
         old = {s.chunk.chunk_id for s in self.records.chunks_of_source(document.source)}
-        self.records.replace_document(document, sections, chunks, vectors)
+        self.records.replace_document(document, sections, chunks, vectors, extraction)
         self.bm25.delete_source(document.source)
         self.bm25.add(bm25_entry(s) for s in chunks)
         self._pending_removed |= old
@@ -132,6 +137,40 @@ class LocalStore:
 
     def chunks_of_sections(self, section_ids: Sequence[str]) -> list[StoredChunk]:
         return self.records.chunks_of_sections(section_ids)
+
+    def chunks_under(self, section_id: str, filt: SearchFilter | None = None) -> list[StoredChunk]:
+        """Chunks in the subtree of a section id, in document order."""
+        under = self.records.chunk_ids_matching(SearchFilter(section_prefix=section_id))
+        if filt is not None and not filt.empty:
+            under &= self.records.chunk_ids_matching(filt)
+        return sorted(
+            self.records.chunks(sorted(under)).values(),
+            key=lambda s: (s.chunk.source, s.chunk.ordinal),
+        )
+
+    def sections(self, section_id: str) -> list[SectionRecord]:
+        return self.records.sections(section_id)
+
+    def children(self, source: str, section_id: str) -> list[SectionRecord]:
+        return self.records.children(source, section_id)
+
+    def definitions(self, term_norms: Sequence[str]) -> list[Definition]:
+        return self.records.definitions(term_norms)
+
+    def all_definitions(self) -> list[Definition]:
+        return self.records.all_definitions()
+
+    def acronyms(self) -> list[Acronym]:
+        return self.records.acronyms()
+
+    def chunk_terms(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
+        return self.records.chunk_terms(chunk_ids)
+
+    def references_from(self, chunk_ids: Sequence[str]) -> list[CrossRef]:
+        return self.records.references_from(chunk_ids)
+
+    def references_to(self, section_ids: Sequence[str]) -> list[CrossRef]:
+        return self.records.references_to(section_ids)
 
     def sections_with_heading(self, heading: str) -> list[str]:
         return self.records.headings_matching(heading.strip().lower())

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..models import Chunk, SearchFilter, Section
+from ..extract.definitions import normalize_term
+from ..models import Acronym, Chunk, CrossRef, Definition, Extraction, SearchFilter, Section
 
 SCHEMA_VERSION = 1
 
@@ -41,8 +42,44 @@ CREATE TABLE IF NOT EXISTS sections (
     level INTEGER NOT NULL,
     parent_id TEXT,
     ordinal INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    chunk_id TEXT,
+    text TEXT NOT NULL,
     PRIMARY KEY (source, section_id)
 );
+CREATE INDEX IF NOT EXISTS sections_by_id ON sections(section_id);
+CREATE TABLE IF NOT EXISTS definitions (
+    source TEXT NOT NULL REFERENCES documents(source) ON DELETE CASCADE,
+    term TEXT NOT NULL,
+    term_norm TEXT NOT NULL,
+    definition TEXT NOT NULL,
+    section_id TEXT NOT NULL,
+    chunk_id TEXT NOT NULL,
+    style TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS definitions_by_term ON definitions(term_norm);
+CREATE TABLE IF NOT EXISTS acronyms (
+    source TEXT NOT NULL REFERENCES documents(source) ON DELETE CASCADE,
+    acronym TEXT NOT NULL,
+    long_form TEXT NOT NULL,
+    chunk_id TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS crossrefs (
+    source TEXT NOT NULL REFERENCES documents(source) ON DELETE CASCADE,
+    chunk_id TEXT NOT NULL,
+    section_id TEXT NOT NULL,
+    text TEXT NOT NULL,
+    target_section_id TEXT,
+    target_source TEXT,
+    external INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS crossrefs_by_chunk ON crossrefs(chunk_id);
+CREATE INDEX IF NOT EXISTS crossrefs_by_target ON crossrefs(target_section_id);
+CREATE TABLE IF NOT EXISTS chunk_terms (
+    chunk_id TEXT NOT NULL REFERENCES chunks(chunk_id) ON DELETE CASCADE,
+    term_norm TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunk_terms_by_chunk ON chunk_terms(chunk_id);
 CREATE TABLE IF NOT EXISTS chunks (
     chunk_id TEXT PRIMARY KEY,
     source TEXT NOT NULL REFERENCES documents(source) ON DELETE CASCADE,
@@ -76,6 +113,19 @@ class DocumentRecord:
     format: str
     chars: int
     chunk_count: int = 0
+
+
+@dataclass(frozen=True)
+class SectionRecord:
+    source: str
+    section_id: str
+    heading: str
+    level: int
+    parent_id: str | None
+    ordinal: int
+    kind: str
+    chunk_id: str | None
+    text: str
 
 
 @dataclass(frozen=True)
@@ -164,8 +214,10 @@ class RecordStore:
         sections: Sequence[Section],
         chunks: Sequence[StoredChunk],
         vectors: Sequence[np.ndarray],
+        extraction: Extraction | None = None,
     ) -> None:
         """Atomically replace everything stored for ``document.source``."""
+        extraction = extraction or Extraction()
         with self.transaction() as db:
             db.execute("DELETE FROM documents WHERE source = ?", (document.source,))
             db.execute(
@@ -180,8 +232,9 @@ class RecordStore:
                     len(chunks),
                 ),
             )
+            starts = {i: stored.chunk.chunk_id for stored in chunks for i in stored.chunk.sections}
             db.executemany(
-                "INSERT INTO sections VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO sections VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
                         document.source,
@@ -190,6 +243,9 @@ class RecordStore:
                         s.level,
                         s.path[-1] if s.path else None,
                         s.ordinal,
+                        s.kind,
+                        starts.get(s.section_id),
+                        s.heading_line + s.body,
                     )
                     for s in sections
                 ],
@@ -206,7 +262,46 @@ class RecordStore:
                     for window, row in enumerate(matrix)
                 ],
             )
+            self._write_extraction(db, extraction)
             self._bump(db)
+
+    @staticmethod
+    def _write_extraction(db: sqlite3.Connection, extraction: Extraction) -> None:
+        db.executemany(
+            "INSERT INTO definitions VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    d.source,
+                    d.term,
+                    normalize_term(d.term),
+                    d.definition,
+                    d.section_id,
+                    d.chunk_id,
+                    d.style,
+                )
+                for d in extraction.definitions
+            ],
+        )
+        db.executemany(
+            "INSERT INTO acronyms VALUES (?, ?, ?, ?)",
+            [(a.source, a.acronym, a.long_form, a.chunk_id) for a in extraction.acronyms],
+        )
+        db.executemany(
+            "INSERT INTO crossrefs VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    r.source,
+                    r.chunk_id,
+                    r.section_id,
+                    r.text,
+                    r.target_section_id,
+                    r.target_source,
+                    int(r.external),
+                )
+                for r in extraction.references
+            ],
+        )
+        db.executemany("INSERT INTO chunk_terms VALUES (?, ?)", extraction.chunk_terms)
 
     def delete_documents(self, sources: Iterable[str]) -> None:
         with self.transaction() as db:
@@ -227,11 +322,89 @@ class RecordStore:
         return found
 
     def chunks_of_sections(self, section_ids: Sequence[str]) -> list[StoredChunk]:
+        """The chunks in which the given sections begin, in document order."""
         if not section_ids:
             return []
         marks = ",".join("?" * len(section_ids))
-        rows = self._select_chunks(f"WHERE c.section_id IN ({marks})", list(section_ids))
-        return list(rows.values())
+        where = f"WHERE c.chunk_id IN (SELECT chunk_id FROM sections WHERE section_id IN ({marks}))"
+        return list(self._select_chunks(where, list(section_ids)).values())
+
+    def sections(self, section_id: str) -> list[SectionRecord]:
+        """Every section with this id (one per document that has it)."""
+        return self._select_sections("WHERE section_id = ?", [section_id])
+
+    def children(self, source: str, section_id: str) -> list[SectionRecord]:
+        return self._select_sections("WHERE source = ? AND parent_id = ?", [source, section_id])
+
+    def _select_sections(self, where: str, params: list[str]) -> list[SectionRecord]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT source, section_id, heading, level, parent_id, ordinal, kind, chunk_id, "
+                f"text FROM sections {where} ORDER BY source, ordinal",
+                params,
+            ).fetchall()
+        return [SectionRecord(*row) for row in rows]
+
+    def definitions(self, term_norms: Sequence[str]) -> list[Definition]:
+        if not term_norms:
+            return []
+        marks = ",".join("?" * len(term_norms))
+        return self._select_definitions(f"WHERE term_norm IN ({marks})", list(term_norms))
+
+    def all_definitions(self) -> list[Definition]:
+        return self._select_definitions("", [])
+
+    def _select_definitions(self, where: str, params: list[str]) -> list[Definition]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT term, definition, source, section_id, chunk_id, style FROM definitions "
+                f"{where} ORDER BY source, rowid",
+                params,
+            ).fetchall()
+        return [Definition(*row) for row in rows]
+
+    def chunk_terms(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
+        if not chunk_ids:
+            return {}
+        marks = ",".join("?" * len(chunk_ids))
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT chunk_id, term_norm FROM chunk_terms WHERE chunk_id IN ({marks}) "
+                "ORDER BY rowid",
+                list(chunk_ids),
+            ).fetchall()
+        found: dict[str, list[str]] = {}
+        for chunk_id, term in rows:
+            found.setdefault(chunk_id, []).append(term)
+        return found
+
+    def acronyms(self) -> list[Acronym]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT acronym, long_form, source, chunk_id FROM acronyms ORDER BY rowid"
+            ).fetchall()
+        return [Acronym(*row) for row in rows]
+
+    def references_from(self, chunk_ids: Sequence[str]) -> list[CrossRef]:
+        if not chunk_ids:
+            return []
+        marks = ",".join("?" * len(chunk_ids))
+        return self._select_references(f"WHERE chunk_id IN ({marks})", list(chunk_ids))
+
+    def references_to(self, section_ids: Sequence[str]) -> list[CrossRef]:
+        if not section_ids:
+            return []
+        marks = ",".join("?" * len(section_ids))
+        return self._select_references(f"WHERE target_section_id IN ({marks})", list(section_ids))
+
+    def _select_references(self, where: str, params: list[str]) -> list[CrossRef]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT text, source, chunk_id, section_id, target_section_id, target_source, "
+                f"external FROM crossrefs {where} ORDER BY source, rowid",
+                params,
+            ).fetchall()
+        return [CrossRef(*row[:6], external=bool(row[6])) for row in rows]
 
     def chunks_of_source(self, source: str) -> list[StoredChunk]:
         return list(self._select_chunks("WHERE c.source = ?", [source]).values())
@@ -291,7 +464,15 @@ class RecordStore:
         with self._lock:
             return {
                 table: self._db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-                for table in ("documents", "sections", "chunks", "vectors")
+                for table in (
+                    "documents",
+                    "sections",
+                    "chunks",
+                    "vectors",
+                    "definitions",
+                    "acronyms",
+                    "crossrefs",
+                )
             }
 
 

@@ -1,0 +1,1 @@
+"""Extraction of definitions, acronyms and cross-references from chunk text."""

@@ -1,0 +1,228 @@
+"""Acronym definitions: "Long Form (ACR)" and "ACR (Long Form)".
+
+After Schwartz & Hearst (2003), "A simple algorithm for identifying abbreviation
+definitions in biomedical text": the candidate long form is the
+``min(|A| + 5, 2 * |A|)`` words before the parenthesis, and the acronym's characters must
+occur in it in order, the first one starting a word. Plain S&H takes the shortest match,
+which for "Treaty on the Functioning of the European Union (TFEU)" picks "the Functioning
+..." (its T from "the", its F from "of"). Here every possible alignment is scored instead:
+fewest content words that give no letter, then most letters at word starts, then the
+shortest long form. Small words (of, and, the, ...) need not give a letter and do not
+count towards the word limit.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import cache
+
+MAX_ACRONYM = 10
+_SMALL_WORDS = "of and the for on in to a an at by with from or & under upon into as per via"
+_STOPWORDS = frozenset(_SMALL_WORDS.split())
+_PAREN = re.compile(r"\((?P<inner>[^()\n]{1,200})\)")
+# "(EACA)", "(the “EACA”)", "(‘TFEU’)", "(SMEs, as defined below)"
+_INNER_ACRONYM = re.compile(
+    r"\s*(?:(?i:the|hereinafter(?:\s+referred\s+to\s+as)?(?:\s+the)?)\s+)?"
+    r"[\"'‘“]?(?P<acr>[A-Za-z0-9][A-Za-z0-9.\-&/]{1,13})[\"'’”]?\s*(?:[,;][^()]*)?"
+)
+_ACRONYM_BEFORE = re.compile(r"(?<![\w\-.])(?P<acr>[A-Za-z0-9][A-Za-z0-9.\-&/]{1,13})\s*$")
+# Where a long form cannot reach back across: sentence and clause ends, brackets, tables.
+_BOUNDARY = re.compile(r"[.;:!?](?=\s)|[()\[\]|{}]|\n[ \t]*\n|[\"“”](?=\s*\()")
+_WORD = re.compile(r"\S+")
+_SUBWORD = re.compile(r"[A-Za-z0-9]+")
+
+
+@dataclass(frozen=True)
+class FoundAcronym:
+    """An acronym with its long form; ``start``/``end`` span the whole "Long Form (ACR)"."""
+
+    acronym: str
+    long_form: str
+    start: int
+    end: int
+
+
+def find_acronyms(text: str) -> list[FoundAcronym]:
+    """Each (acronym, long form) pair defined in ``text``, once, in text order."""
+    found: list[FoundAcronym] = []
+    seen: set[tuple[str, str]] = set()
+    for match in _PAREN.finditer(text):
+        pair = _long_form_first(text, match) or _acronym_first(text, match)
+        if pair is None:
+            continue
+        key = (normalize_acronym(pair.acronym), normalize_phrase(pair.long_form))
+        if key not in seen:
+            seen.add(key)
+            found.append(pair)
+    return found
+
+
+def normalize_acronym(text: str) -> str:
+    """A lookup key: "EACA", "eaca", "E.A.C.A.", "E-A-C-A" -> "eaca"; "SMEs" -> "sme"."""
+    core = re.sub(r"[^0-9A-Za-z]", "", unicodedata.normalize("NFKC", text))
+    if _is_plural(core):
+        core = core[:-1]
+    return core.casefold()
+
+
+def normalize_phrase(text: str) -> str:
+    """Casefolded, hyphens as spaces, punctuation dropped, whitespace collapsed."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = re.sub(r"[\u2010-\u2015\u2212\-/]+", " ", text)
+    text = re.sub(r"[^\w\s]", "", text)
+    return " ".join(text.split())
+
+
+def _is_plural(core: str) -> bool:
+    """True for a plural acronym: capitals and a final lower-case s ("SMEs", "HCEs")."""
+    body = core[:-1]
+    return core.endswith("s") and sum(c.isupper() for c in body) >= 2 and body == body.upper()
+
+
+def _acronym_shape(acronym: str) -> bool:
+    """2-10 characters, at least two capitals, mostly capitals: not a word nor a citation."""
+    core = acronym.replace(".", "")
+    letters = [c for c in core if c.isalpha()]
+    upper = sum(c.isupper() for c in letters)
+    return (
+        2 <= len(core) <= MAX_ACRONYM
+        and core[0].isalnum()
+        and core[-1].isalnum()
+        and upper >= 2
+        and upper * 2 >= len(letters)
+    )
+
+
+def _letters(acronym: str) -> list[str]:
+    """Spellings to match, the singular first for a plural acronym ("SMEs" -> "sme", "smes")."""
+    core = "".join(c for c in acronym.casefold() if c.isalnum())
+    return [core[:-1], core] if _is_plural(re.sub(r"[^0-9A-Za-z]", "", acronym)) else [core]
+
+
+# --- Long Form (ACR) -----------------------------------------------------------------------
+
+
+def _long_form_first(text: str, match: re.Match[str]) -> FoundAcronym | None:
+    inner = _INNER_ACRONYM.fullmatch(match.group("inner"))
+    if inner is None or not _acronym_shape(inner.group("acr")):
+        return None
+    acronym = inner.group("acr")
+    window_start = _window_start(text, match.start())
+    words = [
+        (w.start() + window_start, w.group())
+        for w in _WORD.finditer(text[window_start : match.start()])
+    ]
+    for letters in _letters(acronym):
+        start = _best_start(words, letters)
+        if start is not None:
+            long_form = " ".join(text[start : match.start()].split()).rstrip(",")
+            if _spells_out(acronym, long_form):
+                return None
+            return FoundAcronym(acronym, long_form, start, match.end())
+    return None
+
+
+def _spells_out(acronym: str, long_form: str) -> bool:
+    """Whether the "acronym" is a word of its long form: a capitalised alias such as
+    'the University ("UNIVERSITY")', not an abbreviation."""
+    return normalize_acronym(acronym) in {normalize_acronym(w) for w in long_form.split()}
+
+
+def _window_start(text: str, paren: int) -> int:
+    """Start of the clause before ``paren``, at most 300 characters back."""
+    lower = max(0, paren - 300)
+    start = lower
+    for boundary in _BOUNDARY.finditer(text, lower, paren):
+        start = boundary.end()
+    return start
+
+
+def _best_start(words: list[tuple[int, str]], letters: str) -> int | None:
+    """Offset of the best-scoring long form among the last words, or None."""
+    limit = min(len(letters) + 5, 2 * len(letters))
+    best: tuple[tuple[int, int], int] | None = None
+    content = 0
+    for index in range(len(words) - 1, -1, -1):
+        word = words[index][1]
+        if word.casefold().strip("\"'‘’“”,") not in _STOPWORDS:
+            content += 1
+            if content > limit:
+                break
+            cost = _alignment_cost([w for _, w in words[index:]], letters)
+            if cost is not None and (best is None or cost < best[0]):
+                best = (cost, words[index][0])
+    if best is None or best[0][0] > _allowed_gaps(letters):
+        return None
+    return best[1]
+
+
+def _allowed_gaps(letters: str) -> int:
+    """Content words that may give no letter: none for short acronyms, one for long ones."""
+    return 0 if len(letters) <= 4 else 1
+
+
+def _alignment_cost(words: list[str], letters: str) -> tuple[int, int] | None:
+    """Cost of the best alignment of ``letters`` to ``words`` (first letter at the first
+    word's start, last letter in the last word): (content words giving no letter, minus
+    the letters at word starts). None when the letters do not fit."""
+    chars: list[tuple[str, int, bool]] = []  # (char, word index, starts a sub-word)
+    content: list[bool] = []
+    for index, word in enumerate(words):
+        content.append(word.casefold().strip("\"'‘’“”,") not in _STOPWORDS)
+        for sub in _SUBWORD.finditer(word):
+            chars += [(c.casefold(), index, k == 0) for k, c in enumerate(sub.group())]
+    if not chars or chars[0][0] != letters[0] or not chars[0][2]:
+        return None
+    gaps = [0]
+    for flag in content:
+        gaps.append(gaps[-1] + flag)
+    return _solve(tuple(chars), letters, tuple(gaps), len(words))
+
+
+def _solve(
+    chars: tuple[tuple[str, int, bool], ...], letters: str, gaps: tuple[int, ...], n_words: int
+) -> tuple[int, int] | None:
+    """Dynamic programme over (letter, position); ``gaps[i]`` counts content words before i."""
+    positions: dict[str, list[int]] = {}
+    for index, (char, _, _) in enumerate(chars):
+        positions.setdefault(char, []).append(index)
+
+    @cache
+    def best(k: int, p: int) -> tuple[int, int] | None:
+        word = chars[p][1]
+        if k == len(letters):
+            return (0, 0) if word == n_words - 1 else None
+        result = None
+        for q in positions.get(letters[k], ()):
+            if q <= p:
+                continue
+            rest = best(k + 1, q)
+            if rest is None:
+                continue
+            q_word, initial = chars[q][1], chars[q][2]
+            skipped = gaps[q_word] - gaps[word + 1] if q_word > word + 1 else 0
+            cost = (skipped + rest[0], rest[1] - initial)
+            result = cost if result is None else min(result, cost)
+        return result
+
+    rest = best(1, 0)
+    return None if rest is None else (rest[0], rest[1] - 1)
+
+
+# --- ACR (Long Form) -----------------------------------------------------------------------
+
+
+def _acronym_first(text: str, match: re.Match[str]) -> FoundAcronym | None:
+    inner = match.group("inner").strip()
+    before = _ACRONYM_BEFORE.search(text, max(0, match.start() - 20), match.start())
+    if before is None or len(inner.split()) < 2 or not _acronym_shape(before.group("acr")):
+        return None
+    acronym = before.group("acr")
+    long_form = re.sub(r"(?i)^the\s+", "", inner)
+    for letters in _letters(acronym):
+        cost = _alignment_cost(long_form.split(), letters)
+        if cost is not None and cost[0] == 0 and not _spells_out(acronym, long_form):
+            return FoundAcronym(acronym, " ".join(long_form.split()), before.start(), match.end())
+    return None

@@ -1,0 +1,574 @@
+"""Cross-references in formal text: find them, then resolve them to section ids.
+
+:func:`find_references` reads a reference as a chain of elements joined by
+"of", innermost first, the way legislation writes them::
+
+    point (a) of the first subparagraph of Article 6(1)
+    └─ sub ─┘    └──── transparent ────┘    └ block ┘
+
+* a *block* is a citation that :mod:`hierdoc.numbering` parses ("Article 6(1)",
+  "sec. 203(a)(1)", "§ 4.2", "Chapter V"), extended here to lists and ranges
+  ("Articles 15 to 22 and 34", "Article 60(7), (8) and (9)", "§§ 4.2 and 4.3");
+  blocks after the first nest it ("Section 3 of Chapter IV" is
+  ``chapter-4-section-3``);
+* a *sub* names a part below the current article or section: "paragraph 3",
+  "points (h) and (i)", "subsection (a)", "paragraph (2)" (US style, in
+  parentheses), "subparagraph (A)", "clause (i)";
+* a *transparent* element ("the first subparagraph", "the second sentence")
+  narrows the text but has no id of its own, so it adds no part;
+* "this Article", "this paragraph", "this Section" stand for the current one.
+
+A chain that ends in a block is absolute (``candidate_ids``); one that does not
+is relative (``relative`` holds its parts below the current article or
+section) and is made absolute by :func:`resolve` from the context of the text.
+After the chain, "of this Regulation/Act/title" keeps it internal, while
+"of the Treaty", "of that Directive", "of Directive 95/46/EC", "TFEU" or
+", United States Code" make it external; an external qualifier also covers the
+citations coordinated before it ("Article 25(6) or Article 26(4) of Directive
+95/46/EC"). Citations of whole acts ("Regulation (EC) No 45/2001",
+"Directive 95/46/EC", "5 U.S.C. 551") are reported as external references.
+
+Lead-ins ("see", "pursuant to", "referred to in", "under", ...) do not change
+what a reference points to and are not part of its text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import product
+
+from ..numbering import (
+    KIND_ALIASES,
+    ROMAN_KINDS,
+    Label,
+    find_citations,
+    int_to_roman,
+    parse_heading,
+    roman_to_int,
+)
+
+#: Ranges longer than this are kept as their two ends only (likely a misreading).
+MAX_RANGE = 50
+
+
+@dataclass(frozen=True)
+class FoundReference:
+    """One target of a cross-reference found in a text.
+
+    A list or range ("Articles 15 to 22", "points (h) and (i) of Article 9(2)")
+    gives one FoundReference per target, all with the span and ``text`` of the
+    whole written reference. ``kind`` is the kind of the innermost element as
+    written ("point" for "point (a) of Article 6(1)", "article" for
+    "Article 6(1)(a)"). Absolute references carry ``candidate_ids`` (most
+    specific first); relative ones carry ``relative`` (parts below the current
+    article or section, or below the current paragraph for a lone "point (b)");
+    "this Article" has neither. External references carry neither: they never
+    resolve against this document.
+    """
+
+    text: str
+    start: int
+    end: int
+    kind: str
+    candidate_ids: tuple[str, ...]
+    relative: tuple[str, ...]
+    external: bool
+
+
+# --------------------------------------------------------------------------- grammar
+
+Parts = tuple[str, ...]
+
+_S = r"(?:[ \t]|\n(?![ \t]*\n))"  # one space that does not cross a blank line
+_PAREN = r"\([0-9A-Za-z]{1,6}\)"
+_PART = re.compile(r"\(([0-9A-Za-z]{1,6})\)")
+_SEP = re.compile(
+    rf"{_S}*,{_S}*(?:(?P<w1>and/or|and|or){_S}+)?"
+    rf"|{_S}+(?P<w2>and/or|and|or|to|through){_S}+"
+    rf"|{_S}*(?P<dash>[-–]){_S}*"
+)
+_BLOCK_ITEM = re.compile(
+    rf"(?P<num>\d{{1,4}}[A-Za-z]?(?:\.\d+[A-Za-z]?)*|[IVXLCDM]+)(?![A-Za-z])"
+    rf"(?P<parens>(?:{_PAREN})*)(?!{_S}?\d)(?!\.\d)"
+)
+_PAREN_ITEM = re.compile(rf"(?P<parens>(?:{_PAREN})+)")
+_BARE_ITEM = re.compile(rf"(?P<num>\d{{1,3}}[a-z]?)(?![\w.]\d|{_S}?\d)(?P<parens>(?:{_PAREN})*)")
+
+#: Parts below a block, by the word that names them, and where they sit (depth
+#: below the article or section) when the reference is relative.
+_SUB_LEVELS = {"paragraph": 1, "point": 2, "subsection": 1, "subparagraph": 3, "clause": 4}
+_SUB = re.compile(
+    r"(?<![\w-])(?:(?P<point>points?|letters?)|(?P<paragraph>paragraphs?|paras?\.?)"
+    r"|(?P<subsection>subsections?|subsecs?\.?)|(?P<subparagraph>subparagraphs?)"
+    r"|(?P<clause>clauses?))" + _S + r"*(?=[(\d])",
+    re.IGNORECASE,
+)
+#: Kinds whose items may be bare numbers ("paragraph 3", "point 3 of Annex I").
+_BARE_KINDS = frozenset({"paragraph", "point"})
+_ORDINALS = r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|final"
+_TRANSPARENT = re.compile(
+    rf"(?<![\w-])(?:the{_S}+)?(?:(?:{_ORDINALS})(?:{_S}*,|{_S}+and|{_S}+or)?{_S}+)+"
+    r"(?:subparagraphs?|sentences?|indents?)\b",
+    re.IGNORECASE,
+)
+_THIS = re.compile(
+    r"(?<![\w-])this" + _S + r"+(?P<kind>article|paragraph|point|subsection|subparagraph|"
+    r"section|chapter|title|part|annex|clause|schedule|appendix|rule)\b",
+    re.IGNORECASE,
+)
+_OF = re.compile(rf"{_S}+of{_S}+(?:the{_S}+)?", re.IGNORECASE)
+_PLURAL_BLOCK = re.compile(
+    r"(?<![\w-])(?P<kind>chapters|titles|parts|annexes|appendices|schedules|clauses|rules"
+    r"|recitals|subparts|divisions|exhibits|subtitles)" + _S + r"+(?=\d|[IVXLCDM]+\b)",
+    re.IGNORECASE,
+)
+_PLURAL_WORD = re.compile(r"§§|(?:articles|arts|sections|secs)\b", re.IGNORECASE)
+_HEADING_LINE = re.compile(r"[ \t]*#{1,6}[ \t]+")
+_HEADING_TAIL = re.compile(r"[ \t]*(?:[-–—:.][ \t]+\S|[-–—:.]?[ \t]*\n)")
+
+_ACT = re.compile(
+    r"(?<![\w-])(?:(?:Council|Commission)\s+)?(?:(?:Framework|Implementing|Delegated)\s+)?"
+    r"(?P<kind>Regulation|Directive|Decision|Recommendation)\s+"
+    r"(?:\((?:EU|EC|EEC|EU,\s*Euratom|EC,\s*Euratom|Euratom)\)\s+)?(?:No\.?\s+)?"
+    r"\d{1,4}/\d{1,4}(?:/(?:EU|EC|EEC|JHA|CFSP|Euratom))?"
+    r"|(?<![\w-])(?P<usc>\d+\s+U\.?\s?S\.?\s?C\.?(?:\s+§+)?\s+\d+[\w\-]*(?:\([0-9A-Za-z]+\))*)"
+    r"|(?<![\w-])(?P<pl>(?:Public\s+Law|Pub\.\s*L\.)\s+(?:No\.\s+)?\d+[-–]\d+)"
+)
+_INTERNAL_AFTER = re.compile(
+    rf",?{_S}+of{_S}+(?:(?:this|the{_S}+present){_S}+[A-Za-z]+"
+    rf"|the{_S}+(?:Agreement|Contract)\b(?!{_S}+(?:on|of|between|for)\b))",
+    re.IGNORECASE,
+)
+_EXTERNAL_AFTER = re.compile(
+    rf",?{_S}+of{_S}+(?:(?:the|that|those|such|said|its){_S}+)?(?=[A-Z])"
+    r"(?P<name>[\w’'\-]+)"
+    rf"|{_S}+(?:TFEU|TEU|TEC|ECHR|EEA)\b"
+    rf"|,?{_S}+(?:United{_S}+States{_S}+Code|U\.S\.C\.)",
+)
+_COORDINATION = re.compile(rf"{_S}*(?:,{_S}*)?(?:(?P<word>and|or){_S}+)?(?:in{_S}+)?")
+
+_BLOCK_KINDS = frozenset(KIND_ALIASES.values()) - {"paragraph"}
+_ID_KINDS = frozenset(KIND_ALIASES.values())
+_PART_TOKEN = re.compile(r"[0-9a-z]{1,6}")
+
+
+# --------------------------------------------------------------------------- elements
+
+
+@dataclass(frozen=True)
+class _Element:
+    """One link of a chain: a block, a sub, a transparent element or "this X"."""
+
+    role: str  # "block" | "sub" | "transparent" | "this"
+    kind: str
+    items: tuple[tuple[str, ...], ...]
+    start: int
+    end: int
+
+
+def _range_values(first: str, last: str) -> list[str] | None:
+    """The values from first to last: 15..22, a..h, i..iv (None if not a range)."""
+    if first.isdigit() and last.isdigit():
+        low, high = int(first), int(last)
+        return [str(n) for n in range(low, high + 1)] if low <= high else None
+    low_roman, high_roman = roman_to_int(first), roman_to_int(last)
+    roman_like = first.lower() == "i" or len(first) > 1 or len(last) > 1
+    if low_roman and high_roman and roman_like and low_roman <= high_roman:
+        numerals = [int_to_roman(n) for n in range(low_roman, high_roman + 1)]
+        return [n.lower() for n in numerals] if first.islower() else numerals
+    letters = len(first) == len(last) == 1 and first.isalpha() and last.isalpha()
+    if letters and first.islower() == last.islower() and first <= last:
+        return [chr(c) for c in range(ord(first), ord(last) + 1)]
+    return None
+
+
+def _expand(first: tuple[str, ...], last: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """Items strictly after ``first`` up to ``last``; just ``last`` when not expandable."""
+    if len(first) == len(last) and first[:-1] == last[:-1]:
+        values = _range_values(first[-1], last[-1])
+        if values is not None and len(values) <= MAX_RANGE:
+            return [(*first[:-1], value) for value in values[1:]]
+    return [last]
+
+
+def _block_item(text: str, pos: int, kind: str, prev: Parts) -> tuple[Parts, int]:
+    """The next item of a block list: a new number ("34") or parentheses ("(4)")."""
+    match = _PAREN_ITEM.match(text, pos)
+    if match:
+        parens = tuple(_PART.findall(match["parens"]))
+        if len(prev) > len(parens):
+            return (*prev[: len(prev) - len(parens)], *parens), match.end()
+        return (), pos
+    match = _BLOCK_ITEM.match(text, pos)
+    if not match or (match["num"].isalpha() and kind not in ROMAN_KINDS):
+        return (), pos
+    label = parse_heading(f"{kind} {match['num']}{match['parens']}")
+    if label is None or label.kind != kind:
+        return (), pos
+    return label.parts, match.end()
+
+
+def _sub_item(text: str, pos: int, kind: str) -> tuple[tuple[str, ...], int]:
+    """One item of a sub: "(a)", "(a)(i)", "3", "3(a)"."""
+    match = _PAREN_ITEM.match(text, pos)
+    if match:
+        return tuple(_PART.findall(match["parens"])), match.end()
+    match = _BARE_ITEM.match(text, pos) if kind in _BARE_KINDS else None
+    if match:
+        return (match["num"], *_PART.findall(match["parens"])), match.end()
+    return (), pos
+
+
+def _list(
+    text: str,
+    pos: int,
+    first: Parts,
+    item: Callable[[str, int, Parts], tuple[Parts, int]],
+    plural: bool,
+) -> tuple[list[Parts], int]:
+    """Items of a list or range after its first item: ", (b) and (c)", " to 22 and 34"."""
+    items = [first]
+    while True:
+        sep = _SEP.match(text, pos)
+        if not sep or (sep["dash"] and not plural):
+            return items, pos
+        parts, end = item(text, sep.end(), items[-1])
+        if not parts:
+            return items, pos
+        word = (sep["w1"] or sep["w2"] or "").lower()
+        if word in ("to", "through") or sep["dash"]:
+            items.extend(_expand(items[-1], parts))
+        else:
+            items.append(parts)
+        pos = end
+
+
+def _is_heading_label(text: str, start: int, end: int) -> bool:
+    """True for the number that opens a heading ("### Article 6 - ...", "SEC. 2. TITLE.")."""
+    line_start = text.rfind("\n", 0, start) + 1
+    prefix = text[line_start:start]
+    if _HEADING_LINE.fullmatch(prefix):
+        return True
+    return not prefix.strip() and _HEADING_TAIL.match(text, end) is not None
+
+
+def _blocks(text: str) -> dict[int, _Element]:
+    """Block citations by start offset, with their lists and ranges."""
+    blocks: dict[int, _Element] = {}
+    for citation in find_citations(text):
+        kind, start, end = citation.label.kind, citation.start, citation.end
+        inside_word = start > 0 and (text[start - 1].isalnum() or text[start - 1] in "-_")
+        if kind == "paragraph" or inside_word or _is_heading_label(text, start, end):
+            continue
+        plural = _PLURAL_WORD.match(citation.text) is not None
+        blocks[start] = _block_element(text, kind, citation.label.parts, start, end, plural)
+    for match in _PLURAL_BLOCK.finditer(text):
+        kind = _singular(match["kind"])
+        parts, end = _block_item(text, match.end(), kind, ())
+        if parts and match.start() not in blocks:
+            blocks[match.start()] = _block_element(text, kind, parts, match.start(), end, True)
+    return blocks
+
+
+def _singular(word: str) -> str:
+    word = word.lower()
+    return {"annexes": "annex", "appendices": "appendix"}.get(word, word[:-1])
+
+
+def _block_element(
+    text: str, kind: str, parts: tuple[str, ...], start: int, end: int, plural: bool
+) -> _Element:
+    def item(text: str, pos: int, prev: tuple[str, ...]) -> tuple[tuple[str, ...], int]:
+        return _block_item(text, pos, kind, prev)
+
+    items, end = _list(text, end, parts, item, plural)
+    return _Element("block", kind, tuple(items), start, end)
+
+
+def _element(text: str, pos: int, blocks: dict[int, _Element]) -> _Element | None:
+    """The chain element that starts at ``pos``, if any."""
+    if pos in blocks:
+        return blocks[pos]
+    match = _TRANSPARENT.match(text, pos)
+    if match:
+        return _Element("transparent", "paragraph", (), pos, match.end())
+    match = _THIS.match(text, pos)
+    if match:
+        return _Element("this", match["kind"].lower(), (), pos, match.end())
+    match = _SUB.match(text, pos)
+    if not match:
+        return None
+    kind = next(name for name in _SUB_LEVELS if match[name])
+    first, end = _sub_item(text, match.end(), kind)
+    if not first:
+        return None
+
+    def item(text: str, pos: int, prev: tuple[str, ...]) -> tuple[tuple[str, ...], int]:
+        return _sub_item(text, pos, kind)
+
+    items, end = _list(text, end, first, item, match[kind].lower().endswith("s"))
+    return _Element("sub", kind, tuple(items), pos, end)
+
+
+def _chain(text: str, start: int, blocks: dict[int, _Element]) -> list[_Element]:
+    """Elements joined by "of" from ``start``: subs, then at most one anchor, then nesting."""
+    chain: list[_Element] = []
+    pos = start
+    while True:
+        element = _element(text, pos, blocks)
+        if element is None or not _fits(chain, element):
+            return chain
+        chain.append(element)
+        if element.role == "this":
+            return chain
+        link = _OF.match(text, element.end)
+        if not link:
+            return chain
+        pos = link.end()
+
+
+def _fits(chain: list[_Element], element: _Element) -> bool:
+    """Subs and transparent links go before the anchor; only blocks nest after a block."""
+    if not chain:
+        return True
+    if chain[-1].role == "block":
+        return element.role == "block" and len(element.items) == 1
+    return True
+
+
+# --------------------------------------------------------------------------- references
+
+
+def find_references(text: str) -> list[FoundReference]:
+    """Every cross-reference in ``text``, in reading order (see the module docstring)."""
+    blocks = _blocks(text)
+    starts = sorted({*blocks, *_sub_starts(text)})
+    found: list[FoundReference] = []
+    spans: list[tuple[int, int, bool, str, bool]] = []  # start, end, external, kind, qualified
+    consumed = 0
+    for start in starts:
+        if start < consumed:
+            continue
+        chain = _chain(text, start, blocks)
+        if not chain or all(e.role == "transparent" for e in chain):
+            continue
+        end, external, qualified = _qualifier(text, chain[-1].end)
+        refs = _references(text, chain, start, end, external)
+        if refs:
+            found.extend(refs)
+            spans.append((start, end, external, _anchor_kind(chain), qualified))
+            consumed = end
+    found.extend(_acts(text, [(s, e) for s, e, *_ in spans]))
+    found.sort(key=lambda ref: (ref.start, ref.end))
+    return _coordinate(text, found, spans)
+
+
+def _sub_starts(text: str) -> Iterator[int]:
+    for pattern in (_SUB, _TRANSPARENT, _THIS):
+        for match in pattern.finditer(text):
+            yield match.start()
+
+
+def _anchor_kind(chain: list[_Element]) -> str:
+    block = next((e for e in chain if e.role == "block"), None)
+    return block.kind if block else "sub"
+
+
+def _qualifier(text: str, end: int) -> tuple[int, bool, bool]:
+    """Where a reference ends once "of this Act" / "of the Treaty" is read; external? qualified?"""
+    match = _INTERNAL_AFTER.match(text, end)
+    if match:
+        return match.end(), False, True
+    match = _EXTERNAL_AFTER.match(text, end)
+    if match:
+        act = _ACT.match(text, match.start("name")) if match["name"] else None
+        return (act.end() if act else match.end()), True, True
+    return end, False, False
+
+
+def _references(
+    text: str, chain: list[_Element], start: int, end: int, external: bool
+) -> list[FoundReference]:
+    """One reference per target of a chain."""
+    subs = [e for e in chain if e.role in ("sub", "transparent")]
+    anchors = [e for e in chain if e.role in ("block", "this")]
+    written = text[start:end]
+    named = [e for e in chain if e.role != "transparent"]
+    kind = named[0].kind if named else "paragraph"
+    # Parts below the anchor, outermost first: the reverse of the written order.
+    below = [e.items for e in reversed(subs) if e.items]
+    refs: list[FoundReference] = []
+    for combination in product(*below) if below else [()]:
+        parts = tuple(p for item in combination for p in item)
+        for ids, relative in _targets(anchors, parts):
+            refs.append(
+                FoundReference(
+                    text=written,
+                    start=start,
+                    end=end,
+                    kind=kind,
+                    candidate_ids=() if external else ids,
+                    relative=() if external else relative,
+                    external=external,
+                )
+            )
+    return refs[: MAX_RANGE * 4]
+
+
+def _targets(
+    anchors: list[_Element], parts: tuple[str, ...]
+) -> Iterator[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """(candidate ids, relative parts) for each target below the anchor."""
+    if not anchors or anchors[0].role == "this":
+        yield (), parts
+        return
+    block, *outer = anchors
+    prefix = "-".join(_outer_id(e) for e in reversed(outer))
+    for item in block.items:
+        ids = Label(block.kind, (*item, *parts)).candidate_ids()
+        if prefix:
+            ids = [f"{prefix}-{i}" for i in ids] + ids + [_outer_id(outer[-1])]
+        yield tuple(dict.fromkeys(ids)), ()
+
+
+def _outer_id(element: _Element) -> str:
+    return Label(element.kind, element.items[0]).section_id()
+
+
+def _acts(text: str, spans: list[tuple[int, int]]) -> list[FoundReference]:
+    """Citations of whole acts outside the spans of section references."""
+    refs = []
+    for match in _ACT.finditer(text):
+        if any(s <= match.start() < e for s, e in spans):
+            continue
+        kind = "usc" if match["usc"] else "public-law" if match["pl"] else match["kind"].lower()
+        refs.append(FoundReference(match[0], match.start(), match.end(), kind, (), (), True))
+    return refs
+
+
+def _coordinate(
+    text: str, refs: list[FoundReference], spans: list[tuple[int, int, bool, str, bool]]
+) -> list[FoundReference]:
+    """Mark external the citations coordinated with a following external one.
+
+    In "Article 25(6) or Article 26(4) of Directive 95/46/EC" the qualifier
+    belongs to both citations, but is written once, after the last. The last
+    link must be "and"/"or"; commas may join earlier ones ("X, Y or Z of ...").
+    """
+    propagated: set[tuple[int, int]] = set()
+    following: tuple[int, bool, str, bool] | None = None  # start, external, kind, propagated
+    for start, end, external, kind, qualified in reversed(spans):
+        if not qualified and following is not None and following[1] and following[2] == kind:
+            gap = _COORDINATION.fullmatch(text, end, following[0])
+            if gap and kind != "sub" and (gap["word"] or following[3]):
+                external = True
+                propagated.add((start, end))
+        following = (start, external, kind, (start, end) in propagated)
+    if not propagated:
+        return refs
+    return [
+        FoundReference(r.text, r.start, r.end, r.kind, (), (), True)
+        if (r.start, r.end) in propagated
+        else r
+        for r in refs
+    ]
+
+
+# --------------------------------------------------------------------------- resolution
+
+
+def resolve(ref: FoundReference, context: Sequence[str], known_ids: Collection[str]) -> str | None:
+    """The most specific id in ``known_ids`` that ``ref`` points to, or None.
+
+    ``context`` holds the ids of the section where the reference occurs,
+    outermost first (``("chapter-3", "chapter-3-section-3", "article-17",
+    "article-17-3")``). Absolute ids are also tried qualified by the blocks of
+    the context, since a repeated id is qualified by its parent ("Section 2" in
+    Chapter IV is ``chapter-4-section-2``).
+    """
+    if ref.external:
+        return None
+    if ref.candidate_ids:
+        return _first_known(_qualified(ref.candidate_ids, context), known_ids)
+    if not ref.relative and ref.kind in _BLOCK_KINDS:
+        return _first_known(_blocks_of_kind(context, ref.kind), known_ids)
+    return _resolve_relative(ref, context, known_ids)
+
+
+def _first_known(ids: Iterator[str] | Sequence[str], known_ids: Collection[str]) -> str | None:
+    return next((i for i in ids if i in known_ids), None)
+
+
+def _qualified(candidates: Sequence[str], context: Sequence[str]) -> Iterator[str]:
+    blocks = [c for c, _ in reversed(_block_ids(context))]
+    for candidate in candidates:
+        yield candidate
+        for block in blocks:
+            yield f"{block}-{candidate}"
+
+
+def _sub_parts(parent: str, child: str) -> list[str] | None:
+    """["3", "c"] when ``child`` is ``parent`` plus parts (article-17 -> article-17-3-c)."""
+    if not child.startswith(parent + "-"):
+        return None
+    tokens = child[len(parent) + 1 :].split("-")
+    if all(_PART_TOKEN.fullmatch(t) and t not in KIND_ALIASES for t in tokens):
+        return tokens
+    return None
+
+
+def _block_ids(context: Sequence[str]) -> list[tuple[str, int]]:
+    """The ids of the context that are blocks (not parts of the one before), with positions."""
+    return [
+        (node, i)
+        for i, node in enumerate(context)
+        if i == 0 or _sub_parts(context[i - 1], node) is None
+    ]
+
+
+def _id_kind(section_id: str) -> str | None:
+    """The kind of a block id: the last kind word in it (chapter-3-section-3 -> section)."""
+    tokens = [t for t in section_id.split("-") if t in _ID_KINDS]
+    return tokens[-1] if tokens else None
+
+
+def _blocks_of_kind(context: Sequence[str], kind: str) -> Iterator[str]:
+    for node, _ in reversed(_block_ids(context)):
+        if _id_kind(node) == kind:
+            yield node
+
+
+def _level(ref: FoundReference) -> int:
+    """Depth below the block of the part a relative reference names."""
+    if ref.kind == "paragraph" and re.match(r"paragraphs?\s*\(", ref.text, re.IGNORECASE):
+        return 2  # US style: section > subsection (a) > paragraph (1)
+    return _SUB_LEVELS.get(ref.kind, 1)
+
+
+def _resolve_relative(
+    ref: FoundReference, context: Sequence[str], known_ids: Collection[str]
+) -> str | None:
+    """Anchor relative parts at the current block: the preferred depth first, then others.
+
+    The preferred anchor is where the named kind lives ("paragraph 3" below the
+    article, "point (b)" below the current paragraph); the other anchors, from
+    the innermost out, catch articles without numbered paragraphs.
+    """
+    blocks = _block_ids(context)
+    if not blocks:
+        return None
+    block = blocks[-1][0]
+    below = _sub_parts(block, context[-1]) or []
+    anchors = ["-".join([block, *below[:depth]]) for depth in range(len(below) + 1)]
+    preferred = max(0, _level(ref) - len(ref.relative))
+    rel = ref.relative
+    tries: list[str] = []
+    if preferred < len(anchors):
+        tries.append("-".join([anchors[preferred], *rel]))
+    tries += ["-".join([anchor, *rel]) for anchor in reversed(anchors)]
+    if preferred < len(anchors):
+        tries += ["-".join([anchors[preferred], *rel[:k]]) for k in range(len(rel) - 1, -1, -1)]
+    tries.append(block)
+    return _first_known(dict.fromkeys(tries), known_ids)

@@ -1,0 +1,193 @@
+"""Extract stage for one document: definitions, acronyms, cross-references, chunk types.
+
+The finders in :mod:`.definitions`, :mod:`.acronyms` and :mod:`.crossrefs` work
+on plain text; this module runs them over each section's own text, places what
+they find in the chunk that holds it, resolves references against the
+document's own section ids, and types each chunk.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, replace
+
+from ..models import Acronym, Chunk, CrossRef, Definition, Extraction, Section
+from .acronyms import find_acronyms
+from .crossrefs import find_references, resolve
+from .definitions import find_definitions, is_definitions_heading, normalize_term
+
+REQUIREMENT = re.compile(
+    r"\b(?:shall(?!\s+not\s+be\s+construed)|must|may\s+not|is\s+required\s+to|"
+    r"are\s+required\s+to|is\s+prohibited|are\s+prohibited)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class _Locator:
+    """Finds the chunk that holds a piece of a section's text."""
+
+    chunks: list[Chunk]
+    start_of: dict[str, int]
+
+    @classmethod
+    def build(cls, chunks: list[Chunk]) -> _Locator:
+        return cls(chunks, {s: n for n, c in enumerate(chunks) for s in c.sections})
+
+    def chunk_for(self, section: Section, text: str, offset: int) -> Chunk | None:
+        first = self.start_of.get(section.section_id)
+        if first is None:
+            return None
+        probe = " ".join(text[offset : offset + 80].split())
+        for chunk in self.chunks[first : first + 20]:
+            if probe and probe in " ".join(chunk.content.split()):
+                return chunk
+        return self.chunks[first]
+
+
+def extract_document(
+    sections: list[Section], chunks: list[Chunk]
+) -> tuple[list[Chunk], Extraction]:
+    """Chunks with their types set, and everything extracted from the document."""
+    if not chunks:
+        return chunks, Extraction()
+    locator = _Locator.build(chunks)
+    source = chunks[0].source
+    known = {s.section_id for s in sections}
+    in_definitions = _definition_sections(sections)
+    extraction = Extraction()
+    for unit in _units(sections):
+        extraction.definitions += _definitions(unit, locator, source, in_definitions)
+    for section in sections:
+        text = section.heading_line + section.body
+        if not text.strip():
+            continue
+        extraction.acronyms += _acronyms(section, text, locator, source)
+        extraction.references += _references(section, text, locator, source, known)
+    extraction.chunk_terms = _chunk_terms(chunks, extraction.definitions)
+    return _typed(chunks, extraction), extraction
+
+
+def _definition_sections(sections: list[Section]) -> set[str]:
+    """Ids of sections headed Definitions, Glossary, ... and of everything under them."""
+    heads = {
+        s.section_id for s in sections if s.kind != "enum" and is_definitions_heading(s.heading)
+    }
+    return heads | {s.section_id for s in sections if heads & set(s.path)}
+
+
+@dataclass
+class _Unit:
+    """A block section with its numbered paragraphs and points, as one text.
+
+    Definitions are found in whole units: a definition such as GDPR Article
+    4(16) 'main establishment' runs on through its own points (a) and (b).
+    """
+
+    sections: list[Section]
+    starts: list[int]
+    text: str
+
+    def section_at(self, offset: int) -> tuple[Section, int]:
+        index = bisect_right(self.starts, offset) - 1
+        return self.sections[index], offset - self.starts[index]
+
+
+def _units(sections: list[Section]) -> list[_Unit]:
+    units: list[_Unit] = []
+    for section in sections:
+        if section.kind != "enum" or not units:
+            units.append(_Unit([], [], ""))
+        unit = units[-1]
+        unit.sections.append(section)
+        unit.starts.append(len(unit.text))
+        unit.text += section.heading_line + section.body
+    return units
+
+
+def _definitions(
+    unit: _Unit, locator: _Locator, source: str, in_definitions: set[str]
+) -> list[Definition]:
+    flagged = unit.sections[0].section_id in in_definitions
+    found = []
+    for item in find_definitions(unit.text, flagged):
+        section, offset = unit.section_at(item.start)
+        own = section.heading_line + section.body
+        chunk = locator.chunk_for(section, own, offset)
+        if chunk is not None:
+            found.append(
+                Definition(
+                    item.term,
+                    item.definition,
+                    source,
+                    section.section_id,
+                    chunk.chunk_id,
+                    item.style,
+                )
+            )
+    return found
+
+
+def _acronyms(section: Section, text: str, locator: _Locator, source: str) -> list[Acronym]:
+    found = []
+    for item in find_acronyms(text):
+        chunk = locator.chunk_for(section, text, item.start)
+        if chunk is not None:
+            found.append(Acronym(item.acronym, item.long_form, source, chunk.chunk_id))
+    return found
+
+
+def _references(
+    section: Section, text: str, locator: _Locator, source: str, known: set[str]
+) -> list[CrossRef]:
+    context = (*section.path, section.section_id)
+    found = []
+    for ref in find_references(text):
+        chunk = locator.chunk_for(section, text, ref.start)
+        if chunk is None:
+            continue
+        target = None if ref.external else resolve(ref, context, known)
+        found.append(
+            CrossRef(
+                ref.text,
+                source,
+                chunk.chunk_id,
+                section.section_id,
+                target,
+                source if target else None,
+                ref.external,
+            )
+        )
+    return found
+
+
+def _chunk_terms(chunks: list[Chunk], definitions: list[Definition]) -> list[tuple[str, str]]:
+    """(chunk id, term) for every defined term of the document that a chunk uses."""
+    terms = sorted({normalize_term(d.term) for d in definitions}, key=len, reverse=True)
+    if not terms:
+        return []
+    pattern = re.compile(
+        r"(?<![\w-])(" + "|".join(re.escape(t) for t in terms) + r")(?![\w-])", re.IGNORECASE
+    )
+    pairs = []
+    for chunk in chunks:
+        used = dict.fromkeys(normalize_term(m) for m in pattern.findall(chunk.content))
+        pairs += [(chunk.chunk_id, term) for term in used if term in terms]
+    return pairs
+
+
+def _typed(chunks: list[Chunk], extraction: Extraction) -> list[Chunk]:
+    defining = {d.chunk_id for d in extraction.definitions if d.style != "parenthetical"}
+    typed = []
+    for chunk in chunks:
+        if chunk.chunk_type == "header":
+            kind = "header"
+        elif chunk.chunk_id in defining:
+            kind = "definition"
+        elif REQUIREMENT.search(chunk.content):
+            kind = "requirement"
+        else:
+            kind = "content"
+        typed.append(replace(chunk, chunk_type=kind))
+    return typed

@@ -1,0 +1,327 @@
+"""Structure from numbering: the lines of plain text that open a section.
+
+Text extracted from a PDF bill or regulation has no Markdown headings; its
+structure is only in its numbering: "CHAPTER III", "Section 3", "Article 17",
+"SEC. 203.", "§ 4.2", decimal clauses "1.1", numbered paragraphs "1." and
+enumerations "(a)", "(1)", "(A)", "(i)". This module finds those lines and
+decides where each one nests, with two stacks:
+
+- blocks (title, chapter, section, article, ...): a kind seen before closes
+  everything down to its previous occurrence ("Article 5" after "Article 4"),
+  a new kind opens a level below ("Section 1" inside "CHAPTER III"); annexes,
+  appendices and schedules always start at the top;
+- enumerations, under the innermost block: an item either continues a level
+  (its value is the previous one plus one: "(b)" after "(a)", "(i)" after
+  "(h)"), or opens a level below with a first value ("(a)", "(1)", "(i)").
+  Anything else is ordinary text, which keeps "2020 was a year" and a list
+  numbered inside a paragraph from becoming sections.
+
+A block heading that is repeated later with the same position and has no text
+of its own is a table-of-contents entry, and is left as text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .numbering import KIND_ALIASES, ROMAN_KINDS, Label, roman_to_int
+
+TOP_KINDS = frozenset({"annex", "appendix", "schedule", "exhibit"})
+BLOCK_RANK = {
+    "title": 1,
+    "subtitle": 2,
+    "division": 2,
+    "part": 3,
+    "chapter": 3,
+    "subchapter": 4,
+    "subpart": 4,
+    "section": 5,
+    "article": 5,
+}
+
+_BLOCK_WORDS = (
+    "TITLE|Title|SUBTITLE|Subtitle|DIVISION|Division|CHAPTER|Chapter|SUBCHAPTER|Subchapter|"
+    "PART|Part|SUBPART|Subpart|SECTION|Section|SEC\\.|Sec\\.|ARTICLE|Article|ANNEX|Annex|"
+    "APPENDIX|Appendix|SCHEDULE|Schedule|EXHIBIT|Exhibit"
+)
+_BLOCK = re.compile(
+    r"^(?P<kind>" + _BLOCK_WORDS + r"|§)\s*"
+    r"(?P<num>\d{1,4}[A-Za-z]?(?:\.\d{1,3}[A-Za-z]?)*|[IVXLCDM]{1,7}|[A-Z])"
+    r"(?P<parens>(?:\([0-9A-Za-z]{1,4}\))*)"
+    r"(?P<rest>.*)$"
+)
+_PAREN_ITEM = re.compile(r"^\((?P<value>\d{1,3}|[a-z]{1,4}|[A-Z]{1,4})\)(?=\s|$)")
+_DOT_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})*)\.(?=\s|$)")
+_DECIMAL_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})+)(?=\s+[A-Z‘'\"“(])")
+_CAPS_TITLE = re.compile(r"^\s*(?P<title>[A-Z][A-Z0-9 ,'’&/\-]{2,80}?)\.?\s*(?:—|--|\.—)")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+@dataclass
+class Mark:
+    """A line that opens a section."""
+
+    line: int
+    kind: str
+    """A block kind ("article", "chapter", ...) or "enum"."""
+    value: str
+    label: Label | None
+    heading: str
+    heading_lines: int
+    """Lines that form the heading (label, and a title line under it); 0 when the
+    label starts a line of text ("(a) the personal data ...")."""
+    styles: list[tuple[str, int]] = field(default_factory=list)
+    """For enumerations: the (style, position) readings of the value, e.g. "(i)"
+    reads as the 9th lower-case letter or the 1st lower-case Roman numeral."""
+
+
+@dataclass
+class OutlineNode:
+    """A section found in text: where it starts, its parent and its heading."""
+
+    mark: Mark
+    parent: int | None
+    """Index of the parent node, or None for a child of the enclosing section."""
+    style: str = ""
+
+
+def _block_mark(index: int, lines: list[str]) -> Mark | None:
+    stripped = lines[index].strip()
+    match = _BLOCK.match(stripped)
+    if not match:
+        return None
+    kind = KIND_ALIASES[match["kind"].lower().rstrip(".")]
+    number, rest = match["num"], match["rest"]
+    if number.isalpha() and kind not in ROMAN_KINDS | TOP_KINDS | {"subpart", "subtitle"}:
+        return None
+    if kind in ROMAN_KINDS and number.isalpha() and len(number) > 1 and not roman_to_int(number):
+        return None
+    if not _heading_rest(rest) or (match["parens"] and rest.strip() and rest.strip()[0].isalnum()):
+        return None
+    parts = _number_parts(kind, number) + re.findall(r"\(([0-9A-Za-z]{1,4})\)", match["parens"])
+    heading, used = stripped, 1
+    title = _title_below(lines, index) if not rest.strip(" .:-–—") else None
+    if title:
+        heading, used = f"{stripped} - {title}", 2
+    return Mark(index, kind, number, Label(kind, tuple(parts)), heading, used)
+
+
+def _number_parts(kind: str, number: str) -> list[str]:
+    value = roman_to_int(number) if kind in ROMAN_KINDS | TOP_KINDS else None
+    if value is not None and not (len(number) == 1 and number in "CDLM"):
+        return [str(value)]
+    return [p for p in number.split(".") if p]
+
+
+def _heading_rest(rest: str) -> bool:
+    """What may follow a label for the line to be a heading, not a sentence."""
+    if not rest.strip():
+        return True
+    if re.match(r"^\s*[.:\-–—]", rest):
+        return True
+    text = rest.strip()
+    return bool(re.match(r"^[A-Z‘'\"“(]", text)) and len(text) <= 150 and text[-1] not in ",;"
+
+
+def _title_below(lines: list[str], index: int) -> str | None:
+    """A short title on the line right under a bare label ("Article 17" / "Right to erasure")."""
+    if index + 1 >= len(lines):
+        return None
+    candidate = lines[index + 1].strip()
+    if not candidate or len(candidate) > 200 or candidate[-1] in ".;:,":
+        return None
+    if _BLOCK.match(candidate) or _PAREN_ITEM.match(candidate) or _DOT_ITEM.match(candidate):
+        return None
+    return candidate
+
+
+def _enum_readings(value: str) -> list[tuple[str, int]]:
+    """Every way to read an enumerator: style and 1-based position."""
+    if value.isdigit():
+        return [("paren-arabic", int(value))]
+    readings = []
+    if len(value) == 1:
+        case = "lower" if value.islower() else "upper"
+        readings.append((f"paren-{case}", ord(value.lower()) - ord("a") + 1))
+    roman = roman_to_int(value.upper())
+    if roman is not None and value in (value.lower(), value.upper()):
+        readings.append((f"paren-roman-{'lower' if value.islower() else 'upper'}", roman))
+    return readings
+
+
+def _enum_mark(index: int, lines: list[str]) -> Mark | None:
+    stripped = lines[index].strip()
+    match = _PAREN_ITEM.match(stripped)
+    if match:
+        readings = _enum_readings(match["value"])
+        label_text = f"({match['value']})"
+    else:
+        match = _DOT_ITEM.match(stripped) or _DECIMAL_ITEM.match(stripped)
+        if not match:
+            return None
+        parts = match["value"].split(".")
+        readings = [(f"decimal{len(parts)}", int(parts[-1]))]
+        label_text = match["value"] + ("." if len(parts) == 1 else "")
+    if not readings:
+        return None
+    rest = stripped[match.end() :]
+    alone = not rest.strip()
+    caps = _CAPS_TITLE.match(rest)
+    heading = f"{label_text} {caps['title'].strip()}" if caps else label_text
+    return Mark(index, "enum", match["value"], None, heading, 1 if alone else 0, readings)
+
+
+def find_marks(text: str) -> list[Mark]:
+    """Candidate structure lines of a text, outside code fences."""
+    lines = text.splitlines()
+    marks: list[Mark] = []
+    in_fence = False
+    skip_until = -1
+    previous = ""
+    for index, line in enumerate(lines):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        if not line.strip():
+            previous = ""
+        if in_fence or index <= skip_until or not line.strip():
+            continue
+        block = None if _continues_sentence(previous) else _block_mark(index, lines)
+        mark = block or _enum_mark(index, lines)
+        previous = "" if block else line
+        if mark:
+            marks.append(mark)
+            skip_until = index + mark.heading_lines - 1
+    return marks
+
+
+def _continues_sentence(previous: str) -> bool:
+    """True when the previous line of text runs on ("... programs under" / "Title IV:")."""
+    text = previous.rstrip()
+    return bool(text) and (text[-1].isalnum() or text[-1] in ",(-")
+
+
+@dataclass
+class _Level:
+    style: str
+    value: int
+    node: int
+    prefix: tuple[str, ...] = ()
+
+
+def _continues(level: _Level, style: str, value: int, mark: Mark) -> bool:
+    if level.style != style or value != level.value + 1:
+        return False
+    return not style.startswith("decimal") or tuple(mark.value.split(".")[:-1]) == level.prefix
+
+
+def _opens_level(stack: list[_Level], style: str, value: int, mark: Mark) -> bool:
+    """A first value ("(a)", "(1)", "(i)", "1.", "4.1") of a style not open yet."""
+    if value != 1 or any(level.style == style for level in stack):
+        return False
+    if style in ("decimal1",) or not style.startswith("decimal"):
+        return True
+    prefix = tuple(mark.value.split(".")[:-1])
+    if stack and stack[-1].style.startswith("decimal"):
+        return prefix == (*stack[-1].prefix, str(stack[-1].value))
+    return True
+
+
+def _place_enum(stack: list[_Level], mark: Mark) -> tuple[int, str, int] | None:
+    """(stack depth to keep, style, value) for an enumeration item, or None if it is text."""
+    for depth in range(len(stack) - 1, -1, -1):
+        for style, value in mark.styles:
+            if _continues(stack[depth], style, value, mark):
+                return depth, style, value
+    for style, value in mark.styles:
+        if _opens_level(stack, style, value, mark):
+            return len(stack), style, value
+    return None
+
+
+def build_outline(marks: list[Mark], root_kind: str = "") -> list[OutlineNode]:
+    """Decide which marks open sections and where each nests."""
+    nodes: list[OutlineNode] = []
+    blocks: list[tuple[str, int | None]] = [(root_kind, None)]
+    enums: list[_Level] = []
+    for mark in marks:
+        if mark.kind != "enum":
+            blocks = _pop_blocks(blocks, mark.kind)
+            nodes.append(OutlineNode(mark, blocks[-1][1], mark.kind))
+            blocks.append((mark.kind, len(nodes) - 1))
+            enums = []
+            continue
+        placed = _place_enum(enums, mark)
+        if placed is None:
+            continue
+        depth, style, value = placed
+        enums = enums[:depth]
+        parent = enums[-1].node if enums else blocks[-1][1]
+        nodes.append(OutlineNode(mark, parent, style))
+        prefix = tuple(mark.value.split(".")[:-1]) if style.startswith("decimal") else ()
+        enums.append(_Level(style, value, len(nodes) - 1, prefix))
+    return nodes
+
+
+def _pop_blocks(blocks: list[tuple[str, int | None]], kind: str) -> list[tuple[str, int | None]]:
+    """The open blocks a new block of ``kind`` sits under.
+
+    A kind already open closes down to its previous occurrence. A new kind goes
+    below the open ones, except that it closes those that usually sit below it
+    ("TITLE II" closes an open "Chapter 3"); kinds of equal rank, such as parts
+    and chapters, nest either way, as they do in different legal systems.
+    """
+    if kind in TOP_KINDS:
+        return blocks[:1]
+    kinds = [k for k, _ in blocks]
+    if kind in kinds[1:]:
+        return blocks[: kinds.index(kind, 1)]
+    rank = BLOCK_RANK.get(kind, 9)
+    while len(blocks) > 1 and BLOCK_RANK.get(blocks[-1][0], 9) > rank:
+        blocks = blocks[:-1]
+    return blocks
+
+
+def table_of_contents(nodes: list[OutlineNode], lines: list[str]) -> set[int]:
+    """Lines of block headings with no text of their own that are repeated later.
+
+    Repeated means at the same place in the tree, or with the same label and
+    heading ("Chapter 1 - Technology Transfer" / "CHAPTER 1 - TECHNOLOGY TRANSFER").
+    """
+    keys = [_block_key(nodes, i) for i in range(len(nodes))]
+    headings = [(keys[i][-1], n.mark.heading.casefold()) for i, n in enumerate(nodes)]
+    toc = set()
+    for i, node in enumerate(nodes):
+        repeated = keys[i] in keys[i + 1 :] or headings[i] in headings[i + 1 :]
+        if node.mark.kind == "enum" or not repeated:
+            continue
+        start = node.mark.line + node.mark.heading_lines
+        end = nodes[i + 1].mark.line if i + 1 < len(nodes) else len(lines)
+        if not any(line.strip() for line in lines[start:end]):
+            toc.add(node.mark.line)
+    return toc
+
+
+def _block_key(nodes: list[OutlineNode], index: int) -> tuple[str, ...]:
+    key: list[str] = []
+    current: int | None = index
+    while current is not None:
+        label = nodes[current].mark.label
+        key.append(label.section_id() if label else nodes[current].mark.value)
+        current = nodes[current].parent
+    return tuple(reversed(key))
+
+
+def outline(text: str, root_kind: str = "") -> list[OutlineNode]:
+    """The sections opened by numbering in ``text``, table-of-contents entries left out."""
+    marks = find_marks(text)
+    lines = text.splitlines()
+    nodes = build_outline(marks, root_kind)
+    for _ in range(3):  # leaving out one level of a contents list can expose the next
+        toc = table_of_contents(nodes, lines)
+        if not toc:
+            break
+        marks = [m for m in marks if m.line not in toc]
+        nodes = build_outline(marks, root_kind)
+    return nodes

@@ -1,0 +1,379 @@
+"""Definitions: GDPR Article 4, HR 8847 SEC. 110, a contract fixture with every style, noise."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from hierdoc.extract.definitions import (
+    FoundDefinition,
+    find_definitions,
+    is_definitions_heading,
+    normalize_term,
+)
+
+from .datasets import GDPR_MD, GDPR_TXT, HR8847_PDF, require
+
+FIXTURES = Path(__file__).parent / "fixtures" / "definitions"
+
+GDPR_ARTICLE_4_TERMS = [
+    "personal data",
+    "processing",
+    "restriction of processing",
+    "profiling",
+    "pseudonymisation",
+    "filing system",
+    "controller",
+    "processor",
+    "recipient",
+    "third party",
+    "consent",
+    "personal data breach",
+    "genetic data",
+    "biometric data",
+    "data concerning health",
+    "main establishment",
+    "representative",
+    "enterprise",
+    "group of undertakings",
+    "binding corporate rules",
+    "supervisory authority",
+    "supervisory authority concerned",
+    "cross-border processing",
+    "relevant and reasoned objection",
+    "information society service",
+    "international organisation",
+]
+
+
+def _between(text: str, first: str, last: str) -> str:
+    start = re.search(first, text, re.MULTILINE)
+    assert start, first
+    end = re.compile(last, re.MULTILINE).search(text, start.end())
+    assert end, last
+    return text[start.start() : end.start()]
+
+
+def _by_term(found: list[FoundDefinition]) -> dict[str, FoundDefinition]:
+    return {item.term: item for item in found}
+
+
+def _check_offsets(text: str, found: list[FoundDefinition]) -> None:
+    """Each term sits at its start offset, spans are sane, results are in text order."""
+    assert [f.start for f in found] == sorted(f.start for f in found)
+    for item in found:
+        assert 0 <= item.start < item.end <= len(text)
+        written = text[item.start : item.start + len(item.term) + 20]
+        assert normalize_term(" ".join(written.split())).startswith(normalize_term(item.term))
+
+
+# --- GDPR Article 4 ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module", params=[GDPR_MD, GDPR_TXT], ids=["md", "txt"])
+def gdpr_article_4(request: pytest.FixtureRequest) -> str:
+    text = require(request.param).read_text(encoding="utf-8")
+    return _between(text, r"^(?:#+ )?Article 4\b", r"^(?:#+ )?Article 5\b")
+
+
+@pytest.mark.parametrize("in_section", [True, False])
+def test_gdpr_article_4_has_all_26_terms(gdpr_article_4: str, in_section: bool) -> None:
+    found = find_definitions(gdpr_article_4, in_definitions_section=in_section)
+    means = [f.term for f in found if f.style == "means"]
+    assert means == GDPR_ARTICLE_4_TERMS
+    extras = {(f.term, f.style) for f in found if f.style != "means"}
+    assert extras == {("data subject", "parenthetical")}
+    _check_offsets(gdpr_article_4, found)
+
+
+def test_gdpr_definitions_run_to_the_end_of_their_item(gdpr_article_4: str) -> None:
+    found = _by_term(find_definitions(gdpr_article_4, in_definitions_section=True))
+    personal = found["personal data"].definition
+    assert personal.startswith("any information relating to an identified or identifiable")
+    assert "; an identifiable natural person is one who can be identified" in personal
+    assert personal.endswith("social identity of that natural person")
+    main = found["main establishment"].definition
+    assert main.startswith("(a) as regards a controller")
+    assert "(b) as regards a processor" in main
+    assert "representative" not in main
+    assert found["consent"].definition.startswith("any freely given, specific, informed")
+    assert found["group of undertakings"].definition == (
+        "a controlling undertaking and its controlled undertakings"
+    )
+    assert found["international organisation"].definition.endswith("two or more countries")
+    subject = found["data subject"]
+    assert subject.definition == "an identified or identifiable natural person"
+    assert subject.start > found["personal data"].start
+
+
+# --- HR 8847, SEC. 110 -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def hr8847_sec_110() -> str:
+    from hierdoc.convert import convert_file
+
+    text = convert_file(require(HR8847_PDF)).text
+    return _between(text, r"^SEC\. 110\. DEFINITIONS\.", r"^CHAPTER 3\b")
+
+
+def test_hr8847_every_numbered_definition(hr8847_sec_110: str) -> None:
+    items = re.findall(r"^\((\d+)\) [A-Z]", hr8847_sec_110, re.MULTILINE)
+    assert len(items) == 75
+    found = find_definitions(hr8847_sec_110, in_definitions_section=True)
+    assert all(f.style == "means" for f in found)
+    aliases = {"AGI", "AI", "IoT device", "NLP"}
+    assert len([f for f in found if f.term not in aliases]) == 75
+    assert len(found) == 79
+    assert found == find_definitions(hr8847_sec_110, in_definitions_section=False)
+    _check_offsets(hr8847_sec_110, found)
+
+
+def test_hr8847_aliases_share_the_definition(hr8847_sec_110: str) -> None:
+    found = _by_term(find_definitions(hr8847_sec_110, in_definitions_section=True))
+    for long, short in [
+        ("artificial general intelligence", "AGI"),
+        ("artificial intelligence", "AI"),
+        ("Internet of Things device", "IoT device"),
+        ("natural language processing", "NLP"),
+    ]:
+        assert found[short].definition == found[long].definition
+        assert found[short].end == found[long].end
+        assert found[short].start > found[long].start
+    assert found["AGI"].definition.startswith("an artificial intelligence system that can")
+    assert found["AI"].definition.endswith("formulate options for information or action")
+
+
+def test_hr8847_item_boundaries(hr8847_sec_110: str) -> None:
+    found = find_definitions(hr8847_sec_110, in_definitions_section=True)
+    terms = _by_term(found)
+    assert [f.term for f in found].count("agency") == 1  # not the 'agency' cited in (35)
+    assert terms["child"].definition == "an individual who has not attained the age of 13 years"
+    assert terms["Secretary"].definition == "the Secretary of Commerce"
+    assert "appropriate congressional committees" in terms  # the term wraps a line
+    assert "National Technology Governance Administration" in terms
+    assert terms["agency"].definition.startswith("the meaning given such term in section 551")
+    transparency = terms["algorithmic impact assessment"].definition  # a page break inside
+    assert transparency.endswith("privacy, security, and transparency")
+    assert terms["covered entity"].definition.endswith("located within the United States")
+    assert terms["United States person"].definition.endswith(
+        "any person located in the United States"
+    )
+
+
+# --- a contract with every style ---------------------------------------------------------
+
+
+def _sections(text: str) -> list[tuple[str, str]]:
+    """(heading, body) pairs of a Markdown document."""
+    parts = re.split(r"^#+ (.*)$", text, flags=re.MULTILINE)
+    return list(zip(["", *parts[1::2]], parts[0::2], strict=True))
+
+
+@pytest.fixture(scope="module")
+def contract() -> str:
+    return (FIXTURES / "escrow_agreement.md").read_text(encoding="utf-8")
+
+
+def _contract_definitions(contract: str) -> list[FoundDefinition]:
+    found = []
+    for heading, body in _sections(contract):
+        found += find_definitions(body, in_definitions_section=is_definitions_heading(heading))
+        _check_offsets(body, find_definitions(body, is_definitions_heading(heading)))
+    return found
+
+
+def test_contract_every_style(contract: str) -> None:
+    found = _contract_definitions(contract)
+    expected = [
+        ("Agreement", "parenthetical", "This Source Code Escrow Agreement"),
+        ("Harbourline", "parenthetical", "Harbourline Analytics Ltd"),
+        ("i-Escrow", "parenthetical", "Vantage Deposit Services LLC"),
+        ("Recipient", "parenthetical", "the Receiving Party"),
+        (
+            "Business Day",
+            "means",
+            "a day other than a Saturday, a Sunday or a public holiday in Edinburgh",
+        ),
+        (
+            "Deposit Materials",
+            "means",
+            "the source code of the Licensed Software, with its build scripts and design notes;"
+            " including every Update delivered under clause 4",
+        ),
+        ("Release Event", "means", "any of the events listed in clause 6.2"),
+        ("Update", "means", "any patch, correction or new version of the Licensed Software"),
+        ("Licensed Software", "means", "the programs listed in Schedule 1 and every Update"),
+        ("Verification Test", "means", "the procedure set out in Schedule 2"),
+        ("Beneficiary", "means", "the person named as licensee in Schedule 1"),
+        ("Licensee", "means", "the person named as licensee in Schedule 1"),
+        ("Confidential Information", "means", "the meaning given in clause 9"),
+        ("Escrow Fee", "means", "the annual fee stated in Schedule 3"),
+        ("Deposit Window", "glossary", "the ten Business Days after each Update is released"),
+        (
+            "Source Escrow Manager",
+            "glossary",
+            "the employee of i-Escrow who keeps the register of deposits",
+        ),
+        (
+            "Integrity Check",
+            "table",
+            "A comparison of the checksum of the deposited archive with the one supplied by"
+            " Harbourline",
+        ),
+        ("Storage Site", "table", "The fire-proof vault that i-Escrow operates in Livingston"),
+    ]
+    assert [(f.term, f.style, f.definition) for f in found] == expected
+
+
+def test_contract_outside_a_definitions_section(contract: str) -> None:
+    found = find_definitions(contract)
+    styles = {f.term: f.style for f in found}
+    # no glossary lines, and no unquoted "Escrow Fee means", outside a definitions section
+    assert "Deposit Window" not in styles and "Escrow Fee" not in styles and "Note" not in styles
+    # a table whose header names Term and Meaning counts anywhere
+    assert styles["Integrity Check"] == "table"
+    deposit = dict(_sections(contract))["2. Deposit"]
+    assert find_definitions(deposit) == []
+
+
+# --- small cases --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "This means that the first deposit is due before any Update ships.",
+        "Notices may be sent by means of the portal. A failed test means the deposit was bad.",
+        "Note: i-Escrow may charge a fee for each repeated deposit.",
+        'The officer said "the deposit was made late and the fee was waived" means nothing.',
+        "Payment terms: thirty days from the invoice date.",
+        "| Name | Role |\n|---|---|\n| Ann Smith | Escrow officer |",
+    ],
+)
+def test_no_definitions_in_ordinary_prose(text: str) -> None:
+    assert find_definitions(text) == []
+
+
+def test_two_definitions_in_one_paragraph() -> None:
+    text = 'In this clause "Fee" means the annual charge; and "Term" means five years. Then more.'
+    found = find_definitions(text)
+    assert [(f.term, f.definition) for f in found] == [
+        ("Fee", "the annual charge"),
+        ("Term", "five years"),
+    ]
+
+
+def test_item_whose_points_were_split_off() -> None:
+    """The caller may pass "16. ‘main establishment’ means:" without its points (a), (b)."""
+    text = "16. ‘main establishment’ means:\n\n"
+    found = find_definitions(text, in_definitions_section=True)
+    assert [(f.term, f.definition, f.start) for f in found] == [
+        ("main establishment", "", text.index("main"))
+    ]
+
+
+def test_roman_sub_items_stay_in_the_definition() -> None:
+    text = (
+        '(a) The term "Information" means\n(i) financial data; and\n(ii) technical notes.\n'
+        '(h) "Party" means a signatory.\n(i) "Purpose" means the proposed joint venture.\n'
+    )
+    found = find_definitions(text, in_definitions_section=True)
+    assert [(f.term, f.definition) for f in found] == [
+        ("Information", "(i) financial data; and (ii) technical notes"),
+        ("Party", "a signatory"),
+        ("Purpose", "the proposed joint venture"),
+    ]
+
+
+def test_apostrophe_inside_a_curly_quoted_term() -> None:
+    found = find_definitions("“Lender’s Agent” means the bank named in Schedule 4.")
+    assert [(f.term, f.definition) for f in found] == [
+        ("Lender’s Agent", "the bank named in Schedule 4")
+    ]
+
+
+def test_unquoted_numbered_term_only_in_definitions_section() -> None:
+    text = (
+        "(3) Controller means the person who decides why data is processed.\n(4) This means that."
+    )
+    found = find_definitions(text, in_definitions_section=True)
+    assert [(f.term, f.definition) for f in found] == [
+        ("Controller", "the person who decides why data is processed")
+    ]
+    assert find_definitions(text) == []
+
+
+def test_glossary_dash_lines() -> None:
+    text = (
+        "- Custodian - the bank that holds the assets\n- **Escrow Term**: three years\n"
+        "- Control: means holding most of the voting rights\n"
+        "By: ______________\nName: Ann Smith\nNote: see clause 2.\n"
+    )
+    found = find_definitions(text, in_definitions_section=True)
+    assert [(f.term, f.definition, f.style) for f in found] == [
+        ("Custodian", "the bank that holds the assets", "glossary"),
+        ("Escrow Term", "three years", "glossary"),
+        ("Control", "holding most of the voting rights", "glossary"),
+    ]
+
+
+def test_parenthetical_forms() -> None:
+    text = (
+        "The parties (collectively, the “Parties”) appoint the Northwind Holdings Limited "
+        "(each a 'Custodian') as escrow holder under this deed (hereinafter ‘the Deed’)."
+    )
+    found = find_definitions(text)
+    assert [(f.term, f.style) for f in found] == [
+        ("Parties", "parenthetical"),
+        ("Custodian", "parenthetical"),
+        ("Deed", "parenthetical"),
+    ]
+    assert found[1].definition == "the Northwind Holdings Limited"
+
+
+@pytest.mark.parametrize(
+    "heading",
+    [
+        "Definitions",
+        "DEFINITIONS",
+        "Glossary",
+        "Terms",
+        "Interpretation",
+        "Defined terms",
+        "Definitions and interpretation",
+        "SEC. 110. DEFINITIONS.",
+        "Article 4 - Definitions",
+        "1. DEFINITIONS",
+        "## 1.1 Definitions:",
+        "Section 2 — Glossary of terms",
+        "CHAPTER 2 - DEFINITIONS",
+        "Schedule 1 Interpretation",
+    ],
+)
+def test_definitions_headings(heading: str) -> None:
+    assert is_definitions_heading(heading)
+
+
+@pytest.mark.parametrize(
+    "heading",
+    ["Terms and Conditions", "Article 5 - Principles", "Deposit", "Definition of done tasks", ""],
+)
+def test_other_headings(heading: str) -> None:
+    assert not is_definitions_heading(heading)
+
+
+@pytest.mark.parametrize(
+    ("left", "right"),
+    [
+        ("Personal  Data", "personal data"),
+        ("‘personal data’", '"personal data"'),
+        ("cross-border processing", "cross border processing"),
+        ("Cross‑Border\nProcessing", "cross-border processing"),
+        ("Lender’s Agent", "lender's agent"),
+    ],
+)
+def test_normalize_term(left: str, right: str) -> None:
+    assert normalize_term(left) == normalize_term(right)
