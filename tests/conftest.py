@@ -25,3 +25,32 @@ def gdpr_index(tmp_path_factory, embedder):
     assert not report.problems
     yield index
     index.close()
+
+
+def _build(tmp_path_factory, embedder, name: str, sources: list):
+    from hierdoc import Index, Settings
+
+    folder = tmp_path_factory.mktemp(name)
+    index = Index.open(folder / "index", Settings(), embedder=embedder)
+    report = index.ingest(sources)
+    assert not report.problems, report.problems
+    return index
+
+
+@pytest.fixture(scope="session")
+def hr8847_index(tmp_path_factory, embedder):
+    from .datasets import HR8847_PDF
+
+    index = _build(tmp_path_factory, embedder, "hr8847", [require(HR8847_PDF)])
+    yield index
+    index.close()
+
+
+@pytest.fixture(scope="session")
+def acronym_index(tmp_path_factory, embedder):
+    from pathlib import Path
+
+    folder = Path(__file__).parent / "fixtures" / "acronyms"
+    index = _build(tmp_path_factory, embedder, "acronyms", [folder])
+    yield index
+    index.close()

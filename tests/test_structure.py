@@ -57,3 +57,59 @@ def test_gdpr_tree() -> None:
         "Article 17",
     ]
     assert "".join(s.heading_line + s.body for s in sections) == text
+
+
+def test_gdpr_text_and_markdown_give_the_same_tree() -> None:
+    from .datasets import GDPR_TXT
+
+    md = parse_sections(require(GDPR_MD).read_text(encoding="utf-8"), "GDPR")
+    txt = parse_sections(require(GDPR_TXT).read_text(encoding="utf-8"), "GDPR")
+
+    def tree(sections):
+        return {
+            s.section_id: s.path
+            for s in sections
+            if s.section_id.startswith(("chapter-", "article-"))
+        }
+
+    md_tree, txt_tree = tree(md), tree(txt)
+    assert md_tree == txt_tree
+    assert all(f"article-{n}" in md_tree for n in range(1, 100))
+    paragraphs = [i for i in md_tree if i.count("-") == 2 and i.split("-")[2].isdigit()]
+    assert len(paragraphs) > 300
+    assert md_tree["article-17-3-b"] == (
+        "chapter-3",
+        "chapter-3-section-3",
+        "article-17",
+        "article-17-3",
+    )
+    assert md_tree["article-6-1-a"] == ("chapter-2", "article-6", "article-6-1")
+    assert len([i for i in md_tree if i.startswith("article-4-")]) >= 26
+
+
+def test_hr8847_sections_and_subdivisions() -> None:
+    import re
+
+    from hierdoc.convert import convert_file
+
+    from .datasets import HR8847_PDF
+
+    text = convert_file(require(HR8847_PDF)).text
+    sections = parse_sections(text, "HR 8847")
+    expected = re.findall(r"^SEC\. (\d+)\. (.+?)\.?$", text, re.MULTILINE)
+    assert len(expected) >= 60
+    by_id = {s.section_id: s for s in sections}
+    for number, title in expected:
+        section = by_id[f"section-{number}"]
+        assert section.kind == "section"
+        assert title.rstrip(".") in section.heading
+        assert section.path[0].startswith("title-")
+    assert by_id["section-201-b-1"].path[-2:] == ("section-201", "section-201-b")
+    assert by_id["section-301-b-1-a"].path[-3:] == (
+        "section-301",
+        "section-301-b",
+        "section-301-b-1",
+    )
+    assert by_id["section-110-8"].heading.startswith("(8) ARTIFICIAL GENERAL INTELLIGENCE")
+    titles = [s for s in sections if s.kind == "title"]
+    assert [t.section_id for t in titles] == [f"title-{n}" for n in range(1, 12)]

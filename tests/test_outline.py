@@ -1,0 +1,168 @@
+"""Structure from numbering, on small texts written for each rule."""
+
+from hierdoc.structure import parse_sections
+
+
+def _ids(text: str) -> list[str]:
+    return [s.section_id for s in parse_sections(text, "Doc") if s.section_id != "preamble"]
+
+
+def test_plain_text_regulation_nests_chapter_section_article_paragraph_point() -> None:
+    text = """CHAPTER I
+General provisions
+
+Article 1
+Scope
+
+1. This Act applies to:
+
+(a)
+goods;
+
+(b)
+services.
+
+2. It does not apply to gifts.
+
+CHAPTER II
+Rights
+
+Section 1
+Access
+
+Article 2
+Right of access
+
+The buyer may ask for a copy.
+"""
+    sections = {s.section_id: s for s in parse_sections(text, "Act")}
+    assert list(sections)[1:] == [
+        "chapter-1",
+        "article-1",
+        "article-1-1",
+        "article-1-1-a",
+        "article-1-1-b",
+        "article-1-2",
+        "chapter-2",
+        "section-1",
+        "article-2",
+    ]
+    assert sections["article-1-1-b"].path == ("chapter-1", "article-1", "article-1-1")
+    assert sections["article-2"].parent_chain == (
+        "CHAPTER II - Rights",
+        "Section 1 - Access",
+        "Article 2 - Right of access",
+    )
+
+
+def test_us_bill_sections_with_subsections() -> None:
+    text = """TITLE I - GENERAL
+SEC. 101. SHORT TITLE.
+(a) IN GENERAL.—This Act may be cited as the Example Act.
+(b) REFERENCES.—A reference to this Act includes:
+(1) its regulations;
+(2) its guidance, including—
+(A) bulletins; and
+(B) notices.
+SEC. 102. FINDINGS.
+Congress finds that examples help.
+"""
+    assert _ids(text) == [
+        "title-1",
+        "section-101",
+        "section-101-a",
+        "section-101-b",
+        "section-101-b-1",
+        "section-101-b-2",
+        "section-101-b-2-a",
+        "section-101-b-2-b",
+        "section-102",
+    ]
+    heading = {s.section_id: s.heading for s in parse_sections(text, "Bill")}
+    assert heading["section-101-a"] == "(a) IN GENERAL"
+
+
+def test_no_false_sections() -> None:
+    text = """Annual report
+
+2020 was a year of change for the plan.
+The fund returned 4.5 percent.
+The steps were 1. collect, 2. review and 3. approve.
+
+| year | 1.1 | 2.2 |
+|------|-----|-----|
+| 2019 | 3.5 | 4.5 |
+
+(c) is not a start, and (2) neither.
+Section 5 of the Act applies as before.
+"""
+    assert _ids(text) == []
+
+
+def test_i_after_h_is_a_letter_and_i_after_a_list_item_is_roman() -> None:
+    points = "\n".join(f"({c}) point {c};" for c in "abcdefghij")
+    letters = _ids("Article 9\n\n1. Processing is allowed where:\n" + points + "\n")
+    assert "article-9-1-i" in letters and "article-9-1-j" in letters
+    roman = _ids(
+        "Article 3\n\n1. The terms are:\n(a) first, which covers:\n(i) one;\n(ii) two;\n"
+        "(iii) three;\n(b) second.\n"
+    )
+    assert roman == [
+        "article-3",
+        "article-3-1",
+        "article-3-1-a",
+        "article-3-1-a-i",
+        "article-3-1-a-ii",
+        "article-3-1-a-iii",
+        "article-3-1-b",
+    ]
+
+
+def test_table_of_contents_is_not_structure() -> None:
+    text = """TABLE OF CONTENTS
+TITLE I - GENERAL
+Chapter 1 - Scope
+TITLE II - RULES
+Chapter 1 - Duties
+
+TITLE I - GENERAL
+CHAPTER 1 - SCOPE
+SEC. 101. SCOPE.
+This Act covers examples.
+TITLE II - RULES
+CHAPTER 1 - DUTIES
+SEC. 201. DUTIES.
+Everyone shall comply.
+"""
+    assert _ids(text) == [
+        "title-1",
+        "title-1-chapter-1",
+        "section-101",
+        "title-2",
+        "title-2-chapter-1",
+        "section-201",
+    ]
+
+
+def test_markdown_headings_above_numbered_text() -> None:
+    text = """# Services Agreement
+
+## 1. Definitions
+
+1.1 "Services" means the work in Schedule A.
+
+1.2 "Fees" means the amounts in clause 4.
+
+## 2. Payment
+
+The Client pays within 30 days.
+"""
+    assert _ids(text) == ["section-1", "section-1-1", "section-1-2", "section-2"]
+
+
+def test_decimal_clauses_in_plain_text_are_sections() -> None:
+    text = (
+        "1. DEFINITIONS\n1.1 Agreement means this document.\n1.2 Party means a signatory.\n"
+        "2. TERM\n2.1 This Agreement lasts one year.\n"
+    )
+    assert _ids(text) == ["section-1", "section-1-1", "section-1-2", "section-2", "section-2-1"]
