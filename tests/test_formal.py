@@ -165,3 +165,33 @@ def test_chunk_types_and_filters(gdpr_index, hr8847_index) -> None:
     assert only_bill.results
     nothing = gdpr_index.search("personal data", source="no-such-file.md")
     assert nothing.results == []
+
+
+def test_same_term_defined_differently_is_a_conflict(tmp_path, embedder) -> None:
+    from hierdoc import Index, Settings
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "nda.md").write_text(
+        '# Mutual NDA\n\n## 1. Definitions\n\n1.1 "Confidential Information" means any '
+        "information disclosed by either party, whether oral or written.\n\n## 2. Duties\n\n"
+        "Each party shall protect Confidential Information with reasonable care.\n"
+    )
+    (docs / "licence.md").write_text(
+        '# Licence\n\n## 1. Definitions\n\n1.1 "Confidential Information" means the source '
+        "code of the Software only.\n\n## 2. Use\n\nThe Licensee shall not disclose "
+        "Confidential Information to any third party.\n"
+    )
+    with Index.open(tmp_path / "index", Settings(), embedder=embedder) as index:
+        index.ingest([docs])
+        lookup = index.define("confidential information")
+        assert lookup.conflict
+        assert sorted(d.source.rsplit("/", 1)[-1] for d in lookup.definitions) == [
+            "licence.md",
+            "nda.md",
+        ]
+        result = index.search("may the licensee disclose the source code", top_k=1).results[0]
+        assert result.source.endswith("licence.md")
+        assert [d["definition"] for d in result.definitions] == [
+            "the source code of the Software only"
+        ]
