@@ -14,38 +14,9 @@ from hierdoc.extract.definitions import (
     normalize_term,
 )
 
-from .datasets import GDPR_MD, GDPR_TXT, HR8847_PDF, require
+from .datasets import GDPR_ARTICLE_4_TERMS, GDPR_MD, GDPR_TXT, HR8847_PDF, require
 
 FIXTURES = Path(__file__).parent / "fixtures" / "definitions"
-
-GDPR_ARTICLE_4_TERMS = [
-    "personal data",
-    "processing",
-    "restriction of processing",
-    "profiling",
-    "pseudonymisation",
-    "filing system",
-    "controller",
-    "processor",
-    "recipient",
-    "third party",
-    "consent",
-    "personal data breach",
-    "genetic data",
-    "biometric data",
-    "data concerning health",
-    "main establishment",
-    "representative",
-    "enterprise",
-    "group of undertakings",
-    "binding corporate rules",
-    "supervisory authority",
-    "supervisory authority concerned",
-    "cross-border processing",
-    "relevant and reasoned objection",
-    "information society service",
-    "international organisation",
-]
 
 
 def _between(text: str, first: str, last: str) -> str:

@@ -7,7 +7,6 @@ interrupted, a file was lost) is rebuilt from SQLite, so the three always agree.
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -193,7 +192,6 @@ class LocalStore:
             "generation": self.records.generation,
             "embedding_model": self.records.get_meta("embedding_model"),
             "dimension": int(self.records.get_meta("dimension") or 0),
-            "settings": json.loads(self.records.get_meta("settings") or "{}"),
         }
 
     def close(self) -> None:
