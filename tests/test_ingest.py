@@ -149,3 +149,25 @@ def test_interrupted_ingest_resumes(tmp_path, corpus, embedder) -> None:
             .results[0]
             .source.endswith("gamma.md")
         )
+
+
+def test_texts_and_given_chunks(tmp_path, embedder) -> None:
+    from hierdoc import TextDocument
+
+    documents = [
+        TextDocument("corpus:1", "Photosynthesis turns light into chemical energy.", "Plants"),
+        TextDocument(
+            "corpus:2",
+            "",
+            "Given chunks",
+            chunks=["def add(a, b):\n    return a + b", "class Stack:\n    pass"],
+            chunk_ids=["code-1", "code-2"],
+        ),
+    ]
+    with _open(tmp_path, embedder) as index:
+        report = index.ingest_texts(documents)
+        assert report.added == ["corpus:1", "corpus:2"]
+        assert index.search("stack class", top_k=1).results[0].chunk_id == "code-2"
+        assert index.search("light energy plants", top_k=1).results[0].source == "corpus:1"
+        again = index.ingest_texts(documents)
+        assert again.unchanged == ["corpus:1", "corpus:2"]

@@ -7,6 +7,7 @@ Pipeline stages, one module each: ``convert`` -> ``structure`` -> ``chunk`` ->
 
 from .api import ChunkView, Index
 from .config import ConfigError, Settings, load_settings
+from .ingest import TextDocument
 from .models import IngestReport, SearchFilter, SearchResponse, SearchResult
 from .search import SearchError
 
@@ -20,5 +21,6 @@ __all__ = [
     "SearchResponse",
     "SearchResult",
     "Settings",
+    "TextDocument",
     "load_settings",
 ]

@@ -23,7 +23,7 @@ from .extract.definitions import normalize_term
 from .glossary import Glossary
 from .index.local import LocalStore
 from .index.records import SectionRecord, StoredChunk
-from .ingest import IngestOptions, Ingestor, ProgressFn
+from .ingest import IngestOptions, Ingestor, ProgressFn, TextDocument
 from .models import CrossRef, Definition, IngestReport, SearchFilter, SearchResponse
 from .search import Searcher, SearchSettings
 from .tokenizer import Tokenizer, default_tokenizer
@@ -228,9 +228,14 @@ class Index:
         paths = list(paths)
         if not paths:
             raise ValueError("nothing to ingest: give a path, or 'source' in the config")
+        return self._ingestor(force).run(paths, progress)
+
+    def _ingestor(self, force: bool) -> Ingestor:
+        """An ingestor for this index; a change of chunking settings re-ingests everything."""
         fingerprint = self._fingerprint()
         if self.store.records.get_meta("fingerprint") not in (None, fingerprint):
             force = True
+        self.store.records.set_meta("fingerprint", fingerprint)
         options = IngestOptions(
             chunking=ChunkingOptions(
                 max_tokens=self.settings.max_chunk_tokens,
@@ -242,9 +247,16 @@ class Index:
             definitions=self.settings.extract_definitions,
             cross_references=self.settings.extract_cross_references,
         )
-        report = Ingestor(self.store, self.embedder, self.tokenizer(), options).run(paths, progress)
-        self.store.records.set_meta("fingerprint", fingerprint)
-        return report
+        return Ingestor(self.store, self.embedder, self.tokenizer(), options)
+
+    def ingest_texts(
+        self,
+        documents: Iterable[TextDocument],
+        force: bool = False,
+        progress: ProgressFn | None = None,
+    ) -> IngestReport:
+        """Index documents given as text (or as ready-made chunks); unchanged ones are skipped."""
+        return self._ingestor(force).run_texts(list(documents), progress)
 
     async def aingest(
         self, paths: Iterable[str | Path] | str | Path | None = None, force: bool = False

@@ -60,20 +60,21 @@ def _echo_json(data: Any) -> None:
 
 
 def _progress_printer() -> Any:
-    bar: dict[str, Any] = {}
+    state: dict[str, Any] = {"seen": 0}
 
     def on_event(event: ProgressEvent) -> None:
-        if "bar" not in bar:
-            bar["bar"] = click.progressbar(
+        if "bar" not in state:
+            state["bar"] = click.progressbar(
                 length=event.total,
                 label="Ingesting",
                 file=sys.stderr,
                 item_show_func=lambda s: Path(s).name if s else "",
             )
-            bar["bar"].__enter__()
-        bar["bar"].update(1, event.source)
-        if event.position == event.total:
-            bar["bar"].__exit__(None, None, None)
+            state["bar"].__enter__()
+        state["seen"] += 1
+        state["bar"].update(1, event.source)
+        if state["seen"] == event.total:
+            state["bar"].__exit__(None, None, None)
 
     return on_event
 

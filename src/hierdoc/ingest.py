@@ -1,36 +1,42 @@
-"""The ingest pipeline: files -> convert -> structure -> chunk -> contextualize -> embed -> store.
+"""The ingest pipeline: files -> convert -> structure -> chunk -> extract -> contextualize
+-> embed -> store.
 
-Each file is one atomic write to the store, so an interrupted run leaves a
-consistent index and the next run carries on with the files not yet stored
+Each document is one atomic write to the store, so an interrupted run leaves a
+consistent index and the next run carries on with the documents not yet stored
 (their hashes are missing). Unchanged files are recognised by content hash and
 skipped before they are converted. One broken file is reported and skipped;
-the rest of the folder is ingested.
+the rest of the folder is ingested. Chunks of several small documents are
+embedded together, in batches, and each document is written once its vectors
+are ready.
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from .chunk import ChunkingOptions, chunk_document
+from .chunk import ChunkingOptions, chunk_document, document_key
 from .context import structural_context
 from .convert import ConversionError, convert_file, discover_files, file_hash
 from .embed import Embedder, EmbedInput
 from .extract.document import extract_document
 from .index.base import Store
 from .index.records import DocumentRecord, StoredChunk
-from .models import FileProblem, IngestReport
-from .structure import parse_sections
+from .models import Chunk, ConvertedDocument, Extraction, FileProblem, IngestReport, Section
+from .structure import PREAMBLE_ID, parse_sections
 from .tokenizer import Tokenizer
 
 FLUSH_EVERY = 25
+EMBED_BATCH = 64
+"""Chunks collected across documents before one call to the embedder."""
 
 
 @dataclass(frozen=True)
 class ProgressEvent:
-    """``kind`` is one of skip, done, fail; ``position`` counts files from 1 to ``total``."""
+    """``kind`` is one of skip, done, fail; ``position`` counts documents from 1 to ``total``."""
 
     kind: str
     source: str
@@ -50,9 +56,54 @@ class IngestOptions:
     cross_references: bool = True
 
 
+@dataclass(frozen=True)
+class TextDocument:
+    """A document given as text rather than as a file (benchmark corpora, other stores).
+
+    With ``chunks``, the text is indexed exactly as those chunks (ids from
+    ``chunk_ids`` when given), with no structure parsing or splitting.
+    """
+
+    source: str
+    text: str
+    title: str = ""
+    chunks: Sequence[str] | None = None
+    chunk_ids: Sequence[str] | None = None
+
+    @property
+    def content_hash(self) -> str:
+        digest = hashlib.sha256(self.title.encode() + b"\0" + self.text.encode())
+        for chunk in self.chunks or ():
+            digest.update(b"\0" + chunk.encode())
+        return digest.hexdigest()
+
+
+@dataclass
+class _Prepared:
+    """A document ready to embed: its record, sections, chunks, contexts and extraction."""
+
+    record: DocumentRecord
+    sections: list[Section]
+    chunks: list[Chunk]
+    contexts: list[str]
+    extraction: Extraction
+    position: int
+    updating: bool
+
+
 def _under(source: str, roots: list[Path]) -> bool:
     path = Path(source)
     return any(path == root or root in path.parents for root in roots)
+
+
+@dataclass
+class _Run:
+    report: IngestReport
+    notify: ProgressFn
+    known: dict[str, str]
+    total: int
+    pending: list[_Prepared] = field(default_factory=list)
+    since_flush: int = 0
 
 
 class Ingestor:
@@ -69,79 +120,182 @@ class Ingestor:
         self._options = options
 
     def run(self, paths: Iterable[str | Path], progress: ProgressFn | None = None) -> IngestReport:
-        started = time.perf_counter()
-        report = IngestReport()
-        notify = progress or (lambda event: None)
+        """Ingest files and folders; remove what was indexed under them and is gone."""
         roots = [Path(p).resolve() for p in paths]
         files, problems = discover_files(roots)
-        report.problems.extend(problems)
-        if self._options.force:
-            self._store.clear()
-        known = self._store.document_hashes()
-        try:
-            self._ingest_files(files, known, report, notify)
-            stale = [s for s in known if _under(s, roots) and s not in {str(f) for f in files}]
+
+        def each(run: _Run) -> None:
+            for position, path in enumerate(files, start=1):
+                self._file(run, path, position)
+            present = {str(f) for f in files}
+            stale = [s for s in run.known if _under(s, roots) and s not in present]
             self._store.delete_documents(stale)
-            report.removed += stale
-        finally:
-            self._store.flush()
-            report.seconds = time.perf_counter() - started
+            run.report.removed += stale
+
+        report = self._session(len(files), progress, each)
+        report.problems[:0] = problems
         return report
 
-    def _ingest_files(
-        self, files: list[Path], known: dict[str, str], report: IngestReport, notify: ProgressFn
-    ) -> None:
-        since_flush = 0
-        total = len(files)
-        for position, path in enumerate(files, start=1):
-            source = str(path)
-            try:
-                digest = file_hash(path)
-                if known.get(source) == digest:
-                    report.unchanged.append(source)
-                    notify(ProgressEvent("skip", source, position, total))
-                    continue
-                written, embedded = self._ingest_one(path, source)
-            except ConversionError as error:
-                self._fail(source, error.reason, known, report)
-                notify(ProgressEvent("fail", source, position, total))
-                continue
-            except Exception as error:  # one broken file never stops a folder
-                self._fail(source, f"{type(error).__name__}: {error}", known, report)
-                notify(ProgressEvent("fail", source, position, total))
-                continue
-            (report.updated if source in known else report.added).append(source)
-            report.chunks_written += written
-            report.texts_embedded += embedded
-            notify(ProgressEvent("done", source, position, total))
-            since_flush += 1
-            if since_flush >= FLUSH_EVERY:
-                self._store.flush()
-                since_flush = 0
+    def run_texts(
+        self, documents: Sequence[TextDocument], progress: ProgressFn | None = None
+    ) -> IngestReport:
+        """Ingest documents given as text; unchanged ones (same hash) are skipped."""
 
-    def _fail(self, source: str, reason: str, known: dict[str, str], report: IngestReport) -> None:
-        report.problems.append(FileProblem(source, reason))
-        if source in known:
+        def each(run: _Run) -> None:
+            for position, document in enumerate(documents, start=1):
+                self._text(run, document, position)
+
+        return self._session(len(documents), progress, each)
+
+    def _session(
+        self, total: int, progress: ProgressFn | None, body: Callable[[_Run], None]
+    ) -> IngestReport:
+        started = time.perf_counter()
+        if self._options.force:
+            self._store.clear()
+        run = _Run(
+            IngestReport(), progress or (lambda event: None), self._store.document_hashes(), total
+        )
+        try:
+            body(run)
+            self._write_pending(run)
+        finally:
+            self._store.flush()
+            run.report.seconds = time.perf_counter() - started
+        return run.report
+
+    def _file(self, run: _Run, path: Path, position: int) -> None:
+        source = str(path)
+        try:
+            if run.known.get(source) == file_hash(path):
+                self._skip(run, source, position)
+                return
+            document = convert_file(path, source)
+            self._queue(run, self._prepare(document, None, position, source in run.known))
+        except ConversionError as error:
+            self._fail(run, source, error.reason, position)
+        except Exception as error:  # one broken file never stops a folder
+            self._fail(run, source, f"{type(error).__name__}: {error}", position)
+
+    def _text(self, run: _Run, item: TextDocument, position: int) -> None:
+        digest = item.content_hash
+        if run.known.get(item.source) == digest:
+            self._skip(run, item.source, position)
+            return
+        document = ConvertedDocument(item.source, item.title, item.text, digest, "text")
+        given = None
+        if item.chunks is not None:
+            given = (list(item.chunks), list(item.chunk_ids) if item.chunk_ids else None)
+        try:
+            self._queue(run, self._prepare(document, given, position, item.source in run.known))
+        except Exception as error:
+            self._fail(run, item.source, f"{type(error).__name__}: {error}", position)
+
+    def _skip(self, run: _Run, source: str, position: int) -> None:
+        run.report.unchanged.append(source)
+        run.notify(ProgressEvent("skip", source, position, run.total))
+
+    def _fail(self, run: _Run, source: str, reason: str, position: int) -> None:
+        run.report.problems.append(FileProblem(source, reason))
+        if source in run.known:
             self._store.delete_documents([source])
-            report.removed.append(source)
+            run.report.removed.append(source)
+        run.notify(ProgressEvent("fail", source, position, run.total))
 
-    def _ingest_one(self, path: Path, source: str) -> tuple[int, int]:
-        document = convert_file(path, source)
-        sections = parse_sections(document.text, document.title)
-        chunks = chunk_document(document, sections, self._tokenizer, self._options.chunking)
-        chunks, extraction = extract_document(sections, chunks)
+    def _prepare(
+        self,
+        document: ConvertedDocument,
+        given: tuple[list[str], list[str] | None] | None,
+        position: int,
+        updating: bool,
+    ) -> _Prepared:
+        if given is None:
+            sections = parse_sections(document.text, document.title)
+            chunks = chunk_document(document, sections, self._tokenizer, self._options.chunking)
+            chunks, extraction = extract_document(sections, chunks)
+        else:
+            sections, chunks = self._given_chunks(document, *given)
+            extraction = Extraction()
         if not self._options.definitions:
             extraction.definitions, extraction.acronyms, extraction.chunk_terms = [], [], []
         if not self._options.cross_references:
             extraction.references = []
         contexts = [structural_context(c) if self._options.contextual else "" for c in chunks]
-        embedder = self._embedder()
-        vectors = embedder.embed_documents(
-            [EmbedInput(context, c.content) for context, c in zip(contexts, chunks, strict=False)]
-        )
         record = DocumentRecord(
-            source, document.title, document.content_hash, document.format, len(document.text)
+            document.source,
+            document.title,
+            document.content_hash,
+            document.format,
+            len(document.text),
         )
-        stored = [StoredChunk(c, context) for c, context in zip(chunks, contexts, strict=False)]
-        self._store.write_document(record, sections, stored, vectors, extraction)
-        return len(chunks), sum(len(v) for v in vectors)
+        return _Prepared(record, sections, chunks, contexts, extraction, position, updating)
+
+    def _given_chunks(
+        self, document: ConvertedDocument, texts: list[str], ids: list[str] | None
+    ) -> tuple[list[Section], list[Chunk]]:
+        title = document.title or document.source
+        root = Section(PREAMBLE_ID, title, 0, (title,), (), document.text, "", 0, "preamble")
+        key = document_key(document.source)
+        chunks = [
+            Chunk(
+                chunk_id=ids[n] if ids else f"{key}:{PREAMBLE_ID}:{n}",
+                source=document.source,
+                title=title,
+                section_id=PREAMBLE_ID,
+                heading=title,
+                parent_chain=(title,),
+                section_path=(PREAMBLE_ID,),
+                content=text,
+                ordinal=n,
+                token_count=self._tokenizer.count(text),
+                sections=(PREAMBLE_ID,) if n == 0 else (),
+            )
+            for n, text in enumerate(texts)
+        ]
+        return [root], chunks
+
+    def _queue(self, run: _Run, prepared: _Prepared) -> None:
+        run.pending.append(prepared)
+        if sum(len(p.chunks) for p in run.pending) >= EMBED_BATCH:
+            self._write_pending(run)
+
+    def _write_pending(self, run: _Run) -> None:
+        """Embed the chunks of every pending document in one call, then write each document."""
+        if not run.pending:
+            return
+        batch, run.pending = run.pending, []
+        inputs = [
+            EmbedInput(context, chunk.content)
+            for p in batch
+            for context, chunk in zip(p.contexts, p.chunks, strict=True)
+        ]
+        try:
+            vectors = self._embedder().embed_documents(inputs) if inputs else []
+        except Exception as error:  # the embedder failing fails these documents, not the run
+            for prepared in batch:
+                reason = f"embedding failed: {type(error).__name__}: {error}"
+                self._fail(run, prepared.record.source, reason, prepared.position)
+            return
+        start = 0
+        for prepared in batch:
+            own = vectors[start : start + len(prepared.chunks)]
+            start += len(prepared.chunks)
+            self._write(run, prepared, own)
+
+    def _write(self, run: _Run, prepared: _Prepared, vectors: list) -> None:
+        stored = [
+            StoredChunk(c, context)
+            for c, context in zip(prepared.chunks, prepared.contexts, strict=True)
+        ]
+        self._store.write_document(
+            prepared.record, prepared.sections, stored, vectors, prepared.extraction
+        )
+        source = prepared.record.source
+        (run.report.updated if prepared.updating else run.report.added).append(source)
+        run.report.chunks_written += len(stored)
+        run.report.texts_embedded += sum(len(v) for v in vectors)
+        run.notify(ProgressEvent("done", source, prepared.position, run.total))
+        run.since_flush += 1
+        if run.since_flush >= FLUSH_EVERY:
+            self._store.flush()
+            run.since_flush = 0
