@@ -171,3 +171,23 @@ def test_texts_and_given_chunks(tmp_path, embedder) -> None:
         assert index.search("light energy plants", top_k=1).results[0].source == "corpus:1"
         again = index.ingest_texts(documents)
         assert again.unchanged == ["corpus:1", "corpus:2"]
+
+
+def test_an_open_index_sees_an_ingest_made_by_another_handle(tmp_path, corpus, embedder) -> None:
+    """A running server keeps its Index open while `hierdoc ingest` writes through another."""
+    with _open(tmp_path, embedder) as writer:
+        writer.ingest([corpus])
+    with _open(tmp_path, embedder) as reader:
+        assert reader.search("spindle bearings", mode="keyword").results
+        with _open(tmp_path, embedder) as writer:
+            (corpus / "gamma.md").unlink()
+            _write(
+                corpus,
+                "delta.md",
+                "# Delta\n\n## Section 1 - Boilers\n\nDescale the boiler tubes every spring.\n",
+            )
+            writer.ingest([corpus])
+        for mode in ("keyword", "semantic", "hybrid"):
+            results = reader.search("spindle bearings descale boiler", mode=mode).results
+            assert results[0].source.endswith("delta.md"), mode
+            assert not any(r.source.endswith("gamma.md") for r in results)

@@ -17,9 +17,11 @@ from typing import Any
 
 import click
 
+from .agents import tool_schema
 from .api import Index
 from .config import Settings, load_settings
 from .ingest import ProgressEvent
+from .mcp_server import index_options, serve
 from .models import SearchResponse, SearchResult
 
 
@@ -80,6 +82,7 @@ def _progress_printer() -> Any:
 
 
 @cli.command()
+@index_options
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--force", is_flag=True, help="Rebuild the index from scratch.")
 @click.option("--max-chunk-tokens", type=int, help="Chunk size limit in tokens.")
@@ -268,6 +271,10 @@ def stats(state: _State, as_json: bool) -> None:
     click.echo(f"chunks:     {data['chunks']} ({data['vectors']} vectors)")
     click.echo(f"size:       {data['index_bytes'] / 1e6:.1f} MB")
     click.echo(f"embeddings: {data['embedding_model']} ({data['dimension']} dimensions)")
+
+
+cli.add_command(serve)
+cli.add_command(tool_schema)
 
 
 def _show_warning(message: Warning | str, *args: Any, **kwargs: Any) -> None:

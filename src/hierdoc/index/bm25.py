@@ -99,6 +99,11 @@ class Bm25Index:
         """The generation of the last commit; None if none, or built by another version."""
         return self._generation
 
+    def refresh(self) -> None:
+        """See commits made by another process (a running server after ``hierdoc ingest``)."""
+        self._live_index().reload()
+        self._generation = self._read_generation()
+
     def _read_generation(self) -> int | None:
         try:
             state = json.loads((self.directory / STATE_FILE).read_text(encoding="utf-8"))

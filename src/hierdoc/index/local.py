@@ -174,13 +174,35 @@ class LocalStore:
     def sections_with_heading(self, heading: str) -> list[str]:
         return self.records.headings_matching(heading.strip().lower())
 
+    def refresh(self) -> None:
+        """Catch up with writes made by another process since this store was opened.
+
+        A long-running reader (the MCP server) keeps serving while ``hierdoc ingest``
+        runs elsewhere; its derived indexes follow the record store's generation.
+        Writes pending in this process are left to :meth:`flush`. A reader never
+        writes derived indexes here (the writer may be mid-ingest): it reloads BM25
+        and rebuilds its vector matrix in memory; chunks the writer has deleted are
+        dropped from results because their records are gone.
+        """
+        if self._pending_added or self._pending_removed:
+            return
+        generation = self.records.generation
+        if self.vectors.generation == generation and self.bm25.generation == generation:
+            return
+        self.bm25.refresh()
+        if not self.vectors.load_cache() or self.vectors.generation != generation:
+            self.vectors.rebuild(self.records.iter_vectors(), generation, save=False)
+
     def keyword_search(self, query: str, k: int, filt: SearchFilter | None) -> list[Hit]:
+        self.refresh()
         return self.bm25.search(query, k, filt)
 
     def phrase_search(self, phrase: str, k: int, filt: SearchFilter | None) -> list[Hit]:
+        self.refresh()
         return self.bm25.phrase_search(phrase, k, filt)
 
     def vector_search(self, vector: np.ndarray, k: int, filt: SearchFilter | None) -> list[Hit]:
+        self.refresh()
         allowed = None if filt is None or filt.empty else self.records.chunk_ids_matching(filt)
         return self.vectors.search(vector, k, allowed)
 

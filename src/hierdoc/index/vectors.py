@@ -47,7 +47,9 @@ class VectorIndex:
         self.generation = int(meta["generation"])
         return True
 
-    def rebuild(self, rows: Iterable[tuple[str, bytes]], generation: int) -> None:
+    def rebuild(
+        self, rows: Iterable[tuple[str, bytes]], generation: int, save: bool = True
+    ) -> None:
         """Rebuild from (chunk_id, vector bytes) rows, grouped by chunk, then cache."""
         chunk_ids: list[str] = []
         owners: list[int] = []
@@ -60,7 +62,8 @@ class VectorIndex:
         matrix = np.vstack(vectors) if vectors else np.zeros((0, self.dimension), np.float32)
         self._set(matrix, chunk_ids, np.asarray(owners, dtype=np.int64))
         self.generation = generation
-        self._save()
+        if save:
+            self._save()
 
     def replace(
         self, removed: set[str], added: list[tuple[str, np.ndarray]], generation: int
