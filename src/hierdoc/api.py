@@ -9,7 +9,7 @@ import asyncio
 import hashlib
 import json
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,12 +18,15 @@ import numpy as np
 
 from .chunk import ChunkingOptions
 from .config import Settings
+from .contextualize import ContextProgress
 from .embed import DEFAULT_MODEL, Embedder, LocalEmbedder
+from .embed_api import embedder_from, is_api_model
 from .extract.definitions import normalize_term
 from .glossary import Glossary
 from .index.local import LocalStore
 from .index.records import SectionRecord, StoredChunk
-from .ingest import IngestOptions, Ingestor, ProgressFn, TextDocument
+from .ingest import IngestOptions, Ingestor, LLMContexts, ProgressFn, TextDocument
+from .llm import PROMPT_VERSION, context_model_from
 from .models import CrossRef, Definition, IngestReport, SearchFilter, SearchResponse
 from .search import Searcher, SearchSettings
 from .tokenizer import Tokenizer, default_tokenizer
@@ -133,17 +136,23 @@ class Index:
         settings: Settings,
         embedder: Embedder | None = None,
         tokenizer: Tokenizer | None = None,
+        rebuild: bool = False,
     ) -> None:
         self.directory = directory
         self.settings = settings
         self._embedder = embedder
         self._embedder_lock = threading.Lock()
         self._tokenizer = tokenizer
-        model = embedder.name if embedder else self._model_name(settings)
-        dimension = embedder.dimension if embedder else EMBEDDING_DIMENSION
-        self.store = LocalStore(directory, dimension)
-        self._check_model(model)
+        if embedder is None and is_api_model(settings.embedding_model):
+            self._embedder = embedder_from(settings.embedding_model)
+        self.model_name = self._embedder.name if self._embedder else self._local_model(settings)
+        dimension = self._embedder.dimension if self._embedder else EMBEDDING_DIMENSION
+        self.store = LocalStore(directory, dimension, reset=rebuild)
+        if rebuild:
+            self.store.records.set_meta("embedding_model", self.model_name)
+        self._check_model(self.model_name)
         self._glossary: tuple[int, Glossary] | None = None
+        self.context_progress: Callable[[ContextProgress], None] | None = None
 
     @classmethod
     def open(
@@ -151,20 +160,24 @@ class Index:
         path: str | Path | None = None,
         settings: Settings | None = None,
         embedder: Embedder | None = None,
+        rebuild: bool = False,
     ) -> Index:
+        """Open the index at ``path``; ``rebuild`` empties it first, and lets the
+        configured embedding model replace the one that built it."""
         settings = settings or Settings()
-        return cls(settings.index_dir(path), settings, embedder)
+        return cls(settings.index_dir(path), settings, embedder, rebuild=rebuild)
 
     @staticmethod
-    def _model_name(settings: Settings) -> str:
+    def _local_model(settings: Settings) -> str:
         model = settings.embedding_model
         if model is None:
             return DEFAULT_MODEL
         name = model if isinstance(model, str) else f"{model.provider}:{model.name}"
-        if name not in (DEFAULT_MODEL, "all-MiniLM-L6-v2"):
+        if name.rsplit("/", 1)[-1] not in ("all-MiniLM-L6-v2",) and not name.startswith("local:"):
             raise ValueError(
-                f"embedding_model {name!r} is not available yet; the local default is "
-                f"{DEFAULT_MODEL}"
+                f"embedding_model {name!r} is not available: use the local default "
+                f"({DEFAULT_MODEL}) or an API model such as openai:text-embedding-3-small, "
+                "azure_openai:NAME or ollama:NAME"
             )
         return DEFAULT_MODEL
 
@@ -209,7 +222,9 @@ class Index:
                 s.extract_definitions,
                 s.extract_cross_references,
                 EXTRACTION_VERSION,
-                self._model_name(s),
+                self.model_name,
+                s.context_model.model_dump() if s.context_model else None,
+                PROMPT_VERSION if s.context_model else None,
             ]
         )
         return hashlib.sha1(key.encode()).hexdigest()[:12]
@@ -228,7 +243,11 @@ class Index:
         paths = list(paths)
         if not paths:
             raise ValueError("nothing to ingest: give a path, or 'source' in the config")
-        return self._ingestor(force).run(paths, progress)
+        ingestor = self._ingestor(force)
+        try:
+            return ingestor.run(paths, progress)
+        finally:
+            self._record_context_usage(ingestor.options.llm)
 
     def _ingestor(self, force: bool) -> Ingestor:
         """An ingestor for this index; a change of chunking settings re-ingests everything."""
@@ -247,7 +266,32 @@ class Index:
             definitions=self.settings.extract_definitions,
             cross_references=self.settings.extract_cross_references,
         )
+        options.llm = self._llm_contexts()
         return Ingestor(self.store, self.embedder, self.tokenizer(), options)
+
+    def _llm_contexts(self) -> LLMContexts | None:
+        """Contextual retrieval with an LLM, when a ``context_model`` is configured."""
+        s = self.settings
+        if not (s.contextual_embeddings and s.context_model):
+            return None
+        return LLMContexts(
+            model=context_model_from(s.context_model),
+            cache=self.store.context_cache,
+            concurrency=s.context_concurrency,
+            max_tokens=s.context_max_tokens,
+            progress=self.context_progress,
+        )
+
+    def _record_context_usage(self, llm: LLMContexts | None) -> None:
+        """Add the run's LLM calls, tokens and failures to the index's running totals."""
+        if llm is None or not llm.stats.jobs:
+            return
+        totals = json.loads(self.store.records.get_meta("context_usage") or "{}")
+        for key, value in llm.stats.to_dict().items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                totals[key] = totals.get(key, 0) + value
+        totals["model"] = llm.model.name
+        self.store.records.set_meta("context_usage", json.dumps(totals))
 
     def ingest_texts(
         self,
@@ -256,7 +300,11 @@ class Index:
         progress: ProgressFn | None = None,
     ) -> IngestReport:
         """Index documents given as text (or as ready-made chunks); unchanged ones are skipped."""
-        return self._ingestor(force).run_texts(list(documents), progress)
+        ingestor = self._ingestor(force)
+        try:
+            return ingestor.run_texts(list(documents), progress)
+        finally:
+            self._record_context_usage(ingestor.options.llm)
 
     async def aingest(
         self, paths: Iterable[str | Path] | str | Path | None = None, force: bool = False

@@ -34,9 +34,9 @@ class _State:
     def settings(self, **overrides: Any) -> Settings:
         return load_settings(self.config, self.tool, **overrides)
 
-    def open(self, **overrides: Any) -> Index:
+    def open(self, rebuild: bool = False, **overrides: Any) -> Index:
         settings = self.settings(**overrides)
-        return Index.open(self.index_option, settings)
+        return Index.open(self.index_option, settings, rebuild=rebuild)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -100,7 +100,10 @@ def ingest(
     quiet: bool,
 ) -> None:
     """Index files and folders (PDF, DOCX, HTML, PPTX, XLSX, Markdown, text)."""
-    with state.open(max_chunk_tokens=max_chunk_tokens, chunk_overlap=chunk_overlap) as index:
+    opened = state.open(
+        rebuild=force, max_chunk_tokens=max_chunk_tokens, chunk_overlap=chunk_overlap
+    )
+    with opened as index:
         progress = None if quiet or as_json else _progress_printer()
         report = index.ingest(list(paths) or None, force=force, progress=progress)
     if as_json:

@@ -47,11 +47,8 @@ def window_texts(
     item: EmbedInput, tokenizer: WordPieceTokenizer, limit: int, overlap: int
 ) -> list[str]:
     """Context + window strings, each at most ``limit`` tokens, covering the whole text."""
-    context = item.context.strip()
-    prefix = f"{context}\n" if context else ""
+    prefix = _fitted_prefix(item.context.strip(), tokenizer, limit // 2)
     budget = limit - tokenizer.count(prefix)
-    if budget < limit // 2:
-        prefix, budget = "", limit
     offsets = tokenizer.offsets(item.text)
     if len(offsets) <= budget:
         return [prefix + item.text]
@@ -63,6 +60,16 @@ def window_texts(
         if last == len(offsets) - 1:
             break
     return windows
+
+
+def _fitted_prefix(context: str, tokenizer: WordPieceTokenizer, limit: int) -> str:
+    """The context, cut to at most ``limit`` tokens so that each window keeps room for text."""
+    if not context:
+        return ""
+    offsets = tokenizer.offsets(context)
+    if len(offsets) > limit - 1:
+        context = context[: offsets[limit - 2][1]]
+    return f"{context}\n"
 
 
 class LocalEmbedder:

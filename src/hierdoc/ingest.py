@@ -20,11 +20,20 @@ from pathlib import Path
 
 from .chunk import ChunkingOptions, chunk_document, document_key
 from .context import structural_context
+from .contextualize import (
+    ContextCache,
+    ContextJob,
+    ContextProgress,
+    ContextResult,
+    ContextStats,
+    contextualize_sync,
+)
 from .convert import ConversionError, convert_file, discover_files, file_hash
 from .embed import Embedder, EmbedInput
 from .extract.document import extract_document
 from .index.base import Store
 from .index.records import DocumentRecord, StoredChunk
+from .llm import ContextModel
 from .models import Chunk, ConvertedDocument, Extraction, FileProblem, IngestReport, Section
 from .structure import PREAMBLE_ID, parse_sections
 from .tokenizer import Tokenizer
@@ -48,12 +57,25 @@ ProgressFn = Callable[[ProgressEvent], None]
 
 
 @dataclass
+class LLMContexts:
+    """How to have an LLM situate each chunk in its document (contextual retrieval)."""
+
+    model: ContextModel
+    cache: ContextCache
+    concurrency: int = 10
+    max_tokens: int = 100
+    progress: Callable[[ContextProgress], None] | None = None
+    stats: ContextStats = field(default_factory=ContextStats)
+
+
+@dataclass
 class IngestOptions:
     chunking: ChunkingOptions
     contextual: bool = True
     force: bool = False
     definitions: bool = True
     cross_references: bool = True
+    llm: LLMContexts | None = None
 
 
 @dataclass(frozen=True)
@@ -89,6 +111,7 @@ class _Prepared:
     extraction: Extraction
     position: int
     updating: bool
+    text: str = ""
 
 
 def _under(source: str, roots: list[Path]) -> bool:
@@ -117,7 +140,7 @@ class Ingestor:
         self._store = store
         self._embedder = embedder
         self._tokenizer = tokenizer
-        self._options = options
+        self.options = options
 
     def run(self, paths: Iterable[str | Path], progress: ProgressFn | None = None) -> IngestReport:
         """Ingest files and folders; remove what was indexed under them and is gone."""
@@ -151,11 +174,13 @@ class Ingestor:
         self, total: int, progress: ProgressFn | None, body: Callable[[_Run], None]
     ) -> IngestReport:
         started = time.perf_counter()
-        if self._options.force:
+        if self.options.force:
             self._store.clear()
-        run = _Run(
-            IngestReport(), progress or (lambda event: None), self._store.document_hashes(), total
-        )
+        known = self._store.document_hashes()
+        if self.options.llm and self.options.contextual:
+            for source in self._store.sources_with_structural_contexts():
+                known[source] = ""  # an LLM context failed last time: redo, the cache has the rest
+        run = _Run(IngestReport(), progress or (lambda event: None), known, total)
         try:
             body(run)
             self._write_pending(run)
@@ -211,16 +236,16 @@ class Ingestor:
     ) -> _Prepared:
         if given is None:
             sections = parse_sections(document.text, document.title)
-            chunks = chunk_document(document, sections, self._tokenizer, self._options.chunking)
+            chunks = chunk_document(document, sections, self._tokenizer, self.options.chunking)
             chunks, extraction = extract_document(sections, chunks)
         else:
             sections, chunks = self._given_chunks(document, *given)
             extraction = Extraction()
-        if not self._options.definitions:
+        if not self.options.definitions:
             extraction.definitions, extraction.acronyms, extraction.chunk_terms = [], [], []
-        if not self._options.cross_references:
+        if not self.options.cross_references:
             extraction.references = []
-        contexts = [structural_context(c) if self._options.contextual else "" for c in chunks]
+        contexts = [structural_context(c) if self.options.contextual else "" for c in chunks]
         record = DocumentRecord(
             document.source,
             document.title,
@@ -228,7 +253,9 @@ class Ingestor:
             document.format,
             len(document.text),
         )
-        return _Prepared(record, sections, chunks, contexts, extraction, position, updating)
+        return _Prepared(
+            record, sections, chunks, contexts, extraction, position, updating, document.text
+        )
 
     def _given_chunks(
         self, document: ConvertedDocument, texts: list[str], ids: list[str] | None
@@ -260,10 +287,15 @@ class Ingestor:
             self._write_pending(run)
 
     def _write_pending(self, run: _Run) -> None:
-        """Embed the chunks of every pending document in one call, then write each document."""
+        """Situate and embed the chunks of every pending document, then write each document.
+
+        A batch holds whole documents, so an LLM's prompt cache serves all the
+        chunks of a document.
+        """
         if not run.pending:
             return
         batch, run.pending = run.pending, []
+        provenance = self._llm_contexts(batch)
         inputs = [
             EmbedInput(context, chunk.content)
             for p in batch
@@ -280,11 +312,52 @@ class Ingestor:
         for prepared in batch:
             own = vectors[start : start + len(prepared.chunks)]
             start += len(prepared.chunks)
-            self._write(run, prepared, own)
+            self._write(run, prepared, own, provenance)
 
-    def _write(self, run: _Run, prepared: _Prepared, vectors: list) -> None:
+    def _llm_contexts(self, batch: list[_Prepared]) -> dict[str, ContextResult]:
+        """Ask the LLM for each chunk's context (cached ones cost nothing); update ``contexts``."""
+        llm = self.options.llm
+        if llm is None or not self.options.contextual:
+            return {}
+        jobs = [
+            ContextJob(
+                p.record.source,
+                p.record.content_hash,
+                p.text,
+                chunk.chunk_id,
+                _sha256(chunk.content),
+                chunk.content,
+                structural,
+            )
+            for p in batch
+            for chunk, structural in zip(p.chunks, p.contexts, strict=True)
+        ]
+        outcome = contextualize_sync(
+            jobs,
+            llm.model,
+            llm.cache,
+            llm.concurrency,
+            llm.max_tokens,
+            llm.progress,
+            stats=llm.stats,
+        )
+        results = {r.chunk_id: r for r in outcome.results}
+        for prepared in batch:
+            prepared.contexts = [
+                _with_llm(structural, results.get(chunk.chunk_id))
+                for chunk, structural in zip(prepared.chunks, prepared.contexts, strict=True)
+            ]
+        return results
+
+    def _write(
+        self,
+        run: _Run,
+        prepared: _Prepared,
+        vectors: list,
+        provenance: dict[str, ContextResult],
+    ) -> None:
         stored = [
-            StoredChunk(c, context)
+            _stored(c, context, provenance.get(c.chunk_id), self.options.contextual)
             for c, context in zip(prepared.chunks, prepared.contexts, strict=True)
         ]
         self._store.write_document(
@@ -299,3 +372,24 @@ class Ingestor:
         if run.since_flush >= FLUSH_EVERY:
             self._store.flush()
             run.since_flush = 0
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _with_llm(structural: str, result: ContextResult | None) -> str:
+    """The indexed context: the structural one, then the LLM's words when it answered."""
+    if result is None or result.source != "llm" or not result.context.strip():
+        return structural
+    return f"{structural}\n{result.context.strip()}" if structural else result.context.strip()
+
+
+def _stored(
+    chunk: Chunk, context: str, result: ContextResult | None, contextual: bool
+) -> StoredChunk:
+    if not contextual:
+        return StoredChunk(chunk, context, "none")
+    if result is None or result.source != "llm":
+        return StoredChunk(chunk, context, "structural", "", bool(result and result.truncated))
+    return StoredChunk(chunk, context, "llm", result.context.strip(), result.truncated)

@@ -170,6 +170,9 @@ class SearchResult:
     ranks: dict[str, int | None]
     definitions: list[dict] = field(default_factory=list)
     cross_references: list[dict] = field(default_factory=list)
+    context: str = ""
+    """The context indexed before the chunk (structural, then the LLM's when there is one)."""
+    context_source: str = "structural"
 
     def to_dict(self) -> dict:
         return {
@@ -186,6 +189,8 @@ class SearchResult:
             "ranks": dict(self.ranks),
             "definitions": list(self.definitions),
             "cross_references": list(self.cross_references),
+            "context": self.context,
+            "context_source": self.context_source,
         }
 
 

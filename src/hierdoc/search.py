@@ -230,7 +230,8 @@ class Searcher:
         for chunk_id, score in ordered:
             if chunk_id not in stored:
                 continue
-            chunk = stored[chunk_id].chunk
+            record = stored[chunk_id]
+            chunk = record.chunk
             found = {m: positions.get(m, {}).get(chunk_id) for m in MODALITIES}
             results.append(
                 SearchResult(
@@ -247,6 +248,8 @@ class Searcher:
                     ranks={m: f[0] if f else None for m, f in found.items()},
                     definitions=enrich.definitions_for(chunk_id, chunk.source),
                     cross_references=enrich.references.get(chunk_id, []),
+                    context=record.context,
+                    context_source=record.context_source,
                 )
             )
         return results

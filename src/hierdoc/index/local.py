@@ -7,6 +7,7 @@ interrupted, a file was lost) is rebuilt from SQLite, so the three always agree.
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -32,10 +33,18 @@ def bm25_entry(stored: StoredChunk) -> Bm25Entry:
 
 
 class LocalStore:
-    def __init__(self, directory: Path, dimension: int) -> None:
+    def __init__(self, directory: Path, dimension: int, reset: bool = False) -> None:
+        """Open (or create) the index in ``directory``.
+
+        ``reset`` empties it first and lets a different embedding model take over
+        (``hierdoc ingest --force``); cached LLM contexts are kept.
+        """
         self.directory = directory
         directory.mkdir(parents=True, exist_ok=True)
         self.records = RecordStore(directory / "records.sqlite")
+        if reset:
+            self.records.clear()
+            self.records.set_meta("dimension", str(dimension))
         self._check_dimension(dimension)
         self.bm25 = self._open_bm25()
         self.vectors = VectorIndex(directory / "vectors", dimension)
@@ -48,9 +57,11 @@ class LocalStore:
         if stored is None:
             self.records.set_meta("dimension", str(dimension))
         elif int(stored) != dimension:
+            model = self.records.get_meta("embedding_model") or "another model"
             raise ValueError(
-                f"this index holds {stored}-dimensional vectors but the embedder makes "
-                f"{dimension}: use the model that built it, or rebuild with --force"
+                f"this index was built with {model} ({stored}-dimensional vectors) but the "
+                f"embedder makes {dimension}: use the same model, or rebuild with: "
+                "hierdoc ingest --force"
             )
 
     def _open_bm25(self) -> Bm25Index:
@@ -171,6 +182,9 @@ class LocalStore:
     def references_to(self, section_ids: Sequence[str]) -> list[CrossRef]:
         return self.records.references_to(section_ids)
 
+    def sources_with_structural_contexts(self) -> set[str]:
+        return self.records.sources_with_structural_contexts()
+
     def sections_with_heading(self, heading: str) -> list[str]:
         return self.records.headings_matching(heading.strip().lower())
 
@@ -206,6 +220,11 @@ class LocalStore:
         allowed = None if filt is None or filt.empty else self.records.chunk_ids_matching(filt)
         return self.vectors.search(vector, k, allowed)
 
+    @property
+    def context_cache(self) -> RecordStore:
+        """The LLM context cache lives in the record store, and survives ``--force``."""
+        return self.records
+
     def stats(self) -> dict:
         size = sum(f.stat().st_size for f in self.directory.rglob("*") if f.is_file())
         return {
@@ -213,6 +232,10 @@ class LocalStore:
             "index_bytes": size,
             "generation": self.records.generation,
             "embedding_model": self.records.get_meta("embedding_model"),
+            "contexts": {
+                **self.records.context_counts(),
+                **json.loads(self.records.get_meta("context_usage") or "{}"),
+            },
             "dimension": int(self.records.get_meta("dimension") or 0),
         }
 

@@ -75,6 +75,15 @@ CREATE TABLE IF NOT EXISTS crossrefs (
 );
 CREATE INDEX IF NOT EXISTS crossrefs_by_chunk ON crossrefs(chunk_id);
 CREATE INDEX IF NOT EXISTS crossrefs_by_target ON crossrefs(target_section_id);
+CREATE TABLE IF NOT EXISTS contexts (
+    model TEXT NOT NULL,
+    prompt_version TEXT NOT NULL,
+    document_hash TEXT NOT NULL,
+    chunk_hash TEXT NOT NULL,
+    context TEXT NOT NULL,
+    created_at TEXT NOT NULL DEFAULT (datetime('now')),
+    PRIMARY KEY (model, prompt_version, document_hash, chunk_hash)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS chunk_terms (
     chunk_id TEXT NOT NULL REFERENCES chunks(chunk_id) ON DELETE CASCADE,
     term_norm TEXT NOT NULL
@@ -92,7 +101,10 @@ CREATE TABLE IF NOT EXISTS chunks (
     content TEXT NOT NULL,
     context TEXT NOT NULL,
     token_count INTEGER NOT NULL,
-    overlap_chars INTEGER NOT NULL
+    overlap_chars INTEGER NOT NULL,
+    context_source TEXT NOT NULL,
+    llm_context TEXT NOT NULL,
+    context_truncated INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_by_source ON chunks(source, ordinal);
 CREATE INDEX IF NOT EXISTS chunks_by_section ON chunks(section_id);
@@ -130,10 +142,18 @@ class SectionRecord:
 
 @dataclass(frozen=True)
 class StoredChunk:
-    """A chunk as stored, with the context that was indexed in front of it."""
+    """A chunk as stored, with the context that was indexed in front of it.
+
+    ``context_source`` says where the context came from: "llm" (an LLM situated the
+    chunk in its document; ``llm_context`` holds its words), "structural" (title and
+    parent chain only, also the fallback after a failed LLM call) or "none".
+    """
 
     chunk: Chunk
     context: str
+    context_source: str = "structural"
+    llm_context: str = ""
+    context_truncated: bool = False
 
 
 class SchemaError(RuntimeError):
@@ -251,7 +271,7 @@ class RecordStore:
                 ],
             )
             db.executemany(
-                "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [_chunk_row(stored) for stored in chunks],
             )
             db.executemany(
@@ -436,7 +456,8 @@ class RecordStore:
         sql = (
             "SELECT c.chunk_id, c.source, d.title, c.section_id, c.heading, c.parent_chain, "
             "c.section_path, c.content, c.ordinal, c.token_count, c.chunk_type, c.overlap_chars, "
-            f"c.context FROM chunks c JOIN documents d USING (source) {where} "
+            "c.context, c.context_source, c.llm_context, c.context_truncated "
+            f"FROM chunks c JOIN documents d USING (source) {where} "
             "ORDER BY c.source, c.ordinal"
         )
         with self._lock:
@@ -459,6 +480,54 @@ class RecordStore:
                 "ORDER BY c.source, c.ordinal, v.window"
             ).fetchall()
         yield from rows
+
+    def sources_with_structural_contexts(self) -> set[str]:
+        """Documents with a chunk indexed with the structural context only.
+
+        When a context model is configured those are chunks whose LLM call failed
+        and fell back: the next ingest retries them.
+        """
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT DISTINCT source FROM chunks WHERE context_source = 'structural'"
+            ).fetchall()
+        return {row[0] for row in rows}
+
+    def context_counts(self) -> dict[str, int]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT context_source, count(*), sum(context_truncated) FROM chunks "
+                "GROUP BY context_source"
+            ).fetchall()
+            cached = self._db.execute("SELECT count(*) FROM contexts").fetchone()[0]
+        counts = {f"chunks_{source}": n for source, n, _ in rows}
+        counts["truncated_documents_chunks"] = sum(t or 0 for _, _, t in rows)
+        counts["contexts_cached"] = cached
+        return counts
+
+    # the LLM context cache (hierdoc.contextualize.ContextCache)
+
+    def get(
+        self, model: str, prompt_version: str, document_hash: str, chunk_hash: str
+    ) -> str | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT context FROM contexts WHERE model = ? AND prompt_version = ? "
+                "AND document_hash = ? AND chunk_hash = ?",
+                (model, prompt_version, document_hash, chunk_hash),
+            ).fetchone()
+        return row[0] if row else None
+
+    def put(
+        self, model: str, prompt_version: str, document_hash: str, chunk_hash: str, context: str
+    ) -> None:
+        """Each context is committed at once, so an interrupted run keeps what it paid for."""
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO contexts (model, prompt_version, document_hash, "
+                "chunk_hash, context) VALUES (?, ?, ?, ?, ?)",
+                (model, prompt_version, document_hash, chunk_hash, context),
+            )
 
     def counts(self) -> dict[str, int]:
         with self._lock:
@@ -491,6 +560,9 @@ def _chunk_row(stored: StoredChunk) -> tuple:
         stored.context,
         c.token_count,
         c.overlap_chars,
+        stored.context_source,
+        stored.llm_context,
+        int(stored.context_truncated),
     )
 
 
@@ -509,6 +581,9 @@ def _stored_chunk(row: tuple) -> StoredChunk:
         chunk_type,
         overlap_chars,
         context,
+        context_source,
+        llm_context,
+        truncated,
     ) = row
     chunk = Chunk(
         chunk_id=chunk_id,
@@ -524,4 +599,4 @@ def _stored_chunk(row: tuple) -> StoredChunk:
         chunk_type=chunk_type,
         overlap_chars=overlap_chars,
     )
-    return StoredChunk(chunk, context)
+    return StoredChunk(chunk, context, context_source, llm_context, bool(truncated))
