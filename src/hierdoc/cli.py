@@ -20,6 +20,7 @@ import click
 from .agents import tool_schema
 from .api import Index
 from .config import Settings, load_settings
+from .contextualize import ContextProgress
 from .ingest import ProgressEvent
 from .mcp_server import index_options, serve
 from .models import SearchResponse, SearchResult
@@ -81,6 +82,22 @@ def _progress_printer() -> Any:
     return on_event
 
 
+def _context_progress_printer() -> Any:
+    """One line on stderr while an LLM writes contexts: done/total, ETA, tokens, concurrency."""
+
+    def on_progress(p: ContextProgress) -> None:
+        eta = f"{p.eta:.0f}s" if p.eta is not None else "?"
+        tokens = p.input_tokens + p.output_tokens + p.cache_read_tokens + p.cache_creation_tokens
+        click.echo(
+            f"\rcontexts {p.done}/{p.total}  ETA {eta}  {tokens:,} tokens  "
+            f"concurrency {p.concurrency}  failed {p.failed}",
+            err=True,
+            nl=p.done == p.total,
+        )
+
+    return on_progress
+
+
 @cli.command()
 @index_options
 @click.argument("paths", nargs=-1, type=click.Path())
@@ -105,6 +122,8 @@ def ingest(
     )
     with opened as index:
         progress = None if quiet or as_json else _progress_printer()
+        if not (quiet or as_json):
+            index.context_progress = _context_progress_printer()
         report = index.ingest(list(paths) or None, force=force, progress=progress)
     if as_json:
         _echo_json(report.to_dict())
@@ -274,6 +293,21 @@ def stats(state: _State, as_json: bool) -> None:
     click.echo(f"chunks:     {data['chunks']} ({data['vectors']} vectors)")
     click.echo(f"size:       {data['index_bytes'] / 1e6:.1f} MB")
     click.echo(f"embeddings: {data['embedding_model']} ({data['dimension']} dimensions)")
+    contexts = data.get("contexts", {})
+    by_source = ", ".join(
+        f"{key.removeprefix('chunks_')} {value}"
+        for key, value in contexts.items()
+        if key.startswith("chunks_")
+    )
+    click.echo(f"contexts:   {by_source or 'none'}; {contexts.get('contexts_cached', 0)} cached")
+    if "calls" in contexts:
+        click.echo(
+            f"LLM usage:  {contexts.get('model')}: {contexts['calls']} calls, "
+            f"{contexts.get('generated', 0)} generated, {contexts.get('failed', 0)} failed, "
+            f"tokens in {contexts.get('input_tokens', 0)} / out {contexts.get('output_tokens', 0)}"
+            f" / cache write {contexts.get('cache_creation_tokens', 0)}"
+            f" / cache read {contexts.get('cache_read_tokens', 0)}"
+        )
 
 
 cli.add_command(serve)
