@@ -21,6 +21,7 @@ from .agents import tool_schema
 from .api import Index
 from .config import Settings, load_settings
 from .contextualize import ContextProgress
+from .evaluate import eval_command
 from .ingest import ProgressEvent
 from .mcp_server import index_options, serve
 from .models import SearchResponse, SearchResult
@@ -312,6 +313,7 @@ def stats(state: _State, as_json: bool) -> None:
 
 cli.add_command(serve)
 cli.add_command(tool_schema)
+cli.add_command(eval_command)
 
 
 def _show_warning(message: Warning | str, *args: Any, **kwargs: Any) -> None:
