@@ -38,6 +38,12 @@ from hierdoc.analyze import (
         ("$1,000,000", ["1000000"]),
         ("25%", ["25"]),
         ("1.401(k)-1", ["1.401(k)-1", "1.401(k)", "1.401", "1", "401", "k"]),
+        ("self.getTarget()", ["self.gettarget", "gettarget", "self", "get", "target"]),
+        ("procRaise(x)", ["procraise(x)", "procraise", "proc", "rais", "x"]),
+        (
+            "self.frame_timer",
+            ["self.frame_timer", "self.frame", "frame_timer", "self", "frame", "timer"],
+        ),
     ],
 )
 def test_identifier_and_number_examples(text: str, terms: list[str]) -> None:
@@ -166,3 +172,10 @@ def test_query_found_inside_a_longer_document(text: str) -> None:
     words = analyze_words(document)
     phrase = analyze_words(text)
     assert any(words[i : i + len(phrase)] == phrase for i in range(len(words)))
+
+
+def test_dotted_names_back_off_to_their_parts_but_citations_do_not() -> None:
+    assert analyze_query("self.inner.run") == [
+        QueryTerm("self.inner.run", (("self.inner",), ("self", "inner", "run")))
+    ]
+    assert analyze_query("1.2.3") == [QueryTerm("1.2.3", (("1.2",),))]

@@ -101,6 +101,16 @@ def test_long_form_finds_chunks_that_use_only_the_acronym(acronym_index) -> None
     assert only_acronym[0].source.endswith("notices_and_deadlines.md")
 
 
+def test_defining_chunks_join_only_when_the_meaning_is_asked(acronym_index) -> None:
+    glossary = acronym_index.glossary()
+    for question in ("What is EACA?", "EACA", "what does QACA stand for"):
+        lookup = glossary.lookup(question)
+        assert lookup.asks_meaning and lookup.defining_chunks, question
+    claim = glossary.lookup("EACA notices are due 30 days before the plan year")
+    assert claim.expansions == ["Eligible Automatic Contribution Arrangement"]
+    assert not claim.asks_meaning and claim.defining_chunks == []
+
+
 def test_acronyms_sharing_letters_stay_apart(acronym_index) -> None:
     lookup = acronym_index.glossary().lookup("QACA safe harbor")
     assert lookup.expansions == ["Qualified Automatic Contribution Arrangement"]

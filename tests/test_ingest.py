@@ -191,3 +191,16 @@ def test_an_open_index_sees_an_ingest_made_by_another_handle(tmp_path, corpus, e
             results = reader.search("spindle bearings descale boiler", mode=mode).results
             assert results[0].source.endswith("delta.md"), mode
             assert not any(r.source.endswith("gamma.md") for r in results)
+
+
+def test_a_text_without_a_title_gets_one_as_a_file_would(tmp_path, embedder) -> None:
+    from hierdoc import TextDocument
+
+    documents = [
+        TextDocument("manual-7", "Pump Maintenance Manual\n\nCheck the seals of the pump weekly."),
+        TextDocument("notes-3", "check valves, gaskets and seals;\nthen log the pressure."),
+    ]
+    with _open(tmp_path, embedder) as index:
+        index.ingest_texts(documents)
+        titles = {r.source: r.title for r in index.search("seals", mode="keyword").results}
+    assert titles == {"manual-7": "Pump Maintenance Manual", "notes-3": "notes-3"}

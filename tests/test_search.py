@@ -116,3 +116,46 @@ def test_show_gives_neighbours(gdpr_index) -> None:
     assert view.chunk.chunk.section_id == "article-17"
     assert view.previous.chunk.section_id == "article-16"
     assert view.next is not None
+
+
+CODE_FILES = {
+    "scheduler.py": (
+        "class Scheduler:\n    def tick(self):\n        target = self.getTarget()\n"
+        "        return target.run(self.frame_timer)\n"
+    ),
+    "notes.md": "# Notes\n\nThe scheduler picks a target for each tick of the clock.\n",
+    "test_image.java": (
+        "public class ReproducibleImageTest {\n  @Test\n  public void layers() {}\n}\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def code_index(tmp_path_factory, embedder):
+    from hierdoc import Index, Settings, TextDocument
+
+    index = Index.open(tmp_path_factory.mktemp("code") / "index", Settings(), embedder=embedder)
+    index.ingest_texts([TextDocument(name, text) for name, text in CODE_FILES.items()])
+    yield index
+    index.close()
+
+
+@pytest.mark.parametrize(
+    ("query", "source"),
+    [
+        ("What is the purpose of the getTarget method?", "scheduler.py"),
+        ("where is frame_timer passed", "scheduler.py"),
+        ("What does the `ReproducibleImageTest` test class verify?", "test_image.java"),
+    ],
+)
+def test_code_identifiers_are_exact_hits(code_index, query, source) -> None:
+    top = code_index.search(query, top_k=3).results[0]
+    assert top.source == source
+    assert top.ranks["exact"] == 1
+
+
+def test_plain_words_are_not_identifiers(code_index) -> None:
+    from hierdoc.search import parse_query
+
+    assert parse_query("what does the scheduler pick").identifiers == ()
+    assert parse_query("call `tick()` and getTarget").identifiers == ("getTarget", "tick")

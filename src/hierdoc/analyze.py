@@ -27,7 +27,9 @@ Formal documents are full of identifiers ("401(k)", "Section 403(b)(2)", "§ 4.2
      ``2``).  A part that is one character or contains a digit is kept verbatim,
      even if it is a stop word ("a" in ``6(1)(a)``); a longer alphabetic part is
      treated as a word (stop-word filtered and stemmed), so ``co-operation`` and
-     ``getUserName`` are also found by ``operation`` and ``user``.
+     ``getUserName`` are also found by ``operation`` and ``user``.  A compound
+     inside a qualified name is also emitted whole (``self.getTarget()`` ->
+     ``gettarget``), so a query naming it finds where it is called.
 
 Query side
 ----------
@@ -39,6 +41,7 @@ occur in it at all:
 
 * identifiers with parentheses or dots: the whole term; backoff to its prefixes,
   longest first ("403(b)(2)(A)" -> "403(b)(2)" -> "403(b)"), never to bare parts;
+  except dotted names without digits ("self.inner.run"), which end with their parts;
 * other identifiers ("2016/679", "COVID-19") and letter-digit run-ons ("401k"):
   the whole term; backoff to its parts;
 * plain words and word compounds ("co-operation", "getUserName"): the stem, or the
@@ -73,7 +76,7 @@ __all__ = [
 
 #: Bump whenever the output of analyze()/analyze_words() changes: indexes built
 #: with another version must be rebuilt.
-ANALYZER_VERSION = 1
+ANALYZER_VERSION = 2
 
 #: Lucene's classic English stop set (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET).
 # fmt: off
@@ -99,6 +102,7 @@ _SEGMENT_RE = re.compile(r"\(([^\W_]+)\)|(?:[./\-'&]|_+)?([^\W_]+)")
 # Atoms of one segment: digit runs, camelCase humps (ASCII), other letter runs.
 _ATOM_RE = re.compile(r"\d+|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[^\W\d_]+")
 _PLAIN_ATOM_RE = re.compile(r"\d+|[^\W\d_]+")
+_PIECE_SPLIT_RE = re.compile(r"[./()]+")
 _ACRONYM_RE = re.compile(r"[^\W\d_](?:\.[^\W\d_])+")
 
 _FOLD = {
@@ -289,7 +293,22 @@ def _structured(tok: str) -> _Token:
     if not hierarchical and "/" not in tok and not any(c.isdigit() for c in tok):
         return _compound(whole, atoms)  # co-operation, get_user_name, AT&T
     prefixes = [whole[:s] for s in reversed(starts[2:])] if hierarchical else []
-    return _identifier(whole, prefixes, _part_terms(atoms), hierarchical and tok[0] != "(")
+    parts = _dedupe(_inner_compounds(tok), _part_terms(atoms))
+    dotted_name = "(" not in tok and not any(c.isdigit() for c in tok)  # self.inner.run
+    strict = hierarchical and tok[0] != "(" and not dotted_name
+    return _identifier(whole, prefixes, list(parts), strict)
+
+
+def _inner_compounds(tok: str) -> list[str]:
+    """Compounds inside a dotted or grouped token, whole: ``self.getTarget()`` ->
+    ``gettarget``, ``self.frame_timer`` -> ``frame_timer``, so that a query naming
+    the compound finds it where it is called or qualified."""
+    pieces = (p.strip("_-'&") for p in _PIECE_SPLIT_RE.split(tok))
+    return [
+        p.lower()
+        for p in pieces
+        if len(_atoms(p)) > 1 and not p.isdigit() and len(p) <= MAX_TERM_CHARS
+    ]
 
 
 def _identifier(whole: str, prefixes: list[str], parts: list[str], hierarchical: bool) -> _Token:

@@ -32,6 +32,8 @@ class QueryVocabulary:
     defining_chunks: list[str] = field(default_factory=list)
     terms: list[str] = field(default_factory=list)
     """Normalised defined terms the query names."""
+    asks_meaning: bool = False
+    """The query asks what a term or acronym means ("What is EACA?", or the bare term)."""
 
     def expand(self, query: str) -> str:
         return f"{query} {' '.join(self.expansions)}" if self.expansions else query
@@ -55,16 +57,21 @@ class Glossary:
 
     def lookup(self, query: str) -> QueryVocabulary:
         found = QueryVocabulary()
-        for acronym in self._acronyms_in(query):
+        acronyms = self._acronyms_in(query)
+        found.asks_meaning = bool(_ASKS_MEANING.search(query)) or _is_bare_acronym(query, acronyms)
+        for acronym in acronyms:
             found.expansions += [f for f in self._long_forms[acronym] if f not in found.expansions]
-            found.defining_chunks += list(self._acronym_chunks[acronym])
+            if found.asks_meaning:
+                found.defining_chunks += list(self._acronym_chunks[acronym])
         phrase = normalize_phrase(query)
         for long_form in _matches(self._long_pattern, phrase):
             found.expansions += [
                 a for a in self._acronym_of[long_form] if a not in found.expansions
             ]
         found.terms = _matches(self._term_pattern, normalize_term(query))
-        if found.terms and (_ASKS_MEANING.search(query) or _is_bare_term(query, found.terms)):
+        if found.terms and _is_bare_term(query, found.terms):
+            found.asks_meaning = True
+        if found.terms and found.asks_meaning:
             for term in found.terms:
                 found.defining_chunks += list(self._term_chunks[term])
         found.defining_chunks = list(dict.fromkeys(found.defining_chunks))
@@ -96,3 +103,7 @@ def _matches(pattern: re.Pattern[str] | None, text: str) -> list[str]:
 def _is_bare_term(query: str, terms: list[str]) -> bool:
     bare = normalize_term(query.strip(" ?!.\"'‘’“”"))
     return bare in terms
+
+
+def _is_bare_acronym(query: str, acronyms: list[str]) -> bool:
+    return [normalize_acronym(w) for w in _WORD.findall(query)] == acronyms[:1]

@@ -28,7 +28,7 @@ from .contextualize import (
     ContextStats,
     contextualize_sync,
 )
-from .convert import ConversionError, convert_file, discover_files, file_hash
+from .convert import ConversionError, choose_title, convert_file, discover_files, file_hash
 from .embed import Embedder, EmbedInput
 from .extract.document import extract_document
 from .index.base import Store
@@ -83,7 +83,9 @@ class TextDocument:
     """A document given as text rather than as a file (benchmark corpora, other stores).
 
     With ``chunks``, the text is indexed exactly as those chunks (ids from
-    ``chunk_ids`` when given), with no structure parsing or splitting.
+    ``chunk_ids`` when given), with no structure parsing or splitting. Without
+    a ``title`` the title is chosen as for a file (``convert.choose_title``):
+    a leading heading or title-like first line, else the source.
     """
 
     source: str
@@ -207,7 +209,8 @@ class Ingestor:
         if run.known.get(item.source) == digest:
             self._skip(run, item.source, position)
             return
-        document = ConvertedDocument(item.source, item.title, item.text, digest, "text")
+        title = item.title or choose_title(item.text, None, item.source)
+        document = ConvertedDocument(item.source, title, item.text, digest, "text")
         given = None
         if item.chunks is not None:
             given = (list(item.chunks), list(item.chunk_ids) if item.chunk_ids else None)

@@ -34,6 +34,12 @@ from .numbering import find_citations
 
 MAX_TOP_K = 100
 _QUOTED = re.compile(r"[\"“”„]([^\"“”„]{2,})[\"“”„]")
+_BACKTICKED = re.compile(r"`([^`]+)`")
+# camelCase, PascalCase (humps of two or more characters) and snake_case names.
+_IDENTIFIER = re.compile(
+    r"(?<![\w.])(?:[a-z]+(?:[A-Z][a-z0-9]+)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+"
+    r"|[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+)(?!\w)"
+)
 
 
 class SearchError(ValueError):
@@ -68,16 +74,28 @@ class ParsedQuery:
     cited: tuple[tuple[str, tuple[str, ...]], ...]
     """(citation text, candidate section ids from most to least specific)."""
     remainder: str
+    identifiers: tuple[str, ...] = ()
+    """Names as code writes them: `backticked` words, camelCase, snake_case."""
 
 
 def parse_query(query: str) -> ParsedQuery:
-    phrases = tuple(m.group(1).strip() for m in _QUOTED.finditer(query))
+    phrases = [m.group(1).strip() for m in _QUOTED.finditer(query)]
+    identifiers = [m.group(0) for m in _IDENTIFIER.finditer(query)]
+    for m in _BACKTICKED.finditer(query):
+        name = m.group(1).strip().removesuffix("()")
+        (identifiers if name and len(name.split()) == 1 else phrases).append(name)
     citations = find_citations(query)
     cited = tuple((c.text, tuple(c.label.candidate_ids())) for c in citations)
     remainder = query
     for citation in sorted(citations, key=lambda c: c.start, reverse=True):
         remainder = remainder[: citation.start] + " " + remainder[citation.end :]
-    return ParsedQuery(query, phrases, cited, remainder.strip())
+    return ParsedQuery(
+        query,
+        tuple(dict.fromkeys(p for p in phrases if p)),
+        cited,
+        remainder.strip(),
+        tuple(dict.fromkeys(identifiers)),
+    )
 
 
 @dataclass
@@ -96,7 +114,8 @@ def exact_search(
     filt: SearchFilter | None,
     vocabulary: QueryVocabulary | None = None,
 ) -> _Exact:
-    """Cited sections (most specific existing id), phrases, headings, defining chunks."""
+    """Cited sections (most specific existing id), phrases, identifiers, headings,
+    defining chunks."""
     ordered: list[str] = []
     pinned: list[str] = []
     notes: list[str] = []
@@ -118,6 +137,8 @@ def exact_search(
         ordered += [s.chunk.chunk_id for s in store.chunks_under(section_id, filt)]
     for phrase in parsed.phrases:
         ordered += [hit.chunk_id for hit in store.phrase_search(phrase, k, filt)]
+    for identifier in parsed.identifiers:
+        ordered += [hit.chunk_id for hit in store.identifier_search(identifier, k, filt)]
     for section_id in store.sections_with_heading(parsed.text):
         ordered += [s.chunk.chunk_id for s in store.chunks_of_sections([section_id]) if allowed(s)]
     if vocabulary and vocabulary.defining_chunks:
@@ -185,7 +206,7 @@ class Searcher:
         if settings.mode in ("hybrid", "keyword"):
             rankings["keyword"] = self._store.keyword_search(expanded, depth, filt)
         if settings.mode in ("hybrid", "semantic"):
-            vector = self._embed_query(expanded)
+            vector = self._embed_query(expanded if vocabulary.asks_meaning else parsed.text)
             rankings["semantic"] = self._store.vector_search(vector, depth, filt)
         response = SearchResponse(query, settings.mode, True, [], exact.notes, exact.citations)
         unresolved = [c for c in exact.citations if not c["resolved"]]

@@ -206,6 +206,21 @@ class Bm25Index:
             query = Query.phrase_query(self._schema, "words", words)
         return self._run(self._live_index().searcher(), query, k, filt)
 
+    def identifier_search(
+        self, identifier: str, k: int, filt: SearchFilter | None = None
+    ) -> list[Hit]:
+        """Chunks indexed under the identifier's whole term, BM25-ranked.
+
+        The analyzer also indexes compounds inside qualified names, so
+        ``getTarget`` finds ``self.getTarget()`` and ``frame_timer`` finds
+        ``self.frame_timer``.
+        """
+        terms = analyze(identifier)
+        if k <= 0 or not terms:
+            return []
+        query = Query.term_query(self._schema, "body", terms[0])
+        return self._run(self._live_index().searcher(), query, k, filt)
+
     def _run(
         self, searcher: tantivy.Searcher, query: Query, k: int, filt: SearchFilter | None
     ) -> list[Hit]:

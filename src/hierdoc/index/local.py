@@ -215,6 +215,10 @@ class LocalStore:
         self.refresh()
         return self.bm25.phrase_search(phrase, k, filt)
 
+    def identifier_search(self, identifier: str, k: int, filt: SearchFilter | None) -> list[Hit]:
+        self.refresh()
+        return self.bm25.identifier_search(identifier, k, filt)
+
     def vector_search(self, vector: np.ndarray, k: int, filt: SearchFilter | None) -> list[Hit]:
         self.refresh()
         allowed = None if filt is None or filt.empty else self.records.chunk_ids_matching(filt)
