@@ -436,6 +436,14 @@ def test_content_hash_is_of_raw_bytes(tmp_path: Path) -> None:
         ("x" * 121 + "\n", None, "stem"),
         ("1.2.3\n", None, "stem"),
         ("", None, "stem"),
+        ("/* Copyright 2018 Google LLC.\n *\n */", None, "stem"),
+        ("//! Executor for differential fuzzing.\nuse core::ptr;", None, "stem"),
+        ("package com.password4j;\n", None, "stem"),
+        ("#include <vector>\n", None, "stem"),
+        ("import os\n", None, "stem"),
+        ("public class HashBuilder {\n", None, "stem"),
+        ("Import and export of goods\n\nbody", None, "Import and export of goods"),
+        ("Use of Premises\n\nbody", None, "Use of Premises"),
     ],
 )
 def test_choose_title(text: str, md_title: str | None, expected: str) -> None:

@@ -173,6 +173,26 @@ def test_texts_and_given_chunks(tmp_path, embedder) -> None:
         assert again.unchanged == ["corpus:1", "corpus:2"]
 
 
+def test_given_code_chunks_carry_their_declarations(tmp_path, embedder) -> None:
+    """Chunks cut from a source file sit under the class and method they are part of:
+    that chain is their parent chain, their heading, and their structural context."""
+    from hierdoc import TextDocument
+
+    lines = ["class Stack:", "    def push(self, item):", "        self.items.append(item)"]
+    lines += ["        self.size += 1", "        return self.size", "", "def top(stack):"]
+    lines += ["    value = stack.items[-1]", "    return value"]
+    text = "\n".join(lines) + "\n"
+    cut = text.index("        self.size")
+    document = TextDocument("code:stack.py", text, "", [text[:cut], text[cut:]], ["s-0", "s-1"])
+    with _open(tmp_path, embedder) as index:
+        index.ingest_texts([document])
+        second = index.store.get_chunks(["s-1"])["s-1"]
+        push = "def push(self, item)"
+        assert second.chunk.parent_chain == ("code:stack.py", "class Stack", push)
+        assert second.chunk.heading == push
+        assert second.context == f"code:stack.py > class Stack > {push}"
+
+
 def test_an_open_index_sees_an_ingest_made_by_another_handle(tmp_path, corpus, embedder) -> None:
     """A running server keeps its Index open while `hierdoc ingest` writes through another."""
     with _open(tmp_path, embedder) as writer:

@@ -51,6 +51,14 @@ _UNICODE_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, 
 
 _ATX_H1 = re.compile(r"^ {0,3}#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
 _BLANK_LINES = re.compile(r"\n{4,}")
+# A first line that is source code or a comment opener names nothing: a licence
+# header or `package x;` as every chunk's title only adds noise to its context.
+_CODE_LINE = re.compile(
+    r"^(?://|/\*|\*(?:\s|/|$)|#!|#include\b|#pragma\b|#define\b|#ifn?def\b|<\?|<!--|@\w"
+    r"|(?:package|import|using|namespace|use|from|require|module)\s+[\w.:*\\/'\"{]"
+    r"|['\"]use strict['\"])"
+    r"|[{;(=\\]\s*$|\*/\s*$"
+)
 
 
 class ConversionError(Exception):
@@ -137,7 +145,8 @@ def choose_title(text: str, markitdown_title: str | None, stem: str) -> str:
     2. markitdown reported a title (e.g. the HTML ``<title>``);
     3. the first non-empty line, markup stripped, if it looks like a title:
        at most 120 characters, contains a letter, and does not end like the
-       middle of a sentence (``,`` ``;`` ``:``);
+       middle of a sentence (``,`` ``;`` ``:``) and is not a line of source code
+       or a comment opener (``/*``, ``//``, ``package x;``, ``#include``);
     4. the file name without its suffix.
     """
     first = _first_nonblank_line(text)
@@ -147,7 +156,7 @@ def choose_title(text: str, markitdown_title: str | None, stem: str) -> str:
     if markitdown_title and markitdown_title.strip():
         return " ".join(markitdown_title.split())
     candidate = first.strip().lstrip("#").strip().strip("*_").strip()
-    if _looks_like_title(candidate):
+    if _looks_like_title(candidate) and not _CODE_LINE.search(first.strip()):
         return candidate
     return stem
 

@@ -76,6 +76,25 @@ INGEST_FIELDS = (
 CHUNKING_FIELDS = ("chunking_strategy", "max_chunk_tokens", "chunk_overlap")
 EXTRACTION_FIELDS = ("extract_definitions", "extract_cross_references")
 NLI_CHOICES = ("Entailment", "Contradiction")
+# The modules whose code decides what an index holds; search-time modules are left out
+# so that a search change reuses the cached indexes.
+INGEST_MODULES = (
+    "analyze",
+    "chunk",
+    "config",
+    "context",
+    "contextualize",
+    "convert",
+    "embed",
+    "extract",
+    "index",
+    "ingest",
+    "models",
+    "numbering",
+    "outline",
+    "structure",
+    "tokenizer",
+)
 
 
 def _no_log(message: str) -> None:
@@ -1002,10 +1021,25 @@ class _OpenIndex:
     table: ChunkTable
 
 
+def pipeline_digest() -> str:
+    """A digest of the ingest pipeline's source: a cached index built by other code is
+    never reused, since the same corpus and settings would give another index."""
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha1()
+    for name in INGEST_MODULES:
+        path = package / name
+        files = sorted(path.rglob("*.py")) if path.is_dir() else [path.with_suffix(".py")]
+        for file in files:
+            digest.update(file.relative_to(package).as_posix().encode() + b"\0")
+            digest.update(file.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 def _open_index(
     corpus: EvalCorpus, key: dict[str, Any], root: Path, embedder: CachingEmbedder, log: Log
 ) -> _OpenIndex:
-    digest = hashlib.sha1(json.dumps([corpus.fingerprint(), key]).encode()).hexdigest()[:10]
+    identity = [corpus.fingerprint(), key, pipeline_digest()]
+    digest = hashlib.sha1(json.dumps(identity).encode()).hexdigest()[:10]
     directory = root / f"{corpus.name}-{digest}"
     index = Index.open(directory, Settings(**key), embedder=embedder)
     label = ", ".join(f"{k}={v}" for k, v in key.items() if getattr(Settings(), k) != v)

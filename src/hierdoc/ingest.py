@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .chunk import ChunkingOptions, chunk_document, document_key
+from .code_outline import chunk_scopes
 from .context import structural_context
 from .contextualize import (
     ContextCache,
@@ -266,14 +267,15 @@ class Ingestor:
         title = document.title or document.source
         root = Section(PREAMBLE_ID, title, 0, (title,), (), document.text, "", 0, "preamble")
         key = document_key(document.source)
+        scopes = chunk_scopes(document.text, texts)
         chunks = [
             Chunk(
                 chunk_id=ids[n] if ids else f"{key}:{PREAMBLE_ID}:{n}",
                 source=document.source,
                 title=title,
                 section_id=PREAMBLE_ID,
-                heading=title,
-                parent_chain=(title,),
+                heading=scopes[n][-1] if scopes[n] else title,
+                parent_chain=(title, *scopes[n]),
                 section_path=(PREAMBLE_ID,),
                 content=text,
                 ordinal=n,
