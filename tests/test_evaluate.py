@@ -220,6 +220,33 @@ def test_rerun_reuses_the_index_and_the_embeddings(tmp_path, embedder) -> None:
     assert first.result("semantic").metrics["MRR@10"] == 1.0
 
 
+def test_other_pipeline_code_builds_a_new_index(tmp_path, embedder, monkeypatch) -> None:
+    """An index built by other ingest code is never measured as if it were this code's;
+    the embedding cache still serves the unchanged windows."""
+    import hierdoc.evaluate as evaluate
+
+    (tmp_path / "beir" / "qrels").mkdir(parents=True)
+    (tmp_path / "beir" / "corpus.jsonl").write_text(
+        json.dumps({"_id": "d1", "title": "Cats", "text": "Cats purr when they are content."})
+    )
+    (tmp_path / "beir" / "queries.jsonl").write_text(json.dumps({"_id": "q1", "text": "purr"}))
+    (tmp_path / "beir" / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\n")
+    corpus = load_beir(tmp_path / "beir")
+    first = run_eval(corpus, resolve_variants("semantic"), [], tmp_path / "idx", embedder)
+    monkeypatch.setattr(evaluate, "pipeline_digest", lambda: "other-code")
+    second = run_eval(corpus, resolve_variants("semantic"), [], tmp_path / "idx", embedder)
+    assert first.indexes[0].directory != second.indexes[0].directory
+    assert second.indexes[0].windows_embedded == 0
+
+
+def test_the_digest_covers_ingest_modules_but_not_search_ones() -> None:
+    import hierdoc.evaluate as evaluate
+
+    assert {"search", "fuse", "evaluate"} <= evaluate.SEARCH_MODULES
+    assert not {"ingest", "code_outline", "analyze", "embed"} & evaluate.SEARCH_MODULES
+    assert evaluate.pipeline_digest() == evaluate.pipeline_digest()
+
+
 def test_contractnli_chunks_are_located_in_their_documents() -> None:
     """Chunk character offsets come from hierdoc's own chunker output."""
     from hierdoc.chunk import ChunkingOptions, chunk_document

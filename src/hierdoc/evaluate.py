@@ -76,24 +76,10 @@ INGEST_FIELDS = (
 CHUNKING_FIELDS = ("chunking_strategy", "max_chunk_tokens", "chunk_overlap")
 EXTRACTION_FIELDS = ("extract_definitions", "extract_cross_references")
 NLI_CHOICES = ("Entailment", "Contradiction")
-# The modules whose code decides what an index holds; search-time modules are left out
-# so that a search change reuses the cached indexes.
-INGEST_MODULES = (
-    "analyze",
-    "chunk",
-    "config",
-    "context",
-    "contextualize",
-    "convert",
-    "embed",
-    "extract",
-    "index",
-    "ingest",
-    "models",
-    "numbering",
-    "outline",
-    "structure",
-    "tokenizer",
+# Modules that only search or serve an index: a change to them reuses the cached
+# indexes; a change to any other module of the package builds new ones.
+SEARCH_MODULES = frozenset(
+    {"agents", "cli", "evaluate", "fuse", "glossary", "mcp_server", "search"}
 )
 
 
@@ -1026,12 +1012,11 @@ def pipeline_digest() -> str:
     never reused, since the same corpus and settings would give another index."""
     package = Path(__file__).resolve().parent
     digest = hashlib.sha1()
-    for name in INGEST_MODULES:
-        path = package / name
-        files = sorted(path.rglob("*.py")) if path.is_dir() else [path.with_suffix(".py")]
-        for file in files:
-            digest.update(file.relative_to(package).as_posix().encode() + b"\0")
-            digest.update(file.read_bytes())
+    for file in sorted(package.rglob("*.py")):
+        if file.parent == package and file.stem in SEARCH_MODULES:
+            continue
+        digest.update(file.relative_to(package).as_posix().encode() + b"\0")
+        digest.update(file.read_bytes())
     return digest.hexdigest()[:12]
 
 
