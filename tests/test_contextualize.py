@@ -431,8 +431,11 @@ def test_no_jobs_no_calls():
     assert outcome.results == [] and outcome.stats.calls == 0
 
 
+# A shell without job control starts background jobs with SIGINT ignored, and a
+# Python started that way ignores Ctrl-C; a terminal's foreground process does not.
 INTERRUPTED_RUN = """
-import json, os, sys
+import json, os, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
 sys.path.insert(0, sys.argv[3])
 from hierdoc.contextualize import contextualize_sync
 from hierdoc.llm import context_model_from
