@@ -128,6 +128,27 @@ def test_chunk_scopes_follow_consecutive_chunks() -> None:
     # A chunk that opens with a declaration sits in it, as a section's chunk sits under
     # its own heading.
     update = "void update(byte[] message, int offset, int len)"
-    assert chunk_scopes(JAVA, [first, second]) == [(), ("class Blake2b", update)]
+    assert chunk_scopes(JAVA, [first, second]) == [("class Blake2b",), ("class Blake2b", update)]
     assert chunk_scopes(CONTRACT, [CONTRACT]) == [()]
     assert chunk_scopes(JAVA, ["text that is not in the file"]) == [()]
+
+
+
+def test_a_chunk_outside_every_declaration_leads_into_the_next() -> None:
+    """A licence and imports, or a doc comment between two classes, belong to the
+    declaration they lead into; code after the last declaration belongs to none."""
+    text = "/*\n * Licensed under the Apache License.\n */\npackage demo;\n\n"
+    text += "import java.util.List;\n\n/** A stack of items. */\npublic class Stack\n{\n"
+    text += "    void push(int item)\n    {\n        items.add(item);\n    }\n}\n\n"
+    text += "/** Pops items. */\nclass Popper\n{\n}\n"
+    cuts = [0, text.index("/** A stack"), text.index("    void push"), text.index("/** Pops")]
+    chunks = [text[a:b] for a, b in zip(cuts, [*cuts[1:], len(text)], strict=True)]
+    stack = "public class Stack"
+    assert chunk_scopes(text, chunks) == [
+        (stack,),
+        (stack,),
+        (stack, "void push(int item)"),
+        ("class Popper",),
+    ]
+    trailer = "if __name__ == '__main__':\n    main()\n"
+    assert chunk_scopes(PYTHON + trailer, [PYTHON, trailer])[1] == ()

@@ -6,6 +6,9 @@ void update(byte[] message, int offset, int len)``. That chain is to code what
 "Chapter III > Article 17" is to a regulation, and serves the same purposes: it
 is the chunk's parent chain in results and its structural context when it is
 embedded and keyword-indexed (measured in BENCHMARKS.md, "Retrieval quality").
+A chunk that starts outside every declaration (a licence and imports, a comment
+between two classes) is placed under the declaration it leads into: that is what
+a file's preamble or a doc comment is about.
 
 Declarations are found line by line with one pattern that covers the common
 C-family, Java, Rust, Go, Python and JavaScript forms; a declaration stays open
@@ -102,7 +105,8 @@ def scope_at(found: Sequence[Declaration], offset: int) -> tuple[str, ...]:
 
 def chunk_scopes(text: str, chunks: Sequence[str]) -> list[tuple[str, ...]]:
     """The scope chain at the start of each chunk, the chunks being consecutive parts of
-    ``text``; empty chains when the text is not code or a chunk cannot be located."""
+    ``text``; for a chunk outside every declaration, the declaration that follows it.
+    Empty chains when the text is not code or a chunk cannot be located."""
     if not looks_like_code(text):
         return [() for _ in chunks]
     found = declarations(text)
@@ -114,8 +118,14 @@ def chunk_scopes(text: str, chunks: Sequence[str]) -> list[tuple[str, ...]]:
             scopes.append(())
             continue
         cursor = position
-        scopes.append(scope_at(found, position + 1))
+        scopes.append(scope_at(found, position + 1) or _introduced(found, position))
     return scopes
+
+
+def _introduced(found: Sequence[Declaration], offset: int) -> tuple[str, ...]:
+    """The label of the first declaration after ``offset``, if any."""
+    following = next((d for d in found if d.start > offset), None)
+    return (following.label,) if following else ()
 
 
 def _lines(text: str) -> list[tuple[int, int, str]]:
