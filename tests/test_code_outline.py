@@ -133,7 +133,6 @@ def test_chunk_scopes_follow_consecutive_chunks() -> None:
     assert chunk_scopes(JAVA, ["text that is not in the file"]) == [()]
 
 
-
 def test_a_chunk_outside_every_declaration_leads_into_the_next() -> None:
     """A licence and imports, or a doc comment between two classes, belong to the
     declaration they lead into; code after the last declaration belongs to none."""

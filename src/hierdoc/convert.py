@@ -53,7 +53,7 @@ _ATX_H1 = re.compile(r"^ {0,3}#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
 _BLANK_LINES = re.compile(r"\n{4,}")
 # A first line that is source code or a comment opener names nothing: a licence
 # header or `package x;` as every chunk's title only adds noise to its context.
-_CODE_LINE = re.compile(
+_CODE_OR_COMMENT_LINE = re.compile(
     r"^(?://|/\*|\*(?:\s|/|$)|#!|#include\b|#pragma\b|#define\b|#ifn?def\b|<\?|<!--|@\w"
     r"|(?:package|import|using|namespace|use|from|require|module)\s+[\w.:*\\/'\"{]"
     r"|['\"]use strict['\"])"
@@ -156,7 +156,7 @@ def choose_title(text: str, markitdown_title: str | None, stem: str) -> str:
     if markitdown_title and markitdown_title.strip():
         return " ".join(markitdown_title.split())
     candidate = first.strip().lstrip("#").strip().strip("*_").strip()
-    if _looks_like_title(candidate) and not _CODE_LINE.search(first.strip()):
+    if _looks_like_title(candidate) and not _CODE_OR_COMMENT_LINE.search(first.strip()):
         return candidate
     return stem
 
