@@ -33,8 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from hierdoc.analyze import analyze
-from hierdoc.index.bm25 import Bm25Entry, Bm25Index
+from hierdoc.search.analyze import analyze
+from hierdoc.store.local.bm25 import Bm25Entry, Bm25Index
 
 # fmt: off
 STOP = ["the", "of", "and", "to", "in", "a", "is", "that", "for", "be", "by", "or", "as", "with",

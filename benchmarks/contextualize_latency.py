@@ -36,14 +36,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from hierdoc.contextualize import (  # noqa: E402
+from hierdoc.pipeline.contextualize import (  # noqa: E402
     ContextJob,
     ContextOutcome,
     ContextProgress,
     MemoryContextCache,
     contextualize_sync,
 )
-from hierdoc.llm import context_model_from  # noqa: E402
+from hierdoc.providers.llm import context_model_from  # noqa: E402
 from tests.fakeapi import FakeAPI  # noqa: E402
 
 PAGE_CHARS = 3_000

@@ -31,8 +31,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hierdoc.extract.crossrefs import FoundReference, find_references, resolve
-from hierdoc.numbering import roman_to_int
+from hierdoc.pipeline.extract.crossrefs import FoundReference, find_references, resolve
+from hierdoc.pipeline.numbering import roman_to_int
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -269,11 +269,11 @@ def measure_pipeline(path: Path) -> Rate:
     (no embedding). Each internal reference whose text names GDPR articles is
     right when it resolved to one of those articles or below.
     """
-    from hierdoc.chunk import chunk_document
-    from hierdoc.convert import convert_file
-    from hierdoc.extract.document import extract_document
-    from hierdoc.structure import parse_sections
-    from hierdoc.tokenizer import default_tokenizer
+    from hierdoc.pipeline.chunk import chunk_document
+    from hierdoc.pipeline.convert import convert_file
+    from hierdoc.pipeline.extract.document import extract_document
+    from hierdoc.pipeline.structure import parse_sections
+    from hierdoc.pipeline.tokenizer import default_tokenizer
 
     document = convert_file(path)
     sections = parse_sections(document.text, document.title)

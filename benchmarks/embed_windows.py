@@ -48,8 +48,8 @@ from typing import TypeVar
 
 import numpy as np
 
-from hierdoc.embed import EmbedInput, LocalEmbedder
-from hierdoc.index.vectors import VectorIndex
+from hierdoc.pipeline.embed import EmbedInput, LocalEmbedder
+from hierdoc.store.local.vectors import VectorIndex
 
 K = 10
 OVERLAP = 32

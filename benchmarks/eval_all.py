@@ -27,8 +27,7 @@ from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
-from hierdoc.embed import LocalEmbedder
-from hierdoc.evaluate import (
+from hierdoc.eval.evaluate import (
     EvalReport,
     format_metric,
     load_dataset,
@@ -36,6 +35,7 @@ from hierdoc.evaluate import (
     resolve_variants,
     run_eval,
 )
+from hierdoc.pipeline.embed import LocalEmbedder
 
 SECTION = "## Retrieval quality"
 DATASETS = ("anthropic", "scifact", "contractnli")

@@ -61,11 +61,11 @@ from pathlib import Path
 
 import numpy as np
 
-import hierdoc.ingest
+import hierdoc.pipeline.ingest
 from hierdoc import Index
 from hierdoc.config import Settings
-from hierdoc.embed import EmbedInput, LocalEmbedder
-from hierdoc.numbering import parse_heading
+from hierdoc.pipeline.embed import EmbedInput, LocalEmbedder
+from hierdoc.pipeline.numbering import parse_heading
 
 MODES = ("hybrid", "semantic", "keyword", "exact")
 KINDS = ("citation", "heading", "question", "phrase")

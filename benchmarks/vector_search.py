@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hierdoc.index.vectors import VectorIndex
+from hierdoc.store.local.vectors import VectorIndex
 
 DIMENSION = 384
 

@@ -9,7 +9,7 @@ from .datasets import GDPR_MD, require
 
 @pytest.fixture(scope="session")
 def embedder():
-    from hierdoc.embed import LocalEmbedder
+    from hierdoc.pipeline.embed import LocalEmbedder
 
     return LocalEmbedder()
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hierdoc.extract.acronyms import (
+from hierdoc.pipeline.extract.acronyms import (
     FoundAcronym,
     find_acronyms,
     normalize_acronym,
@@ -111,7 +111,7 @@ def test_gdpr_acronyms(path: Path) -> None:
 
 
 def test_hr8847_acronyms() -> None:
-    from hierdoc.convert import convert_file
+    from hierdoc.pipeline.convert import convert_file
 
     text = convert_file(require(HR8847_PDF)).text
     found = find_acronyms(text)

@@ -12,20 +12,20 @@ import pytest
 from click.testing import CliRunner
 
 from hierdoc import Settings
-from hierdoc.agents import (
+from hierdoc.mcp.server import (
+    DESCRIPTIONS,
+    TOOL_NAMES,
+    ToolInputError,
+    _StandaloneState,
+    build_server,
+)
+from hierdoc.tools.agents import (
     SK_INSTALL_HINT,
     call_tool,
     search_tool,
     semantic_kernel_plugin,
     tool_definitions,
     tool_schema,
-)
-from hierdoc.mcp_server import (
-    DESCRIPTIONS,
-    TOOL_NAMES,
-    ToolInputError,
-    _StandaloneState,
-    build_server,
 )
 
 from .test_mcp_server import AGENT, build_corpus_index

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hierdoc.analyze import (
+from hierdoc.search.analyze import (
     ENGLISH_STOP_WORDS,
     QueryTerm,
     analyze,

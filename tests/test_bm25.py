@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from hierdoc.analyze import analyze
-from hierdoc.index.bm25 import STATE_FILE, Bm25Entry, Bm25Index
 from hierdoc.models import SearchFilter
+from hierdoc.search.analyze import analyze
+from hierdoc.store.local.bm25 import STATE_FILE, Bm25Entry, Bm25Index
 
 
 def entry(

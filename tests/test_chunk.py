@@ -1,9 +1,9 @@
 import pytest
 
-from hierdoc.chunk import ChunkingOptions, chunk_document, document_key, split_text
 from hierdoc.models import ConvertedDocument
-from hierdoc.structure import parse_sections
-from hierdoc.tokenizer import default_tokenizer
+from hierdoc.pipeline.chunk import ChunkingOptions, chunk_document, document_key, split_text
+from hierdoc.pipeline.structure import parse_sections
+from hierdoc.pipeline.tokenizer import default_tokenizer
 
 from .datasets import GDPR_MD, require
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hierdoc.code_outline import chunk_scopes, declarations, looks_like_code, scope_at
+from hierdoc.pipeline.code_outline import chunk_scopes, declarations, looks_like_code, scope_at
 
 JAVA = """\
 /*

@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from hierdoc.contextualize import (
+from hierdoc.pipeline.contextualize import (
     AdaptiveLimiter,
     ContextJob,
     ContextModelError,
@@ -17,8 +17,8 @@ from hierdoc.contextualize import (
     contextualize,
     contextualize_sync,
 )
-from hierdoc.llm import PROMPT_VERSION, ContextAnswer, context_model_from
-from hierdoc.retry import ApiStatusError
+from hierdoc.providers.llm import PROMPT_VERSION, ContextAnswer, context_model_from
+from hierdoc.providers.retry import ApiStatusError
 
 from .fakeapi import FakeAPI
 
@@ -437,8 +437,8 @@ INTERRUPTED_RUN = """
 import json, os, signal, sys
 signal.signal(signal.SIGINT, signal.default_int_handler)
 sys.path.insert(0, sys.argv[3])
-from hierdoc.contextualize import contextualize_sync
-from hierdoc.llm import context_model_from
+from hierdoc.pipeline.contextualize import contextualize_sync
+from hierdoc.providers.llm import context_model_from
 from tests.test_contextualize import make_jobs
 
 class FileCache:

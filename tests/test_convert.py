@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from hierdoc.convert import (
+from hierdoc.models import ConvertedDocument, FileProblem
+from hierdoc.pipeline.convert import (
     SUPPORTED_SUFFIXES,
     ConversionError,
     choose_title,
@@ -20,7 +21,6 @@ from hierdoc.convert import (
     file_hash,
     normalise_pdf_text,
 )
-from hierdoc.models import ConvertedDocument, FileProblem
 
 from .datasets import HR8847_PDF
 

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from hierdoc.extract.crossrefs import FoundReference, find_references, resolve
-from hierdoc.numbering import roman_to_int
+from hierdoc.pipeline.extract.crossrefs import FoundReference, find_references, resolve
+from hierdoc.pipeline.numbering import roman_to_int
 
 from .datasets import DATASETS, require
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hierdoc.extract.definitions import (
+from hierdoc.pipeline.extract.definitions import (
     FoundDefinition,
     find_definitions,
     is_definitions_heading,
@@ -84,7 +84,7 @@ def test_gdpr_definitions_run_to_the_end_of_their_item(gdpr_article_4: str) -> N
 
 @pytest.fixture(scope="module")
 def hr8847_sec_110() -> str:
-    from hierdoc.convert import convert_file
+    from hierdoc.pipeline.convert import convert_file
 
     text = convert_file(require(HR8847_PDF)).text
     return _between(text, r"^SEC\. 110\. DEFINITIONS\.", r"^CHAPTER 3\b")

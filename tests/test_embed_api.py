@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hierdoc.embed import EmbedInput
-from hierdoc.embed_api import (
+from hierdoc.pipeline.embed import EmbedInput
+from hierdoc.providers.embed_api import (
     MAX_INPUT_CHARS,
     OllamaEmbedder,
     OpenAIEmbedder,
@@ -15,7 +15,7 @@ from hierdoc.embed_api import (
     embedder_from,
     is_api_model,
 )
-from hierdoc.llm import ProviderError
+from hierdoc.providers.llm import ProviderError
 
 from .fakeapi import FakeAPI, fake_vector
 

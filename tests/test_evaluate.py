@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from hierdoc.evaluate import (
+from hierdoc.eval.evaluate import (
     VARIANTS,
     ChunkTable,
     EvalCorpus,
@@ -223,7 +223,7 @@ def test_rerun_reuses_the_index_and_the_embeddings(tmp_path, embedder) -> None:
 def test_other_pipeline_code_builds_a_new_index(tmp_path, embedder, monkeypatch) -> None:
     """An index built by other ingest code is never measured as if it were this code's;
     the embedding cache still serves the unchanged windows."""
-    import hierdoc.evaluate as evaluate
+    import hierdoc.eval.evaluate as evaluate
 
     (tmp_path / "beir" / "qrels").mkdir(parents=True)
     (tmp_path / "beir" / "corpus.jsonl").write_text(
@@ -240,7 +240,7 @@ def test_other_pipeline_code_builds_a_new_index(tmp_path, embedder, monkeypatch)
 
 
 def test_ingest_modules_are_never_counted_as_search_modules() -> None:
-    import hierdoc.evaluate as evaluate
+    import hierdoc.eval.evaluate as evaluate
 
     assert {"search", "fuse", "evaluate"} <= evaluate.SEARCH_MODULES
     assert not {"ingest", "code_outline", "analyze", "embed"} & evaluate.SEARCH_MODULES
@@ -248,10 +248,10 @@ def test_ingest_modules_are_never_counted_as_search_modules() -> None:
 
 def test_contractnli_chunks_are_located_in_their_documents() -> None:
     """Chunk character offsets come from hierdoc's own chunker output."""
-    from hierdoc.chunk import ChunkingOptions, chunk_document
     from hierdoc.models import ConvertedDocument
-    from hierdoc.structure import parse_sections
-    from hierdoc.tokenizer import default_tokenizer
+    from hierdoc.pipeline.chunk import ChunkingOptions, chunk_document
+    from hierdoc.pipeline.structure import parse_sections
+    from hierdoc.pipeline.tokenizer import default_tokenizer
 
     corpus = load_contractnli(require(CONTRACTNLI))
     tokenizer = default_tokenizer()

@@ -3,11 +3,11 @@ acronyms, cross-references, chunk types and filters."""
 
 import pytest
 
-from hierdoc.chunk import chunk_document
-from hierdoc.convert import convert_file
-from hierdoc.extract.document import extract_document
-from hierdoc.structure import parse_sections
-from hierdoc.tokenizer import default_tokenizer
+from hierdoc.pipeline.chunk import chunk_document
+from hierdoc.pipeline.convert import convert_file
+from hierdoc.pipeline.extract.document import extract_document
+from hierdoc.pipeline.structure import parse_sections
+from hierdoc.pipeline.tokenizer import default_tokenizer
 
 from .datasets import GDPR_ARTICLE_4_TERMS, GDPR_MD, GDPR_TXT, require
 

@@ -1,6 +1,6 @@
 import pytest
 
-from hierdoc.fuse import best_possible, weighted_rrf
+from hierdoc.search.fuse import best_possible, weighted_rrf
 
 
 def test_rrf_sums_reciprocal_ranks() -> None:

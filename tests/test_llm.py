@@ -8,7 +8,7 @@ import socket
 
 import pytest
 
-from hierdoc.llm import (
+from hierdoc.providers.llm import (
     CHUNK_CONTEXT_PROMPT,
     DOCUMENT_CONTEXT_PROMPT,
     AnthropicContextModel,
@@ -18,7 +18,7 @@ from hierdoc.llm import (
     estimate_tokens,
     truncate_document,
 )
-from hierdoc.retry import classify, describe
+from hierdoc.providers.retry import classify, describe
 
 from .fakeapi import FakeAPI
 

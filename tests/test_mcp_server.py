@@ -32,7 +32,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
 
-from hierdoc.mcp_server import check_bind, is_loopback, main, parse_http_address
+from hierdoc.mcp.server import check_bind, is_loopback, main, parse_http_address
 
 slow = pytest.mark.slow
 
@@ -153,7 +153,7 @@ def server_env() -> dict[str, str]:
 
 
 def server_command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "hierdoc.mcp_server", *args]
+    return [sys.executable, "-m", "hierdoc.mcp.server", *args]
 
 
 # -- a client session held open across tests ------------------------------------------
@@ -210,7 +210,7 @@ def portal() -> Iterator[Any]:
 def stdio(portal, corpus_index) -> Iterator[Remote]:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "hierdoc.mcp_server", "--index", str(corpus_index)],
+        args=["-m", "hierdoc.mcp.server", "--index", str(corpus_index)],
         env=server_env(),
         cwd=str(corpus_index.parent),
     )
@@ -802,7 +802,7 @@ def test_serve_takes_the_index_options_after_the_subcommand(tmp_path) -> None:
     """``hierdoc serve --config agent.yaml --tool NAME`` as well as before the subcommand."""
     from click.testing import CliRunner
 
-    from hierdoc.mcp_server import _StandaloneState, serve
+    from hierdoc.mcp.server import _StandaloneState, serve
 
     (tmp_path / "agent.yaml").write_text(AGENT, encoding="utf-8")
     state = _StandaloneState()

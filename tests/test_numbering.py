@@ -1,6 +1,6 @@
 import pytest
 
-from hierdoc.numbering import find_citations, parse_heading, roman_to_int
+from hierdoc.pipeline.numbering import find_citations, parse_heading, roman_to_int
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 """Structure from numbering, on small texts written for each rule."""
 
-from hierdoc.structure import parse_sections
+from hierdoc.pipeline.structure import parse_sections
 
 
 def _ids(text: str) -> list[str]:

@@ -1,4 +1,4 @@
-from hierdoc.structure import find_headings, parse_sections
+from hierdoc.pipeline.structure import find_headings, parse_sections
 
 from .datasets import GDPR_MD, require
 
@@ -90,7 +90,7 @@ def test_gdpr_text_and_markdown_give_the_same_tree() -> None:
 def test_hr8847_sections_and_subdivisions() -> None:
     import re
 
-    from hierdoc.convert import convert_file
+    from hierdoc.pipeline.convert import convert_file
 
     from .datasets import HR8847_PDF
 

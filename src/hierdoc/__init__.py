@@ -7,9 +7,9 @@ Pipeline stages, one module each: ``convert`` -> ``structure`` -> ``chunk`` ->
 
 from .api import ChunkView, Index
 from .config import ConfigError, Settings, load_settings
-from .ingest import TextDocument
 from .models import IngestReport, SearchFilter, SearchResponse, SearchResult
-from .search import SearchError
+from .pipeline.ingest import TextDocument
+from .search.searcher import SearchError
 
 __all__ = [
     "ChunkView",

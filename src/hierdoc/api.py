@@ -16,20 +16,20 @@ from typing import Any
 
 import numpy as np
 
-from .chunk import ChunkingOptions
 from .config import Settings
-from .contextualize import ContextProgress
-from .embed import DEFAULT_MODEL, Embedder, LocalEmbedder
-from .embed_api import embedder_from, is_api_model
-from .extract.definitions import normalize_term
-from .glossary import Glossary
-from .index.local import LocalStore
-from .index.records import SectionRecord, StoredChunk
-from .ingest import IngestOptions, Ingestor, LLMContexts, ProgressFn, TextDocument
-from .llm import PROMPT_VERSION, context_model_from
 from .models import CrossRef, Definition, IngestReport, SearchFilter, SearchResponse
-from .search import Searcher, SearchSettings
-from .tokenizer import Tokenizer, default_tokenizer
+from .pipeline.chunk import ChunkingOptions
+from .pipeline.contextualize import ContextProgress
+from .pipeline.embed import DEFAULT_MODEL, Embedder, LocalEmbedder
+from .pipeline.extract.definitions import normalize_term
+from .pipeline.ingest import IngestOptions, Ingestor, LLMContexts, ProgressFn, TextDocument
+from .pipeline.tokenizer import Tokenizer, default_tokenizer
+from .providers.embed_api import embedder_from, is_api_model
+from .providers.llm import PROMPT_VERSION, context_model_from
+from .search.glossary import Glossary
+from .search.searcher import Searcher, SearchSettings
+from .store.local.records import SectionRecord, StoredChunk
+from .store.local.store import LocalStore
 
 EMBEDDING_DIMENSION = 384
 EXTRACTION_VERSION = 1

@@ -17,14 +17,14 @@ from typing import Any
 
 import click
 
-from .agents import tool_schema
 from .api import Index
 from .config import Settings, load_settings
-from .contextualize import ContextProgress
-from .evaluate import eval_command
-from .ingest import ProgressEvent
-from .mcp_server import index_options, serve
+from .eval.evaluate import eval_command
+from .mcp.server import index_options, serve
 from .models import SearchResponse, SearchResult
+from .pipeline.contextualize import ContextProgress
+from .pipeline.ingest import ProgressEvent
+from .tools.agents import tool_schema
 
 
 class _State:

@@ -23,9 +23,9 @@ from typing import Annotated, Any, Literal
 import click
 from pydantic import ValidationError
 
-from .api import Index
-from .config import Settings
-from .mcp_server import (
+from ..api import Index
+from ..config import Settings
+from ..mcp.server import (
     DESCRIPTIONS,
     RUNNERS,
     TOOL_NAMES,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..models import Hit
+from ...models import Hit
 
 
 class VectorIndex:

@@ -25,7 +25,7 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Literal
 
-from .models import Chunk, ConvertedDocument, Section
+from ..models import Chunk, ConvertedDocument, Section
 from .numbering import slugify
 from .tokenizer import Tokenizer
 

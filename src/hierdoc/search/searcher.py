@@ -15,13 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .analyze import analyze
-from .extract.definitions import normalize_term
-from .fuse import best_possible, weighted_rrf
-from .glossary import Glossary, QueryVocabulary
-from .index.base import Store
-from .index.records import StoredChunk
-from .models import (
+from ..models import (
     MODALITIES,
     Definition,
     Hit,
@@ -30,7 +24,13 @@ from .models import (
     SearchResponse,
     SearchResult,
 )
-from .numbering import find_citations
+from ..pipeline.extract.definitions import normalize_term
+from ..pipeline.numbering import find_citations
+from ..store.base import Store
+from ..store.local.records import StoredChunk
+from .analyze import analyze
+from .fuse import best_possible, weighted_rrf
+from .glossary import Glossary, QueryVocabulary
 
 MAX_TOP_K = 100
 _QUOTED = re.compile(r"[\"“”„]([^\"“”„]{2,})[\"“”„]")

@@ -31,8 +31,8 @@ from pathlib import Path
 import tantivy
 from tantivy import Occur, Query
 
-from ..analyze import ANALYZER_VERSION, analyze, analyze_query, analyze_words
-from ..models import Hit, SearchFilter
+from ...models import Hit, SearchFilter
+from ...search.analyze import ANALYZER_VERSION, analyze, analyze_query, analyze_words
 
 __all__ = ["Bm25Entry", "Bm25Index", "Bm25IndexError"]
 

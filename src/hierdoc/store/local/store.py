@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..models import Acronym, CrossRef, Definition, Extraction, Hit, SearchFilter, Section
+from ...models import Acronym, CrossRef, Definition, Extraction, Hit, SearchFilter, Section
 from .bm25 import Bm25Entry, Bm25Index
 from .records import DocumentRecord, RecordStore, SectionRecord, StoredChunk
 from .vectors import VectorIndex

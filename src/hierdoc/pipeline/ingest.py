@@ -18,6 +18,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..models import Chunk, ConvertedDocument, Extraction, FileProblem, IngestReport, Section
+from ..providers.llm import ContextModel
+from ..store.base import Store
+from ..store.local.records import DocumentRecord, StoredChunk
 from .chunk import ChunkingOptions, chunk_document, document_key
 from .code_outline import chunk_scopes
 from .context import structural_context
@@ -32,10 +36,6 @@ from .contextualize import (
 from .convert import ConversionError, choose_title, convert_file, discover_files, file_hash
 from .embed import Embedder, EmbedInput
 from .extract.document import extract_document
-from .index.base import Store
-from .index.records import DocumentRecord, StoredChunk
-from .llm import ContextModel
-from .models import Chunk, ConvertedDocument, Extraction, FileProblem, IngestReport, Section
 from .structure import PREAMBLE_ID, parse_sections
 from .tokenizer import Tokenizer
 

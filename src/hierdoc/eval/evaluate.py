@@ -54,10 +54,10 @@ from typing import Any, Literal
 import click
 import numpy as np
 
-from .api import Index
-from .config import Settings
-from .embed import Embedder, EmbedInput
-from .ingest import ProgressEvent, TextDocument
+from ..api import Index
+from ..config import Settings
+from ..pipeline.embed import Embedder, EmbedInput
+from ..pipeline.ingest import ProgressEvent, TextDocument
 
 Unit = Literal["document", "chunk", "span"]
 Span = tuple[int, int]
@@ -1076,7 +1076,7 @@ def run_eval(
 ) -> EvalReport:
     """Index the corpus (one index per ingest setting, cached under ``index_dir``), run
     every variant and baseline over the same queries, and score them."""
-    from .embed import LocalEmbedder
+    from ..pipeline.embed import LocalEmbedder
 
     root = Path(index_dir)
     root.mkdir(parents=True, exist_ok=True)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
 
-from .models import Section
+from ..models import Section
 from .numbering import parse_heading, slugify
 from .outline import OutlineNode, outline
 

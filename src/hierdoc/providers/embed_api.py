@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .embed import EmbedInput
+from ..pipeline.embed import EmbedInput
 from .llm import DEFAULT_TIMEOUT, ProviderError, azure_settings, ollama_url, ref_fields, require_sdk
 from .retry import ApiStatusError, Failure, RetryPolicy, describe, redact, retry_sync
 

@@ -14,7 +14,7 @@ from typing import Protocol
 import numpy as np
 
 from ..models import Acronym, CrossRef, Definition, Extraction, Hit, SearchFilter, Section
-from .records import DocumentRecord, SectionRecord, StoredChunk
+from .local.records import DocumentRecord, SectionRecord, StoredChunk
 
 
 class Store(Protocol):

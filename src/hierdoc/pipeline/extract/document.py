@@ -12,7 +12,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, replace
 
-from ..models import Acronym, Chunk, CrossRef, Definition, Extraction, Section
+from ...models import Acronym, Chunk, CrossRef, Definition, Extraction, Section
 from .acronyms import find_acronyms
 from .crossrefs import find_references, resolve
 from .definitions import find_definitions, is_definitions_heading, normalize_term

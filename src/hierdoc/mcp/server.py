@@ -37,12 +37,12 @@ from mcp.server.fastmcp.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
-from .api import ChunkView, Index, ReferenceLookup
-from .config import Settings, load_settings
-from .index.records import SectionRecord
-from .models import CrossRef
-from .numbering import find_citations
-from .search import MAX_TOP_K, SearchError
+from ..api import ChunkView, Index, ReferenceLookup
+from ..config import Settings, load_settings
+from ..models import CrossRef
+from ..pipeline.numbering import find_citations
+from ..search.searcher import MAX_TOP_K, SearchError
+from ..store.local.records import SectionRecord
 
 logger = logging.getLogger(__name__)
 

@@ -11,10 +11,10 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from ..models import Acronym, Definition
+from ..pipeline.extract.acronyms import normalize_acronym, normalize_phrase
+from ..pipeline.extract.definitions import normalize_term
 from .analyze import ENGLISH_STOP_WORDS
-from .extract.acronyms import normalize_acronym, normalize_phrase
-from .extract.definitions import normalize_term
-from .models import Acronym, Definition
 
 _WORD = re.compile(r"[A-Za-z](?:[A-Za-z0-9&.\-]*[A-Za-z0-9])?\.?")
 _ASKS_MEANING = re.compile(

@@ -8,7 +8,7 @@ and BM25; results show the original chunk text.
 
 from __future__ import annotations
 
-from .models import Chunk
+from ..models import Chunk
 
 
 def structural_context(chunk: Chunk) -> str:

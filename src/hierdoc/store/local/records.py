@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..extract.definitions import normalize_term
-from ..models import Acronym, Chunk, CrossRef, Definition, Extraction, SearchFilter, Section
+from ...models import Acronym, Chunk, CrossRef, Definition, Extraction, SearchFilter, Section
+from ...pipeline.extract.definitions import normalize_term
 
 SCHEMA_VERSION = 1
 

@@ -35,8 +35,8 @@ from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol
 
-from .llm import PROMPT_VERSION, ContextAnswer, ContextModel, needs_truncation
-from .retry import Failure, RetryPolicy, classify, describe, retry_async
+from ..providers.llm import PROMPT_VERSION, ContextAnswer, ContextModel, needs_truncation
+from ..providers.retry import Failure, RetryPolicy, classify, describe, retry_async
 
 logger = logging.getLogger(__name__)
 

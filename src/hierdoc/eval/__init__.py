@@ -1,0 +1,1 @@
+"""Retrieval-quality evaluation on benchmark sets, through the public API."""

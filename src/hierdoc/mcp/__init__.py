@@ -1,0 +1,1 @@
+"""The MCP server: hierdoc's agent tools over stdio or streamable HTTP."""

@@ -1,0 +1,1 @@
+"""Clients of model APIs: LLMs that write chunk contexts, API embedders, and their retries."""

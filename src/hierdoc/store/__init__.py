@@ -1,0 +1,1 @@
+"""Storage behind one narrow interface (``base.Store``); one folder per backend."""

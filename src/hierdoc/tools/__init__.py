@@ -1,0 +1,1 @@
+"""The agent tools (search, get_section, define, references, list_documents) over ``Index``."""
