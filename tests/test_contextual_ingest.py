@@ -54,7 +54,7 @@ def test_llm_contexts_are_indexed_cached_and_retried(tmp_path, corpus, embedder)
         assert result.content.startswith("## Section 2 - Repairs")
         flights = index.search("economy class flights", top_k=1).results[0]
         assert flights.context_source == "structural"
-        contexts = index.stats()["contexts"]
+        contexts = index.stats().to_dict()["contexts"]
         assert contexts["chunks_llm"] == 3 and contexts["chunks_structural"] == 1
         assert contexts["generated"] == 3 and contexts["failed"] == 1
 
@@ -82,13 +82,11 @@ def test_api_embedder_builds_the_index_and_a_mismatch_is_refused(tmp_path, corpu
         settings = Settings(embedding_model=model)
         with Index.open(tmp_path / "index", settings) as index:
             index.ingest([corpus])
-            assert (
-                index.stats()["embedding_model"] == f"openai:text-embedding-3-small@{api.dimension}"
-            )
+            assert index.stats().embedding_model == f"openai:text-embedding-3-small@{api.dimension}"
             assert index.search("Article 2", top_k=1).results[0].section_id == "article-2"
             assert api.calls("embeddings")
         with pytest.raises(ValueError, match="built with openai:text-embedding-3-small"):
             Index.open(tmp_path / "index", Settings())
     with Index.open(tmp_path / "index", Settings(), rebuild=True) as rebuilt:
-        assert rebuilt.stats()["documents"] == 0
-        assert rebuilt.stats()["embedding_model"] == "sentence-transformers/all-MiniLM-L6-v2"
+        assert rebuilt.stats().documents == 0
+        assert rebuilt.stats().embedding_model == "sentence-transformers/all-MiniLM-L6-v2"

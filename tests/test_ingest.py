@@ -87,7 +87,7 @@ def test_force_rebuilds(tmp_path, corpus, embedder) -> None:
         index.ingest([corpus])
         report = index.ingest([corpus], force=True)
         assert len(report.added) == 3
-        assert index.stats()["documents"] == 3
+        assert index.stats().documents == 3
 
 
 def test_broken_files_are_reported_and_the_rest_ingested(tmp_path, corpus, embedder) -> None:
@@ -141,7 +141,7 @@ def test_interrupted_ingest_resumes(tmp_path, corpus, embedder) -> None:
         with pytest.raises(KeyboardInterrupt):
             index.ingest([corpus], progress=stop_after_first)
     with _open(tmp_path, embedder) as index:
-        assert index.stats()["documents"] == 1
+        assert index.stats().documents == 1
         report = index.ingest([corpus])
         assert len(report.unchanged) == 1 and len(report.added) == 2
         assert (

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from hierdoc import SearchError
+from hierdoc import InputError
 from hierdoc.search.analyze import analyze
 
 pytestmark = pytest.mark.slow
@@ -86,9 +86,9 @@ def test_missing_citation_is_reported(gdpr_index) -> None:
 
 def test_top_k_limits(gdpr_index) -> None:
     assert len(gdpr_index.search("controller", top_k=100).results) <= 100
-    with pytest.raises(SearchError):
+    with pytest.raises(InputError):
         gdpr_index.search("controller", top_k=101)
-    with pytest.raises(SearchError):
+    with pytest.raises(InputError):
         gdpr_index.search("   ")
 
 

@@ -6,17 +6,31 @@ Pipeline stages, one module each: ``convert`` -> ``structure`` -> ``chunk`` ->
 """
 
 from .api import ChunkView, Index
-from .config import ConfigError, Settings, load_settings
+from .config import SearchSettings, Settings, load_settings
+from .errors import (
+    ConfigError,
+    FatalProviderError,
+    HierdocError,
+    InputError,
+    NotFoundError,
+    ProviderError,
+    StoreError,
+)
 from .models import IngestReport, SearchFilter, SearchResponse, SearchResult
 from .pipeline.ingest import TextDocument
-from .search.searcher import SearchError
 
 __all__ = [
     "ChunkView",
     "ConfigError",
     "Index",
     "IngestReport",
-    "SearchError",
+    "FatalProviderError",
+    "HierdocError",
+    "InputError",
+    "NotFoundError",
+    "ProviderError",
+    "SearchSettings",
+    "StoreError",
     "SearchFilter",
     "SearchResponse",
     "SearchResult",

@@ -9,15 +9,26 @@ import asyncio
 import hashlib
 import json
 import threading
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .config import Settings
-from .models import CrossRef, Definition, IngestReport, SearchFilter, SearchResponse
+from .config import SearchSettings, Settings
+from .models import (
+    CrossRef,
+    Definition,
+    DocumentRecord,
+    IndexStats,
+    IngestReport,
+    SearchFilter,
+    SearchResponse,
+    SectionRecord,
+    StoredChunk,
+    StoreStats,
+)
 from .pipeline.chunk import ChunkingOptions
 from .pipeline.contextualize import ContextProgress
 from .pipeline.embed import DEFAULT_MODEL, Embedder, LocalEmbedder
@@ -27,8 +38,7 @@ from .pipeline.tokenizer import Tokenizer, default_tokenizer
 from .providers.embed_api import embedder_from, is_api_model
 from .providers.llm import PROMPT_VERSION, context_model_from
 from .search.glossary import Glossary
-from .search.searcher import Searcher, SearchSettings
-from .store.local.records import SectionRecord, StoredChunk
+from .search.searcher import Searcher
 from .store.local.store import LocalStore
 
 EMBEDDING_DIMENSION = 384
@@ -313,20 +323,6 @@ class Index:
 
     # search
 
-    def search_settings(self, **overrides: Any) -> SearchSettings:
-        s = self.settings
-        values: dict[str, Any] = {
-            "mode": s.search_mode,
-            "top_k": s.top_k,
-            "min_score": s.min_score,
-            "weights": s.weights,
-            "rrf_k": s.rrf_k,
-            "candidate_depth": s.candidate_depth,
-            "no_match_similarity": s.no_match_similarity,
-        }
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        return SearchSettings(**values)
-
     def search(
         self,
         query: str,
@@ -336,16 +332,20 @@ class Index:
         source: str | Iterable[str] | None = None,
         section: str | None = None,
         chunk_type: str | Iterable[str] | None = None,
+        settings: SearchSettings | None = None,
+        **overrides: Any,
     ) -> SearchResponse:
-        settings = self.search_settings(top_k=top_k, mode=mode, min_score=min_score)
+        """Search the index. ``settings`` replaces the index's search settings for this call;
+        ``top_k``, ``mode``, ``min_score`` and ``overrides`` (any :class:`SearchSettings`
+        field, e.g. ``keyword_weight=2``) change single values; the index is never modified."""
+        base = settings or self.settings
+        chosen = base.search_settings(top_k=top_k, mode=mode, min_score=min_score, **overrides)
         filt = SearchFilter(
             sources=tuple(self._resolve_sources(source)),
             section_prefix=section,
             chunk_types=tuple([chunk_type] if isinstance(chunk_type, str) else chunk_type or ()),
         )
-        return Searcher(self.store, self._embed_query, self.glossary()).search(
-            query, settings, filt
-        )
+        return Searcher(self.store, self._embed_query, self.glossary()).search(query, chosen, filt)
 
     def glossary(self) -> Glossary:
         """The corpus's acronyms and defined terms, rebuilt when the index changes."""
@@ -432,14 +432,46 @@ class Index:
                 stack += children
         return found
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> IndexStats:
+        """Counts, size, models and the documents of this index."""
         stats = self.store.stats()
-        stats["index"] = str(self.directory)
-        stats["documents_list"] = [
-            {"source": d.source, "title": d.title, "chunks": d.chunk_count}
-            for d in self.store.documents()
-        ]
-        return stats
+        return IndexStats(
+            **{f.name: getattr(stats, f.name) for f in fields(StoreStats)},
+            index=str(self.directory),
+            documents_list=tuple(self.store.documents()),
+        )
+
+    # reading the records: what the agent tools, evaluation and benchmarks use
+
+    def documents(self) -> list[DocumentRecord]:
+        """The indexed documents, by source."""
+        return self.store.documents()
+
+    def chunks(self, chunk_ids: Sequence[str]) -> dict[str, StoredChunk]:
+        """Chunks by id; ids not in the index are left out."""
+        return self.store.get_chunks(chunk_ids)
+
+    def chunks_of_source(self, source: str) -> list[StoredChunk]:
+        """The chunks of one document, in reading order."""
+        return self.store.chunks_of_source(source)
+
+    def iter_chunks(self) -> Iterator[StoredChunk]:
+        """Every chunk, by document and reading order."""
+        for document in self.store.documents():
+            yield from self.store.chunks_of_source(document.source)
+
+    def iter_vectors(self) -> Iterator[tuple[str, np.ndarray]]:
+        """Each chunk's id with its embedded windows (one row per window), as stored."""
+        return self.store.iter_vectors()
+
+    def sections(self, section_id: str, source: str | None = None) -> list[SectionRecord]:
+        """Sections with this id (one per document that has it, or only in ``source``)."""
+        found = self.store.sections(section_id)
+        return [s for s in found if s.source == source] if source else found
+
+    def children(self, source: str, section_id: str) -> list[SectionRecord]:
+        """The sections directly under a section of one document."""
+        return self.store.children(source, section_id)
 
     def close(self) -> None:
         self.store.close()

@@ -284,7 +284,7 @@ def refs(state: _State, identifier: str, as_json: bool) -> None:
 def stats(state: _State, as_json: bool) -> None:
     """Documents, chunks, index size and models."""
     with state.open() as index:
-        data = index.stats()
+        data = index.stats().to_dict()
     if as_json:
         _echo_json(data)
         return

@@ -17,11 +17,10 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from .errors import ConfigError, InputError
+from .models import SEARCH_MODES, SearchMode
+
 DEFAULT_INDEX_DIR = ".hierdoc"
-
-
-class ConfigError(ValueError):
-    """A configuration that cannot be used, with a message naming the field."""
 
 
 class ModelRef(BaseModel):
@@ -42,23 +41,16 @@ class DatabaseConfig(BaseModel):
     connection_string: str | None = None
 
 
-class Settings(BaseModel):
-    """Every setting of an index and its searches."""
+MAX_TOP_K = 100
+
+
+class SearchSettings(BaseModel):
+    """How a search ranks and fuses; ``Index.search`` takes per-call overrides of these."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
-    # HoloDeck tool identity; optional outside an agent file.
-    name: str | None = Field(default=None, pattern=r"^[0-9A-Za-z_]+$")
-    description: str | None = None
-    type: Literal["hierarchical_document"] = "hierarchical_document"
-    source: str | list[str] | None = None
-
-    chunking_strategy: Literal["structure", "token"] = "structure"
-    max_chunk_tokens: int = Field(default=800, ge=64, le=8192)
-    chunk_overlap: int = Field(default=0, ge=0, le=400)
-
-    search_mode: Literal["hybrid", "semantic", "keyword", "exact"] = "hybrid"
-    top_k: int = Field(default=10, ge=1, le=100)
+    search_mode: SearchMode = "hybrid"
+    top_k: int = Field(default=10, ge=1, le=MAX_TOP_K)
     min_score: float | None = Field(default=None, ge=0.0)
     semantic_weight: float = Field(default=1.0, ge=0.0)
     keyword_weight: float = Field(default=1.0, ge=0.0)
@@ -67,37 +59,11 @@ class Settings(BaseModel):
     candidate_depth: int = Field(default=50, ge=1, le=1000)
     no_match_similarity: float = Field(default=0.25, ge=-1.0, le=1.0)
 
-    embedding_model: str | ModelRef | None = None
-    database: DatabaseConfig | str | None = None
-
-    contextual_embeddings: bool = True
-    context_model: ModelRef | None = None
-    context_max_tokens: int = Field(default=100, ge=10, le=1000)
-    context_concurrency: int = Field(default=10, ge=1, le=100)
-
-    # Accepted for HoloDeck compatibility; see README "Configuration".
-    document_domain: str | None = None
-    max_subsection_depth: int | None = Field(default=None, ge=1)
-    extract_definitions: bool = True
-    extract_cross_references: bool = True
-    enable_reranking: bool = False
-    reranker_model: ModelRef | None = None
-    keyword_index: dict[str, Any] | None = None
-    defer_loading: bool = True
-
     @field_validator("semantic_weight", "keyword_weight", "exact_weight")
     @classmethod
     def _finite(cls, value: float) -> float:
         if not math.isfinite(value):
             raise ValueError("weights must be finite numbers")
-        return value
-
-    @field_validator("chunk_overlap")
-    @classmethod
-    def _overlap_below_half(cls, value: int, info: Any) -> int:
-        limit = info.data.get("max_chunk_tokens", 800) // 2
-        if value >= limit:
-            raise ValueError(f"chunk_overlap must be below half of max_chunk_tokens ({limit})")
         return value
 
     @property
@@ -107,6 +73,93 @@ class Settings(BaseModel):
             "keyword": self.keyword_weight,
             "exact": self.exact_weight,
         }
+
+    def search_settings(self, **overrides: Any) -> SearchSettings:
+        """These search settings with ``overrides`` (None means keep), validated.
+
+        A bad value is an :class:`InputError` naming the field, as a request error.
+        """
+        values = {f: getattr(self, f) for f in SearchSettings.model_fields}
+        mode = overrides.pop("mode", None)
+        if mode is not None:
+            overrides["search_mode"] = mode
+        unknown = set(overrides) - set(values)
+        if unknown:
+            raise InputError(f"unknown search setting(s): {', '.join(sorted(unknown))}")
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        top_k = values["top_k"]
+        if isinstance(top_k, int) and not 1 <= top_k <= MAX_TOP_K:
+            raise InputError(f"top_k must be between 1 and {MAX_TOP_K}, got {top_k}")
+        if values["search_mode"] not in SEARCH_MODES:
+            modes = ", ".join(SEARCH_MODES)
+            raise InputError(f"mode must be one of {modes}, not {values['search_mode']!r}")
+        try:
+            return SearchSettings(**values)
+        except ValidationError as error:
+            raise InputError(_format_error(error, "the search request")) from None
+
+
+class ChunkingSettings(BaseModel):
+    """How documents are cut into chunks."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    chunking_strategy: Literal["structure", "token"] = "structure"
+    max_chunk_tokens: int = Field(default=800, ge=64, le=8192)
+    chunk_overlap: int = Field(default=0, ge=0, le=400)
+
+    @field_validator("chunk_overlap")
+    @classmethod
+    def _overlap_below_half(cls, value: int, info: Any) -> int:
+        limit = info.data.get("max_chunk_tokens", 800) // 2
+        if value >= limit:
+            raise ValueError(f"chunk_overlap must be below half of max_chunk_tokens ({limit})")
+        return value
+
+
+class IngestSettings(ChunkingSettings):
+    """Everything that decides what an ingest writes: a change re-ingests every document."""
+
+    contextual_embeddings: bool = True
+    extract_definitions: bool = True
+    extract_cross_references: bool = True
+    embedding_model: str | ModelRef | None = None
+    context_model: ModelRef | None = None
+    context_max_tokens: int = Field(default=100, ge=10, le=1000)
+    context_concurrency: int = Field(default=10, ge=1, le=100)
+
+
+INDEX_SHAPING_FIELDS: tuple[str, ...] = (
+    "chunking_strategy",
+    "max_chunk_tokens",
+    "chunk_overlap",
+    "contextual_embeddings",
+    "extract_definitions",
+    "extract_cross_references",
+)
+"""The settings that change the chunks, contexts and extraction an ingest writes for a corpus
+(the models are recorded in the index on their own)."""
+
+
+class Settings(SearchSettings, IngestSettings):
+    """Every setting of an index and its searches: the one source of configuration."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    # HoloDeck tool identity; optional outside an agent file.
+    name: str | None = Field(default=None, pattern=r"^[0-9A-Za-z_]+$")
+    description: str | None = None
+    type: Literal["hierarchical_document"] = "hierarchical_document"
+    source: str | list[str] | None = None
+    database: DatabaseConfig | str | None = None
+
+    # Accepted for HoloDeck compatibility; see README "Configuration".
+    document_domain: str | None = None
+    max_subsection_depth: int | None = Field(default=None, ge=1)
+    enable_reranking: bool = False
+    reranker_model: ModelRef | None = None
+    keyword_index: dict[str, Any] | None = None
+    defer_loading: bool = True
 
     @property
     def sources(self) -> list[str]:

@@ -6,12 +6,14 @@ can be tested, replaced or run on its own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal, get_args
 
 ChunkType = Literal["content", "header", "definition", "requirement"]
 SearchMode = Literal["hybrid", "semantic", "keyword", "exact"]
+SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
 MODALITIES = ("semantic", "keyword", "exact")
+"""The ranked lists a hybrid search fuses; the single modes are their names."""
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,49 @@ class CrossRef:
             "resolved": self.resolved,
             "external": self.external,
         }
+
+
+@dataclass(frozen=True)
+class DocumentRecord:
+    """A document as stored: its source key, title and content hash."""
+
+    source: str
+    title: str
+    content_hash: str
+    format: str
+    chars: int
+    chunk_count: int = 0
+
+
+@dataclass(frozen=True)
+class SectionRecord:
+    """A section as stored: its place in the tree and its own text."""
+
+    source: str
+    section_id: str
+    heading: str
+    level: int
+    parent_id: str | None
+    ordinal: int
+    kind: str
+    chunk_id: str | None
+    text: str
+
+
+@dataclass(frozen=True)
+class StoredChunk:
+    """A chunk as stored, with the context that was indexed in front of it.
+
+    ``context_source`` says where the context came from: "llm" (an LLM situated the
+    chunk in its document; ``llm_context`` holds its words), "structural" (title and
+    parent chain only, also the fallback after a failed LLM call) or "none".
+    """
+
+    chunk: Chunk
+    context: str
+    context_source: str = "structural"
+    llm_context: str = ""
+    context_truncated: bool = False
 
 
 @dataclass
@@ -243,3 +288,38 @@ class IngestReport:
             "texts_embedded": self.texts_embedded,
             "seconds": round(self.seconds, 3),
         }
+
+
+@dataclass(frozen=True)
+class StoreStats:
+    """What a store holds, counted by the backend."""
+
+    documents: int = 0
+    sections: int = 0
+    chunks: int = 0
+    vectors: int = 0
+    definitions: int = 0
+    acronyms: int = 0
+    crossrefs: int = 0
+    index_bytes: int = 0
+    generation: int = 0
+    embedding_model: str | None = None
+    dimension: int = 0
+    contexts: dict[str, Any] = field(default_factory=dict)
+    """Chunks by context source, cached contexts and the LLM usage recorded so far."""
+
+
+@dataclass(frozen=True)
+class IndexStats(StoreStats):
+    """``hierdoc stats``: the store's counts, where the index is, and its documents."""
+
+    index: str = ""
+    documents_list: tuple[DocumentRecord, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["documents_list"] = [
+            {"source": d.source, "title": d.title, "chunks": d.chunk_count}
+            for d in self.documents_list
+        ]
+        return data

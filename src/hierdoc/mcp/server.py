@@ -38,11 +38,10 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
 from ..api import ChunkView, Index, ReferenceLookup
-from ..config import Settings, load_settings
-from ..models import CrossRef
+from ..config import MAX_TOP_K, Settings, load_settings
+from ..errors import InputError
+from ..models import CrossRef, SectionRecord
 from ..pipeline.numbering import find_citations
-from ..search.searcher import MAX_TOP_K, SearchError
-from ..store.local.records import SectionRecord
 
 logger = logging.getLogger(__name__)
 
@@ -307,7 +306,7 @@ class DocumentsOutput(BaseModel):
 # -- the tools as plain functions -----------------------------------------------------
 
 
-class ToolInputError(ValueError):
+class ToolInputError(InputError):
     """A tool call that cannot be answered as asked; the message says how to fix it."""
 
 
@@ -374,7 +373,7 @@ def run_search(
     section_id = _check_section(index, section, sources)
     try:
         response = index.search(text, top_k=top_k, mode=mode, source=sources, section=section_id)
-    except SearchError as error:
+    except InputError as error:
         raise ToolInputError(str(error)) from None
     structured = _check(SearchOutput, response.to_dict())
     return ToolOutput(structured, _render_search(structured, _names(index)))

@@ -35,6 +35,7 @@ from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol
 
+from ..errors import FatalProviderError
 from ..providers.llm import PROMPT_VERSION, ContextAnswer, ContextModel, needs_truncation
 from ..providers.retry import Failure, RetryPolicy, classify, describe, retry_async
 
@@ -45,7 +46,7 @@ Priority = tuple[int, ...]
 Sleep = Callable[[float], Awaitable[None]]
 
 
-class ContextModelError(RuntimeError):
+class ContextModelError(FatalProviderError):
     """The model refused every call (bad key, no access, unknown model); the message is redacted."""
 
 

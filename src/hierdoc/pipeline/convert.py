@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 
 from hierdoc.models import ConvertedDocument, FileProblem
 
+from ..errors import InputError
+
 if TYPE_CHECKING:
     from markitdown import MarkItDown
 
@@ -61,7 +63,7 @@ _CODE_OR_COMMENT_LINE = re.compile(
 )
 
 
-class ConversionError(Exception):
+class ConversionError(InputError):
     """A file could not be turned into text; ``reason`` is a one-line explanation."""
 
     def __init__(self, reason: str) -> None:

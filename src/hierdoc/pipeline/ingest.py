@@ -18,10 +18,18 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..models import Chunk, ConvertedDocument, Extraction, FileProblem, IngestReport, Section
+from ..models import (
+    Chunk,
+    ConvertedDocument,
+    DocumentRecord,
+    Extraction,
+    FileProblem,
+    IngestReport,
+    Section,
+    StoredChunk,
+)
 from ..providers.llm import ContextModel
 from ..store.base import Store
-from ..store.local.records import DocumentRecord, StoredChunk
 from .chunk import ChunkingOptions, chunk_document, document_key
 from .code_outline import chunk_scopes
 from .context import structural_context

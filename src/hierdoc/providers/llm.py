@@ -25,6 +25,8 @@ import os
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from ..errors import ProviderError
+
 PROMPT_VERSION = "anthropic-cookbook-1"
 """Part of every cached context's key: change it when the prompt changes."""
 
@@ -53,10 +55,6 @@ DEFAULT_MAX_DOCUMENT_TOKENS = {
 }
 DEFAULT_OLLAMA_URL = "http://localhost:11434"
 PROVIDER_ALIASES = {"azure": "azure_openai", "claude": "anthropic"}
-
-
-class ProviderError(RuntimeError):
-    """A model that cannot be used as configured: unknown provider, missing key or SDK."""
 
 
 @dataclass(frozen=True)

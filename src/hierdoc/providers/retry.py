@@ -25,6 +25,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
+from ..errors import ProviderError
+
 T = TypeVar("T")
 
 RETRY_DELAYS: tuple[float, ...] = (1.0, 2.0, 4.0)
@@ -37,7 +39,7 @@ FATAL_STATUSES = frozenset({401, 403, 404})
 FailureKind = Literal["rate_limit", "server", "timeout", "connection", "client", "fatal", "other"]
 
 
-class ApiStatusError(RuntimeError):
+class ApiStatusError(ProviderError):
     """An HTTP error from an API reached without an SDK (Ollama through httpx)."""
 
     def __init__(self, status_code: int, headers: Mapping[str, str], message: str) -> None:

@@ -11,28 +11,28 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
+from ..config import SearchSettings
+from ..errors import InputError
 from ..models import (
     MODALITIES,
     Definition,
     Hit,
     SearchFilter,
-    SearchMode,
     SearchResponse,
     SearchResult,
+    StoredChunk,
 )
 from ..pipeline.extract.definitions import normalize_term
 from ..pipeline.numbering import find_citations
 from ..store.base import Store
-from ..store.local.records import StoredChunk
 from .analyze import analyze
 from .fuse import best_possible, weighted_rrf
 from .glossary import Glossary, QueryVocabulary
 
-MAX_TOP_K = 100
 _QUOTED = re.compile(r"[\"“”„]([^\"“”„]{2,})[\"“”„]")
 _BACKTICKED = re.compile(r"`([^`]+)`")
 # camelCase, PascalCase (humps of two or more characters) and snake_case names.
@@ -40,31 +40,6 @@ _IDENTIFIER = re.compile(
     r"(?<![\w.])(?:[a-z]+(?:[A-Z][a-z0-9]+)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+"
     r"|[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+)(?!\w)"
 )
-
-
-class SearchError(ValueError):
-    """A search request that cannot be run as asked (bad top_k, empty query, ...)."""
-
-
-@dataclass(frozen=True)
-class SearchSettings:
-    mode: SearchMode = "hybrid"
-    top_k: int = 10
-    min_score: float | None = None
-    weights: dict[str, float] = field(
-        default_factory=lambda: {"semantic": 1.0, "keyword": 1.0, "exact": 1.0}
-    )
-    rrf_k: int = 60
-    candidate_depth: int = 50
-    no_match_similarity: float = 0.25
-
-    def validate(self) -> None:
-        if self.mode not in ("hybrid", "semantic", "keyword", "exact"):
-            raise SearchError(f"mode must be hybrid, semantic, keyword or exact, not {self.mode!r}")
-        if not 1 <= self.top_k <= MAX_TOP_K:
-            raise SearchError(f"top_k must be between 1 and {MAX_TOP_K}, got {self.top_k}")
-        if any(w < 0 for w in self.weights.values()):
-            raise SearchError("weights must be >= 0")
 
 
 @dataclass(frozen=True)
@@ -192,23 +167,24 @@ class Searcher:
     def search(
         self, query: str, settings: SearchSettings, filt: SearchFilter | None = None
     ) -> SearchResponse:
-        settings.validate()
         if not query or not query.strip():
-            raise SearchError("the query is empty")
+            raise InputError("the query is empty")
         parsed = parse_query(query.strip())
         vocabulary = self._glossary.lookup(parsed.text) if self._glossary else QueryVocabulary()
         expanded = vocabulary.expand(parsed.text)
         depth = max(settings.candidate_depth, settings.top_k)
         exact = exact_search(self._store, parsed, depth, filt, vocabulary)
         rankings: dict[str, list[Hit]] = {}
-        if settings.mode in ("hybrid", "exact"):
+        if settings.search_mode in ("hybrid", "exact"):
             rankings["exact"] = exact.hits
-        if settings.mode in ("hybrid", "keyword"):
+        if settings.search_mode in ("hybrid", "keyword"):
             rankings["keyword"] = self._store.keyword_search(expanded, depth, filt)
-        if settings.mode in ("hybrid", "semantic"):
+        if settings.search_mode in ("hybrid", "semantic"):
             vector = self._embed_query(expanded if vocabulary.asks_meaning else parsed.text)
             rankings["semantic"] = self._store.vector_search(vector, depth, filt)
-        response = SearchResponse(query, settings.mode, True, [], exact.notes, exact.citations)
+        response = SearchResponse(
+            query, settings.search_mode, True, [], exact.notes, exact.citations
+        )
         unresolved = [c for c in exact.citations if not c["resolved"]]
         only_missing_citations = unresolved and len(unresolved) == len(parsed.cited)
         if only_missing_citations and not exact.hits and not _has_terms(parsed):
@@ -221,8 +197,8 @@ class Searcher:
     def _order(
         self, rankings: dict[str, list[Hit]], pinned: list[str], settings: SearchSettings
     ) -> list[tuple[str, float]]:
-        if settings.mode != "hybrid":
-            return [(h.chunk_id, h.score) for h in rankings[settings.mode]]
+        if settings.search_mode != "hybrid":
+            return [(h.chunk_id, h.score) for h in rankings[settings.search_mode]]
         ids = {m: [h.chunk_id for h in hits] for m, hits in rankings.items()}
         fused = weighted_rrf(ids, settings.weights, settings.rrf_k)
         top = best_possible(settings.weights, list(rankings), settings.rrf_k) or 1.0
@@ -295,7 +271,7 @@ class Searcher:
         semantic = rankings.get("semantic")
         if semantic and semantic[0].score >= settings.no_match_similarity:
             return False
-        if settings.mode == "semantic":
+        if settings.search_mode == "semantic":
             return True
         terms = set(analyze(parsed.text))
         if not terms:

@@ -8,13 +8,24 @@ are kept. The embedded default is :class:`hierdoc.index.local.LocalStore`
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol
 
 import numpy as np
 
-from ..models import Acronym, CrossRef, Definition, Extraction, Hit, SearchFilter, Section
-from .local.records import DocumentRecord, SectionRecord, StoredChunk
+from ..models import (
+    Acronym,
+    CrossRef,
+    Definition,
+    DocumentRecord,
+    Extraction,
+    Hit,
+    SearchFilter,
+    Section,
+    SectionRecord,
+    StoredChunk,
+    StoreStats,
+)
 
 
 class Store(Protocol):
@@ -86,6 +97,8 @@ class Store(Protocol):
 
     def vector_search(self, vector: np.ndarray, k: int, filt: SearchFilter | None) -> list[Hit]: ...
 
-    def stats(self) -> dict: ...
+    def iter_vectors(self) -> Iterator[tuple[str, np.ndarray]]: ...
+
+    def stats(self) -> StoreStats: ...
 
     def close(self) -> None: ...

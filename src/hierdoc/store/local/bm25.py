@@ -31,6 +31,7 @@ from pathlib import Path
 import tantivy
 from tantivy import Occur, Query
 
+from ...errors import StoreError
 from ...models import Hit, SearchFilter
 from ...search.analyze import ANALYZER_VERSION, analyze, analyze_query, analyze_words
 
@@ -41,7 +42,7 @@ STATE_FILE = "hierdoc-bm25.json"
 WRITER_HEAP_BYTES = 50_000_000
 
 
-class Bm25IndexError(RuntimeError):
+class Bm25IndexError(StoreError):
     """The index directory cannot be used (corrupt, incompatible, or closed)."""
 
 

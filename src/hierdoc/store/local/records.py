@@ -14,12 +14,23 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from ...models import Acronym, Chunk, CrossRef, Definition, Extraction, SearchFilter, Section
+from ...errors import StoreError
+from ...models import (
+    Acronym,
+    Chunk,
+    CrossRef,
+    Definition,
+    DocumentRecord,
+    Extraction,
+    SearchFilter,
+    Section,
+    SectionRecord,
+    StoredChunk,
+)
 from ...pipeline.extract.definitions import normalize_term
 
 SCHEMA_VERSION = 1
@@ -117,47 +128,8 @@ CREATE TABLE IF NOT EXISTS vectors (
 """
 
 
-@dataclass(frozen=True)
-class DocumentRecord:
-    source: str
-    title: str
-    content_hash: str
-    format: str
-    chars: int
-    chunk_count: int = 0
-
-
-@dataclass(frozen=True)
-class SectionRecord:
-    source: str
-    section_id: str
-    heading: str
-    level: int
-    parent_id: str | None
-    ordinal: int
-    kind: str
-    chunk_id: str | None
-    text: str
-
-
-@dataclass(frozen=True)
-class StoredChunk:
-    """A chunk as stored, with the context that was indexed in front of it.
-
-    ``context_source`` says where the context came from: "llm" (an LLM situated the
-    chunk in its document; ``llm_context`` holds its words), "structural" (title and
-    parent chain only, also the fallback after a failed LLM call) or "none".
-    """
-
-    chunk: Chunk
-    context: str
-    context_source: str = "structural"
-    llm_context: str = ""
-    context_truncated: bool = False
-
-
-class SchemaError(RuntimeError):
-    pass
+class SchemaError(StoreError):
+    """The index was written by an incompatible version of hierdoc."""
 
 
 class RecordStore:

@@ -7,16 +7,29 @@ interrupted, a file was lost) is rebuilt from SQLite, so the three always agree.
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from ...models import Acronym, CrossRef, Definition, Extraction, Hit, SearchFilter, Section
+from ...models import (
+    Acronym,
+    CrossRef,
+    Definition,
+    DocumentRecord,
+    Extraction,
+    Hit,
+    SearchFilter,
+    Section,
+    SectionRecord,
+    StoredChunk,
+    StoreStats,
+)
 from .bm25 import Bm25Entry, Bm25Index
-from .records import DocumentRecord, RecordStore, SectionRecord, StoredChunk
+from .records import RecordStore
 from .vectors import VectorIndex
 
 
@@ -158,6 +171,12 @@ class LocalStore:
             key=lambda s: (s.chunk.source, s.chunk.ordinal),
         )
 
+    def iter_vectors(self) -> Iterator[tuple[str, np.ndarray]]:
+        """Each chunk's id with its windows' vectors, by document and reading order."""
+        rows = self.records.iter_vectors()
+        for chunk_id, group in itertools.groupby(rows, key=lambda row: row[0]):
+            yield chunk_id, np.vstack([np.frombuffer(blob, dtype=np.float32) for _, blob in group])
+
     def sections(self, section_id: str) -> list[SectionRecord]:
         return self.records.sections(section_id)
 
@@ -229,19 +248,19 @@ class LocalStore:
         """The LLM context cache lives in the record store, and survives ``--force``."""
         return self.records
 
-    def stats(self) -> dict:
+    def stats(self) -> StoreStats:
         size = sum(f.stat().st_size for f in self.directory.rglob("*") if f.is_file())
-        return {
+        return StoreStats(
             **self.records.counts(),
-            "index_bytes": size,
-            "generation": self.records.generation,
-            "embedding_model": self.records.get_meta("embedding_model"),
-            "contexts": {
+            index_bytes=size,
+            generation=self.records.generation,
+            embedding_model=self.records.get_meta("embedding_model"),
+            dimension=int(self.records.get_meta("dimension") or 0),
+            contexts={
                 **self.records.context_counts(),
                 **json.loads(self.records.get_meta("context_usage") or "{}"),
             },
-            "dimension": int(self.records.get_meta("dimension") or 0),
-        }
+        )
 
     def close(self) -> None:
         self.bm25.close()
