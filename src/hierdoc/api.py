@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .config import SearchSettings, Settings
+from .errors import NotFoundError
 from .models import (
     CrossRef,
     Definition,
@@ -184,7 +185,7 @@ class Index:
             return DEFAULT_MODEL
         name = model if isinstance(model, str) else f"{model.provider}:{model.name}"
         if name.rsplit("/", 1)[-1] not in ("all-MiniLM-L6-v2",) and not name.startswith("local:"):
-            raise ValueError(
+            raise ConfigError(
                 f"embedding_model {name!r} is not available: use the local default "
                 f"({DEFAULT_MODEL}) or an API model such as openai:text-embedding-3-small, "
                 "azure_openai:NAME or ollama:NAME"
@@ -196,7 +197,7 @@ class Index:
         if stored is None:
             self.store.records.set_meta("embedding_model", model)
         elif stored != model:
-            raise ValueError(
+            raise ConfigError(
                 f"this index was built with {stored} but the embedder is {model}: "
                 "use the same model, or rebuild with: hierdoc ingest --force"
             )
@@ -252,7 +253,7 @@ class Index:
             paths = [paths]
         paths = list(paths)
         if not paths:
-            raise ValueError("nothing to ingest: give a path, or 'source' in the config")
+            raise InputError("nothing to ingest: give a path, or 'source' in the config")
         ingestor = self._ingestor(force)
         try:
             return ingestor.run(paths, progress)
@@ -341,7 +342,7 @@ class Index:
         base = settings or self.settings
         chosen = base.search_settings(top_k=top_k, mode=mode, min_score=min_score, **overrides)
         filt = SearchFilter(
-            sources=tuple(self._resolve_sources(source)),
+            sources=tuple(self.resolve_sources(source)),
             section_prefix=section,
             chunk_types=tuple([chunk_type] if isinstance(chunk_type, str) else chunk_type or ()),
         )
@@ -360,18 +361,32 @@ class Index:
     async def asearch(self, query: str, **kwargs: Any) -> SearchResponse:
         return await asyncio.to_thread(self.search, query, **kwargs)
 
-    def _resolve_sources(self, source: str | Iterable[str] | None) -> list[str]:
-        """Sources as stored (absolute paths); a relative path or a bare file name also works."""
+    def resolve_sources(self, source: str | Iterable[str] | None) -> list[str]:
+        """The stored sources that ``source`` names: a stored source, a path to it (relative or
+        absolute), its file name or a path suffix. Nothing is opened on disk.
+
+        Raises :class:`NotFoundError` (listing the indexed file names) for a name that matches
+        no indexed document.
+        """
         if source is None:
             return []
         wanted = [source] if isinstance(source, str) else list(source)
         known = [d.source for d in self.store.documents()]
-        resolved = []
-        for item in wanted:
+        resolved: list[str] = []
+        for item in (w.strip() for w in wanted):
             absolute = str(Path(item).resolve())
-            matches = [k for k in known if k in (item, absolute) or Path(k).name == item]
-            resolved += matches or [absolute]
-        return resolved
+            matches = [
+                k
+                for k in known
+                if k in (item, absolute) or Path(k).name == item or k.endswith("/" + item)
+            ]
+            if not matches:
+                names = ", ".join(sorted({Path(k).name for k in known})) or "none"
+                raise NotFoundError(
+                    f"no indexed document matches source {item!r}; indexed: {names}"
+                )
+            resolved += matches
+        return list(dict.fromkeys(resolved))
 
     # inspection
 
@@ -387,7 +402,7 @@ class Index:
             sections = self.store.sections(identifier)
             by_section = self.store.chunks_of_sections([identifier])
             if not sections or not by_section:
-                raise KeyError(f"no chunk or section with id {identifier!r}")
+                raise NotFoundError(f"no chunk or section with id {identifier!r}")
             section, found = sections[0], by_section[0]
         siblings = self.store.chunks_of_source(found.chunk.source)
         ids = [s.chunk.chunk_id for s in siblings]
@@ -401,7 +416,7 @@ class Index:
         """Every definition of a term in the corpus, with its citation; conflicts flagged."""
         wanted = normalize_term(term.strip(" \"'‘’“”"))
         if not wanted:
-            raise ValueError("the term is empty")
+            raise InputError("the term is empty")
         definitions = self.store.definitions([wanted])
         if not definitions:
             acronym_forms = self.glossary().lookup(wanted).expansions
