@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .config import SearchSettings, Settings
-from .errors import NotFoundError
+from .errors import ConfigError, InputError, NotFoundError
 from .models import (
     CrossRef,
     Definition,
