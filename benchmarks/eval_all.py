@@ -2,7 +2,7 @@
 
 One command runs the Anthropic codebase (Pass@k as the cookbook computes it),
 BEIR SciFact (nDCG@10 by document) and ContractNLI test (span recall@k within
-each NDA) through :func:`hierdoc.evaluate.run_eval`, with the variant grid and
+each NDA) through :func:`hierdoc.eval.runner.run_eval`, with the variant grid and
 the baselines (dense brute force, rank_bm25 on whitespace tokens, the HoloDeck
 seed design) over the same chunks and vectors, and prints one markdown table.
 ``--write`` replaces the "## Retrieval quality" section of BENCHMARKS.md (made
@@ -27,14 +27,10 @@ from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
-from hierdoc.eval.evaluate import (
-    EvalReport,
-    format_metric,
-    load_dataset,
-    markdown_table,
-    resolve_variants,
-    run_eval,
-)
+from hierdoc.eval.datasets import load_dataset
+from hierdoc.eval.report import EvalReport, format_metric, markdown_table
+from hierdoc.eval.runner import run_eval
+from hierdoc.eval.variants import resolve_variants
 from hierdoc.pipeline.embed import LocalEmbedder
 
 SECTION = "## Retrieval quality"

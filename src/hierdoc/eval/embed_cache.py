@@ -1,0 +1,82 @@
+"""An embedding cache for evaluation runs: document vectors on disk, query vectors in memory.
+
+A rerun of the benchmarks (or another index of the same texts) does not re-embed:
+a vector is keyed by the embedder's code, model, context and text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import sqlite3
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ..pipeline.embed import Embedder, EmbedInput
+
+
+class CachingEmbedder:
+    """An embedder whose document vectors are cached on disk by (embedder code, model,
+    context, text), and query vectors in memory. A chunk's windows depend only on its
+    own input and the embedder's code (windowing), so a cached vector is the one the
+    model would produce again; any edit to the embedder's module starts a new cache."""
+
+    def __init__(self, inner: Embedder, path: Path) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.dimension = inner.dimension
+        self.computed = 0
+        self._code = _code_digest(type(inner))
+        self._queries: dict[str, np.ndarray] = {}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS v (key TEXT PRIMARY KEY, rows BLOB)")
+
+    def _key(self, item: EmbedInput) -> str:
+        text = f"{self._code}\0{self.name}\0{item.context}\0{item.text}"
+        return hashlib.sha1(text.encode()).hexdigest()
+
+    def embed_documents(self, inputs: Sequence[EmbedInput]) -> list[np.ndarray]:
+        keys = [self._key(item) for item in inputs]
+        found = self._lookup(keys)
+        missing = [i for i, key in enumerate(keys) if key not in found]
+        if missing:
+            fresh = self.inner.embed_documents([inputs[i] for i in missing])
+            self.computed += sum(len(v) for v in fresh)
+            pairs = list(zip(missing, fresh, strict=True))
+            rows = [(keys[i], v.astype(np.float32).tobytes()) for i, v in pairs]
+            self._db.executemany("INSERT OR REPLACE INTO v VALUES (?, ?)", rows)
+            found.update({keys[i]: v for i, v in pairs})
+        return [found[key] for key in keys]
+
+    def _lookup(self, keys: list[str]) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        for start in range(0, len(keys), 500):
+            part = keys[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for key, blob in self._db.execute(
+                f"SELECT key, rows FROM v WHERE key IN ({marks})", part
+            ):
+                found[key] = np.frombuffer(blob, dtype=np.float32).reshape(-1, self.dimension)
+        return found
+
+    def embed_query(self, text: str) -> np.ndarray:
+        if text not in self._queries:
+            self._queries[text] = self.inner.embed_query(text)
+        return self._queries[text]
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def _code_digest(kind: type) -> str:
+    """A digest of the source of the module defining ``kind`` (for LocalEmbedder, embed.py)."""
+    try:
+        source = inspect.getsource(sys.modules[kind.__module__])
+    except (OSError, TypeError, KeyError):
+        source = f"{kind.__module__}.{kind.__qualname__}"
+    return hashlib.sha1(source.encode()).hexdigest()[:12]

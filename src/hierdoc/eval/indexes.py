@@ -1,0 +1,121 @@
+"""Cached evaluation indexes: one per corpus, ingest settings and version of the ingest code.
+
+An index lives under the run's ``index_dir`` in a folder named by a digest of
+the corpus fingerprint, the ingest settings (:func:`~.variants.ingest_key`) and
+:func:`pipeline_digest`. Reopening it re-ingests nothing when nothing changed;
+the embedding cache serves any window already embedded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from .. import config, models, pipeline, store
+from ..api import Index
+from ..config import Settings
+from ..pipeline.ingest import ProgressEvent
+from ..search import analyze
+from .datasets import EvalCorpus
+from .embed_cache import CachingEmbedder
+from .judging import ChunkTable
+from .report import IndexInfo
+
+Log = Callable[[str], None]
+
+INGEST_SIDE: tuple[ModuleType, ...] = (pipeline, store, models, config, analyze)
+"""The code that decides what an ingest writes: every module of the ``pipeline`` and
+``store`` packages (however deep), the record types, the settings, and the analyzer
+that turns chunk text into BM25 terms."""
+
+_PACKAGE_ROOT = Path(models.__file__).resolve().parent
+
+
+def ingest_side_files() -> list[Path]:
+    """The source files of :data:`INGEST_SIDE`: a package's ``*.py`` files at any depth, a
+    module's own file; sorted by their path in the ``hierdoc`` package."""
+    files: set[Path] = set()
+    for module in INGEST_SIDE:
+        path = Path(module.__file__ or "").resolve()
+        files.update(path.parent.rglob("*.py") if path.name == "__init__.py" else [path])
+    return sorted(files, key=lambda f: f.relative_to(_PACKAGE_ROOT).as_posix())
+
+
+def pipeline_digest() -> str:
+    """A digest of the ingest side's source (:func:`ingest_side_files`, each file's path in the
+    package and its bytes), so that a cached index built by other ingest code is never reused.
+
+    The rule is by module, not by file name: a module added to or moved within the
+    ``pipeline`` or ``store`` packages is covered with no edit here, and a module of
+    :data:`INGEST_SIDE` that moves is found at its new place through its import. Modules
+    that only search, serve or evaluate (``search`` apart from ``analyze``, ``api``, ``cli``,
+    ``mcp``, ``tools``, ``eval``) are left out: a change to them reuses the indexes. What
+    ``api`` contributes to an ingest is recorded in the index's own fingerprint
+    (settings, ``EXTRACTION_VERSION``, models), which re-ingests on a change.
+    """
+    digest = hashlib.sha1()
+    for file in ingest_side_files():
+        digest.update(file.relative_to(_PACKAGE_ROOT).as_posix().encode() + b"\0")
+        digest.update(file.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+@dataclass
+class OpenIndex:
+    """An index ready to search, with what the report says of it and its chunk table."""
+
+    index: Index
+    info: IndexInfo
+    table: ChunkTable
+
+
+def open_index(
+    corpus: EvalCorpus, key: dict[str, Any], root: Path, embedder: CachingEmbedder, log: Log
+) -> OpenIndex:
+    """Open (building or updating it as needed) the index of ``corpus`` with ingest
+    settings ``key`` under ``root``, with its glossary built before anything is timed."""
+    identity = [corpus.fingerprint(), key, pipeline_digest()]
+    digest = hashlib.sha1(json.dumps(identity).encode()).hexdigest()[:10]
+    directory = root / f"{corpus.name}-{digest}"
+    index = Index.open(directory, Settings(**key), embedder=embedder)
+    label = ", ".join(f"{k}={v}" for k, v in key.items() if getattr(Settings(), k) != v)
+    label = label or "default ingest settings"
+    before = embedder.computed
+    report = index.ingest_texts(corpus.documents, progress=_ingest_progress(corpus.name, log))
+    if report.problems:
+        problems = "; ".join(f"{p.source}: {p.reason}" for p in report.problems[:3])
+        raise RuntimeError(f"{len(report.problems)} documents failed to ingest: {problems}")
+    index.glossary()
+    stats = index.stats()
+    table = ChunkTable.load(index, corpus)
+    info = IndexInfo(
+        label,
+        str(directory),
+        key,
+        stats.documents,
+        stats.chunks,
+        stats.vectors,
+        round(report.seconds, 1),
+        embedder.computed - before,
+        table.unlocated,
+    )
+    log(
+        f"[{corpus.name}] index ({label}): {info.chunks} chunks, {info.windows} windows, "
+        f"{info.windows_embedded} embedded now, {info.ingest_seconds:.0f} s"
+    )
+    return OpenIndex(index, info, table)
+
+
+def _ingest_progress(name: str, log: Log) -> Callable[[ProgressEvent], None]:
+    step = 250
+
+    def progress(event: ProgressEvent) -> None:
+        if event.position % step == 0 or event.position == event.total:
+            log(f"[{name}] ingest {event.position}/{event.total}")
+
+    return progress

@@ -1,0 +1,31 @@
+"""What the runner scores: a named method that ranks chunk ids for a query."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .datasets import EvalQuery
+from .metrics import CUTOFFS
+
+Rank = Callable[[EvalQuery, int], list[str]]
+"""``rank(query, k)``: the ids of the k best chunks for the query, best first."""
+
+
+@dataclass
+class Method:
+    """Something that ranks chunk ids for a query: a hierdoc variant or a baseline.
+
+    The runner asks for ``depth`` results once per query and cuts that ranking at
+    every cutoff; when ``per_cutoff`` is set the top k is not a prefix of a deeper
+    top (the seed), so it asks once per cutoff instead.
+    """
+
+    name: str
+    kind: str
+    description: str
+    rank: Rank
+    depth: int = max(CUTOFFS)
+    per_cutoff: bool = False
+    settings: dict[str, Any] = field(default_factory=dict)
