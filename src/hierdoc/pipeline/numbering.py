@@ -53,10 +53,23 @@ KIND_ALIASES: dict[str, str] = {
 
 #: Kinds whose numbers are often written in Roman numerals ("Chapter III").
 ROMAN_KINDS = frozenset({"title", "chapter", "part", "annex", "division", "subtitle"})
+#: Kinds whose Roman numbers are ids' numbers ("Annex II" is ``annex-2``).
+ROMAN_NUMBERED = ROMAN_KINDS | {"appendix"}
+
+#: The most characters one pair of parentheses holds in a number.
+PAREN_MAX = 6
+#: What one pair of parentheses holds: "3", "b", "iv", "B", "2A", "xviii".
+PAREN_VALUE = rf"[0-9A-Za-z]{{1,{PAREN_MAX}}}"
+#: One parenthesised part of a number, the "(3)" and "(b)" of "Article 17(3)(b)",
+#: "403(b)(2)", "(a)(1)(A)(i)". Headings, citations, cross-references, outline
+#: lines and list items all read parentheses with this one grammar.
+PAREN = rf"\({PAREN_VALUE}\)"
+#: One part of a section id: a parenthesised part or a number, lower-cased.
+PART_TOKEN = re.compile(rf"[0-9a-z]{{1,{PAREN_MAX}}}")
 
 _KIND_WORDS = sorted((k for k in KIND_ALIASES if k[0] != "§"), key=len, reverse=True)
 _NUMBER = r"(?:\d+[A-Za-z]?(?:[.\-]\d+[A-Za-z]?)*|[IVXLCDM]+|[A-Z](?![a-z]))"
-_PARENS = r"(?:\s?\([0-9A-Za-z]{1,6}\))*"
+_PARENS = rf"(?:\s?{PAREN})*"
 _KIND_RE = (
     r"(?P<kind>§§?|(?:" + "|".join(_KIND_WORDS) + r")\b\.?)\s*"
     r"(?P<num>" + _NUMBER + r")(?P<parens>" + _PARENS + r")"
@@ -66,7 +79,7 @@ HEADING_KIND = re.compile(r"^\s*" + _KIND_RE + r"(?=$|[\s.:\-–—,;)])", re.IG
 HEADING_OUTLINE = re.compile(
     r"^\s*(?:(?P<num>\d+(?:\.\d+)+|\d+(?=\.))\.?|(?P<bare>\d{1,3})(?=\s+[A-Z]))(?=\s+\S|\s*$)"
 )
-_PAREN_PART = re.compile(r"\(([0-9A-Za-z]{1,6})\)")
+_PAREN_PART = re.compile(rf"\(({PAREN_VALUE})\)")
 _ROMAN = re.compile(r"^[IVXLCDM]+$", re.IGNORECASE)
 _ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
 _SLUG_JUNK = re.compile(r"[^a-z0-9]+")
@@ -122,13 +135,21 @@ def int_to_roman(value: int) -> str:
     return "".join(out)
 
 
+def paren_parts(text: str) -> list[str]:
+    """The values of the parenthesised parts in ``text``: "(3)(b)" -> ["3", "b"]."""
+    return _PAREN_PART.findall(text)
+
+
 def _kind_of(raw: str) -> str:
     return KIND_ALIASES[raw.lower().rstrip(".")]
 
 
-def _main_parts(kind: str, number: str) -> list[str]:
-    """Split "4.2" into ["4", "2"]; turn "III" into "3" where Roman numerals are usual."""
-    if kind in ROMAN_KINDS or kind == "appendix":
+def number_parts(kind: str, number: str, roman_kinds: frozenset[str] = ROMAN_NUMBERED) -> list[str]:
+    """Split "4.2" into ["4", "2"]; turn "III" into "3" for ``roman_kinds``.
+
+    A lone "C", "D", "L" or "M" stays a letter ("Annex C").
+    """
+    if kind in roman_kinds:
         value = roman_to_int(number)
         if value is not None and not (len(number) == 1 and number.upper() in "CDLM"):
             return [str(value)]
@@ -137,7 +158,7 @@ def _main_parts(kind: str, number: str) -> list[str]:
 
 def _label(kind_raw: str, number: str, parens: str) -> Label:
     kind = _kind_of(kind_raw)
-    parts = _main_parts(kind, number) + _PAREN_PART.findall(parens or "")
+    parts = number_parts(kind, number) + paren_parts(parens or "")
     return Label(kind, tuple(parts))
 
 
@@ -166,15 +187,11 @@ class Citation:
     end: int
 
 
+_POINT = rf"\s*,?\s*(?:point|subparagraph|sub-paragraph|letter)\s+\(?(?P<point>{PAREN_VALUE})\)?"
 _PARAGRAPH_WORDS = re.compile(
-    r"\s*,?\s*(?:paragraph|para\.?)\s+(?P<para>\d+[a-z]?)"
-    r"(?:\s*,?\s*(?:point|subparagraph|sub-paragraph|letter)\s+\(?(?P<point>[0-9a-z]{1,4})\)?)?",
-    re.IGNORECASE,
+    r"\s*,?\s*(?:paragraph|para\.?)\s+(?P<para>\d+[a-z]?)(?:" + _POINT + ")?", re.IGNORECASE
 )
-_POINT_WORDS = re.compile(
-    r"\s*,?\s*(?:point|subparagraph|sub-paragraph|letter)\s+\(?(?P<point>[0-9a-z]{1,4})\)?",
-    re.IGNORECASE,
-)
+_POINT_WORDS = re.compile(_POINT, re.IGNORECASE)
 
 
 def _trailing_words(text: str, end: int) -> tuple[list[str], int]:

@@ -25,7 +25,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .numbering import KIND_ALIASES, ROMAN_KINDS, Label, roman_to_int
+from .numbering import (
+    KIND_ALIASES,
+    PAREN,
+    PAREN_VALUE,
+    ROMAN_KINDS,
+    Label,
+    number_parts,
+    paren_parts,
+    roman_to_int,
+)
 
 TOP_KINDS = frozenset({"annex", "appendix", "schedule", "exhibit"})
 BLOCK_RANK = {
@@ -40,6 +49,10 @@ BLOCK_RANK = {
     "article": 5,
 }
 
+#: A block line's Roman number is read as a number for these kinds: unlike a citation
+#: (see :data:`~.numbering.ROMAN_NUMBERED`), a line such as "SCHEDULE II", whose number
+#: is in capitals, is ``schedule-2``.
+_ROMAN_NUMBERED = ROMAN_KINDS | TOP_KINDS
 _BLOCK_WORDS = (
     "TITLE|Title|SUBTITLE|Subtitle|DIVISION|Division|CHAPTER|Chapter|SUBCHAPTER|Subchapter|"
     "PART|Part|SUBPART|Subpart|SECTION|Section|SEC\\.|Sec\\.|ARTICLE|Article|ANNEX|Annex|"
@@ -48,10 +61,10 @@ _BLOCK_WORDS = (
 _BLOCK = re.compile(
     r"^(?P<kind>" + _BLOCK_WORDS + r"|§)\s*"
     r"(?P<num>\d{1,4}[A-Za-z]?(?:\.\d{1,3}[A-Za-z]?)*|[IVXLCDM]{1,7}|[A-Z])"
-    r"(?P<parens>(?:\([0-9A-Za-z]{1,4}\))*)"
+    r"(?P<parens>(?:" + PAREN + r")*)"
     r"(?P<rest>.*)$"
 )
-_PAREN_ITEM = re.compile(r"^\((?P<value>\d{1,3}|[a-z]{1,4}|[A-Z]{1,4})\)(?=\s|$)")
+_PAREN_ITEM = re.compile(rf"^\((?P<value>{PAREN_VALUE})\)(?=\s|$)")
 _DOT_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})*)\.(?=\s|$)")
 _DECIMAL_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})+)(?=\s+[A-Z‘'\"“(])")
 _CAPS_TITLE = re.compile(r"^\s*(?P<title>[A-Z][A-Z0-9 ,'’&/\-]{2,80}?)\.?\s*(?:—|--|\.—)")
@@ -99,19 +112,12 @@ def _block_mark(index: int, lines: list[str]) -> Mark | None:
         return None
     if not _heading_rest(rest) or (match["parens"] and rest.strip() and rest.strip()[0].isalnum()):
         return None
-    parts = _number_parts(kind, number) + re.findall(r"\(([0-9A-Za-z]{1,4})\)", match["parens"])
+    parts = number_parts(kind, number, _ROMAN_NUMBERED) + paren_parts(match["parens"])
     heading, used = stripped, 1
     title = _title_below(lines, index) if not rest.strip(" .:-–—") else None
     if title:
         heading, used = f"{stripped} - {title}", 2
     return Mark(index, kind, number, Label(kind, tuple(parts)), heading, used)
-
-
-def _number_parts(kind: str, number: str) -> list[str]:
-    value = roman_to_int(number) if kind in ROMAN_KINDS | TOP_KINDS else None
-    if value is not None and not (len(number) == 1 and number in "CDLM"):
-        return [str(value)]
-    return [p for p in number.split(".") if p]
 
 
 def _heading_rest(rest: str) -> bool:

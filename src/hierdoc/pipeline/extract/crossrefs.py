@@ -41,10 +41,13 @@ from itertools import product
 
 from ..numbering import (
     KIND_ALIASES,
+    PAREN,
+    PART_TOKEN,
     ROMAN_KINDS,
     Label,
     find_citations,
     int_to_roman,
+    paren_parts,
     parse_heading,
     roman_to_int,
 )
@@ -82,8 +85,6 @@ class FoundReference:
 Parts = tuple[str, ...]
 
 _S = r"(?:[ \t]|\n(?![ \t]*\n))"  # one space that does not cross a blank line
-_PAREN = r"\([0-9A-Za-z]{1,6}\)"
-_PART = re.compile(r"\(([0-9A-Za-z]{1,6})\)")
 _SEP = re.compile(
     rf"{_S}*,{_S}*(?:(?P<w1>and/or|and|or){_S}+)?"
     rf"|{_S}+(?P<w2>and/or|and|or|to|through){_S}+"
@@ -91,10 +92,10 @@ _SEP = re.compile(
 )
 _BLOCK_ITEM = re.compile(
     rf"(?P<num>\d{{1,4}}[A-Za-z]?(?:\.\d+[A-Za-z]?)*|[IVXLCDM]+)(?![A-Za-z])"
-    rf"(?P<parens>(?:{_PAREN})*)(?!{_S}?\d)(?!\.\d)"
+    rf"(?P<parens>(?:{PAREN})*)(?!{_S}?\d)(?!\.\d)"
 )
-_PAREN_ITEM = re.compile(rf"(?P<parens>(?:{_PAREN})+)")
-_BARE_ITEM = re.compile(rf"(?P<num>\d{{1,3}}[a-z]?)(?![\w.]\d|{_S}?\d)(?P<parens>(?:{_PAREN})*)")
+_PAREN_ITEM = re.compile(rf"(?P<parens>(?:{PAREN})+)")
+_BARE_ITEM = re.compile(rf"(?P<num>\d{{1,3}}[a-z]?)(?![\w.]\d|{_S}?\d)(?P<parens>(?:{PAREN})*)")
 
 #: Parts below a block, by the word that names them, and where they sit (depth
 #: below the article or section) when the reference is relative.
@@ -151,7 +152,6 @@ _COORDINATION = re.compile(rf"{_S}*(?:,{_S}*)?(?:(?P<word>and|or){_S}+)?(?:in{_S
 
 _BLOCK_KINDS = frozenset(KIND_ALIASES.values()) - {"paragraph"}
 _ID_KINDS = frozenset(KIND_ALIASES.values())
-_PART_TOKEN = re.compile(r"[0-9a-z]{1,6}")
 
 
 # --------------------------------------------------------------------------- elements
@@ -197,7 +197,7 @@ def _block_item(text: str, pos: int, kind: str, prev: Parts) -> tuple[Parts, int
     """The next item of a block list: a new number ("34") or parentheses ("(4)")."""
     match = _PAREN_ITEM.match(text, pos)
     if match:
-        parens = tuple(_PART.findall(match["parens"]))
+        parens = tuple(paren_parts(match["parens"]))
         if len(prev) > len(parens):
             return (*prev[: len(prev) - len(parens)], *parens), match.end()
         return (), pos
@@ -214,10 +214,10 @@ def _sub_item(text: str, pos: int, kind: str) -> tuple[tuple[str, ...], int]:
     """One item of a sub: "(a)", "(a)(i)", "3", "3(a)"."""
     match = _PAREN_ITEM.match(text, pos)
     if match:
-        return tuple(_PART.findall(match["parens"])), match.end()
+        return tuple(paren_parts(match["parens"])), match.end()
     match = _BARE_ITEM.match(text, pos) if kind in _BARE_KINDS else None
     if match:
-        return (match["num"], *_PART.findall(match["parens"])), match.end()
+        return (match["num"], *paren_parts(match["parens"])), match.end()
     return (), pos
 
 
@@ -514,7 +514,7 @@ def _sub_parts(parent: str, child: str) -> list[str] | None:
     if not child.startswith(parent + "-"):
         return None
     tokens = child[len(parent) + 1 :].split("-")
-    if all(_PART_TOKEN.fullmatch(t) and t not in KIND_ALIASES for t in tokens):
+    if all(PART_TOKEN.fullmatch(t) and t not in KIND_ALIASES for t in tokens):
         return tokens
     return None
 

@@ -23,6 +23,8 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ..numbering import PAREN
+
 MAX_TERM_WORDS = 8
 MAX_GLOSSARY_WORDS = 6
 
@@ -60,7 +62,7 @@ _PAREN = re.compile(
 
 # Item markers at the start of a line: "1.", "1.1", "(1)", "(a)", "(iv)", "a)", "- ".
 _MARKER = re.compile(
-    r"[ \t]*>?[ \t]*(?P<m>\(\d{1,3}[a-z]?\)|\([a-zA-Z]{1,4}\)|\d{1,3}\.(?:\d{1,3}\.?)*"
+    r"[ \t]*>?[ \t]*(?P<m>" + PAREN + r"|\d{1,3}\.(?:\d{1,3}\.?)*"
     r"|\d{1,3}\)|[a-zA-Z]\)|[-*+•](?=[ \t]))(?=[ \t\n]|$)"
 )
 _HEADING = re.compile(
