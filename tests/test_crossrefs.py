@@ -8,7 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from hierdoc.pipeline.extract.crossrefs import FoundReference, find_references, resolve
+from hierdoc.pipeline.extract.crossref_resolve import resolve
+from hierdoc.pipeline.extract.crossrefs import FoundReference, find_references
 from hierdoc.pipeline.numbering import roman_to_int
 
 from .datasets import DATASETS, require

@@ -20,7 +20,8 @@
 
 A chain that ends in a block is absolute (``candidate_ids``); one that does not
 is relative (``relative`` holds its parts below the current article or
-section) and is made absolute by :func:`resolve` from the context of the text.
+section) and is made absolute by :func:`~.crossref_resolve.resolve` (importable
+from here too) from the context of the text.
 After the chain, "of this Regulation/Act/title" keeps it internal, while
 "of the Treaty", "of that Directive", "of Directive 95/46/EC", "TFEU" or
 ", United States Code" make it external; an external qualifier also covers the
@@ -35,14 +36,12 @@ what a reference points to and are not part of its text.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import product
 
 from ..numbering import (
-    KIND_ALIASES,
     PAREN,
-    PART_TOKEN,
     ROMAN_KINDS,
     Label,
     find_citations,
@@ -51,6 +50,10 @@ from ..numbering import (
     parse_heading,
     roman_to_int,
 )
+from .crossref_resolve import SUB_LEVELS, resolve
+
+# ``resolve`` is re-exported for the code that imports it from here.
+__all__ = ["MAX_RANGE", "FoundReference", "find_references", "resolve"]
 
 #: Ranges longer than this are kept as their two ends only (likely a misreading).
 MAX_RANGE = 50
@@ -97,9 +100,7 @@ _BLOCK_ITEM = re.compile(
 _PAREN_ITEM = re.compile(rf"(?P<parens>(?:{PAREN})+)")
 _BARE_ITEM = re.compile(rf"(?P<num>\d{{1,3}}[a-z]?)(?![\w.]\d|{_S}?\d)(?P<parens>(?:{PAREN})*)")
 
-#: Parts below a block, by the word that names them, and where they sit (depth
-#: below the article or section) when the reference is relative.
-_SUB_LEVELS = {"paragraph": 1, "point": 2, "subsection": 1, "subparagraph": 3, "clause": 4}
+#: Parts below a block, by the word that names them (their depths: :data:`SUB_LEVELS`).
 _SUB = re.compile(
     r"(?<![\w-])(?:(?P<point>points?|letters?)|(?P<paragraph>paragraphs?|paras?\.?)"
     r"|(?P<subsection>subsections?|subsecs?\.?)|(?P<subparagraph>subparagraphs?)"
@@ -149,9 +150,6 @@ _EXTERNAL_AFTER = re.compile(
     rf"|,?{_S}+(?:United{_S}+States{_S}+Code|U\.S\.C\.)",
 )
 _COORDINATION = re.compile(rf"{_S}*(?:,{_S}*)?(?:(?P<word>and|or){_S}+)?(?:in{_S}+)?")
-
-_BLOCK_KINDS = frozenset(KIND_ALIASES.values()) - {"paragraph"}
-_ID_KINDS = frozenset(KIND_ALIASES.values())
 
 
 # --------------------------------------------------------------------------- elements
@@ -300,7 +298,7 @@ def _element(text: str, pos: int, blocks: dict[int, _Element]) -> _Element | Non
     match = _SUB.match(text, pos)
     if not match:
         return None
-    kind = next(name for name in _SUB_LEVELS if match[name])
+    kind = next(name for name in SUB_LEVELS if match[name])
     first, end = _sub_item(text, match.end(), kind)
     if not first:
         return None
@@ -474,101 +472,3 @@ def _coordinate(
         else r
         for r in refs
     ]
-
-
-# --------------------------------------------------------------------------- resolution
-
-
-def resolve(ref: FoundReference, context: Sequence[str], known_ids: Collection[str]) -> str | None:
-    """The most specific id in ``known_ids`` that ``ref`` points to, or None.
-
-    ``context`` holds the ids of the section where the reference occurs,
-    outermost first (``("chapter-3", "chapter-3-section-3", "article-17",
-    "article-17-3")``). Absolute ids are also tried qualified by the blocks of
-    the context, since a repeated id is qualified by its parent ("Section 2" in
-    Chapter IV is ``chapter-4-section-2``).
-    """
-    if ref.external:
-        return None
-    if ref.candidate_ids:
-        return _first_known(_qualified(ref.candidate_ids, context), known_ids)
-    if not ref.relative and ref.kind in _BLOCK_KINDS:
-        return _first_known(_blocks_of_kind(context, ref.kind), known_ids)
-    return _resolve_relative(ref, context, known_ids)
-
-
-def _first_known(ids: Iterator[str] | Sequence[str], known_ids: Collection[str]) -> str | None:
-    return next((i for i in ids if i in known_ids), None)
-
-
-def _qualified(candidates: Sequence[str], context: Sequence[str]) -> Iterator[str]:
-    blocks = [c for c, _ in reversed(_block_ids(context))]
-    for candidate in candidates:
-        yield candidate
-        for block in blocks:
-            yield f"{block}-{candidate}"
-
-
-def _sub_parts(parent: str, child: str) -> list[str] | None:
-    """["3", "c"] when ``child`` is ``parent`` plus parts (article-17 -> article-17-3-c)."""
-    if not child.startswith(parent + "-"):
-        return None
-    tokens = child[len(parent) + 1 :].split("-")
-    if all(PART_TOKEN.fullmatch(t) and t not in KIND_ALIASES for t in tokens):
-        return tokens
-    return None
-
-
-def _block_ids(context: Sequence[str]) -> list[tuple[str, int]]:
-    """The ids of the context that are blocks (not parts of the one before), with positions."""
-    return [
-        (node, i)
-        for i, node in enumerate(context)
-        if i == 0 or _sub_parts(context[i - 1], node) is None
-    ]
-
-
-def _id_kind(section_id: str) -> str | None:
-    """The kind of a block id: the last kind word in it (chapter-3-section-3 -> section)."""
-    tokens = [t for t in section_id.split("-") if t in _ID_KINDS]
-    return tokens[-1] if tokens else None
-
-
-def _blocks_of_kind(context: Sequence[str], kind: str) -> Iterator[str]:
-    for node, _ in reversed(_block_ids(context)):
-        if _id_kind(node) == kind:
-            yield node
-
-
-def _level(ref: FoundReference) -> int:
-    """Depth below the block of the part a relative reference names."""
-    if ref.kind == "paragraph" and re.match(r"paragraphs?\s*\(", ref.text, re.IGNORECASE):
-        return 2  # US style: section > subsection (a) > paragraph (1)
-    return _SUB_LEVELS.get(ref.kind, 1)
-
-
-def _resolve_relative(
-    ref: FoundReference, context: Sequence[str], known_ids: Collection[str]
-) -> str | None:
-    """Anchor relative parts at the current block: the preferred depth first, then others.
-
-    The preferred anchor is where the named kind lives ("paragraph 3" below the
-    article, "point (b)" below the current paragraph); the other anchors, from
-    the innermost out, catch articles without numbered paragraphs.
-    """
-    blocks = _block_ids(context)
-    if not blocks:
-        return None
-    block = blocks[-1][0]
-    below = _sub_parts(block, context[-1]) or []
-    anchors = ["-".join([block, *below[:depth]]) for depth in range(len(below) + 1)]
-    preferred = max(0, _level(ref) - len(ref.relative))
-    rel = ref.relative
-    tries: list[str] = []
-    if preferred < len(anchors):
-        tries.append("-".join([anchors[preferred], *rel]))
-    tries += ["-".join([anchor, *rel]) for anchor in reversed(anchors)]
-    if preferred < len(anchors):
-        tries += ["-".join([anchors[preferred], *rel[:k]]) for k in range(len(rel) - 1, -1, -1)]
-    tries.append(block)
-    return _first_known(dict.fromkeys(tries), known_ids)

@@ -14,7 +14,8 @@ from dataclasses import dataclass, replace
 
 from ...models import Acronym, Chunk, CrossRef, Definition, Extraction, Section
 from .acronyms import find_acronyms
-from .crossrefs import find_references, resolve
+from .crossref_resolve import resolve
+from .crossrefs import find_references
 from .definitions import find_definitions, is_definitions_heading, normalize_term
 
 REQUIREMENT = re.compile(
