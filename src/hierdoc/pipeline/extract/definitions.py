@@ -12,6 +12,7 @@ Four styles are recognised:
 - ``table``: Markdown ``| Term | Definition |`` rows, in a definitions section or under a
   header that names a term and a definition/meaning column.
 
+Where an item or paragraph ends, and the cells of a table, are read by :mod:`.layout`.
 Everything here is a pure function over text; offsets index the input string. Terms and
 definitions are returned with whitespace collapsed (PDF text wraps lines mid-term).
 """
@@ -23,7 +24,7 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..numbering import PAREN
+from .layout import MARKER, item_end, item_start, paragraph_end, tables
 
 MAX_TERM_WORDS = 8
 MAX_GLOSSARY_WORDS = 6
@@ -60,24 +61,15 @@ _PAREN = re.compile(
     r"(?:(?i:referred\s+to\s+as|called)\s+)?(?:(?i:the|a|an)\s+)?" + _QTERM + r"\s*\)"
 )
 
-# Item markers at the start of a line: "1.", "1.1", "(1)", "(a)", "(iv)", "a)", "- ".
-_MARKER = re.compile(
-    r"[ \t]*>?[ \t]*(?P<m>" + PAREN + r"|\d{1,3}\.(?:\d{1,3}\.?)*"
-    r"|\d{1,3}\)|[a-zA-Z]\)|[-*+•](?=[ \t]))(?=[ \t\n]|$)"
-)
-_HEADING = re.compile(
-    r"[ \t]*(?:#{1,6}[ \t]|(?:CHAPTER|Chapter|TITLE|Title|PART|Part|SEC\.|Sec\.|SECTION|Section"
-    r"|ARTICLE|Article|SCHEDULE|Schedule|ANNEX|Annex|APPENDIX|Appendix)[ \t]+[\dIVXLC]+\b)"
-)
 _UNQUOTED = re.compile(
-    r"^(?P<prefix>" + _MARKER.pattern + r"[ \t]+)"
+    r"^(?P<prefix>" + MARKER.pattern + r"[ \t]+)"
     r"(?P<term>[A-Za-z][\w\-/&]*(?:['’]s)?(?:[ \t]+\w[\w\-/&]*(?:['’]s)?){0,5}?)"
     r"[ \t]+(?P<verb>" + _VERBS + r")\b"
     r"[ \t]*[:,—–]?",
     re.MULTILINE,
 )
 _GLOSSARY = re.compile(
-    r"^(?P<prefix>(?:" + _MARKER.pattern + r"[ \t]+)?[ \t]*(?:\*\*|__)?[\"'‘“]?)"
+    r"^(?P<prefix>(?:" + MARKER.pattern + r"[ \t]+)?[ \t]*(?:\*\*|__)?[\"'‘“]?)"
     r"(?P<term>[A-Za-z][^:\n—–|*.,;\"'‘’“”]{0,60}?)[\"'’”]?(?:\*\*|__)?"
     r"[ \t]*(?::|—|–|[ \t]-[ \t])[ \t]*(?:\*\*|__)?[ \t]*(?P<def>\S)",
     re.MULTILINE,
@@ -89,7 +81,6 @@ def _word_set(words: str) -> frozenset[str]:
 
 
 _GLOSSARY_MEANS = re.compile(r"(?:shall\s+mean|means)\s+")
-_NUMERIC_STYLE = re.compile(r"1(?:\.1)*\.?")
 _SENTENCE_END = re.compile(r"[.!?][\"”’)]*(?=\s+[A-Z\"“‘(]|\s*$)")
 _TRAILING = re.compile(r"(?:\s*[;,]\s*(?:and|or))?\s*[;,]?\s*$")
 _DETERMINERS = _word_set("the a an this these those its their his her each any such our your every")
@@ -239,10 +230,10 @@ def _valid_unquoted(term: str) -> bool:
 def _definition_end(text: str, term_start: int, def_start: int) -> int:
     """End of the numbered item holding the term, else of its paragraph or sentence."""
     line_start = text.rfind("\n", 0, term_start) + 1
-    item = _item_start(text, line_start)
+    item = item_start(text, line_start)
     if item is not None:
-        return _item_end(text, def_start, item)
-    end = _paragraph_end(text, def_start)
+        return item_end(text, def_start, item)
+    end = paragraph_end(text, def_start)
     blank = text.rfind("\n\n", 0, term_start)
     paragraph_start = blank + 2 if blank >= 0 else 0
     lead = text[paragraph_start:term_start]
@@ -250,93 +241,6 @@ def _definition_end(text: str, term_start: int, def_start: int) -> int:
         return end
     sentence = _SENTENCE_END.search(text, def_start, end)
     return sentence.end() if sentence else end
-
-
-def _item_start(text: str, line_start: int) -> str | None:
-    """The marker of the numbered item whose text holds ``line_start``, if any.
-
-    Walks back (at most 60 lines) over wrapped lines of the same paragraph to the line
-    that opens the item.
-    """
-    position = line_start
-    for _ in range(60):
-        line_end = text.find("\n", position)
-        line = text[position : line_end if line_end >= 0 else len(text)]
-        if not line.strip() or _HEADING.match(line):
-            return None
-        marker = _MARKER.match(line)
-        if marker:
-            return marker.group("m")
-        if position == 0:
-            return None
-        position = text.rfind("\n", 0, position - 1) + 1
-    return None
-
-
-def _style(marker: str) -> str:
-    """The shape of a marker: "(12)" -> "(1)", "(b)" -> "(a)", "(iv)" -> "(i)", "2.3" -> "1.1"."""
-    style = re.sub(r"\d+", "1", marker)
-    style = re.sub(r"\b[ivx]+\b", "i", style)
-    style = re.sub(r"\b[IVX]+\b", "I", style)
-    style = re.sub(r"[a-hj-uwyz]+|[a-z]{2,}", "a", style)
-    return re.sub(r"[A-HJ-UWYZ]+|[A-Z]{2,}", "A", style)
-
-
-def _ends_item(marker: str, item: str) -> bool:
-    """Whether ``marker`` opens a sibling (or a shallower item) of the item ``item``."""
-    letter, item_letter = marker.strip("().").strip(), item.strip("().").strip()
-    if len(letter) == len(item_letter) == 1 and ord(letter) == ord(item_letter) + 1:
-        return True  # "(h)" then "(i)": a letter, not a roman numeral
-    style, item_style = _style(marker), _style(item)
-    if style == item_style:
-        return True
-    if _NUMERIC_STYLE.fullmatch(style) and _NUMERIC_STYLE.fullmatch(item_style):
-        return style.count("1") <= item_style.count("1")
-    return False
-
-
-def _item_end(text: str, position: int, item: str) -> int:
-    """Where the item ends: at the next item of the same level, a heading, or a new paragraph.
-
-    A paragraph after a blank line still belongs to the item when it is a sub-item or
-    starts in lower case (a page break inside a sentence).
-    """
-    end = _line_end(text, position)
-    blank = False
-    while end < len(text):
-        start = end + 1
-        line = text[start : _line_end(text, start)]
-        if not line.strip():
-            blank = True
-            end = _line_end(text, start)
-            continue
-        marker = _MARKER.match(line)
-        if _HEADING.match(line) or (marker and _ends_item(marker.group("m"), item)):
-            break
-        if blank and not marker and not line.lstrip()[:1].islower():
-            break
-        blank = False
-        end = _line_end(text, start)
-    return end
-
-
-def _paragraph_end(text: str, position: int, stop: re.Pattern[str] | None = None) -> int:
-    """End of the paragraph at ``position``: a blank line, heading, item or ``stop`` line."""
-    end = _line_end(text, position)
-    while end < len(text):
-        start = end + 1
-        line = text[start : _line_end(text, start)]
-        if not line.strip() or _HEADING.match(line) or _MARKER.match(line):
-            break
-        if line.lstrip().startswith("|") or (stop and stop.match(line)):
-            break
-        end = _line_end(text, start)
-    return end
-
-
-def _line_end(text: str, position: int) -> int:
-    end = text.find("\n", position)
-    return len(text) if end < 0 else end
 
 
 def _clean_definition(text: str, start: int, end: int) -> tuple[str, int]:
@@ -429,7 +333,7 @@ def _glossary_definitions(text: str) -> Iterator[FoundDefinition]:
         def_start = match.start("def")
         lead = _GLOSSARY_MEANS.match(text, def_start)
         def_start = lead.end() if lead else def_start  # "Control: means ..."
-        end = _paragraph_end(text, def_start, stop=_GLOSSARY)
+        end = paragraph_end(text, def_start, stop=_GLOSSARY)
         definition, end = _clean_definition(text, def_start, end)
         if re.search(r"[^\W\d_]{2}", definition):  # words, not "________" or "[ ]"
             yield FoundDefinition(_collapse(term), definition, match.start("term"), end, "glossary")
@@ -454,7 +358,7 @@ def _glossary_term_ok(text: str, term: str, line_start: int, prefix: str) -> boo
 
 
 def _table_definitions(text: str, in_section: bool) -> Iterator[FoundDefinition]:
-    for rows in _tables(text):
+    for rows in tables(text):
         header = [_collapse(cell).casefold().strip("*_ :") for cell, _ in rows[0]]
         columns = _table_columns(header, in_section)
         if columns is None:
@@ -488,34 +392,3 @@ def _table_row(term_cell: tuple[str, int], def_cell: tuple[str, int]) -> Iterato
     yield FoundDefinition(
         _collapse(stripped), _collapse(raw), start, def_cell[1] + len(raw), "table"
     )
-
-
-def _tables(text: str) -> Iterator[list[list[tuple[str, int]]]]:
-    """Markdown tables as rows of (cell text, offset) pairs, separator rows dropped."""
-    rows: list[list[tuple[str, int]]] = []
-    position = 0
-    for line in text.splitlines(keepends=True):
-        if line.lstrip().startswith("|"):
-            cells = _cells(line, position)
-            if not all(re.fullmatch(r"\s*:?-{2,}:?\s*", cell) for cell, _ in cells):
-                rows.append(cells)
-        elif rows:
-            yield rows
-            rows = []
-        position += len(line)
-    if rows:
-        yield rows
-
-
-def _cells(line: str, offset: int) -> list[tuple[str, int]]:
-    """Cells of a table row with the offset of each cell's text."""
-    body = line.rstrip("\r\n")
-    bars = [m.start() for m in re.finditer(r"(?<!\\)\|", body)]
-    if body.rstrip()[-1:] != "|":
-        bars.append(len(body))
-    cells = []
-    for left, right in zip(bars, bars[1:], strict=False):
-        cell = body[left + 1 : right]
-        lead = len(cell) - len(cell.lstrip())
-        cells.append((cell.strip(), offset + left + 1 + lead))
-    return cells
