@@ -12,21 +12,18 @@ import pytest
 from click.testing import CliRunner
 
 from hierdoc import Settings
-from hierdoc.mcp.server import (
-    DESCRIPTIONS,
-    TOOL_NAMES,
-    ToolInputError,
-    _StandaloneState,
-    build_server,
-)
+from hierdoc.cli.serve import tool_schema
+from hierdoc.cli.state import State
+from hierdoc.mcp.server import build_server
 from hierdoc.tools.agents import (
     SK_INSTALL_HINT,
+    ToolInputError,
     call_tool,
     search_tool,
     semantic_kernel_plugin,
     tool_definitions,
-    tool_schema,
 )
+from hierdoc.tools.catalogue import DESCRIPTIONS, TOOL_NAMES
 
 from .test_mcp_server import AGENT, build_corpus_index
 
@@ -117,13 +114,13 @@ def test_definitions_match_what_the_mcp_server_advertises(index) -> None:
 
 def test_tool_schema_command(tmp_path) -> None:
     runner = CliRunner()
-    result = runner.invoke(tool_schema, ["--format", "anthropic"], obj=_StandaloneState())
+    result = runner.invoke(tool_schema, ["--format", "anthropic"], obj=State())
     assert result.exit_code == 0, result.output
     assert json.loads(result.output) == tool_definitions("anthropic")
 
     (tmp_path / "agent.yaml").write_text(AGENT, encoding="utf-8")
     args = ["--config", str(tmp_path / "agent.yaml"), "--tool", "legal_docs", "--only", "search"]
-    result = runner.invoke(tool_schema, args, obj=_StandaloneState())
+    result = runner.invoke(tool_schema, args, obj=State())
     assert result.exit_code == 0, result.output
     (search,) = json.loads(result.output)
     assert search["function"]["parameters"]["properties"]["top_k"]["default"] == 5

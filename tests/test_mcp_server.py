@@ -1,6 +1,6 @@
 """The MCP server as agents use it: the official MCP client over stdio and streamable HTTP.
 
-The servers run in subprocesses (``python -m hierdoc.mcp_server``, the same as ``hierdoc
+The servers run in subprocesses (``python -m hierdoc.mcp.server``, the same as ``hierdoc
 serve``) over a small corpus indexed once per session with the real model. Each transport
 keeps one server for the module; the client sessions live in an anyio blocking portal so
 that the tests themselves stay plain functions.
@@ -802,10 +802,11 @@ def test_serve_takes_the_index_options_after_the_subcommand(tmp_path) -> None:
     """``hierdoc serve --config agent.yaml --tool NAME`` as well as before the subcommand."""
     from click.testing import CliRunner
 
-    from hierdoc.mcp.server import _StandaloneState, serve
+    from hierdoc.cli.serve import serve
+    from hierdoc.cli.state import State
 
     (tmp_path / "agent.yaml").write_text(AGENT, encoding="utf-8")
-    state = _StandaloneState()
+    state = State()
     args = ["--config", str(tmp_path / "agent.yaml"), "--tool", "legal_docs"]
     args += ["--index", str(tmp_path / "missing")]
     result = CliRunner().invoke(serve, args, obj=state)

@@ -1,54 +1,53 @@
-"""The MCP server's tools for other agent frameworks.
+"""The agent tools for function-calling frameworks, over the same catalogue and logic as MCP.
 
 - :func:`tool_definitions` (and ``hierdoc tool-schema``): the five tools as OpenAI or
   Anthropic function-calling definitions, with the same names, descriptions and argument
-  schemas the MCP server advertises;
+  schemas the MCP server advertises (both come from :mod:`hierdoc.tools.catalogue`);
 - :func:`call_tool`: run one function call a model made, with the MCP server's validation;
 - :func:`search_tool`: a plain, typed, documented callable, the shape LangChain-style
   frameworks turn into a tool (``StructuredTool.from_function(search_tool(index))``);
 - :func:`semantic_kernel_plugin`: the tools as a Semantic Kernel plugin (``hierdoc[sk]``).
 
-Everything here calls the same functions as the MCP tools (``hierdoc.mcp_server.run_*``),
-so a model sees the same text, citations and error messages whichever way it is served.
+Everything here runs :mod:`hierdoc.tools.logic`, as the MCP server does, so a model sees
+the same text, citations and error messages whichever way it is served.
 """
 
 from __future__ import annotations
 
 import asyncio
 import copy
-import json
 from collections.abc import Callable, Iterable
 from typing import Annotated, Any, Literal
 
-import click
-from pydantic import ValidationError
-
 from ..api import Index
 from ..config import Settings
-from ..mcp.server import (
+from ..errors import InputError
+from .catalogue import (
     DESCRIPTIONS,
-    RUNNERS,
     TOOL_NAMES,
     Mode,
     Query,
     SectionFilter,
     SourceFilter,
-    ToolInputError,
-    ToolOutput,
     TopK,
-    describe_validation_error,
-    index_options,
-    make_tools,
+    tool_spec,
+    tool_specs,
+)
+from .logic import (
+    RUNNERS,
+    ToolOutput,
     run_define,
     run_get_section,
     run_list_documents,
     run_references,
     run_search,
-    unknown_arguments_message,
 )
 
 SchemaFormat = Literal["openai", "anthropic"]
 SK_INSTALL_HINT = "pip install 'hierdoc[sk]'"
+ToolInputError = InputError
+"""What a bad call raises (an :class:`InputError`; a :class:`NotFoundError` for an unknown
+tool, id or source): its message is meant to be sent back to the model."""
 
 
 # -- function-calling definitions ----------------------------------------------------
@@ -97,24 +96,24 @@ def tool_definitions(
     (Messages API ``tools``). ``settings`` supplies the defaults (``top_k``, ``search_mode``)
     and the corpus description of a HoloDeck tool block; ``only`` picks tools by name.
     """
+    if format not in ("openai", "anthropic"):
+        raise InputError(f"format must be 'openai' or 'anthropic', not {format!r}")
     wanted = list(only) if only else list(TOOL_NAMES)
     unknown = sorted(set(wanted) - set(TOOL_NAMES))
     if unknown:
-        raise ValueError(f"unknown tool(s) {', '.join(unknown)}; the tools are {TOOL_NAMES}")
-    tools = {t.name: t for t in make_tools(None, settings or Settings())}
-    definitions = []
+        raise InputError(f"unknown tool(s) {', '.join(unknown)}; the tools are {TOOL_NAMES}")
+    specs = tool_specs(settings)
+    definitions: list[dict[str, Any]] = []
     for name in wanted:
-        tool = tools[name]
-        parameters = _parameters(tool.parameters)
+        spec = specs[name]
+        parameters = _parameters(spec.parameters())
         if format == "openai":
-            function = {"name": name, "description": tool.description, "parameters": parameters}
+            function = {"name": name, "description": spec.description, "parameters": parameters}
             definitions.append({"type": "function", "function": function})
-        elif format == "anthropic":
-            definitions.append(
-                {"name": name, "description": tool.description, "input_schema": parameters}
-            )
         else:
-            raise ValueError(f"format must be 'openai' or 'anthropic', not {format!r}")
+            definitions.append(
+                {"name": name, "description": spec.description, "input_schema": parameters}
+            )
     return definitions
 
 
@@ -124,32 +123,8 @@ def call_tool(index: Index, name: str, arguments: dict[str, Any] | str | None) -
     Arguments are checked as the MCP server checks them; a bad call raises
     :class:`ToolInputError`, whose message is meant to be sent back to the model.
     """
-    tools = {t.name: t for t in make_tools(index)}
-    tool = tools.get(name)
-    if tool is None:
-        raise ToolInputError(f"unknown tool {name!r}; the tools are: {', '.join(tools)}")
-    args = _arguments(arguments)
-    problem = unknown_arguments_message(tool, args)
-    if problem:
-        raise ToolInputError(problem)
-    try:
-        validated = tool.fn_metadata.arg_model.model_validate(args).model_dump_one_level()
-    except ValidationError as error:
-        raise ToolInputError(describe_validation_error(error)) from None
-    return RUNNERS[name](index, **validated)
-
-
-def _arguments(arguments: dict[str, Any] | str | None) -> dict[str, Any]:
-    if arguments is None or arguments == "":
-        return {}
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except json.JSONDecodeError as error:
-            raise ToolInputError(f"the arguments are not valid JSON: {error}") from None
-    if not isinstance(arguments, dict):
-        raise ToolInputError("the arguments must be a JSON object")
-    return arguments
+    spec = tool_spec(name, index.settings)
+    return RUNNERS[name](index, **spec.validate(arguments))
 
 
 # -- a plain callable for LangChain-style frameworks -----------------------------------
@@ -257,44 +232,3 @@ def _plugin_class(kernel_function: Callable[..., Any]) -> type:
             return await run(run_list_documents, self._index)
 
     return HierdocPlugin
-
-
-# -- hierdoc tool-schema ---------------------------------------------------------------
-
-
-@click.command("tool-schema")
-@index_options
-@click.option(
-    "--format",
-    "schema_format",
-    type=click.Choice(["openai", "anthropic"]),
-    default="openai",
-    show_default=True,
-    help="openai: Chat Completions tools; anthropic: Messages API tools.",
-)
-@click.option(
-    "--only",
-    multiple=True,
-    type=click.Choice(list(TOOL_NAMES)),
-    help="Only this tool (repeatable).",
-)
-@click.pass_obj
-def tool_schema(state: Any, schema_format: SchemaFormat, only: tuple[str, ...]) -> None:
-    """Print the tools as function-calling definitions (JSON) for OpenAI or Anthropic.
-
-    Run the calls a model makes with hierdoc.agents.call_tool(index, name, arguments).
-    """
-    definitions = tool_definitions(schema_format, state.settings(), only or None)
-    click.echo(json.dumps(definitions, indent=2, ensure_ascii=False))
-
-
-__all__ = [
-    "SK_INSTALL_HINT",
-    "ToolInputError",
-    "ToolOutput",
-    "call_tool",
-    "search_tool",
-    "semantic_kernel_plugin",
-    "tool_definitions",
-    "tool_schema",
-]

@@ -1,7 +1,7 @@
-"""The ``hierdoc`` command: a thin click layer over :class:`hierdoc.api.Index`.
+"""The index commands: ``ingest``, ``search``, ``show``, ``define``, ``refs`` and ``stats``.
 
-Errors print as one readable line with a non-zero exit; ``--debug`` shows the
-traceback.
+Each parses its options, calls :class:`hierdoc.api.Index` and prints the result as text
+or ``--json``; errors are left to :func:`hierdoc.cli.main`.
 """
 
 from __future__ import annotations
@@ -10,53 +10,15 @@ import json
 import os
 import sys
 import textwrap
-import traceback
-import warnings
 from pathlib import Path
 from typing import Any
 
 import click
 
-from .api import Index
-from .config import Settings, load_settings
-from .eval.evaluate import eval_command
-from .mcp.server import index_options, serve
-from .models import SearchResponse, SearchResult
-from .pipeline.contextualize import ContextProgress
-from .pipeline.ingest import ProgressEvent
-from .tools.agents import tool_schema
-
-
-class _State:
-    def __init__(self, index: str | None, config: str | None, tool: str | None) -> None:
-        self.index_option = index
-        self.config = Path(config) if config else None
-        self.tool = tool
-
-    def settings(self, **overrides: Any) -> Settings:
-        return load_settings(self.config, self.tool, **overrides)
-
-    def open(self, rebuild: bool = False, **overrides: Any) -> Index:
-        settings = self.settings(**overrides)
-        return Index.open(self.index_option, settings, rebuild=rebuild)
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option(
-    "--index", "index", envvar="HIERDOC_INDEX", help="Index directory [default: ./.hierdoc]."
-)
-@click.option(
-    "--config", type=click.Path(dir_okay=False), help="YAML config or HoloDeck agent file."
-)
-@click.option("--tool", help="The hierarchical_document tool to use from an agent file.")
-@click.option("--debug", is_flag=True, help="Show tracebacks on errors.")
-@click.version_option(package_name="hierdoc")
-@click.pass_context
-def cli(
-    ctx: click.Context, index: str | None, config: str | None, tool: str | None, debug: bool
-) -> None:
-    """Hybrid retrieval for formal, structured documents."""
-    ctx.obj = _State(index, config, tool)
+from ..models import SearchResponse, SearchResult
+from ..pipeline.contextualize import ContextProgress
+from ..pipeline.ingest import ProgressEvent
+from .state import State, index_options
 
 
 def _echo_json(data: Any) -> None:
@@ -99,7 +61,7 @@ def _context_progress_printer() -> Any:
     return on_progress
 
 
-@cli.command()
+@click.command()
 @index_options
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--force", is_flag=True, help="Rebuild the index from scratch.")
@@ -109,7 +71,7 @@ def _context_progress_printer() -> Any:
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.pass_obj
 def ingest(
-    state: _State,
+    state: State,
     paths: tuple[str, ...],
     force: bool,
     max_chunk_tokens: int | None,
@@ -166,7 +128,7 @@ def _print_response(response: SearchResponse) -> None:
         _print_result(rank, result)
 
 
-@cli.command()
+@click.command()
 @click.argument("query")
 @click.option("--mode", type=click.Choice(["hybrid", "semantic", "keyword", "exact"]))
 @click.option("--top-k", "-k", type=int, help="Number of results (1-100) [default: 10].")
@@ -183,7 +145,7 @@ def _print_response(response: SearchResponse) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print results as JSON.")
 @click.pass_obj
 def search(
-    state: _State,
+    state: State,
     query: str,
     mode: str | None,
     top_k: int | None,
@@ -214,11 +176,11 @@ def search(
         _print_response(response)
 
 
-@cli.command()
+@click.command()
 @click.argument("chunk_id")
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.pass_obj
-def show(state: _State, chunk_id: str, as_json: bool) -> None:
+def show(state: State, chunk_id: str, as_json: bool) -> None:
     """Show a chunk (or the first chunk of a section id) with its neighbours."""
     with state.open() as index:
         view = index.show(chunk_id).to_dict()
@@ -235,11 +197,11 @@ def show(state: _State, chunk_id: str, as_json: bool) -> None:
             click.echo(f"{label}: {view[label]['chunk_id']}  ({view[label]['heading']})")
 
 
-@cli.command()
+@click.command()
 @click.argument("term")
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.pass_obj
-def define(state: _State, term: str, as_json: bool) -> None:
+def define(state: State, term: str, as_json: bool) -> None:
     """Definitions of a term (or an acronym) in the corpus, with where they are."""
     with state.open() as index:
         lookup = index.define(term)
@@ -258,11 +220,11 @@ def define(state: _State, term: str, as_json: bool) -> None:
         click.echo()
 
 
-@cli.command()
+@click.command()
 @click.argument("identifier")
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.pass_obj
-def refs(state: _State, identifier: str, as_json: bool) -> None:
+def refs(state: State, identifier: str, as_json: bool) -> None:
     """Cross-references from and to a section or chunk id."""
     with state.open() as index:
         lookup = index.references(identifier)
@@ -278,10 +240,10 @@ def refs(state: _State, identifier: str, as_json: bool) -> None:
         click.echo(f"   {ref.section_id}: {ref.text}")
 
 
-@cli.command()
+@click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.pass_obj
-def stats(state: _State, as_json: bool) -> None:
+def stats(state: State, as_json: bool) -> None:
     """Documents, chunks, index size and models."""
     with state.open() as index:
         data = index.stats().to_dict()
@@ -309,38 +271,3 @@ def stats(state: _State, as_json: bool) -> None:
             f" / cache write {contexts.get('cache_creation_tokens', 0)}"
             f" / cache read {contexts.get('cache_read_tokens', 0)}"
         )
-
-
-cli.add_command(serve)
-cli.add_command(tool_schema)
-cli.add_command(eval_command)
-
-
-def _show_warning(message: Warning | str, *args: Any, **kwargs: Any) -> None:
-    click.echo(f"warning: {message}", err=True)
-
-
-def main(argv: list[str] | None = None) -> None:
-    debug = "--debug" in (argv if argv is not None else sys.argv[1:])
-    warnings.simplefilter("default" if debug else "ignore")
-    warnings.filterwarnings("always", message="config field")
-    warnings.showwarning = _show_warning
-    try:
-        cli.main(args=argv, prog_name="hierdoc", standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("interrupted", err=True)
-        sys.exit(130)
-    except click.ClickException as error:
-        error.show()
-        sys.exit(error.exit_code)
-    except click.exceptions.Exit as error:
-        sys.exit(error.exit_code)
-    except KeyboardInterrupt:
-        click.echo("interrupted; the index is consistent, run the same command to resume", err=True)
-        sys.exit(130)
-    except Exception as error:
-        if debug:
-            traceback.print_exc()
-        message = error.args[0] if isinstance(error, KeyError) and error.args else error
-        click.echo(f"error: {message}", err=True)
-        sys.exit(1)

@@ -1,0 +1,98 @@
+"""The commands that give the index to agents: ``hierdoc serve`` and ``hierdoc tool-schema``.
+
+The MCP code (and the ``mcp`` library) is imported only when ``serve`` runs.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import get_args
+
+import click
+
+from ..api import Index
+from ..tools.agents import SchemaFormat, tool_definitions
+from ..tools.catalogue import TOOL_NAMES
+from .state import State, index_options
+
+
+def open_existing(state: State) -> Index:
+    """Open an existing, non-empty index; never create one (a typo must not serve nothing)."""
+    settings = state.settings()
+    directory = settings.index_dir(state.index_option)
+    if not directory.is_dir():
+        raise click.ClickException(
+            f"no index at {directory}: build one first with: hierdoc --index {directory} "
+            "ingest PATH (or pass --index, --config)"
+        )
+    index = Index.open(directory, settings)
+    if not index.documents():
+        index.close()
+        raise click.ClickException(
+            f"the index at {directory} holds no documents: run hierdoc ingest first"
+        )
+    return index
+
+
+@click.command("serve", context_settings={"help_option_names": ["-h", "--help"]})
+@index_options
+@click.option(
+    "--http",
+    metavar="HOST:PORT",
+    help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (e.g. 127.0.0.1:8765).",
+)
+@click.option(
+    "--allow-remote",
+    is_flag=True,
+    help="Allow --http on a non-loopback address (the server has no authentication).",
+)
+@click.option(
+    "--log-level",
+    type=click.Choice(["debug", "info", "warning", "error"]),
+    default="warning",
+    show_default=True,
+    help="Server log level (on stderr).",
+)
+@click.pass_obj
+def serve(state: State, http: str | None, allow_remote: bool, log_level: str) -> None:
+    """Serve the index to agents over MCP (stdio by default, or streamable HTTP).
+
+    Tools: search, get_section, define, references, list_documents; all read-only.
+    """
+    from ..mcp.server import http_address, serve_index, warm_up
+
+    address = None if http is None else http_address(http, allow_remote)
+    index = open_existing(state)
+    try:
+        warm_up(index)
+        serve_index(index, address, log_level)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        index.close()
+
+
+@click.command("tool-schema")
+@index_options
+@click.option(
+    "--format",
+    "schema_format",
+    type=click.Choice(get_args(SchemaFormat)),
+    default="openai",
+    show_default=True,
+    help="openai: Chat Completions tools; anthropic: Messages API tools.",
+)
+@click.option(
+    "--only",
+    multiple=True,
+    type=click.Choice(list(TOOL_NAMES)),
+    help="Only this tool (repeatable).",
+)
+@click.pass_obj
+def tool_schema(state: State, schema_format: SchemaFormat, only: tuple[str, ...]) -> None:
+    """Print the tools as function-calling definitions (JSON) for OpenAI or Anthropic.
+
+    Run the calls a model makes with hierdoc.tools.call_tool(index, name, arguments).
+    """
+    definitions = tool_definitions(schema_format, state.settings(), only or None)
+    click.echo(json.dumps(definitions, indent=2, ensure_ascii=False))

@@ -1,0 +1,278 @@
+"""What the agent tools do, over the public :class:`hierdoc.api.Index` API only.
+
+Each ``run_*`` function checks its arguments (with a message that says how to fix the
+call), asks the index, and returns a :class:`ToolOutput`: the structured result, in the
+shape :mod:`hierdoc.tools.catalogue` advertises, and its cited text rendering. A bad
+call raises :class:`hierdoc.errors.InputError`; an id, source or section the index does
+not hold raises :class:`hierdoc.errors.NotFoundError`. No tool takes a file path: a
+``source`` is only compared with what the index holds (:meth:`Index.resolve_sources`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..api import ChunkView, Index, ReferenceLookup
+from ..config import MAX_TOP_K
+from ..errors import InputError, NotFoundError
+from ..models import CrossRef, SectionRecord
+from ..pipeline.numbering import find_citations
+from .catalogue import check_output
+from .render import (
+    display_names,
+    render_define,
+    render_documents,
+    render_references,
+    render_search,
+    render_section,
+)
+
+MAX_QUERY_CHARS = 2000
+MAX_ID_CHARS = 300
+MAX_TERM_CHARS = 200
+QUOTES = " \"'‘’“”"
+
+
+@dataclass
+class ToolOutput:
+    """What a tool returns: JSON-ready structured content and the text a model reads."""
+
+    structured: dict[str, Any]
+    text: str
+
+
+def _names(index: Index) -> dict[str, str]:
+    return display_names(d.source for d in index.documents())
+
+
+def _sources(index: Index, source: str | None) -> list[str] | None:
+    """The stored sources a ``source`` argument names; ``None`` (all) when it is blank."""
+    if source is None or not source.strip():
+        return None
+    return index.resolve_sources(source)
+
+
+def run_search(
+    index: Index,
+    query: str,
+    top_k: int | None = None,
+    mode: str | None = None,
+    source: str | None = None,
+    section: str | None = None,
+) -> ToolOutput:
+    """The ``search`` tool: checked arguments, then :meth:`Index.search`."""
+    text = (query or "").strip()
+    if not text:
+        raise InputError(
+            'the query is empty: give words, a "quoted phrase" or a citation such as '
+            '"Article 17(3)(b)"'
+        )
+    if len(text) > MAX_QUERY_CHARS:
+        raise InputError(
+            f"the query is too long ({len(text)} characters, at most {MAX_QUERY_CHARS})"
+        )
+    if top_k is not None and not 1 <= top_k <= MAX_TOP_K:
+        raise InputError(f"top_k must be between 1 and {MAX_TOP_K}, got {top_k}")
+    sources = _sources(index, source)
+    section_id = _check_section(index, section, sources)
+    response = index.search(text, top_k=top_k, mode=mode, source=sources, section=section_id)
+    structured = check_output("search", response.to_dict())
+    return ToolOutput(structured, render_search(structured, _names(index)))
+
+
+def _check_section(index: Index, section: str | None, sources: list[str] | None) -> str | None:
+    if section is None or not section.strip():
+        return None
+    section_id = section.strip().lower()
+    records = _in(index.sections(section_id), sources)
+    if not records:
+        where = " in that document" if sources else ""
+        raise NotFoundError(
+            f"no section with id {section_id!r}{where}: use an id from search results, "
+            'such as "chapter-3" or "article-17"'
+        )
+    return section_id
+
+
+def _in(records: list[SectionRecord], sources: list[str] | None) -> list[SectionRecord]:
+    return records if sources is None else [r for r in records if r.source in sources]
+
+
+@dataclass
+class _Target:
+    """What an ``id`` argument resolved to, in one document."""
+
+    source: str
+    section_id: str
+    chunk_id: str | None = None
+    notes: list[str] = field(default_factory=list)
+    other_sources: list[str] = field(default_factory=list)
+
+
+def _candidate_ids(identifier: str) -> list[str]:
+    """Section ids to try for an identifier: itself, then a citation's ids, most specific first."""
+    candidates = [identifier.lower()]
+    for citation in find_citations(identifier)[:1]:
+        candidates += citation.label.candidate_ids()
+    return list(dict.fromkeys(candidates))
+
+
+def _resolve_target(index: Index, identifier: str, source: str | None) -> _Target:
+    text = (identifier or "").strip()
+    if not text:
+        raise InputError(
+            'the id is empty: give a section id such as "article-17-3-b", a chunk id from '
+            'search results, or a citation such as "Article 17(3)(b)"'
+        )
+    if len(text) > MAX_ID_CHARS:
+        raise InputError(f"the id is too long (at most {MAX_ID_CHARS} characters)")
+    sources = _sources(index, source)
+    stored = index.chunks([text]).get(text)
+    if stored is not None:
+        chunk = stored.chunk
+        if sources is not None and chunk.source not in sources:
+            raise NotFoundError(f"chunk {text!r} is not in document {source!r}")
+        return _Target(chunk.source, chunk.section_id, chunk_id=text)
+    for candidate in _candidate_ids(text):
+        records = _in(index.sections(candidate), sources)
+        if records:
+            return _section_target(index, text, candidate, records)
+    where = f" in document {source!r}" if sources else ""
+    raise NotFoundError(
+        f"no section or chunk with id {text!r}{where}: use a section id from search results "
+        '(such as "article-17-3-b"), a chunk id, or a citation such as "Article 17(3)(b)"'
+    )
+
+
+def _section_target(
+    index: Index, asked: str, section_id: str, records: list[SectionRecord]
+) -> _Target:
+    target = _Target(records[0].source, section_id)
+    if section_id != asked.lower():
+        target.notes.append(f"{asked!r} resolved to section {section_id}")
+        wanted = _candidate_ids(asked)[1:2]
+        if wanted and wanted[0] != section_id:
+            target.notes.append(f"section {wanted[0]} is not in the index")
+    if len(records) > 1:
+        names = _names(index)
+        target.other_sources = [r.source for r in records[1:]]
+        others = ", ".join(names.get(s, s) for s in target.other_sources)
+        target.notes.append(
+            f"{len(records)} documents have a section {section_id}; this is the one in "
+            f"{names.get(target.source, target.source)} (also in: {others}; pass source to choose)"
+        )
+    return target
+
+
+def _section_record(index: Index, target: _Target) -> SectionRecord | None:
+    records = index.sections(target.section_id, target.source)
+    return records[0] if records else None
+
+
+def _section_chain(index: Index, record: SectionRecord) -> list[str]:
+    """Headings from the document's top section down to ``record``."""
+    chain = [record.heading]
+    parent, seen = record.parent_id, {record.section_id}
+    while parent and parent not in seen:
+        seen.add(parent)
+        found = index.sections(parent, record.source)
+        if not found:
+            break
+        chain.append(found[0].heading)
+        parent = found[0].parent_id
+    return chain[::-1]
+
+
+def _view(index: Index, target: _Target) -> tuple[ChunkView, list[str]]:
+    """The chunk view of a target, kept in the target's own document."""
+    if target.chunk_id is not None:
+        view = index.show(target.chunk_id)
+        return view, list(view.chunk.chunk.parent_chain)
+    record = _section_record(index, target)
+    if record is None or record.chunk_id is None:
+        raise NotFoundError(f"section {target.section_id!r} has no text in the index")
+    base = index.show(record.chunk_id)
+    children = index.children(record.source, record.section_id)
+    view = ChunkView(base.chunk, base.previous, base.next, record, children)
+    return view, _section_chain(index, record)
+
+
+def run_get_section(index: Index, id: str, source: str | None = None) -> ToolOutput:
+    """The ``get_section`` tool: a section or chunk with its parents, children and neighbours."""
+    target = _resolve_target(index, id, source)
+    view, chain = _view(index, target)
+    data = view.to_dict()
+    data.update(section_chain=chain, notes=target.notes, other_sources=target.other_sources)
+    structured = check_output("get_section", data)
+    return ToolOutput(structured, render_section(structured, _names(index)))
+
+
+def run_define(index: Index, term: str) -> ToolOutput:
+    """The ``define`` tool: every definition of a term, with citations and conflicts flagged."""
+    if not (term or "").strip(QUOTES):
+        raise InputError('the term is empty: give a term such as "personal data"')
+    if len(term) > MAX_TERM_CHARS:
+        raise InputError(f"the term is too long (at most {MAX_TERM_CHARS} characters)")
+    lookup = index.define(term.strip())
+    structured = check_output("define", lookup.to_dict())
+    return ToolOutput(structured, render_define(structured, _names(index)))
+
+
+def run_references(index: Index, id: str, source: str | None = None) -> ToolOutput:
+    """The ``references`` tool: outgoing and incoming cross-references, in one document."""
+    target = _resolve_target(index, id, source)
+    lookup = index.references(target.chunk_id or target.section_id)
+    outgoing = [r for r in lookup.outgoing if r.source == target.source]
+    if target.chunk_id is None:
+        outgoing = _made_within(index, target, outgoing)
+    incoming = [r for r in lookup.incoming if (r.target_source or r.source) == target.source]
+    data = ReferenceLookup(lookup.section_id, outgoing, incoming).to_dict()
+    data.update(source=target.source, notes=target.notes)
+    structured = check_output("references", data)
+    return ToolOutput(structured, render_references(structured, _names(index)))
+
+
+def _made_within(index: Index, target: _Target, refs: list[CrossRef]) -> list[CrossRef]:
+    """For a paragraph or point, only the references made in it (not in its whole passage).
+
+    Enumerated sub-section ids extend their parent's id (article-17-3-b is in article-17-3),
+    which is what makes the prefix test sound; a section with its own passage keeps them all.
+    """
+    record = _section_record(index, target)
+    chunk_id = record.chunk_id if record else None
+    holder = index.chunks([chunk_id]).get(chunk_id) if chunk_id else None
+    if holder is None or not target.section_id.startswith(holder.chunk.section_id + "-"):
+        return refs
+    sid = target.section_id
+    return [r for r in refs if r.section_id == sid or r.section_id.startswith(sid + "-")]
+
+
+def run_list_documents(index: Index) -> ToolOutput:
+    """The ``list_documents`` tool."""
+    records = index.documents()
+    names = display_names(d.source for d in records)
+    documents = [
+        {
+            "source": d.source,
+            "name": names[d.source],
+            "title": d.title,
+            "format": d.format,
+            "chars": d.chars,
+            "chunks": d.chunk_count,
+        }
+        for d in records
+    ]
+    data = {"documents": documents, "total_chunks": sum(d["chunks"] for d in documents)}
+    structured = check_output("list_documents", data)
+    return ToolOutput(structured, render_documents(structured))
+
+
+RUNNERS: dict[str, Callable[..., ToolOutput]] = {
+    "search": run_search,
+    "get_section": run_get_section,
+    "define": run_define,
+    "references": run_references,
+    "list_documents": run_list_documents,
+}
