@@ -8,15 +8,9 @@ import logging
 
 import pytest
 
-from hierdoc.pipeline.contextualize import (
-    AdaptiveLimiter,
-    ContextJob,
-    ContextModelError,
-    ContextStats,
-    MemoryContextCache,
-    contextualize,
-    contextualize_sync,
-)
+from hierdoc.pipeline.context_records import ContextJob, ContextStats, MemoryContextCache
+from hierdoc.pipeline.contextualize import ContextModelError, contextualize, contextualize_sync
+from hierdoc.pipeline.limiter import AdaptiveLimiter
 from hierdoc.providers.llm import PROMPT_VERSION, ContextAnswer, context_model_from
 from hierdoc.providers.retry import ApiStatusError
 

@@ -26,242 +26,49 @@ rather than failing every chunk one by one.
 from __future__ import annotations
 
 import asyncio
-import heapq
-import itertools
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, Protocol
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from ..errors import FatalProviderError
 from ..providers.llm import PROMPT_VERSION, ContextAnswer, ContextModel, needs_truncation
 from ..providers.retry import Failure, RetryPolicy, classify, describe, retry_async
+from .context_records import (
+    ContextCache,
+    ContextJob,
+    ContextOutcome,
+    ContextProgress,
+    ContextResult,
+    ContextSource,
+    ContextStats,
+    MemoryContextCache,
+)
+from .limiter import AdaptiveLimiter, Priority
+
+# The records of a run are importable from here, where the run is.
+__all__ = [
+    "AdaptiveLimiter",
+    "ContextCache",
+    "ContextJob",
+    "ContextModelError",
+    "ContextOutcome",
+    "ContextProgress",
+    "ContextResult",
+    "ContextStats",
+    "MemoryContextCache",
+    "contextualize",
+    "contextualize_sync",
+]
 
 logger = logging.getLogger(__name__)
 
-ContextSource = Literal["llm", "structural"]
-Priority = tuple[int, ...]
 Sleep = Callable[[float], Awaitable[None]]
 
 
 class ContextModelError(FatalProviderError):
     """The model refused every call (bad key, no access, unknown model); the message is redacted."""
-
-
-@dataclass(frozen=True)
-class ContextJob:
-    """One chunk to situate. ``structural`` is its fallback context (title > parent chain)."""
-
-    document_key: str
-    document_hash: str
-    document_text: str
-    chunk_id: str
-    chunk_hash: str
-    chunk_text: str
-    structural: str
-
-
-@dataclass(frozen=True)
-class ContextResult:
-    """``context`` is the LLM's text (``source="llm"``) or the structural fallback.
-
-    ``truncated``: the document was longer than the model's window and was sent
-    with its middle cut out. ``cached``: no call was made for it in this run.
-    ``error``: why the fallback was used (redacted, one line).
-    """
-
-    chunk_id: str
-    context: str
-    source: ContextSource
-    truncated: bool = False
-    cached: bool = False
-    error: str | None = None
-
-
-class ContextCache(Protocol):
-    def get(
-        self, model: str, prompt_version: str, document_hash: str, chunk_hash: str
-    ) -> str | None: ...
-
-    def put(
-        self, model: str, prompt_version: str, document_hash: str, chunk_hash: str, context: str
-    ) -> None: ...
-
-
-class MemoryContextCache:
-    """A :class:`ContextCache` in a dict, for tests and one-off runs."""
-
-    def __init__(self) -> None:
-        self.entries: dict[tuple[str, str, str, str], str] = {}
-
-    def get(
-        self, model: str, prompt_version: str, document_hash: str, chunk_hash: str
-    ) -> str | None:
-        return self.entries.get((model, prompt_version, document_hash, chunk_hash))
-
-    def put(
-        self, model: str, prompt_version: str, document_hash: str, chunk_hash: str, context: str
-    ) -> None:
-        self.entries[(model, prompt_version, document_hash, chunk_hash)] = context
-
-    def __len__(self) -> int:
-        return len(self.entries)
-
-
-@dataclass
-class ContextStats:
-    """Counters of one or more runs; pass the same object to several runs to add them up.
-
-    ``cached``/``generated``/``failed`` count jobs (chunks). ``calls`` counts
-    requests sent, retries included; ``failures`` counts failed requests by
-    label (``429``, ``500``, ``timeout``, ``connection``...).
-    """
-
-    jobs: int = 0
-    cached: int = 0
-    generated: int = 0
-    failed: int = 0
-    truncated: int = 0
-    calls: int = 0
-    retries: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_creation_tokens: int = 0
-    cache_read_tokens: int = 0
-    failures: dict[str, int] = field(default_factory=dict)
-    lowest_concurrency: int | None = None
-    seconds: float = 0.0
-
-    def add_answer(self, answer: ContextAnswer) -> None:
-        self.input_tokens += answer.input_tokens
-        self.output_tokens += answer.output_tokens
-        self.cache_creation_tokens += answer.cache_creation_tokens
-        self.cache_read_tokens += answer.cache_read_tokens
-
-    def add_failure(self, failure: Failure) -> None:
-        self.failures[failure.label] = self.failures.get(failure.label, 0) + 1
-
-    @property
-    def tokens(self) -> int:
-        return (
-            self.input_tokens
-            + self.output_tokens
-            + self.cache_creation_tokens
-            + self.cache_read_tokens
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "tokens": self.tokens}
-
-
-@dataclass(frozen=True)
-class ContextProgress:
-    """Where a run is: jobs ``done`` of ``total``, estimated seconds left, tokens so far."""
-
-    done: int
-    total: int
-    cached: int
-    generated: int
-    failed: int
-    elapsed: float
-    eta: float | None
-    input_tokens: int
-    output_tokens: int
-    cache_read_tokens: int
-    cache_creation_tokens: int
-    concurrency: int
-
-
-@dataclass
-class ContextOutcome:
-    """The results, one per job and in the jobs' order, and the run's counters."""
-
-    results: list[ContextResult]
-    stats: ContextStats
-
-
-class AdaptiveLimiter:
-    """A concurrency limit that halves on 429 and creeps back up, with prioritised waiters.
-
-    Waiters are served lowest ``priority`` first (then first come), so the chunks
-    of an earlier document go before those of a later one. ``acquire`` returns the
-    limiter's generation at the time the slot was granted: a 429 halves the limit
-    only if its request started after the last decrease, so a burst of 429s from
-    requests that were in flight together counts once.
-    """
-
-    def __init__(self, maximum: int, recover_after: int = 10) -> None:
-        if maximum < 1:
-            raise ValueError("concurrency must be at least 1")
-        self.maximum = maximum
-        self.limit = maximum
-        self.lowest = maximum
-        self.recover_after = max(recover_after, 1)
-        self.active = 0
-        self.generation = 0
-        self._streak = 0
-        self._waiters: list[tuple[Priority, int, asyncio.Future[int]]] = []
-        self._order = itertools.count()
-
-    async def acquire(self, priority: Priority = ()) -> int:
-        if self.active < self.limit and not self._live_waiters():
-            self.active += 1
-            return self.generation
-        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        heapq.heappush(self._waiters, (priority, next(self._order), future))
-        try:
-            return await future
-        except asyncio.CancelledError:
-            if future.done() and not future.cancelled():
-                self.release()  # granted just as it was cancelled: hand the slot on
-            raise
-
-    def release(self) -> None:
-        self.active -= 1
-        self._wake()
-
-    @asynccontextmanager
-    async def slot(self, priority: Priority = ()) -> AsyncIterator[int]:
-        ticket = await self.acquire(priority)
-        try:
-            yield ticket
-        finally:
-            self.release()
-
-    def on_rate_limit(self, ticket: int) -> None:
-        self._streak = 0
-        if ticket != self.generation:
-            return
-        self.generation += 1
-        self.limit = max(1, self.limit // 2)
-        self.lowest = min(self.lowest, self.limit)
-        logger.info("rate limited: at most %d calls in flight", self.limit)
-
-    def on_success(self) -> None:
-        """One more call in flight after ``min(recover_after, limit)`` successes without a 429.
-
-        Counting at most one round of the current limit (as TCP's additive
-        increase does) climbs out of a limit of 1 or 2 after as many successes,
-        instead of sitting there for ``recover_after`` calls at a time.
-        """
-        self._streak += 1
-        if self._streak >= min(self.recover_after, self.limit) and self.limit < self.maximum:
-            self._streak = 0
-            self.limit += 1
-            self._wake()
-
-    def _live_waiters(self) -> bool:
-        while self._waiters and self._waiters[0][2].done():
-            heapq.heappop(self._waiters)
-        return bool(self._waiters)
-
-    def _wake(self) -> None:
-        while self.active < self.limit and self._live_waiters():
-            _, _, future = heapq.heappop(self._waiters)
-            self.active += 1
-            future.set_result(self.generation)
 
 
 @dataclass
