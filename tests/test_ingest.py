@@ -102,14 +102,29 @@ def test_broken_files_are_reported_and_the_rest_ingested(tmp_path, corpus, embed
     assert all(reason and "\n" not in reason for reason in problems.values())
 
 
-def test_file_that_breaks_is_removed_from_the_index(tmp_path, corpus, embedder) -> None:
+def test_a_file_that_breaks_keeps_its_previous_version_until_deleted(
+    tmp_path, corpus, embedder
+) -> None:
+    """A failed re-ingest never deletes (a file caught mid-save is not lost); a deleted file is."""
+    gamma = str(corpus / "gamma.md")
     with _open(tmp_path, embedder) as index:
         index.ingest([corpus])
+        stored_hash = index.store.document_hashes()[gamma]
         _write(corpus, "gamma.md", b"")
         report = index.ingest([corpus])
-        assert report.removed == [str(corpus / "gamma.md")]
+        assert report.removed == [] and report.updated == []
+        assert [p.source for p in report.problems] == [gamma]
+        assert report.problems[0].reason.endswith("; the previous version stays indexed")
+        assert index.store.document_hashes()[gamma] == stored_hash
+        found = index.search("spindle bearings lubricate", mode="keyword").results
+        assert found[0].source == gamma and "four hundred" in found[0].content
+
+        _write(corpus, "gamma.md", GAMMA.replace("four hundred", "five hundred"))
+        assert index.ingest([corpus]).updated == [gamma], "the next run retries it"
+        (corpus / "gamma.md").unlink()
+        assert index.ingest([corpus]).removed == [gamma]
         for result in index.search("spindle bearings lubricate", mode="keyword").results:
-            assert not result.source.endswith("gamma.md")
+            assert result.source != gamma
 
 
 def test_derived_indexes_are_rebuilt_when_they_lag(tmp_path, corpus, embedder) -> None:

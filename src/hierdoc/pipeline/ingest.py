@@ -4,10 +4,12 @@
 Each document is one atomic write to the store, so an interrupted run leaves a
 consistent index and the next run carries on with the documents not yet stored
 (their hashes are missing). Unchanged files are recognised by content hash and
-skipped before they are converted. One broken file is reported and skipped;
-the rest of the folder is ingested. Chunks of several small documents are
+skipped before they are converted. Chunks of several small documents are
 embedded together, in batches, and each document is written once its vectors
-are ready.
+are ready. A document that fails (conversion, embedding, store) is reported
+under its own source and the rest of its batch is written; a failure never
+deletes, so a failed re-ingest keeps the previous version and hash (searchable,
+retried next run). A model refusing for good (401, 403, 404) stops the run.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import FatalProviderError, HierdocError
 from ..models import (
     Chunk,
     ConvertedDocument,
@@ -29,6 +32,7 @@ from ..models import (
     StoredChunk,
 )
 from ..providers.llm import ContextModel
+from ..providers.retry import Failure, classify, describe, redact
 from ..store.base import Store
 from .chunk import ChunkingOptions, chunk_document, document_key
 from .code_outline import chunk_scopes
@@ -63,6 +67,21 @@ class ProgressEvent:
 
 
 ProgressFn = Callable[[ProgressEvent], None]
+
+
+class IngestStopped(FatalProviderError):
+    """A model refused for good and the run stopped; ``report`` says what was done before."""
+
+    def __init__(self, message: str, report: IngestReport) -> None:
+        super().__init__(message)
+        self.report = report
+
+
+_FIXES = {
+    401: "the API key was rejected: set a valid key for this provider",
+    403: "the key has no access to this model: check its permissions or choose another model",
+    404: "the model or deployment was not found: check its name",
+}
 
 
 @dataclass
@@ -113,7 +132,7 @@ class TextDocument:
 
 @dataclass
 class _Prepared:
-    """A document ready to embed: its record, sections, chunks, contexts and extraction."""
+    """A document ready to embed: record, sections, chunks, contexts, extraction, LLM answers."""
 
     record: DocumentRecord
     sections: list[Section]
@@ -123,6 +142,7 @@ class _Prepared:
     position: int
     updating: bool
     text: str = ""
+    llm: dict[str, ContextResult] = field(default_factory=dict)
 
 
 def _under(source: str, roots: list[Path]) -> bool:
@@ -189,7 +209,7 @@ class Ingestor:
             self._store.clear()
         known = self._store.document_hashes()
         if self.options.llm and self.options.contextual:
-            for source in self._store.sources_with_structural_contexts():
+            for source in self._store.sources_with_context("structural"):
                 known[source] = ""  # an LLM context failed last time: redo, the cache has the rest
         run = _Run(IngestReport(), progress or (lambda event: None), known, total)
         try:
@@ -207,11 +227,12 @@ class Ingestor:
                 self._skip(run, source, position)
                 return
             document = convert_file(path, source)
-            self._queue(run, self._prepare(document, None, position, source in run.known))
-        except ConversionError as error:
-            self._fail(run, source, error.reason, position)
+            prepared = self._prepare(document, None, position, source in run.known)
         except Exception as error:  # one broken file never stops a folder
-            self._fail(run, source, f"{type(error).__name__}: {error}", position)
+            reason = error.reason if isinstance(error, ConversionError) else _reason("", error)
+            self._fail(run, source, reason, position)
+            return
+        self._queue(run, prepared)
 
     def _text(self, run: _Run, item: TextDocument, position: int) -> None:
         digest = item.content_hash
@@ -224,20 +245,41 @@ class Ingestor:
         if item.chunks is not None:
             given = (list(item.chunks), list(item.chunk_ids) if item.chunk_ids else None)
         try:
-            self._queue(run, self._prepare(document, given, position, item.source in run.known))
+            prepared = self._prepare(document, given, position, item.source in run.known)
         except Exception as error:
-            self._fail(run, item.source, f"{type(error).__name__}: {error}", position)
+            self._fail(run, item.source, _reason("", error), position)
+            return
+        self._queue(run, prepared)
 
     def _skip(self, run: _Run, source: str, position: int) -> None:
         run.report.unchanged.append(source)
         run.notify(ProgressEvent("skip", source, position, run.total))
 
     def _fail(self, run: _Run, source: str, reason: str, position: int) -> None:
-        run.report.problems.append(FileProblem(source, reason))
+        """Report a document that was not written; a version stored before stays, hash and all."""
         if source in run.known:
-            self._store.delete_documents([source])
-            run.report.removed.append(source)
+            reason += "; the previous version stays indexed"
+        run.report.problems.append(FileProblem(source, reason))
         run.notify(ProgressEvent("fail", source, position, run.total))
+
+    def _fail_all(self, run: _Run, batch: Sequence[_Prepared], reason: str) -> None:
+        for prepared in batch:
+            self._fail(run, prepared.record.source, reason, prepared.position)
+
+    def _stop(
+        self, run: _Run, rest: Sequence[_Prepared], model: str, error: BaseException
+    ) -> IngestStopped:
+        """The error that ends the run after ``model`` refused for good; ``rest`` is unwritten."""
+        failure, cause = _cause(error)
+        answer = f"HTTP {failure.status}" if failure.status else "a refusal"
+        self._fail_all(run, rest, f"not indexed: the run stopped when {model} answered {answer}")
+        fix = _FIXES.get(failure.status or 0, "check its configuration")
+        written = len(run.report.added) + len(run.report.updated)
+        return IngestStopped(
+            f"ingest stopped: {model} refused the request ({answer}): {fix}; {written} "
+            f"document(s) written before stay indexed; run again to go on ({describe(cause)})",
+            run.report,
+        )
 
     def _prepare(
         self,
@@ -302,36 +344,59 @@ class Ingestor:
     def _write_pending(self, run: _Run) -> None:
         """Situate and embed the chunks of every pending document, then write each document.
 
-        A batch holds whole documents, so an LLM's prompt cache serves all the
-        chunks of a document.
-        """
+        A batch holds whole documents, so an LLM's prompt cache serves all the chunks of one;
+        each document ends written or among the problems."""
         if not run.pending:
             return
         batch, run.pending = run.pending, []
-        provenance = self._llm_contexts(batch)
-        inputs = [
-            EmbedInput(context, chunk.content)
-            for p in batch
-            for context, chunk in zip(p.contexts, p.chunks, strict=True)
-        ]
         try:
-            vectors = self._embedder().embed_documents(inputs) if inputs else []
-        except Exception as error:  # the embedder failing fails these documents, not the run
-            for prepared in batch:
-                reason = f"embedding failed: {type(error).__name__}: {error}"
-                self._fail(run, prepared.record.source, reason, prepared.position)
+            self._llm_contexts(batch)
+        except FatalProviderError as error:
+            name = self.options.llm.model.name if self.options.llm else ""
+            raise self._stop(run, batch, f"the context model {name}", error) from error
+        except Exception as error:  # contexts degrade per chunk; anything else fails the batch
+            self._fail_all(run, batch, _reason("contexts failed: ", error))
+            return
+        inputs = _inputs(batch)
+        embedder = self._embedder() if inputs else None  # one that cannot load stops the run
+        try:
+            vectors = embedder.embed_documents(inputs) if embedder else []
+        except Exception as error:
+            assert embedder is not None
+            self._embedding_failed(run, batch, embedder, error)
             return
         start = 0
         for prepared in batch:
-            own = vectors[start : start + len(prepared.chunks)]
+            self._write(run, prepared, vectors[start : start + len(prepared.chunks)])
             start += len(prepared.chunks)
-            self._write(run, prepared, own, provenance)
 
-    def _llm_contexts(self, batch: list[_Prepared]) -> dict[str, ContextResult]:
-        """Ask the LLM for each chunk's context (cached ones cost nothing); update ``contexts``."""
+    def _embedding_failed(
+        self, run: _Run, batch: list[_Prepared], embedder: Embedder, error: Exception
+    ) -> None:
+        """Find the documents of a failed batch that the embedder refuses, by embedding each
+        alone; not when it is down (retries spent) or refuses for good (the run stops)."""
+        rest = batch
+        if len(batch) > 1 and _isolable(error):
+            rest = []
+            for n, prepared in enumerate(batch):
+                try:
+                    vectors = embedder.embed_documents(_inputs([prepared]))
+                except Exception as own:
+                    if not _isolable(own):
+                        error, rest = own, batch[n:]
+                        break
+                    self._fail_all(run, [prepared], _reason("embedding failed: ", own))
+                    continue
+                self._write(run, prepared, vectors)
+        if rest and _cause(error)[0].kind == "fatal":
+            raise self._stop(run, rest, f"the embedding model {embedder.name}", error) from error
+        self._fail_all(run, rest, _reason("embedding failed: ", error))
+
+    def _llm_contexts(self, batch: list[_Prepared]) -> None:
+        """Ask the LLM for each chunk's context (cached ones cost nothing); set ``contexts``."""
         llm = self.options.llm
         if llm is None or not self.options.contextual:
-            return {}
+            return
         jobs = [
             ContextJob(
                 p.record.source,
@@ -356,27 +421,25 @@ class Ingestor:
         )
         results = {r.chunk_id: r for r in outcome.results}
         for prepared in batch:
+            prepared.llm = results
             prepared.contexts = [
                 _with_llm(structural, results.get(chunk.chunk_id))
                 for chunk, structural in zip(prepared.chunks, prepared.contexts, strict=True)
             ]
-        return results
 
-    def _write(
-        self,
-        run: _Run,
-        prepared: _Prepared,
-        vectors: list,
-        provenance: dict[str, ContextResult],
-    ) -> None:
+    def _write(self, run: _Run, prepared: _Prepared, vectors: list) -> None:
         stored = [
-            _stored(c, context, provenance.get(c.chunk_id), self.options.contextual)
+            _stored(c, context, prepared.llm.get(c.chunk_id), self.options.contextual)
             for c, context in zip(prepared.chunks, prepared.contexts, strict=True)
         ]
-        self._store.write_document(
-            prepared.record, prepared.sections, stored, vectors, prepared.extraction
-        )
         source = prepared.record.source
+        try:
+            self._store.write_document(
+                prepared.record, prepared.sections, stored, vectors, prepared.extraction
+            )
+        except Exception as error:  # the store rolled this document back; the others go on
+            self._fail(run, source, _reason("not written: ", error), prepared.position)
+            return
         (run.report.updated if prepared.updating else run.report.added).append(source)
         run.report.chunks_written += len(stored)
         run.report.texts_embedded += sum(len(v) for v in vectors)
@@ -385,6 +448,34 @@ class Ingestor:
         if run.since_flush >= FLUSH_EVERY:
             self._store.flush()
             run.since_flush = 0
+
+
+def _inputs(batch: Sequence[_Prepared]) -> list[EmbedInput]:
+    pairs = (pair for p in batch for pair in zip(p.contexts, p.chunks, strict=True))
+    return [EmbedInput(context, chunk.content) for context, chunk in pairs]
+
+
+def _cause(error: BaseException) -> tuple[Failure, BaseException]:
+    """How an error failed: its chain's first with a status or kind (providers wrap the SDK's
+    errors ``from None``, which keeps them as ``__context__``)."""
+    seen: BaseException | None = error
+    for _ in range(10):  # a bound, in case a chain loops
+        if seen is not None and (failure := classify(seen)).kind != "other":
+            return failure, seen
+        seen = seen and (seen.__cause__ or seen.__context__)
+    return Failure("fatal" if isinstance(error, FatalProviderError) else "other"), error
+
+
+def _isolable(error: BaseException) -> bool:
+    """Whether the error may be one document's doing: not an outage, not a refusal for good."""
+    return _cause(error)[0].kind in ("client", "other")
+
+
+def _reason(step: str, error: BaseException) -> str:
+    """One redacted line: a hierdoc error's own message, else the step and the error's type."""
+    text = str(error) if isinstance(error, HierdocError) else f"{type(error).__name__}: {error}"
+    text = " ".join(text.split())
+    return redact(step + (text[:297] + "..." if len(text) > 300 else text))
 
 
 def _sha256(text: str) -> str:
