@@ -74,6 +74,11 @@ def test_errors_are_one_line_with_non_zero_exit(indexed, capsys) -> None:
     code, _, err = run(capsys, "--index", index, "--debug", "show", "no-such-id")
     assert "Traceback" in err
 
+    code, out, err = run(capsys, "--index", index, "search", "fees", "--source", "nope.md")
+    assert code != 0 and out == ""
+    assert err.strip().count("\n") == 0
+    assert "no indexed document matches source 'nope.md'" in err and "services.md" in err
+
 
 def test_config_errors_name_the_field(tmp_path, capsys) -> None:
     config = tmp_path / "bad.yaml"
