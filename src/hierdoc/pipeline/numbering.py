@@ -93,6 +93,7 @@ class Label:
     parts: tuple[str, ...]
 
     def section_id(self, depth: int | None = None) -> str:
+        """The canonical id, from the first ``depth`` parts: ``article-17-3-b``."""
         parts = self.parts if depth is None else self.parts[:depth]
         return "-".join((self.kind, *(p.lower() for p in parts)))
 
@@ -113,6 +114,7 @@ def roman_to_int(text: str) -> int | None:
 
 
 def int_to_roman(value: int) -> str:
+    """The Roman numeral of a positive integer, in capitals: 14 -> "XIV"."""
     numerals = [
         (1000, "M"),
         (900, "CM"),
@@ -240,5 +242,6 @@ def find_citations(text: str) -> list[Citation]:
 
 
 def slugify(text: str, max_length: int = 60) -> str:
+    """An id for a heading without numbering: "Scope & Purpose" -> ``scope-purpose``."""
     slug = _SLUG_JUNK.sub("-", text.lower()).strip("-")
     return slug[:max_length].rstrip("-") or "section"
