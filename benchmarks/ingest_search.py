@@ -200,14 +200,13 @@ class CorpusView:
 
 def corpus_view(index: Index) -> CorpusView:
     chunk_ids, texts, contents, headings = [], [], [], []
-    for document in index.store.documents():
-        for stored in index.store.chunks_of_source(document.source):
-            chunk = stored.chunk
-            chunk_ids.append(chunk.chunk_id)
-            contents.append(chunk.content)
-            texts.append(f"{stored.context}\n{chunk.content}" if stored.context else chunk.content)
-            headings += [*chunk.parent_chain, chunk.heading]
-            headings += [m.group(0).strip() for m in _SEC_LINE.finditer(chunk.content)]
+    for stored in index.iter_chunks():
+        chunk = stored.chunk
+        chunk_ids.append(chunk.chunk_id)
+        contents.append(chunk.content)
+        texts.append(f"{stored.context}\n{chunk.content}" if stored.context else chunk.content)
+        headings += [*chunk.parent_chain, chunk.heading]
+        headings += [m.group(0).strip() for m in _SEC_LINE.finditer(chunk.content)]
     return CorpusView(chunk_ids, texts, contents, list(dict.fromkeys(headings)))
 
 
@@ -331,11 +330,8 @@ class SeedBaseline:
 
 
 def first_window_vectors(index: Index, chunk_ids: list[str]) -> np.ndarray:
-    """One vector per chunk: the first window of each, from the index's SQLite records."""
-    first: dict[str, np.ndarray] = {}
-    for chunk_id, blob in index.store.records.iter_vectors():
-        if chunk_id not in first:
-            first[chunk_id] = np.frombuffer(blob, dtype=np.float32)
+    """One vector per chunk: the first window of each, as the index stores them."""
+    first = {chunk_id: windows[0] for chunk_id, windows in index.iter_vectors()}
     return np.vstack([first[c] for c in chunk_ids])
 
 
@@ -386,10 +382,10 @@ def ingest(
         pages_value = float(pages) if pages is not None else float("nan")
         note = f"real page count ({source})"
     else:
-        chars = sum(d.chars for d in index.store.documents())
+        chars = sum(d.chars for d in index.documents())
         pages_value = chars / CHARS_PER_PAGE
         note = f"{chars:,} chars / {CHARS_PER_PAGE}"
-    counts = index.store.records.counts()
+    stats = index.stats()
     row = IngestRow(
         corpus.label,
         pages_value,
@@ -398,7 +394,7 @@ def ingest(
         convert.seconds if convert.calls else float("nan"),  # NaN: the hook was not reached
         embedder.document_seconds,
         report.chunks_written,
-        counts["sections"],
+        stats.sections,
         report.texts_embedded,
         size,
         [f"{p.source}: {p.reason}" for p in report.problems],

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from hierdoc.models import SearchFilter
-from hierdoc.search.analyze import analyze
+from hierdoc.search.analyze import ANALYZER_VERSION, analyze, analyze_words
+from hierdoc.search.searcher import keyword_terms
 from hierdoc.store.local.bm25 import STATE_FILE, Bm25Entry, Bm25Index
 
 
@@ -21,12 +22,26 @@ def entry(
     chunk_type: str = "content",
     section_path: tuple[str, ...] = (),
 ) -> Bm25Entry:
-    return Bm25Entry(chunk_id, source, text, text, chunk_type, section_path)
+    return Bm25Entry(chunk_id, source, analyze(text), analyze_words(text), chunk_type, section_path)
+
+
+class QueriedIndex(Bm25Index):
+    """The BM25 index as the search stage queries it: the query analysed by hierdoc's
+    analyzer, back-offs resolved against this index's term frequencies."""
+
+    def __init__(self, directory: Path) -> None:
+        super().__init__(directory, ANALYZER_VERSION)
+
+    def search(self, query: str, k: int, filt: SearchFilter | None = None):  # type: ignore[override]
+        return super().search(keyword_terms(self, query), k, filt)
+
+    def phrase_search(self, phrase: str, k: int, filt: SearchFilter | None = None):  # type: ignore[override]
+        return super().phrase_search(analyze_words(phrase), k, filt)
 
 
 @pytest.fixture
 def index(tmp_path: Path):
-    idx = Bm25Index(tmp_path / "bm25")
+    idx = QueriedIndex(tmp_path / "bm25")
     yield idx
     idx.close()
 
@@ -116,46 +131,46 @@ def test_uncommitted_changes_are_invisible(index: Bm25Index) -> None:
 
 def test_persistence_across_reopen(tmp_path: Path) -> None:
     path = tmp_path / "bm25"
-    first = build(Bm25Index(path), entry("x", "persistent indemnity clause"), generation=7)
+    first = build(QueriedIndex(path), entry("x", "persistent indemnity clause"), generation=7)
     first.close()
-    again = Bm25Index(path)
+    again = QueriedIndex(path)
     assert again.generation == 7
     assert again.count() == 1
     assert ids(again.search("indemnity", 5)) == ["x"]
     again.add([entry("y", "indemnity again")])
     again.commit(8)
     again.close()
-    assert Bm25Index(path).generation == 8
+    assert QueriedIndex(path).generation == 8
 
 
 def test_generation_none_when_state_missing_or_foreign(tmp_path: Path) -> None:
     path = tmp_path / "bm25"
-    build(Bm25Index(path), entry("x", "text"), generation=3).close()
+    build(QueriedIndex(path), entry("x", "text"), generation=3).close()
     (path / STATE_FILE).write_text('{"generation": 3, "schema": 1, "analyzer": -1}')
-    assert Bm25Index(path).generation is None
+    assert QueriedIndex(path).generation is None
     (path / STATE_FILE).write_text("not json")
-    assert Bm25Index(path).generation is None
+    assert QueriedIndex(path).generation is None
     (path / STATE_FILE).unlink()
-    assert Bm25Index(path).generation is None
+    assert QueriedIndex(path).generation is None
 
 
 def test_state_without_index_is_ignored(tmp_path: Path) -> None:
     path = tmp_path / "bm25"
-    build(Bm25Index(path), entry("x", "text"), generation=3).close()
+    build(QueriedIndex(path), entry("x", "text"), generation=3).close()
     for child in path.iterdir():
         if child.name != STATE_FILE:
             child.unlink()
-    reopened = Bm25Index(path)
+    reopened = QueriedIndex(path)
     assert reopened.generation is None
     assert reopened.count() == 0
 
 
 def test_corrupt_directory_raises_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "bm25"
-    build(Bm25Index(path), entry("x", "text")).close()
+    build(QueriedIndex(path), entry("x", "text")).close()
     (path / "meta.json").write_text("garbage")
     with pytest.raises(RuntimeError, match="cannot open the BM25 index"):
-        Bm25Index(path)
+        QueriedIndex(path)
 
 
 def test_reset(index: Bm25Index) -> None:
@@ -281,7 +296,7 @@ def test_concurrent_reads_while_writing(index: Bm25Index) -> None:
 
 
 def test_closed_index_raises(tmp_path: Path) -> None:
-    idx = Bm25Index(tmp_path / "bm25")
+    idx = QueriedIndex(tmp_path / "bm25")
     idx.close()
     with pytest.raises(RuntimeError, match="closed"):
         idx.search("x", 1)

@@ -100,5 +100,9 @@ def test_index_dir_from_database(tmp_path) -> None:
     assert Settings(database="idx").index_dir() == Path("idx")
     assert Settings(database={"provider": "local", "path": "p"}).index_dir() == Path("p")
     assert Settings().index_dir("flag") == Path("flag")
-    with pytest.raises(ConfigError, match="postgres"):
-        Settings(database={"provider": "postgres"}).index_dir()
+    assert Settings(database={"provider": "in-memory"}).database_provider == "in-memory"
+    assert Settings(database="idx").database_provider == "local"
+    from hierdoc import Index
+
+    with pytest.raises(ConfigError, match="'postgres' is not available; choose one of"):
+        Index.open(tmp_path / "pg", Settings(database={"provider": "postgres"}))

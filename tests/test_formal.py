@@ -144,8 +144,10 @@ def test_chunk_types_and_filters(gdpr_index, hr8847_index) -> None:
         "artificial intelligence", source="HR8847_CNIMDT_AIGCE_STD_Act.pdf"
     )
     assert only_bill.results
-    nothing = gdpr_index.search("personal data", source="no-such-file.md")
-    assert nothing.results == []
+    from hierdoc.errors import NotFoundError
+
+    with pytest.raises(NotFoundError, match="'no-such-file.md'; indexed: gdpr.md"):
+        gdpr_index.search("personal data", source="no-such-file.md")
 
 
 def test_same_term_defined_differently_is_a_conflict(tmp_path, embedder) -> None:

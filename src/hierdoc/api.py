@@ -10,13 +10,13 @@ import hashlib
 import json
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .config import SearchSettings, Settings
+from .config import ModelRef, SearchSettings, Settings
 from .errors import ConfigError, InputError, NotFoundError
 from .models import (
     CrossRef,
@@ -32,17 +32,18 @@ from .models import (
 )
 from .pipeline.chunk import ChunkingOptions
 from .pipeline.contextualize import ContextProgress
-from .pipeline.embed import DEFAULT_MODEL, Embedder, LocalEmbedder
+from .pipeline.embed import Embedder, LocalEmbedder
 from .pipeline.extract.definitions import normalize_term
 from .pipeline.ingest import IngestOptions, Ingestor, LLMContexts, ProgressFn, TextDocument
+from .pipeline.local_models import local_model
 from .pipeline.tokenizer import Tokenizer, default_tokenizer
 from .providers.embed_api import embedder_from, is_api_model
 from .providers.llm import PROMPT_VERSION, context_model_from
+from .search.analyze import TEXT_ANALYZER
 from .search.glossary import Glossary
 from .search.searcher import Searcher
-from .store.local.store import LocalStore
+from .store import StoreRequest, open_store
 
-EMBEDDING_DIMENSION = 384
 EXTRACTION_VERSION = 1
 """Bump when structure or extraction changes, so that the next ingest redoes every file."""
 
@@ -156,11 +157,13 @@ class Index:
         self._tokenizer = tokenizer
         if embedder is None and is_api_model(settings.embedding_model):
             self._embedder = embedder_from(settings.embedding_model)
-        self.model_name = self._embedder.name if self._embedder else self._local_model(settings)
-        dimension = self._embedder.dimension if self._embedder else EMBEDDING_DIMENSION
-        self.store = LocalStore(directory, dimension, reset=rebuild)
+        self.model_name, dimension = self._model(settings)
+        self.store = open_store(
+            settings.database_provider,
+            StoreRequest(directory, dimension, TEXT_ANALYZER, rebuild, settings.database_options()),
+        )
         if rebuild:
-            self.store.records.set_meta("embedding_model", self.model_name)
+            self.store.write_meta(replace(self.store.read_meta(), embedding_model=self.model_name))
         self._check_model(self.model_name)
         self._glossary: tuple[int, Glossary] | None = None
         self.context_progress: Callable[[ContextProgress], None] | None = None
@@ -178,27 +181,22 @@ class Index:
         settings = settings or Settings()
         return cls(settings.index_dir(path), settings, embedder, rebuild=rebuild)
 
-    @staticmethod
-    def _local_model(settings: Settings) -> str:
+    def _model(self, settings: Settings) -> tuple[str, int]:
+        """The embedding model's name and dimension, without loading a local model."""
+        if self._embedder is not None:
+            return self._embedder.name, self._embedder.dimension
         model = settings.embedding_model
-        if model is None:
-            return DEFAULT_MODEL
-        name = model if isinstance(model, str) else f"{model.provider}:{model.name}"
-        if name.rsplit("/", 1)[-1] not in ("all-MiniLM-L6-v2",) and not name.startswith("local:"):
-            raise ConfigError(
-                f"embedding_model {name!r} is not available: use the local default "
-                f"({DEFAULT_MODEL}) or an API model such as openai:text-embedding-3-small, "
-                "azure_openai:NAME or ollama:NAME"
-            )
-        return DEFAULT_MODEL
+        if isinstance(model, ModelRef):
+            model = f"{model.provider}:{model.name}"
+        return local_model(model)
 
     def _check_model(self, model: str) -> None:
-        stored = self.store.records.get_meta("embedding_model")
-        if stored is None:
-            self.store.records.set_meta("embedding_model", model)
-        elif stored != model:
+        meta = self.store.read_meta()
+        if meta.embedding_model is None:
+            self.store.write_meta(replace(meta, embedding_model=model))
+        elif meta.embedding_model != model:
             raise ConfigError(
-                f"this index was built with {stored} but the embedder is {model}: "
+                f"this index was built with {meta.embedding_model} but the embedder is {model}: "
                 "use the same model, or rebuild with: hierdoc ingest --force"
             )
 
@@ -263,9 +261,10 @@ class Index:
     def _ingestor(self, force: bool) -> Ingestor:
         """An ingestor for this index; a change of chunking settings re-ingests everything."""
         fingerprint = self._fingerprint()
-        if self.store.records.get_meta("fingerprint") not in (None, fingerprint):
+        meta = self.store.read_meta()
+        if meta.fingerprint not in (None, fingerprint):
             force = True
-        self.store.records.set_meta("fingerprint", fingerprint)
+        self.store.write_meta(replace(meta, fingerprint=fingerprint))
         options = IngestOptions(
             chunking=ChunkingOptions(
                 max_tokens=self.settings.max_chunk_tokens,
@@ -297,12 +296,13 @@ class Index:
         """Add the run's LLM calls, tokens and failures to the index's running totals."""
         if llm is None or not llm.stats.jobs:
             return
-        totals = json.loads(self.store.records.get_meta("context_usage") or "{}")
+        meta = self.store.read_meta()
+        totals = dict(meta.context_usage)
         for key, value in llm.stats.to_dict().items():
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 totals[key] = totals.get(key, 0) + value
         totals["model"] = llm.model.name
-        self.store.records.set_meta("context_usage", json.dumps(totals))
+        self.store.write_meta(replace(meta, context_usage=totals))
 
     def ingest_texts(
         self,

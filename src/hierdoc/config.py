@@ -168,19 +168,26 @@ class Settings(SearchSettings, IngestSettings):
         return [self.source] if isinstance(self.source, str) else list(self.source)
 
     def index_dir(self, override: str | Path | None = None) -> Path:
+        """Where the index lives: ``override`` (``--index``), ``database`` given as a path,
+        ``database.path``, or ``./.hierdoc``."""
         if override:
             return Path(override)
         if isinstance(self.database, str):
             return Path(self.database)
-        if isinstance(self.database, DatabaseConfig):
-            if self.database.provider not in ("local", "in-memory"):
-                raise ConfigError(
-                    f"database.provider {self.database.provider!r} is not available yet; "
-                    "use 'local' (the embedded index)"
-                )
-            if self.database.path:
-                return Path(self.database.path)
+        if isinstance(self.database, DatabaseConfig) and self.database.path:
+            return Path(self.database.path)
         return Path(DEFAULT_INDEX_DIR)
+
+    @property
+    def database_provider(self) -> str:
+        """The storage backend (``database.provider``): ``local`` unless configured."""
+        return self.database.provider if isinstance(self.database, DatabaseConfig) else "local"
+
+    def database_options(self) -> dict[str, Any]:
+        """The ``database`` block beyond provider and path, for server backends."""
+        if not isinstance(self.database, DatabaseConfig):
+            return {}
+        return self.database.model_dump(exclude={"provider", "path"}, exclude_none=True)
 
 
 _IGNORED = {

@@ -191,6 +191,22 @@ class SearchFilter:
     def empty(self) -> bool:
         return not (self.sources or self.section_prefix or self.chunk_types)
 
+    def matches(self, chunk: Chunk) -> bool:
+        """The reference rule every backend's filtering must agree with.
+
+        A chunk is under ``section_prefix`` when an element of its section path is that
+        id or begins with it followed by "-" (``article-17`` holds ``article-17-3-b``,
+        not ``article-170``).
+        """
+        if self.sources and chunk.source not in self.sources:
+            return False
+        if self.chunk_types and chunk.chunk_type not in self.chunk_types:
+            return False
+        prefix = self.section_prefix
+        return not prefix or any(
+            p == prefix or p.startswith(prefix + "-") for p in chunk.section_path
+        )
+
 
 @dataclass(frozen=True)
 class Hit:

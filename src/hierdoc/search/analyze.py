@@ -64,10 +64,13 @@ from typing import Generic, NamedTuple, TypeVar
 
 import Stemmer
 
+from ..store.base import TextAnalyzer
+
 __all__ = [
     "ANALYZER_VERSION",
     "ENGLISH_STOP_WORDS",
     "QueryTerm",
+    "TEXT_ANALYZER",
     "analyze",
     "analyze_query",
     "analyze_words",
@@ -330,3 +333,7 @@ def _dedupe(*groups: list[str]) -> tuple[str, ...]:
 _TOKENS: _Cache[_Token] = _Cache(_expand)
 _INDEX: _Cache[tuple[str, ...]] = _Cache(lambda tok: _TOKENS[tok].index)
 _WORDS: _Cache[tuple[str, ...]] = _Cache(lambda tok: _TOKENS[tok].words)
+
+
+#: The analyzer stores index with: BM25 terms, phrase words and their version.
+TEXT_ANALYZER = TextAnalyzer(ANALYZER_VERSION, analyze, analyze_words)

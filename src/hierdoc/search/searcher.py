@@ -29,7 +29,7 @@ from ..models import (
 from ..pipeline.extract.definitions import normalize_term
 from ..pipeline.numbering import find_citations
 from ..store.base import Store
-from .analyze import analyze
+from .analyze import analyze, analyze_query, analyze_words
 from .fuse import best_possible, weighted_rrf
 from .glossary import Glossary, QueryVocabulary
 
@@ -102,7 +102,8 @@ def exact_search(
             {"text": text.strip(), "section_id": section_id, "resolved": section_id is not None}
         )
         if section_id is None:
-            mentions = [hit.chunk_id for hit in store.phrase_search(text.strip(), k, filt)]
+            words = analyze_words(text.strip())
+            mentions = [hit.chunk_id for hit in store.phrase_search(words, k, filt)]
             ordered += mentions
             where = "mentioned in the text only" if mentions else "not found in the index"
             notes.append(f"no section {text.strip()}: {where}")
@@ -111,9 +112,9 @@ def exact_search(
         ordered += [s.chunk.chunk_id for s in chunks]
         ordered += [s.chunk.chunk_id for s in store.chunks_under(section_id, filt)]
     for phrase in parsed.phrases:
-        ordered += [hit.chunk_id for hit in store.phrase_search(phrase, k, filt)]
+        ordered += [hit.chunk_id for hit in store.phrase_search(analyze_words(phrase), k, filt)]
     for identifier in parsed.identifiers:
-        ordered += [hit.chunk_id for hit in store.identifier_search(identifier, k, filt)]
+        ordered += [hit.chunk_id for hit in _identifier_search(store, identifier, k, filt)]
     for section_id in store.sections_with_heading(parsed.text):
         ordered += [s.chunk.chunk_id for s in store.chunks_of_sections([section_id]) if allowed(s)]
     if vocabulary and vocabulary.defining_chunks:
@@ -136,19 +137,38 @@ def _most_specific(
 def _filter_fn(filt: SearchFilter | None) -> Callable[[StoredChunk], bool]:
     if filt is None or filt.empty:
         return lambda stored: True
+    return lambda stored: filt.matches(stored.chunk)
 
-    def allowed(stored: StoredChunk) -> bool:
-        chunk = stored.chunk
-        if filt.sources and chunk.source not in filt.sources:
-            return False
-        if filt.chunk_types and chunk.chunk_type not in filt.chunk_types:
-            return False
-        prefix = filt.section_prefix
-        return not prefix or any(
-            p == prefix or p.startswith(prefix + "-") for p in chunk.section_path
-        )
 
-    return allowed
+def _identifier_search(
+    store: Store, identifier: str, k: int, filt: SearchFilter | None
+) -> list[Hit]:
+    """Chunks indexed under the identifier's whole term, BM25-ranked.
+
+    The analyzer also indexes compounds inside qualified names, so ``getTarget``
+    finds ``self.getTarget()`` and ``frame_timer`` finds ``self.frame_timer``.
+    """
+    terms = analyze(identifier)
+    return store.keyword_search(terms[:1], k, filt) if terms else []
+
+
+def keyword_terms(store: Store, text: str) -> list[str]:
+    """The distinct BM25 terms to search for: each query term, or, when a term with
+    back-offs is not in the index, the indexed terms of its first back-off that has any."""
+    query_terms = analyze_query(text)
+    asked = [t for qt in query_terms if qt.backoff for t in (qt.term, *sum(qt.backoff, ()))]
+    freq = store.doc_freq(list(dict.fromkeys(asked))) if asked else {}
+    terms: dict[str, None] = {}
+    for qt in query_terms:
+        if qt.backoff and not freq.get(qt.term):
+            for alternative in qt.backoff:
+                present = [t for t in alternative if freq.get(t)]
+                if present:
+                    terms.update(dict.fromkeys(present))
+                    break
+            continue
+        terms[qt.term] = None
+    return list(terms)
 
 
 class Searcher:
@@ -178,7 +198,8 @@ class Searcher:
         if settings.search_mode in ("hybrid", "exact"):
             rankings["exact"] = exact.hits
         if settings.search_mode in ("hybrid", "keyword"):
-            rankings["keyword"] = self._store.keyword_search(expanded, depth, filt)
+            terms = keyword_terms(self._store, expanded)
+            rankings["keyword"] = self._store.keyword_search(terms, depth, filt)
         if settings.search_mode in ("hybrid", "semantic"):
             vector = self._embed_query(expanded if vocabulary.asks_meaning else parsed.text)
             rankings["semantic"] = self._store.vector_search(vector, depth, filt)

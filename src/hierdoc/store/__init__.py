@@ -1,1 +1,70 @@
-"""Storage behind one narrow interface (``base.Store``); one folder per backend."""
+"""Storage behind one narrow interface (:class:`~hierdoc.store.base.Store`); one folder
+per backend, chosen by ``database.provider``.
+
+:func:`open_store` is the only way the rest of hierdoc gets a store: it looks the
+provider up in a registry of factories and imports the backend's module only then,
+so nothing outside ``store/`` imports a backend (and a server client is loaded only
+when its provider is configured). :func:`register_backend` adds a provider.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError
+from .base import Store, TextAnalyzer
+
+__all__ = ["StoreRequest", "available_backends", "open_store", "register_backend"]
+
+
+@dataclass(frozen=True)
+class StoreRequest:
+    """What a backend needs to open (or create) an index."""
+
+    directory: Path
+    """Where a backend that keeps files keeps them (``database.path`` or ``--index``)."""
+    dimension: int
+    """The embedder's vector size; an index built with another size is refused."""
+    analyzer: TextAnalyzer
+    """How text becomes lexical terms, for indexing and for the stored analyzer version."""
+    reset: bool = False
+    """Empty the index first (``ingest --force``); cached LLM contexts are kept."""
+    options: dict[str, Any] = field(default_factory=dict)
+    """The rest of the ``database`` block (a URL, credentials...), for server backends."""
+
+
+StoreFactory = Callable[[StoreRequest], Store]
+
+_FACTORIES: dict[str, StoreFactory | str] = {
+    "local": "hierdoc.store.local:open_local",
+    "in-memory": "hierdoc.store.local:open_in_memory",
+}
+
+
+def register_backend(provider: str, factory: StoreFactory | str) -> None:
+    """Make ``database.provider: <provider>`` open stores with ``factory`` (a callable, or
+    ``"module:function"`` imported on first use)."""
+    _FACTORIES[provider] = factory
+
+
+def available_backends() -> list[str]:
+    return sorted(_FACTORIES)
+
+
+def open_store(provider: str, request: StoreRequest) -> Store:
+    """Open the store of ``provider``; an unknown provider is a :class:`ConfigError`."""
+    factory = _FACTORIES.get(provider)
+    if factory is None:
+        raise ConfigError(
+            f"database.provider {provider!r} is not available; "
+            f"choose one of: {', '.join(available_backends())}"
+        )
+    if isinstance(factory, str):
+        module, _, name = factory.partition(":")
+        factory = getattr(importlib.import_module(module), name)
+        _FACTORIES[provider] = factory
+    return factory(request)

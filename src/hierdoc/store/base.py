@@ -1,15 +1,32 @@
-"""The one narrow interface between the pipeline and a storage backend.
+"""The one narrow interface between hierdoc and a storage backend.
 
-The search stage asks a store for ranked candidates per modality (keyword,
-phrase, vector, section lookup) and for chunk records; it never sees how they
-are kept. The embedded default is :class:`hierdoc.index.local.LocalStore`
-(SQLite + tantivy + numpy); server backends implement the same protocol.
+A backend keeps four things and answers four kinds of request:
+
+- **records** (documents, sections, chunks, definitions, acronyms,
+  cross-references, vectors) written one document at a time, atomically, and
+  read back as the typed records of :mod:`hierdoc.models`;
+- **meta** (:class:`IndexMeta`) and the LLM **context cache**;
+- a **lexical index** that receives text already analysed into terms by the
+  :class:`TextAnalyzer` it was opened with, and ranks chunks by BM25 for a list
+  of query terms (the search stage analyses the query with the same analyzer
+  and asks :meth:`Store.doc_freq` for its back-off decisions);
+- a **vector index** ranking chunks by the cosine of their best window.
+
+Every retrieval method takes a :class:`~hierdoc.models.SearchFilter`; the chunks
+a backend returns for a filter are exactly those for which
+:meth:`SearchFilter.matches` is true (the contract tests in
+:mod:`hierdoc.store.testing` check this for every backend).
+
+Backends register in :mod:`hierdoc.store` under a ``database.provider`` name;
+nothing outside ``store/`` imports a backend's module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Protocol
+import json
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -28,15 +45,80 @@ from ..models import (
 )
 
 
+@dataclass(frozen=True)
+class TextAnalyzer:
+    """How text becomes lexical terms; a store indexes exactly what this returns.
+
+    ``terms`` gives the BM25 terms of a text (indexing and queries alike), ``words``
+    the unstemmed words for exact phrases. ``version`` changes whenever either
+    changes, so a lexical index built with other terms is rebuilt.
+    """
+
+    version: int
+    terms: Callable[[str], list[str]]
+    words: Callable[[str], list[str]]
+
+
+@dataclass(frozen=True)
+class IndexMeta:
+    """What an index records about itself, beside its records."""
+
+    embedding_model: str | None = None
+    dimension: int | None = None
+    fingerprint: str | None = None
+    """A digest of the settings that decide what ingest writes; another one re-ingests all."""
+    context_usage: dict[str, Any] = field(default_factory=dict)
+    """LLM calls and tokens spent on contexts so far (running totals)."""
+
+    def to_strings(self) -> dict[str, str]:
+        """The meta as key/value strings, for backends that keep a key/value table."""
+        values = {
+            "embedding_model": self.embedding_model,
+            "dimension": None if self.dimension is None else str(self.dimension),
+            "fingerprint": self.fingerprint,
+            "context_usage": json.dumps(self.context_usage) if self.context_usage else None,
+        }
+        return {key: value for key, value in values.items() if value is not None}
+
+    @classmethod
+    def from_strings(cls, values: dict[str, str]) -> IndexMeta:
+        dimension = values.get("dimension")
+        return cls(
+            embedding_model=values.get("embedding_model"),
+            dimension=int(dimension) if dimension else None,
+            fingerprint=values.get("fingerprint"),
+            context_usage=json.loads(values.get("context_usage") or "{}"),
+        )
+
+
+class ContextCache(Protocol):
+    """LLM-written chunk contexts, kept across ingests and ``--force`` rebuilds."""
+
+    def get(
+        self, model: str, prompt_version: str, document_hash: str, chunk_hash: str
+    ) -> str | None: ...
+
+    def put(
+        self, model: str, prompt_version: str, document_hash: str, chunk_hash: str, context: str
+    ) -> None: ...
+
+
 class Store(Protocol):
     @property
     def generation(self) -> int:
         """Grows with every write; derived state is current when it was built at this value."""
         ...
 
-    def document_hashes(self) -> dict[str, str]: ...
+    @property
+    def context_cache(self) -> ContextCache: ...
 
-    def documents(self) -> list[DocumentRecord]: ...
+    # meta
+
+    def read_meta(self) -> IndexMeta: ...
+
+    def write_meta(self, meta: IndexMeta) -> None: ...
+
+    # writes
 
     def write_document(
         self,
@@ -51,29 +133,51 @@ class Store(Protocol):
 
     def delete_documents(self, sources: Iterable[str]) -> None: ...
 
-    def clear(self) -> None: ...
+    def clear(self) -> None:
+        """Remove every document (the context cache stays)."""
+        ...
 
     def flush(self) -> None:
         """Make every write visible to searches and durable in derived indexes."""
         ...
 
+    def refresh(self) -> None:
+        """See writes made by another process since this store was opened."""
+        ...
+
+    # records
+
+    def documents(self) -> list[DocumentRecord]: ...
+
+    def document_hashes(self) -> dict[str, str]: ...
+
     def get_chunks(self, chunk_ids: Sequence[str]) -> dict[str, StoredChunk]: ...
 
     def chunks_of_source(self, source: str) -> list[StoredChunk]: ...
 
-    def chunks_of_sections(self, section_ids: Sequence[str]) -> list[StoredChunk]: ...
-
-    def chunks_under(self, section_id: str, filt: SearchFilter | None = None) -> list[StoredChunk]:
-        """Chunks in the subtree of a section id, in document order."""
+    def chunks_of_sections(self, section_ids: Sequence[str]) -> list[StoredChunk]:
+        """The chunks in which the given sections begin, in document order."""
         ...
 
-    def sections_with_heading(self, heading: str) -> list[str]: ...
+    def chunks_under(self, section_id: str, filt: SearchFilter | None = None) -> list[StoredChunk]:
+        """Chunks in the subtree of a section id (``SearchFilter(section_prefix=...)``)."""
+        ...
 
-    def sources_with_structural_contexts(self) -> set[str]: ...
+    def sources_with_context(self, context_source: str) -> set[str]:
+        """Documents with at least one chunk whose context came from ``context_source``."""
+        ...
+
+    def iter_vectors(self) -> Iterator[tuple[str, np.ndarray]]:
+        """Each chunk's id with its windows' vectors, by document and reading order."""
+        ...
 
     def sections(self, section_id: str) -> list[SectionRecord]: ...
 
     def children(self, source: str, section_id: str) -> list[SectionRecord]: ...
+
+    def sections_with_heading(self, heading: str) -> list[str]:
+        """Ids of sections whose heading equals ``heading``, ignoring case and outer spaces."""
+        ...
 
     def definitions(self, term_norms: Sequence[str]) -> list[Definition]: ...
 
@@ -87,17 +191,23 @@ class Store(Protocol):
 
     def references_to(self, section_ids: Sequence[str]) -> list[CrossRef]: ...
 
-    def keyword_search(self, query: str, k: int, filt: SearchFilter | None) -> list[Hit]: ...
+    # retrieval
 
-    def phrase_search(self, phrase: str, k: int, filt: SearchFilter | None) -> list[Hit]: ...
-
-    def identifier_search(self, identifier: str, k: int, filt: SearchFilter | None) -> list[Hit]:
-        """Chunks containing ``identifier`` whole (``getTarget`` also as ``self.getTarget()``)."""
+    def doc_freq(self, terms: Sequence[str]) -> dict[str, int]:
+        """How many chunks hold each analysed term in the lexical index."""
         ...
 
-    def vector_search(self, vector: np.ndarray, k: int, filt: SearchFilter | None) -> list[Hit]: ...
+    def keyword_search(self, terms: Sequence[str], k: int, filt: SearchFilter | None) -> list[Hit]:
+        """BM25 over analysed ``terms`` (any of them), best first."""
+        ...
 
-    def iter_vectors(self) -> Iterator[tuple[str, np.ndarray]]: ...
+    def phrase_search(self, words: Sequence[str], k: int, filt: SearchFilter | None) -> list[Hit]:
+        """Chunks holding the analysed ``words`` consecutively."""
+        ...
+
+    def vector_search(self, vector: np.ndarray, k: int, filt: SearchFilter | None) -> list[Hit]:
+        """Chunks by the cosine similarity of their best window, best first."""
+        ...
 
     def stats(self) -> StoreStats: ...
 

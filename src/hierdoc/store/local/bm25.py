@@ -1,15 +1,17 @@
 """A persistent BM25 index on tantivy, derived from (and rebuildable from) the record store.
 
-Text is analysed in Python by :mod:`hierdoc.analyze` and handed to tantivy already
-tokenised, as space-joined terms that tantivy's ``whitespace`` tokenizer splits
-back.  That keeps one analyzer for indexing, querying and the other modalities,
-and keeps identifiers such as ``403(b)(2)`` intact.  Queries are built directly
-from term queries, never through tantivy's query parser, so no user input
+Entries arrive already analysed (by the store's :class:`~hierdoc.store.base.TextAnalyzer`)
+and are handed to tantivy as space-joined terms that its ``whitespace`` tokenizer
+splits back.  That keeps one analyzer for indexing, querying and the other
+modalities, and keeps identifiers such as ``403(b)(2)`` intact.  Queries are built
+directly from term queries, never through tantivy's query parser, so no user input
 ("401(k)", ``"``, ``:``) can be a syntax error.
 
 Fields: ``chunk_id`` (stored), ``source``, ``chunk_type`` and ``section_path``
-(raw, for deletes and filters), ``body`` (BM25 terms, frequencies only) and
-``words`` (unstemmed words with positions, for exact phrases).
+(raw, for deletes and filters; a section path element is indexed with each of its
+"-"-prefixes, so that a term query implements :meth:`SearchFilter.matches`),
+``body`` (BM25 terms, frequencies only) and ``words`` (unstemmed words with
+positions, for exact phrases).
 
 Consistency: :meth:`Bm25Index.commit` commits tantivy first and then atomically
 replaces a small JSON state file with the generation; :meth:`Bm25Index.reset`
@@ -33,11 +35,10 @@ from tantivy import Occur, Query
 
 from ...errors import StoreError
 from ...models import Hit, SearchFilter
-from ...search.analyze import ANALYZER_VERSION, analyze, analyze_query, analyze_words
 
 __all__ = ["Bm25Entry", "Bm25Index", "Bm25IndexError"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 STATE_FILE = "hierdoc-bm25.json"
 WRITER_HEAP_BYTES = 50_000_000
 
@@ -50,8 +51,8 @@ class Bm25IndexError(StoreError):
 class Bm25Entry:
     chunk_id: str
     source: str  # document key, used for delete-by-document and filters
-    text: str  # the text to rank on (context + chunk), analysed with analyze()
-    phrase_text: str  # the original chunk text, analysed with analyze_words()
+    terms: list[str]  # the analysed text to rank on (context + chunk)
+    words: list[str]  # the analysed words of the chunk text, for phrases
     chunk_type: str = "content"
     section_path: tuple[str, ...] = ()  # ancestor section ids plus own id
 
@@ -69,8 +70,9 @@ def _schema() -> tantivy.Schema:
 class Bm25Index:
     """A tantivy index in ``directory``; writes are serialised, reads are concurrent."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, analyzer_version: int) -> None:
         self.directory = Path(directory)
+        self._analyzer_version = analyzer_version
         self.directory.mkdir(parents=True, exist_ok=True)
         self._schema = _schema()
         self._lock = threading.RLock()
@@ -112,13 +114,17 @@ class Bm25Index:
             return None
         if not isinstance(state, dict):
             return None
-        if state.get("schema") != SCHEMA_VERSION or state.get("analyzer") != ANALYZER_VERSION:
+        if state.get("schema") != SCHEMA_VERSION or state.get("analyzer") != self._analyzer_version:
             return None
         generation = state.get("generation")
         return generation if isinstance(generation, int) else None
 
     def _write_state(self, generation: int) -> None:
-        state = {"generation": generation, "schema": SCHEMA_VERSION, "analyzer": ANALYZER_VERSION}
+        state = {
+            "generation": generation,
+            "schema": SCHEMA_VERSION,
+            "analyzer": self._analyzer_version,
+        }
         tmp = self.directory / f"{STATE_FILE}.tmp"
         with open(tmp, "w", encoding="utf-8") as fh:
             json.dump(state, fh)
@@ -185,41 +191,27 @@ class Bm25Index:
     def count(self) -> int:
         return self._live_index().searcher().num_docs
 
-    def search(self, query: str, k: int, filt: SearchFilter | None = None) -> list[Hit]:
-        """BM25-ranked chunks for ``query``, best first; [] if nothing to search for."""
-        if k <= 0:
-            return []
+    def doc_freq(self, terms: list[str]) -> dict[str, int]:
         searcher = self._live_index().searcher()
-        terms = _resolve_terms(searcher, query)
-        if not terms:
+        return {term: searcher.doc_freq("body", term) for term in terms}
+
+    def search(self, terms: list[str], k: int, filt: SearchFilter | None = None) -> list[Hit]:
+        """BM25-ranked chunks holding any of ``terms``, best first."""
+        if k <= 0 or not terms:
             return []
         clauses = [(Occur.Should, Query.term_query(self._schema, "body", t)) for t in terms]
-        return self._run(searcher, Query.boolean_query(clauses), k, filt)
+        return self._run(self._live_index().searcher(), Query.boolean_query(clauses), k, filt)
 
-    def phrase_search(self, phrase: str, k: int, filt: SearchFilter | None = None) -> list[Hit]:
-        """Chunks containing the words of ``phrase`` consecutively (not stemmed)."""
-        words = analyze_words(phrase)
+    def phrase_search(
+        self, words: list[str], k: int, filt: SearchFilter | None = None
+    ) -> list[Hit]:
+        """Chunks containing ``words`` consecutively (unstemmed)."""
         if k <= 0 or not words:
             return []
         if len(words) == 1:
             query = Query.term_query(self._schema, "words", words[0])
         else:
             query = Query.phrase_query(self._schema, "words", words)
-        return self._run(self._live_index().searcher(), query, k, filt)
-
-    def identifier_search(
-        self, identifier: str, k: int, filt: SearchFilter | None = None
-    ) -> list[Hit]:
-        """Chunks indexed under the identifier's whole term, BM25-ranked.
-
-        The analyzer also indexes compounds inside qualified names, so
-        ``getTarget`` finds ``self.getTarget()`` and ``frame_timer`` finds
-        ``self.frame_timer``.
-        """
-        terms = analyze(identifier)
-        if k <= 0 or not terms:
-            return []
-        query = Query.term_query(self._schema, "body", terms[0])
         return self._run(self._live_index().searcher(), query, k, filt)
 
     def _run(
@@ -251,22 +243,17 @@ def _document(entry: Bm25Entry) -> tantivy.Document:
         chunk_id=entry.chunk_id,
         source=entry.source,
         chunk_type=entry.chunk_type,
-        section_path=list(entry.section_path),
-        body=" ".join(analyze(entry.text)),
-        words=" ".join(analyze_words(entry.phrase_text)),
+        section_path=section_prefixes(entry.section_path),
+        body=" ".join(entry.terms),
+        words=" ".join(entry.words),
     )
 
 
-def _resolve_terms(searcher: tantivy.Searcher, query: str) -> list[str]:
-    """The distinct terms to search for: each query term, or its first indexed backoff."""
-    terms: dict[str, None] = {}
-    for qt in analyze_query(query):
-        if qt.backoff and not searcher.doc_freq("body", qt.term):
-            for alternative in qt.backoff:
-                present = [t for t in alternative if searcher.doc_freq("body", t)]
-                if present:
-                    terms.update(dict.fromkeys(present))
-                    break
-            continue
-        terms[qt.term] = None
-    return list(terms)
+def section_prefixes(section_path: tuple[str, ...]) -> list[str]:
+    """Each path element with its "-"-prefixes: ``article-17-3`` gives ``article-17-3``,
+    ``article-17`` and ``article``, so a filter on ``article-17`` is one term query."""
+    found: dict[str, None] = {}
+    for element in section_path:
+        parts = element.split("-")
+        found.update(dict.fromkeys("-".join(parts[:n]) for n in range(len(parts), 0, -1)))
+    return list(found)

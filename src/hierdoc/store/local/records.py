@@ -9,7 +9,6 @@ whether they are current.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -18,10 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import StoreError
 from ...models import (
     Acronym,
-    Chunk,
     CrossRef,
     Definition,
     DocumentRecord,
@@ -32,104 +29,7 @@ from ...models import (
     StoredChunk,
 )
 from ...pipeline.extract.definitions import normalize_term
-
-SCHEMA_VERSION = 1
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS documents (
-    source TEXT PRIMARY KEY,
-    title TEXT NOT NULL,
-    content_hash TEXT NOT NULL,
-    format TEXT NOT NULL,
-    chars INTEGER NOT NULL,
-    chunk_count INTEGER NOT NULL,
-    ingested_at TEXT NOT NULL DEFAULT (datetime('now'))
-);
-CREATE TABLE IF NOT EXISTS sections (
-    source TEXT NOT NULL REFERENCES documents(source) ON DELETE CASCADE,
-    section_id TEXT NOT NULL,
-    heading TEXT NOT NULL,
-    level INTEGER NOT NULL,
-    parent_id TEXT,
-    ordinal INTEGER NOT NULL,
-    kind TEXT NOT NULL,
-    chunk_id TEXT,
-    text TEXT NOT NULL,
-    PRIMARY KEY (source, section_id)
-);
-CREATE INDEX IF NOT EXISTS sections_by_id ON sections(section_id);
-CREATE TABLE IF NOT EXISTS definitions (
-    source TEXT NOT NULL REFERENCES documents(source) ON DELETE CASCADE,
-    term TEXT NOT NULL,
-    term_norm TEXT NOT NULL,
-    definition TEXT NOT NULL,
-    section_id TEXT NOT NULL,
-    chunk_id TEXT NOT NULL,
-    style TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS definitions_by_term ON definitions(term_norm);
-CREATE TABLE IF NOT EXISTS acronyms (
-    source TEXT NOT NULL REFERENCES documents(source) ON DELETE CASCADE,
-    acronym TEXT NOT NULL,
-    long_form TEXT NOT NULL,
-    chunk_id TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS crossrefs (
-    source TEXT NOT NULL REFERENCES documents(source) ON DELETE CASCADE,
-    chunk_id TEXT NOT NULL,
-    section_id TEXT NOT NULL,
-    text TEXT NOT NULL,
-    target_section_id TEXT,
-    target_source TEXT,
-    external INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS crossrefs_by_chunk ON crossrefs(chunk_id);
-CREATE INDEX IF NOT EXISTS crossrefs_by_target ON crossrefs(target_section_id);
-CREATE TABLE IF NOT EXISTS contexts (
-    model TEXT NOT NULL,
-    prompt_version TEXT NOT NULL,
-    document_hash TEXT NOT NULL,
-    chunk_hash TEXT NOT NULL,
-    context TEXT NOT NULL,
-    created_at TEXT NOT NULL DEFAULT (datetime('now')),
-    PRIMARY KEY (model, prompt_version, document_hash, chunk_hash)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS chunk_terms (
-    chunk_id TEXT NOT NULL REFERENCES chunks(chunk_id) ON DELETE CASCADE,
-    term_norm TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS chunk_terms_by_chunk ON chunk_terms(chunk_id);
-CREATE TABLE IF NOT EXISTS chunks (
-    chunk_id TEXT PRIMARY KEY,
-    source TEXT NOT NULL REFERENCES documents(source) ON DELETE CASCADE,
-    ordinal INTEGER NOT NULL,
-    section_id TEXT NOT NULL,
-    heading TEXT NOT NULL,
-    parent_chain TEXT NOT NULL,
-    section_path TEXT NOT NULL,
-    chunk_type TEXT NOT NULL,
-    content TEXT NOT NULL,
-    context TEXT NOT NULL,
-    token_count INTEGER NOT NULL,
-    overlap_chars INTEGER NOT NULL,
-    context_source TEXT NOT NULL,
-    llm_context TEXT NOT NULL,
-    context_truncated INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS chunks_by_source ON chunks(source, ordinal);
-CREATE INDEX IF NOT EXISTS chunks_by_section ON chunks(section_id);
-CREATE TABLE IF NOT EXISTS vectors (
-    chunk_id TEXT NOT NULL REFERENCES chunks(chunk_id) ON DELETE CASCADE,
-    window INTEGER NOT NULL,
-    vector BLOB NOT NULL,
-    PRIMARY KEY (chunk_id, window)
-);
-"""
-
-
-class SchemaError(StoreError):
-    """The index was written by an incompatible version of hierdoc."""
+from .schema import SCHEMA, SCHEMA_VERSION, SchemaError, chunk_row, stored_chunk
 
 
 class RecordStore:
@@ -244,7 +144,7 @@ class RecordStore:
             )
             db.executemany(
                 "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [_chunk_row(stored) for stored in chunks],
+                [chunk_row(stored) for stored in chunks],
             )
             db.executemany(
                 "INSERT INTO vectors VALUES (?, ?, ?)",
@@ -434,7 +334,7 @@ class RecordStore:
         )
         with self._lock:
             rows = self._db.execute(sql, params).fetchall()
-        return {row[0]: _stored_chunk(row) for row in rows}
+        return {row[0]: stored_chunk(row) for row in rows}
 
     def headings_matching(self, normalized_heading: str) -> list[str]:
         """Section ids whose heading equals the given text, case-insensitively."""
@@ -453,15 +353,11 @@ class RecordStore:
             ).fetchall()
         yield from rows
 
-    def sources_with_structural_contexts(self) -> set[str]:
-        """Documents with a chunk indexed with the structural context only.
-
-        When a context model is configured those are chunks whose LLM call failed
-        and fell back: the next ingest retries them.
-        """
+    def sources_with_context(self, context_source: str) -> set[str]:
+        """Documents with a chunk whose context came from ``context_source``."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT DISTINCT source FROM chunks WHERE context_source = 'structural'"
+                "SELECT DISTINCT source FROM chunks WHERE context_source = ?", (context_source,)
             ).fetchall()
         return {row[0] for row in rows}
 
@@ -515,60 +411,3 @@ class RecordStore:
                     "crossrefs",
                 )
             }
-
-
-def _chunk_row(stored: StoredChunk) -> tuple:
-    c = stored.chunk
-    return (
-        c.chunk_id,
-        c.source,
-        c.ordinal,
-        c.section_id,
-        c.heading,
-        json.dumps(list(c.parent_chain), ensure_ascii=False),
-        json.dumps(list(c.section_path), ensure_ascii=False),
-        c.chunk_type,
-        c.content,
-        stored.context,
-        c.token_count,
-        c.overlap_chars,
-        stored.context_source,
-        stored.llm_context,
-        int(stored.context_truncated),
-    )
-
-
-def _stored_chunk(row: tuple) -> StoredChunk:
-    (
-        chunk_id,
-        source,
-        title,
-        section_id,
-        heading,
-        chain,
-        path,
-        content,
-        ordinal,
-        token_count,
-        chunk_type,
-        overlap_chars,
-        context,
-        context_source,
-        llm_context,
-        truncated,
-    ) = row
-    chunk = Chunk(
-        chunk_id=chunk_id,
-        source=source,
-        title=title,
-        section_id=section_id,
-        heading=heading,
-        parent_chain=tuple(json.loads(chain)),
-        section_path=tuple(json.loads(path)),
-        content=content,
-        ordinal=ordinal,
-        token_count=token_count,
-        chunk_type=chunk_type,
-        overlap_chars=overlap_chars,
-    )
-    return StoredChunk(chunk, context, context_source, llm_context, bool(truncated))

@@ -8,13 +8,14 @@ interrupted, a file was lost) is rebuilt from SQLite, so the three always agree.
 from __future__ import annotations
 
 import itertools
-import json
 import shutil
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 
+from ...errors import ConfigError
 from ...models import (
     Acronym,
     CrossRef,
@@ -28,31 +29,27 @@ from ...models import (
     StoredChunk,
     StoreStats,
 )
+from ..base import ContextCache, IndexMeta, TextAnalyzer
 from .bm25 import Bm25Entry, Bm25Index
 from .records import RecordStore
 from .vectors import VectorIndex
 
-
-def bm25_entry(stored: StoredChunk) -> Bm25Entry:
-    chunk = stored.chunk
-    return Bm25Entry(
-        chunk_id=chunk.chunk_id,
-        source=chunk.source,
-        text=f"{stored.context}\n{chunk.content}" if stored.context else chunk.content,
-        phrase_text=chunk.content,
-        chunk_type=chunk.chunk_type,
-        section_path=chunk.section_path,
-    )
+META_KEYS = ("embedding_model", "dimension", "fingerprint", "context_usage")
 
 
 class LocalStore:
-    def __init__(self, directory: Path, dimension: int, reset: bool = False) -> None:
+    """An index directory: ``records.sqlite``, ``bm25/`` and ``vectors/``."""
+
+    def __init__(
+        self, directory: Path, dimension: int, analyzer: TextAnalyzer, reset: bool = False
+    ) -> None:
         """Open (or create) the index in ``directory``.
 
         ``reset`` empties it first and lets a different embedding model take over
         (``hierdoc ingest --force``); cached LLM contexts are kept.
         """
         self.directory = directory
+        self._analyzer = analyzer
         directory.mkdir(parents=True, exist_ok=True)
         self.records = RecordStore(directory / "records.sqlite")
         if reset:
@@ -63,6 +60,7 @@ class LocalStore:
         self.vectors = VectorIndex(directory / "vectors", dimension)
         self._pending_removed: set[str] = set()
         self._pending_added: list[tuple[str, np.ndarray]] = []
+        self._refresh_lock = threading.Lock()
         self._sync_derived()
 
     def _check_dimension(self, dimension: int) -> None:
@@ -71,7 +69,7 @@ class LocalStore:
             self.records.set_meta("dimension", str(dimension))
         elif int(stored) != dimension:
             model = self.records.get_meta("embedding_model") or "another model"
-            raise ValueError(
+            raise ConfigError(
                 f"this index was built with {model} ({stored}-dimensional vectors) but the "
                 f"embedder makes {dimension}: use the same model, or rebuild with: "
                 "hierdoc ingest --force"
@@ -80,31 +78,52 @@ class LocalStore:
     def _open_bm25(self) -> Bm25Index:
         path = self.directory / "bm25"
         try:
-            return Bm25Index(path)
+            return Bm25Index(path, self._analyzer.version)
         except Exception:  # an unreadable derived index is rebuilt, never fatal
             shutil.rmtree(path, ignore_errors=True)
-            return Bm25Index(path)
+            return Bm25Index(path, self._analyzer.version)
 
     def _sync_derived(self) -> None:
         generation = self.records.generation
         if self.bm25.generation != generation:
             self.bm25.reset()
-            self.bm25.add(bm25_entry(s) for s in self.records.iter_chunks())
+            self.bm25.add(self._bm25_entry(s) for s in self.records.iter_chunks())
             self.bm25.commit(generation)
         if not self.vectors.load_cache() or self.vectors.generation != generation:
-            self.vectors.rebuild(self.records.iter_vectors(), generation)
+            self.vectors.rebuild(self.iter_vectors(), generation)
+
+    def _bm25_entry(self, stored: StoredChunk) -> Bm25Entry:
+        chunk = stored.chunk
+        text = f"{stored.context}\n{chunk.content}" if stored.context else chunk.content
+        return Bm25Entry(
+            chunk_id=chunk.chunk_id,
+            source=chunk.source,
+            terms=self._analyzer.terms(text),
+            words=self._analyzer.words(chunk.content),
+            chunk_type=chunk.chunk_type,
+            section_path=chunk.section_path,
+        )
 
     @property
     def generation(self) -> int:
         return self.records.generation
 
+    @property
+    def context_cache(self) -> ContextCache:
+        """The LLM context cache lives in the record store, and survives ``--force``."""
+        return self.records
+
+    # meta
+
+    def read_meta(self) -> IndexMeta:
+        values = {key: self.records.get_meta(key) for key in META_KEYS}
+        return IndexMeta.from_strings({k: v for k, v in values.items() if v is not None})
+
+    def write_meta(self, meta: IndexMeta) -> None:
+        for key, value in meta.to_strings().items():
+            self.records.set_meta(key, value)
+
     # writes
-
-    def document_hashes(self) -> dict[str, str]:
-        return self.records.document_hashes()
-
-    def documents(self) -> list[DocumentRecord]:
-        return self.records.documents()
 
     def write_document(
         self,
@@ -117,21 +136,22 @@ class LocalStore:
         old = {s.chunk.chunk_id for s in self.records.chunks_of_source(document.source)}
         self.records.replace_document(document, sections, chunks, vectors, extraction)
         self.bm25.delete_source(document.source)
-        self.bm25.add(bm25_entry(s) for s in chunks)
-        self._pending_removed |= old
-        self._pending_added = [(c, v) for c, v in self._pending_added if c not in old]
+        self.bm25.add(self._bm25_entry(s) for s in chunks)
+        self._forget(old)
         self._pending_added += [
             (s.chunk.chunk_id, v) for s, v in zip(chunks, vectors, strict=False)
         ]
+
+    def _forget(self, chunk_ids: set[str]) -> None:
+        self._pending_removed |= chunk_ids
+        self._pending_added = [(c, v) for c, v in self._pending_added if c not in chunk_ids]
 
     def delete_documents(self, sources: Iterable[str]) -> None:
         sources = list(sources)
         if not sources:
             return
         for source in sources:
-            old = {s.chunk.chunk_id for s in self.records.chunks_of_source(source)}
-            self._pending_removed |= old
-            self._pending_added = [(c, v) for c, v in self._pending_added if c not in old]
+            self._forget({s.chunk.chunk_id for s in self.records.chunks_of_source(source)})
             self.bm25.delete_source(source)
         self.records.delete_documents(sources)
 
@@ -150,7 +170,34 @@ class LocalStore:
             self.vectors.replace(self._pending_removed, self._pending_added, generation)
         self._pending_removed, self._pending_added = set(), []
 
-    # reads
+    def refresh(self) -> None:
+        """Catch up with writes made by another process since this store was opened.
+
+        A long-running reader (the MCP server) keeps serving while ``hierdoc ingest``
+        runs elsewhere; its derived indexes follow the record store's generation.
+        Writes pending in this process are left to :meth:`flush`. A reader never
+        writes derived indexes here (the writer may be mid-ingest): it reloads BM25
+        and rebuilds its vector matrix in memory; chunks the writer has deleted are
+        dropped from results because their records are gone. Threads that search at
+        once refresh one at a time; the vector matrix is swapped whole.
+        """
+        if self._pending_added or self._pending_removed:
+            return
+        with self._refresh_lock:
+            generation = self.records.generation
+            if self.vectors.generation == generation and self.bm25.generation == generation:
+                return
+            self.bm25.refresh()
+            if not self.vectors.load_cache() or self.vectors.generation != generation:
+                self.vectors.rebuild(self.iter_vectors(), generation, save=False)
+
+    # records
+
+    def documents(self) -> list[DocumentRecord]:
+        return self.records.documents()
+
+    def document_hashes(self) -> dict[str, str]:
+        return self.records.document_hashes()
 
     def get_chunks(self, chunk_ids: Sequence[str]) -> dict[str, StoredChunk]:
         return self.records.chunks(chunk_ids)
@@ -162,7 +209,6 @@ class LocalStore:
         return self.records.chunks_of_sections(section_ids)
 
     def chunks_under(self, section_id: str, filt: SearchFilter | None = None) -> list[StoredChunk]:
-        """Chunks in the subtree of a section id, in document order."""
         under = self.records.chunk_ids_matching(SearchFilter(section_prefix=section_id))
         if filt is not None and not filt.empty:
             under &= self.records.chunk_ids_matching(filt)
@@ -171,8 +217,10 @@ class LocalStore:
             key=lambda s: (s.chunk.source, s.chunk.ordinal),
         )
 
+    def sources_with_context(self, context_source: str) -> set[str]:
+        return self.records.sources_with_context(context_source)
+
     def iter_vectors(self) -> Iterator[tuple[str, np.ndarray]]:
-        """Each chunk's id with its windows' vectors, by document and reading order."""
         rows = self.records.iter_vectors()
         for chunk_id, group in itertools.groupby(rows, key=lambda row: row[0]):
             yield chunk_id, np.vstack([np.frombuffer(blob, dtype=np.float32) for _, blob in group])
@@ -182,6 +230,9 @@ class LocalStore:
 
     def children(self, source: str, section_id: str) -> list[SectionRecord]:
         return self.records.children(source, section_id)
+
+    def sections_with_heading(self, heading: str) -> list[str]:
+        return self.records.headings_matching(heading.strip().lower())
 
     def definitions(self, term_norms: Sequence[str]) -> list[Definition]:
         return self.records.definitions(term_norms)
@@ -201,65 +252,35 @@ class LocalStore:
     def references_to(self, section_ids: Sequence[str]) -> list[CrossRef]:
         return self.records.references_to(section_ids)
 
-    def sources_with_structural_contexts(self) -> set[str]:
-        return self.records.sources_with_structural_contexts()
+    # retrieval
 
-    def sections_with_heading(self, heading: str) -> list[str]:
-        return self.records.headings_matching(heading.strip().lower())
-
-    def refresh(self) -> None:
-        """Catch up with writes made by another process since this store was opened.
-
-        A long-running reader (the MCP server) keeps serving while ``hierdoc ingest``
-        runs elsewhere; its derived indexes follow the record store's generation.
-        Writes pending in this process are left to :meth:`flush`. A reader never
-        writes derived indexes here (the writer may be mid-ingest): it reloads BM25
-        and rebuilds its vector matrix in memory; chunks the writer has deleted are
-        dropped from results because their records are gone.
-        """
-        if self._pending_added or self._pending_removed:
-            return
-        generation = self.records.generation
-        if self.vectors.generation == generation and self.bm25.generation == generation:
-            return
-        self.bm25.refresh()
-        if not self.vectors.load_cache() or self.vectors.generation != generation:
-            self.vectors.rebuild(self.records.iter_vectors(), generation, save=False)
-
-    def keyword_search(self, query: str, k: int, filt: SearchFilter | None) -> list[Hit]:
+    def doc_freq(self, terms: Sequence[str]) -> dict[str, int]:
         self.refresh()
-        return self.bm25.search(query, k, filt)
+        return self.bm25.doc_freq(list(terms))
 
-    def phrase_search(self, phrase: str, k: int, filt: SearchFilter | None) -> list[Hit]:
+    def keyword_search(self, terms: Sequence[str], k: int, filt: SearchFilter | None) -> list[Hit]:
         self.refresh()
-        return self.bm25.phrase_search(phrase, k, filt)
+        return self.bm25.search(list(terms), k, filt)
 
-    def identifier_search(self, identifier: str, k: int, filt: SearchFilter | None) -> list[Hit]:
+    def phrase_search(self, words: Sequence[str], k: int, filt: SearchFilter | None) -> list[Hit]:
         self.refresh()
-        return self.bm25.identifier_search(identifier, k, filt)
+        return self.bm25.phrase_search(list(words), k, filt)
 
     def vector_search(self, vector: np.ndarray, k: int, filt: SearchFilter | None) -> list[Hit]:
         self.refresh()
         allowed = None if filt is None or filt.empty else self.records.chunk_ids_matching(filt)
         return self.vectors.search(vector, k, allowed)
 
-    @property
-    def context_cache(self) -> RecordStore:
-        """The LLM context cache lives in the record store, and survives ``--force``."""
-        return self.records
-
     def stats(self) -> StoreStats:
         size = sum(f.stat().st_size for f in self.directory.rglob("*") if f.is_file())
+        meta = self.read_meta()
         return StoreStats(
             **self.records.counts(),
             index_bytes=size,
             generation=self.records.generation,
-            embedding_model=self.records.get_meta("embedding_model"),
-            dimension=int(self.records.get_meta("dimension") or 0),
-            contexts={
-                **self.records.context_counts(),
-                **json.loads(self.records.get_meta("context_usage") or "{}"),
-            },
+            embedding_model=meta.embedding_model,
+            dimension=meta.dimension or 0,
+            contexts={**self.records.context_counts(), **meta.context_usage},
         )
 
     def close(self) -> None:

@@ -1,0 +1,355 @@
+"""The store contract: what every backend must do, as pytest checks a backend's tests inherit.
+
+A backend's test module subclasses :class:`StoreContract` and provides a ``store``
+fixture (an empty store of :data:`DIMENSION` opened with
+:data:`~hierdoc.search.analyze.TEXT_ANALYZER`) and, when two stores opened on the
+same location share their writes (``SHARES_WRITES = True``), a ``second_store``
+fixture. The checks write a small two-document corpus through the protocol and read
+it back through every method: records, meta, the context cache, BM25 scores against
+a reference formula, phrases, best-window vectors, and filters against
+:meth:`SearchFilter.matches`, the one rule every backend must agree with.
+
+Requires pytest (a test dependency); nothing else in hierdoc imports this module.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from ..models import (
+    Acronym,
+    Chunk,
+    CrossRef,
+    Definition,
+    DocumentRecord,
+    Extraction,
+    SearchFilter,
+    Section,
+    StoredChunk,
+)
+from ..pipeline.extract.definitions import normalize_term
+from ..search.analyze import TEXT_ANALYZER
+from .base import IndexMeta, Store
+
+DIMENSION = 4
+
+# (source, section id, heading, path, chunk type, content)
+_ROWS = [
+    ("a.md", "chapter-1", "Chapter 1", (), "header", "Chapter 1 General provisions on escrow."),
+    ("a.md", "article-1", "Article 1", ("chapter-1",), "definition",
+     "'Escrow agent' means the person who holds escrow funds."),
+    ("a.md", "article-17", "Article 17", ("chapter-1",), "requirement",
+     "The controller shall erase personal data without undue delay, as Article 1 says."),
+    ("a.md", "article-17-3", "Paragraph 3", ("chapter-1", "article-17"), "content",
+     "Paragraph 3 applies the escrow rules to the right to erasure."),
+    ("b.md", "article-170", "Article 170", (), "content",
+     "Article 170 sets an escrow notice period."),
+    ("b.md", "article-2", "Article 2", (), "content", "The Escrow Agent (EA) shall give notice."),
+]  # fmt: skip
+_TITLES = {"a.md": "Alpha Act", "b.md": "Beta Agreement"}
+
+
+def _unit(*values: float) -> np.ndarray:
+    vector = np.asarray(values, dtype=np.float32)
+    return vector / np.linalg.norm(vector)
+
+
+def corpus_chunks(source: str) -> list[StoredChunk]:
+    """The stored chunks of one contract document, in reading order."""
+    found = []
+    for source_, section_id, heading, path, kind, content in _ROWS:
+        if source_ != source:
+            continue
+        chain = tuple(p.replace("-", " ").title() for p in (*path, section_id))
+        chunk = Chunk(
+            chunk_id=f"{source}#{len(found)}",
+            source=source,
+            title=_TITLES[source],
+            section_id=section_id,
+            heading=heading,
+            parent_chain=chain,
+            section_path=(*path, section_id),
+            content=content,
+            ordinal=len(found),
+            token_count=len(content.split()),
+            chunk_type=kind,  # type: ignore[arg-type]
+            sections=(section_id,),
+        )
+        found.append(StoredChunk(chunk, f"{_TITLES[source]} > {heading}", "structural"))
+    return found
+
+
+def corpus_vectors(chunks: Sequence[StoredChunk]) -> list[np.ndarray]:
+    """Unit windows: chunk i has window e_(i mod 4) and, for odd i, a second one."""
+    vectors = []
+    for i, _ in enumerate(chunks):
+        first = np.eye(DIMENSION, dtype=np.float32)[i % DIMENSION] * 0.8 + 0.1
+        windows = [_unit(*first)]
+        if i % 2:
+            windows.append(_unit(1.0, 2.0, 3.0, float(i)))
+        vectors.append(np.vstack(windows))
+    return vectors
+
+
+def corpus_sections(source: str) -> list[Section]:
+    return [
+        Section(section_id, heading, len(path) + 1, (), path, content, f"{heading}\n", ordinal)
+        for ordinal, (source_, section_id, heading, path, _, content) in enumerate(_ROWS)
+        if source_ == source
+    ]
+
+
+def corpus_extraction(source: str) -> Extraction:
+    if source == "a.md":
+        return Extraction(
+            definitions=[
+                Definition("Escrow agent", "the person who holds escrow funds", source,
+                           "article-1", "a.md#1")
+            ],
+            references=[CrossRef("Article 1", source, "a.md#2", "article-17", "article-1", source)],
+            chunk_terms=[("a.md#3", normalize_term("Escrow agent"))],
+        )  # fmt: skip
+    return Extraction(acronyms=[Acronym("EA", "Escrow Agent", source, "b.md#1")])
+
+
+def write_corpus(store: Store, source: str, content_hash: str = "h1") -> list[StoredChunk]:
+    chunks = corpus_chunks(source)
+    document = DocumentRecord(source, _TITLES[source], content_hash, "md", 100, len(chunks))
+    sections = corpus_sections(source)
+    store.write_document(
+        document, sections, chunks, corpus_vectors(chunks), corpus_extraction(source)
+    )
+    return chunks
+
+
+def bm25_reference(documents: Sequence[Sequence[str]], query: Sequence[str]) -> list[float]:
+    """BM25 as Lucene and tantivy score it (k1=1.2, b=0.75, idf log(1 + (N-n+0.5)/(n+0.5)))."""
+    count = len(documents)
+    average = sum(len(d) for d in documents) / count
+    scores = [0.0] * count
+    for term in dict.fromkeys(query):
+        having = sum(term in d for d in documents)
+        if not having:
+            continue
+        idf = math.log(1 + (count - having + 0.5) / (having + 0.5))
+        for i, document in enumerate(documents):
+            tf = document.count(term)
+            norm = 1.2 * (1 - 0.75 + 0.75 * len(document) / average)
+            scores[i] += idf * tf * 2.2 / (tf + norm) if tf else 0.0
+    return scores
+
+
+FILTERS = [
+    SearchFilter(),
+    SearchFilter(sources=("b.md",)),
+    SearchFilter(chunk_types=("definition", "requirement")),
+    SearchFilter(section_prefix="article-17"),
+    SearchFilter(section_prefix="article-1"),
+    SearchFilter(section_prefix="article"),
+    SearchFilter(section_prefix="chapter-1", chunk_types=("content",)),
+    SearchFilter(sources=("a.md",), section_prefix="article-170"),
+]
+
+
+def _ids(hits: Sequence) -> list[str]:
+    return [h.chunk_id for h in hits]
+
+
+class StoreContract:
+    """The checks; see the module docstring for the fixtures a subclass provides."""
+
+    SHARES_WRITES = False
+
+    @pytest.fixture
+    def filled(self, store: Store) -> Store:
+        write_corpus(store, "a.md")
+        write_corpus(store, "b.md")
+        store.flush()
+        return store
+
+    @staticmethod
+    def all_chunks() -> list[StoredChunk]:
+        return corpus_chunks("a.md") + corpus_chunks("b.md")
+
+    def test_documents_and_hashes(self, filled: Store) -> None:
+        assert [d.source for d in filled.documents()] == ["a.md", "b.md"]
+        assert filled.documents()[0] == DocumentRecord("a.md", "Alpha Act", "h1", "md", 100, 4)
+        assert filled.document_hashes() == {"a.md": "h1", "b.md": "h1"}
+
+    def test_generation_grows_with_each_write(self, store: Store) -> None:
+        before = store.generation
+        write_corpus(store, "a.md")
+        after_write = store.generation
+        store.delete_documents(["a.md"])
+        assert before < after_write < store.generation
+
+    def test_chunks_come_back_as_written(self, filled: Store) -> None:
+        expected = {s.chunk.chunk_id: s for s in self.all_chunks()}
+        got = filled.get_chunks([*expected, "missing#9"])
+        assert set(got) == set(expected)
+        for chunk_id, stored in got.items():
+            assert replace(stored.chunk, sections=()) == replace(
+                expected[chunk_id].chunk, sections=()
+            )
+            assert (stored.context, stored.context_source) == (
+                expected[chunk_id].context,
+                "structural",
+            )
+        assert _ids(c.chunk for c in filled.chunks_of_source("a.md")) == [
+            f"a.md#{i}" for i in range(4)
+        ]
+
+    def test_chunks_of_sections_and_under(self, filled: Store) -> None:
+        assert _ids(c.chunk for c in filled.chunks_of_sections(["article-17"])) == ["a.md#2"]
+        under = filled.chunks_under("article-17")
+        assert _ids(c.chunk for c in under) == ["a.md#2", "a.md#3"]
+        assert filled.chunks_of_sections(["nowhere"]) == []
+
+    def test_a_new_version_replaces_the_whole_document(self, filled: Store) -> None:
+        chunk = replace(corpus_chunks("a.md")[0].chunk, chunk_id="a.md#new", content="Gone.")
+        document = DocumentRecord("a.md", "Alpha Act", "h2", "md", 5, 1)
+        vector = np.eye(DIMENSION, dtype=np.float32)[:1]
+        filled.write_document(document, [], [StoredChunk(chunk, "")], [vector], Extraction())
+        filled.flush()
+        assert filled.document_hashes()["a.md"] == "h2"
+        assert _ids(c.chunk for c in filled.chunks_of_source("a.md")) == ["a.md#new"]
+        assert not filled.get_chunks(["a.md#1"])
+        assert filled.definitions([normalize_term("Escrow agent")]) == []
+        assert filled.references_from(["a.md#2"]) == []
+        hits = _ids(filled.keyword_search(TEXT_ANALYZER.terms("escrow"), 10, None))
+        assert hits and all(h.startswith("b.md") for h in hits)
+        vector_hits = _ids(filled.vector_search(vector[0], 10, None))
+        assert "a.md#new" in vector_hits and "a.md#1" not in vector_hits
+
+    def test_delete_and_clear(self, filled: Store) -> None:
+        filled.context_cache.put("m", "p1", "doc", "chunk", "kept context")
+        filled.delete_documents(["b.md"])
+        filled.flush()
+        assert filled.document_hashes() == {"a.md": "h1"}
+        assert filled.acronyms() == []
+        assert not any(h.startswith("b.md") for h in _ids(filled.vector_search(
+            np.ones(DIMENSION, dtype=np.float32) / 2, 10, None)))  # fmt: skip
+        filled.clear()
+        filled.flush()
+        assert filled.documents() == [] and filled.all_definitions() == []
+        assert filled.keyword_search(TEXT_ANALYZER.terms("escrow"), 10, None) == []
+        assert filled.context_cache.get("m", "p1", "doc", "chunk") == "kept context"
+
+    def test_meta_and_context_cache(self, store: Store) -> None:
+        meta = IndexMeta("model-x", DIMENSION, "abc123", {"calls": 3, "model": "m"})
+        store.write_meta(meta)
+        assert store.read_meta() == meta
+        assert store.context_cache.get("m", "p1", "d", "c") is None
+        store.context_cache.put("m", "p1", "d", "c", "situated")
+        assert store.context_cache.get("m", "p1", "d", "c") == "situated"
+        assert store.context_cache.get("m", "p2", "d", "c") is None
+
+    def test_sections_and_headings(self, filled: Store) -> None:
+        (article,) = filled.sections("article-17")
+        assert (article.source, article.parent_id, article.chunk_id) == (
+            "a.md",
+            "chapter-1",
+            "a.md#2",
+        )
+        children = filled.children("a.md", "chapter-1")
+        assert [s.section_id for s in children] == ["article-1", "article-17"]
+        assert filled.sections_with_heading("  article 17 ") == ["article-17"]
+        assert filled.sections_with_heading("Article") == []
+
+    def test_definitions_acronyms_terms_references(self, filled: Store) -> None:
+        norm = normalize_term("Escrow agent")
+        assert [d.chunk_id for d in filled.definitions([norm])] == ["a.md#1"]
+        assert [d.term for d in filled.all_definitions()] == ["Escrow agent"]
+        assert filled.acronyms() == [Acronym("EA", "Escrow Agent", "b.md", "b.md#1")]
+        assert filled.chunk_terms(["a.md#3", "a.md#0"]) == {"a.md#3": [norm]}
+        (ref,) = filled.references_from(["a.md#2"])
+        assert (ref.target_section_id, ref.resolved) == ("article-1", True)
+        assert filled.references_to(["article-1"]) == [ref]
+
+    def test_keyword_search_scores_bm25(self, filled: Store) -> None:
+        chunks = self.all_chunks()
+        documents = [TEXT_ANALYZER.terms(f"{s.context}\n{s.chunk.content}") for s in chunks]
+        query = TEXT_ANALYZER.terms("escrow notice")
+        expected = bm25_reference(documents, query)
+        hits = filled.keyword_search(query, 10, None)
+        assert {h.chunk_id for h in hits} == {
+            s.chunk.chunk_id for s, score in zip(chunks, expected, strict=True) if score
+        }
+        by_id = {s.chunk.chunk_id: score for s, score in zip(chunks, expected, strict=True)}
+        for hit in hits:
+            assert hit.score == pytest.approx(by_id[hit.chunk_id], rel=1e-3)
+        assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+        assert filled.doc_freq(query) == {t: sum(t in d for d in documents) for t in query}
+        assert len(filled.keyword_search(query, 2, None)) == 2
+        assert filled.keyword_search([], 10, None) == []
+
+    def test_phrase_search(self, filled: Store) -> None:
+        words = TEXT_ANALYZER.words
+        assert _ids(filled.phrase_search(words("holds escrow funds"), 10, None)) == ["a.md#1"]
+        assert filled.phrase_search(words("funds escrow"), 10, None) == []
+        assert _ids(filled.phrase_search(words("Article 170"), 10, None)) == ["b.md#0"]
+
+    def test_vector_search_scores_the_best_window(self, filled: Store) -> None:
+        chunks = self.all_chunks()
+        windows = corpus_vectors(corpus_chunks("a.md")) + corpus_vectors(corpus_chunks("b.md"))
+        query = windows[3][1]  # a.md#3's second window
+        hits = filled.vector_search(query, 10, None)
+        assert hits[0].chunk_id == "a.md#3" and hits[0].score == pytest.approx(1.0, abs=1e-5)
+        expected = {
+            s.chunk.chunk_id: float(np.max(w @ query)) for s, w in zip(chunks, windows, strict=True)
+        }
+        for hit in hits:
+            assert hit.score == pytest.approx(expected[hit.chunk_id], abs=1e-5)
+        assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+        stored = dict(filled.iter_vectors())
+        assert set(stored) == set(expected)
+        assert np.allclose(stored["a.md#3"], windows[3])
+
+    @pytest.mark.parametrize("filt", FILTERS, ids=str)
+    def test_filters_agree_with_the_reference_rule(self, filled: Store, filt: SearchFilter) -> None:
+        chunks = self.all_chunks()
+        allowed = {s.chunk.chunk_id for s in chunks if filt.matches(s.chunk)}
+        everywhere = TEXT_ANALYZER.terms("escrow notice controller")
+        keyword = filled.keyword_search(everywhere, 100, filt)
+        having = {
+            s.chunk.chunk_id
+            for s in chunks
+            if set(everywhere) & set(TEXT_ANALYZER.terms(f"{s.context}\n{s.chunk.content}"))
+        }
+        assert set(_ids(keyword)) == allowed & having
+        vector = filled.vector_search(np.ones(DIMENSION, dtype=np.float32) / 2, 100, filt)
+        assert set(_ids(vector)) == allowed
+        phrase = filled.phrase_search(TEXT_ANALYZER.words("escrow"), 100, filt)
+        assert set(_ids(phrase)) == allowed & {
+            s.chunk.chunk_id for s in chunks if "escrow" in s.chunk.content.lower()
+        }
+        if filt.section_prefix:
+            under = filled.chunks_under(filt.section_prefix, filt)
+            assert {s.chunk.chunk_id for s in under} == allowed
+
+    def test_stats_count_what_is_stored(self, filled: Store) -> None:
+        stats = filled.stats()
+        assert (stats.documents, stats.sections, stats.chunks) == (2, 6, 6)
+        assert (stats.vectors, stats.definitions, stats.acronyms, stats.crossrefs) == (9, 1, 1, 1)
+        assert stats.generation == filled.generation
+
+    def test_sources_with_context(self, filled: Store) -> None:
+        assert filled.sources_with_context("structural") == {"a.md", "b.md"}
+        assert filled.sources_with_context("llm") == set()
+
+    def test_a_second_store_sees_flushed_writes(self, request: pytest.FixtureRequest) -> None:
+        if not self.SHARES_WRITES:
+            pytest.skip("this backend's stores do not share a location")
+        first: Store = request.getfixturevalue("store")
+        second: Store = request.getfixturevalue("second_store")
+        write_corpus(first, "b.md")
+        first.flush()
+        second.refresh()
+        assert second.document_hashes() == {"b.md": "h1"}
+        assert _ids(second.keyword_search(TEXT_ANALYZER.terms("notice"), 10, None))
+        assert len(second.vector_search(np.ones(DIMENSION, dtype=np.float32), 10, None)) == 2

@@ -1,0 +1,264 @@
+"""A store kept in Python dicts: a test double that shows the Store protocol is implementable
+without SQLite, tantivy or files, and that passes the same contract as the real backends."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from hierdoc.models import (
+    Acronym,
+    CrossRef,
+    Definition,
+    DocumentRecord,
+    Extraction,
+    Hit,
+    SearchFilter,
+    Section,
+    SectionRecord,
+    StoredChunk,
+    StoreStats,
+)
+from hierdoc.pipeline.extract.definitions import normalize_term
+from hierdoc.store.base import IndexMeta, TextAnalyzer
+
+
+@dataclass
+class _Document:
+    record: DocumentRecord
+    sections: list[SectionRecord]
+    chunks: list[StoredChunk]
+    vectors: dict[str, np.ndarray]
+    extraction: Extraction
+    terms: dict[str, list[str]] = field(default_factory=dict)
+    words: dict[str, list[str]] = field(default_factory=dict)
+
+
+class _Cache:
+    def __init__(self) -> None:
+        self._contexts: dict[tuple[str, str, str, str], str] = {}
+
+    def get(self, model: str, prompt_version: str, document_hash: str, chunk_hash: str):
+        return self._contexts.get((model, prompt_version, document_hash, chunk_hash))
+
+    def put(self, model, prompt_version, document_hash, chunk_hash, context) -> None:  # noqa: ANN001
+        self._contexts[(model, prompt_version, document_hash, chunk_hash)] = context
+
+
+class MemoryStore:
+    """Everything in memory; BM25 and cosine computed in Python, filters by the reference rule."""
+
+    def __init__(self, dimension: int, analyzer: TextAnalyzer) -> None:
+        self.dimension = dimension
+        self._analyzer = analyzer
+        self._documents: dict[str, _Document] = {}
+        self._meta = IndexMeta(dimension=dimension)
+        self._generation = 0
+        self.context_cache = _Cache()
+
+    @property
+    def generation(self) -> int:
+        return self._generation
+
+    def read_meta(self) -> IndexMeta:
+        return self._meta
+
+    def write_meta(self, meta: IndexMeta) -> None:
+        self._meta = meta
+
+    def write_document(
+        self,
+        document: DocumentRecord,
+        sections: Sequence[Section],
+        chunks: Sequence[StoredChunk],
+        vectors: Sequence[np.ndarray],
+        extraction: Extraction | None = None,
+    ) -> None:
+        starts = {i: s.chunk.chunk_id for s in chunks for i in s.chunk.sections}
+        records = [
+            SectionRecord(
+                document.source, s.section_id, s.heading, s.level, s.path[-1] if s.path else None,
+                s.ordinal, s.kind, starts.get(s.section_id), s.heading_line + s.body,
+            )
+            for s in sections
+        ]  # fmt: skip
+        stored = _Document(
+            DocumentRecord(
+                document.source, document.title, document.content_hash, document.format,
+                document.chars, len(chunks),
+            ),
+            records,
+            list(chunks),
+            {c.chunk.chunk_id: np.asarray(v, np.float32)
+             for c, v in zip(chunks, vectors, strict=True)},
+            extraction or Extraction(),
+        )  # fmt: skip
+        for s in chunks:
+            text = f"{s.context}\n{s.chunk.content}" if s.context else s.chunk.content
+            stored.terms[s.chunk.chunk_id] = self._analyzer.terms(text)
+            stored.words[s.chunk.chunk_id] = self._analyzer.words(s.chunk.content)
+        self._documents[document.source] = stored
+        self._generation += 1
+
+    def delete_documents(self, sources: Iterable[str]) -> None:
+        for source in sources:
+            self._documents.pop(source, None)
+        self._generation += 1
+
+    def clear(self) -> None:
+        self._documents.clear()
+        self._generation += 1
+
+    def flush(self) -> None:
+        return None
+
+    def refresh(self) -> None:
+        return None
+
+    def _chunks(self) -> Iterator[StoredChunk]:
+        for source in sorted(self._documents):
+            yield from self._documents[source].chunks
+
+    def _extractions(self) -> Iterator[Extraction]:
+        for source in sorted(self._documents):
+            yield self._documents[source].extraction
+
+    def documents(self) -> list[DocumentRecord]:
+        return [self._documents[s].record for s in sorted(self._documents)]
+
+    def document_hashes(self) -> dict[str, str]:
+        return {s: d.record.content_hash for s, d in self._documents.items()}
+
+    def get_chunks(self, chunk_ids: Sequence[str]) -> dict[str, StoredChunk]:
+        wanted = set(chunk_ids)
+        return {s.chunk.chunk_id: s for s in self._chunks() if s.chunk.chunk_id in wanted}
+
+    def chunks_of_source(self, source: str) -> list[StoredChunk]:
+        document = self._documents.get(source)
+        return list(document.chunks) if document else []
+
+    def chunks_of_sections(self, section_ids: Sequence[str]) -> list[StoredChunk]:
+        starting = {
+            r.chunk_id
+            for d in self._documents.values()
+            for r in d.sections
+            if r.section_id in section_ids
+        }
+        return [s for s in self._chunks() if s.chunk.chunk_id in starting]
+
+    def chunks_under(self, section_id: str, filt: SearchFilter | None = None) -> list[StoredChunk]:
+        under = SearchFilter(section_prefix=section_id)
+        return [
+            s
+            for s in self._chunks()
+            if under.matches(s.chunk) and (not filt or filt.matches(s.chunk))
+        ]
+
+    def sources_with_context(self, context_source: str) -> set[str]:
+        return {s.chunk.source for s in self._chunks() if s.context_source == context_source}
+
+    def iter_vectors(self) -> Iterator[tuple[str, np.ndarray]]:
+        for source in sorted(self._documents):
+            yield from self._documents[source].vectors.items()
+
+    def sections(self, section_id: str) -> list[SectionRecord]:
+        return [r for d in self.documents() for r in self._documents[d.source].sections
+                if r.section_id == section_id]  # fmt: skip
+
+    def children(self, source: str, section_id: str) -> list[SectionRecord]:
+        document = self._documents.get(source)
+        return [r for r in document.sections if r.parent_id == section_id] if document else []
+
+    def sections_with_heading(self, heading: str) -> list[str]:
+        wanted = heading.strip().lower()
+        return [r.section_id for d in self._documents.values() for r in d.sections
+                if r.heading.strip().lower() == wanted]  # fmt: skip
+
+    def definitions(self, term_norms: Sequence[str]) -> list[Definition]:
+        return [d for d in self.all_definitions() if normalize_term(d.term) in term_norms]
+
+    def all_definitions(self) -> list[Definition]:
+        return [d for e in self._extractions() for d in e.definitions]
+
+    def acronyms(self) -> list[Acronym]:
+        return [a for e in self._extractions() for a in e.acronyms]
+
+    def chunk_terms(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for extraction in self._extractions():
+            for chunk_id, term in extraction.chunk_terms:
+                if chunk_id in chunk_ids:
+                    found.setdefault(chunk_id, []).append(term)
+        return found
+
+    def references_from(self, chunk_ids: Sequence[str]) -> list[CrossRef]:
+        return [r for e in self._extractions() for r in e.references if r.chunk_id in chunk_ids]
+
+    def references_to(self, section_ids: Sequence[str]) -> list[CrossRef]:
+        return [r for e in self._extractions() for r in e.references
+                if r.target_section_id in section_ids]  # fmt: skip
+
+    def _terms(self) -> dict[str, list[str]]:
+        return {c: t for d in self._documents.values() for c, t in d.terms.items()}
+
+    def doc_freq(self, terms: Sequence[str]) -> dict[str, int]:
+        indexed = self._terms().values()
+        return {t: sum(t in d for d in indexed) for t in terms}
+
+    def keyword_search(self, terms: Sequence[str], k: int, filt: SearchFilter | None) -> list[Hit]:
+        indexed = self._terms()
+        if not indexed or not terms:
+            return []
+        average = sum(map(len, indexed.values())) / len(indexed)
+        scores: dict[str, float] = {}
+        for term in dict.fromkeys(terms):
+            having = sum(term in d for d in indexed.values())
+            idf = math.log(1 + (len(indexed) - having + 0.5) / (having + 0.5))
+            for chunk_id, document in indexed.items():
+                tf = document.count(term)
+                if tf:
+                    norm = 1.2 * (0.25 + 0.75 * len(document) / average)
+                    scores[chunk_id] = scores.get(chunk_id, 0.0) + idf * tf * 2.2 / (tf + norm)
+        return self._ranked(scores, k, filt)
+
+    def phrase_search(self, words: Sequence[str], k: int, filt: SearchFilter | None) -> list[Hit]:
+        n = len(words)
+        scores = {
+            chunk_id: 1.0
+            for d in self._documents.values()
+            for chunk_id, have in d.words.items()
+            if n and any(have[i : i + n] == list(words) for i in range(len(have) - n + 1))
+        }
+        return self._ranked(scores, k, filt)
+
+    def vector_search(self, vector: np.ndarray, k: int, filt: SearchFilter | None) -> list[Hit]:
+        scores = {c: float(np.max(w @ vector)) for c, w in self.iter_vectors()}
+        return self._ranked(scores, k, filt)
+
+    def _ranked(self, scores: dict[str, float], k: int, filt: SearchFilter | None) -> list[Hit]:
+        if filt is not None and not filt.empty:
+            allowed = {s.chunk.chunk_id for s in self._chunks() if filt.matches(s.chunk)}
+            scores = {c: v for c, v in scores.items() if c in allowed}
+        ranked = sorted(scores.items(), key=lambda item: -item[1])[: max(k, 0)]
+        return [Hit(chunk_id, score) for chunk_id, score in ranked]
+
+    def stats(self) -> StoreStats:
+        documents = self._documents.values()
+        return StoreStats(
+            documents=len(self._documents),
+            sections=sum(len(d.sections) for d in documents),
+            chunks=sum(len(d.chunks) for d in documents),
+            vectors=sum(len(v) for d in documents for v in d.vectors.values()),
+            definitions=len(self.all_definitions()),
+            acronyms=len(self.acronyms()),
+            crossrefs=sum(len(e.references) for e in self._extractions()),
+            generation=self._generation,
+            embedding_model=self._meta.embedding_model,
+            dimension=self.dimension,
+        )
+
+    def close(self) -> None:
+        self._documents.clear()
