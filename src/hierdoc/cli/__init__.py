@@ -23,7 +23,7 @@ from .state import State
 
 LAZY_COMMANDS = {
     "eval": (
-        "hierdoc.eval.evaluate:eval_command",
+        "hierdoc.eval.command:eval_command",
         "Measure retrieval quality on a benchmark: hierdoc variants beside baselines.",
     ),
 }
