@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from hierdoc.errors import StoreError
 from hierdoc.models import (
     Acronym,
     CrossRef,
@@ -77,6 +78,14 @@ class MemoryStore:
         vectors: Sequence[np.ndarray],
         extraction: Extraction | None = None,
     ) -> None:
+        taken = {
+            s.chunk.chunk_id
+            for source, d in self._documents.items()
+            if source != document.source
+            for s in d.chunks
+        }
+        if clash := taken & {s.chunk.chunk_id for s in chunks}:
+            raise StoreError(f"chunk ids of another document: {sorted(clash)}")
         starts = {i: s.chunk.chunk_id for s in chunks for i in s.chunk.sections}
         records = [
             SectionRecord(

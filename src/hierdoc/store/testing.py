@@ -21,6 +21,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from ..errors import StoreError
 from ..models import (
     Acronym,
     Chunk,
@@ -225,6 +226,21 @@ class StoreContract:
         assert hits and all(h.startswith("b.md") for h in hits)
         vector_hits = _ids(filled.vector_search(vector[0], 10, None))
         assert "a.md#new" in vector_hits and "a.md#1" not in vector_hits
+
+    def test_a_refused_write_keeps_the_previous_version(self, filled: Store) -> None:
+        """Chunk ids are unique across documents: a new version of a.md that reuses one of
+        b.md's ids is refused with a StoreError, and a.md stays as it was."""
+        clash = replace(corpus_chunks("a.md")[0].chunk, chunk_id="b.md#0")
+        document = DocumentRecord("a.md", "Alpha Act", "h2", "md", 5, 1)
+        vector = np.eye(DIMENSION, dtype=np.float32)[:1]
+        with pytest.raises(StoreError):
+            filled.write_document(document, [], [StoredChunk(clash, "")], [vector], Extraction())
+        filled.flush()
+        assert filled.document_hashes() == {"a.md": "h1", "b.md": "h1"}
+        assert len(filled.chunks_of_source("a.md")) == 4
+        assert filled.get_chunks(["b.md#0"])["b.md#0"].chunk.source == "b.md"
+        assert "a.md#1" in _ids(filled.keyword_search(TEXT_ANALYZER.terms("funds"), 10, None))
+        assert filled.definitions([normalize_term("Escrow agent")])
 
     def test_delete_and_clear(self, filled: Store) -> None:
         filled.context_cache.put("m", "p1", "doc", "chunk", "kept context")

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import itertools
 import shutil
+import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from ...errors import ConfigError
+from ...errors import ConfigError, StoreError
 from ...models import (
     Acronym,
     CrossRef,
@@ -134,7 +135,10 @@ class LocalStore:
         extraction: Extraction | None = None,
     ) -> None:
         old = {s.chunk.chunk_id for s in self.records.chunks_of_source(document.source)}
-        self.records.replace_document(document, sections, chunks, vectors, extraction)
+        try:
+            self.records.replace_document(document, sections, chunks, vectors, extraction)
+        except sqlite3.IntegrityError as error:
+            raise StoreError(f"cannot write {document.source}: {error}") from error
         self.bm25.delete_source(document.source)
         self.bm25.add(self._bm25_entry(s) for s in chunks)
         self._forget(old)
