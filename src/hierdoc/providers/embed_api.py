@@ -25,9 +25,10 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import FatalProviderError
 from ..pipeline.embed import EmbedInput
 from .llm import DEFAULT_TIMEOUT, ProviderError, azure_settings, ollama_url, ref_fields, require_sdk
-from .retry import ApiStatusError, Failure, RetryPolicy, describe, redact, retry_sync
+from .retry import ApiStatusError, Failure, RetryPolicy, classify, describe, redact, retry_sync
 
 logger = logging.getLogger(__name__)
 
@@ -123,7 +124,9 @@ class _ApiEmbedder:
         except ProviderError:
             raise
         except Exception as error:
-            raise ProviderError(f"{self.name} embedding failed: {describe(error)}") from None
+            # A refusal (401/403/404) will not pass on a retry or another batch: fatal.
+            kind = FatalProviderError if classify(error).kind == "fatal" else ProviderError
+            raise kind(f"{self.name} embedding failed: {describe(error)}") from None
         vectors = np.asarray(rows, dtype=np.float32)
         if vectors.ndim != 2 or vectors.shape[0] != len(texts):
             raise ProviderError(f"{self.name} returned {vectors.shape} for {len(texts)} inputs")
