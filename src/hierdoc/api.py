@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .config import ModelRef, SearchSettings, Settings
+from .config import INDEX_SHAPING_FIELDS, ModelRef, SearchSettings, Settings
 from .errors import ConfigError, InputError, NotFoundError
 from .models import (
     CrossRef,
@@ -224,12 +224,7 @@ class Index:
         s = self.settings
         key = json.dumps(
             [
-                s.chunking_strategy,
-                s.max_chunk_tokens,
-                s.chunk_overlap,
-                s.contextual_embeddings,
-                s.extract_definitions,
-                s.extract_cross_references,
+                *(getattr(s, name) for name in INDEX_SHAPING_FIELDS),
                 EXTRACTION_VERSION,
                 self.model_name,
                 s.context_model.model_dump() if s.context_model else None,
