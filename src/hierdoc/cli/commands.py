@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from ..models import SearchResponse, SearchResult
+from ..models import SEARCH_MODES, SearchResponse, SearchResult
 from ..pipeline.contextualize import ContextProgress
 from ..pipeline.ingest import ProgressEvent
 from .state import State, index_options
@@ -130,7 +130,7 @@ def _print_response(response: SearchResponse) -> None:
 
 @click.command()
 @click.argument("query")
-@click.option("--mode", type=click.Choice(["hybrid", "semantic", "keyword", "exact"]))
+@click.option("--mode", type=click.Choice(SEARCH_MODES))
 @click.option("--top-k", "-k", type=int, help="Number of results (1-100) [default: 10].")
 @click.option("--min-score", type=float, help="Drop results scoring below this.")
 @click.option("--source", multiple=True, help="Only search this document (repeatable).")
