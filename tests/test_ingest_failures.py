@@ -266,3 +266,24 @@ def test_a_rate_limited_context_is_retried_then_falls_back_to_the_structural_one
         others = index.store.chunks_of_source(str(corpus / "alpha.md"))
         assert others and all(s.context_source == "llm" for s in others)
         assert _keyword_sources(index, "records retained seven years")[0] == beta
+
+
+def test_the_cli_reports_a_stopped_run_as_json_and_one_error_line(
+    tmp_path, corpus, api, capsys
+) -> None:
+    from hierdoc.cli import main
+
+    config = tmp_path / "hierdoc.yaml"
+    model = {"provider": "openai", "name": "text-embedding-3-small", "base_url": api.url}
+    config.write_text(json.dumps({"embedding_model": {**model, "dimensions": api.dimension}}))
+    api.script(["401"])
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--config", str(config), "--index", str(tmp_path / "index"), "ingest", "--json",
+              str(corpus)])  # fmt: skip
+    captured = capsys.readouterr()
+    assert exit_info.value.code == 1
+    report = json.loads(captured.out)
+    assert report["stopped"].startswith("ingest stopped: ") and "HTTP 401" in report["stopped"]
+    assert len(report["problems"]) == 3 and report["added"] == []
+    (line,) = captured.err.strip().splitlines()
+    assert line.startswith("error: ingest stopped: ") and OPENAI_KEY not in line

@@ -17,7 +17,7 @@ import click
 
 from ..models import SEARCH_MODES, SearchResponse, SearchResult
 from ..pipeline.contextualize import ContextProgress
-from ..pipeline.ingest import ProgressEvent
+from ..pipeline.ingest import IngestStopped, ProgressEvent
 from .state import State, index_options
 
 
@@ -87,7 +87,12 @@ def ingest(
         progress = None if quiet or as_json else _progress_printer()
         if not (quiet or as_json):
             index.context_progress = _context_progress_printer()
-        report = index.ingest(list(paths) or None, force=force, progress=progress)
+        try:
+            report = index.ingest(list(paths) or None, force=force, progress=progress)
+        except IngestStopped as stopped:
+            if as_json:
+                _echo_json({**stopped.report.to_dict(), "stopped": str(stopped)})
+            raise
     if as_json:
         _echo_json(report.to_dict())
         return
