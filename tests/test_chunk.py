@@ -1,7 +1,8 @@
 import pytest
 
+from hierdoc.config import ChunkingSettings
 from hierdoc.models import ConvertedDocument
-from hierdoc.pipeline.chunk import ChunkingOptions, chunk_document, document_key, split_text
+from hierdoc.pipeline.chunk import chunk_document, document_key, split_text
 from hierdoc.pipeline.structure import parse_sections
 from hierdoc.pipeline.tokenizer import default_tokenizer
 
@@ -54,7 +55,10 @@ def test_long_section_splits_at_sentences_with_abbreviations(tokenizer) -> None:
     sentence = "The plan under Sec. 403(b) of title 26, U.S.C. applies, e.g. to employers. "
     text = "# Rules\n\n## Section 1\n\n" + sentence * 40
     chunks = chunk_document(
-        _document(text), parse_sections(text, "Rules"), tokenizer, ChunkingOptions(max_tokens=100)
+        _document(text),
+        parse_sections(text, "Rules"),
+        tokenizer,
+        ChunkingSettings(max_chunk_tokens=100),
     )
     assert len(chunks) > 5
     for chunk in chunks:
@@ -93,7 +97,7 @@ def test_text_without_structure_falls_back_to_token_chunks(tokenizer) -> None:
         _document(text, "/docs/plain.txt"),
         parse_sections(text, "plain"),
         tokenizer,
-        ChunkingOptions(max_tokens=200),
+        ChunkingSettings(max_chunk_tokens=200),
     )
     assert len(chunks) > 5
     assert all(c.token_count <= 200 for c in chunks)

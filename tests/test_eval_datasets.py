@@ -53,8 +53,9 @@ def test_contractnli_loader() -> None:
 
 def test_contractnli_chunks_are_located_in_their_documents() -> None:
     """Chunk character offsets come from hierdoc's own chunker output."""
+    from hierdoc.config import ChunkingSettings
     from hierdoc.models import ConvertedDocument
-    from hierdoc.pipeline.chunk import ChunkingOptions, chunk_document
+    from hierdoc.pipeline.chunk import chunk_document
     from hierdoc.pipeline.structure import parse_sections
     from hierdoc.pipeline.tokenizer import default_tokenizer
 
@@ -63,7 +64,9 @@ def test_contractnli_chunks_are_located_in_their_documents() -> None:
     for document in corpus.documents[:10]:
         converted = ConvertedDocument(document.source, document.title, document.text, "h", "text")
         sections = parse_sections(converted.text, converted.title)
-        chunks = chunk_document(converted, sections, tokenizer, ChunkingOptions(max_tokens=256))
+        chunks = chunk_document(
+            converted, sections, tokenizer, ChunkingSettings(max_chunk_tokens=256)
+        )
         cursor = 0
         for chunk in chunks:
             found = locate(document.text, chunk.content, cursor)

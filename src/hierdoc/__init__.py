@@ -16,8 +16,7 @@ from .errors import (
     ProviderError,
     StoreError,
 )
-from .models import IngestReport, SearchFilter, SearchResponse, SearchResult
-from .pipeline.ingest import TextDocument
+from .models import IngestReport, SearchFilter, SearchResponse, SearchResult, TextDocument
 
 __all__ = [
     "ChunkView",

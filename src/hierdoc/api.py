@@ -29,12 +29,12 @@ from .models import (
     SectionRecord,
     StoredChunk,
     StoreStats,
+    TextDocument,
 )
-from .pipeline.chunk import ChunkingOptions
 from .pipeline.contextualize import ContextProgress
 from .pipeline.embed import Embedder, LocalEmbedder
 from .pipeline.extract.definitions import normalize_term
-from .pipeline.ingest import IngestOptions, Ingestor, LLMContexts, ProgressFn, TextDocument
+from .pipeline.ingest import IngestOptions, Ingestor, LLMContexts, ProgressFn
 from .pipeline.local_models import local_model
 from .pipeline.tokenizer import Tokenizer, default_tokenizer
 from .providers.embed_api import embedder_from, is_api_model
@@ -260,17 +260,7 @@ class Index:
         if meta.fingerprint not in (None, fingerprint):
             force = True
         self.store.write_meta(replace(meta, fingerprint=fingerprint))
-        options = IngestOptions(
-            chunking=ChunkingOptions(
-                max_tokens=self.settings.max_chunk_tokens,
-                overlap_tokens=self.settings.chunk_overlap,
-                strategy=self.settings.chunking_strategy,
-            ),
-            contextual=self.settings.contextual_embeddings,
-            force=force,
-            definitions=self.settings.extract_definitions,
-            cross_references=self.settings.extract_cross_references,
-        )
+        options = IngestOptions(self.settings, force=force)
         options.llm = self._llm_contexts()
         return Ingestor(self.store, self.embedder, self.tokenizer(), options)
 

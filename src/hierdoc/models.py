@@ -6,6 +6,8 @@ can be tested, replaced or run on its own.
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, get_args
 
@@ -123,6 +125,30 @@ class CrossRef:
             "resolved": self.resolved,
             "external": self.external,
         }
+
+
+@dataclass(frozen=True)
+class TextDocument:
+    """A document given as text rather than as a file (benchmark corpora, other stores).
+
+    With ``chunks``, the text is indexed exactly as those chunks (ids from
+    ``chunk_ids`` when given), with no structure parsing or splitting. Without
+    a ``title`` the title is chosen as for a file (``convert.choose_title``):
+    a leading heading or title-like first line, else the source.
+    """
+
+    source: str
+    text: str
+    title: str = ""
+    chunks: Sequence[str] | None = None
+    chunk_ids: Sequence[str] | None = None
+
+    @property
+    def content_hash(self) -> str:
+        digest = hashlib.sha256(self.title.encode() + b"\0" + self.text.encode())
+        for chunk in self.chunks or ():
+            digest.update(b"\0" + chunk.encode())
+        return digest.hexdigest()
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
-from typing import Literal
 
+from ..config import ChunkingSettings
 from ..models import Chunk, ConvertedDocument, Section
 from .numbering import slugify
 from .tokenizer import Tokenizer
@@ -32,18 +32,8 @@ from .tokenizer import Tokenizer
 _BLOCK_BREAK = re.compile(r"\n[ \t]*\n")
 
 
-@dataclass(frozen=True)
-class ChunkingOptions:
-    max_tokens: int = 800
-    overlap_tokens: int = 0
-    tiny_tokens: int = 24
-    strategy: Literal["structure", "token"] = "structure"
-
-    def __post_init__(self) -> None:
-        if self.max_tokens < 16:
-            raise ValueError("max_chunk_tokens must be at least 16")
-        if not 0 <= self.overlap_tokens < self.max_tokens // 2:
-            raise ValueError("chunk_overlap must be between 0 and half of max_chunk_tokens")
+TINY_TOKENS = 24
+"""A section with at most this many tokens of its own (a heading alone) joins the next one."""
 
 
 @dataclass(frozen=True)
@@ -63,15 +53,16 @@ def chunk_document(
     document: ConvertedDocument,
     sections: list[Section],
     tokenizer: Tokenizer,
-    options: ChunkingOptions = ChunkingOptions(),
+    settings: ChunkingSettings | None = None,
 ) -> list[Chunk]:
     """Chunks of one document, in reading order, with stable ids."""
+    settings = settings or ChunkingSettings()
     key = document_key(document.source)
     chunks: list[Chunk] = []
     per_section: dict[str, int] = {}
-    for unit in _section_units(sections, tokenizer, options):
+    for unit in _section_units(sections, tokenizer, settings.chunking_strategy):
         for piece in _with_overlap(
-            _pack(unit, tokenizer, options.max_tokens), tokenizer, options.overlap_tokens
+            _pack(unit, tokenizer, settings.max_chunk_tokens), tokenizer, settings.chunk_overlap
         ):
             content = piece.text.strip()
             if not content:
@@ -125,7 +116,7 @@ class _Packed:
 
 
 def _section_units(
-    sections: list[Section], tokenizer: Tokenizer, options: ChunkingOptions
+    sections: list[Section], tokenizer: Tokenizer, strategy: str
 ) -> Iterator[list[_Atom]]:
     """A block section with its numbered paragraphs and points, as atoms in order.
 
@@ -139,7 +130,7 @@ def _section_units(
         starts = tuple(i for a in carried for i in a.starts) + (section.section_id,)
         return _Atom(section, text, tokenizer.count(text), starts)
 
-    if options.strategy == "token":
+    if strategy == "token":
         yield [atom(s, []) for s in sections]
         return
     unit: list[_Atom] = []
@@ -158,7 +149,7 @@ def _section_units(
             and following.kind != "enum"
             and (section.section_id in following.path or section.kind == "preamble")
         )
-        if encloses and tokenizer.count(section.body) <= options.tiny_tokens:
+        if encloses and tokenizer.count(section.body) <= TINY_TOKENS:
             carried, unit = unit, []
     if unit or carried:
         yield unit or carried

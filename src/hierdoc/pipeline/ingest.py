@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..config import IngestSettings
 from ..errors import FatalProviderError, HierdocError
 from ..models import (
     Chunk,
@@ -30,11 +31,12 @@ from ..models import (
     IngestReport,
     Section,
     StoredChunk,
+    TextDocument,
 )
 from ..providers.llm import ContextModel
 from ..providers.retry import Failure, classify, describe, redact
 from ..store.base import Store
-from .chunk import ChunkingOptions, chunk_document, document_key
+from .chunk import chunk_document, document_key
 from .code_outline import chunk_scopes
 from .context import structural_context
 from .contextualize import (
@@ -98,36 +100,13 @@ class LLMContexts:
 
 @dataclass
 class IngestOptions:
-    chunking: ChunkingOptions
-    contextual: bool = True
+    settings: IngestSettings
     force: bool = False
-    definitions: bool = True
-    cross_references: bool = True
     llm: LLMContexts | None = None
 
-
-@dataclass(frozen=True)
-class TextDocument:
-    """A document given as text rather than as a file (benchmark corpora, other stores).
-
-    With ``chunks``, the text is indexed exactly as those chunks (ids from
-    ``chunk_ids`` when given), with no structure parsing or splitting. Without
-    a ``title`` the title is chosen as for a file (``convert.choose_title``):
-    a leading heading or title-like first line, else the source.
-    """
-
-    source: str
-    text: str
-    title: str = ""
-    chunks: Sequence[str] | None = None
-    chunk_ids: Sequence[str] | None = None
-
     @property
-    def content_hash(self) -> str:
-        digest = hashlib.sha256(self.title.encode() + b"\0" + self.text.encode())
-        for chunk in self.chunks or ():
-            digest.update(b"\0" + chunk.encode())
-        return digest.hexdigest()
+    def contextual(self) -> bool:
+        return self.settings.contextual_embeddings
 
 
 @dataclass
@@ -290,14 +269,14 @@ class Ingestor:
     ) -> _Prepared:
         if given is None:
             sections = parse_sections(document.text, document.title)
-            chunks = chunk_document(document, sections, self._tokenizer, self.options.chunking)
+            chunks = chunk_document(document, sections, self._tokenizer, self.options.settings)
             chunks, extraction = extract_document(sections, chunks)
         else:
             sections, chunks = self._given_chunks(document, *given)
             extraction = Extraction()
-        if not self.options.definitions:
+        if not self.options.settings.extract_definitions:
             extraction.definitions, extraction.acronyms, extraction.chunk_terms = [], [], []
-        if not self.options.cross_references:
+        if not self.options.settings.extract_cross_references:
             extraction.references = []
         contexts = [structural_context(c) if self.options.contextual else "" for c in chunks]
         record = DocumentRecord(
