@@ -11,7 +11,7 @@ runs, :class:`ContextProgress` is what a progress callback sees.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from ..providers.llm import ContextAnswer
 from ..providers.retry import Failure
@@ -47,16 +47,6 @@ class ContextResult:
     truncated: bool = False
     cached: bool = False
     error: str | None = None
-
-
-class ContextCache(Protocol):
-    def get(
-        self, model: str, prompt_version: str, document_hash: str, chunk_hash: str
-    ) -> str | None: ...
-
-    def put(
-        self, model: str, prompt_version: str, document_hash: str, chunk_hash: str, context: str
-    ) -> None: ...
 
 
 class MemoryContextCache:

@@ -35,8 +35,8 @@ from typing import Any
 from ..errors import FatalProviderError
 from ..providers.llm import PROMPT_VERSION, ContextAnswer, ContextModel, needs_truncation
 from ..providers.retry import Failure, RetryPolicy, classify, describe, retry_async
+from ..store.base import ContextCache
 from .context_records import (
-    ContextCache,
     ContextJob,
     ContextOutcome,
     ContextProgress,

@@ -35,12 +35,11 @@ from ..models import (
 )
 from ..providers.llm import ContextModel
 from ..providers.retry import Failure, classify, describe, redact
-from ..store.base import Store
+from ..store.base import ContextCache, Store
 from .chunk import chunk_document, document_key
 from .code_outline import chunk_scopes
 from .context import structural_context
 from .contextualize import (
-    ContextCache,
     ContextJob,
     ContextProgress,
     ContextResult,
