@@ -82,28 +82,11 @@ class RetryPolicy:
         return self.delays[min(retry, len(self.delays) - 1)]
 
 
-def _timeout_classes() -> tuple[type[BaseException], ...]:
-    classes: list[type[BaseException]] = [TimeoutError, asyncio.TimeoutError]
-    for module, name in (
-        ("anthropic", "APITimeoutError"),
-        ("openai", "APITimeoutError"),
-        ("httpx2", "TimeoutException"),
-        ("httpx", "TimeoutException"),
-    ):
-        classes.extend(_optional_class(module, name))
-    return tuple(classes)
-
-
-def _connection_classes() -> tuple[type[BaseException], ...]:
-    classes: list[type[BaseException]] = [ConnectionError]
-    for module, name in (
-        ("anthropic", "APIConnectionError"),
-        ("openai", "APIConnectionError"),
-        ("httpx2", "TransportError"),
-        ("httpx", "TransportError"),
-    ):
-        classes.extend(_optional_class(module, name))
-    return tuple(classes)
+# Per kind: the built-in classes, then the SDK class names (anthropic, openai) and httpx's.
+_KINDS: dict[str, tuple[tuple[type[BaseException], ...], str, str]] = {
+    "timeout": ((TimeoutError, asyncio.TimeoutError), "APITimeoutError", "TimeoutException"),
+    "connection": ((ConnectionError,), "APIConnectionError", "TransportError"),
+}
 
 
 def _optional_class(module: str, name: str) -> list[type[BaseException]]:
@@ -120,8 +103,18 @@ _CLASSES: dict[str, tuple[type[BaseException], ...]] = {}
 
 
 def _classes(kind: str) -> tuple[type[BaseException], ...]:
+    """The exception classes of a failure kind, from the SDKs that are installed."""
     if kind not in _CLASSES:
-        _CLASSES[kind] = _timeout_classes() if kind == "timeout" else _connection_classes()
+        builtin, sdk_name, httpx_name = _KINDS[kind]
+        found = list(builtin)
+        for module, name in (
+            ("anthropic", sdk_name),
+            ("openai", sdk_name),
+            ("httpx2", httpx_name),
+            ("httpx", httpx_name),
+        ):
+            found.extend(_optional_class(module, name))
+        _CLASSES[kind] = tuple(found)
     return _CLASSES[kind]
 
 
