@@ -7,6 +7,15 @@ import pytest
 from .datasets import GDPR_MD, require
 
 
+@pytest.fixture
+def fake_api():
+    """The loopback fake of the model APIs (tests/fakeapi.py), driven by the official SDKs."""
+    from .fakeapi import FakeAPI
+
+    with FakeAPI() as api:
+        yield api
+
+
 @pytest.fixture(scope="session")
 def embedder():
     from hierdoc.pipeline.embed import LocalEmbedder

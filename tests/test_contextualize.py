@@ -21,12 +21,6 @@ pytest.importorskip("anthropic")
 KEY = "sk-ant-test-SECRET-k3y-0987"
 
 
-@pytest.fixture
-def fake_api():
-    with FakeAPI() as api:
-        yield api
-
-
 @pytest.fixture(autouse=True)
 def keys(monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)

@@ -25,12 +25,6 @@ OPENAI_KEY = "sk-openai-embed-SECRET-55aa"
 AZURE_KEY = "azure-embed-SECRET-66bb"
 
 
-@pytest.fixture
-def fake_api():
-    with FakeAPI() as api:
-        yield api
-
-
 @pytest.fixture(autouse=True)
 def keys(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)

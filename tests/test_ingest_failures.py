@@ -35,9 +35,8 @@ def keys(monkeypatch):
 
 
 @pytest.fixture
-def api():
-    with FakeAPI() as fake:
-        yield fake
+def api(fake_api: FakeAPI) -> FakeAPI:
+    return fake_api
 
 
 @pytest.fixture

@@ -20,8 +20,6 @@ from hierdoc.providers.llm import (
 )
 from hierdoc.providers.retry import classify, describe
 
-from .fakeapi import FakeAPI
-
 pytest.importorskip("anthropic")
 pytest.importorskip("openai")
 
@@ -32,12 +30,6 @@ DOCUMENT = "Data Protection Act\n\n" + "\n".join(
     f"Section {n}. Rule {n} applies." for n in range(40)
 )
 CHUNK = "Section 7. Rule 7 applies."
-
-
-@pytest.fixture
-def fake_api():
-    with FakeAPI() as api:
-        yield api
 
 
 @pytest.fixture(autouse=True)
