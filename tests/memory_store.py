@@ -173,6 +173,9 @@ class MemoryStore:
         for source in sorted(self._documents):
             yield from self._documents[source].vectors.items()
 
+    def vectors_of(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        return {c: w for c, w in self.iter_vectors() if c in chunk_ids}
+
     def sections(self, section_id: str) -> list[SectionRecord]:
         return [r for d in self.documents() for r in self._documents[d.source].sections
                 if r.section_id == section_id]  # fmt: skip

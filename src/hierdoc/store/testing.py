@@ -325,6 +325,9 @@ class StoreContract:
         stored = dict(filled.iter_vectors())
         assert set(stored) == set(expected)
         assert np.allclose(stored["a.md#3"], windows[3])
+        some = filled.vectors_of(["b.md#1", "a.md#3", "missing#1"])
+        assert set(some) == {"b.md#1", "a.md#3"}
+        assert np.allclose(some["a.md#3"], windows[3]) and some["b.md#1"].shape == (2, DIMENSION)
 
     @pytest.mark.parametrize("filt", FILTERS, ids=str)
     def test_filters_agree_with_the_reference_rule(self, filled: Store, filt: SearchFilter) -> None:

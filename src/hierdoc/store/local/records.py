@@ -353,6 +353,20 @@ class RecordStore:
             ).fetchall()
         yield from rows
 
+    def vectors_of(self, chunk_ids: Sequence[str]) -> list[tuple[str, bytes]]:
+        """(chunk id, vector) rows of the given chunks, each chunk's windows in order."""
+        found: list[tuple[str, bytes]] = []
+        for start in range(0, len(chunk_ids), 500):
+            batch = list(chunk_ids[start : start + 500])
+            marks = ",".join("?" * len(batch))
+            with self._lock:
+                found += self._db.execute(
+                    f"SELECT chunk_id, vector FROM vectors WHERE chunk_id IN ({marks}) "
+                    "ORDER BY chunk_id, window",
+                    batch,
+                ).fetchall()
+        return found
+
     def sources_with_context(self, context_source: str) -> set[str]:
         """Documents with a chunk whose context came from ``context_source``."""
         with self._lock:

@@ -225,9 +225,10 @@ class LocalStore:
         return self.records.sources_with_context(context_source)
 
     def iter_vectors(self) -> Iterator[tuple[str, np.ndarray]]:
-        rows = self.records.iter_vectors()
-        for chunk_id, group in itertools.groupby(rows, key=lambda row: row[0]):
-            yield chunk_id, np.vstack([np.frombuffer(blob, dtype=np.float32) for _, blob in group])
+        return _grouped(self.records.iter_vectors())
+
+    def vectors_of(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        return dict(_grouped(self.records.vectors_of(chunk_ids)))
 
     def sections(self, section_id: str) -> list[SectionRecord]:
         return self.records.sections(section_id)
@@ -290,3 +291,9 @@ class LocalStore:
     def close(self) -> None:
         self.bm25.close()
         self.records.close()
+
+
+def _grouped(rows: Iterable[tuple[str, bytes]]) -> Iterator[tuple[str, np.ndarray]]:
+    """(chunk id, vector bytes) rows, a chunk's windows together, as (chunk id, matrix)."""
+    for chunk_id, group in itertools.groupby(rows, key=lambda row: row[0]):
+        yield chunk_id, np.vstack([np.frombuffer(blob, dtype=np.float32) for _, blob in group])
