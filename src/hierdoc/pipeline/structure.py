@@ -7,7 +7,7 @@ Two sources of structure, combined:
   fence is not a heading;
 - numbering inside the text under each heading (or in the whole text when there
   are no headings): "CHAPTER III", "Article 17", "SEC. 203.", "1.", "(a)"
-  (see :mod:`hierdoc.outline`).
+  (see :mod:`hierdoc.pipeline.outline`).
 
 Each section keeps its heading line and its own text verbatim, so the sections
 in order give the document back, and chunks built from them lose no text.
