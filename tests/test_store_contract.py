@@ -63,4 +63,4 @@ def test_unknown_provider_is_a_clear_config_error(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match="'qdrant' is not available; choose one of: in-memory"):
         _open("qdrant", tmp_path)
-    assert available_backends() == ["in-memory", "local"]
+    assert available_backends() == ["in-memory", "local", "postgres"]

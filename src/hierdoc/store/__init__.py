@@ -49,6 +49,7 @@ def register_backend(provider: str, factory: StoreFactory | str) -> None:
     """Make ``database.provider: <provider>`` open stores with ``factory`` (a callable, or
     ``"module:function"`` imported on first use)."""
     _FACTORIES[provider] = factory
+    "postgres": "hierdoc.store.postgres:open_postgres",
 
 
 def available_backends() -> list[str]:

@@ -1,0 +1,129 @@
+"""BM25 and exact phrases in SQL, scored as tantivy scores them in the local backend.
+
+A chunk's terms (``analyzer.terms(context + "\\n" + content)``) become rows of
+``postings(term, chunk_id, tf)``; its length, its length as tantivy's one-byte
+*fieldnorm* encodes it (:func:`fieldnorm`), and its unstemmed words (a ``text[]``,
+for phrases) sit on the chunk row. ``term_stats(term, df)`` and the ``state`` row
+(chunk count, total length) change in the same transaction as the chunks, so a
+query reads consistent statistics. Scores: k1 = 1.2, b = 0.75,
+idf = ln(1 + (N - n + 0.5) / (n + 0.5)), the average length over the indexed chunks,
+a query term counted as often as it is given (a boolean query of term clauses).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import psycopg
+
+from ...models import Hit, SearchFilter, StoredChunk
+from ..base import TextAnalyzer
+from .filters import filter_sql
+
+K1 = 1.2
+B = 0.75
+
+
+def fieldnorm(length: int) -> int:
+    """The length tantivy (like Lucene) scores with: the largest value of its one-byte
+    scale (exact below 24, then 3 significant bits) not above ``length``."""
+    if length < 24:
+        return max(length, 0)
+    rest = length - 24
+    if rest < 8:
+        return length
+    shift = rest.bit_length() - 4
+    return 24 + ((rest >> shift) << shift)
+
+
+@dataclass(frozen=True)
+class LexicalRow:
+    """What the lexical index keeps of one chunk."""
+
+    chunk_id: str
+    terms: Counter[str]
+    length: int
+    words: list[str]
+
+
+def lexical_row(stored: StoredChunk, analyzer: TextAnalyzer) -> LexicalRow:
+    chunk = stored.chunk
+    text = f"{stored.context}\n{chunk.content}" if stored.context else chunk.content
+    terms = analyzer.terms(text)
+    return LexicalRow(chunk.chunk_id, Counter(terms), len(terms), analyzer.words(chunk.content))
+
+
+_BM25 = """
+WITH q AS (
+    SELECT s.term, s.df, count(*) AS times
+    FROM unnest(%(terms)s::text[]) AS asked(term) JOIN term_stats s USING (term)
+    GROUP BY s.term, s.df
+), corpus AS (SELECT chunks, tokens FROM state WHERE chunks > 0)
+SELECT c.chunk_id,
+       sum(q.times * ln(1 + (corpus.chunks - q.df + 0.5) / (q.df + 0.5))
+           * p.tf * (%(k1)s + 1)
+           / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * c.norm
+              / (corpus.tokens::float8 / corpus.chunks)))) AS score
+FROM postings p JOIN q USING (term) JOIN chunks c USING (chunk_id) CROSS JOIN corpus
+WHERE {where}
+GROUP BY c.chunk_id, c.source, c.ordinal
+ORDER BY score DESC, c.source, c.ordinal
+LIMIT %(k)s
+"""
+
+_PHRASE = """
+WITH corpus AS (SELECT chunks, words FROM state WHERE chunks > 0),
+idf AS (
+    SELECT sum(ln(1 + (corpus.chunks - n.df + 0.5) / (n.df + 0.5))) AS weight
+    FROM unnest(%(words)s::text[]) AS asked(word) CROSS JOIN corpus
+    CROSS JOIN LATERAL (SELECT count(*) AS df FROM chunks WHERE words @> ARRAY[asked.word]) n
+), found AS (
+    SELECT c.chunk_id, c.source, c.ordinal, c.words_norm,
+           (SELECT count(*) FROM generate_subscripts(c.words, 1) AS i
+            WHERE c.words[i:i + %(n)s - 1] = %(words)s::text[]) AS freq
+    FROM chunks c
+    WHERE c.words @> %(words)s::text[] AND {where}
+)
+SELECT f.chunk_id,
+       idf.weight * f.freq * (%(k1)s + 1)
+       / (f.freq + %(k1)s * (1 - %(b)s + %(b)s * f.words_norm
+          / (corpus.words::float8 / corpus.chunks))) AS score
+FROM found f CROSS JOIN idf CROSS JOIN corpus
+WHERE f.freq > 0
+ORDER BY score DESC, f.source, f.ordinal
+LIMIT %(k)s
+"""
+
+
+def keyword_search(
+    conn: psycopg.Connection, terms: Sequence[str], k: int, filt: SearchFilter | None
+) -> list[Hit]:
+    if k <= 0 or not terms:
+        return []
+    where, params = filter_sql(filt, "c")
+    rows = conn.execute(
+        _BM25.format(where=where), {**params, "terms": list(terms), "k": k, "k1": K1, "b": B}
+    ).fetchall()
+    return [Hit(chunk_id, float(score)) for chunk_id, score in rows]
+
+
+def phrase_search(
+    conn: psycopg.Connection, words: Sequence[str], k: int, filt: SearchFilter | None
+) -> list[Hit]:
+    if k <= 0 or not words:
+        return []
+    where, params = filter_sql(filt, "c")
+    values = {**params, "words": list(words), "n": len(words), "k": k, "k1": K1, "b": B}
+    rows = conn.execute(_PHRASE.format(where=where), values).fetchall()
+    return [Hit(chunk_id, float(score)) for chunk_id, score in rows]
+
+
+def doc_freq(conn: psycopg.Connection, terms: Sequence[str]) -> dict[str, int]:
+    found = dict(
+        conn.execute(
+            "SELECT term, df FROM term_stats WHERE term = ANY(%s)", (list(terms),)
+        ).fetchall()
+    )
+    return {term: int(found.get(term, 0)) for term in terms}

@@ -1,0 +1,155 @@
+"""Reads of the stored records: documents, chunks, sections, extraction, vectors, counts.
+
+Every function takes a connection (autocommit: each statement sees the latest commit)
+and returns the typed records of :mod:`hierdoc.models`, in the order the local
+backend returns them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import psycopg
+
+from ...models import (
+    Acronym,
+    Chunk,
+    CrossRef,
+    Definition,
+    DocumentRecord,
+    SearchFilter,
+    SectionRecord,
+    StoredChunk,
+)
+from .filters import filter_sql
+from .vectors import grouped
+
+_CHUNK_SELECT = (
+    "SELECT c.chunk_id, c.source, d.title, c.section_id, c.heading, c.parent_chain, "
+    "c.section_path, c.content, c.ordinal, c.token_count, c.chunk_type, c.overlap_chars, "
+    "c.context, c.context_source, c.llm_context, c.context_truncated "
+    "FROM chunks c JOIN documents d USING (source) "
+)
+COUNTED = ("documents", "sections", "chunks", "vectors", "definitions", "acronyms", "crossrefs")
+
+
+def _stored_chunk(row: tuple) -> StoredChunk:
+    (chunk_id, source, title, section_id, heading, chain, path, content, ordinal, token_count,
+     chunk_type, overlap_chars, context, context_source, llm_context, truncated) = row  # fmt: skip
+    chunk = Chunk(
+        chunk_id=chunk_id,
+        source=source,
+        title=title,
+        section_id=section_id,
+        heading=heading,
+        parent_chain=tuple(chain),
+        section_path=tuple(path),
+        content=content,
+        ordinal=ordinal,
+        token_count=token_count,
+        chunk_type=chunk_type,
+        overlap_chars=overlap_chars,
+    )
+    return StoredChunk(chunk, context, context_source, llm_context, bool(truncated))
+
+
+def select_chunks(conn: psycopg.Connection, where: str, params: Any = ()) -> list[StoredChunk]:
+    rows = conn.execute(f"{_CHUNK_SELECT} WHERE {where} ORDER BY c.source, c.ordinal", params)
+    return [_stored_chunk(row) for row in rows.fetchall()]
+
+
+def chunks_by_id(conn: psycopg.Connection, chunk_ids: Sequence[str]) -> dict[str, StoredChunk]:
+    found = select_chunks(conn, "c.chunk_id = ANY(%s)", (list(chunk_ids),))
+    return {s.chunk.chunk_id: s for s in found}
+
+
+def chunks_of_sections(conn: psycopg.Connection, section_ids: Sequence[str]) -> list[StoredChunk]:
+    if not section_ids:
+        return []
+    where = "c.chunk_id IN (SELECT chunk_id FROM sections WHERE section_id = ANY(%s))"
+    return select_chunks(conn, where, (list(section_ids),))
+
+
+def chunks_under(
+    conn: psycopg.Connection, section_id: str, filt: SearchFilter | None
+) -> list[StoredChunk]:
+    under, params = filter_sql(SearchFilter(section_prefix=section_id), "c")
+    extra, more = filter_sql(filt, "c")
+    if "filter_prefix" in more:
+        extra = extra.replace("filter_prefix", "filter_prefix_2")
+        more["filter_prefix_2"] = more.pop("filter_prefix")
+    return select_chunks(conn, f"{under} AND {extra}", {**params, **more})
+
+
+_SELECTS: dict[type, str] = {
+    DocumentRecord: "SELECT source, title, content_hash, format, chars, chunk_count "
+    "FROM documents WHERE {where} ORDER BY source",
+    SectionRecord: "SELECT source, section_id, heading, level, parent_id, ordinal, kind, "
+    "chunk_id, text FROM sections WHERE {where} ORDER BY source, ordinal",
+    Definition: "SELECT term, definition, source, section_id, chunk_id, style "
+    "FROM definitions WHERE {where} ORDER BY source, id",
+    Acronym: "SELECT acronym, long_form, source, chunk_id FROM acronyms WHERE {where} ORDER BY id",
+}
+
+
+def select(conn: psycopg.Connection, record: type, where: str = "TRUE", params: Any = ()) -> list:
+    """Records of one type (documents, sections, definitions, acronyms) in stored order."""
+    rows = conn.execute(_SELECTS[record].format(where=where), params).fetchall()
+    return [record(*row) for row in rows]
+
+
+def headings_matching(conn: psycopg.Connection, heading: str) -> list[str]:
+    rows = conn.execute(
+        "SELECT DISTINCT section_id FROM sections WHERE lower(heading) = %s ORDER BY section_id",
+        (heading.strip().lower(),),
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+def chunk_terms(conn: psycopg.Connection, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
+    rows = conn.execute(
+        "SELECT chunk_id, term_norm FROM chunk_terms WHERE chunk_id = ANY(%s) ORDER BY id",
+        (list(chunk_ids),),
+    ).fetchall()
+    found: dict[str, list[str]] = {}
+    for chunk_id, term in rows:
+        found.setdefault(chunk_id, []).append(term)
+    return found
+
+
+def select_references(conn: psycopg.Connection, where: str, params: Any) -> list[CrossRef]:
+    rows = conn.execute(
+        "SELECT text, source, chunk_id, section_id, target_section_id, target_source, external "
+        f"FROM crossrefs WHERE {where} ORDER BY source, id",
+        params,
+    ).fetchall()
+    return [CrossRef(*row[:6], external=bool(row[6])) for row in rows]
+
+
+def vectors(conn: psycopg.Connection, chunk_ids: Sequence[str] | None) -> list[tuple[str, Any]]:
+    """(chunk id, matrix of windows) in document order; every chunk when ``chunk_ids`` is None."""
+    where = "TRUE" if chunk_ids is None else "v.chunk_id = ANY(%s)"
+    rows = conn.execute(
+        "SELECT v.chunk_id, v.embedding FROM vectors v JOIN chunks c USING (chunk_id) "
+        f"WHERE {where} ORDER BY c.source, c.ordinal, v.window_no",
+        () if chunk_ids is None else (list(chunk_ids),),
+    ).fetchall()
+    return list(grouped([(chunk_id, v.to_numpy()) for chunk_id, v in rows]))
+
+
+def counts(conn: psycopg.Connection) -> dict[str, int]:
+    selects = " UNION ALL ".join(f"SELECT '{table}', count(*) FROM {table}" for table in COUNTED)
+    return {table: int(n) for table, n in conn.execute(selects).fetchall()}
+
+
+def context_counts(conn: psycopg.Connection) -> dict[str, int]:
+    rows = conn.execute(
+        "SELECT context_source, count(*), count(*) FILTER (WHERE context_truncated) "
+        "FROM chunks GROUP BY context_source"
+    ).fetchall()
+    cached = conn.execute("SELECT count(*) FROM contexts").fetchone()
+    found = {f"chunks_{source}": int(n) for source, n, _ in rows}
+    found["truncated_documents_chunks"] = sum(int(t) for _, _, t in rows)
+    found["contexts_cached"] = int(cached[0]) if cached else 0
+    return found

@@ -1,0 +1,58 @@
+"""Rebuilding the lexical index when the text analyzer changes.
+
+The database records the analyzer version its postings were made with
+(``meta.analyzer_version``). A store opened with another version re-analyses every
+stored chunk (context and content are kept on the chunk rows) and rewrites the
+postings, term statistics, lengths and phrase words in one transaction, under the
+writers' lock; readers keep the old postings until it commits.
+"""
+
+from __future__ import annotations
+
+import psycopg
+from psycopg_pool import ConnectionPool
+
+from ..base import TextAnalyzer
+from .connection import transaction
+from .lexical import fieldnorm, lexical_row
+from .records import select_chunks
+from .writes import insert_postings, lock_writers
+
+_ANALYZER_KEY = "analyzer_version"
+
+
+def ensure_analyzer(pool: ConnectionPool, analyzer: TextAnalyzer) -> None:
+    """Make the lexical index match ``analyzer``; a no-op when it already does."""
+    if _stored_version(pool) == analyzer.version:
+        return
+    with transaction(pool) as conn:
+        lock_writers(conn)
+        row = conn.execute("SELECT value FROM meta WHERE key = %s", (_ANALYZER_KEY,)).fetchone()
+        if row is None or int(row[0]) != analyzer.version:
+            _reanalyse(conn, analyzer)
+            conn.execute(
+                "INSERT INTO meta VALUES (%s, %s) ON CONFLICT (key) "
+                "DO UPDATE SET value = excluded.value",
+                (_ANALYZER_KEY, str(analyzer.version)),
+            )
+
+
+def _stored_version(pool: ConnectionPool) -> int | None:
+    with pool.connection() as conn:
+        row = conn.execute("SELECT value FROM meta WHERE key = %s", (_ANALYZER_KEY,)).fetchone()
+    return int(row[0]) if row else None
+
+
+def _reanalyse(conn: psycopg.Connection, analyzer: TextAnalyzer) -> None:
+    stored = select_chunks(conn, "TRUE")
+    conn.execute("DELETE FROM postings")
+    conn.execute("DELETE FROM term_stats")
+    conn.execute("UPDATE state SET chunks = 0, tokens = 0, words = 0")
+    rows = [lexical_row(s, analyzer) for s in stored]
+    conn.cursor().executemany(
+        "UPDATE chunks SET length = %s, norm = %s, words = %s, words_norm = %s "
+        "WHERE chunk_id = %s",
+        [(r.length, fieldnorm(r.length), r.words, fieldnorm(len(r.words)), r.chunk_id)
+         for r in rows],
+    )  # fmt: skip
+    insert_postings(conn, rows)

@@ -1,0 +1,198 @@
+"""The PostgreSQL schema of an index, created and migrated by hierdoc.
+
+Each migration is a list of statements applied once, in order, in one transaction
+under an advisory lock (two processes opening a new database at once do not race);
+the version reached is recorded in ``meta.schema_version``. The ``vectors`` column is
+``vector(N)`` with the embedder's dimension, fixed when the schema is created and
+changed only by a reset (``ingest --force`` with another model).
+"""
+
+from __future__ import annotations
+
+import psycopg
+from psycopg import sql
+from psycopg_pool import ConnectionPool
+
+from ...errors import ConfigError, StoreError
+from .connection import transaction
+
+SCHEMA_LOCK = 0x68696572  # "hier": the advisory lock key of schema changes
+WRITE_LOCK = 0x646F6373  # "docs": the advisory lock key of writers
+
+MIGRATIONS: list[list[str]] = [
+    [
+        "CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL)",
+        """CREATE TABLE state (
+            id int PRIMARY KEY CHECK (id = 1),
+            generation bigint NOT NULL,
+            chunks bigint NOT NULL,
+            tokens bigint NOT NULL,
+            words bigint NOT NULL)""",
+        "INSERT INTO state VALUES (1, 0, 0, 0, 0)",
+        """CREATE TABLE documents (
+            source text PRIMARY KEY,
+            title text NOT NULL,
+            content_hash text NOT NULL,
+            format text NOT NULL,
+            chars integer NOT NULL,
+            chunk_count integer NOT NULL,
+            ingested_at timestamptz NOT NULL DEFAULT now())""",
+        """CREATE TABLE sections (
+            source text NOT NULL REFERENCES documents ON DELETE CASCADE,
+            section_id text NOT NULL,
+            heading text NOT NULL,
+            level integer NOT NULL,
+            parent_id text,
+            ordinal integer NOT NULL,
+            kind text NOT NULL,
+            chunk_id text,
+            text text NOT NULL,
+            PRIMARY KEY (source, section_id))""",
+        "CREATE INDEX sections_by_id ON sections (section_id)",
+        "CREATE INDEX sections_by_heading ON sections (lower(heading))",
+        """CREATE TABLE chunks (
+            chunk_id text PRIMARY KEY,
+            source text NOT NULL REFERENCES documents ON DELETE CASCADE,
+            ordinal integer NOT NULL,
+            section_id text NOT NULL,
+            heading text NOT NULL,
+            parent_chain text[] NOT NULL,
+            section_path text[] NOT NULL,
+            section_prefixes text[] NOT NULL,
+            chunk_type text NOT NULL,
+            content text NOT NULL,
+            context text NOT NULL,
+            token_count integer NOT NULL,
+            overlap_chars integer NOT NULL,
+            context_source text NOT NULL,
+            llm_context text NOT NULL,
+            context_truncated boolean NOT NULL,
+            length integer NOT NULL,
+            norm integer NOT NULL,
+            words text[] NOT NULL,
+            words_norm integer NOT NULL)""",
+        "CREATE INDEX chunks_by_source ON chunks (source, ordinal)",
+        "CREATE INDEX chunks_by_section ON chunks (section_id)",
+        "CREATE INDEX chunks_by_prefix ON chunks USING gin (section_prefixes)",
+        "CREATE INDEX chunks_by_words ON chunks USING gin (words)",
+        """CREATE TABLE postings (
+            term text NOT NULL,
+            chunk_id text NOT NULL REFERENCES chunks ON DELETE CASCADE,
+            tf integer NOT NULL,
+            PRIMARY KEY (term, chunk_id))""",
+        "CREATE INDEX postings_by_chunk ON postings (chunk_id)",
+        "CREATE TABLE term_stats (term text PRIMARY KEY, df integer NOT NULL)",
+        """CREATE TABLE vectors (
+            chunk_id text NOT NULL REFERENCES chunks ON DELETE CASCADE,
+            window_no integer NOT NULL,
+            embedding vector({dimension}) NOT NULL,
+            PRIMARY KEY (chunk_id, window_no))""",
+        "CREATE INDEX vectors_hnsw ON vectors USING hnsw (embedding vector_ip_ops)",
+        """CREATE TABLE definitions (
+            id bigserial PRIMARY KEY,
+            source text NOT NULL REFERENCES documents ON DELETE CASCADE,
+            term text NOT NULL,
+            term_norm text NOT NULL,
+            definition text NOT NULL,
+            section_id text NOT NULL,
+            chunk_id text NOT NULL,
+            style text NOT NULL)""",
+        "CREATE INDEX definitions_by_term ON definitions (term_norm)",
+        """CREATE TABLE acronyms (
+            id bigserial PRIMARY KEY,
+            source text NOT NULL REFERENCES documents ON DELETE CASCADE,
+            acronym text NOT NULL,
+            long_form text NOT NULL,
+            chunk_id text NOT NULL)""",
+        """CREATE TABLE crossrefs (
+            id bigserial PRIMARY KEY,
+            source text NOT NULL REFERENCES documents ON DELETE CASCADE,
+            chunk_id text NOT NULL,
+            section_id text NOT NULL,
+            text text NOT NULL,
+            target_section_id text,
+            target_source text,
+            external boolean NOT NULL)""",
+        "CREATE INDEX crossrefs_by_chunk ON crossrefs (chunk_id)",
+        "CREATE INDEX crossrefs_by_target ON crossrefs (target_section_id)",
+        """CREATE TABLE chunk_terms (
+            id bigserial PRIMARY KEY,
+            chunk_id text NOT NULL REFERENCES chunks ON DELETE CASCADE,
+            term_norm text NOT NULL)""",
+        "CREATE INDEX chunk_terms_by_chunk ON chunk_terms (chunk_id)",
+        """CREATE TABLE contexts (
+            model text NOT NULL,
+            prompt_version text NOT NULL,
+            document_hash text NOT NULL,
+            chunk_hash text NOT NULL,
+            context text NOT NULL,
+            created_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (model, prompt_version, document_hash, chunk_hash))""",
+    ],
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class SchemaError(StoreError):
+    """The database holds a hierdoc schema newer than this version of hierdoc knows."""
+
+
+def migrate(pool: ConnectionPool, dimension: int) -> None:
+    """Bring the schema to :data:`SCHEMA_VERSION`, creating it in an empty schema."""
+    with transaction(pool) as conn:
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+        version = _version(conn)
+        if version > SCHEMA_VERSION:
+            raise SchemaError(
+                f"the database has hierdoc schema version {version}; this hierdoc knows up to "
+                f"{SCHEMA_VERSION}: upgrade hierdoc"
+            )
+        for number in range(version, SCHEMA_VERSION):
+            for statement in MIGRATIONS[number]:
+                conn.execute(statement.replace("{dimension}", str(int(dimension))))
+        if version < SCHEMA_VERSION:
+            _set_meta(conn, "schema_version", str(SCHEMA_VERSION))
+            if version == 0:
+                _set_meta(conn, "dimension", str(dimension))
+
+
+def _version(conn: psycopg.Connection) -> int:
+    exists = conn.execute("SELECT to_regclass('meta') IS NOT NULL").fetchone()
+    if not exists or not exists[0]:
+        return 0
+    row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def _set_meta(conn: psycopg.Connection, key: str, value: str) -> None:
+    conn.execute(
+        "INSERT INTO meta VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (key, value),
+    )
+
+
+def check_dimension(pool: ConnectionPool, dimension: int, reset: bool) -> None:
+    """Refuse another embedder's vectors; a reset switches the column to ``dimension``."""
+    with pool.connection() as conn:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'dimension'").fetchone()
+        model = conn.execute("SELECT value FROM meta WHERE key = 'embedding_model'").fetchone()
+    stored = int(row[0]) if row else None
+    if stored == dimension:
+        return
+    if stored is not None and not reset:
+        raise ConfigError(
+            f"this index was built with {model[0] if model else 'another model'} "
+            f"({stored}-dimensional vectors) but the embedder makes {dimension}: use the same "
+            "model, or rebuild with: hierdoc ingest --force"
+        )
+    with transaction(pool) as conn:
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+        conn.execute("DROP INDEX IF EXISTS vectors_hnsw")
+        conn.execute("DELETE FROM vectors")
+        conn.execute(
+            sql.SQL("ALTER TABLE vectors ALTER COLUMN embedding TYPE vector({})").format(
+                sql.Literal(int(dimension))
+            )
+        )
+        conn.execute("CREATE INDEX vectors_hnsw ON vectors USING hnsw (embedding vector_ip_ops)")
+        _set_meta(conn, "dimension", str(dimension))
