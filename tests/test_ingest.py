@@ -60,8 +60,10 @@ def test_incremental_change_delete_and_skip(tmp_path, corpus, embedder) -> None:
         (corpus / "beta.md").unlink()
         before = embedder.texts_embedded
         second = index.ingest([corpus])
-        alpha_windows = sum(1 for _ in index.store.chunks_of_source(str(corpus / "alpha.md")))
-        assert embedder.texts_embedded - before == alpha_windows
+        alpha = index.store.chunks_of_source(str(corpus / "alpha.md"))
+        edited = [stored for stored in alpha if "forty-five days" in stored.chunk.content]
+        assert embedder.texts_embedded - before == len(edited) == second.chunks_embedded == 1
+        assert second.chunks_reused == len(alpha) - 1, "the other chunks keep their vectors"
         assert second.updated == [str(corpus / "alpha.md")]
         assert second.removed == [str(corpus / "beta.md")]
         assert second.unchanged == [str(corpus / "gamma.md")]

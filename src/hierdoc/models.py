@@ -317,7 +317,14 @@ class IngestReport:
     problems: list[FileProblem] = field(default_factory=list)
     chunks_written: int = 0
     texts_embedded: int = 0
+    """Windows (texts) sent to the embedder in this run; re-used chunks add none."""
     seconds: float = 0.0
+    chunks_reused: int = 0
+    """Chunks whose stored vectors were kept: same context and content as before."""
+    chunks_embedded: int = 0
+    """Chunks embedded in this run."""
+    contexts_reused: int = 0
+    """LLM contexts kept from an unchanged chunk of the document's previous version."""
 
     def to_dict(self) -> dict:
         return {
@@ -328,6 +335,9 @@ class IngestReport:
             "problems": [{"source": p.source, "reason": p.reason} for p in self.problems],
             "chunks_written": self.chunks_written,
             "texts_embedded": self.texts_embedded,
+            "chunks_reused": self.chunks_reused,
+            "chunks_embedded": self.chunks_embedded,
+            "contexts_reused": self.contexts_reused,
             "seconds": round(self.seconds, 3),
         }
 

@@ -10,18 +10,24 @@ are ready. A document that fails (conversion, embedding, store) is reported
 under its own source and the rest of its batch is written; a failure never
 deletes, so a failed re-ingest keeps the previous version and hash (searchable,
 retried next run). A model refusing for good (401, 403, 404) stops the run.
+
+A changed document keeps what did not change: the vectors of chunks whose embedding
+input is the same, and the LLM contexts of chunks with the same content and place
+(``reuse.py``). Progress events count documents, chunks embedded (with a rate and an
+ETA) and the stages of large documents (``progress.py``).
 """
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from ..config import IngestSettings
-from ..errors import FatalProviderError, HierdocError
+from ..errors import FatalProviderError
 from ..models import (
     Chunk,
     ConvertedDocument,
@@ -30,44 +36,45 @@ from ..models import (
     FileProblem,
     IngestReport,
     Section,
-    StoredChunk,
     TextDocument,
 )
 from ..providers.llm import ContextModel
-from ..providers.retry import Failure, classify, describe, redact
+from ..providers.retry import describe
 from ..store.base import ContextCache, Store
 from .chunk import chunk_document, document_key
 from .code_outline import chunk_scopes
 from .context import structural_context
 from .contextualize import (
-    ContextJob,
     ContextProgress,
-    ContextResult,
     ContextStats,
     contextualize_sync,
 )
 from .convert import ConversionError, choose_title, convert_file, discover_files, file_hash
 from .embed import Embedder, EmbedInput
 from .extract.document import extract_document
+from .failures import cause as _cause
+from .failures import isolable as _isolable
+from .failures import reason as _reason
+from .prepared import (
+    Prepared,
+    context_jobs,
+    embed_inputs,
+    fill,
+    reused_contexts,
+    stored_chunk,
+    with_llm,
+)
+from .progress import ProgressEvent as ProgressEvent  # importable from here, as before
+from .progress import ProgressFn, Tracker, is_large
+from .reuse import Previous
 from .structure import PREAMBLE_ID, parse_sections
 from .tokenizer import Tokenizer
 
 FLUSH_EVERY = 25
 EMBED_BATCH = 64
-"""Chunks collected across documents before one call to the embedder."""
-
-
-@dataclass(frozen=True)
-class ProgressEvent:
-    """``kind`` is one of skip, done, fail; ``position`` counts documents from 1 to ``total``."""
-
-    kind: str
-    source: str
-    position: int
-    total: int
-
-
-ProgressFn = Callable[[ProgressEvent], None]
+"""Chunks collected across documents before they are embedded."""
+EMBED_SLICE = 64
+"""Chunks per call to the embedder: a progress event follows each call."""
 
 
 class IngestStopped(FatalProviderError):
@@ -108,21 +115,6 @@ class IngestOptions:
         return self.settings.contextual_embeddings
 
 
-@dataclass
-class _Prepared:
-    """A document ready to embed: record, sections, chunks, contexts, extraction, LLM answers."""
-
-    record: DocumentRecord
-    sections: list[Section]
-    chunks: list[Chunk]
-    contexts: list[str]
-    extraction: Extraction
-    position: int
-    updating: bool
-    text: str = ""
-    llm: dict[str, ContextResult] = field(default_factory=dict)
-
-
 def _under(source: str, roots: list[Path]) -> bool:
     path = Path(source)
     return any(path == root or root in path.parents for root in roots)
@@ -131,10 +123,9 @@ def _under(source: str, roots: list[Path]) -> bool:
 @dataclass
 class _Run:
     report: IngestReport
-    notify: ProgressFn
+    tracker: Tracker
     known: dict[str, str]
-    total: int
-    pending: list[_Prepared] = field(default_factory=list)
+    pending: list[Prepared] = field(default_factory=list)
     since_flush: int = 0
 
 
@@ -189,7 +180,7 @@ class Ingestor:
         if self.options.llm and self.options.contextual:
             for source in self._store.sources_with_context("structural"):
                 known[source] = ""  # an LLM context failed last time: redo, the cache has the rest
-        run = _Run(IngestReport(), progress or (lambda event: None), known, total)
+        run = _Run(IngestReport(), Tracker(progress or (lambda event: None), total), known)
         try:
             body(run)
             self._write_pending(run)
@@ -204,8 +195,11 @@ class Ingestor:
             if run.known.get(source) == file_hash(path):
                 self._skip(run, source, position)
                 return
+            size = path.stat().st_size
+            if is_large(size):
+                run.tracker.stage(source, position, "converting")
             document = convert_file(path, source)
-            prepared = self._prepare(document, None, position, source in run.known)
+            prepared = self._prepare(run, document, None, position, size)
         except Exception as error:  # one broken file never stops a folder
             reason = error.reason if isinstance(error, ConversionError) else _reason("", error)
             self._fail(run, source, reason, position)
@@ -223,7 +217,7 @@ class Ingestor:
         if item.chunks is not None:
             given = (list(item.chunks), list(item.chunk_ids) if item.chunk_ids else None)
         try:
-            prepared = self._prepare(document, given, position, item.source in run.known)
+            prepared = self._prepare(run, document, given, position)
         except Exception as error:
             self._fail(run, item.source, _reason("", error), position)
             return
@@ -231,21 +225,22 @@ class Ingestor:
 
     def _skip(self, run: _Run, source: str, position: int) -> None:
         run.report.unchanged.append(source)
-        run.notify(ProgressEvent("skip", source, position, run.total))
+        run.tracker.document("skip", source, position)
 
     def _fail(self, run: _Run, source: str, reason: str, position: int) -> None:
         """Report a document that was not written; a version stored before stays, hash and all."""
         if source in run.known:
             reason += "; the previous version stays indexed"
         run.report.problems.append(FileProblem(source, reason))
-        run.notify(ProgressEvent("fail", source, position, run.total))
+        run.tracker.document("fail", source, position)
 
-    def _fail_all(self, run: _Run, batch: Sequence[_Prepared], reason: str) -> None:
+    def _fail_all(self, run: _Run, batch: Sequence[Prepared], reason: str) -> None:
         for prepared in batch:
+            run.tracker.forget(len(prepared.chunks))
             self._fail(run, prepared.record.source, reason, prepared.position)
 
     def _stop(
-        self, run: _Run, rest: Sequence[_Prepared], model: str, error: BaseException
+        self, run: _Run, rest: Sequence[Prepared], model: str, error: BaseException
     ) -> IngestStopped:
         """The error that ends the run after ``model`` refused for good; ``rest`` is unwritten."""
         failure, cause = _cause(error)
@@ -261,12 +256,17 @@ class Ingestor:
 
     def _prepare(
         self,
+        run: _Run,
         document: ConvertedDocument,
         given: tuple[list[str], list[str] | None] | None,
         position: int,
-        updating: bool,
-    ) -> _Prepared:
+        size: int = 0,
+    ) -> Prepared:
+        source = document.source
+        large = is_large(max(size, len(document.text)))
         if given is None:
+            if large:
+                run.tracker.stage(source, position, "structure")
             sections = parse_sections(document.text, document.title)
             chunks = chunk_document(document, sections, self._tokenizer, self.options.settings)
             chunks, extraction = extract_document(sections, chunks)
@@ -278,15 +278,27 @@ class Ingestor:
         if not self.options.settings.extract_cross_references:
             extraction.references = []
         contexts = [structural_context(c) if self.options.contextual else "" for c in chunks]
+        large = large or is_large(0, len(chunks))
+        if large:
+            run.tracker.stage(source, position, "chunks", len(chunks))
         record = DocumentRecord(
-            document.source,
-            document.title,
-            document.content_hash,
-            document.format,
-            len(document.text),
+            source, document.title, document.content_hash, document.format, len(document.text)
         )
-        return _Prepared(
-            record, sections, chunks, contexts, extraction, position, updating, document.text
+        updating = source in run.known
+        previous = Previous()
+        if updating and not self.options.force:
+            previous = Previous.load(self._store, source)
+        return Prepared(
+            record,
+            sections,
+            chunks,
+            contexts,
+            extraction,
+            position,
+            updating,
+            document.text,
+            large=large,
+            previous=previous,
         )
 
     def _given_chunks(
@@ -314,8 +326,9 @@ class Ingestor:
         ]
         return [root], chunks
 
-    def _queue(self, run: _Run, prepared: _Prepared) -> None:
+    def _queue(self, run: _Run, prepared: Prepared) -> None:
         run.pending.append(prepared)
+        run.tracker.read(len(prepared.chunks))
         if sum(len(p.chunks) for p in run.pending) >= EMBED_BATCH:
             self._write_pending(run)
 
@@ -328,28 +341,59 @@ class Ingestor:
             return
         batch, run.pending = run.pending, []
         try:
-            self._llm_contexts(batch)
+            self._llm_contexts(run, batch)
         except FatalProviderError as error:
             name = self.options.llm.model.name if self.options.llm else ""
             raise self._stop(run, batch, f"the context model {name}", error) from error
         except Exception as error:  # contexts degrade per chunk; anything else fails the batch
             self._fail_all(run, batch, _reason("contexts failed: ", error))
             return
-        inputs = _inputs(batch)
+        self._reuse_vectors(run, batch)
+        inputs = embed_inputs(batch)
         embedder = self._embedder() if inputs else None  # one that cannot load stops the run
         try:
-            vectors = embedder.embed_documents(inputs) if embedder else []
+            vectors = self._embed(run, embedder, inputs, batch[-1]) if embedder else []
         except Exception as error:
             assert embedder is not None
             self._embedding_failed(run, batch, embedder, error)
             return
-        start = 0
+        fill(batch, vectors)
         for prepared in batch:
-            self._write(run, prepared, vectors[start : start + len(prepared.chunks)])
-            start += len(prepared.chunks)
+            self._write(run, prepared)
+
+    def _reuse_vectors(self, run: _Run, batch: list[Prepared]) -> None:
+        """Give each chunk the stored vectors of the same embedding input, where there are."""
+        for prepared in batch:
+            prepared.vectors = prepared.previous.vectors_for(prepared.contexts, prepared.chunks)
+            prepared.previous = Previous()  # read once: let it go
+            prepared.reused = reused = sum(v is not None for v in prepared.vectors)
+            if prepared.large:
+                source, position = prepared.record.source, prepared.position
+                run.tracker.stage(source, position, "embedding", len(prepared.chunks), reused)
+        reused = sum(p.reused for p in batch)
+        run.tracker.reused(reused, batch[-1].record.source, batch[-1].position)
+
+    def _embed(
+        self, run: _Run, embedder: Embedder, inputs: list[EmbedInput], last: Prepared
+    ) -> list[np.ndarray]:
+        """Embed in slices, telling the tracker after each; a failure takes the counts back."""
+        vectors: list[np.ndarray] = []
+        spent = 0.0
+        try:
+            for start in range(0, len(inputs), EMBED_SLICE):
+                part = inputs[start : start + EMBED_SLICE]
+                began = time.perf_counter()
+                vectors += embedder.embed_documents(part)
+                seconds = time.perf_counter() - began
+                spent += seconds
+                run.tracker.embedded_now(len(part), seconds, last.record.source, last.position)
+        except Exception:
+            run.tracker.undo(len(vectors), spent)
+            raise
+        return vectors
 
     def _embedding_failed(
-        self, run: _Run, batch: list[_Prepared], embedder: Embedder, error: Exception
+        self, run: _Run, batch: list[Prepared], embedder: Embedder, error: Exception
     ) -> None:
         """Find the documents of a failed batch that the embedder refuses, by embedding each
         alone; not when it is down (retries spent) or refuses for good (the run stops)."""
@@ -358,56 +402,56 @@ class Ingestor:
             rest = []
             for n, prepared in enumerate(batch):
                 try:
-                    vectors = embedder.embed_documents(_inputs([prepared]))
+                    inputs = embed_inputs([prepared])
+                    vectors = self._embed(run, embedder, inputs, prepared) if inputs else []
                 except Exception as own:
                     if not _isolable(own):
                         error, rest = own, batch[n:]
                         break
                     self._fail_all(run, [prepared], _reason("embedding failed: ", own))
                     continue
-                self._write(run, prepared, vectors)
+                fill([prepared], vectors)
+                self._write(run, prepared)
         if rest and _cause(error)[0].kind == "fatal":
             raise self._stop(run, rest, f"the embedding model {embedder.name}", error) from error
         self._fail_all(run, rest, _reason("embedding failed: ", error))
 
-    def _llm_contexts(self, batch: list[_Prepared]) -> None:
-        """Ask the LLM for each chunk's context (cached ones cost nothing); set ``contexts``."""
+    def _llm_contexts(self, run: _Run, batch: list[Prepared]) -> None:
+        """Ask the LLM for each chunk's context (cached and re-used ones cost nothing); set
+        ``contexts``."""
         llm = self.options.llm
         if llm is None or not self.options.contextual:
             return
-        jobs = [
-            ContextJob(
-                p.record.source,
-                p.record.content_hash,
-                p.text,
-                chunk.chunk_id,
-                _sha256(chunk.content),
-                chunk.content,
-                structural,
+        results = reused_contexts(batch)
+        jobs = context_jobs(batch, skip=results)
+        for prepared in batch:
+            if prepared.large:
+                reused = prepared.contexts_reused
+                source, position = prepared.record.source, prepared.position
+                run.tracker.stage(source, position, "contexts", len(prepared.chunks), reused)
+        if jobs:
+            outcome = contextualize_sync(
+                jobs,
+                llm.model,
+                llm.cache,
+                llm.concurrency,
+                llm.max_tokens,
+                llm.progress,
+                stats=llm.stats,
             )
-            for p in batch
-            for chunk, structural in zip(p.chunks, p.contexts, strict=True)
-        ]
-        outcome = contextualize_sync(
-            jobs,
-            llm.model,
-            llm.cache,
-            llm.concurrency,
-            llm.max_tokens,
-            llm.progress,
-            stats=llm.stats,
-        )
-        results = {r.chunk_id: r for r in outcome.results}
+            results.update((r.chunk_id, r) for r in outcome.results)
         for prepared in batch:
             prepared.llm = results
             prepared.contexts = [
-                _with_llm(structural, results.get(chunk.chunk_id))
+                with_llm(structural, results.get(chunk.chunk_id))
                 for chunk, structural in zip(prepared.chunks, prepared.contexts, strict=True)
             ]
 
-    def _write(self, run: _Run, prepared: _Prepared, vectors: list) -> None:
+    def _write(self, run: _Run, prepared: Prepared) -> None:
+        vectors = [v for v in prepared.vectors if v is not None]
+        assert len(vectors) == len(prepared.chunks), "every chunk has its vectors"
         stored = [
-            _stored(c, context, prepared.llm.get(c.chunk_id), self.options.contextual)
+            stored_chunk(c, context, prepared.llm.get(c.chunk_id), self.options.contextual)
             for c, context in zip(prepared.chunks, prepared.contexts, strict=True)
         ]
         source = prepared.record.source
@@ -419,59 +463,14 @@ class Ingestor:
             self._fail(run, source, _reason("not written: ", error), prepared.position)
             return
         (run.report.updated if prepared.updating else run.report.added).append(source)
-        run.report.chunks_written += len(stored)
-        run.report.texts_embedded += sum(len(v) for v in vectors)
-        run.notify(ProgressEvent("done", source, prepared.position, run.total))
+        report = run.report
+        report.chunks_written += len(stored)
+        report.chunks_reused += prepared.reused
+        report.chunks_embedded += len(stored) - prepared.reused
+        report.contexts_reused += prepared.contexts_reused
+        report.texts_embedded += prepared.windows_embedded
+        run.tracker.document("done", source, prepared.position)
         run.since_flush += 1
         if run.since_flush >= FLUSH_EVERY:
             self._store.flush()
             run.since_flush = 0
-
-
-def _inputs(batch: Sequence[_Prepared]) -> list[EmbedInput]:
-    pairs = (pair for p in batch for pair in zip(p.contexts, p.chunks, strict=True))
-    return [EmbedInput(context, chunk.content) for context, chunk in pairs]
-
-
-def _cause(error: BaseException) -> tuple[Failure, BaseException]:
-    """How an error failed: its chain's first with a status or kind (providers wrap the SDK's
-    errors ``from None``, which keeps them as ``__context__``)."""
-    seen: BaseException | None = error
-    for _ in range(10):  # a bound, in case a chain loops
-        if seen is not None and (failure := classify(seen)).kind != "other":
-            return failure, seen
-        seen = seen and (seen.__cause__ or seen.__context__)
-    return Failure("fatal" if isinstance(error, FatalProviderError) else "other"), error
-
-
-def _isolable(error: BaseException) -> bool:
-    """Whether the error may be one document's doing: not an outage, not a refusal for good."""
-    return _cause(error)[0].kind in ("client", "other")
-
-
-def _reason(step: str, error: BaseException) -> str:
-    """One redacted line: a hierdoc error's own message, else the step and the error's type."""
-    text = str(error) if isinstance(error, HierdocError) else f"{type(error).__name__}: {error}"
-    text = " ".join(text.split())
-    return redact(step + (text[:297] + "..." if len(text) > 300 else text))
-
-
-def _sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _with_llm(structural: str, result: ContextResult | None) -> str:
-    """The indexed context: the structural one, then the LLM's words when it answered."""
-    if result is None or result.source != "llm" or not result.context.strip():
-        return structural
-    return f"{structural}\n{result.context.strip()}" if structural else result.context.strip()
-
-
-def _stored(
-    chunk: Chunk, context: str, result: ContextResult | None, contextual: bool
-) -> StoredChunk:
-    if not contextual:
-        return StoredChunk(chunk, context, "none")
-    if result is None or result.source != "llm":
-        return StoredChunk(chunk, context, "structural", "", bool(result and result.truncated))
-    return StoredChunk(chunk, context, "llm", result.context.strip(), result.truncated)
