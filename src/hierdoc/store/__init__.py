@@ -42,6 +42,7 @@ StoreFactory = Callable[[StoreRequest], Store]
 _FACTORIES: dict[str, StoreFactory | str] = {
     "local": "hierdoc.store.local:open_local",
     "in-memory": "hierdoc.store.local:open_in_memory",
+    "postgres": "hierdoc.store.postgres:open_postgres",
 }
 
 
@@ -49,7 +50,6 @@ def register_backend(provider: str, factory: StoreFactory | str) -> None:
     """Make ``database.provider: <provider>`` open stores with ``factory`` (a callable, or
     ``"module:function"`` imported on first use)."""
     _FACTORIES[provider] = factory
-    "postgres": "hierdoc.store.postgres:open_postgres",
 
 
 def available_backends() -> list[str]:
