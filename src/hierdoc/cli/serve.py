@@ -25,7 +25,7 @@ def open_existing(state: State) -> Index:
             f"no index at {directory}: build one first with: hierdoc --index {directory} "
             "ingest PATH (or pass --index, --config)"
         )
-    index = Index.open(directory, settings)
+    index = Index.open(directory, settings, mode="r")
     if not index.documents():
         index.close()
         raise click.ClickException(
@@ -47,6 +47,13 @@ def open_existing(state: State) -> Index:
     help="Allow --http on a non-loopback address (the server has no authentication).",
 )
 @click.option(
+    "--allow-host",
+    "allowed_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="Also accept requests whose Host header is NAME (a DNS name clients use; repeatable).",
+)
+@click.option(
     "--log-level",
     type=click.Choice(["debug", "info", "warning", "error"]),
     default="warning",
@@ -54,7 +61,13 @@ def open_existing(state: State) -> Index:
     help="Server log level (on stderr).",
 )
 @click.pass_obj
-def serve(state: State, http: str | None, allow_remote: bool, log_level: str) -> None:
+def serve(
+    state: State,
+    http: str | None,
+    allow_remote: bool,
+    allowed_hosts: tuple[str, ...],
+    log_level: str,
+) -> None:
     """Serve the index to agents over MCP (stdio by default, or streamable HTTP).
 
     Tools: search, get_section, define, references, list_documents; all read-only.
@@ -65,7 +78,7 @@ def serve(state: State, http: str | None, allow_remote: bool, log_level: str) ->
     index = open_existing(state)
     try:
         warm_up(index)
-        serve_index(index, address, log_level)
+        serve_index(index, address, log_level, allowed_hosts)
     except KeyboardInterrupt:
         pass
     finally:

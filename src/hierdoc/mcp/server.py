@@ -6,8 +6,9 @@ thread; each result carries the structured content and the cited text rendering.
 :class:`hierdoc.errors.HierdocError` becomes one error line for the client, and a
 failing call is an error result, never a dead server.
 
-Transport safety: HTTP binds to loopback unless ``--allow-remote`` is given, and on
-loopback FastMCP refuses foreign ``Host`` and ``Origin`` headers (DNS rebinding).
+Transport safety: HTTP binds to loopback unless ``--allow-remote`` is given, and on every
+address foreign ``Host`` and ``Origin`` headers are refused (DNS rebinding; see
+:func:`transport_security`).
 ``hierdoc serve`` (:mod:`hierdoc.cli.serve`) parses the options and calls
 :func:`serve_index`; ``python -m hierdoc.mcp.server`` is the same command.
 """
@@ -17,7 +18,9 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import logging
+import socket
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import anyio
@@ -25,6 +28,7 @@ import anyio.to_thread
 import click
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from mcp.types import Tool as MCPTool
 
@@ -96,6 +100,7 @@ def build_server(
     host: str = "127.0.0.1",
     port: int = 8000,
     log_level: str = "WARNING",
+    allowed_hosts: Sequence[str] = (),
 ) -> HierdocMCP:
     """An MCP server over ``index``; ``host``/``port`` are used by the HTTP transport only."""
     settings = settings or index.settings
@@ -110,7 +115,43 @@ def build_server(
         host=host,
         port=port,
         log_level=log_level.upper(),
+        transport_security=transport_security(host, allowed_hosts),
     )
+
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+ANY_ADDRESS = ("0.0.0.0", "::", "")
+
+
+def transport_security(host: str, extra_hosts: Sequence[str] = ()) -> TransportSecuritySettings:
+    """DNS-rebinding protection for any bind address, not only the three FastMCP knows.
+
+    A request is served only when its ``Host`` (and ``Origin``, when a browser sends one)
+    names this server: the bound address, the loopback names, ``extra_hosts``
+    (``--allow-host``) and, bound to every interface, this machine's name and addresses.
+    """
+    names = [*LOOPBACK_NAMES, *extra_hosts]
+    if host in ANY_ADDRESS:
+        names += _machine_names()
+    else:
+        names.append(f"[{host}]" if ":" in host else host)
+    names = list(dict.fromkeys(names))
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[*names, *(f"{n}:*" for n in names)],
+        allowed_origins=[f"{scheme}://{n}{port}" for scheme in ("http", "https")
+                         for n in names for port in ("", ":*")],
+    )  # fmt: skip
+
+
+def _machine_names() -> list[str]:
+    """This machine's host name and the addresses it resolves to."""
+    name = socket.gethostname()
+    try:
+        addresses = socket.gethostbyname_ex(name)[2]
+    except OSError:
+        addresses = []
+    return [name, *addresses]
 
 
 # -- where to listen ------------------------------------------------------------------------
@@ -190,6 +231,7 @@ def serve_index(
     index: Index,
     http: tuple[str, int] | None = None,
     log_level: str = "WARNING",
+    allowed_hosts: Sequence[str] = (),
 ) -> None:
     """Serve until the client disconnects (stdio) or the process is interrupted (HTTP)."""
     serving = f"hierdoc: serving {index.directory.resolve()} "
@@ -200,7 +242,8 @@ def serve_index(
         anyio.run(server.run_stdio_async)
         return
     host, port = http
-    server = build_server(index, host=host, port=port, log_level=log_level)
+    server = build_server(index, host=host, port=port, log_level=log_level,
+                          allowed_hosts=allowed_hosts)  # fmt: skip
     logging.getLogger("mcp.server.streamable_http").addFilter(_quiet_disconnects)
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"{serving} at http://{shown}:{port}/mcp", err=True)
