@@ -26,6 +26,10 @@ LAZY_COMMANDS = {
         "hierdoc.eval.command:eval_command",
         "Measure retrieval quality on a benchmark: hierdoc variants beside baselines.",
     ),
+    "migrate": (
+        "hierdoc.cli.migrate:migrate_command",
+        "Copy an index to another backend (local <-> postgres) without re-embedding.",
+    ),
 }
 """Commands imported when they run: name -> ("module:attribute", summary for --help)."""
 

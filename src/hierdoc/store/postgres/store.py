@@ -64,6 +64,14 @@ class PostgresContextCache:
                 (model, prompt_version, document_hash, chunk_hash, context),
             )
 
+    def rows(self) -> list[tuple[str, str, str, str, str]]:
+        """Every cached context as (model, prompt version, document hash, chunk hash, text)."""
+        with self._pool.connection() as conn:
+            return conn.execute(
+                "SELECT model, prompt_version, document_hash, chunk_hash, context FROM contexts "
+                "ORDER BY created_at"
+            ).fetchall()
+
 
 class PostgresStore:
     """An index in a PostgreSQL schema, shared by every process that opens it."""
@@ -95,6 +103,10 @@ class PostgresStore:
     @property
     def context_cache(self) -> ContextCache:
         return self._cache
+
+    def context_rows(self) -> list[tuple[str, str, str, str, str]]:
+        """The whole context cache (for ``hierdoc migrate``)."""
+        return self._cache.rows()
 
     # meta
 
@@ -185,6 +197,10 @@ class PostgresStore:
 
     def sections(self, section_id: str) -> list[SectionRecord]:
         return self._read(records.select, SectionRecord, "section_id = %s", (section_id,))
+
+    def sections_of_source(self, source: str) -> list[SectionRecord]:
+        """Every section of one document, in order (for ``hierdoc migrate``)."""
+        return self._read(records.select, SectionRecord, "source = %s", (source,))
 
     def children(self, source: str, section_id: str) -> list[SectionRecord]:
         where = "source = %s AND parent_id = %s"

@@ -1,0 +1,101 @@
+"""``hierdoc migrate``: local -> postgres -> local copies an index without re-embedding,
+and the three indexes answer every search mode alike."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hierdoc import Index, Settings
+from hierdoc.cli import main
+
+from .hash_embedder import HashEmbedder
+from .test_store_postgres_server import drop_schema, fresh_options
+
+pytestmark = pytest.mark.postgres
+
+FIXTURES = Path(__file__).parent / "fixtures"
+QUERIES = [
+    ("hybrid", "hardship withdrawal of elective deferrals"),
+    ("keyword", "automatic enrollment notice deadline"),
+    ("semantic", "nondiscrimination testing for highly compensated employees"),
+    ("exact", '"safe harbor"'),
+    ("keyword", "ADP ACP"),
+]
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exit_info:
+        code = int(exit_info.code or 0)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def _postgres_settings(options: dict[str, Any]) -> Settings:
+    return Settings(database={"provider": "postgres", **options})
+
+
+def _answers(index: Index) -> list[list[tuple[str, float]]]:
+    return [
+        [(r.chunk_id, round(r.score, 4)) for r in index.search(q, mode=mode, top_k=10).results]
+        for mode, q in QUERIES
+    ]
+
+
+def test_local_to_postgres_and_back_gives_identical_results(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    options = fresh_options()
+    url = options["url"]
+    first, back = tmp_path / "first", tmp_path / "back"
+    try:
+        with Index.open(first, Settings(), embedder=HashEmbedder()) as index:
+            index.ingest([FIXTURES / "acronyms", FIXTURES / "definitions"])
+            index.store.context_cache.put("m", "p1", "doc", "chunk", "a cached context")
+            expected = _answers(index)
+            stats = index.store.stats()
+            fingerprint = index.store.read_meta().fingerprint
+        assert stats.chunks > 10 and any(expected)
+        code, out, err = _run(
+            capsys, "migrate", "--from", str(first), "--to", url, "--to-schema", options["schema"]
+        )
+        assert code == 0, err
+        assert f"copied {stats.documents} documents ({stats.chunks} chunks)" in out
+        with Index.open(tmp_path / "pg", _postgres_settings(options), HashEmbedder()) as index:
+            assert _answers(index) == expected
+            copied = index.store.stats()
+            assert index.store.context_cache.get("m", "p1", "doc", "chunk") == "a cached context"
+            assert (copied.sections, copied.vectors, copied.definitions) == (
+                stats.sections,
+                stats.vectors,
+                stats.definitions,
+            )
+            assert (copied.acronyms, copied.crossrefs) == (stats.acronyms, stats.crossrefs)
+        code, out, err = _run(
+            capsys, "migrate", "--from", url, "--from-schema", options["schema"], "--to", str(back)
+        )
+        assert code == 0, err
+        with Index.open(back, Settings(), embedder=HashEmbedder()) as index:
+            assert _answers(index) == expected
+            assert index.store.context_cache.get("m", "p1", "doc", "chunk") == "a cached context"
+            assert index.store.read_meta().fingerprint == fingerprint
+    finally:
+        drop_schema(options)
+
+
+def test_migrate_refuses_a_target_with_documents(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source, target = tmp_path / "a", tmp_path / "b"
+    for directory in (source, target):
+        with Index.open(directory, Settings(), embedder=HashEmbedder()) as index:
+            index.ingest([FIXTURES / "acronyms"])
+    code, _, err = _run(capsys, "migrate", "--from", str(source), "--to", str(target))
+    assert code == 1 and "already holds documents: use --force" in err
+    code, _, err = _run(capsys, "migrate", "--from", str(tmp_path / "none"), "--to", str(target))
+    assert code == 1 and "no hierdoc index at" in err
