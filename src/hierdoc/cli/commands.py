@@ -8,41 +8,20 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import textwrap
-from pathlib import Path
 from typing import Any
 
 import click
 
 from ..models import SEARCH_MODES, SearchResponse, SearchResult
 from ..pipeline.contextualize import ContextProgress
-from ..pipeline.ingest import IngestStopped, ProgressEvent
+from ..pipeline.ingest import IngestStopped
+from .ingest_progress import progress_printer
 from .state import State, index_options
 
 
 def _echo_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False))
-
-
-def _progress_printer() -> Any:
-    state: dict[str, Any] = {"seen": 0}
-
-    def on_event(event: ProgressEvent) -> None:
-        if "bar" not in state:
-            state["bar"] = click.progressbar(
-                length=event.total,
-                label="Ingesting",
-                file=sys.stderr,
-                item_show_func=lambda s: Path(s).name if s else "",
-            )
-            state["bar"].__enter__()
-        state["seen"] += 1
-        state["bar"].update(1, event.source)
-        if state["seen"] == event.total:
-            state["bar"].__exit__(None, None, None)
-
-    return on_event
 
 
 def _context_progress_printer() -> Any:
@@ -84,7 +63,7 @@ def ingest(
         rebuild=force, max_chunk_tokens=max_chunk_tokens, chunk_overlap=chunk_overlap
     )
     with opened as index:
-        progress = None if quiet or as_json else _progress_printer()
+        progress = None if quiet or as_json else progress_printer()
         if not (quiet or as_json):
             index.context_progress = _context_progress_printer()
         try:
@@ -99,7 +78,8 @@ def ingest(
     click.echo(
         f"{len(report.added)} added, {len(report.updated)} updated, "
         f"{len(report.unchanged)} unchanged, {len(report.removed)} removed; "
-        f"{report.chunks_written} chunks written in {report.seconds:.1f}s"
+        f"{report.chunks_written} chunks written ({report.chunks_reused} chunks re-used, "
+        f"{report.chunks_embedded} embedded) in {report.seconds:.1f}s"
     )
     for problem in report.problems:
         click.echo(f"skipped {problem.source}: {problem.reason}", err=True)

@@ -1,0 +1,71 @@
+"""What ``hierdoc ingest`` prints on stderr while it runs.
+
+One status line, redrawn in place: documents done of all, then chunks embedded of
+those known so far with the rate and an ETA once embedding has started (it is what
+takes the time; a large PDF is one document for minutes). A large document also
+gets a line per stage (converting, structure, chunks, contexts, embedding), printed
+above the status line, so the first minutes of a long run are not silent.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..pipeline.progress import DOCUMENT_KINDS, ProgressEvent, ProgressFn
+
+
+def _duration(seconds: float) -> str:
+    seconds = round(seconds)
+    if seconds < 60:
+        return f"{seconds}s"
+    minutes, seconds = divmod(seconds, 60)
+    return f"{minutes}m{seconds:02d}s" if minutes < 60 else f"{minutes // 60}h{minutes % 60:02d}m"
+
+
+def status_line(event: ProgressEvent, documents: int) -> str:
+    """``Ingesting 2/5 files  chunks 340/1200  25.1/s  ETA 47s  gdpr.md``."""
+    parts = [f"Ingesting {documents}/{event.total} files"]
+    if event.chunks_done:
+        parts.append(f"chunks {event.chunks_done}/{event.chunks_known}")
+    if event.rate:
+        parts.append(f"{event.rate:.1f}/s")
+    if event.eta is not None and event.chunks_done < event.chunks_known:
+        parts.append(f"ETA {_duration(event.eta)}")
+    if event.source:
+        parts.append(Path(event.source).name)
+    return "  ".join(parts)
+
+
+def stage_line(event: ProgressEvent) -> str:
+    """``gdpr.md: embedding 12 chunks (143 re-used)``."""
+    fresh = event.chunks - event.reused
+    reused = f" ({event.reused} re-used)" if event.reused else ""
+    text = {
+        "converting": "converting",
+        "structure": "reading its structure",
+        "chunks": f"{event.chunks} chunks",
+        "contexts": f"contexts for {fresh} chunks{reused}",
+        "embedding": f"embedding {fresh} chunks{reused}",
+    }.get(event.stage, event.stage)
+    return f"{Path(event.source).name}: {text}"
+
+
+def progress_printer() -> ProgressFn:
+    """A progress callback drawing the status line and the stage lines on stderr."""
+    state = {"documents": 0, "width": 0}
+
+    def draw(line: str, end: bool = False) -> None:
+        padding = " " * max(0, state["width"] - len(line))
+        click.echo(f"\r{line}{padding}", err=True, nl=end)
+        state["width"] = 0 if end else len(line)
+
+    def on_event(event: ProgressEvent) -> None:
+        if event.kind in DOCUMENT_KINDS:
+            state["documents"] += 1
+        if event.kind == "stage":
+            draw(stage_line(event), end=True)
+        draw(status_line(event, state["documents"]), end=state["documents"] == event.total)
+
+    return on_event

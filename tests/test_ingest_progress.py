@@ -1,0 +1,115 @@
+"""Ingest progress: chunks embedded with a rate and an ETA, and stage lines for large files."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from hierdoc import Index, Settings
+from hierdoc.cli.ingest_progress import progress_printer
+from hierdoc.pipeline import ingest, progress
+from hierdoc.pipeline.ingest import ProgressEvent
+
+from .hash_embedder import HashEmbedder
+from .test_ingest_reuse import APPENDED, _document
+
+
+@pytest.fixture
+def document(tmp_path: Path) -> Path:
+    path = tmp_path / "docs" / "agreement.md"
+    path.parent.mkdir()
+    path.write_text(_document())
+    return path
+
+
+def _events(tmp_path: Path, document: Path) -> list[ProgressEvent]:
+    events: list[ProgressEvent] = []
+    settings = Settings(max_chunk_tokens=64)
+    with Index.open(tmp_path / "index", settings, embedder=HashEmbedder()) as index:
+        index.ingest([document], progress=events.append)
+    return events
+
+
+def test_embed_events_count_up_to_the_total(tmp_path, document, monkeypatch) -> None:
+    monkeypatch.setattr(ingest, "EMBED_SLICE", 5)
+    events = _events(tmp_path, document)
+    embeds = [e for e in events if e.kind == "embed"]
+    assert [e.chunks_done for e in embeds] == [5, 10, 12]
+    assert all(e.chunks_known == 12 and e.rate and e.rate > 0 for e in embeds)
+    assert embeds[-1].eta == 0
+    assert [e.kind for e in events][-1] == "done"
+    assert (events[-1].position, events[-1].total, events[-1].chunks_done) == (1, 1, 12)
+    assert not [e for e in events if e.kind == "stage"], "a small file has no stage lines"
+
+
+def test_stage_events_for_a_large_document(tmp_path, document, monkeypatch) -> None:
+    monkeypatch.setattr(progress, "LARGE_DOCUMENT_BYTES", 100)
+    events = _events(tmp_path, document)
+    stages = [(e.stage, e.chunks) for e in events if e.kind == "stage"]
+    assert stages == [("converting", 0), ("structure", 0), ("chunks", 12), ("embedding", 12)]
+
+
+def test_re_used_chunks_count_as_done(tmp_path, document, monkeypatch) -> None:
+    monkeypatch.setattr(progress, "LARGE_DOCUMENT_CHUNKS", 10)
+    _events(tmp_path, document)
+    document.write_text(_document(append=APPENDED))
+    events = _events(tmp_path, document)
+    embedding = [e for e in events if e.stage == "embedding"]
+    assert [(e.chunks, e.reused) for e in embedding] == [(12, 11)]
+    assert [e.chunks_done for e in events if e.kind == "embed"] == [11, 12]
+
+
+def test_events_stay_compatible() -> None:
+    event = ProgressEvent("done", "a.md", 1, 2)
+    assert (event.kind, event.source, event.position, event.total) == ("done", "a.md", 1, 2)
+    assert event.chunks_done == 0 and event.rate is None and event.eta is None
+
+
+def _lines(err: str) -> list[str]:
+    """The lines a terminal shows: what follows the last carriage return of each."""
+    return [line.split("\r")[-1].rstrip() for line in err.split("\n")]
+
+
+def test_the_printer_draws_counts_rate_eta_and_stage_lines(capsys) -> None:
+    show = progress_printer()
+    source = "/docs/big.pdf"
+    show(ProgressEvent("stage", source, 1, 2, stage="chunks", chunks=300))
+    show(ProgressEvent("stage", source, 1, 2, stage="embedding", chunks=300, reused=280))
+    show(ProgressEvent("embed", source, 1, 2, chunks_done=290, chunks_known=300, rate=4, eta=2.5))
+    show(ProgressEvent("done", source, 1, 2, chunks_done=300, chunks_known=300))
+    show(ProgressEvent("skip", "/docs/small.md", 2, 2, chunks_done=300, chunks_known=300))
+    err = capsys.readouterr().err
+    lines = _lines(err)
+    assert lines[0] == "big.pdf: 300 chunks"
+    assert lines[1] == "big.pdf: embedding 20 chunks (280 re-used)"
+    assert "Ingesting 0/2 files  chunks 290/300  4.0/s  ETA 2s  big.pdf" in err
+    assert lines[2] == "Ingesting 2/2 files  chunks 300/300  small.md"
+    assert err.endswith("\n")
+
+
+@pytest.mark.slow
+def test_cli_ingest_prints_stages_and_re_use(tmp_path, document, monkeypatch, capsys) -> None:
+    from hierdoc.cli import main
+
+    monkeypatch.setattr(progress, "LARGE_DOCUMENT_CHUNKS", 0)
+
+    def run(*args: str) -> tuple[str, str]:
+        try:
+            main(["--index", str(tmp_path / "index"), "ingest", *args])
+        except SystemExit as exit_info:
+            assert not exit_info.code
+        captured = capsys.readouterr()
+        return captured.out, captured.err
+
+    out, err = run(str(document.parent))
+    lines = _lines(err)
+    assert any(re.fullmatch(r"agreement\.md: \d+ chunks", line) for line in lines)
+    assert any(line.startswith("agreement.md: embedding") for line in lines)
+    assert lines[-2].startswith("Ingesting 1/1 files  chunks ")
+    assert "chunks re-used" in out
+    document.write_text(document.read_text() + "\n" + APPENDED + "\n")
+    out, err = run(str(document.parent))
+    assert "1 updated" in out and ", 1 embedded)" in out
+    assert "re-used)" in err
