@@ -36,6 +36,7 @@ from .pipeline.embed import Embedder, LocalEmbedder
 from .pipeline.extract.definitions import normalize_term
 from .pipeline.ingest import IngestOptions, Ingestor, LLMContexts, ProgressFn
 from .pipeline.local_models import local_model
+from .pipeline.query_embed import NumpyQueryEmbedder, local_query_embedder
 from .pipeline.tokenizer import Tokenizer, default_tokenizer
 from .providers.embed_api import embedder_from, is_api_model
 from .providers.llm import PROMPT_VERSION, context_model_from
@@ -154,6 +155,7 @@ class Index:
         self.settings = settings
         self._embedder = embedder
         self._embedder_lock = threading.Lock()
+        self._query_embedder: NumpyQueryEmbedder | None = None
         self._tokenizer = tokenizer
         if embedder is None and is_api_model(settings.embedding_model):
             self._embedder = embedder_from(settings.embedding_model)
@@ -214,9 +216,21 @@ class Index:
         return self._tokenizer
 
     def _embed_query(self, text: str) -> np.ndarray:
-        embedder = self.embedder()
+        embedder = self._query_model()
         with self._embedder_lock:
             return embedder.embed_query(text)
+
+    def _query_model(self) -> Embedder | NumpyQueryEmbedder:
+        """The local model's queries embed in numpy, without loading torch (see
+        pipeline/query_embed.py), unless an embedder was given or is loaded already."""
+        with self._embedder_lock:
+            if self._embedder is not None:
+                return self._embedder
+            if self._query_embedder is None:
+                self._query_embedder = local_query_embedder(self.model_name)
+            if self._query_embedder is not None:
+                return self._query_embedder
+        return self.embedder()
 
     # ingest
 

@@ -44,6 +44,14 @@ def query_embedder_choice() -> str:
     return choice
 
 
+def local_query_embedder(model: str) -> NumpyQueryEmbedder | None:
+    """The torch-free query embedder for ``model``, or ``None`` where the torch one must
+    serve: another model, or ``HIERDOC_QUERY_EMBEDDER=torch``."""
+    if model != DEFAULT_MODEL or query_embedder_choice() != "numpy":
+        return None
+    return NumpyQueryEmbedder()
+
+
 @dataclass(frozen=True)
 class _Layer:
     """One transformer layer's weights, as stored (``out x in``: applied as ``x @ w.T``)."""
