@@ -144,6 +144,8 @@ def search(
 
     Citations in the query ("Article 17(3)(b)", "sec. 203(a)(1)", "§ 4.2") go
     straight to that section; "quoted phrases" must appear as written.
+    The local model embeds the query in numpy, without loading torch
+    (HIERDOC_QUERY_EMBEDDER=torch: with torch, as ingest does).
     """
     with state.open() as index:
         response = index.search(
