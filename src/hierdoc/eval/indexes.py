@@ -19,7 +19,7 @@ from typing import Any
 from .. import config, models, pipeline, store
 from ..api import Index
 from ..config import Settings
-from ..pipeline.ingest import ProgressEvent
+from ..pipeline.progress import DOCUMENT_KINDS, ProgressEvent
 from ..search import analyze
 from .datasets import EvalCorpus
 from .embed_cache import CachingEmbedder
@@ -115,6 +115,8 @@ def _ingest_progress(name: str, log: Log) -> Callable[[ProgressEvent], None]:
     step = 250
 
     def progress(event: ProgressEvent) -> None:
+        if event.kind not in DOCUMENT_KINDS:
+            return
         if event.position % step == 0 or event.position == event.total:
             log(f"[{name}] ingest {event.position}/{event.total}")
 
