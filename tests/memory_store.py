@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -63,6 +64,10 @@ class MemoryStore:
     @property
     def generation(self) -> int:
         return self._generation
+
+    def lock_writer(self, wait: bool | None = None) -> AbstractContextManager[None]:
+        """One process owns the dicts: there is never another writer to exclude."""
+        return nullcontext()
 
     def read_meta(self) -> IndexMeta:
         return self._meta

@@ -10,17 +10,16 @@ import hashlib
 import json
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, fields, replace
+from contextlib import AbstractContextManager
+from dataclasses import fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from .config import INDEX_SHAPING_FIELDS, ModelRef, SearchSettings, Settings
 from .errors import ConfigError, InputError, NotFoundError
 from .models import (
-    CrossRef,
-    Definition,
     DocumentRecord,
     IndexStats,
     IngestReport,
@@ -44,104 +43,23 @@ from .search.analyze import TEXT_ANALYZER
 from .search.glossary import Glossary
 from .search.searcher import Searcher
 from .store import StoreRequest, open_store
+from .views import ChunkView, DefinitionLookup, ReferenceLookup
 
 EXTRACTION_VERSION = 1
 """Bump when structure or extraction changes, so that the next ingest redoes every file."""
 
-
-@dataclass
-class ChunkView:
-    """A chunk with where it sits: its parent chain and its neighbours in the document."""
-
-    chunk: StoredChunk
-    previous: StoredChunk | None
-    next: StoredChunk | None
-    section: SectionRecord | None = None
-    children: list[SectionRecord] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        def brief(stored: StoredChunk | None) -> dict[str, Any] | None:
-            if stored is None:
-                return None
-            c = stored.chunk
-            return {"chunk_id": c.chunk_id, "section_id": c.section_id, "heading": c.heading}
-
-        c = self.chunk.chunk
-        return {
-            "chunk_id": c.chunk_id,
-            "source": c.source,
-            "title": c.title,
-            "parent_chain": list(c.parent_chain),
-            "section_id": c.section_id,
-            "section_path": list(c.section_path),
-            "heading": c.heading,
-            "chunk_type": c.chunk_type,
-            "content": c.content,
-            "context": self.chunk.context,
-            "token_count": c.token_count,
-            "previous": brief(self.previous),
-            "next": brief(self.next),
-            "section": None
-            if self.section is None
-            else {
-                "section_id": self.section.section_id,
-                "heading": self.section.heading,
-                "kind": self.section.kind,
-                "text": self.section.text,
-                "parent_id": self.section.parent_id,
-            },
-            "children": [{"section_id": c.section_id, "heading": c.heading} for c in self.children],
-        }
-
-
-@dataclass
-class DefinitionLookup:
-    term: str
-    definitions: list[Definition]
-
-    @property
-    def conflict(self) -> bool:
-        """The term is defined differently in different documents."""
-        texts = {(d.source, " ".join(d.definition.split()).casefold()) for d in self.definitions}
-        by_source: dict[str, set[str]] = {}
-        for source, text in texts:
-            by_source.setdefault(source, set()).add(text)
-        distinct = {frozenset(v) for v in by_source.values()}
-        return len(by_source) > 1 and len(distinct) > 1
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "term": self.term,
-            "conflict": self.conflict,
-            "definitions": [d.to_dict() for d in self.definitions],
-        }
-
-
-@dataclass
-class ReferenceLookup:
-    section_id: str
-    outgoing: list[CrossRef]
-    incoming: list[CrossRef]
-
-    def to_dict(self) -> dict[str, Any]:
-        def incoming(ref: CrossRef) -> dict[str, Any]:
-            return {
-                "text": ref.text,
-                "from_section_id": ref.section_id,
-                "from_chunk_id": ref.chunk_id,
-                "source": ref.source,
-                "target_section_id": ref.target_section_id,
-            }
-
-        return {
-            "section_id": self.section_id,
-            "outgoing": [r.to_dict() for r in self.outgoing],
-            "incoming": [incoming(r) for r in self.incoming],
-        }
+__all__ = ["ChunkView", "DefinitionLookup", "Index", "ReferenceLookup"]
 
 
 class Index:
-    """A persistent hybrid index in one directory."""
+    """A persistent hybrid index in one directory.
+
+    ``mode`` says how it is opened: ``"r"`` reads only (no index there is a
+    :class:`NotFoundError`; nothing is created or written, so it works on a read-only
+    directory), ``"w"`` holds the index's single writer lock from open to close, and the
+    default takes the lock only while it writes (``ingest``, ``ingest_texts``). A writer
+    that finds another one at work fails with an ``IndexBusyError``, or waits if ``wait``.
+    """
 
     def __init__(
         self,
@@ -150,8 +68,14 @@ class Index:
         embedder: Embedder | None = None,
         tokenizer: Tokenizer | None = None,
         rebuild: bool = False,
+        mode: Literal["r", "w"] | None = None,
+        wait: bool = False,
     ) -> None:
+        if mode == "r" and rebuild:
+            raise InputError("an index opened for reading (mode='r') cannot be rebuilt")
         self.directory = directory
+        self.mode = mode
+        self._wait = wait
         self.settings = settings
         self._embedder = embedder
         self._embedder_lock = threading.Lock()
@@ -160,13 +84,25 @@ class Index:
         if embedder is None and is_api_model(settings.embedding_model):
             self._embedder = embedder_from(settings.embedding_model)
         self.model_name, dimension = self._model(settings)
-        self.store = open_store(
-            settings.database_provider,
-            StoreRequest(directory, dimension, TEXT_ANALYZER, rebuild, settings.database_options()),
+        request = StoreRequest(
+            directory,
+            dimension,
+            TEXT_ANALYZER,
+            rebuild,
+            settings.database_options(),
+            read_only=mode == "r",
+            hold_writer=mode == "w" or (mode is None and rebuild),
+            wait=wait,
         )
-        if rebuild:
-            self.store.write_meta(replace(self.store.read_meta(), embedding_model=self.model_name))
-        self._check_model(self.model_name)
+        self.store = open_store(settings.database_provider, request)
+        try:
+            if rebuild:
+                meta = replace(self.store.read_meta(), embedding_model=self.model_name)
+                self.store.write_meta(meta)
+            self._check_model(self.model_name)
+        except BaseException:
+            self.store.close()
+            raise
         self._glossary: tuple[int, Glossary] | None = None
         self.context_progress: Callable[[ContextProgress], None] | None = None
 
@@ -177,11 +113,15 @@ class Index:
         settings: Settings | None = None,
         embedder: Embedder | None = None,
         rebuild: bool = False,
+        mode: Literal["r", "w"] | None = None,
+        wait: bool = False,
     ) -> Index:
         """Open the index at ``path``; ``rebuild`` empties it first, and lets the
-        configured embedding model replace the one that built it."""
+        configured embedding model replace the one that built it. ``mode`` and ``wait``:
+        see :class:`Index` (``mode="r"`` for readers, ``"w"`` for a writer session)."""
         settings = settings or Settings()
-        return cls(settings.index_dir(path), settings, embedder, rebuild=rebuild)
+        directory = settings.index_dir(path)
+        return cls(directory, settings, embedder, rebuild=rebuild, mode=mode, wait=wait)
 
     def _model(self, settings: Settings) -> tuple[str, int]:
         """The embedding model's name and dimension, without loading a local model."""
@@ -195,7 +135,8 @@ class Index:
     def _check_model(self, model: str) -> None:
         meta = self.store.read_meta()
         if meta.embedding_model is None:
-            self.store.write_meta(replace(meta, embedding_model=model))
+            if self.mode != "r":
+                self.store.write_meta(replace(meta, embedding_model=model))
         elif meta.embedding_model != model:
             raise ConfigError(
                 f"this index was built with {meta.embedding_model} but the embedder is {model}: "
@@ -261,11 +202,21 @@ class Index:
         paths = list(paths)
         if not paths:
             raise InputError("nothing to ingest: give a path, or 'source' in the config")
-        ingestor = self._ingestor(force)
-        try:
-            return ingestor.run(paths, progress)
-        finally:
-            self._record_context_usage(ingestor.options.llm)
+        with self._writing():
+            ingestor = self._ingestor(force)
+            try:
+                return ingestor.run(paths, progress)
+            finally:
+                self._record_context_usage(ingestor.options.llm)
+
+    def _writing(self) -> AbstractContextManager[None]:
+        """The writer lock for one ingest (already held in mode "w")."""
+        if self.mode == "r":
+            raise InputError(
+                f"the index at {self.directory} is open for reading (mode='r'): "
+                "open it with mode='w' to ingest"
+            )
+        return self.store.lock_writer(self._wait)
 
     def _ingestor(self, force: bool) -> Ingestor:
         """An ingestor for this index; a change of chunking settings re-ingests everything."""
@@ -310,11 +261,12 @@ class Index:
         progress: ProgressFn | None = None,
     ) -> IngestReport:
         """Index documents given as text (or as ready-made chunks); unchanged ones are skipped."""
-        ingestor = self._ingestor(force)
-        try:
-            return ingestor.run_texts(list(documents), progress)
-        finally:
-            self._record_context_usage(ingestor.options.llm)
+        with self._writing():
+            ingestor = self._ingestor(force)
+            try:
+                return ingestor.run_texts(list(documents), progress)
+            finally:
+                self._record_context_usage(ingestor.options.llm)
 
     async def aingest(
         self, paths: Iterable[str | Path] | str | Path | None = None, force: bool = False

@@ -16,6 +16,7 @@ import click
 from ..models import SEARCH_MODES, SearchResponse, SearchResult
 from ..pipeline.contextualize import ContextProgress
 from ..pipeline.ingest import IngestStopped
+from .ingest_checks import check_paths, check_report
 from .ingest_progress import progress_printer
 from .state import State, index_options
 
@@ -48,6 +49,7 @@ def _context_progress_printer() -> Any:
 @click.option("--chunk-overlap", type=int, help="Tokens repeated between chunks of a section.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option("--wait", is_flag=True, help="Wait for another process writing this index.")
 @click.pass_obj
 def ingest(
     state: State,
@@ -57,11 +59,16 @@ def ingest(
     chunk_overlap: int | None,
     as_json: bool,
     quiet: bool,
+    wait: bool,
 ) -> None:
-    """Index files and folders (PDF, DOCX, HTML, PPTX, XLSX, Markdown, text)."""
-    opened = state.open(
-        rebuild=force, max_chunk_tokens=max_chunk_tokens, chunk_overlap=chunk_overlap
-    )
+    """Index files and folders (PDF, DOCX, HTML, PPTX, XLSX, Markdown, text).
+
+    One process writes an index at a time: another ingest fails at once naming it,
+    or with --wait waits for it. Searches are never blocked.
+    """
+    overrides = {"max_chunk_tokens": max_chunk_tokens, "chunk_overlap": chunk_overlap}
+    check_paths(state, list(paths) or state.settings(**overrides).sources)
+    opened = state.open_writer(rebuild=force, wait=wait, **overrides)
     with opened as index:
         progress = None if quiet or as_json else progress_printer()
         if not (quiet or as_json):
@@ -74,15 +81,16 @@ def ingest(
             raise
     if as_json:
         _echo_json(report.to_dict())
-        return
-    click.echo(
-        f"{len(report.added)} added, {len(report.updated)} updated, "
-        f"{len(report.unchanged)} unchanged, {len(report.removed)} removed; "
-        f"{report.chunks_written} chunks written ({report.chunks_reused} chunks re-used, "
-        f"{report.chunks_embedded} embedded) in {report.seconds:.1f}s"
-    )
-    for problem in report.problems:
-        click.echo(f"skipped {problem.source}: {problem.reason}", err=True)
+    else:
+        click.echo(
+            f"{len(report.added)} added, {len(report.updated)} updated, "
+            f"{len(report.unchanged)} unchanged, {len(report.removed)} removed; "
+            f"{report.chunks_written} chunks written ({report.chunks_reused} chunks re-used, "
+            f"{report.chunks_embedded} embedded) in {report.seconds:.1f}s"
+        )
+        for problem in report.problems:
+            click.echo(f"skipped {problem.source}: {problem.reason}", err=True)
+    check_report(report)
 
 
 def _relative(source: str) -> str:
@@ -147,7 +155,7 @@ def search(
     The local model embeds the query in numpy, without loading torch
     (HIERDOC_QUERY_EMBEDDER=torch: with torch, as ingest does).
     """
-    with state.open() as index:
+    with state.open_reader() as index:
         response = index.search(
             query,
             top_k=top_k,
@@ -169,7 +177,7 @@ def search(
 @click.pass_obj
 def show(state: State, chunk_id: str, as_json: bool) -> None:
     """Show a chunk (or the first chunk of a section id) with its neighbours."""
-    with state.open() as index:
+    with state.open_reader() as index:
         view = index.show(chunk_id).to_dict()
     if as_json:
         _echo_json(view)
@@ -190,7 +198,7 @@ def show(state: State, chunk_id: str, as_json: bool) -> None:
 @click.pass_obj
 def define(state: State, term: str, as_json: bool) -> None:
     """Definitions of a term (or an acronym) in the corpus, with where they are."""
-    with state.open() as index:
+    with state.open_reader() as index:
         lookup = index.define(term)
     if as_json:
         _echo_json(lookup.to_dict())
@@ -213,7 +221,7 @@ def define(state: State, term: str, as_json: bool) -> None:
 @click.pass_obj
 def refs(state: State, identifier: str, as_json: bool) -> None:
     """Cross-references from and to a section or chunk id."""
-    with state.open() as index:
+    with state.open_reader() as index:
         lookup = index.references(identifier)
     if as_json:
         _echo_json(lookup.to_dict())
@@ -232,7 +240,7 @@ def refs(state: State, identifier: str, as_json: bool) -> None:
 @click.pass_obj
 def stats(state: State, as_json: bool) -> None:
     """Documents, chunks, index size and models."""
-    with state.open() as index:
+    with state.open_reader() as index:
         data = index.stats().to_dict()
     if as_json:
         _echo_json(data)

@@ -15,6 +15,7 @@ import click
 
 from ..api import Index
 from ..config import Settings, load_settings
+from ..store.base import IndexBusyError
 
 
 @dataclass
@@ -31,6 +32,25 @@ class State:
     def open(self, rebuild: bool = False, **overrides: Any) -> Index:
         """Open (or create) the index with the settings and ``overrides``."""
         return Index.open(self.index_option, self.settings(**overrides), rebuild=rebuild)
+
+    def open_reader(self) -> Index:
+        """Open the index for reading: no index there is an error; nothing is written."""
+        return Index.open(self.index_option, self.settings(), mode="r")
+
+    def open_writer(self, rebuild: bool, wait: bool, **overrides: Any) -> Index:
+        """Open the index holding its writer lock until closed (``wait``: wait for another
+        writer, saying so on stderr; otherwise fail at once naming it)."""
+        settings = self.settings(**overrides)
+        try:
+            return Index.open(self.index_option, settings, rebuild=rebuild, mode="w")
+        except IndexBusyError as busy:
+            if not wait:
+                raise
+            click.echo(
+                f"waiting: another hierdoc process is writing this index ({busy.holder})",
+                err=True,
+            )
+        return Index.open(self.index_option, settings, rebuild=rebuild, mode="w", wait=True)
 
 
 def _setter(attribute: str, convert: Callable[[str], Any] = str) -> Callable[..., None]:

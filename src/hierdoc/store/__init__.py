@@ -35,6 +35,13 @@ class StoreRequest:
     """Empty the index first (``ingest --force``); cached LLM contexts are kept."""
     options: dict[str, Any] = field(default_factory=dict)
     """The rest of the ``database`` block (a URL, credentials...), for server backends."""
+    read_only: bool = False
+    """Only read: create and write nothing (no index there is a :class:`NotFoundError`);
+    derived indexes that lag are rebuilt in memory, privately."""
+    hold_writer: bool = False
+    """Take the writer lock before writing anything and hold it until ``close``."""
+    wait: bool = False
+    """When another process holds the writer lock, wait for it instead of failing."""
 
 
 StoreFactory = Callable[[StoreRequest], Store]

@@ -12,6 +12,12 @@ A backend keeps four things and answers four kinds of request:
   and asks :meth:`Store.doc_freq` for its back-off decisions);
 - a **vector index** ranking chunks by the cosine of their best window.
 
+One process writes an index at a time: every write happens while the store holds
+its **writer lock** (:meth:`Store.lock_writer`, taken by the write methods for
+themselves when the caller does not hold it), and a second writer waits or gets
+an :class:`IndexBusyError`. A store opened read-only (``StoreRequest.read_only``)
+writes nothing, not even to bring derived indexes up to date.
+
 Every retrieval method takes a :class:`~hierdoc.models.SearchFilter`; the chunks
 a backend returns for a filter are exactly those for which
 :meth:`SearchFilter.matches` is true (the contract tests in
@@ -25,11 +31,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
+from ..errors import StoreError
 from ..models import (
     Acronym,
     CrossRef,
@@ -43,6 +51,14 @@ from ..models import (
     StoredChunk,
     StoreStats,
 )
+
+
+class IndexBusyError(StoreError):
+    """Another process holds the index's writer lock; ``holder`` says who ("pid N since T")."""
+
+    def __init__(self, message: str, holder: str = "") -> None:
+        super().__init__(message)
+        self.holder = holder
 
 
 @dataclass(frozen=True)
@@ -111,6 +127,16 @@ class Store(Protocol):
 
     @property
     def context_cache(self) -> ContextCache: ...
+
+    # the single writer
+
+    def lock_writer(self, wait: bool | None = None) -> AbstractContextManager[None]:
+        """Hold the index's one writer lock for the block: reentrant within this store,
+        exclusive across stores and processes. The first entry brings derived indexes up
+        to date; the last exit flushes. ``wait`` (default: as opened) blocks while another
+        process writes; otherwise that is an :class:`IndexBusyError`. A read-only store
+        raises :class:`StoreError`."""
+        ...
 
     # meta
 

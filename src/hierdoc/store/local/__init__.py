@@ -10,6 +10,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from ...errors import NotFoundError
 from .. import StoreRequest
 from .store import LocalStore
 
@@ -17,7 +18,15 @@ __all__ = ["LocalStore", "open_in_memory", "open_local"]
 
 
 def open_local(request: StoreRequest) -> LocalStore:
-    return LocalStore(request.directory, request.dimension, request.analyzer, request.reset)
+    return LocalStore(
+        request.directory,
+        request.dimension,
+        request.analyzer,
+        request.reset,
+        read_only=request.read_only,
+        hold_writer=request.hold_writer,
+        wait=request.wait,
+    )
 
 
 class _TemporaryStore(LocalStore):
@@ -29,5 +38,8 @@ class _TemporaryStore(LocalStore):
 
 
 def open_in_memory(request: StoreRequest) -> LocalStore:
+    """A new, empty index; opening one for reading finds nothing to read."""
+    if request.read_only:
+        raise NotFoundError("an in-memory index is empty until written: open it for writing")
     directory = Path(tempfile.mkdtemp(prefix="hierdoc-memory-"))
     return _TemporaryStore(directory, request.dimension, request.analyzer, request.reset)

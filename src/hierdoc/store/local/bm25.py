@@ -19,6 +19,11 @@ removes that file at once.  A crash anywhere in between leaves ``generation`` at
 an old value or ``None``, so the caller (who commits the record store first)
 sees a mismatch and rebuilds.  The state also records the schema and analyzer
 versions: an index built by another version reports ``generation is None``.
+
+Only the holder of the index's writer lock writes the directory; it releases
+tantivy's own writer lock (:meth:`Bm25Index.release_writer`) with it.  A reader
+opens the directory ``read_only`` (nothing is created or written), or builds a
+private index in memory (``directory=None``) when the one on disk lags.
 """
 
 from __future__ import annotations
@@ -70,21 +75,35 @@ def _schema() -> tantivy.Schema:
 class Bm25Index:
     """A tantivy index in ``directory``; writes are serialised, reads are concurrent."""
 
-    def __init__(self, directory: Path, analyzer_version: int) -> None:
-        self.directory = Path(directory)
+    def __init__(
+        self, directory: Path | None, analyzer_version: int, read_only: bool = False
+    ) -> None:
+        self.directory = None if directory is None else Path(directory)
         self._analyzer_version = analyzer_version
-        self.directory.mkdir(parents=True, exist_ok=True)
+        self._read_only = read_only
         self._schema = _schema()
         self._lock = threading.RLock()
         self._writer: tantivy.IndexWriter | None = None
-        self._index: tantivy.Index | None = self._open()
+        self._generation: int | None = None
+        if self.directory is None:
+            self._index: tantivy.Index | None = tantivy.Index(self._schema)
+            return
+        if not read_only:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        self._index = self._open(self.directory)
         self._generation = self._read_generation()
 
-    def _open(self) -> tantivy.Index:
-        path = str(self.directory)
+    @property
+    def in_memory(self) -> bool:
+        return self.directory is None
+
+    def _open(self, directory: Path) -> tantivy.Index:
+        path = str(directory)
+        if self._read_only and not tantivy.Index.exists(path):
+            raise Bm25IndexError(f"no BM25 index at {path}")
         try:
             if not tantivy.Index.exists(path):  # a state file without an index is stale
-                (self.directory / STATE_FILE).unlink(missing_ok=True)
+                (directory / STATE_FILE).unlink(missing_ok=True)
             elif not tantivy.Index.is_compatible(path):
                 raise Bm25IndexError(f"{path}: built by an incompatible tantivy version")
             index = tantivy.Index(self._schema, path=path, reuse=True)
@@ -104,10 +123,14 @@ class Bm25Index:
 
     def refresh(self) -> None:
         """See commits made by another process (a running server after ``hierdoc ingest``)."""
+        if self.directory is None:
+            return
         self._live_index().reload()
         self._generation = self._read_generation()
 
     def _read_generation(self) -> int | None:
+        if self.directory is None:
+            return self._generation
         try:
             state = json.loads((self.directory / STATE_FILE).read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -120,6 +143,8 @@ class Bm25Index:
         return generation if isinstance(generation, int) else None
 
     def _write_state(self, generation: int) -> None:
+        if self.directory is None:
+            return
         state = {
             "generation": generation,
             "schema": SCHEMA_VERSION,
@@ -141,6 +166,8 @@ class Bm25Index:
         return index
 
     def _get_writer(self) -> tantivy.IndexWriter:
+        if self._read_only:
+            raise Bm25IndexError("this BM25 index is open for reading only")
         if self._writer is None:
             try:
                 self._writer = self._live_index().writer(WRITER_HEAP_BYTES)
@@ -163,7 +190,8 @@ class Bm25Index:
     def reset(self) -> None:
         """Queue the deletion of everything; readers see the old data until commit."""
         with self._lock:
-            (self.directory / STATE_FILE).unlink(missing_ok=True)
+            if self.directory is not None:
+                (self.directory / STATE_FILE).unlink(missing_ok=True)
             self._generation = None
             self._get_writer().delete_all_documents()
 
@@ -177,13 +205,18 @@ class Bm25Index:
             self._write_state(generation)
             self._generation = generation
 
-    def close(self) -> None:
-        """Release the writer (discarding uncommitted changes) and the index."""
+    def release_writer(self) -> None:
+        """Give tantivy's writer lock back (discarding uncommitted changes)."""
         with self._lock:
             if self._writer is not None:
                 self._writer.rollback()
                 self._writer.wait_merging_threads()
                 self._writer = None
+
+    def close(self) -> None:
+        """Release the writer (discarding uncommitted changes) and the index."""
+        with self._lock:
+            self.release_writer()
             self._index = None
 
     # -- reads -----------------------------------------------------------------

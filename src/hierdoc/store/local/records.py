@@ -32,22 +32,56 @@ from ...pipeline.extract.definitions import normalize_term
 from .schema import SCHEMA, SCHEMA_VERSION, SchemaError, chunk_row, stored_chunk
 
 
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """A connection that cannot write: ``mode=ro``, or ``immutable=1`` when SQLite cannot
+    open its WAL side files (a read-only mount, where nobody can write either)."""
+    uri = path.resolve().as_uri()
+    try:
+        db = sqlite3.connect(f"{uri}?mode=ro", uri=True, check_same_thread=False)
+        db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return db
+    except sqlite3.OperationalError:
+        return sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False)
+
+
 class RecordStore:
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    """``read_only`` opens an existing file without writing to it; otherwise the file is
+    created, but the schema is written only by :meth:`set_up` (under the writer lock)."""
+
+    def __init__(self, path: Path, read_only: bool = False) -> None:
+        if read_only:
+            self._db = _connect_read_only(path)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(path, check_same_thread=False)
+        self._db.isolation_level = None
         self._lock = threading.RLock()
-        self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(SCHEMA)
+        if self.ready:
+            self._check_schema()
+
+    @property
+    def ready(self) -> bool:
+        """The schema is in place (an index was created here)."""
+        with self._lock:
+            found = self._db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+            ).fetchone()
+        return found is not None and self.get_meta("schema_version") is not None
+
+    def set_up(self) -> None:
+        """Create the schema (a write: the caller holds the writer lock)."""
+        with self._lock:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.executescript(SCHEMA)
+        if self.get_meta("schema_version") is None:
+            self.set_meta("schema_version", str(SCHEMA_VERSION))
         self._check_schema()
 
     def _check_schema(self) -> None:
         version = self.get_meta("schema_version")
-        if version is None:
-            self.set_meta("schema_version", str(SCHEMA_VERSION))
-        elif int(version) != SCHEMA_VERSION:
+        if version is not None and int(version) != SCHEMA_VERSION:
             raise SchemaError(
                 f"index schema version {version} is not supported (expected {SCHEMA_VERSION}); "
                 "rebuild it with: hierdoc ingest --force"

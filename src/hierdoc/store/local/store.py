@@ -1,22 +1,30 @@
 """The embedded default backend: SQLite records, a tantivy BM25 index, a numpy matrix.
 
 SQLite is the source of truth. The BM25 index and the vector matrix each record
-the store generation they reflect; on open, one that lags (an ingest was
-interrupted, a file was lost) is rebuilt from SQLite, so the three always agree.
+the store generation they reflect. Only the holder of the writer lock
+(``writer.lock``, :mod:`.lock`) writes anything: when it takes the lock it first
+rebuilds, on disk, a derived index that lags (an ingest was killed, a file was
+lost), and when it lets go it flushes, so the three agree whenever nobody writes.
+A store that finds derived indexes lagging and cannot write them (opened
+read-only, or another process is writing) uses the disk copy while a live writer
+will bring it up to date, and otherwise rebuilds its own copy in memory.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import shutil
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Concatenate, ParamSpec, TypeVar
 
 import numpy as np
 
-from ...errors import ConfigError, StoreError
+from ...errors import ConfigError, NotFoundError, StoreError
 from ...models import (
     Acronym,
     CrossRef,
@@ -30,45 +38,112 @@ from ...models import (
     StoredChunk,
     StoreStats,
 )
-from ..base import ContextCache, IndexMeta, TextAnalyzer
-from .bm25 import Bm25Entry, Bm25Index
+from ..base import ContextCache, IndexBusyError, IndexMeta, TextAnalyzer
+from .bm25 import Bm25Entry, Bm25Index, Bm25IndexError
+from .lock import LOCK_FILE, WriterLock, holder_alive
 from .records import RecordStore
 from .vectors import VectorIndex
 
 META_KEYS = ("embedding_model", "dimension", "fingerprint", "context_usage")
+RECORDS_FILE = "records.sqlite"
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _writes(method: Callable[Concatenate[LocalStore, _P], _R]) -> Callable[..., _R]:
+    """A write method: runs inside the writer lock (taken for the call if not held)."""
+
+    @functools.wraps(method)
+    def locked(self: LocalStore, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with self.lock_writer():
+            return method(self, *args, **kwargs)
+
+    return locked
 
 
 class LocalStore:
-    """An index directory: ``records.sqlite``, ``bm25/`` and ``vectors/``."""
+    """An index directory: ``records.sqlite``, ``bm25/``, ``vectors/`` and ``writer.lock``."""
 
     def __init__(
-        self, directory: Path, dimension: int, analyzer: TextAnalyzer, reset: bool = False
+        self,
+        directory: Path,
+        dimension: int,
+        analyzer: TextAnalyzer,
+        reset: bool = False,
+        *,
+        read_only: bool = False,
+        hold_writer: bool = False,
+        wait: bool = False,
     ) -> None:
-        """Open (or create) the index in ``directory``.
+        """Open (or, unless ``read_only``, create) the index in ``directory``.
 
         ``reset`` empties it first and lets a different embedding model take over
-        (``hierdoc ingest --force``); cached LLM contexts are kept.
+        (``hierdoc ingest --force``); cached LLM contexts are kept. ``hold_writer``
+        takes the writer lock before anything is written and keeps it until
+        :meth:`close`; ``wait`` waits for another writer instead of failing.
         """
         self.directory = directory
+        self.read_only = read_only
         self._analyzer = analyzer
-        directory.mkdir(parents=True, exist_ok=True)
-        self.records = RecordStore(directory / "records.sqlite")
-        if reset:
-            self.records.clear()
-            self.records.set_meta("dimension", str(dimension))
-        self._check_dimension(dimension)
-        self.bm25 = self._open_bm25()
-        self.vectors = VectorIndex(directory / "vectors", dimension)
+        self._dimension = dimension
+        self._wait = wait
+        self._holding = False
+        self._reset_pending = reset
+        self._lock = WriterLock(directory / LOCK_FILE)
         self._pending_removed: set[str] = set()
         self._pending_added: list[tuple[str, np.ndarray]] = []
         self._refresh_lock = threading.Lock()
-        self._sync_derived()
+        self.bm25: Bm25Index | None = None
+        self.vectors = VectorIndex(directory / "vectors", dimension)
+        self.records = self._open_records()
+        try:
+            self._open(reset, hold_writer)
+        except BaseException:
+            self.close()
+            raise
+
+    def _open_records(self) -> RecordStore:
+        path = self.directory / RECORDS_FILE
+        if not self.read_only:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            return RecordStore(path)
+        records = RecordStore(path, read_only=True) if path.is_file() else None
+        if records is None or not records.ready:
+            if records is not None:
+                records.close()
+            raise NotFoundError(f"no index at {self.directory}: run `hierdoc ingest PATH`")
+        return records
+
+    def _open(self, reset: bool, hold_writer: bool) -> None:
+        if hold_writer:
+            self._lock.enter(self._wait, self._catch_up)
+            self._holding = True
+        setup = not self.read_only and (
+            self._reset_pending
+            or not self.records.ready
+            or self.records.get_meta("dimension") is None
+        )
+        if setup:
+            with self.lock_writer():
+                pass  # taking the lock creates the schema and does the reset
+        self._check_dimension(self._dimension)
+        if self.bm25 is not None:
+            return  # the writer lock was taken: derived indexes are current on disk
+        generation = self.records.generation
+        if not self.read_only and not self._current_on_disk(generation):
+            try:
+                with self.lock_writer(wait=False):
+                    return  # taking the lock rebuilt them on disk
+            except IndexBusyError:
+                pass  # another process writes: it will bring them up to date
+        self._follow(generation)
 
     def _check_dimension(self, dimension: int) -> None:
         stored = self.records.get_meta("dimension")
         if stored is None:
-            self.records.set_meta("dimension", str(dimension))
-        elif int(stored) != dimension:
+            return
+        if int(stored) != dimension:
             model = self.records.get_meta("embedding_model") or "another model"
             raise ConfigError(
                 f"this index was built with {model} ({stored}-dimensional vectors) but the "
@@ -76,7 +151,51 @@ class LocalStore:
                 "hierdoc ingest --force"
             )
 
-    def _open_bm25(self) -> Bm25Index:
+    # the writer lock
+
+    @contextmanager
+    def lock_writer(self, wait: bool | None = None) -> Iterator[None]:
+        """Hold the writer lock (reentrant in this store); see :mod:`.lock`."""
+        if self.read_only:
+            raise StoreError(f"the index at {self.directory} is open for reading only")
+        self._lock.enter(self._wait if wait is None else wait, self._catch_up)
+        try:
+            yield
+        finally:
+            self._lock.exit(self._let_go)
+
+    def _catch_up(self) -> None:
+        """On taking the lock: the schema and a pending reset, then derived indexes rebuilt
+        on disk if they lag."""
+        if not self.records.ready:
+            self.records.set_up()
+        if self._reset_pending or self.records.get_meta("dimension") is None:
+            if self._reset_pending:
+                self.records.clear()
+            self.records.set_meta("dimension", str(self._dimension))
+            self._reset_pending = False
+        generation = self.records.generation
+        bm25 = self._disk_bm25()
+        if bm25.generation != generation:
+            bm25.reset()
+            bm25.add(self._bm25_entry(s) for s in self.records.iter_chunks())
+            bm25.commit(generation)
+        self.bm25 = bm25
+        if not self.vectors.load_cache() or self.vectors.generation != generation:
+            self.vectors.rebuild(self.iter_vectors(), generation)
+
+    def _let_go(self) -> None:
+        """On releasing the lock: flush, and give tantivy's writer lock back."""
+        try:
+            self._flush()
+        finally:
+            if self.bm25 is not None:
+                self.bm25.release_writer()
+
+    def _disk_bm25(self) -> Bm25Index:
+        """The BM25 index in ``bm25/``, opened for writing (an unreadable one is rebuilt)."""
+        if self.bm25 is not None and not self.bm25.in_memory:
+            return self.bm25
         path = self.directory / "bm25"
         try:
             return Bm25Index(path, self._analyzer.version)
@@ -84,14 +203,36 @@ class LocalStore:
             shutil.rmtree(path, ignore_errors=True)
             return Bm25Index(path, self._analyzer.version)
 
-    def _sync_derived(self) -> None:
-        generation = self.records.generation
-        if self.bm25.generation != generation:
-            self.bm25.reset()
-            self.bm25.add(self._bm25_entry(s) for s in self.records.iter_chunks())
-            self.bm25.commit(generation)
+    def _current_on_disk(self, generation: int) -> bool:
+        """Whether both derived indexes on disk reflect ``generation`` (loading them)."""
+        self.bm25 = self._read_bm25()
+        if self.bm25 is None or self.bm25.generation != generation:
+            return False
+        return self.vectors.load_cache() and self.vectors.generation == generation
+
+    def _read_bm25(self) -> Bm25Index | None:
+        """The BM25 index on disk for reading, reloaded; None when it cannot be opened."""
+        current = self.bm25
+        try:
+            if current is not None and not current.in_memory:
+                current.refresh()
+                return current
+            return Bm25Index(self.directory / "bm25", self._analyzer.version, self.read_only)
+        except (Bm25IndexError, OSError, ValueError):
+            return None
+
+    def _follow(self, generation: int) -> None:
+        """Catch up without writing: the disk copies when current (or a live writer is on it),
+        else copies rebuilt in memory."""
+        writer_live = holder_alive(self._lock.path)
+        bm25 = self._read_bm25()
+        if bm25 is None or not (bm25.generation == generation or writer_live):
+            bm25 = Bm25Index(None, self._analyzer.version)
+            bm25.add(self._bm25_entry(s) for s in self.records.iter_chunks())
+            bm25.commit(generation)
+        self.bm25 = bm25
         if not self.vectors.load_cache() or self.vectors.generation != generation:
-            self.vectors.rebuild(self.iter_vectors(), generation)
+            self.vectors.rebuild(self.iter_vectors(), generation, save=False)
 
     def _bm25_entry(self, stored: StoredChunk) -> Bm25Entry:
         chunk = stored.chunk
@@ -112,7 +253,7 @@ class LocalStore:
     @property
     def context_cache(self) -> ContextCache:
         """The LLM context cache lives in the record store, and survives ``--force``."""
-        return self.records
+        return _LockedCache(self)
 
     # meta
 
@@ -120,12 +261,14 @@ class LocalStore:
         values = {key: self.records.get_meta(key) for key in META_KEYS}
         return IndexMeta.from_strings({k: v for k, v in values.items() if v is not None})
 
+    @_writes
     def write_meta(self, meta: IndexMeta) -> None:
         for key, value in meta.to_strings().items():
             self.records.set_meta(key, value)
 
     # writes
 
+    @_writes
     def write_document(
         self,
         document: DocumentRecord,
@@ -150,6 +293,7 @@ class LocalStore:
         self._pending_removed |= chunk_ids
         self._pending_added = [(c, v) for c, v in self._pending_added if c not in chunk_ids]
 
+    @_writes
     def delete_documents(self, sources: Iterable[str]) -> None:
         sources = list(sources)
         if not sources:
@@ -159,6 +303,7 @@ class LocalStore:
             self.bm25.delete_source(source)
         self.records.delete_documents(sources)
 
+    @_writes
     def clear(self) -> None:
         self.records.clear()
         self.bm25.reset()
@@ -167,7 +312,12 @@ class LocalStore:
         self.vectors.rebuild([], self.records.generation)
         self.bm25.commit(self.records.generation)
 
+    @_writes
     def flush(self) -> None:
+        """Commit BM25 and save the vectors (as leaving the writer lock does)."""
+        self._flush()
+
+    def _flush(self) -> None:
         generation = self.records.generation
         self.bm25.commit(generation)
         if self._pending_removed or self._pending_added or self.vectors.generation != generation:
@@ -179,21 +329,19 @@ class LocalStore:
 
         A long-running reader (the MCP server) keeps serving while ``hierdoc ingest``
         runs elsewhere; its derived indexes follow the record store's generation.
-        Writes pending in this process are left to :meth:`flush`. A reader never
-        writes derived indexes here (the writer may be mid-ingest): it reloads BM25
-        and rebuilds its vector matrix in memory; chunks the writer has deleted are
-        dropped from results because their records are gone. Threads that search at
-        once refresh one at a time; the vector matrix is swapped whole.
+        A store holding the writer lock has its own state. Otherwise nothing is written
+        here (see :meth:`_follow`); chunks the writer has deleted are dropped from
+        results because their records are gone. Threads that search at once refresh
+        one at a time; the vector matrix and the BM25 index are swapped whole.
         """
-        if self._pending_added or self._pending_removed:
+        if self._lock.held:
             return
         with self._refresh_lock:
             generation = self.records.generation
-            if self.vectors.generation == generation and self.bm25.generation == generation:
+            bm25 = self.bm25
+            if bm25 is not None and generation == bm25.generation == self.vectors.generation:
                 return
-            self.bm25.refresh()
-            if not self.vectors.load_cache() or self.vectors.generation != generation:
-                self.vectors.rebuild(self.iter_vectors(), generation, save=False)
+            self._follow(generation)
 
     # records
 
@@ -289,8 +437,33 @@ class LocalStore:
         )
 
     def close(self) -> None:
-        self.bm25.close()
-        self.records.close()
+        """Release the writer lock if held since opening (flushing), then the files."""
+        try:
+            if self._holding:
+                self._holding = False
+                self._lock.exit(self._let_go)
+        finally:
+            if self.bm25 is not None:
+                self.bm25.close()
+            self.records.close()
+
+
+class _LockedCache:
+    """The record store's context cache, writing under the store's writer lock."""
+
+    def __init__(self, store: LocalStore) -> None:
+        self._store = store
+
+    def get(
+        self, model: str, prompt_version: str, document_hash: str, chunk_hash: str
+    ) -> str | None:
+        return self._store.records.get(model, prompt_version, document_hash, chunk_hash)
+
+    def put(
+        self, model: str, prompt_version: str, document_hash: str, chunk_hash: str, context: str
+    ) -> None:
+        with self._store.lock_writer():
+            self._store.records.put(model, prompt_version, document_hash, chunk_hash, context)
 
 
 def _grouped(rows: Iterable[tuple[str, bytes]]) -> Iterator[tuple[str, np.ndarray]]:
