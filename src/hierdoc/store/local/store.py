@@ -176,11 +176,14 @@ class LocalStore:
             self._reset_pending = False
         generation = self.records.generation
         bm25 = self._disk_bm25()
+        bm25.refresh()  # another process may have committed since this store read it
         if bm25.generation != generation:
             bm25.reset()
             bm25.add(self._bm25_entry(s) for s in self.records.iter_chunks())
             bm25.commit(generation)
         self.bm25 = bm25
+        if self.vectors.saved and self.vectors.generation == generation:
+            return  # the matrix in memory is the cache on disk, and current
         if not self.vectors.load_cache() or self.vectors.generation != generation:
             self.vectors.rebuild(self.iter_vectors(), generation)
 

@@ -50,6 +50,8 @@ class VectorIndex:
         self.dimension = dimension
         empty = np.zeros((0, dimension), dtype=np.float32)
         self._state = _Matrix.build(empty, [], np.zeros(0, dtype=np.int64), None)
+        self.saved = False
+        """The matrix in memory is the one in the cache files (loaded from or saved to them)."""
 
     @property
     def generation(self) -> int | None:
@@ -71,6 +73,7 @@ class VectorIndex:
             return False
         owners = np.asarray(meta["owners"], dtype=np.int64)
         self._state = _Matrix.build(matrix, meta["chunk_ids"], owners, int(meta["generation"]))
+        self.saved = True
         return True
 
     def rebuild(
@@ -87,6 +90,7 @@ class VectorIndex:
         matrix = np.vstack(blocks) if blocks else np.zeros((0, self.dimension), np.float32)
         owner_rows = np.concatenate(owners) if owners else np.zeros(0, dtype=np.int64)
         self._state = _Matrix.build(matrix, chunk_ids, owner_rows, generation)
+        self.saved = False
         if save:
             self._save()
 
@@ -126,6 +130,7 @@ class VectorIndex:
         tmp_meta = meta_file.with_suffix(".tmp")
         tmp_meta.write_text(json.dumps(meta))
         os.replace(tmp_meta, meta_file)
+        self.saved = True
 
     def __len__(self) -> int:
         return len(self._state.chunk_ids)
