@@ -35,7 +35,7 @@ from ..models import (
 )
 from ..pipeline.extract.definitions import normalize_term
 from ..search.analyze import TEXT_ANALYZER
-from .base import IndexMeta, Store
+from .base import IndexBusyError, IndexMeta, Store
 
 DIMENSION = 4
 
@@ -372,3 +372,23 @@ class StoreContract:
         assert second.document_hashes() == {"b.md": "h1"}
         assert _ids(second.keyword_search(TEXT_ANALYZER.terms("notice"), 10, None))
         assert len(second.vector_search(np.ones(DIMENSION, dtype=np.float32), 10, None)) == 2
+
+    def test_the_writer_lock_is_reentrant_and_writes_are_visible_after(self, store: Store) -> None:
+        with store.lock_writer(), store.lock_writer(wait=False):
+            write_corpus(store, "b.md")
+        assert store.document_hashes() == {"b.md": "h1"}
+        assert _ids(store.keyword_search(TEXT_ANALYZER.terms("notice"), 10, None))
+
+    def test_one_writer_at_a_time(self, request: pytest.FixtureRequest) -> None:
+        if not self.SHARES_WRITES:
+            pytest.skip("this backend's stores do not share a location")
+        first: Store = request.getfixturevalue("store")
+        second: Store = request.getfixturevalue("second_store")
+        with first.lock_writer():
+            with pytest.raises(IndexBusyError), second.lock_writer(wait=False):
+                pass  # pragma: no cover - the lock is held by the first store
+            write_corpus(first, "b.md")
+        with second.lock_writer(wait=False):
+            write_corpus(second, "a.md")
+        first.refresh()
+        assert first.document_hashes() == {"a.md": "h1", "b.md": "h1"}
