@@ -104,5 +104,5 @@ def test_index_dir_from_database(tmp_path) -> None:
     assert Settings(database="idx").database_provider == "local"
     from hierdoc import Index
 
-    with pytest.raises(ConfigError, match="'postgres' is not available; choose one of"):
-        Index.open(tmp_path / "pg", Settings(database={"provider": "postgres"}))
+    with pytest.raises(ConfigError, match="'qdrant' is not available; choose one of"):
+        Index.open(tmp_path / "q", Settings(database={"provider": "qdrant"}))

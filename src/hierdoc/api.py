@@ -20,6 +20,7 @@ import numpy as np
 from .config import INDEX_SHAPING_FIELDS, ModelRef, SearchSettings, Settings
 from .errors import ConfigError, InputError, NotFoundError
 from .models import (
+    CHUNK_TYPES,
     DocumentRecord,
     IndexStats,
     IngestReport,
@@ -294,10 +295,18 @@ class Index:
         chosen = base.search_settings(top_k=top_k, mode=mode, min_score=min_score, **overrides)
         filt = SearchFilter(
             sources=tuple(self.resolve_sources(source)),
-            section_prefix=section,
-            chunk_types=tuple([chunk_type] if isinstance(chunk_type, str) else chunk_type or ()),
+            section_prefix=self._known_section(section),
+            chunk_types=_chunk_types(chunk_type),
         )
         return Searcher(self.store, self._embed_query, self.glossary()).search(query, chosen, filt)
+
+    def _known_section(self, section: str | None) -> str | None:
+        """``section`` when some document has a section with that id; else NotFoundError."""
+        if section is None or self.store.sections(section):
+            return section
+        raise NotFoundError(
+            f"no section {section!r} in the index (section ids look like article-17)"
+        )
 
     def glossary(self) -> Glossary:
         """The corpus's acronyms and defined terms, rebuilt when the index changes."""
@@ -447,3 +456,12 @@ class Index:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _chunk_types(chunk_type: str | Iterable[str] | None) -> tuple[str, ...]:
+    """The chunk types asked for, each checked: an unknown type is an InputError."""
+    wanted = tuple([chunk_type] if isinstance(chunk_type, str) else chunk_type or ())
+    unknown = [t for t in wanted if t not in CHUNK_TYPES]
+    if unknown:
+        raise InputError(f"unknown chunk_type {unknown[0]!r}; use one of {', '.join(CHUNK_TYPES)}")
+    return wanted

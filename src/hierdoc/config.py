@@ -58,12 +58,23 @@ class SearchSettings(BaseModel):
     rrf_k: int = Field(default=60, ge=0)
     candidate_depth: int = Field(default=50, ge=1, le=1000)
     no_match_similarity: float = Field(default=0.25, ge=-1.0, le=1.0)
+    max_query_chars: int = Field(default=4000, ge=1, le=1_000_000)
+    """A longer query is refused with a clear error rather than searched for seconds."""
 
-    @field_validator("semantic_weight", "keyword_weight", "exact_weight")
+    @field_validator("top_k", "rrf_k", "candidate_depth", "max_query_chars", mode="before")
     @classmethod
-    def _finite(cls, value: float) -> float:
-        if not math.isfinite(value):
-            raise ValueError("weights must be finite numbers")
+    def _not_bool(cls, value: Any) -> Any:
+        if isinstance(value, bool):
+            raise ValueError("must be an integer, not true or false")
+        return value
+
+    @field_validator(
+        "semantic_weight", "keyword_weight", "exact_weight", "min_score", mode="before"
+    )
+    @classmethod
+    def _finite(cls, value: Any) -> Any:
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError("must be a finite number")
         return value
 
     @property
@@ -88,7 +99,7 @@ class SearchSettings(BaseModel):
             raise InputError(f"unknown search setting(s): {', '.join(sorted(unknown))}")
         values.update({k: v for k, v in overrides.items() if v is not None})
         top_k = values["top_k"]
-        if isinstance(top_k, int) and not 1 <= top_k <= MAX_TOP_K:
+        if isinstance(top_k, int) and not isinstance(top_k, bool) and not 1 <= top_k <= MAX_TOP_K:
             raise InputError(f"top_k must be between 1 and {MAX_TOP_K}, got {top_k}")
         if values["search_mode"] not in SEARCH_MODES:
             modes = ", ".join(SEARCH_MODES)

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, get_args
 
 ChunkType = Literal["content", "header", "definition", "requirement"]
+CHUNK_TYPES: tuple[str, ...] = get_args(ChunkType)
 SearchMode = Literal["hybrid", "semantic", "keyword", "exact"]
 SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
 MODALITIES = ("semantic", "keyword", "exact")

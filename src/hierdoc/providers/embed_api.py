@@ -1,4 +1,5 @@
-"""Embedding APIs behind the :class:`~hierdoc.pipeline.embed.Embedder` interface: OpenAI, Azure, Ollama.
+"""Embedding APIs behind the :class:`~hierdoc.pipeline.embed.Embedder` interface: OpenAI,
+Azure, Ollama.
 
 Unlike the local model, these read long inputs (OpenAI: 8,191 tokens; Ollama:
 the model's context, which Ollama truncates to by itself), so each input gets

@@ -189,6 +189,11 @@ class Searcher:
     ) -> SearchResponse:
         if not query or not query.strip():
             raise InputError("the query is empty")
+        if len(query) > settings.max_query_chars:
+            raise InputError(
+                f"the query has {len(query):,} characters; the limit is "
+                f"{settings.max_query_chars:,} (max_query_chars)"
+            )
         parsed = parse_query(query.strip())
         vocabulary = self._glossary.lookup(parsed.text) if self._glossary else QueryVocabulary()
         expanded = vocabulary.expand(parsed.text)
