@@ -97,6 +97,11 @@ class Bm25Index:
     def in_memory(self) -> bool:
         return self.directory is None
 
+    @property
+    def writable(self) -> bool:
+        """An index on disk opened for writing."""
+        return self.directory is not None and not self._read_only
+
     def _open(self, directory: Path) -> tantivy.Index:
         path = str(directory)
         if self._read_only and not tantivy.Index.exists(path):

@@ -197,7 +197,7 @@ class LocalStore:
 
     def _disk_bm25(self) -> Bm25Index:
         """The BM25 index in ``bm25/``, opened for writing (an unreadable one is rebuilt)."""
-        if self.bm25 is not None and not self.bm25.in_memory:
+        if self.bm25 is not None and self.bm25.writable:
             return self.bm25
         path = self.directory / "bm25"
         try:
@@ -214,13 +214,14 @@ class LocalStore:
         return self.vectors.load_cache() and self.vectors.generation == generation
 
     def _read_bm25(self) -> Bm25Index | None:
-        """The BM25 index on disk for reading, reloaded; None when it cannot be opened."""
+        """The BM25 index on disk for reading, reloaded; None when it cannot be opened.
+        Opened read-only: only the lock holder creates or writes it (:meth:`_disk_bm25`)."""
         current = self.bm25
         try:
             if current is not None and not current.in_memory:
                 current.refresh()
                 return current
-            return Bm25Index(self.directory / "bm25", self._analyzer.version, self.read_only)
+            return Bm25Index(self.directory / "bm25", self._analyzer.version, read_only=True)
         except (Bm25IndexError, OSError, ValueError):
             return None
 
