@@ -156,6 +156,8 @@ def test_readers_search_while_a_writer_process_ingests(tmp_path: Path) -> None:
         try:
             mode = ("hybrid", "keyword", "semantic", "exact")[searches % 4]
             reader.search("escrow agent deposit", mode=mode, top_k=50)
+            with _open(directory, mode="r") as fresh:  # a CLI search opened mid-ingest
+                fresh.search("escrow agent deposit", mode=mode, top_k=50)
         except BaseException as error:  # noqa: BLE001 - asserted below
             errors.append(error)
             break
