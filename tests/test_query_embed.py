@@ -76,7 +76,7 @@ def test_same_results_as_the_torch_model(gdpr_index, numpy_embedder, monkeypatch
     for mode in ("hybrid", "semantic"):
         torch_ids = [_ids(gdpr_index.search(q, mode=mode, top_k=10)) for q in queries]
         with monkeypatch.context() as patch:
-            patch.setattr(gdpr_index, "_embed_query", numpy_embedder.embed_query)
+            patch.setattr(gdpr_index, "embed_query", numpy_embedder.embed_query)
             numpy_ids = [_ids(gdpr_index.search(q, mode=mode, top_k=10)) for q in queries]
         assert numpy_ids == torch_ids
 

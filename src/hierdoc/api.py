@@ -157,7 +157,9 @@ class Index:
             self._tokenizer = default_tokenizer()
         return self._tokenizer
 
-    def _embed_query(self, text: str) -> np.ndarray:
+    def embed_query(self, text: str) -> np.ndarray:
+        """The unit vector a search of ``text`` uses: numpy for the bundled local model (no
+        torch), else the configured embedder."""
         embedder = self._query_model()
         with self._embedder_lock:
             return embedder.embed_query(text)
@@ -298,7 +300,7 @@ class Index:
             section_prefix=self._known_section(section),
             chunk_types=_chunk_types(chunk_type),
         )
-        return Searcher(self.store, self._embed_query, self.glossary()).search(query, chosen, filt)
+        return Searcher(self.store, self.embed_query, self.glossary()).search(query, chosen, filt)
 
     def _known_section(self, section: str | None) -> str | None:
         """``section`` when some document has a section with that id; else NotFoundError."""

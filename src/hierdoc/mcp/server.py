@@ -214,7 +214,8 @@ def http_address(text: str, allow_remote: bool) -> tuple[str, int]:
 
 
 def warm_up(index: Index) -> None:
-    """Load the embedding model before serving, with any stray output sent to stderr.
+    """Load the query model (numpy for the bundled model: no torch) and the glossary before
+    serving, with any stray output sent to stderr.
 
     Stdout is the MCP channel on stdio; loading first also makes the first search fast. A
     missing model is not fatal: keyword and exact searches still work, and a semantic search
@@ -222,7 +223,8 @@ def warm_up(index: Index) -> None:
     """
     with contextlib.redirect_stdout(sys.stderr):
         try:
-            index.embedder().embed_query("warm up")
+            index.embed_query("warm up")
+            index.glossary()
         except Exception as error:  # noqa: BLE001 - reported, and the server still starts
             click.echo(f"warning: semantic search unavailable: {error}", err=True)
 
