@@ -25,7 +25,7 @@ from hierdoc.models import (
     StoreStats,
 )
 from hierdoc.pipeline.extract.definitions import normalize_term
-from hierdoc.store.base import IndexMeta, TextAnalyzer
+from hierdoc.store.base import ContextEntry, IndexMeta, TextAnalyzer
 
 
 @dataclass
@@ -48,6 +48,9 @@ class _Cache:
 
     def put(self, model, prompt_version, document_hash, chunk_hash, context) -> None:  # noqa: ANN001
         self._contexts[(model, prompt_version, document_hash, chunk_hash)] = context
+
+    def entries(self) -> Iterator[ContextEntry]:
+        return iter([ContextEntry(*key, context) for key, context in self._contexts.items()])
 
 
 class MemoryStore:
@@ -184,6 +187,10 @@ class MemoryStore:
     def sections(self, section_id: str) -> list[SectionRecord]:
         return [r for d in self.documents() for r in self._documents[d.source].sections
                 if r.section_id == section_id]  # fmt: skip
+
+    def sections_of_source(self, source: str) -> list[SectionRecord]:
+        document = self._documents.get(source)
+        return sorted(document.sections, key=lambda r: r.ordinal) if document else []
 
     def children(self, source: str, section_id: str) -> list[SectionRecord]:
         document = self._documents.get(source)

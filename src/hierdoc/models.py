@@ -235,6 +235,18 @@ class SearchFilter:
         )
 
 
+def section_prefixes(section_path: Sequence[str]) -> list[str]:
+    """Each path element with its "-"-prefixes, without repeats: ``article-17-3`` gives
+    ``article-17-3``, ``article-17`` and ``article``. A chunk matches
+    ``SearchFilter(section_prefix=p)`` exactly when ``p`` is among these, so a backend can
+    index them and filter with one term or containment query."""
+    found: dict[str, None] = {}
+    for element in section_path:
+        parts = element.split("-")
+        found.update(dict.fromkeys("-".join(parts[:n]) for n in range(len(parts), 0, -1)))
+    return list(found)
+
+
 @dataclass(frozen=True)
 class Hit:
     """One modality's opinion of one chunk."""

@@ -29,11 +29,12 @@ nothing outside ``store/`` imports a backend's module.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 import numpy as np
 
@@ -59,6 +60,27 @@ class IndexBusyError(StoreError):
     def __init__(self, message: str, holder: str = "") -> None:
         super().__init__(message)
         self.holder = holder
+
+
+class _Locking(Protocol):
+    def lock_writer(self, wait: bool | None = None) -> AbstractContextManager[None]: ...
+
+
+_S = TypeVar("_S", bound=_Locking)
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def locked_write(method: Callable[Concatenate[_S, _P], _R]) -> Callable[Concatenate[_S, _P], _R]:
+    """A backend's write method, run inside its writer lock (taken for the call when the
+    caller does not hold it)."""
+
+    @functools.wraps(method)
+    def locked(self: _S, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with self.lock_writer():
+            return method(self, *args, **kwargs)
+
+    return locked
 
 
 @dataclass(frozen=True)
@@ -107,6 +129,17 @@ class IndexMeta:
         )
 
 
+@dataclass(frozen=True)
+class ContextEntry:
+    """One cached LLM context with the key it is cached under."""
+
+    model: str
+    prompt_version: str
+    document_hash: str
+    chunk_hash: str
+    context: str
+
+
 class ContextCache(Protocol):
     """LLM-written chunk contexts, kept across ingests and ``--force`` rebuilds."""
 
@@ -117,6 +150,10 @@ class ContextCache(Protocol):
     def put(
         self, model: str, prompt_version: str, document_hash: str, chunk_hash: str, context: str
     ) -> None: ...
+
+    def entries(self) -> Iterator[ContextEntry]:
+        """Every cached context (for copying a cache: ``hierdoc migrate``)."""
+        ...
 
 
 class Store(Protocol):
@@ -202,6 +239,10 @@ class Store(Protocol):
         ...
 
     def sections(self, section_id: str) -> list[SectionRecord]: ...
+
+    def sections_of_source(self, source: str) -> list[SectionRecord]:
+        """Every section of one document, in document order."""
+        ...
 
     def children(self, source: str, section_id: str) -> list[SectionRecord]: ...
 

@@ -35,7 +35,7 @@ from ..models import (
 )
 from ..pipeline.extract.definitions import normalize_term
 from ..search.analyze import TEXT_ANALYZER
-from .base import IndexBusyError, IndexMeta, Store
+from .base import ContextEntry, IndexBusyError, IndexMeta, Store
 
 DIMENSION = 4
 
@@ -264,6 +264,11 @@ class StoreContract:
         store.context_cache.put("m", "p1", "d", "c", "situated")
         assert store.context_cache.get("m", "p1", "d", "c") == "situated"
         assert store.context_cache.get("m", "p2", "d", "c") is None
+        store.context_cache.put("m", "p2", "d", "c", "another")
+        assert sorted(store.context_cache.entries(), key=str) == [
+            ContextEntry("m", "p1", "d", "c", "situated"),
+            ContextEntry("m", "p2", "d", "c", "another"),
+        ]
 
     def test_sections_and_headings(self, filled: Store) -> None:
         (article,) = filled.sections("article-17")
@@ -275,6 +280,14 @@ class StoreContract:
         children = filled.children("a.md", "chapter-1")
         assert [s.section_id for s in children] == ["article-1", "article-17"]
         assert filled.sections_with_heading("  article 17 ") == ["article-17"]
+        whole = filled.sections_of_source("a.md")
+        assert [s.section_id for s in whole] == ["chapter-1", "article-1", "article-17",
+                                                 "article-17-3"]  # fmt: skip
+        assert [s.ordinal for s in whole] == [0, 1, 2, 3]
+        assert (whole[3].parent_id, whole[3].level, whole[3].text) == (
+            "article-17", 3, "Paragraph 3\nParagraph 3 applies the escrow rules to the right to "
+            "erasure.")  # fmt: skip
+        assert filled.sections_of_source("missing.md") == []
         assert filled.sections_with_heading("Article") == []
 
     def test_definitions_acronyms_terms_references(self, filled: Store) -> None:

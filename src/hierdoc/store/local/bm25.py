@@ -39,7 +39,7 @@ import tantivy
 from tantivy import Occur, Query
 
 from ...errors import StoreError
-from ...models import Hit, SearchFilter
+from ...models import Hit, SearchFilter, section_prefixes
 
 __all__ = ["Bm25Entry", "Bm25Index", "Bm25IndexError"]
 
@@ -285,13 +285,3 @@ def _document(entry: Bm25Entry) -> tantivy.Document:
         body=" ".join(entry.terms),
         words=" ".join(entry.words),
     )
-
-
-def section_prefixes(section_path: tuple[str, ...]) -> list[str]:
-    """Each path element with its "-"-prefixes: ``article-17-3`` gives ``article-17-3``,
-    ``article-17`` and ``article``, so a filter on ``article-17`` is one term query."""
-    found: dict[str, None] = {}
-    for element in section_path:
-        parts = element.split("-")
-        found.update(dict.fromkeys("-".join(parts[:n]) for n in range(len(parts), 0, -1)))
-    return list(found)

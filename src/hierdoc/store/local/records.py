@@ -259,6 +259,9 @@ class RecordStore:
         """Every section with this id (one per document that has it)."""
         return self._select_sections("WHERE section_id = ?", [section_id])
 
+    def sections_of_source(self, source: str) -> list[SectionRecord]:
+        return self._select_sections("WHERE source = ?", [source])
+
     def children(self, source: str, section_id: str) -> list[SectionRecord]:
         return self._select_sections("WHERE source = ? AND parent_id = ?", [source, section_id])
 
@@ -444,6 +447,14 @@ class RecordStore:
                 "chunk_hash, context) VALUES (?, ?, ?, ?, ?)",
                 (model, prompt_version, document_hash, chunk_hash, context),
             )
+
+    def context_entries(self) -> list[tuple[str, str, str, str, str]]:
+        """Every cached context as (model, prompt version, document hash, chunk hash, text)."""
+        with self._lock:
+            return self._db.execute(
+                "SELECT model, prompt_version, document_hash, chunk_hash, context FROM contexts "
+                "ORDER BY created_at, model, prompt_version, document_hash, chunk_hash"
+            ).fetchall()
 
     def counts(self) -> dict[str, int]:
         with self._lock:

@@ -12,15 +12,13 @@ will bring it up to date, and otherwise rebuilds its own copy in memory.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import shutil
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Concatenate, ParamSpec, TypeVar
 
 import numpy as np
 
@@ -38,7 +36,14 @@ from ...models import (
     StoredChunk,
     StoreStats,
 )
-from ..base import ContextCache, IndexBusyError, IndexMeta, TextAnalyzer
+from ..base import (
+    ContextCache,
+    ContextEntry,
+    IndexBusyError,
+    IndexMeta,
+    TextAnalyzer,
+    locked_write,
+)
 from .bm25 import Bm25Entry, Bm25Index, Bm25IndexError
 from .lock import LOCK_FILE, WriterLock, holder_alive
 from .records import RecordStore
@@ -47,19 +52,7 @@ from .vectors import VectorIndex
 META_KEYS = ("embedding_model", "dimension", "fingerprint", "context_usage")
 RECORDS_FILE = "records.sqlite"
 
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
-
-def _writes(method: Callable[Concatenate[LocalStore, _P], _R]) -> Callable[..., _R]:
-    """A write method: runs inside the writer lock (taken for the call if not held)."""
-
-    @functools.wraps(method)
-    def locked(self: LocalStore, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        with self.lock_writer():
-            return method(self, *args, **kwargs)
-
-    return locked
+_writes = locked_write
 
 
 class LocalStore:
@@ -385,6 +378,9 @@ class LocalStore:
     def sections(self, section_id: str) -> list[SectionRecord]:
         return self.records.sections(section_id)
 
+    def sections_of_source(self, source: str) -> list[SectionRecord]:
+        return self.records.sections_of_source(source)
+
     def children(self, source: str, section_id: str) -> list[SectionRecord]:
         return self.records.children(source, section_id)
 
@@ -468,6 +464,9 @@ class _LockedCache:
     ) -> None:
         with self._store.lock_writer():
             self._store.records.put(model, prompt_version, document_hash, chunk_hash, context)
+
+    def entries(self) -> Iterator[ContextEntry]:
+        return iter([ContextEntry(*row) for row in self._store.records.context_entries()])
 
 
 def _grouped(rows: Iterable[tuple[str, bytes]]) -> Iterator[tuple[str, np.ndarray]]:

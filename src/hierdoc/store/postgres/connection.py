@@ -59,20 +59,25 @@ def ensure_extension(url: str, schema: str) -> None:
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
             conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
     except psycopg.OperationalError as error:
-        raise StoreError(f"cannot connect to {redact(url)}: {_first_line(error)}") from None
+        raise StoreError(f"cannot connect to {redact(url)}: {first_line(error)}") from None
     except psycopg.Error as error:
         raise StoreError(
             f"cannot prepare {redact(url)} (the vector extension needs a superuser once: "
-            f"CREATE EXTENSION vector): {_first_line(error)}"
+            f"CREATE EXTENSION vector): {first_line(error)}"
         ) from None
 
 
-def open_pool(url: str, schema: str, size: int = DEFAULT_POOL_SIZE) -> ConnectionPool:
-    """A pool of autocommit connections working in ``schema``, with the vector type known."""
+def open_pool(
+    url: str, schema: str, size: int = DEFAULT_POOL_SIZE, read_only: bool = False
+) -> ConnectionPool:
+    """A pool of autocommit connections working in ``schema``, with the vector type known;
+    ``read_only``: every transaction of theirs is read-only (the server refuses writes)."""
 
     def configure(conn: psycopg.Connection) -> None:
         conn.autocommit = True
         conn.execute(sql.SQL("SET search_path TO {}, public").format(sql.Identifier(schema)))
+        if read_only:
+            conn.execute("SET default_transaction_read_only TO on")
         register_vector(conn)
 
     pool = ConnectionPool(
@@ -87,7 +92,7 @@ def open_pool(url: str, schema: str, size: int = DEFAULT_POOL_SIZE) -> Connectio
         pool.open(wait=True, timeout=30)
     except Exception as error:  # the pool reports a failed connection as a timeout
         pool.close()
-        raise StoreError(f"cannot connect to {redact(url)}: {_first_line(error)}") from None
+        raise StoreError(f"cannot connect to {redact(url)}: {first_line(error)}") from None
     return pool
 
 
@@ -98,6 +103,6 @@ def transaction(pool: ConnectionPool) -> Iterator[psycopg.Connection]:
         yield conn
 
 
-def _first_line(error: BaseException) -> str:
+def first_line(error: BaseException) -> str:
     text = str(error).strip()
     return redact(text.splitlines()[0] if text else type(error).__name__)

@@ -1,15 +1,12 @@
 """A :class:`~hierdoc.models.SearchFilter` as a SQL condition on the ``chunks`` table.
 
-A chunk row keeps ``section_prefixes``: each element of its section path with each of
-its "-"-prefixes (``article-17-3`` gives ``article-17-3``, ``article-17``, ``article``),
-so ``section_prefix`` is one indexed array containment, and the condition agrees with
-:meth:`SearchFilter.matches` (an element equal to the prefix or starting with it
-followed by "-").
+A chunk row keeps ``section_prefixes`` (:func:`hierdoc.models.section_prefixes` of its
+section path: each element with each of its "-"-prefixes), so ``section_prefix`` is one
+indexed array containment, and the condition agrees with :meth:`SearchFilter.matches`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from ...models import SearchFilter
@@ -32,12 +29,3 @@ def filter_sql(filt: SearchFilter | None, alias: str) -> tuple[str, dict[str, An
         clauses.append(f"{alias}.section_prefixes @> ARRAY[%(filter_prefix)s]::text[]")
         params["filter_prefix"] = filt.section_prefix
     return " AND ".join(clauses), params
-
-
-def section_prefixes(section_path: Sequence[str]) -> list[str]:
-    """Each path element with its "-"-prefixes, without repeats."""
-    found: dict[str, None] = {}
-    for element in section_path:
-        parts = element.split("-")
-        found.update(dict.fromkeys("-".join(parts[:n]) for n in range(len(parts), 0, -1)))
-    return list(found)

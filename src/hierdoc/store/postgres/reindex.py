@@ -4,7 +4,7 @@ The database records the analyzer version its postings were made with
 (``meta.analyzer_version``). A store opened with another version re-analyses every
 stored chunk (context and content are kept on the chunk rows) and rewrites the
 postings, term statistics, lengths and phrase words in one transaction, under the
-writers' lock; readers keep the old postings until it commits.
+writer lock; readers keep the old postings until it commits.
 """
 
 from __future__ import annotations
@@ -13,28 +13,29 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from ..base import TextAnalyzer
-from .connection import transaction
 from .lexical import fieldnorm, lexical_row
 from .records import select_chunks
-from .writes import insert_postings, lock_writers
+from .writes import insert_postings
 
 _ANALYZER_KEY = "analyzer_version"
 
 
-def ensure_analyzer(pool: ConnectionPool, analyzer: TextAnalyzer) -> None:
-    """Make the lexical index match ``analyzer``; a no-op when it already does."""
-    if _stored_version(pool) == analyzer.version:
-        return
-    with transaction(pool) as conn:
-        lock_writers(conn)
-        row = conn.execute("SELECT value FROM meta WHERE key = %s", (_ANALYZER_KEY,)).fetchone()
-        if row is None or int(row[0]) != analyzer.version:
-            _reanalyse(conn, analyzer)
-            conn.execute(
-                "INSERT INTO meta VALUES (%s, %s) ON CONFLICT (key) "
-                "DO UPDATE SET value = excluded.value",
-                (_ANALYZER_KEY, str(analyzer.version)),
-            )
+def analyzer_current(pool: ConnectionPool, analyzer: TextAnalyzer) -> bool:
+    """Whether the lexical index was built with ``analyzer``."""
+    return _stored_version(pool) == analyzer.version
+
+
+def ensure_analyzer(conn: psycopg.Connection, analyzer: TextAnalyzer) -> None:
+    """Make the lexical index match ``analyzer`` (inside a transaction, under the writer
+    lock); a no-op when it already does."""
+    row = conn.execute("SELECT value FROM meta WHERE key = %s", (_ANALYZER_KEY,)).fetchone()
+    if row is None or int(row[0]) != analyzer.version:
+        _reanalyse(conn, analyzer)
+        conn.execute(
+            "INSERT INTO meta VALUES (%s, %s) ON CONFLICT (key) "
+            "DO UPDATE SET value = excluded.value",
+            (_ANALYZER_KEY, str(analyzer.version)),
+        )
 
 
 def _stored_version(pool: ConnectionPool) -> int | None:

@@ -13,11 +13,11 @@ import psycopg
 from psycopg import sql
 from psycopg_pool import ConnectionPool
 
-from ...errors import ConfigError, StoreError
+from ...errors import ConfigError, NotFoundError, StoreError
 from .connection import transaction
 
 SCHEMA_LOCK = 0x68696572  # "hier": the advisory lock key of schema changes
-WRITE_LOCK = 0x646F6373  # "docs": the advisory lock key of writers
+WRITE_LOCK = 0x646F6373  # "docs": the writers' advisory lock key (with the schema, .lock)
 
 MIGRATIONS: list[list[str]] = [
     [
@@ -171,28 +171,53 @@ def _set_meta(conn: psycopg.Connection, key: str, value: str) -> None:
     )
 
 
-def check_dimension(pool: ConnectionPool, dimension: int, reset: bool) -> None:
-    """Refuse another embedder's vectors; a reset switches the column to ``dimension``."""
+def check_readable(pool: ConnectionPool, schema: str, location: str) -> None:
+    """For a read-only store: an index at the version this hierdoc knows must be there
+    (nothing is created or migrated); else a :class:`NotFoundError` or :class:`StoreError`."""
+    with pool.connection() as conn:
+        row = conn.execute("SELECT current_schema() = %s", (schema,)).fetchone()
+        version = _version(conn) if row and row[0] else 0
+    if version == 0:
+        raise NotFoundError(f"no index at {location}: run `hierdoc ingest PATH`")
+    if version > SCHEMA_VERSION:
+        raise SchemaError(
+            f"the database has hierdoc schema version {version}; this hierdoc knows up to "
+            f"{SCHEMA_VERSION}: upgrade hierdoc"
+        )
+    if version < SCHEMA_VERSION:
+        raise StoreError(
+            f"the index at {location} has schema version {version}, older than this "
+            "hierdoc's: open it for writing once (hierdoc ingest) to migrate it"
+        )
+
+
+def dimension_to_set(pool: ConnectionPool, dimension: int, reset: bool) -> bool:
+    """Whether the vectors column must change to ``dimension`` (a reset, or none recorded);
+    another embedder's vectors without a reset are refused with a :class:`ConfigError`."""
     with pool.connection() as conn:
         row = conn.execute("SELECT value FROM meta WHERE key = 'dimension'").fetchone()
         model = conn.execute("SELECT value FROM meta WHERE key = 'embedding_model'").fetchone()
     stored = int(row[0]) if row else None
     if stored == dimension:
-        return
+        return False
     if stored is not None and not reset:
         raise ConfigError(
             f"this index was built with {model[0] if model else 'another model'} "
             f"({stored}-dimensional vectors) but the embedder makes {dimension}: use the same "
             "model, or rebuild with: hierdoc ingest --force"
         )
-    with transaction(pool) as conn:
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-        conn.execute("DROP INDEX IF EXISTS vectors_hnsw")
-        conn.execute("DELETE FROM vectors")
-        conn.execute(
-            sql.SQL("ALTER TABLE vectors ALTER COLUMN embedding TYPE vector({})").format(
-                sql.Literal(int(dimension))
-            )
+    return True
+
+
+def set_dimension(conn: psycopg.Connection, dimension: int) -> None:
+    """Empty the vectors and switch their column to ``dimension`` (inside a transaction,
+    under the writer lock)."""
+    conn.execute("DROP INDEX IF EXISTS vectors_hnsw")
+    conn.execute("DELETE FROM vectors")
+    conn.execute(
+        sql.SQL("ALTER TABLE vectors ALTER COLUMN embedding TYPE vector({})").format(
+            sql.Literal(int(dimension))
         )
-        conn.execute("CREATE INDEX vectors_hnsw ON vectors USING hnsw (embedding vector_ip_ops)")
-        _set_meta(conn, "dimension", str(dimension))
+    )
+    conn.execute("CREATE INDEX vectors_hnsw ON vectors USING hnsw (embedding vector_ip_ops)")
+    _set_meta(conn, "dimension", str(dimension))

@@ -10,11 +10,13 @@ by every write transaction.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 from psycopg_pool import ConnectionPool
 
+from ...errors import StoreError
 from ...models import (
     Acronym,
     CrossRef,
@@ -28,24 +30,29 @@ from ...models import (
     StoredChunk,
     StoreStats,
 )
-from ..base import ContextCache, IndexMeta, TextAnalyzer
+from ..base import ContextCache, ContextEntry, IndexMeta, TextAnalyzer, locked_write
 from . import lexical, records, vectors, writes
 from .connection import transaction
-from .reindex import ensure_analyzer
+from .lock import WriterLock
+from .reindex import analyzer_current, ensure_analyzer
+from .schema import dimension_to_set, set_dimension
 
 META_KEYS = ("embedding_model", "dimension", "fingerprint", "context_usage")
 
+_writes = locked_write
+
 
 class PostgresContextCache:
-    """LLM contexts in the ``contexts`` table; each put is committed at once."""
+    """LLM contexts in the ``contexts`` table; each put is committed at once, under the
+    store's writer lock."""
 
-    def __init__(self, pool: ConnectionPool) -> None:
-        self._pool = pool
+    def __init__(self, store: PostgresStore) -> None:
+        self._store = store
 
     def get(
         self, model: str, prompt_version: str, document_hash: str, chunk_hash: str
     ) -> str | None:
-        with self._pool.connection() as conn:
+        with self._store.pool.connection() as conn:
             row = conn.execute(
                 "SELECT context FROM contexts WHERE model = %s AND prompt_version = %s "
                 "AND document_hash = %s AND chunk_hash = %s",
@@ -56,7 +63,7 @@ class PostgresContextCache:
     def put(
         self, model: str, prompt_version: str, document_hash: str, chunk_hash: str, context: str
     ) -> None:
-        with self._pool.connection() as conn:
+        with self._store.lock_writer(), self._store.pool.connection() as conn:
             conn.execute(
                 "INSERT INTO contexts (model, prompt_version, document_hash, chunk_hash, context) "
                 "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (model, prompt_version, document_hash, "
@@ -64,13 +71,14 @@ class PostgresContextCache:
                 (model, prompt_version, document_hash, chunk_hash, context),
             )
 
-    def rows(self) -> list[tuple[str, str, str, str, str]]:
-        """Every cached context as (model, prompt version, document hash, chunk hash, text)."""
-        with self._pool.connection() as conn:
-            return conn.execute(
+    def entries(self) -> Iterator[ContextEntry]:
+        """Every cached context, oldest first."""
+        with self._store.pool.connection() as conn:
+            rows = conn.execute(
                 "SELECT model, prompt_version, document_hash, chunk_hash, context FROM contexts "
-                "ORDER BY created_at"
+                "ORDER BY created_at, model, prompt_version, document_hash, chunk_hash"
             ).fetchall()
+        return iter([ContextEntry(*row) for row in rows])
 
 
 class PostgresStore:
@@ -81,18 +89,53 @@ class PostgresStore:
         pool: ConnectionPool,
         analyzer: TextAnalyzer,
         location: str,
+        lock: WriterLock | None,
         exact_below: int = vectors.EXACT_BELOW,
+        *,
+        wait: bool = False,
     ) -> None:
-        self._pool = pool
+        """A store on ``pool``; ``lock`` is None for a read-only store (nothing is written,
+        and the pool's transactions are read-only)."""
+        self.pool = pool
         self._analyzer = analyzer
-        self._cache = PostgresContextCache(pool)
+        self._cache = PostgresContextCache(self)
         self._exact_below = exact_below
+        self._lock = lock
+        self._wait = wait
+        self._holding = False
         self.location = location
         """The database URL (password masked) and schema, for messages and stats."""
-        ensure_analyzer(pool, analyzer)
+
+    @property
+    def read_only(self) -> bool:
+        return self._lock is None
+
+    def set_up(self, dimension: int, reset: bool = False, hold_writer: bool = False) -> None:
+        """What opening does after the schema is there: take the writer lock to hold it
+        (``hold_writer``), empty the index (``reset``), switch the vectors to ``dimension``
+        when reset, and re-analyse the lexical index when the analyzer changed. A read-only
+        store only checks (another embedder's dimension is a ConfigError, a lexical index
+        of another analyzer a StoreError)."""
+        if hold_writer:
+            self._enter(self._wait)
+            self._holding = True
+        if reset:
+            self.clear()
+        if dimension_to_set(self.pool, dimension, reset):
+            with self.lock_writer(), transaction(self.pool) as conn:
+                set_dimension(conn, dimension)
+        if analyzer_current(self.pool, self._analyzer):
+            return
+        if self.read_only:
+            raise StoreError(
+                f"the lexical index at {self.location} was built with another text analyzer: "
+                "open it for writing once (hierdoc ingest) to rebuild it"
+            )
+        with self.lock_writer(), transaction(self.pool) as conn:
+            ensure_analyzer(conn, self._analyzer)
 
     def _read(self, function: Any, *args: Any) -> Any:
-        with self._pool.connection() as conn:
+        with self.pool.connection() as conn:
             return function(conn, *args)
 
     @property
@@ -104,9 +147,26 @@ class PostgresStore:
     def context_cache(self) -> ContextCache:
         return self._cache
 
-    def context_rows(self) -> list[tuple[str, str, str, str, str]]:
-        """The whole context cache (for ``hierdoc migrate``)."""
-        return self._cache.rows()
+    # the writer lock
+
+    @contextmanager
+    def lock_writer(self, wait: bool | None = None) -> Iterator[None]:
+        """Hold the writer lock (reentrant in this store); see :mod:`.lock`. Every write
+        commits when it returns, so there is nothing to bring up to date or flush."""
+        self._enter(self._wait if wait is None else wait)
+        try:
+            yield
+        finally:
+            self._exit()
+
+    def _enter(self, wait: bool) -> None:
+        if self._lock is None:
+            raise StoreError(f"the index at {self.location} is open for reading only")
+        self._lock.enter(wait)
+
+    def _exit(self) -> None:
+        if self._lock is not None:
+            self._lock.exit()
 
     # meta
 
@@ -118,9 +178,10 @@ class PostgresStore:
         )
         return IndexMeta.from_strings(dict(rows))
 
+    @_writes
     def write_meta(self, meta: IndexMeta) -> None:
         values = meta.to_strings()
-        with transaction(self._pool) as conn:
+        with transaction(self.pool) as conn:
             conn.cursor().executemany(
                 "INSERT INTO meta VALUES (%s, %s) ON CONFLICT (key) "
                 "DO UPDATE SET value = excluded.value",
@@ -129,6 +190,7 @@ class PostgresStore:
 
     # writes
 
+    @_writes
     def write_document(
         self,
         document: DocumentRecord,
@@ -137,22 +199,23 @@ class PostgresStore:
         vectors: Sequence[np.ndarray],
         extraction: Extraction | None = None,
     ) -> None:
-        with transaction(self._pool) as conn:
+        with transaction(self.pool) as conn:
             writes.replace_document(
                 conn, self._analyzer, document, sections, chunks, vectors, extraction
             )
 
+    @_writes
     def delete_documents(self, sources: Iterable[str]) -> None:
         sources = list(sources)
         if not sources:
             return
-        with transaction(self._pool) as conn:
-            writes.lock_writers(conn)
+        with transaction(self.pool) as conn:
             writes.remove_sources(conn, sources)
             writes.bump(conn)
 
+    @_writes
     def clear(self) -> None:
-        with transaction(self._pool) as conn:
+        with transaction(self.pool) as conn:
             writes.clear_all(conn)
 
     def flush(self) -> None:
@@ -199,7 +262,6 @@ class PostgresStore:
         return self._read(records.select, SectionRecord, "section_id = %s", (section_id,))
 
     def sections_of_source(self, source: str) -> list[SectionRecord]:
-        """Every section of one document, in order (for ``hierdoc migrate``)."""
         return self._read(records.select, SectionRecord, "source = %s", (source,))
 
     def children(self, source: str, section_id: str) -> list[SectionRecord]:
@@ -247,11 +309,11 @@ class PostgresStore:
         return self._read(lexical.phrase_search, words, k, filt)
 
     def vector_search(self, vector: np.ndarray, k: int, filt: SearchFilter | None) -> list[Hit]:
-        with transaction(self._pool) as conn:
+        with transaction(self.pool) as conn:
             return vectors.vector_search(conn, vector, k, filt, self._exact_below)
 
     def stats(self) -> StoreStats:
-        with self._pool.connection() as conn:
+        with self.pool.connection() as conn:
             counted = records.counts(conn)
             contexts = records.context_counts(conn)
             size = conn.execute(
@@ -270,4 +332,10 @@ class PostgresStore:
         )
 
     def close(self) -> None:
-        self._pool.close()
+        """Release the writer lock if held since opening, then the connections."""
+        try:
+            if self._holding:
+                self._holding = False
+                self._exit()
+        finally:
+            self.pool.close()

@@ -1,9 +1,9 @@
 """Writes: one document's replacement, deletions and clearing, each one transaction.
 
-Every write takes the writers' advisory lock (``pg_advisory_xact_lock``) first, so
-writers from several processes queue while readers go on reading the last committed
-state (MVCC). The BM25 statistics (``term_stats``, the ``state`` totals) move with
-the chunks in the same transaction, and the ``state.generation`` counter is bumped.
+The caller holds the store's writer lock (:mod:`.lock`), so one process writes at a
+time while readers go on reading the last committed state (MVCC). The BM25 statistics
+(``term_stats``, the ``state`` totals) move with the chunks in the same transaction,
+and the ``state.generation`` counter is bumped.
 """
 
 from __future__ import annotations
@@ -15,22 +15,16 @@ import numpy as np
 import psycopg
 
 from ...errors import StoreError
-from ...models import DocumentRecord, Extraction, Section, StoredChunk
+from ...models import DocumentRecord, Extraction, Section, StoredChunk, section_prefixes
 from ...pipeline.extract.definitions import normalize_term
 from ..base import TextAnalyzer
-from .filters import section_prefixes
 from .lexical import LexicalRow, fieldnorm, lexical_row
-from .schema import WRITE_LOCK
 
 _CHUNK_COLUMNS = (
     "chunk_id, source, ordinal, section_id, heading, parent_chain, section_path, "
     "section_prefixes, chunk_type, content, context, token_count, overlap_chars, "
     "context_source, llm_context, context_truncated, length, norm, words, words_norm"
 )
-
-
-def lock_writers(conn: psycopg.Connection) -> None:
-    conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
 
 
 def replace_document(
@@ -43,7 +37,6 @@ def replace_document(
     extraction: Extraction | None,
 ) -> None:
     """Everything of ``document.source`` replaced; call inside a transaction."""
-    lock_writers(conn)
     remove_sources(conn, [document.source])
     conn.execute(
         "INSERT INTO documents (source, title, content_hash, format, chars, chunk_count) "
@@ -86,7 +79,6 @@ def remove_sources(conn: psycopg.Connection, sources: Sequence[str]) -> None:
 
 def clear_all(conn: psycopg.Connection) -> None:
     """Every document gone (DELETE, not TRUNCATE: readers are not locked out)."""
-    lock_writers(conn)
     conn.execute("DELETE FROM documents")
     conn.execute("DELETE FROM term_stats")
     conn.execute("UPDATE state SET chunks = 0, tokens = 0, words = 0")
