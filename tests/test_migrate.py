@@ -47,6 +47,19 @@ def _answers(index: Index) -> list[list[tuple[str, float]]]:
     ]
 
 
+def _structure(index: Index) -> list[Any]:
+    """Every document's sections, each section's children and every chunk as shown."""
+    store = index.store
+    found: list[Any] = []
+    for document in store.documents():
+        sections = store.sections_of_source(document.source)
+        found.append(sections)
+        found += [store.children(document.source, s.section_id) for s in sections]
+        found += [index.sections(s.section_id, document.source) for s in sections]
+        found += [index.show(c.chunk.chunk_id) for c in store.chunks_of_source(document.source)]
+    return found
+
+
 def test_local_to_postgres_and_back_gives_identical_results(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -58,6 +71,7 @@ def test_local_to_postgres_and_back_gives_identical_results(
             index.ingest([FIXTURES / "acronyms", FIXTURES / "definitions"])
             index.store.context_cache.put("m", "p1", "doc", "chunk", "a cached context")
             expected = _answers(index)
+            structure = _structure(index)
             stats = index.store.stats()
             fingerprint = index.store.read_meta().fingerprint
         assert stats.chunks > 10 and any(expected)
@@ -68,6 +82,7 @@ def test_local_to_postgres_and_back_gives_identical_results(
         assert f"copied {stats.documents} documents ({stats.chunks} chunks)" in out
         with Index.open(tmp_path / "pg", _postgres_settings(options), HashEmbedder()) as index:
             assert _answers(index) == expected
+            assert _structure(index) == structure
             copied = index.store.stats()
             assert index.store.context_cache.get("m", "p1", "doc", "chunk") == "a cached context"
             assert (copied.sections, copied.vectors, copied.definitions) == (
@@ -82,6 +97,7 @@ def test_local_to_postgres_and_back_gives_identical_results(
         assert code == 0, err
         with Index.open(back, Settings(), embedder=HashEmbedder()) as index:
             assert _answers(index) == expected
+            assert _structure(index) == structure
             assert index.store.context_cache.get("m", "p1", "doc", "chunk") == "a cached context"
             assert index.store.read_meta().fingerprint == fingerprint
     finally:
@@ -98,4 +114,5 @@ def test_migrate_refuses_a_target_with_documents(
     code, _, err = _run(capsys, "migrate", "--from", str(source), "--to", str(target))
     assert code == 1 and "already holds documents: use --force" in err
     code, _, err = _run(capsys, "migrate", "--from", str(tmp_path / "none"), "--to", str(target))
-    assert code == 1 and "no hierdoc index at" in err
+    assert code != 0 and f"no index at {tmp_path / 'none'}" in err
+    assert not (tmp_path / "none").exists()

@@ -1,5 +1,6 @@
 """The store contract on PostgreSQL (a real server, see ``test_store_postgres_server``),
-and what only this backend does: schema versions, shared writes, credentials."""
+and what only this backend does: a reader that creates and writes nothing, the writer lock
+naming its holder."""
 
 from __future__ import annotations
 
@@ -7,12 +8,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 
+from hierdoc.errors import NotFoundError, StoreError
 from hierdoc.search.analyze import TEXT_ANALYZER
 from hierdoc.store import StoreRequest, open_store
-from hierdoc.store.base import Store
-from hierdoc.store.testing import DIMENSION, StoreContract
+from hierdoc.store.base import IndexBusyError, Store
+from hierdoc.store.testing import DIMENSION, StoreContract, write_corpus
 
 from .test_store_postgres_server import drop_schema, fresh_options
 
@@ -44,3 +47,48 @@ class TestPostgresStore(StoreContract):
         other = open_pg(options)
         yield other
         other.close()
+
+
+def test_a_reader_creates_nothing_and_writes_nothing() -> None:
+    options = fresh_options()
+    try:
+        with pytest.raises(NotFoundError, match="no index at"):
+            open_pg(options, read_only=True)
+        with psycopg.connect(options["url"]) as conn:
+            row = conn.execute(
+                "SELECT count(*) FROM pg_namespace WHERE nspname = %s", (options["schema"],)
+            ).fetchone()
+        assert row == (0,)
+        writer = open_pg(options)
+        write_corpus(writer, "b.md")
+        writer.close()
+        reader = open_pg(options, read_only=True)
+        try:
+            assert reader.document_hashes() == {"b.md": "h1"}
+            with pytest.raises(StoreError, match="reading only"):
+                write_corpus(reader, "a.md")
+            with pytest.raises(StoreError, match="reading only"):
+                reader.context_cache.put("m", "p", "d", "c", "text")
+            with pytest.raises(StoreError, match="reading only"), reader.lock_writer():
+                pass  # pragma: no cover
+        finally:
+            reader.close()
+    finally:
+        drop_schema(options)
+
+
+def test_a_held_writer_names_itself_to_the_next_one() -> None:
+    options = fresh_options()
+    try:
+        holder = open_pg(options, hold_writer=True)
+        try:
+            other = open_pg(options)
+            with pytest.raises(IndexBusyError, match="hierdoc writer") as busy:
+                other.delete_documents(["a.md"])
+            assert "backend pid" in busy.value.holder
+        finally:
+            holder.close()
+        other.delete_documents(["a.md"])  # the lock went with the holder's close
+        other.close()
+    finally:
+        drop_schema(options)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -38,7 +39,7 @@ from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 import numpy as np
 
-from ..errors import StoreError
+from ..errors import ConfigError, StoreError
 from ..models import (
     Acronym,
     CrossRef,
@@ -52,6 +53,20 @@ from ..models import (
     StoredChunk,
     StoreStats,
 )
+
+
+class DimensionError(ConfigError):
+    """The index holds vectors of another size than the request's; ``stored`` is theirs."""
+
+    def __init__(self, message: str, stored: int) -> None:
+        super().__init__(message)
+        self.stored = stored
+
+
+def redact(location: str) -> str:
+    """A location (a database URL) with any password replaced by ``***``, for messages."""
+    masked = re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", location)
+    return re.sub(r"(password=)[^&\s]*", r"\1***", masked)
 
 
 class IndexBusyError(StoreError):

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import ConfigError, NotFoundError, StoreError
+from ...errors import NotFoundError, StoreError
 from ...models import (
     Acronym,
     CrossRef,
@@ -39,6 +39,7 @@ from ...models import (
 from ..base import (
     ContextCache,
     ContextEntry,
+    DimensionError,
     IndexBusyError,
     IndexMeta,
     TextAnalyzer,
@@ -138,10 +139,11 @@ class LocalStore:
             return
         if int(stored) != dimension:
             model = self.records.get_meta("embedding_model") or "another model"
-            raise ConfigError(
+            raise DimensionError(
                 f"this index was built with {model} ({stored}-dimensional vectors) but the "
                 f"embedder makes {dimension}: use the same model, or rebuild with: "
-                "hierdoc ingest --force"
+                "hierdoc ingest --force",
+                int(stored),
             )
 
     # the writer lock

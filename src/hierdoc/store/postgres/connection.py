@@ -22,6 +22,9 @@ from psycopg import sql
 from psycopg_pool import ConnectionPool
 
 from ...errors import ConfigError, StoreError
+from ..base import redact
+
+__all__ = ["database_url", "ensure_extension", "first_line", "open_pool", "redact"]
 
 URL_VARIABLE = "HIERDOC_DATABASE_URL"
 DEFAULT_POOL_SIZE = 4
@@ -37,12 +40,6 @@ def database_url(options: dict[str, Any]) -> str:
             "(postgresql://user@host:5432/dbname; the password may come from PGPASSWORD)"
         )
     return str(url)
-
-
-def redact(url: str) -> str:
-    """The URL with any password replaced by ``***`` (for messages and logs)."""
-    masked = re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
-    return re.sub(r"(password=)[^&\s]*", r"\1***", masked)
 
 
 def schema_name(options: dict[str, Any]) -> str:

@@ -13,7 +13,8 @@ import psycopg
 from psycopg import sql
 from psycopg_pool import ConnectionPool
 
-from ...errors import ConfigError, NotFoundError, StoreError
+from ...errors import NotFoundError, StoreError
+from ..base import DimensionError
 from .connection import transaction
 
 SCHEMA_LOCK = 0x68696572  # "hier": the advisory lock key of schema changes
@@ -193,7 +194,7 @@ def check_readable(pool: ConnectionPool, schema: str, location: str) -> None:
 
 def dimension_to_set(pool: ConnectionPool, dimension: int, reset: bool) -> bool:
     """Whether the vectors column must change to ``dimension`` (a reset, or none recorded);
-    another embedder's vectors without a reset are refused with a :class:`ConfigError`."""
+    another embedder's vectors without a reset are refused with a :class:`DimensionError`."""
     with pool.connection() as conn:
         row = conn.execute("SELECT value FROM meta WHERE key = 'dimension'").fetchone()
         model = conn.execute("SELECT value FROM meta WHERE key = 'embedding_model'").fetchone()
@@ -201,10 +202,11 @@ def dimension_to_set(pool: ConnectionPool, dimension: int, reset: bool) -> bool:
     if stored == dimension:
         return False
     if stored is not None and not reset:
-        raise ConfigError(
+        raise DimensionError(
             f"this index was built with {model[0] if model else 'another model'} "
             f"({stored}-dimensional vectors) but the embedder makes {dimension}: use the same "
-            "model, or rebuild with: hierdoc ingest --force"
+            "model, or rebuild with: hierdoc ingest --force",
+            stored,
         )
     return True
 
