@@ -4,6 +4,7 @@ naming its holder."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -90,5 +91,19 @@ def test_a_held_writer_names_itself_to_the_next_one() -> None:
             holder.close()
         other.delete_documents(["a.md"])  # the lock went with the holder's close
         other.close()
+    finally:
+        drop_schema(options)
+
+
+def test_a_waiting_writer_goes_on_when_the_holder_lets_go() -> None:
+    options = fresh_options()
+    try:
+        holder = open_pg(options, hold_writer=True)
+        waiter = open_pg(options)
+        threading.Timer(0.5, holder.close).start()
+        with waiter.lock_writer(wait=True):
+            write_corpus(waiter, "b.md")
+        assert waiter.document_hashes() == {"b.md": "h1"}
+        waiter.close()
     finally:
         drop_schema(options)
