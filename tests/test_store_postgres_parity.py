@@ -4,7 +4,6 @@ each search mode's top 10 agree, BM25 scores within 1e-4 and exact vector hits i
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -12,12 +11,12 @@ from hierdoc import Index, Settings
 from hierdoc.pipeline.ingest import TextDocument
 from hierdoc.search.analyze import TEXT_ANALYZER
 
+from .datasets import GDPR_MD, require
 from .hash_embedder import HashEmbedder
 from .test_store_postgres_server import drop_schema, fresh_options
 
 pytestmark = pytest.mark.postgres
 
-GDPR = Path("/work/shared/datasets/gdpr/gdpr.md")
 QUERIES = [
     "right to erasure",
     "data protection officer tasks",
@@ -30,15 +29,13 @@ QUERIES = [
     '"without undue delay"',
     "controller and processor",
 ]
-MODES = ["keyword", "semantic", "exact", "hybrid"]
 
 
 @pytest.fixture(scope="module")
 def indexes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Index, Index]]:
-    if not GDPR.exists():
-        pytest.skip(f"{GDPR} is not here")
+    gdpr = require(GDPR_MD)
     options = fresh_options()
-    document = [TextDocument("gdpr.md", GDPR.read_text(encoding="utf-8"), title="GDPR")]
+    document = [TextDocument("gdpr.md", gdpr.read_text(encoding="utf-8"), title="GDPR")]
     folder = tmp_path_factory.mktemp("parity")
     local = Index.open(folder / "local", Settings(), embedder=HashEmbedder())
     postgres_settings = Settings(database={"provider": "postgres", **options})
@@ -80,10 +77,22 @@ def test_bm25_and_exact_vectors_agree(indexes: tuple[Index, Index], query: str) 
     assert local.store.doc_freq(terms) == postgres.store.doc_freq(terms)
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", ["keyword", "semantic", "exact"])
 def test_each_mode_top_10_agrees(indexes: tuple[Index, Index], mode: str) -> None:
     local, postgres = indexes
     for query in QUERIES:
         a = [(r.chunk_id, r.score) for r in local.search(query, mode=mode, top_k=10).results]
         b = [(r.chunk_id, r.score) for r in postgres.search(query, mode=mode, top_k=10).results]
         _same_up_to_ties(a, b, 1e-4)
+
+
+def test_hybrid_top_10_agrees(indexes: tuple[Index, Index]) -> None:
+    """tantivy scores BM25 in float32 and PostgreSQL in float64, so two keyword scores equal
+    to 1e-6 may swap places deep in the candidate pool (ranks 26 and 28 were seen); fusion
+    turns such a swap into a few thousandths of a hybrid score. The top 10 must still be the
+    same chunks, in the same order down to where that noise reaches."""
+    local, postgres = indexes
+    for query in QUERIES:
+        a = [(r.chunk_id, r.score) for r in local.search(query, top_k=10).results]
+        b = [(r.chunk_id, r.score) for r in postgres.search(query, top_k=10).results]
+        _same_up_to_ties(a, b, 0.01)
