@@ -348,3 +348,14 @@ def test_ranking_matches_reference_bm25(index: Bm25Index) -> None:
         assert all(expected[d] >= cutoff - 1e-4 for d in got), query
         scores = [expected[int(h.chunk_id[1:])] for h in hits]
         assert all(a >= b - 1e-4 for a, b in zip(scores, scores[1:], strict=False)), query
+
+
+def test_equal_scores_rank_by_chunk_id_also_at_the_cut(index: Bm25Index) -> None:
+    """Ties must not depend on where documents landed in tantivy's segments (one commit
+    each here, in reverse order), so that two builds of one corpus rank alike."""
+    for generation, chunk_id in enumerate(["d", "c", "b", "a"], start=1):
+        build(index, entry(chunk_id, "identical escrow clause"), generation=generation)
+    build(index, entry("z", "escrow escrow escrow clause"), generation=9)
+    assert ids(index.search("escrow", 10)) == ["z", "a", "b", "c", "d"]
+    assert ids(index.search("escrow", 3)) == ["z", "a", "b"]
+    assert ids(index.phrase_search("escrow clause", 2)) == ["a", "b"]

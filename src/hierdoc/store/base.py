@@ -284,7 +284,7 @@ class Store(Protocol):
         ...
 
     def keyword_search(self, terms: Sequence[str], k: int, filt: SearchFilter | None) -> list[Hit]:
-        """BM25 over analysed ``terms`` (any of them), best first."""
+        """BM25 over analysed ``terms`` (any of them), best first; equal scores by chunk id."""
         ...
 
     def phrase_search(self, words: Sequence[str], k: int, filt: SearchFilter | None) -> list[Hit]:

@@ -259,8 +259,10 @@ class Bm25Index:
             query = Query.boolean_query(
                 [(Occur.Must, query), (Occur.Must, self._filter_query(filt))]
             )
-        hits = searcher.search(query, limit=k, count=False).hits
-        return [Hit(searcher.doc(addr).get_first("chunk_id"), score) for score, addr in hits]
+        hits = _without_cut_ties(searcher, query, k)
+        found = [(score, searcher.doc(addr).get_first("chunk_id")) for score, addr in hits]
+        found.sort(key=lambda hit: (-hit[0], hit[1]))
+        return [Hit(chunk_id, score) for score, chunk_id in found[:k]]
 
     def _filter_query(self, filt: SearchFilter) -> Query:
         """All the filter's conditions, scoring zero so that scores stay pure BM25."""
@@ -285,3 +287,15 @@ def _document(entry: Bm25Entry) -> tantivy.Document:
         body=" ".join(entry.terms),
         words=" ".join(entry.words),
     )
+
+
+def _without_cut_ties(searcher: tantivy.Searcher, query: Query, k: int) -> list:
+    """The top ``k`` hits and every hit tied with the k-th, so that equal scores can be
+    ordered by chunk id: tantivy orders ties by where a document landed in its segments,
+    which differs from one build of the same corpus to the next."""
+    limit = k
+    while True:
+        hits = searcher.search(query, limit=limit, count=False).hits
+        if len(hits) < limit or hits[-1][0] < hits[k - 1][0]:
+            return hits
+        limit *= 2

@@ -69,7 +69,7 @@ SELECT c.chunk_id,
 FROM postings p JOIN q USING (term) JOIN chunks c USING (chunk_id) CROSS JOIN corpus
 WHERE {where}
 GROUP BY c.chunk_id, c.source, c.ordinal
-ORDER BY score DESC, c.source, c.ordinal
+ORDER BY score DESC, c.chunk_id
 LIMIT %(k)s
 """
 
@@ -92,7 +92,7 @@ SELECT f.chunk_id,
           / (corpus.words::float8 / corpus.chunks))) AS score
 FROM found f CROSS JOIN idf CROSS JOIN corpus
 WHERE f.freq > 0
-ORDER BY score DESC, f.source, f.ordinal
+ORDER BY score DESC, f.chunk_id
 LIMIT %(k)s
 """
 
