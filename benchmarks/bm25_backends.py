@@ -33,7 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from hierdoc.search.analyze import analyze
+from hierdoc.search.analyze import ANALYZER_VERSION, analyze, analyze_words
+from hierdoc.search.searcher import keyword_terms
 from hierdoc.store.local.bm25 import Bm25Entry, Bm25Index
 
 # fmt: off
@@ -143,26 +144,29 @@ class TantivyBackend(Backend):
 
     def __init__(self, workdir: Path) -> None:
         self.path = workdir / "tantivy"
-        self.index = Bm25Index(self.path)
+        self.index = Bm25Index(self.path, ANALYZER_VERSION)
 
     def build(self, batches: Iterator[list[tuple[str, str]]]) -> float:
         spent = 0.0
         for batch in batches:
-            entries = [Bm25Entry(cid, "synthetic", text, text) for cid, text in batch]
-            t0 = time.perf_counter()
+            t0 = time.perf_counter()  # analysing the text is part of building, as before
+            entries = [
+                Bm25Entry(cid, "synthetic", analyze(text), analyze_words(text))
+                for cid, text in batch
+            ]
             self.index.add(entries)
             spent += time.perf_counter() - t0
         t0 = time.perf_counter()
         self.index.commit(1)
         self.index.close()  # waits for background merges: part of the build
-        self.index = Bm25Index(self.path)
+        self.index = Bm25Index(self.path, ANALYZER_VERSION)
         return spent + time.perf_counter() - t0
 
     def size_bytes(self) -> int:
         return sum(p.stat().st_size for p in self.path.rglob("*") if p.is_file())
 
     def query(self, text: str) -> list[str]:
-        return [h.chunk_id for h in self.index.search(text, 10)]
+        return [h.chunk_id for h in self.index.search(keyword_terms(self.index, text), 10)]
 
     def close(self) -> None:
         self.index.close()
