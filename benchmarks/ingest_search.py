@@ -134,12 +134,12 @@ class TimedEmbedder:
 
 
 class TimedConvert:
-    """Wraps ``hierdoc.ingest.convert_file`` (the name the ingest stage calls) with a timer."""
+    """Wraps ``hierdoc.pipeline.ingest.convert_file`` (the name the ingest stage calls) with a timer."""
 
     def __init__(self) -> None:
         self.seconds = 0.0
         self.calls = 0
-        self._original = hierdoc.ingest.convert_file
+        self._original = hierdoc.pipeline.ingest.convert_file
 
     def __enter__(self) -> TimedConvert:
         original = self._original
@@ -152,11 +152,11 @@ class TimedConvert:
                 self.seconds += time.perf_counter() - t0
                 self.calls += 1
 
-        hierdoc.ingest.convert_file = timed
+        hierdoc.pipeline.ingest.convert_file = timed
         return self
 
     def __exit__(self, *exc: object) -> None:
-        hierdoc.ingest.convert_file = self._original
+        hierdoc.pipeline.ingest.convert_file = self._original
 
 
 def percentile(values: Sequence[float], q: float) -> float:
