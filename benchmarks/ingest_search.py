@@ -134,7 +134,7 @@ class TimedEmbedder:
 
 
 class TimedConvert:
-    """Wraps ``hierdoc.pipeline.ingest.convert_file`` (the name the ingest stage calls) with a timer."""
+    """Wraps ``hierdoc.pipeline.ingest.convert_file`` (what the ingest stage calls) with a timer."""
 
     def __init__(self) -> None:
         self.seconds = 0.0
