@@ -73,7 +73,7 @@ def _lines(err: str) -> list[str]:
 
 
 def test_the_printer_draws_counts_rate_eta_and_stage_lines(capsys) -> None:
-    show = progress_printer()
+    show = progress_printer(interactive=True)
     source = "/docs/big.pdf"
     show(ProgressEvent("stage", source, 1, 2, stage="chunks", chunks=300))
     show(ProgressEvent("stage", source, 1, 2, stage="embedding", chunks=300, reused=280))
@@ -87,6 +87,23 @@ def test_the_printer_draws_counts_rate_eta_and_stage_lines(capsys) -> None:
     assert "Ingesting 0/2 files  chunks 290/300  4.0/s  ETA 2s  big.pdf" in err
     assert lines[2] == "Ingesting 2/2 files  chunks 300/300  small.md"
     assert err.endswith("\n")
+
+
+def test_in_a_log_each_line_stands_alone_and_status_lines_are_spaced(capsys) -> None:
+    show = progress_printer(interactive=False)
+    source = "/docs/big.pdf"
+    show(ProgressEvent("stage", source, 1, 2, stage="chunks", chunks=300))
+    for done in (100, 200, 290):
+        show(ProgressEvent("embed", source, 1, 2, chunks_done=done, chunks_known=300, rate=4))
+    show(ProgressEvent("done", source, 1, 2, chunks_done=300, chunks_known=300))
+    show(ProgressEvent("skip", "/docs/small.md", 2, 2, chunks_done=300, chunks_known=300))
+    err = capsys.readouterr().err
+    assert "\r" not in err
+    assert err.splitlines() == [
+        "big.pdf: 300 chunks",
+        "Ingesting 0/2 files  big.pdf",
+        "Ingesting 2/2 files  chunks 300/300  small.md",
+    ]
 
 
 @pytest.mark.slow

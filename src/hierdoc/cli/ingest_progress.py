@@ -9,6 +9,8 @@ above the status line, so the first minutes of a long run are not silent.
 
 from __future__ import annotations
 
+import sys
+import time
 from pathlib import Path
 
 import click
@@ -52,20 +54,40 @@ def stage_line(event: ProgressEvent) -> str:
     return f"{Path(event.source).name}: {text}"
 
 
-def progress_printer() -> ProgressFn:
-    """A progress callback drawing the status line and the stage lines on stderr."""
-    state = {"documents": 0, "width": 0}
+LOG_EVERY = 10.0
+"""Seconds between status lines when stderr is a log file rather than a terminal."""
+
+
+def progress_printer(interactive: bool | None = None) -> ProgressFn:
+    """A progress callback for stderr: on a terminal (``interactive``, by default when
+    stderr is one) the status line is redrawn in place under the stage lines; in a log
+    each line stands on its own, the status at most every :data:`LOG_EVERY` seconds and
+    at the end."""
+    interactive = sys.stderr.isatty() if interactive is None else interactive
+    state = {"documents": 0, "width": 0, "logged": -LOG_EVERY}
 
     def draw(line: str, end: bool = False) -> None:
         padding = " " * max(0, state["width"] - len(line))
         click.echo(f"\r{line}{padding}", err=True, nl=end)
         state["width"] = 0 if end else len(line)
 
+    def log(line: str, last: bool) -> None:
+        if last or time.monotonic() - state["logged"] >= LOG_EVERY:
+            click.echo(line, err=True)
+            state["logged"] = time.monotonic()
+
     def on_event(event: ProgressEvent) -> None:
         if event.kind in DOCUMENT_KINDS:
             state["documents"] += 1
+        last = state["documents"] == event.total
+        line = status_line(event, state["documents"])
+        if interactive:
+            if event.kind == "stage":
+                draw(stage_line(event), end=True)
+            draw(line, end=last)
+            return
         if event.kind == "stage":
-            draw(stage_line(event), end=True)
-        draw(status_line(event, state["documents"]), end=state["documents"] == event.total)
+            click.echo(stage_line(event), err=True)
+        log(line, last)
 
     return on_event
