@@ -4,6 +4,7 @@ without SQLite, tantivy or files, and that passes the same contract as the real 
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
@@ -106,6 +107,7 @@ class MemoryStore:
             DocumentRecord(
                 document.source, document.title, document.content_hash, document.format,
                 document.chars, len(chunks),
+                time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             ),
             records,
             list(chunks),

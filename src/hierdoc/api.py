@@ -44,7 +44,16 @@ from .search.analyze import TEXT_ANALYZER
 from .search.glossary import Glossary
 from .search.searcher import Searcher
 from .store import StoreRequest, open_store
-from .views import ChunkView, DefinitionLookup, ReferenceLookup
+from .views import (
+    ChunkView,
+    DefinitionLookup,
+    DocumentSummary,
+    Outline,
+    ReferenceLookup,
+    build_outline,
+    remove_documents,
+    summarize_documents,
+)
 
 EXTRACTION_VERSION = 1
 """Bump when structure or extraction changes, so that the next ingest redoes every file."""
@@ -271,6 +280,13 @@ class Index:
             finally:
                 self._record_context_usage(ingestor.options.llm)
 
+    def remove(self, sources: str | Iterable[str]) -> list[str]:
+        """Remove documents (named as for ``source=``: see :meth:`resolve_sources`) under the
+        writer lock; returns the stored sources removed. Nothing is removed if any name is
+        unknown. A removed file still on disk comes back at the next ingest of its folder."""
+        with self._writing():
+            return remove_documents(self.store, self.resolve_sources(sources))
+
     async def aingest(
         self, paths: Iterable[str | Path] | str | Path | None = None, force: bool = False
     ) -> IngestReport:
@@ -417,6 +433,14 @@ class Index:
             index=str(self.directory),
             documents_list=tuple(self.store.documents()),
         )
+
+    def document_summaries(self) -> list[DocumentSummary]:
+        """The indexed documents with their chunk, section and definition counts."""
+        return summarize_documents(self.store)
+
+    def outline(self, source: str) -> Outline:
+        """The section tree of one document (named as for ``source=``), in document order."""
+        return build_outline(self.store, self.resolve_sources(source))
 
     # reading the records: what the agent tools, evaluation and benchmarks use
 

@@ -162,6 +162,9 @@ class DocumentRecord:
     format: str
     chars: int
     chunk_count: int = 0
+    ingested_at: str = field(default="", compare=False)
+    """When the store last wrote the document, UTC ISO 8601 ("2026-11-24T04:31:46Z"), as
+    ``documents()`` reports it ("" when unknown); ignored by ``write_document``."""
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,18 @@
 """What the inspection calls of :class:`hierdoc.api.Index` return: a chunk with where it
-sits (:class:`ChunkView`), the definitions of a term and the cross-references of a section."""
+sits (:class:`ChunkView`), the definitions of a term, the cross-references of a section,
+the indexed documents with their counts (:class:`DocumentSummary`) and a document's
+section tree (:class:`Outline`); and the store-level work behind ``Index.remove``."""
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import InputError, NotFoundError
 from .models import CrossRef, Definition, SectionRecord, StoredChunk
+from .store.base import Store
 
 
 @dataclass
@@ -98,3 +104,119 @@ class ReferenceLookup:
             "outgoing": [r.to_dict() for r in self.outgoing],
             "incoming": [incoming(r) for r in self.incoming],
         }
+
+
+@dataclass(frozen=True)
+class DocumentSummary:
+    """One indexed document with its counts, as ``hierdoc ls`` lists it."""
+
+    source: str
+    title: str
+    format: str
+    chunks: int
+    sections: int
+    definitions: int
+    chars: int
+    ingested_at: str
+    """UTC, ISO 8601; "" when the store does not know."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "title": self.title,
+            "format": self.format,
+            "chunks": self.chunks,
+            "sections": self.sections,
+            "definitions": self.definitions,
+            "chars": self.chars,
+            "ingested_at": self.ingested_at,
+        }
+
+
+def summarize_documents(store: Store) -> list[DocumentSummary]:
+    """Every indexed document with its chunk, section and definition counts, by source."""
+    definitions = Counter(d.source for d in store.all_definitions())
+    return [
+        DocumentSummary(
+            source=d.source,
+            title=d.title,
+            format=d.format,
+            chunks=d.chunk_count,
+            sections=len(store.sections_of_source(d.source)),
+            definitions=definitions[d.source],
+            chars=d.chars,
+            ingested_at=d.ingested_at,
+        )
+        for d in store.documents()
+    ]
+
+
+def remove_documents(store: Store, sources: Sequence[str]) -> list[str]:
+    """Delete the given stored sources (already resolved); returns them. The caller holds
+    the writer lock, whose release flushes the deletion to searches."""
+    if not sources:
+        raise InputError("nothing to remove: give the documents to remove")
+    store.delete_documents(sources)
+    return list(sources)
+
+
+@dataclass
+class OutlineNode:
+    """A section in a document's tree, with the sections directly under it."""
+
+    section_id: str
+    heading: str
+    kind: str
+    level: int
+    children: list[OutlineNode] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.section_id,
+            "heading": self.heading,
+            "kind": self.kind,
+            "children": [c.to_dict() for c in self.children],
+        }
+
+
+@dataclass
+class Outline:
+    """The section tree of one document: its top-level sections in document order."""
+
+    source: str
+    title: str
+    sections: list[OutlineNode]
+
+    def walk(self) -> Iterator[tuple[int, OutlineNode]]:
+        """Every section with its depth (0 for top level), in document order."""
+        stack = [(0, node) for node in reversed(self.sections)]
+        while stack:
+            depth, node = stack.pop()
+            yield depth, node
+            stack += [(depth + 1, child) for child in reversed(node.children)]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "title": self.title,
+            "children": [node.to_dict() for node in self.sections],
+        }
+
+
+def build_outline(store: Store, sources: Sequence[str]) -> Outline:
+    """The section tree of the one document in ``sources`` (as resolved from a name); a
+    name that matched several documents is an :class:`InputError` listing them."""
+    if len(sources) != 1:
+        raise InputError(f"the name matches {len(sources)} documents: {', '.join(sources)}")
+    source = sources[0]
+    titles = {d.source: d.title for d in store.documents()}
+    if source not in titles:
+        raise NotFoundError(f"no indexed document {source!r}")
+    nodes: dict[str, OutlineNode] = {}
+    roots: list[OutlineNode] = []
+    for record in store.sections_of_source(source):
+        node = OutlineNode(record.section_id, record.heading, record.kind, record.level)
+        nodes[record.section_id] = node
+        parent = nodes.get(record.parent_id) if record.parent_id else None
+        (parent.children if parent else roots).append(node)
+    return Outline(source, titles[source], roots)

@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 from .commands import define, ingest, refs, search, show, stats
+from .manage import ls, outline, rm
 from .serve import serve, tool_schema
 from .state import State
 
@@ -79,7 +80,7 @@ def cli(
     ctx.obj = State(index, Path(config) if config else None, tool)
 
 
-for _command in (ingest, search, show, define, refs, stats, serve, tool_schema):
+for _command in (ingest, search, show, define, refs, stats, ls, rm, outline, serve, tool_schema):
     cli.add_command(_command)
 
 

@@ -15,6 +15,7 @@ Requires pytest (a test dependency); nothing else in hierdoc imports this module
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -180,6 +181,8 @@ class StoreContract:
     def test_documents_and_hashes(self, filled: Store) -> None:
         assert [d.source for d in filled.documents()] == ["a.md", "b.md"]
         assert filled.documents()[0] == DocumentRecord("a.md", "Alpha Act", "h1", "md", 100, 4)
+        stamp = filled.documents()[0].ingested_at
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", stamp), stamp
         assert filled.document_hashes() == {"a.md": "h1", "b.md": "h1"}
 
     def test_generation_grows_with_each_write(self, store: Store) -> None:

@@ -129,8 +129,8 @@ class RecordStore:
     def documents(self) -> list[DocumentRecord]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT source, title, content_hash, format, chars, chunk_count "
-                "FROM documents ORDER BY source"
+                "SELECT source, title, content_hash, format, chars, chunk_count, "
+                "replace(ingested_at, ' ', 'T') || 'Z' FROM documents ORDER BY source"
             ).fetchall()
         return [DocumentRecord(*row) for row in rows]
 

@@ -83,7 +83,8 @@ def chunks_under(
 
 
 _SELECTS: dict[type, str] = {
-    DocumentRecord: "SELECT source, title, content_hash, format, chars, chunk_count "
+    DocumentRecord: "SELECT source, title, content_hash, format, chars, chunk_count, "
+    "to_char(ingested_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') "
     "FROM documents WHERE {where} ORDER BY source",
     SectionRecord: "SELECT source, section_id, heading, level, parent_id, ordinal, kind, "
     "chunk_id, text FROM sections WHERE {where} ORDER BY source, ordinal",
