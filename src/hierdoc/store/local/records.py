@@ -29,7 +29,18 @@ from ...models import (
     StoredChunk,
 )
 from ...pipeline.extract.definitions import normalize_term
-from .schema import SCHEMA, SCHEMA_VERSION, SchemaError, chunk_row, stored_chunk
+from .contexts import ContextRows
+from .schema import (
+    OLDEST_VERSION,
+    SCHEMA,
+    SCHEMA_VERSION,
+    SchemaError,
+    chunk_row,
+    chunk_section_rows,
+    migrate,
+    section_clause,
+    stored_chunk,
+)
 
 
 def _connect_read_only(path: Path) -> sqlite3.Connection:
@@ -44,9 +55,10 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
         return sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False)
 
 
-class RecordStore:
+class RecordStore(ContextRows):
     """``read_only`` opens an existing file without writing to it; otherwise the file is
-    created, but the schema is written only by :meth:`set_up` (under the writer lock)."""
+    created, but the schema is written (or an older one migrated) only by :meth:`set_up`
+    (under the writer lock)."""
 
     def __init__(self, path: Path, read_only: bool = False) -> None:
         if read_only:
@@ -58,6 +70,7 @@ class RecordStore:
         self._lock = threading.RLock()
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.execute("PRAGMA synchronous=NORMAL")
+        self._sections_indexed = False
         if self.ready:
             self._check_schema()
 
@@ -70,22 +83,43 @@ class RecordStore:
             ).fetchone()
         return found is not None and self.get_meta("schema_version") is not None
 
+    @property
+    def current(self) -> bool:
+        """The schema is in place at :data:`SCHEMA_VERSION` (nothing for :meth:`set_up`)."""
+        return self.ready and int(self.get_meta("schema_version") or 0) == SCHEMA_VERSION
+
     def set_up(self) -> None:
-        """Create the schema (a write: the caller holds the writer lock)."""
+        """Create the schema, or bring an older one up to date (a write: the caller holds the
+        writer lock). Tables and indexes are created if missing; a version-1 file gets
+        ``chunk_sections`` filled from ``chunks.section_path``, in one transaction."""
+        if self.ready:
+            self._check_schema()  # a newer file is left as it is
         with self._lock:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.executescript(SCHEMA)
-        if self.get_meta("schema_version") is None:
+        version = self.get_meta("schema_version")
+        if version is None:
             self.set_meta("schema_version", str(SCHEMA_VERSION))
+        elif int(version) < SCHEMA_VERSION:
+            with self.transaction() as db:
+                migrate(db, int(version))
         self._check_schema()
 
     def _check_schema(self) -> None:
         version = self.get_meta("schema_version")
-        if version is not None and int(version) != SCHEMA_VERSION:
+        if version is not None and not OLDEST_VERSION <= int(version) <= SCHEMA_VERSION:
             raise SchemaError(
                 f"index schema version {version} is not supported (expected {SCHEMA_VERSION}); "
                 "rebuild it with: hierdoc ingest --force"
             )
+
+    def _has_chunk_sections(self) -> bool:
+        """Whether ``chunk_sections`` is filled (version 2): a reader of a version-1 file
+        looks again each time, and sees it once a writer has migrated the file."""
+        if not self._sections_indexed:
+            version = self.get_meta("schema_version")
+            self._sections_indexed = version is not None and int(version) >= 2
+        return self._sections_indexed
 
     def close(self) -> None:
         self._db.close()
@@ -179,6 +213,10 @@ class RecordStore:
             db.executemany(
                 "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [chunk_row(stored) for stored in chunks],
+            )
+            db.executemany(
+                "INSERT OR IGNORE INTO chunk_sections (chunk_id, section_id) VALUES (?, ?)",
+                chunk_section_rows(chunks),
             )
             db.executemany(
                 "INSERT INTO vectors VALUES (?, ?, ?)",
@@ -348,11 +386,9 @@ class RecordStore:
             clauses.append(f"chunk_type IN ({','.join('?' * len(filt.chunk_types))})")
             params += list(filt.chunk_types)
         if filt.section_prefix:
-            prefix = (
-                filt.section_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            )
-            clauses.append("(section_path LIKE ? ESCAPE '\\' OR section_path LIKE ? ESCAPE '\\')")
-            params += [f'%"{prefix}"%', f'%"{prefix}-%']
+            clause, values = section_clause(filt.section_prefix, self._has_chunk_sections())
+            clauses.append(clause)
+            params += values
         where = " AND ".join(clauses) or "1"
         with self._lock:
             rows = self._db.execute(f"SELECT chunk_id FROM chunks WHERE {where}", params)
@@ -374,10 +410,13 @@ class RecordStore:
         return {row[0]: stored_chunk(row) for row in rows}
 
     def headings_matching(self, normalized_heading: str) -> list[str]:
-        """Section ids whose heading equals the given text, case-insensitively."""
+        """Section ids whose heading equals the given text, case-insensitively, each once,
+        in the order their first section was stored. The WHERE is the expression of the
+        index ``sections_by_heading``, so it is a lookup, not a scan."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT DISTINCT section_id FROM sections WHERE lower(heading) = ?",
+                "SELECT section_id FROM sections WHERE lower(heading) = ? "
+                "GROUP BY section_id ORDER BY min(rowid)",
                 (normalized_heading,),
             ).fetchall()
         return [row[0] for row in rows]
@@ -423,38 +462,6 @@ class RecordStore:
         counts["truncated_documents_chunks"] = sum(t or 0 for _, _, t in rows)
         counts["contexts_cached"] = cached
         return counts
-
-    # the LLM context cache (hierdoc.contextualize.ContextCache)
-
-    def get(
-        self, model: str, prompt_version: str, document_hash: str, chunk_hash: str
-    ) -> str | None:
-        with self._lock:
-            row = self._db.execute(
-                "SELECT context FROM contexts WHERE model = ? AND prompt_version = ? "
-                "AND document_hash = ? AND chunk_hash = ?",
-                (model, prompt_version, document_hash, chunk_hash),
-            ).fetchone()
-        return row[0] if row else None
-
-    def put(
-        self, model: str, prompt_version: str, document_hash: str, chunk_hash: str, context: str
-    ) -> None:
-        """Each context is committed at once, so an interrupted run keeps what it paid for."""
-        with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO contexts (model, prompt_version, document_hash, "
-                "chunk_hash, context) VALUES (?, ?, ?, ?, ?)",
-                (model, prompt_version, document_hash, chunk_hash, context),
-            )
-
-    def context_entries(self) -> list[tuple[str, str, str, str, str]]:
-        """Every cached context as (model, prompt version, document hash, chunk hash, text)."""
-        with self._lock:
-            return self._db.execute(
-                "SELECT model, prompt_version, document_hash, chunk_hash, context FROM contexts "
-                "ORDER BY created_at, model, prompt_version, document_hash, chunk_hash"
-            ).fetchall()
 
     def counts(self) -> dict[str, int]:
         with self._lock:

@@ -1,13 +1,26 @@
-"""The SQLite schema of the record store, and how a chunk becomes a row and back."""
+"""The SQLite schema of the record store, and how a chunk becomes a row and back.
+
+Every lookup a search, ``show``, ``define`` or ``references`` makes goes through an
+index (tests/test_query_plans.py checks each statement with ``EXPLAIN QUERY PLAN``),
+so a query costs the same at any corpus size; each table a document's deletion
+cascades to has an index on the column the cascade looks up.
+
+Version 2 added ``chunk_sections`` and the indexes. A version-1 file is migrated in
+place by the next writer (:func:`migrate`); until then readers use the old queries.
+"""
 
 from __future__ import annotations
 
 import json
+import sqlite3
+from collections.abc import Sequence
 
 from ...errors import StoreError
 from ...models import Chunk, StoredChunk
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: The oldest version a writer migrates in place (and a reader reads as it is).
+OLDEST_VERSION = 1
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -33,6 +46,8 @@ CREATE TABLE IF NOT EXISTS sections (
     PRIMARY KEY (source, section_id)
 );
 CREATE INDEX IF NOT EXISTS sections_by_id ON sections(section_id);
+CREATE INDEX IF NOT EXISTS sections_by_heading ON sections(lower(heading));
+CREATE INDEX IF NOT EXISTS sections_by_parent ON sections(source, parent_id, ordinal);
 CREATE TABLE IF NOT EXISTS definitions (
     source TEXT NOT NULL REFERENCES documents(source) ON DELETE CASCADE,
     term TEXT NOT NULL,
@@ -43,12 +58,14 @@ CREATE TABLE IF NOT EXISTS definitions (
     style TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS definitions_by_term ON definitions(term_norm);
+CREATE INDEX IF NOT EXISTS definitions_by_source ON definitions(source);
 CREATE TABLE IF NOT EXISTS acronyms (
     source TEXT NOT NULL REFERENCES documents(source) ON DELETE CASCADE,
     acronym TEXT NOT NULL,
     long_form TEXT NOT NULL,
     chunk_id TEXT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS acronyms_by_source ON acronyms(source);
 CREATE TABLE IF NOT EXISTS crossrefs (
     source TEXT NOT NULL REFERENCES documents(source) ON DELETE CASCADE,
     chunk_id TEXT NOT NULL,
@@ -60,6 +77,7 @@ CREATE TABLE IF NOT EXISTS crossrefs (
 );
 CREATE INDEX IF NOT EXISTS crossrefs_by_chunk ON crossrefs(chunk_id);
 CREATE INDEX IF NOT EXISTS crossrefs_by_target ON crossrefs(target_section_id);
+CREATE INDEX IF NOT EXISTS crossrefs_by_source ON crossrefs(source);
 CREATE TABLE IF NOT EXISTS contexts (
     model TEXT NOT NULL,
     prompt_version TEXT NOT NULL,
@@ -93,6 +111,14 @@ CREATE TABLE IF NOT EXISTS chunks (
 );
 CREATE INDEX IF NOT EXISTS chunks_by_source ON chunks(source, ordinal);
 CREATE INDEX IF NOT EXISTS chunks_by_section ON chunks(section_id);
+CREATE INDEX IF NOT EXISTS chunks_by_type ON chunks(chunk_type);
+-- every element of each chunk's section path, for section filters (SearchFilter.matches)
+CREATE TABLE IF NOT EXISTS chunk_sections (
+    chunk_id TEXT NOT NULL REFERENCES chunks(chunk_id) ON DELETE CASCADE,
+    section_id TEXT NOT NULL,
+    PRIMARY KEY (chunk_id, section_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS chunk_sections_by_section ON chunk_sections(section_id, chunk_id);
 CREATE TABLE IF NOT EXISTS vectors (
     chunk_id TEXT NOT NULL REFERENCES chunks(chunk_id) ON DELETE CASCADE,
     window INTEGER NOT NULL,
@@ -104,6 +130,41 @@ CREATE TABLE IF NOT EXISTS vectors (
 
 class SchemaError(StoreError):
     """The index was written by an incompatible version of hierdoc."""
+
+
+def migrate(db: sqlite3.Connection, version: int) -> None:
+    """Bring a file at ``version`` to :data:`SCHEMA_VERSION`, in the caller's transaction
+    (the tables and indexes are already created by :data:`SCHEMA`)."""
+    if version < 2:
+        db.execute("DELETE FROM chunk_sections")
+        db.execute(
+            "INSERT OR IGNORE INTO chunk_sections (chunk_id, section_id) "
+            "SELECT c.chunk_id, j.value FROM chunks c, json_each(c.section_path) j"
+        )
+    db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+
+
+def chunk_section_rows(chunks: Sequence[StoredChunk]) -> list[tuple[str, str]]:
+    """(chunk id, section id) for every element of every chunk's section path."""
+    return [(s.chunk.chunk_id, element) for s in chunks for element in s.chunk.section_path]
+
+
+def section_clause(prefix: str, indexed: bool) -> tuple[str, list[str]]:
+    """A WHERE clause over ``chunks`` for the rule of :meth:`SearchFilter.matches`: a path
+    element equal to ``prefix`` or starting with ``prefix + "-"``. The indexed form reads
+    ``chunk_sections``, the second case as a range ('.' follows '-' in ASCII, and SQLite
+    compares text bytewise); the other scans ``section_path`` (a version-1 file)."""
+    if indexed:
+        return (
+            "chunk_id IN (SELECT chunk_id FROM chunk_sections WHERE section_id = ? "
+            "OR (section_id >= ? AND section_id < ?))",
+            [prefix, prefix + "-", prefix + "."],
+        )
+    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return (
+        "(section_path LIKE ? ESCAPE '\\' OR section_path LIKE ? ESCAPE '\\')",
+        [f'%"{escaped}"%', f'%"{escaped}-%'],
+    )
 
 
 def chunk_row(stored: StoredChunk) -> tuple:

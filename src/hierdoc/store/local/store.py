@@ -125,10 +125,11 @@ class LocalStore:
         if self.bm25 is not None:
             return  # the writer lock was taken: derived indexes are current on disk
         generation = self.records.generation
-        if not self.read_only and not self._current_on_disk(generation):
+        current = self._current_on_disk(generation) and self.records.current
+        if not self.read_only and not current:
             try:
                 with self.lock_writer(wait=False):
-                    return  # taking the lock rebuilt them on disk
+                    return  # taking the lock migrated the schema, rebuilt them on disk
             except IndexBusyError:
                 pass  # another process writes: it will bring them up to date
         self._follow(generation)
@@ -162,7 +163,7 @@ class LocalStore:
     def _catch_up(self) -> None:
         """On taking the lock: the schema and a pending reset, then derived indexes rebuilt
         on disk if they lag."""
-        if not self.records.ready:
+        if not self.records.current:
             self.records.set_up()
         if self._reset_pending or self.records.get_meta("dimension") is None:
             if self._reset_pending:
