@@ -168,6 +168,16 @@ def test_the_api_removes_and_returns_the_stored_sources(fresh: Path) -> None:
             index.remove([])
 
 
+def test_a_removed_file_still_on_disk_comes_back_at_the_next_ingest(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "fees.md").write_text(FEES)
+    with Index.open(tmp_path / "index", Settings(), embedder=HashEmbedder()) as index:
+        index.ingest([folder])
+        assert index.remove("fees.md") == [str(folder / "fees.md")]
+        assert index.ingest([folder]).added == [str(folder / "fees.md")]
+
+
 def test_an_unknown_name_is_an_error_and_removes_nothing(fresh: Path) -> None:
     with pytest.raises(NotFoundError, match="'nope.md'; indexed: fees.md, gdpr.md"):
         _run(rm, fresh, "gdpr.md", "nope.md")
