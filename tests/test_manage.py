@@ -166,6 +166,8 @@ def test_the_api_removes_and_returns_the_stored_sources(fresh: Path) -> None:
         assert index.documents() == []
         with pytest.raises(InputError, match="nothing to remove"):
             index.remove([])
+    with _open(fresh) as reader, pytest.raises(InputError, match="open for reading"):
+        reader.remove(["gdpr.md"])
 
 
 def test_a_removed_file_still_on_disk_comes_back_at_the_next_ingest(tmp_path: Path) -> None:
@@ -252,3 +254,26 @@ def test_without_an_index_each_command_exits_1_and_creates_nothing(
     err = capsys.readouterr().err
     assert err.startswith(f"error: no index at {directory}") and err.count("\n") == 1
     assert not directory.exists() and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_the_commands_through_main_on_an_index_of_the_real_model(
+    tmp_path: Path, embedder, capsys
+) -> None:
+    """``hierdoc ls``, ``outline`` and ``rm`` as a user runs them: the group opens the index
+    with the configured (default) model; none of the three embeds anything."""
+    directory = tmp_path / "index"
+    with Index.open(directory, Settings(), embedder=embedder) as index:
+        index.ingest_texts(DOCUMENTS)
+
+    def run(*args: str) -> str:
+        main(["--index", str(directory), *args])
+        return capsys.readouterr().out
+
+    assert [d["source"] for d in json.loads(run("ls", "--json"))] == [
+        "docs/fees.md",
+        "docs/gdpr.md",
+    ]
+    assert json.loads(run("outline", "gdpr.md", "--json"))["children"][1]["id"] == "chapter-1"
+    assert "removed 1 document: docs/fees.md" in run("rm", "fees.md", "--wait")
+    assert "docs/fees.md" not in run("ls")

@@ -222,11 +222,11 @@ class Index:
                 self._record_context_usage(ingestor.options.llm)
 
     def _writing(self) -> AbstractContextManager[None]:
-        """The writer lock for one ingest (already held in mode "w")."""
+        """The writer lock for one ingest or removal (already held in mode "w")."""
         if self.mode == "r":
             raise InputError(
                 f"the index at {self.directory} is open for reading (mode='r'): "
-                "open it with mode='w' to ingest"
+                "open it with mode='w' to ingest or remove"
             )
         return self.store.lock_writer(self._wait)
 
