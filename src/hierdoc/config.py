@@ -138,6 +138,13 @@ class IngestSettings(ChunkingSettings):
     context_model: ModelRef | None = None
     context_max_tokens: int = Field(default=100, ge=10, le=1000)
     context_concurrency: int = Field(default=10, ge=1, le=100)
+    # Bounded inputs (see hierdoc.pipeline.limits): over a limit, a file is a reported problem.
+    max_file_mb: float = Field(default=200, gt=0)
+    max_unzipped_mb: float = Field(default=500, gt=0)
+    max_zip_ratio: float = Field(default=100, gt=1)
+    max_zip_members: int = Field(default=10_000, ge=1)
+    max_chars: int = Field(default=50_000_000, ge=1)
+    follow_symlinks_outside: bool = False
 
 
 INDEX_SHAPING_FIELDS: tuple[str, ...] = (

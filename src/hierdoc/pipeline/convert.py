@@ -8,11 +8,13 @@ report it as a :class:`~hierdoc.models.FileProblem` and carry on.
 
 from __future__ import annotations
 
-import codecs
+import errno
 import hashlib
+import os
 import re
-import zipfile
+import stat
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +22,8 @@ from typing import TYPE_CHECKING
 from hierdoc.models import ConvertedDocument, FileProblem
 
 from ..errors import InputError
+from . import limits as _limits
+from .limits import Limits
 
 if TYPE_CHECKING:
     from markitdown import MarkItDown
@@ -42,6 +46,7 @@ _FORMATS: dict[str, str] = {**_MARKITDOWN_FORMATS, **_TEXT_FORMATS}
 SUPPORTED_SUFFIXES: tuple[str, ...] = tuple(_FORMATS)
 
 _OOXML_SUFFIXES = frozenset({".docx", ".pptx", ".xlsx"})
+_BINARY = "binary content, not text"
 _INDEX_DIR_NAME = ".hierdoc"
 _HASH_BLOCK = 1 << 20
 _MAX_TITLE_CHARS = 120
@@ -49,7 +54,6 @@ _MAX_CAUSE_CHARS = 200
 # Exceptions that signal a bug tripped by an odd file; their message means
 # nothing to a user, so only the type name is reported.
 _OPAQUE_ERRORS = (AttributeError, TypeError, KeyError, IndexError, AssertionError, RecursionError)
-_UNICODE_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
 _ATX_H1 = re.compile(r"^ {0,3}#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
 _BLANK_LINES = re.compile(r"\n{4,}")
@@ -74,13 +78,17 @@ class ConversionError(InputError):
 # --------------------------------------------------------------------------- public API
 
 
-def file_hash(path: Path) -> str:
+def file_hash(path: Path, limits: Limits | None = None) -> str:
     """Return the sha256 hex digest of the file's raw bytes, read in blocks.
 
-    Raises :class:`ConversionError` if the file cannot be read.
+    With ``limits``, a file that is not a regular file or is over ``max_file_mb``
+    is refused before a byte is read. Raises :class:`ConversionError` if the file
+    cannot be read.
     """
     digest = hashlib.sha256()
     try:
+        if limits is not None:
+            check_file(path, limits)
         with open(path, "rb") as fh:
             while block := fh.read(_HASH_BLOCK):
                 digest.update(block)
@@ -89,25 +97,34 @@ def file_hash(path: Path) -> str:
     return digest.hexdigest()
 
 
-def convert_file(path: Path, source: str | None = None) -> ConvertedDocument:
-    """Convert ``path`` to Markdown; raise :class:`ConversionError` on any failure."""
+def convert_file(
+    path: Path, source: str | None = None, limits: Limits | None = None
+) -> ConvertedDocument:
+    """Convert ``path`` to Markdown; raise :class:`ConversionError` on any failure.
+
+    ``limits`` (default: :class:`~hierdoc.pipeline.limits.Limits` defaults) bound
+    the file size, what a zip-based document unpacks to and the converted text.
+    """
     path = Path(path)
+    limits = limits or Limits()
     suffix = path.suffix.lower()
     if path.is_dir():
         raise ConversionError("is a directory, not a file")
     if suffix not in SUPPORTED_SUFFIXES:
         raise ConversionError(_unsupported_reason(suffix))
     try:
-        if path.stat().st_size == 0:
+        if check_file(path, limits) == 0:
             raise ConversionError("empty file")
         if suffix in _TEXT_FORMATS:
             text, md_title, content_hash = _convert_text(path)
         else:
-            text, md_title, content_hash = _convert_with_markitdown(path, suffix)
+            text, md_title, content_hash = _convert_with_markitdown(path, suffix, limits)
     except ConversionError:
         raise
     except OSError as exc:
         raise ConversionError(_os_error_reason(exc)) from exc
+    if reason := _limits.chars_reason(len(text), limits):
+        raise ConversionError(reason)
     return ConvertedDocument(
         source=str(path) if source is None else source,
         title=choose_title(text, md_title, path.stem),
@@ -117,21 +134,45 @@ def convert_file(path: Path, source: str | None = None) -> ConvertedDocument:
     )
 
 
-def discover_files(paths: Iterable[Path]) -> tuple[list[Path], list[FileProblem]]:
+def check_file(path: Path, limits: Limits) -> int:
+    """The size of ``path``, after checking that it is a regular file within ``max_file_mb``.
+
+    Only ``stat`` is called: a FIFO is never opened, a huge file never read.
+    Raises :class:`ConversionError` (an ``OSError`` is turned into one).
+    """
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise ConversionError(_os_error_reason(exc)) from exc
+    reason = _limits.not_regular_reason(info.st_mode) or _limits.size_reason(info.st_size, limits)
+    if reason:
+        raise ConversionError(reason)
+    return info.st_size
+
+
+def discover_files(
+    paths: Iterable[Path], follow_symlinks_outside: bool = False
+) -> tuple[list[Path], list[FileProblem]]:
     """Expand ``paths`` into the supported files below them, plus what was left out.
 
     Folders are walked recursively in sorted order. Hidden entries (name starting
     with '.') met while walking are skipped silently, as is anything inside a
     ``.hierdoc`` index directory; symlinked folders are not followed (reported).
-    A path given explicitly is taken even if hidden. Every file that is not
-    indexed for another reason (unsupported type, missing, unreadable folder)
-    is reported as a problem. A file reached twice is listed once.
+    A symlinked file met while walking whose target is outside every path given
+    is not followed either, unless ``follow_symlinks_outside``. Only regular
+    files are taken: FIFOs, sockets and devices are reported as such, as are
+    broken symlinks and symlink loops. A path given explicitly is taken even if
+    hidden or a symlink. Every file that is not indexed for another reason
+    (unsupported type, missing, unreadable folder) is reported as a problem.
+    A file reached twice is listed once.
     """
+    roots = [Path(root) for root in paths]
+    scope = _Scope(tuple(_identity(root) for root in roots), follow_symlinks_outside)
     files: list[Path] = []
     problems: list[FileProblem] = []
     seen: set[Path] = set()
-    for root in paths:
-        for item in _expand(Path(root)):
+    for root in roots:
+        for item in _expand(root, scope, explicit=True):
             if isinstance(item, FileProblem):
                 problems.append(item)
             elif (key := _identity(item)) not in seen:
@@ -167,11 +208,19 @@ def choose_title(text: str, markitdown_title: str | None, stem: str) -> str:
 
 
 def _convert_text(path: Path) -> tuple[str, None, str]:
+    """Sniff the first bytes before reading the whole (size-checked) file."""
+    sniff = _limits.sniff_text(_limits.read_head(path))
+    if sniff.binary:
+        raise ConversionError(_BINARY)
     data = path.read_bytes()
     content_hash = hashlib.sha256(data).hexdigest()
-    if _looks_binary(data):
-        raise ConversionError("binary content, not text")
-    text = _normalise_newlines(decode_text(data))
+    if sniff.encoding is not None:
+        text = data.decode(sniff.encoding, errors="replace")
+    elif b"\x00" in data and not _limits.has_bom(data):
+        raise ConversionError(_BINARY)  # NUL bytes after the sniffed head
+    else:
+        text = decode_text(data)
+    text = _normalise_newlines(text)
     if not text.strip():
         raise ConversionError("empty file (only whitespace)")
     return text, None, content_hash
@@ -223,13 +272,6 @@ def _guess_encoding(data: bytes) -> str | None:
     return best.encoding
 
 
-def _looks_binary(data: bytes) -> bool:
-    """NUL bytes do not occur in text, except in UTF-16/32 (which carry a BOM)."""
-    if data.startswith(_UNICODE_BOMS):
-        return False
-    return b"\x00" in data
-
-
 # --------------------------------------------------------------------------- markitdown
 
 
@@ -256,9 +298,11 @@ def _markitdown() -> MarkItDown:
     return md
 
 
-def _convert_with_markitdown(path: Path, suffix: str) -> tuple[str, str | None, str]:
+def _convert_with_markitdown(
+    path: Path, suffix: str, limits: Limits
+) -> tuple[str, str | None, str]:
     content_hash = file_hash(path)
-    _check_signature(path, suffix)
+    _check_signature(path, suffix, limits)
     kind = _MARKITDOWN_FORMATS[suffix].upper()
     try:
         result = _markitdown().convert(path)
@@ -275,12 +319,13 @@ def _convert_with_markitdown(path: Path, suffix: str) -> tuple[str, str | None, 
     return text, result.title, content_hash
 
 
-def _check_signature(path: Path, suffix: str) -> None:
+def _check_signature(path: Path, suffix: str, limits: Limits) -> None:
     """Reject files whose bytes are not the format their suffix claims.
 
     Besides giving a clearer reason than the parser would, this keeps
     markitdown from falling back to another converter chosen by content sniffing
-    (an HTML page named .pdf would otherwise be converted as HTML).
+    (an HTML page named .pdf would otherwise be converted as HTML). A zip-based
+    document is checked against the zip limits before anything is unpacked.
     """
     kind = _MARKITDOWN_FORMATS[suffix].upper()
     if suffix == ".pdf":
@@ -288,10 +333,11 @@ def _check_signature(path: Path, suffix: str) -> None:
             head = fh.read(1024)
         if b"%PDF-" not in head:
             raise ConversionError("cannot read PDF: not a PDF file (no %PDF header)")
-    elif suffix in _OOXML_SUFFIXES and not zipfile.is_zipfile(path):
-        raise ConversionError(f"cannot read {kind}: not a {kind} file (not a zip archive)")
-    elif suffix in (".html", ".htm") and _looks_binary(_read_head(path)):
-        raise ConversionError("binary content, not text")
+    elif suffix in _OOXML_SUFFIXES:
+        if reason := _limits.zip_reason(path, kind, limits):
+            raise ConversionError(reason)
+    elif suffix in (".html", ".htm") and _limits.sniff_text(_limits.read_head(path)).binary:
+        raise ConversionError(_BINARY)
 
 
 def _markitdown_cause(exc: Exception) -> str:
@@ -321,37 +367,62 @@ def normalise_pdf_text(text: str) -> str:
 # --------------------------------------------------------------------------- discovery
 
 
-def _expand(path: Path) -> Iterator[Path | FileProblem]:
+@dataclass(frozen=True)
+class _Scope:
+    roots: tuple[Path, ...]
+    follow_outside: bool
+
+    def outside(self, path: Path) -> bool:
+        target = _identity(path)
+        return not any(target == root or root in target.parents for root in self.roots)
+
+
+def _expand(path: Path, scope: _Scope, explicit: bool) -> Iterator[Path | FileProblem]:
     if _INDEX_DIR_NAME in path.parts:
         yield FileProblem(str(path), "inside a .hierdoc index directory, not indexed")
-    elif path.is_dir():
-        yield from _walk(path)
-    elif path.is_file():
-        yield _classify(path)
-    elif path.is_symlink():
-        yield FileProblem(str(path), "broken symbolic link")
-    elif path.exists():
-        yield FileProblem(str(path), "not a regular file")
+        return
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        yield FileProblem(str(path), _unreachable_reason(path, exc))
+        return
+    link = path.is_symlink()
+    if stat.S_ISDIR(mode):
+        if link and not explicit:
+            yield FileProblem(str(path), "symbolic link to a folder, not followed")
+        else:
+            yield from _walk(path, scope)
+    elif reason := _limits.not_regular_reason(mode):
+        yield FileProblem(str(path), reason)
+    elif link and not explicit and not scope.follow_outside and scope.outside(path):
+        yield FileProblem(
+            str(path),
+            "symbolic link to a file outside the ingested folders, not followed"
+            " (follow_symlinks_outside is false)",
+        )
     else:
-        yield FileProblem(str(path), "no such file or directory")
+        yield _classify(path)
 
 
-def _walk(folder: Path) -> Iterator[Path | FileProblem]:
+def _unreachable_reason(path: Path, exc: OSError) -> str:
+    if exc.errno == errno.ELOOP:
+        return "symbolic link loop"
+    if path.is_symlink():
+        if isinstance(exc, (FileNotFoundError, NotADirectoryError)):
+            return "broken symbolic link"
+        return f"symbolic link cannot be followed: {_os_error_reason(exc)}"
+    return _os_error_reason(exc)
+
+
+def _walk(folder: Path, scope: _Scope) -> Iterator[Path | FileProblem]:
     try:
         entries = sorted(folder.iterdir())
     except OSError as exc:
         yield FileProblem(str(folder), f"cannot list folder: {_os_error_reason(exc)}")
         return
     for entry in entries:
-        if entry.name.startswith("."):
-            continue
-        if entry.is_dir():
-            if entry.is_symlink():
-                yield FileProblem(str(entry), "symbolic link to a folder, not followed")
-            else:
-                yield from _walk(entry)
-        else:
-            yield from _expand(entry)
+        if not entry.name.startswith("."):
+            yield from _expand(entry, scope, explicit=False)
 
 
 def _classify(path: Path) -> Path | FileProblem:
@@ -364,10 +435,8 @@ def _classify(path: Path) -> Path | FileProblem:
 
 
 def _identity(path: Path) -> Path:
-    try:
-        return path.resolve()
-    except OSError:
-        return path.absolute()
+    """The real path; ``os.path.realpath`` never raises, not even on a symlink loop."""
+    return Path(os.path.realpath(path))
 
 
 # --------------------------------------------------------------------------- helpers
@@ -378,11 +447,6 @@ def _unsupported_reason(suffix: str) -> str:
     return f"unsupported file type {shown}; supported: {', '.join(SUPPORTED_SUFFIXES)}"
 
 
-def _read_head(path: Path, size: int = 8192) -> bytes:
-    with open(path, "rb") as fh:
-        return fh.read(size)
-
-
 def _os_error_reason(exc: OSError) -> str:
     if isinstance(exc, FileNotFoundError):
         return "no such file or directory"
@@ -390,6 +454,8 @@ def _os_error_reason(exc: OSError) -> str:
         return "permission denied"
     if isinstance(exc, IsADirectoryError):
         return "is a directory, not a file"
+    if exc.errno == errno.ELOOP:
+        return "symbolic link loop"
     return f"cannot read file: {_one_line(exc.strerror or str(exc)) or type(exc).__name__}"
 
 

@@ -19,6 +19,7 @@ ETA) and the stages of large documents (``progress.py``).
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -55,6 +56,7 @@ from .extract.document import extract_document
 from .failures import cause as _cause
 from .failures import isolable as _isolable
 from .failures import reason as _reason
+from .limits import Limits
 from .prepared import (
     Prepared,
     context_jobs,
@@ -144,8 +146,8 @@ class Ingestor:
 
     def run(self, paths: Iterable[str | Path], progress: ProgressFn | None = None) -> IngestReport:
         """Ingest files and folders; remove what was indexed under them and is gone."""
-        roots = [Path(p).resolve() for p in paths]
-        files, problems = discover_files(roots)
+        roots = [Path(os.path.realpath(p)) for p in paths]  # never raises on a symlink loop
+        files, problems = discover_files(roots, self.options.settings.follow_symlinks_outside)
 
         def each(run: _Run) -> None:
             for position, path in enumerate(files, start=1):
@@ -192,13 +194,14 @@ class Ingestor:
     def _file(self, run: _Run, path: Path, position: int) -> None:
         source = str(path)
         try:
-            if run.known.get(source) == file_hash(path):
+            limits = Limits.from_settings(self.options.settings)
+            if run.known.get(source) == file_hash(path, limits):
                 self._skip(run, source, position)
                 return
             size = path.stat().st_size
             if is_large(size):
                 run.tracker.stage(source, position, "converting")
-            document = convert_file(path, source)
+            document = convert_file(path, source, limits)
             prepared = self._prepare(run, document, None, position, size)
         except Exception as error:  # one broken file never stops a folder
             reason = error.reason if isinstance(error, ConversionError) else _reason("", error)
