@@ -139,3 +139,13 @@ def test_ingest_wait_waits_for_the_writer_then_ingests(
     assert code == 0, err
     assert f"waiting: another hierdoc process is writing this index (pid {holder.pid}" in err
     assert "1 added" in out
+
+
+def test_ingest_of_a_symlink_loop_names_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    loop = tmp_path / "docs"
+    loop.symlink_to(loop)
+    index = tmp_path / "index"
+    code, _, err = run(capsys, "--index", str(index), "ingest", str(loop))
+    assert code != 0
+    assert "nothing to ingest" in err and "symbolic link loop" in err
+    assert "Traceback" not in err and not index.exists()

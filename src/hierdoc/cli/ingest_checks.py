@@ -8,6 +8,7 @@ an error too, after the problems are listed.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ..api import Index
@@ -22,8 +23,13 @@ def _under(source: str, roots: list[Path]) -> bool:
     return any(path == root or root in path.parents for root in roots)
 
 
+def _real(path: str) -> Path:
+    """The path with links resolved; unlike Path.resolve, never raises on a symlink loop."""
+    return Path(os.path.realpath(path))
+
+
 def _path_reason(path: str, problems: list[FileProblem]) -> str:
-    root = Path(path).resolve()
+    root = _real(path)
     own = [p for p in problems if _under(p.source, [root])]
     if not own:
         return f"{path}: no files in this folder"
@@ -36,9 +42,9 @@ def _path_reason(path: str, problems: list[FileProblem]) -> str:
     )
 
 
-def nothing_to_ingest(paths: list[str]) -> str | None:
+def nothing_to_ingest(paths: list[str], follow_symlinks_outside: bool = False) -> str | None:
     """Why ``paths`` hold nothing to ingest; None when they hold a supported file."""
-    files, problems = discover_files([Path(p).resolve() for p in paths])
+    files, problems = discover_files([_real(p) for p in paths], follow_symlinks_outside)
     if files:
         return None
     reasons = "; ".join(_path_reason(path, problems) for path in paths)
@@ -47,7 +53,7 @@ def nothing_to_ingest(paths: list[str]) -> str | None:
 
 def _indexed_under(state: State, paths: list[str]) -> bool:
     """Whether an index exists and holds documents under ``paths`` (read only)."""
-    roots = [Path(p).resolve() for p in paths]
+    roots = [_real(p) for p in paths]
     try:
         with Index.open(state.index_option, state.settings(), mode="r") as index:
             return any(_under(d.source, roots) for d in index.documents())
@@ -59,7 +65,7 @@ def check_paths(state: State, paths: list[str]) -> None:
     """Raise :class:`InputError` naming why, when ``paths`` give an ingest nothing to do."""
     if not paths:
         return
-    reason = nothing_to_ingest(paths)
+    reason = nothing_to_ingest(paths, state.settings().follow_symlinks_outside)
     if reason and not _indexed_under(state, paths):
         raise InputError(reason)
 
