@@ -15,12 +15,8 @@ from ..api import Index
 from ..errors import InputError, NotFoundError
 from ..models import FileProblem, IngestReport
 from ..pipeline.convert import SUPPORTED_SUFFIXES, discover_files
+from ..pipeline.ingest import is_under
 from .state import State
-
-
-def _under(source: str, roots: list[Path]) -> bool:
-    path = Path(source)
-    return any(path == root or root in path.parents for root in roots)
 
 
 def _real(path: str) -> Path:
@@ -30,7 +26,7 @@ def _real(path: str) -> Path:
 
 def _path_reason(path: str, problems: list[FileProblem]) -> str:
     root = _real(path)
-    own = [p for p in problems if _under(p.source, [root])]
+    own = [p for p in problems if is_under(p.source, [root])]
     if not own:
         return f"{path}: no files in this folder"
     if len(own) == 1 and Path(own[0].source) == root:
@@ -56,7 +52,7 @@ def _indexed_under(state: State, paths: list[str]) -> bool:
     roots = [_real(p) for p in paths]
     try:
         with Index.open(state.index_option, state.settings(), mode="r") as index:
-            return any(_under(d.source, roots) for d in index.documents())
+            return any(is_under(d.source, roots) for d in index.documents())
     except NotFoundError:
         return False
 

@@ -117,7 +117,8 @@ class IngestOptions:
         return self.settings.contextual_embeddings
 
 
-def _under(source: str, roots: list[Path]) -> bool:
+def is_under(source: str, roots: list[Path]) -> bool:
+    """Whether ``source`` is one of ``roots`` or inside one of them."""
     path = Path(source)
     return any(path == root or root in path.parents for root in roots)
 
@@ -153,7 +154,7 @@ class Ingestor:
             for position, path in enumerate(files, start=1):
                 self._file(run, path, position)
             present = {str(f) for f in files}
-            stale = [s for s in run.known if _under(s, roots) and s not in present]
+            stale = [s for s in run.known if is_under(s, roots) and s not in present]
             self._store.delete_documents(stale)
             run.report.removed += stale
 
