@@ -108,6 +108,7 @@ class MemoryStore:
                 document.source, document.title, document.content_hash, document.format,
                 document.chars, len(chunks),
                 time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                document.pages, dict(document.metadata),
             ),
             records,
             list(chunks),

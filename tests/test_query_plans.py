@@ -236,3 +236,30 @@ def test_a_version_1_file_is_read_as_it_is_and_migrated_by_a_writer(tmp_path: Pa
     assert writer.headings_matching("article 17") == ["article-17"]
     writer.close()
     reader.close()
+
+
+def test_a_version_2_file_is_read_without_pages_and_migrated_by_a_writer(tmp_path: Path) -> None:
+    path = tmp_path / "records.sqlite"
+    records = _record_store(path, _PATHS[:3])
+    records._db.executescript(
+        "ALTER TABLE chunks DROP COLUMN page_start; ALTER TABLE chunks DROP COLUMN page_end; "
+        "ALTER TABLE documents DROP COLUMN pages; ALTER TABLE documents DROP COLUMN metadata; "
+        "UPDATE meta SET value = '2' WHERE key = 'schema_version';"
+    )
+    records.close()
+    before = path.read_bytes()
+
+    reader = RecordStore(path, read_only=True)
+    assert [(d.source, d.pages, d.metadata) for d in reader.documents()] == [("a.md", None, {})]
+    assert {s.chunk.page_start for s in reader.iter_chunks()} == {None}
+    assert path.read_bytes() == before  # a reader of a version-2 file writes nothing
+
+    writer = RecordStore(path)
+    writer.set_up()
+    assert writer.get_meta("schema_version") == str(SCHEMA_VERSION) == "3"
+    document = DocumentRecord("b.md", "Beta", "h", "pdf", 5, 0, pages=4, metadata={"type": "x"})
+    writer.replace_document(document, [], [], [])
+    assert writer.documents()[1] == document and writer.documents()[1].metadata == {"type": "x"}
+    assert len(reader.documents()) == 2 and reader.documents()[1].pages == 4
+    writer.close()
+    reader.close()

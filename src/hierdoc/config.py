@@ -145,6 +145,10 @@ class IngestSettings(ChunkingSettings):
     max_zip_members: int = Field(default=10_000, ge=1)
     max_chars: int = Field(default=50_000_000, ge=1)
     follow_symlinks_outside: bool = False
+    # Converters per format: "structured" = hierdoc's own (Word numbering rendered; PDF in
+    # reading order with pages, running headers/footers removed), "markitdown" = markitdown.
+    docx_converter: Literal["structured", "markitdown"] = "markitdown"
+    pdf_converter: Literal["structured", "markitdown"] = "markitdown"
 
 
 INDEX_SHAPING_FIELDS: tuple[str, ...] = (
@@ -154,6 +158,8 @@ INDEX_SHAPING_FIELDS: tuple[str, ...] = (
     "contextual_embeddings",
     "extract_definitions",
     "extract_cross_references",
+    "docx_converter",
+    "pdf_converter",
 )
 """The settings that change the chunks, contexts and extraction an ingest writes for a corpus
 (the models are recorded in the index on their own)."""

@@ -28,6 +28,13 @@ class ConvertedDocument:
     text: str
     content_hash: str
     format: str
+    page_starts: tuple[int, ...] = ()
+    """Where each physical page (1-based, in order) starts in ``text``: empty for formats
+    without pages."""
+    pages: int | None = None
+    metadata: dict[str, Any] = field(default_factory=dict, compare=False)
+    """Document properties (front matter, Word/PDF properties, HTML meta): title, date,
+    type, tags..."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +75,9 @@ class Chunk:
     overlap_chars: int = 0
     sections: tuple[str, ...] = ()
     """Ids of the sections that begin in this chunk (numbered paragraphs, points)."""
+    page_start: int | None = None
+    """The physical page (1-based) the chunk starts on, for documents with pages."""
+    page_end: int | None = None
 
     @property
     def breadcrumb(self) -> str:
@@ -165,6 +175,9 @@ class DocumentRecord:
     ingested_at: str = field(default="", compare=False)
     """When the store last wrote the document, UTC ISO 8601 ("2026-11-24T04:31:46Z"), as
     ``documents()`` reports it ("" when unknown); ignored by ``write_document``."""
+    pages: int | None = None
+    metadata: dict[str, Any] = field(default_factory=dict, compare=False)
+    """Document properties as converted (:attr:`ConvertedDocument.metadata`)."""
 
 
 @dataclass(frozen=True)
@@ -276,6 +289,8 @@ class SearchResult:
     context: str = ""
     """The context indexed before the chunk (structural, then the LLM's when there is one)."""
     context_source: str = "structural"
+    page_start: int | None = None
+    page_end: int | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -294,6 +309,8 @@ class SearchResult:
             "cross_references": list(self.cross_references),
             "context": self.context,
             "context_source": self.context_source,
+            "page_start": self.page_start,
+            "page_end": self.page_end,
         }
 
 

@@ -286,7 +286,13 @@ class Ingestor:
         if large:
             run.tracker.stage(source, position, "chunks", len(chunks))
         record = DocumentRecord(
-            source, document.title, document.content_hash, document.format, len(document.text)
+            source,
+            document.title,
+            document.content_hash,
+            document.format,
+            len(document.text),
+            pages=document.pages,
+            metadata=dict(document.metadata),
         )
         updating = source in run.known
         previous = Previous()

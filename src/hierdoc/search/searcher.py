@@ -273,6 +273,8 @@ class Searcher:
                     cross_references=enrich.references.get(chunk_id, []),
                     context=record.context,
                     context_source=record.context_source,
+                    page_start=chunk.page_start,
+                    page_end=chunk.page_end,
                 )
             )
         return results

@@ -61,6 +61,9 @@ def _unit(*values: float) -> np.ndarray:
     return vector / np.linalg.norm(vector)
 
 
+_METADATA = {"type": "contract", "tags": ["nda", "mutual"], "date": "2024-01-31"}
+
+
 def corpus_chunks(source: str) -> list[StoredChunk]:
     """The stored chunks of one contract document, in reading order."""
     found = []
@@ -81,6 +84,8 @@ def corpus_chunks(source: str) -> list[StoredChunk]:
             token_count=len(content.split()),
             chunk_type=kind,  # type: ignore[arg-type]
             sections=(section_id,),
+            page_start=len(found) + 1 if source == "a.md" else None,
+            page_end=len(found) + 2 if source == "a.md" else None,
         )
         found.append(StoredChunk(chunk, f"{_TITLES[source]} > {heading}", "structural"))
     return found
@@ -122,6 +127,8 @@ def corpus_extraction(source: str) -> Extraction:
 def write_corpus(store: Store, source: str, content_hash: str = "h1") -> list[StoredChunk]:
     chunks = corpus_chunks(source)
     document = DocumentRecord(source, _TITLES[source], content_hash, "md", 100, len(chunks))
+    if source == "a.md":
+        document = replace(document, pages=6, metadata=_METADATA)
     sections = corpus_sections(source)
     store.write_document(
         document, sections, chunks, corpus_vectors(chunks), corpus_extraction(source)
@@ -180,7 +187,10 @@ class StoreContract:
 
     def test_documents_and_hashes(self, filled: Store) -> None:
         assert [d.source for d in filled.documents()] == ["a.md", "b.md"]
-        assert filled.documents()[0] == DocumentRecord("a.md", "Alpha Act", "h1", "md", 100, 4)
+        alpha = filled.documents()[0]
+        assert alpha == DocumentRecord("a.md", "Alpha Act", "h1", "md", 100, 4, pages=6)
+        assert alpha.metadata == _METADATA
+        assert filled.documents()[1].pages is None and filled.documents()[1].metadata == {}
         stamp = filled.documents()[0].ingested_at
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", stamp), stamp
         assert filled.document_hashes() == {"a.md": "h1", "b.md": "h1"}

@@ -9,6 +9,7 @@ whether they are current.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -35,8 +36,11 @@ from .schema import (
     SCHEMA,
     SCHEMA_VERSION,
     SchemaError,
+    chunk_columns,
     chunk_row,
     chunk_section_rows,
+    document_columns,
+    document_record,
     migrate,
     section_clause,
     stored_chunk,
@@ -70,7 +74,7 @@ class RecordStore(ContextRows):
         self._lock = threading.RLock()
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.execute("PRAGMA synchronous=NORMAL")
-        self._sections_indexed = False
+        self._version = 0
         if self.ready:
             self._check_schema()
 
@@ -113,13 +117,19 @@ class RecordStore(ContextRows):
                 "rebuild it with: hierdoc ingest --force"
             )
 
-    def _has_chunk_sections(self) -> bool:
-        """Whether ``chunk_sections`` is filled (version 2): a reader of a version-1 file
-        looks again each time, and sees it once a writer has migrated the file."""
-        if not self._sections_indexed:
+    def _file_version(self) -> int:
+        """The file's schema version: a reader of an older file looks again each time, and
+        sees the new version once a writer has migrated the file."""
+        if self._version < SCHEMA_VERSION:
             version = self.get_meta("schema_version")
-            self._sections_indexed = version is not None and int(version) >= 2
-        return self._sections_indexed
+            if version is None:
+                return SCHEMA_VERSION
+            self._version = int(version)
+        return self._version
+
+    def _has_chunk_sections(self) -> bool:
+        """Whether ``chunk_sections`` is filled (version 2 and later)."""
+        return self._file_version() >= 2
 
     def close(self) -> None:
         self._db.close()
@@ -162,11 +172,9 @@ class RecordStore(ContextRows):
 
     def documents(self) -> list[DocumentRecord]:
         with self._lock:
-            rows = self._db.execute(
-                "SELECT source, title, content_hash, format, chars, chunk_count, "
-                "replace(ingested_at, ' ', 'T') || 'Z' FROM documents ORDER BY source"
-            ).fetchall()
-        return [DocumentRecord(*row) for row in rows]
+            columns = document_columns(self._file_version())
+            rows = self._db.execute(f"SELECT {columns} FROM documents ORDER BY source").fetchall()
+        return [document_record(row) for row in rows]
 
     def replace_document(
         self,
@@ -181,8 +189,8 @@ class RecordStore(ContextRows):
         with self.transaction() as db:
             db.execute("DELETE FROM documents WHERE source = ?", (document.source,))
             db.execute(
-                "INSERT INTO documents (source, title, content_hash, format, chars, chunk_count) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO documents (source, title, content_hash, format, chars, chunk_count, "
+                "pages, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     document.source,
                     document.title,
@@ -190,6 +198,8 @@ class RecordStore(ContextRows):
                     document.format,
                     document.chars,
                     len(chunks),
+                    document.pages,
+                    json.dumps(document.metadata, ensure_ascii=False, default=str),
                 ),
             )
             starts = {i: stored.chunk.chunk_id for stored in chunks for i in stored.chunk.sections}
@@ -211,7 +221,7 @@ class RecordStore(ContextRows):
                 ],
             )
             db.executemany(
-                "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [chunk_row(stored) for stored in chunks],
             )
             db.executemany(
@@ -399,9 +409,7 @@ class RecordStore(ContextRows):
 
     def _select_chunks(self, where: str, params: list[str]) -> dict[str, StoredChunk]:
         sql = (
-            "SELECT c.chunk_id, c.source, d.title, c.section_id, c.heading, c.parent_chain, "
-            "c.section_path, c.content, c.ordinal, c.token_count, c.chunk_type, c.overlap_chars, "
-            "c.context, c.context_source, c.llm_context, c.context_truncated "
+            f"SELECT {chunk_columns(self._file_version())} "
             f"FROM chunks c JOIN documents d USING (source) {where} "
             "ORDER BY c.source, c.ordinal"
         )

@@ -5,7 +5,8 @@ index (tests/test_query_plans.py checks each statement with ``EXPLAIN QUERY PLAN
 so a query costs the same at any corpus size; each table a document's deletion
 cascades to has an index on the column the cascade looks up.
 
-Version 2 added ``chunk_sections`` and the indexes. A version-1 file is migrated in
+Version 2 added ``chunk_sections`` and the indexes; version 3 the page span of each chunk
+and the page count and metadata (JSON) of each document. An older file is migrated in
 place by the next writer (:func:`migrate`); until then readers use the old queries.
 """
 
@@ -16,9 +17,9 @@ import sqlite3
 from collections.abc import Sequence
 
 from ...errors import StoreError
-from ...models import Chunk, StoredChunk
+from ...models import Chunk, DocumentRecord, StoredChunk
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: The oldest version a writer migrates in place (and a reader reads as it is).
 OLDEST_VERSION = 1
 
@@ -31,7 +32,9 @@ CREATE TABLE IF NOT EXISTS documents (
     format TEXT NOT NULL,
     chars INTEGER NOT NULL,
     chunk_count INTEGER NOT NULL,
-    ingested_at TEXT NOT NULL DEFAULT (datetime('now'))
+    ingested_at TEXT NOT NULL DEFAULT (datetime('now')),
+    pages INTEGER,
+    metadata TEXT NOT NULL DEFAULT '{}'
 );
 CREATE TABLE IF NOT EXISTS sections (
     source TEXT NOT NULL REFERENCES documents(source) ON DELETE CASCADE,
@@ -107,7 +110,9 @@ CREATE TABLE IF NOT EXISTS chunks (
     overlap_chars INTEGER NOT NULL,
     context_source TEXT NOT NULL,
     llm_context TEXT NOT NULL,
-    context_truncated INTEGER NOT NULL
+    context_truncated INTEGER NOT NULL,
+    page_start INTEGER,
+    page_end INTEGER
 );
 CREATE INDEX IF NOT EXISTS chunks_by_source ON chunks(source, ordinal);
 CREATE INDEX IF NOT EXISTS chunks_by_section ON chunks(section_id);
@@ -128,6 +133,39 @@ CREATE TABLE IF NOT EXISTS vectors (
 """
 
 
+VERSION_3_COLUMNS = (
+    ("documents", "pages", "INTEGER"),
+    ("documents", "metadata", "TEXT NOT NULL DEFAULT '{}'"),
+    ("chunks", "page_start", "INTEGER"),
+    ("chunks", "page_end", "INTEGER"),
+)
+
+
+def chunk_columns(version: int) -> str:
+    """The chunk columns :func:`stored_chunk` reads, for a file at ``version`` (a reader of
+    an older file, not yet migrated, reads no pages)."""
+    pages = "c.page_start, c.page_end" if version >= 3 else "NULL, NULL"
+    return (
+        "c.chunk_id, c.source, d.title, c.section_id, c.heading, c.parent_chain, "
+        "c.section_path, c.content, c.ordinal, c.token_count, c.chunk_type, c.overlap_chars, "
+        f"c.context, c.context_source, c.llm_context, c.context_truncated, {pages}"
+    )
+
+
+def document_columns(version: int) -> str:
+    """The document columns :func:`document_record` reads, for a file at ``version``."""
+    extra = "pages, metadata" if version >= 3 else "NULL, '{}'"
+    return (
+        "source, title, content_hash, format, chars, chunk_count, "
+        f"replace(ingested_at, ' ', 'T') || 'Z', {extra}"
+    )
+
+
+def document_record(row: tuple) -> DocumentRecord:
+    *fields, pages, metadata = row
+    return DocumentRecord(*fields, pages=pages, metadata=json.loads(metadata))
+
+
 class SchemaError(StoreError):
     """The index was written by an incompatible version of hierdoc."""
 
@@ -141,6 +179,11 @@ def migrate(db: sqlite3.Connection, version: int) -> None:
             "INSERT OR IGNORE INTO chunk_sections (chunk_id, section_id) "
             "SELECT c.chunk_id, j.value FROM chunks c, json_each(c.section_path) j"
         )
+    if version < 3:
+        for table, column, declaration in VERSION_3_COLUMNS:
+            present = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+            if column not in present:
+                db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
     db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
 
 
@@ -185,6 +228,8 @@ def chunk_row(stored: StoredChunk) -> tuple:
         stored.context_source,
         stored.llm_context,
         int(stored.context_truncated),
+        c.page_start,
+        c.page_end,
     )
 
 
@@ -206,6 +251,8 @@ def stored_chunk(row: tuple) -> StoredChunk:
         context_source,
         llm_context,
         truncated,
+        page_start,
+        page_end,
     ) = row
     chunk = Chunk(
         chunk_id=chunk_id,
@@ -220,5 +267,7 @@ def stored_chunk(row: tuple) -> StoredChunk:
         token_count=token_count,
         chunk_type=chunk_type,
         overlap_chars=overlap_chars,
+        page_start=page_start,
+        page_end=page_end,
     )
     return StoredChunk(chunk, context, context_source, llm_context, bool(truncated))

@@ -28,7 +28,7 @@ from .vectors import grouped
 _CHUNK_SELECT = (
     "SELECT c.chunk_id, c.source, d.title, c.section_id, c.heading, c.parent_chain, "
     "c.section_path, c.content, c.ordinal, c.token_count, c.chunk_type, c.overlap_chars, "
-    "c.context, c.context_source, c.llm_context, c.context_truncated "
+    "c.context, c.context_source, c.llm_context, c.context_truncated, c.page_start, c.page_end "
     "FROM chunks c JOIN documents d USING (source) "
 )
 COUNTED = ("documents", "sections", "chunks", "vectors", "definitions", "acronyms", "crossrefs")
@@ -36,7 +36,8 @@ COUNTED = ("documents", "sections", "chunks", "vectors", "definitions", "acronym
 
 def _stored_chunk(row: tuple) -> StoredChunk:
     (chunk_id, source, title, section_id, heading, chain, path, content, ordinal, token_count,
-     chunk_type, overlap_chars, context, context_source, llm_context, truncated) = row  # fmt: skip
+     chunk_type, overlap_chars, context, context_source, llm_context, truncated, page_start,
+     page_end) = row  # fmt: skip
     chunk = Chunk(
         chunk_id=chunk_id,
         source=source,
@@ -50,6 +51,8 @@ def _stored_chunk(row: tuple) -> StoredChunk:
         token_count=token_count,
         chunk_type=chunk_type,
         overlap_chars=overlap_chars,
+        page_start=page_start,
+        page_end=page_end,
     )
     return StoredChunk(chunk, context, context_source, llm_context, bool(truncated))
 
@@ -84,7 +87,8 @@ def chunks_under(
 
 _SELECTS: dict[type, str] = {
     DocumentRecord: "SELECT source, title, content_hash, format, chars, chunk_count, "
-    "to_char(ingested_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') "
+    "to_char(ingested_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), "
+    "pages, metadata "
     "FROM documents WHERE {where} ORDER BY source",
     SectionRecord: "SELECT source, section_id, heading, level, parent_id, ordinal, kind, "
     "chunk_id, text FROM sections WHERE {where} ORDER BY source, ordinal",
@@ -97,6 +101,8 @@ _SELECTS: dict[type, str] = {
 def select(conn: psycopg.Connection, record: type, where: str = "TRUE", params: Any = ()) -> list:
     """Records of one type (documents, sections, definitions, acronyms) in stored order."""
     rows = conn.execute(_SELECTS[record].format(where=where), params).fetchall()
+    if record is DocumentRecord:
+        return [DocumentRecord(*row[:-2], pages=row[-2], metadata=row[-1]) for row in rows]
     return [record(*row) for row in rows]
 
 

@@ -130,6 +130,12 @@ MIGRATIONS: list[list[str]] = [
             created_at timestamptz NOT NULL DEFAULT now(),
             PRIMARY KEY (model, prompt_version, document_hash, chunk_hash))""",
     ],
+    [
+        "ALTER TABLE documents ADD COLUMN pages integer",
+        "ALTER TABLE documents ADD COLUMN metadata jsonb NOT NULL DEFAULT '{}'",
+        "ALTER TABLE chunks ADD COLUMN page_start integer",
+        "ALTER TABLE chunks ADD COLUMN page_end integer",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import psycopg
+from psycopg.types.json import Jsonb
 
 from ...errors import StoreError
 from ...models import DocumentRecord, Extraction, Section, StoredChunk, section_prefixes
@@ -23,7 +24,8 @@ from .lexical import LexicalRow, fieldnorm, lexical_row
 _CHUNK_COLUMNS = (
     "chunk_id, source, ordinal, section_id, heading, parent_chain, section_path, "
     "section_prefixes, chunk_type, content, context, token_count, overlap_chars, "
-    "context_source, llm_context, context_truncated, length, norm, words, words_norm"
+    "context_source, llm_context, context_truncated, length, norm, words, words_norm, "
+    "page_start, page_end"
 )
 
 
@@ -39,10 +41,10 @@ def replace_document(
     """Everything of ``document.source`` replaced; call inside a transaction."""
     remove_sources(conn, [document.source])
     conn.execute(
-        "INSERT INTO documents (source, title, content_hash, format, chars, chunk_count) "
-        "VALUES (%s, %s, %s, %s, %s, %s)",
+        "INSERT INTO documents (source, title, content_hash, format, chars, chunk_count, pages, "
+        "metadata) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
         (document.source, document.title, document.content_hash, document.format,
-         document.chars, len(chunks)),
+         document.chars, len(chunks), document.pages, Jsonb(document.metadata)),
     )  # fmt: skip
     _insert_sections(conn, document.source, sections, chunks)
     rows = [lexical_row(stored, analyzer) for stored in chunks]
@@ -118,7 +120,7 @@ def _insert_chunks(
                  list(c.section_path), section_prefixes(c.section_path), c.chunk_type, c.content,
                  stored.context, c.token_count, c.overlap_chars, stored.context_source,
                  stored.llm_context, stored.context_truncated, row.length, fieldnorm(row.length),
-                 row.words, fieldnorm(len(row.words)))
+                 row.words, fieldnorm(len(row.words)), c.page_start, c.page_end)
             )  # fmt: skip
 
 
