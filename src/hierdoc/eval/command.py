@@ -15,8 +15,8 @@ from pathlib import Path
 import click
 
 from .baselines import BASELINES
-from .datasets import load_dataset, slice_corpus
-from .runner import run_eval
+from .datasets import load_dataset
+from .runner import DISTRACTORS_PER_QUERY, run_eval
 from .variants import PRESETS, VARIANTS, resolve_variants
 
 
@@ -37,17 +37,25 @@ def _stderr(message: str) -> None:
 )
 @click.option("--path", type=click.Path(exists=True), help="Dataset directory or file.")
 @click.option("--split", default="test", show_default=True, help="BEIR qrels split.")
-@click.option("--limit", type=int, help="Only the first N queries.")
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    help="Only the first N queries, and only the documents they need are indexed: those "
+    "they judge (or search within) plus random distractors (see --distractors).",
+)
 @click.option(
     "--distractors",
-    type=int,
-    help="With --limit: index only the documents those queries judge plus N random others.",
+    type=click.IntRange(min=0),
+    help=f"With --limit: how many random unjudged documents to index beside the needed ones "
+    f"(default {DISTRACTORS_PER_QUERY} per query when queries search the whole corpus, "
+    "0 when each searches only its own document).",
 )
 @click.option(
     "--variants",
-    default="standard",
+    default="default",
     show_default=True,
-    help=f"Comma-separated variants or groups ({', '.join([*PRESETS, *VARIANTS])}).",
+    help="The hierdoc variants to measure: 'default' is the default settings alone; list "
+    f"others to compare, comma-separated ({', '.join([*PRESETS, *VARIANTS])}).",
 )
 @click.option(
     "--baselines",
@@ -76,14 +84,21 @@ def eval_command(
 ) -> None:
     """Measure retrieval quality on a benchmark: hierdoc variants beside baselines."""
     try:
-        corpus = load_dataset(dataset, path, split)
         chosen = resolve_variants(variants)
+        _stderr(f"[{dataset}] loading the dataset{f' from {path}' if path else ''}")
+        corpus = load_dataset(dataset, path, split)
     except (OSError, ValueError, KeyError) as error:
         raise click.ClickException(str(error)) from error
-    if limit and distractors is not None:
-        corpus = slice_corpus(corpus, limit, distractors)
+    _stderr(
+        f"[{corpus.name}] {len(corpus.queries)} queries, {len(corpus.documents)} documents; "
+        f"variants: {', '.join(v.name for v in chosen) or 'none'}"
+    )
+    if distractors is not None and not limit:
+        raise click.UsageError("--distractors needs --limit")
     names = [] if baselines.strip() == "none" else [b.strip() for b in baselines.split(",")]
-    report = run_eval(corpus, chosen, names, index_dir, limit=limit, log=_stderr)
+    report = run_eval(
+        corpus, chosen, names, index_dir, limit=limit, log=_stderr, distractors=distractors
+    )
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,6 +87,7 @@ def open_index(
     label = ", ".join(f"{k}={v}" for k, v in key.items() if getattr(Settings(), k) != v)
     label = label or "default ingest settings"
     before = embedder.computed
+    log(f"[{corpus.name}] index ({label}): checking {len(corpus.documents)} documents")
     report = index.ingest_texts(corpus.documents, progress=_ingest_progress(corpus.name, log))
     if report.problems:
         problems = "; ".join(f"{p.source}: {p.reason}" for p in report.problems[:3])
@@ -111,13 +113,24 @@ def open_index(
     return OpenIndex(index, info, table)
 
 
+PROGRESS_SECONDS = 5.0
+"""At most one ingest progress line this often (and one for the first and last document)."""
+
+
 def _ingest_progress(name: str, log: Log) -> Callable[[ProgressEvent], None]:
-    step = 250
+    last = [0.0]
 
     def progress(event: ProgressEvent) -> None:
         if event.kind not in DOCUMENT_KINDS:
             return
-        if event.position % step == 0 or event.position == event.total:
-            log(f"[{name}] ingest {event.position}/{event.total}")
+        now = time.monotonic()
+        edge = event.position in (1, event.total)
+        if not edge and now - last[0] < PROGRESS_SECONDS:
+            return
+        last[0] = now
+        log(
+            f"[{name}] ingest {event.position}/{event.total} documents, "
+            f"{event.chunks_done}/{event.chunks_known} chunks embedded or re-used"
+        )
 
     return progress

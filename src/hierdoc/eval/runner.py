@@ -5,6 +5,12 @@
 search-only variant (mode, weights, ``rrf_k``, candidate depth), and scores the
 baselines over the same chunks and vectors as the default index, with the same
 embedder. Query vectors are computed once before any method is timed.
+
+With ``limit`` only the first queries are run, and only the documents they need are
+indexed (:func:`limit_corpus`): their judged documents (or, for queries searched within
+one document, that document), plus, when queries search the whole corpus,
+:data:`DISTRACTORS_PER_QUERY` random others per query (fixed seed) so that retrieval
+still has to find them among unrelated documents.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from typing import Any
 from ..config import Settings
 from ..pipeline.embed import Embedder, LocalEmbedder
 from .baselines import ChunkData, baseline_methods
-from .datasets import EvalCorpus, EvalQuery
+from .datasets import EvalCorpus, EvalQuery, slice_corpus
 from .embed_cache import CachingEmbedder
 from .indexes import Log, OpenIndex, open_index
 from .judging import ChunkTable, judge
@@ -27,9 +33,31 @@ from .metrics import CUTOFFS
 from .report import EvalReport, MethodResult, format_metric
 from .variants import Variant, hierdoc_method, inapplicable, ingest_key
 
+DISTRACTORS_PER_QUERY = 20
+"""Random unjudged documents indexed per selected query under ``limit`` when queries search
+the whole corpus: SciFact has 5,183 abstracts for 300 queries (17 per query), so a slice
+keeps about the full set's ratio of documents to queries."""
+
 
 def _no_log(message: str) -> None:
     pass
+
+
+def searches_whole_corpus(corpus: EvalCorpus) -> bool:
+    """Whether some query searches every document (no source filter): then unjudged
+    documents compete with the judged ones, and a slice needs distractors."""
+    return any(q.source_filter is None for q in corpus.queries)
+
+
+def limit_corpus(corpus: EvalCorpus, limit: int, distractors: int | None = None) -> EvalCorpus:
+    """The first ``limit`` queries over only the documents they need: their judged (or
+    filtered-to) documents plus ``distractors`` random others (seed 13). By default
+    :data:`DISTRACTORS_PER_QUERY` per query when queries search the whole corpus, none
+    when each query searches only its own document."""
+    if distractors is None:
+        whole = searches_whole_corpus(corpus)
+        distractors = DISTRACTORS_PER_QUERY * min(limit, len(corpus.queries)) if whole else 0
+    return slice_corpus(corpus, limit, distractors)
 
 
 def score_method(
@@ -63,13 +91,25 @@ def run_eval(
     embedder: Embedder | None = None,
     limit: int | None = None,
     log: Log = _no_log,
+    distractors: int | None = None,
 ) -> EvalReport:
     """Index the corpus (one index per ingest setting, cached under ``index_dir``), run
-    every variant and baseline over the same queries, and score them."""
+    every variant and baseline over the same queries, and score them. With ``limit``,
+    only the first queries and the documents they need (:func:`limit_corpus`)."""
+    full = len(corpus.documents)
+    if limit:
+        corpus = limit_corpus(corpus, limit, distractors)
+        log(
+            f"[{corpus.name}] {len(corpus.queries)} queries; indexing {len(corpus.documents)} "
+            f"of {full} documents (the ones they need and sampled distractors)"
+        )
     root = Path(index_dir)
     root.mkdir(parents=True, exist_ok=True)
-    cached = CachingEmbedder(embedder or LocalEmbedder(), root / "embeddings.sqlite")
-    queries = corpus.queries[:limit] if limit else corpus.queries
+    if embedder is None:
+        log(f"[{corpus.name}] loading the embedding model")
+        embedder = LocalEmbedder()
+    cached = CachingEmbedder(embedder, root / "embeddings.sqlite")
+    queries = corpus.queries
     report = EvalReport(
         corpus.name,
         corpus.description,
@@ -80,6 +120,7 @@ def run_eval(
         len(corpus.documents),
     )
     indexes: dict[str, OpenIndex] = {}
+    log(f"[{corpus.name}] embedding {len(queries)} queries")
     for query in queries:
         cached.embed_query(query.text)
     try:
@@ -108,6 +149,8 @@ def run_eval(
         cached.close()
     report.indexes = [o.info for o in indexes.values()]
     report.notes += _index_notes(report, corpus)
+    if limit:
+        report.notes.append(_slice_note(corpus, full))
     return report
 
 
@@ -143,6 +186,14 @@ def _methods(
         data = ChunkData.load(default.index)
         for method in baseline_methods(baselines, data, embedder.embed_query):
             yield method, default
+
+
+def _slice_note(corpus: EvalCorpus, full: int) -> str:
+    return (
+        f"limited to {len(corpus.queries)} queries and {len(corpus.documents)} of {full} "
+        "documents (those the queries judge or search within, plus random distractors); "
+        "scores are not comparable with a full run"
+    )
 
 
 def _index_notes(report: EvalReport, corpus: EvalCorpus) -> list[str]:

@@ -62,6 +62,7 @@ VARIANTS: dict[str, Variant] = {
     )
 }
 PRESETS: dict[str, tuple[str, ...]] = {
+    "default": ("hybrid",),
     "standard": tuple(VARIANTS),
     "quick": ("hybrid", "semantic", "keyword"),
     "none": (),
@@ -69,7 +70,8 @@ PRESETS: dict[str, tuple[str, ...]] = {
 
 
 def resolve_variants(spec: str | Sequence[str]) -> list[Variant]:
-    """Variant presets by name: comma-separated names and/or groups (standard, quick)."""
+    """Variant presets by name: comma-separated names and/or groups (default, quick,
+    standard). ``default`` is the default settings alone: one index, one method."""
     names = spec.split(",") if isinstance(spec, str) else list(spec)
     chosen: list[str] = []
     for name in (n.strip() for n in names if n.strip()):
