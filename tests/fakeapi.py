@@ -10,6 +10,12 @@
 - Azure OpenAI: ``/openai/deployments/{deployment}/chat/completions`` and
   ``.../embeddings``, ``api-version`` query parameter required.
 - Ollama: ``POST /api/embed``.
+- Rerank: Cohere ``POST /v2/rerank``, Voyage ``/voyage/v1/rerank``, Jina
+  ``/jina/v1/rerank`` and an OpenAI-compatible server's ``/compat/rerank`` (base URLs
+  ``{url}``, ``{url}/voyage``, ``{url}/jina``, ``{url}/compat``), each checking its
+  provider's request shape (400 otherwise) and answering in that provider's form.
+  Chat and Messages requests holding ``<passages>`` get a listwise ranking back.
+  Relevance is word overlap with the query: plumbing, not a model.
 
 Outputs are deterministic: a context names the document's first line and the
 chunk's first words; an embedding is a unit vector drawn from a hash of its text.
@@ -236,6 +242,8 @@ class FakeAPI:
                     created = prefix_tokens
         whole = "\n".join(texts)
         answer = fake_context(_between(whole, "<document>", "</document>"), _chunk(whole))
+        if "<passages>" in whole:
+            answer = listwise_answer(whole)
         answer = answer[: max(int(body.get("max_tokens", 100)) * 4, 1)]
         return {
             "id": f"msg_{hashlib.sha1(whole.encode()).hexdigest()[:20]}",
@@ -265,6 +273,8 @@ class FakeAPI:
             if tokens(prefix) >= self.min_cache_tokens and self._cache_prefix(model, prefix):
                 cached = tokens(prefix)
         answer = fake_context(_between(prompt, "<document>", "</document>"), _chunk(prompt))
+        if "<passages>" in prompt:
+            answer = listwise_answer(prompt)
         prompt_tokens = tokens(prompt)
         return {
             "id": f"chatcmpl-{hashlib.sha1(prompt.encode()).hexdigest()[:20]}",
@@ -315,6 +325,60 @@ class FakeAPI:
             "load_duration": 10,
             "prompt_eval_count": sum(tokens(t) for t in texts),
         }
+
+
+def overlap(query: str, document: str) -> float:
+    """The fake reranker's relevance: the share of the query's words in the document."""
+    words = set(re.findall(r"\w+", query.lower()))
+    found = set(re.findall(r"\w+", document.lower()))
+    return round(len(words & found) / max(len(words), 1), 6)
+
+
+def fake_ranking(query: str, documents: list[str]) -> list[tuple[int, float]]:
+    scored = [(i, overlap(query, d)) for i, d in enumerate(documents)]
+    return sorted(scored, key=lambda pair: (-pair[1], pair[0]))
+
+
+def listwise_answer(prompt: str) -> str:
+    query = _between(prompt, "<query>", "</query>")
+    block = _between(prompt, "<passages>", "</passages>")
+    documents = [d for d in re.split(r"^\[\d+\] ", block, flags=re.M) if d.strip()]
+    return ", ".join(str(i + 1) for i, _ in fake_ranking(query, documents))
+
+
+RERANK_SHAPES: dict[str, tuple[set[str], set[str]]] = {
+    # family: (required fields, optional fields)
+    "cohere": ({"model", "query", "documents"}, {"top_n", "max_tokens_per_doc"}),
+    "voyage": ({"model", "query", "documents"}, {"top_k", "truncation", "return_documents"}),
+    "jina": ({"model", "query", "documents"}, {"top_n", "return_documents"}),
+    "compat": ({"query", "documents"}, {"model", "top_n", "return_documents"}),
+}
+
+
+def rerank_problem(family: str, body: dict[str, Any]) -> str | None:
+    """Why ``body`` is not a valid request of that provider (None when it is)."""
+    required, optional = RERANK_SHAPES[family]
+    missing, unknown = required - set(body), set(body) - required - optional
+    documents = body.get("documents")
+    if missing or unknown:
+        return f"missing {sorted(missing)}, unknown {sorted(unknown)}"
+    if not isinstance(documents, list) or not all(isinstance(d, str) for d in documents):
+        return "documents must be a list of strings"
+    return None
+
+
+def rerank_answer(family: str, body: dict[str, Any]) -> dict[str, Any]:
+    ranking = fake_ranking(str(body["query"]), list(body["documents"]))
+    limit = body.get("top_k" if family == "voyage" else "top_n") or len(ranking)
+    results = [{"index": i, "relevance_score": s} for i, s in ranking[: int(limit)]]
+    used = sum(tokens(d) for d in body["documents"]) + tokens(str(body["query"]))
+    if family == "voyage":
+        return {"object": "list", "data": results, "model": body["model"],
+                "usage": {"total_tokens": used}}  # fmt: skip
+    if family == "cohere":
+        return {"id": "rerank-1", "results": results,
+                "meta": {"billed_units": {"search_units": 1}}}  # fmt: skip
+    return {"model": body.get("model"), "usage": {"total_tokens": used}, "results": results}
 
 
 def _chunk(text: str) -> str:
@@ -378,6 +442,11 @@ def _handler(api: FakeAPI) -> type[BaseHTTPRequestHandler]:
                 return self._send(404, {"error": {"message": f"no route {parts.path}"}})
             if outcome != "ok":
                 return self._fail(family, int(outcome), provided)
+            if family in RERANK_SHAPES:
+                problem = rerank_problem(family, body)
+                if problem:
+                    return self._send(400, {"message": problem})
+                return self._send(200, rerank_answer(family, body))
             self._send(200, _answer(api, family, model, body))
 
         def _fail(self, family: str, status: int, provided: str) -> None:
@@ -419,6 +488,10 @@ def _route(path: str, query: dict[str, str], body: dict[str, Any]) -> tuple[str,
         return "embeddings", model
     if path == "/api/embed":
         return "ollama", model
+    rerank = {"/v2/rerank": "cohere", "/voyage/v1/rerank": "voyage"}
+    rerank |= {"/jina/v1/rerank": "jina", "/compat/rerank": "compat"}
+    if path in rerank:
+        return rerank[path], model
     found = AZURE_PATH.match(path)
     if found and query.get("api-version"):
         family = "chat" if found.group(2) == "chat/completions" else "embeddings"

@@ -42,6 +42,7 @@ from .providers.embed_api import embedder_from, is_api_model
 from .providers.llm import PROMPT_VERSION, context_model_from
 from .search.analyze import TEXT_ANALYZER
 from .search.glossary import Glossary
+from .search.rerank import reranker_for
 from .search.searcher import Searcher
 from .store import StoreRequest, open_store
 from .views import (
@@ -308,7 +309,8 @@ class Index:
     ) -> SearchResponse:
         """Search the index. ``settings`` replaces the index's search settings for this call;
         ``top_k``, ``mode``, ``min_score`` and ``overrides`` (any :class:`SearchSettings`
-        field, e.g. ``keyword_weight=2``) change single values; the index is never modified."""
+        field, e.g. ``keyword_weight=2``; ``rerank=False`` skips the configured reranker)
+        change single values; the index is never modified."""
         base = settings or self.settings
         chosen = base.search_settings(top_k=top_k, mode=mode, min_score=min_score, **overrides)
         filt = SearchFilter(
@@ -316,7 +318,9 @@ class Index:
             section_prefix=self._known_section(section),
             chunk_types=_chunk_types(chunk_type),
         )
-        return Searcher(self.store, self.embed_query, self.glossary()).search(query, chosen, filt)
+        reranker = reranker_for(chosen.reranker, self.settings.context_model)
+        searcher = Searcher(self.store, self.embed_query, self.glossary(), reranker)
+        return searcher.search(query, chosen, filt)
 
     def _known_section(self, section: str | None) -> str | None:
         """``section`` when some document has a section with that id; else NotFoundError."""

@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from .errors import ConfigError, InputError
 from .models import SEARCH_MODES, SearchMode
@@ -42,6 +49,37 @@ class DatabaseConfig(BaseModel):
 
 
 MAX_TOP_K = 100
+RERANK_API_PROVIDERS = ("cohere", "voyage", "jina", "openai_compatible")
+
+
+class RerankerSettings(BaseModel):
+    """``reranker: {provider, name, top_n}``: the fused top ``top_n`` re-ordered by a
+    reranking API or an LLM (:mod:`hierdoc.providers.rerank`); keys from the environment."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    provider: Literal["cohere", "voyage", "jina", "openai_compatible", "llm"]
+    name: str | None = None
+    """The reranking model (``rerank-v3.5``...); for ``llm``, overrides the model's name."""
+    top_n: int = Field(default=50, ge=1, le=1000)
+    base_url: str | None = None
+    timeout: float = Field(default=30.0, gt=0)
+    model: ModelRef | None = None
+    """For ``llm``: the chat model (default: the index's ``context_model``)."""
+
+
+def holodeck_reranker(ref: Any) -> dict[str, Any]:
+    """HoloDeck's ``enable_reranking`` + ``reranker_model: {provider, name}`` as a
+    ``reranker`` block: a reranking API by its provider name, any other provider (openai,
+    anthropic, azure_openai, ollama) as the ``llm`` reranker with that model."""
+    if hasattr(ref, "model_dump"):
+        ref = ref.model_dump(exclude_none=True)
+    if not isinstance(ref, dict) or not ref.get("provider") or not ref.get("name"):
+        raise ValueError("enable_reranking needs reranker_model: {provider, name}")
+    provider = {"voyageai": "voyage", "jinaai": "jina"}.get(ref["provider"], ref["provider"])
+    if provider in RERANK_API_PROVIDERS:
+        return {"provider": provider, "name": ref["name"], "base_url": ref.get("base_url")}
+    return {"provider": "llm", "model": ref}
 
 
 class SearchSettings(BaseModel):
@@ -58,8 +96,11 @@ class SearchSettings(BaseModel):
     rrf_k: int = Field(default=60, ge=0)
     candidate_depth: int = Field(default=50, ge=1, le=1000)
     no_match_similarity: float = Field(default=0.25, ge=-1.0, le=1.0)
+    passage_chars: int = Field(default=600, ge=50, le=100_000)
+    """Budget of each result's ``passage`` (whole sentences; one longer sentence whole)."""
     max_query_chars: int = Field(default=4000, ge=1, le=1_000_000)
     """A longer query is refused with a clear error rather than searched for seconds."""
+    reranker: RerankerSettings | None = None
 
     @field_validator("top_k", "rrf_k", "candidate_depth", "max_query_chars", mode="before")
     @classmethod
@@ -94,10 +135,13 @@ class SearchSettings(BaseModel):
         mode = overrides.pop("mode", None)
         if mode is not None:
             overrides["search_mode"] = mode
+        skip_reranker = overrides.pop("rerank", None) is False
         unknown = set(overrides) - set(values)
         if unknown:
             raise InputError(f"unknown search setting(s): {', '.join(sorted(unknown))}")
         values.update({k: v for k, v in overrides.items() if v is not None})
+        if skip_reranker:
+            values["reranker"] = None
         top_k = values["top_k"]
         if isinstance(top_k, int) and not isinstance(top_k, bool) and not 1 <= top_k <= MAX_TOP_K:
             raise InputError(f"top_k must be between 1 and {MAX_TOP_K}, got {top_k}")
@@ -185,6 +229,13 @@ class Settings(SearchSettings, IngestSettings):
     keyword_index: dict[str, Any] | None = None
     defer_loading: bool = True
 
+    @model_validator(mode="before")
+    @classmethod
+    def _holodeck_reranking(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("enable_reranking") and not data.get("reranker"):
+            return {**data, "reranker": holodeck_reranker(data.get("reranker_model"))}
+        return data
+
     @property
     def sources(self) -> list[str]:
         if self.source is None:
@@ -217,8 +268,6 @@ class Settings(SearchSettings, IngestSettings):
 _IGNORED = {
     "document_domain": "structure is detected automatically",
     "max_subsection_depth": "every level of numbering is kept",
-    "enable_reranking": "reranking is not available yet",
-    "reranker_model": "reranking is not available yet",
     "keyword_index": "the keyword index is built in (tantivy)",
     "defer_loading": "an agent framework setting, not used by hierdoc",
 }

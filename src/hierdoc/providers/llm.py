@@ -215,6 +215,17 @@ class AnthropicContextModel(_LoopBound):
             api_key=self._key, base_url=self.base_url, max_retries=0, timeout=self.timeout
         )
 
+    def complete(self, prompt: str, max_tokens: int) -> str:
+        """One synchronous answer to ``prompt`` (for callers outside an event loop, such as
+        the LLM reranker), with the same key, endpoint and timeout and no SDK retries."""
+        client = self._sdk.Anthropic(
+            api_key=self._key, base_url=self.base_url, max_retries=0, timeout=self.timeout
+        )
+        message = client.messages.create(
+            model=self.model, max_tokens=max_tokens, messages=[{"role": "user", "content": prompt}]
+        )
+        return "".join(getattr(b, "text", "") for b in message.content if b.type == "text")
+
     async def situate(self, document: str, chunk: str, max_tokens: int) -> ContextAnswer:
         text, truncated = truncate_document(document, self.max_document_tokens)
         # The SDK no longer has a temperature argument (current models fix their
@@ -296,6 +307,20 @@ class OpenAIContextModel(_LoopBound):
                 azure_endpoint=endpoint, api_version=version, **common
             )
         return self._sdk.AsyncOpenAI(base_url=self.base_url, **common)
+
+    def complete(self, prompt: str, max_tokens: int) -> str:
+        """One synchronous answer to ``prompt`` (see :meth:`AnthropicContextModel.complete`)."""
+        common = {"api_key": self._key, "max_retries": 0, "timeout": self.timeout}
+        if self._azure is not None:
+            endpoint, version = self._azure
+            client = self._sdk.AzureOpenAI(azure_endpoint=endpoint, api_version=version, **common)
+        else:
+            client = self._sdk.OpenAI(base_url=self.base_url, **common)
+        limit = {"max_tokens" if self._compatible else "max_completion_tokens": max_tokens}
+        completion = client.chat.completions.create(
+            model=self.model, messages=[{"role": "user", "content": prompt}], **limit
+        )
+        return (completion.choices[0].message.content or "") if completion.choices else ""
 
     async def situate(self, document: str, chunk: str, max_tokens: int) -> ContextAnswer:
         text, truncated = truncate_document(document, self.max_document_tokens)

@@ -32,6 +32,7 @@ from ..store.base import Store
 from .analyze import analyze, analyze_query, analyze_words
 from .fuse import best_possible, weighted_rrf
 from .glossary import Glossary, QueryVocabulary
+from .rerank import Reranker, rerank
 
 _QUOTED = re.compile(r"[\"“”„]([^\"“”„]{2,})[\"“”„]")
 _BACKTICKED = re.compile(r"`([^`]+)`")
@@ -179,10 +180,12 @@ class Searcher:
         store: Store,
         embed_query: Callable[[str], np.ndarray],
         glossary: Glossary | None = None,
+        reranker: Reranker | None = None,
     ) -> None:
         self._store = store
         self._embed_query = embed_query
         self._glossary = glossary
+        self._reranker = reranker
 
     def search(
         self, query: str, settings: SearchSettings, filt: SearchFilter | None = None
@@ -216,7 +219,13 @@ class Searcher:
         if only_missing_citations and not exact.hits and not _has_terms(parsed):
             return response
         ordered = self._order(rankings, exact.pinned, settings)
-        response.results = self._results(ordered, rankings, settings, vocabulary)
+        relevance: dict[str, float] = {}
+        if self._reranker is not None and settings.reranker is not None:
+            top_n = max(settings.reranker.top_n, settings.top_k)
+            reranked = rerank(self._reranker, self._store, query, ordered, exact.pinned, top_n)
+            ordered, relevance = reranked.ordered, reranked.relevance
+            response.notes += reranked.notes
+        response.results = self._results(ordered, rankings, settings, vocabulary, relevance)
         response.no_match = self._no_match(parsed, rankings, response.results, settings)
         return response
 
@@ -238,6 +247,7 @@ class Searcher:
         rankings: dict[str, list[Hit]],
         settings: SearchSettings,
         vocabulary: QueryVocabulary,
+        relevance: dict[str, float] | None = None,
     ) -> list[SearchResult]:
         if settings.min_score is not None:
             ordered = [e for e in ordered if e[1] >= settings.min_score]
@@ -267,7 +277,8 @@ class Searcher:
                     chunk_type=chunk.chunk_type,
                     content=chunk.content,
                     score=round(float(score), 6),
-                    scores={m: f[1] if f else None for m, f in found.items()},
+                    scores={m: f[1] if f else None for m, f in found.items()}
+                    | ({"rerank": relevance.get(chunk_id)} if relevance else {}),
                     ranks={m: f[0] if f else None for m, f in found.items()},
                     definitions=enrich.definitions_for(chunk_id, chunk.source),
                     cross_references=enrich.references.get(chunk_id, []),
