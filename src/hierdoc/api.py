@@ -42,6 +42,7 @@ from .providers.embed_api import embedder_from, is_api_model
 from .providers.llm import PROMPT_VERSION, context_model_from
 from .search.analyze import TEXT_ANALYZER
 from .search.glossary import Glossary
+from .search.passages import QueryVectors, add_passages
 from .search.rerank import reranker_for
 from .search.searcher import Searcher
 from .store import StoreRequest, open_store
@@ -52,6 +53,7 @@ from .views import (
     Outline,
     ReferenceLookup,
     build_outline,
+    chunk_view,
     remove_documents,
     summarize_documents,
 )
@@ -319,8 +321,11 @@ class Index:
             chunk_types=_chunk_types(chunk_type),
         )
         reranker = reranker_for(chosen.reranker, self.settings.context_model)
-        searcher = Searcher(self.store, self.embed_query, self.glossary(), reranker)
-        return searcher.search(query, chosen, filt)
+        vectors = QueryVectors(self.embed_query)
+        searcher = Searcher(self.store, vectors, self.glossary(), reranker)
+        response = searcher.search(query, chosen, filt)
+        budget = chosen.passage_chars
+        return add_passages(self.store, response, vectors.last, budget, self.model_name)
 
     def _known_section(self, section: str | None) -> str | None:
         """``section`` when some document has a section with that id; else NotFoundError."""
@@ -373,26 +378,9 @@ class Index:
     # inspection
 
     def show(self, identifier: str) -> ChunkView:
-        """A chunk by chunk id, or a section by section id, with its neighbours.
-
-        For a section id the view holds the chunk where the section begins, the
-        section's own text and its children (numbered paragraphs, points, ...).
-        """
-        found = self.store.get_chunks([identifier]).get(identifier)
-        section = None
-        if found is None:
-            sections = self.store.sections(identifier)
-            by_section = self.store.chunks_of_sections([identifier])
-            if not sections or not by_section:
-                raise NotFoundError(f"no chunk or section with id {identifier!r}")
-            section, found = sections[0], by_section[0]
-        siblings = self.store.chunks_of_source(found.chunk.source)
-        ids = [s.chunk.chunk_id for s in siblings]
-        position = ids.index(found.chunk.chunk_id)
-        previous = siblings[position - 1] if position > 0 else None
-        following = siblings[position + 1] if position + 1 < len(siblings) else None
-        children = self.store.children(section.source, section.section_id) if section else []
-        return ChunkView(found, previous, following, section, children)
+        """A chunk by chunk id, or a section by section id or citation, with its neighbours
+        (:func:`hierdoc.views.chunk_view`)."""
+        return chunk_view(self.store, identifier)
 
     def define(self, term: str) -> DefinitionLookup:
         """Every definition of a term in the corpus, with its citation; conflicts flagged."""

@@ -271,6 +271,19 @@ class Hit:
     score: float
 
 
+@dataclass(frozen=True)
+class Passage:
+    """The part of a result's ``content`` that best matches the query: whole sentences,
+    ``content[start:end] == text`` (see hierdoc.search.passages)."""
+
+    text: str
+    start: int
+    end: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "start": self.start, "end": self.end}
+
+
 @dataclass
 class SearchResult:
     chunk_id: str
@@ -291,6 +304,10 @@ class SearchResult:
     context_source: str = "structural"
     page_start: int | None = None
     page_end: int | None = None
+    passage: Passage | None = None
+    highlights: list[tuple[int, int]] = field(default_factory=list)
+    """(start, end) offsets into ``content`` of what matched: query terms as BM25 analyses
+    them, quoted phrases, the cited section's text."""
 
     def to_dict(self) -> dict:
         return {
@@ -311,6 +328,8 @@ class SearchResult:
             "context_source": self.context_source,
             "page_start": self.page_start,
             "page_end": self.page_end,
+            "passage": self.passage.to_dict() if self.passage else None,
+            "highlights": [list(h) for h in self.highlights],
         }
 
 

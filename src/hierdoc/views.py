@@ -12,6 +12,8 @@ from typing import Any
 
 from .errors import InputError, NotFoundError
 from .models import CrossRef, Definition, SectionRecord, StoredChunk
+from .pipeline.numbering import find_citations
+from .search.passages import section_spans
 from .store.base import Store
 
 
@@ -24,6 +26,9 @@ class ChunkView:
     next: StoredChunk | None
     section: SectionRecord | None = None
     children: list[SectionRecord] = field(default_factory=list)
+    section_span: tuple[int, int] | None = None
+    """Where the section's own text is in the chunk's ``content`` (for a paragraph or point)."""
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         def brief(stored: StoredChunk | None) -> dict[str, Any] | None:
@@ -57,7 +62,47 @@ class ChunkView:
                 "parent_id": self.section.parent_id,
             },
             "children": [{"section_id": c.section_id, "heading": c.heading} for c in self.children],
+            "section_span": list(self.section_span) if self.section_span else None,
+            "notes": list(self.notes),
         }
+
+
+def chunk_view(store: Store, identifier: str) -> ChunkView:
+    """A chunk by chunk id, or a section by section id or citation ("Art. 17(3)(b)"), with
+    its neighbours; for a section, its own text, where it is in the chunk, and its children."""
+    found = store.get_chunks([identifier]).get(identifier)
+    section, notes = None, []
+    if found is None:
+        section_id = _section_of(store, identifier)
+        if section_id is None:
+            raise NotFoundError(f"no chunk or section with id {identifier!r}")
+        if section_id != identifier:
+            notes.append(f"{identifier!r} resolved to section {section_id}")
+        section = store.sections(section_id)[0]
+        found = store.chunks_of_sections([section_id])[0]
+    siblings = store.chunks_of_source(found.chunk.source)
+    ids = [s.chunk.chunk_id for s in siblings]
+    position = ids.index(found.chunk.chunk_id)
+    previous = siblings[position - 1] if position > 0 else None
+    following = siblings[position + 1] if position + 1 < len(siblings) else None
+    if section is None:
+        return ChunkView(found, previous, following)
+    chunk = found.chunk
+    spans = section_spans(store, section, chunk.section_id, chunk.content)
+    children = store.children(section.source, section.section_id)
+    own = spans[0] if spans and section.section_id != chunk.section_id else None
+    return ChunkView(found, previous, following, section, children, own, notes)
+
+
+def _section_of(store: Store, identifier: str) -> str | None:
+    """The section id itself, else the most specific section a citation in it names."""
+    candidates = [identifier, identifier.strip().lower()]
+    for citation in find_citations(identifier)[:1]:
+        candidates += citation.label.candidate_ids()
+    for candidate in dict.fromkeys(candidates):
+        if store.sections(candidate) and store.chunks_of_sections([candidate]):
+            return candidate
+    return None
 
 
 @dataclass

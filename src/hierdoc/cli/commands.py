@@ -13,9 +13,10 @@ from typing import Any
 
 import click
 
-from ..models import SEARCH_MODES, SearchResponse, SearchResult
+from ..models import SEARCH_MODES, SearchResponse
 from ..pipeline.contextualize import ContextProgress
 from ..pipeline.ingest import IngestStopped
+from . import export
 from .ingest_checks import check_paths, check_report
 from .ingest_progress import progress_printer
 from .state import State, index_options
@@ -94,31 +95,24 @@ def ingest(
 
 
 def _relative(source: str) -> str:
+    """A source as the user would name it: relative to the current folder when it is under
+    it or one level up, otherwise absolute (a file reached through a symlink is stored at
+    its real place, which can be far from here: no ``../../../`` chains)."""
     try:
-        return os.path.relpath(source)
+        relative = os.path.relpath(source)
     except ValueError:
         return source
+    return source if relative.startswith(os.path.join(os.pardir, os.pardir)) else relative
 
 
-def _print_result(rank: int, result: SearchResult) -> None:
-    breadcrumb = " > ".join(result.parent_chain) or result.title
-    scores = ", ".join(f"{m} #{r}" for m, r in result.ranks.items() if r is not None)
-    click.secho(f"{rank}. {breadcrumb}", bold=True)
-    click.echo(
-        f"   {_relative(result.source)}  [{result.section_id}]  score {result.score:.3f} ({scores})"
-    )
-    snippet = " ".join(result.content.split())
-    click.echo(textwrap.indent(textwrap.fill(snippet[:400], 96), "   "))
-    click.echo()
-
-
-def _print_response(response: SearchResponse) -> None:
-    for note in response.notes:
-        click.secho(f"note: {note}", fg="yellow", err=True)
-    if response.no_match:
-        click.secho("No good match in the index.", fg="yellow")
-    for rank, result in enumerate(response.results, start=1):
-        _print_result(rank, result)
+def _print_response(response: SearchResponse, fmt: str) -> None:
+    """The results in ``fmt`` (see cli/export.py); text notes go to stderr."""
+    if fmt == "text":
+        for note in response.notes:
+            click.secho(f"note: {note}", fg="yellow", err=True)
+    names = {r.source: _relative(r.source) for r in response.results}
+    marks = export.terminal_marks(click.get_text_stream("stdout"))
+    click.echo(export.render(response, fmt, names, marks), nl=fmt != "csv", color=True)
 
 
 @click.command()
@@ -135,7 +129,14 @@ def _print_response(response: SearchResponse) -> None:
     type=click.Choice(["definition", "requirement", "content", "header"]),
     help="Only chunks of this type (repeatable).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print results as JSON.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(export.FORMATS),
+    default="text",
+    help="text (matches marked), markdown, csv or json; each cites file, section id, pages.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print results as JSON (--format json).")
 @click.pass_obj
 def search(
     state: State,
@@ -146,6 +147,7 @@ def search(
     source: tuple[str, ...],
     section: str | None,
     chunk_types: tuple[str, ...],
+    fmt: str,
     as_json: bool,
 ) -> None:
     """Search the index.
@@ -165,10 +167,7 @@ def search(
             section=section,
             chunk_type=list(chunk_types) or None,
         )
-    if as_json:
-        _echo_json(response.to_dict())
-    else:
-        _print_response(response)
+    _print_response(response, "json" if as_json else fmt)
 
 
 @click.command()
@@ -176,17 +175,28 @@ def search(
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.pass_obj
 def show(state: State, chunk_id: str, as_json: bool) -> None:
-    """Show a chunk (or the first chunk of a section id) with its neighbours."""
+    """Show a chunk, or a section by id or citation ("Art. 17(3)(b)"): the chunk holding
+    it with the section marked, its children and the neighbouring chunks."""
     with state.open_reader() as index:
         view = index.show(chunk_id).to_dict()
     if as_json:
         _echo_json(view)
         return
+    for note in view["notes"]:
+        click.secho(f"note: {note}", fg="yellow", err=True)
     click.secho(" > ".join(view["parent_chain"]), bold=True)
     click.echo(f"{_relative(view['source'])}  [{view['section_id']}]  {view['chunk_id']}")
     click.echo()
-    click.echo(view["content"])
+    content, span = view["content"], view["section_span"] or []
+    marks = export.terminal_marks(click.get_text_stream("stdout"))
+    click.echo(export.mark(content, 0, len(content), [tuple(span)] if span else [], marks))
     click.echo()
+    if view["section"] and view["section"]["section_id"] != view["section_id"]:
+        click.echo(f"section: {view['section']['section_id']}  ({view['section']['heading']})")
+    if view["children"]:
+        click.echo(f"children ({len(view['children'])}):")
+        for child in view["children"]:
+            click.echo(f"   {child['section_id']}  {child['heading']}")
     for label in ("previous", "next"):
         if view[label]:
             click.echo(f"{label}: {view[label]['chunk_id']}  ({view[label]['heading']})")
@@ -230,9 +240,10 @@ def refs(state: State, identifier: str, as_json: bool) -> None:
     for ref in lookup.outgoing:
         target = ref.target_section_id or ("another act" if ref.external else "not in the index")
         click.echo(f"   {ref.text}  ->  {target}")
-    click.secho(f"referred to by ({len(lookup.incoming)}):", bold=True)
-    for ref in lookup.incoming:
-        click.echo(f"   {ref.section_id}: {ref.text}")
+    referrers = list(dict.fromkeys(f"{ref.section_id}: {ref.text}" for ref in lookup.incoming))
+    click.secho(f"referred to by ({len(referrers)}):", bold=True)
+    for line in referrers:
+        click.echo(f"   {line}")
 
 
 @click.command()
@@ -247,6 +258,8 @@ def stats(state: State, as_json: bool) -> None:
         return
     click.echo(f"index:      {data['index']}")
     click.echo(f"documents:  {data['documents']}")
+    for document in data["documents_list"]:
+        click.echo(f"            {_relative(document['source'])}  ({document['chunks']} chunks)")
     click.echo(f"sections:   {data['sections']}")
     click.echo(f"chunks:     {data['chunks']} ({data['vectors']} vectors)")
     click.echo(f"size:       {data['index_bytes'] / 1e6:.1f} MB")

@@ -236,6 +236,12 @@ def _text_units(text: str, tokenizer: Tokenizer, max_tokens: int) -> Iterator[tu
                 yield from _token_cuts(text, s_start, s_end, tokenizer, max_tokens)
 
 
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of ``text`` as chunking splits it (paragraphs, then
+    pysbd sentences); the spans tile the text."""
+    return [s for start, end in _block_spans(text) for s in _sentence_spans(text, start, end)]
+
+
 def _block_spans(text: str) -> Iterator[tuple[int, int]]:
     start = 0
     for match in _BLOCK_BREAK.finditer(text):

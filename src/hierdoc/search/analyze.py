@@ -75,6 +75,7 @@ __all__ = [
     "analyze_query",
     "analyze_words",
     "normalize",
+    "token_spans",
 ]
 
 #: Bump whenever the output of analyze()/analyze_words() changes: indexes built
@@ -175,6 +176,12 @@ def analyze_words(text: str) -> list[str]:
     """
     tokens = _TOKEN_RE.findall(normalize(text))
     return list(chain.from_iterable(map(_WORDS.__getitem__, tokens)))
+
+
+def token_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each candidate token of ``text`` as written (not normalised), so
+    that ``analyze(text[start:end])`` gives that token's terms: what highlighting marks."""
+    return [match.span() for match in _TOKEN_RE.finditer(text)]
 
 
 def analyze_query(text: str) -> list[QueryTerm]:

@@ -24,6 +24,7 @@ from ..models import (
     CrossRef,
     Definition,
     DocumentRecord,
+    Passage,
     SearchMode,
     SearchResponse,
     SearchResult,
@@ -204,6 +205,7 @@ DefinitionOut = _shape(
 CrossRefOut = _shape(
     "CrossRefOut", CrossRef, "text", "target_section_id", ("resolved", bool), "external"
 )
+PassageOut = _shape("PassageOut", Passage, "text", "start", "end")
 ResultOut = _shape(
     "ResultOut",
     SearchResult,
@@ -211,6 +213,16 @@ ResultOut = _shape(
     *("content", "score", "scores", "ranks"),
     ("definitions", list[DefinitionOut]),
     ("cross_references", list[CrossRefOut]),
+    (
+        "passage",
+        PassageOut | None,
+        Field(None, description="The best-matching sentences: content[start:end]."),
+    ),
+    (
+        "highlights",
+        list[tuple[int, int]],
+        Field([], description="[start, end] offsets into content of what matched."),
+    ),
 )
 SearchOutput = _shape(
     "SearchOutput",

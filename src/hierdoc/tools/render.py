@@ -53,8 +53,7 @@ def render_search(data: dict[str, Any], names: dict[str, str]) -> str:
     for rank, result in enumerate(results, start=1):
         head = cite(names, result["source"], result["parent_chain"], result["section_id"])
         lines += ["", f"[{rank}] {head} · {result['chunk_type']} · score {result['score']:.3f}"]
-        hint = f"; read it all with get_section {result['chunk_id']}"
-        lines.append(_clip(result["content"], MAX_PASSAGE_CHARS, hint))
+        lines.append(_passage_text(result))
         refs = [_ref_text(r) for r in result["cross_references"]]
         if refs:
             lines.append("Refers to: " + "; ".join(refs))
@@ -64,6 +63,19 @@ def render_search(data: dict[str, Any], names: dict[str, str]) -> str:
         lines += ["", "Defined terms in these passages:"]
         lines += [_definition_line(d, names) for d in definitions.values()]
     return "\n".join(lines)
+
+
+def _passage_text(result: dict[str, Any]) -> str:
+    """The result's best passage, saying where the rest is; the chunk when it has none."""
+    hint = f"; read it all with get_section {result['chunk_id']}"
+    passage = result.get("passage")
+    content = result["content"]
+    if not passage or (passage["start"], passage["end"]) == (0, len(content)):
+        return _clip(content, MAX_PASSAGE_CHARS, hint)
+    before = "… " if content[: passage["start"]].strip() else ""
+    after = " …" if content[passage["end"] :].strip() else ""
+    text = before + _clip(passage["text"], MAX_PASSAGE_CHARS, hint) + after
+    return text + f"\n(the best passage of {len(content):,} characters{hint})"
 
 
 def _ref_text(ref: dict[str, Any]) -> str:

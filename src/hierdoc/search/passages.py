@@ -1,0 +1,378 @@
+"""Passages and highlights: where in each result's chunk the query matched.
+
+A chunk holds a whole article or clause (often 3,000 characters); a reader, or an agent
+paying per token, wants the sentences that answer. For each result this module picks its
+best passage, whole sentences of ``content`` (split as chunking splits them) within
+``passage_chars``, from the modalities' own evidence:
+
+* a cited section ("Article 17(3)(b)") that the chunk holds: the text of point (b);
+* else a quoted phrase or code identifier: the best sentence holding it;
+* else the best sentence by BM25 over the chunk's sentences (the query's analysed terms,
+  idf from the index, length-normalised, so a short sentence dense in rare terms wins)
+  plus the cosine of the best stored embedding window covering it, rescaled in the chunk.
+
+The passage then takes in its neighbouring sentences, the better one first, while they fit
+the budget and score at least :data:`GROW_SHARE` of the first sentence (or while the
+passage is shorter than :data:`MIN_CHARS`). One sentence longer than the budget is
+returned whole: a passage never starts or ends inside a sentence.
+
+Highlights are offsets into ``content`` of the query's terms (as BM25 analyses them),
+each occurrence of a quoted phrase or identifier, and the cited section's own text.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ..models import Passage, SearchResponse, SearchResult, SectionRecord
+from ..pipeline.chunk import sentence_spans
+from ..pipeline.embed import DEFAULT_MODEL, _fitted_prefix
+from ..pipeline.tokenizer import Tokenizer, default_tokenizer
+from ..store.base import Store
+from .analyze import analyze, token_spans
+from .searcher import keyword_terms, parse_query
+
+Span = tuple[int, int]
+
+DEFAULT_PASSAGE_CHARS = 600
+MIN_CHARS = 150
+"""A passage shorter than this takes in its next sentence whatever it scores."""
+GROW_SHARE = 0.5
+"""A neighbouring sentence joins when it scores at least this share of the first one."""
+SEMANTIC_WEIGHT = 0.5
+"""Weight of the rescaled window cosine beside the rescaled sentence BM25 (max 1 each)."""
+BM25_K1 = 1.2
+BM25_B = 0.75
+WINDOW_TOKENS = 254
+"""The windows the local embedder cuts: all-MiniLM-L6-v2 reads 256 word pieces, less
+[CLS] and [SEP], with 32 tokens of overlap (``LocalEmbedder``)."""
+WINDOW_OVERLAP = 32
+_HEADING = re.compile(r"#{1,6}\s")
+
+
+class QueryVectors:
+    """The index's query embedder, keeping the last vector so that the passages reuse the
+    vector the search embedded instead of embedding the query again."""
+
+    def __init__(self, embed: Callable[[str], np.ndarray]) -> None:
+        self._embed = embed
+        self.last: np.ndarray | None = None
+
+    def __call__(self, text: str) -> np.ndarray:
+        self.last = self._embed(text)
+        return self.last
+
+
+@dataclass(frozen=True)
+class QueryEvidence:
+    """What a query gives to find its match inside a chunk."""
+
+    idf: dict[str, float]
+    """Each analysed query term found in the index, with its BM25 idf."""
+    patterns: tuple[re.Pattern[str], ...]
+    """Quoted phrases and identifiers, as regexes over the text as written."""
+    cited: tuple[str, ...]
+    """Section ids the query's citations resolved to."""
+    vector: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class ChunkMatch:
+    """A result's passage and highlights."""
+
+    passage: Passage
+    highlights: list[Span]
+
+
+def query_evidence(
+    store: Store, response: SearchResponse, vector: np.ndarray | None = None
+) -> QueryEvidence:
+    parsed = parse_query(response.query.strip())
+    terms = keyword_terms(store, parsed.remainder) if parsed.remainder.strip() else []
+    freq = store.doc_freq(terms) if terms else {}
+    total = sum(d.chunk_count for d in store.documents()) if freq else 0
+    idf = {t: math.log(1 + (total - df + 0.5) / (df + 0.5)) for t, df in freq.items() if df > 0}
+    patterns = tuple(
+        _phrase_pattern(p) for p in (*parsed.phrases, *parsed.identifiers) if re.search(r"\w", p)
+    )
+    cited = tuple(c["section_id"] for c in response.citations if c["resolved"])
+    return QueryEvidence(idf, patterns, cited, vector)
+
+
+def _phrase_pattern(phrase: str) -> re.Pattern[str]:
+    """The phrase's words in order, any run of non-word characters between them."""
+    words = re.findall(r"\w+", phrase)
+    return re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)", re.I)
+
+
+def add_passages(
+    store: Store,
+    response: SearchResponse,
+    vector: np.ndarray | None = None,
+    budget: int = DEFAULT_PASSAGE_CHARS,
+    model: str = DEFAULT_MODEL,
+) -> SearchResponse:
+    """Set each result's ``passage`` and ``highlights``; returns the response."""
+    if not response.results:
+        return response
+    evidence = query_evidence(store, response, vector)
+    ids = [r.chunk_id for r in response.results]
+    vectors = store.vectors_of(ids) if vector is not None and model == DEFAULT_MODEL else {}
+    for result in response.results:
+        cited = cited_spans(store, result, evidence.cited)
+        windows = _window_scores(result, vectors.get(result.chunk_id), vector)
+        match = match_chunk(result.content, evidence, budget, cited, windows)
+        result.passage, result.highlights = match.passage, match.highlights
+    return response
+
+
+def match_chunk(
+    content: str,
+    evidence: QueryEvidence,
+    budget: int = DEFAULT_PASSAGE_CHARS,
+    cited: tuple[Span, Span] | None = None,
+    windows: Sequence[tuple[Span, float]] = (),
+) -> ChunkMatch:
+    """The passage and highlights of one chunk. ``cited`` is (own text, whole subtree) of a
+    cited section in ``content``; ``windows`` the embedding windows with their cosine."""
+    units = sentence_units(content)
+    if not units:
+        return ChunkMatch(Passage(content, 0, len(content)), [])
+    hits = _term_hits(content, evidence.idf)
+    phrases = [m.span() for p in evidence.patterns for m in p.finditer(content)]
+    highlights = [(s, e) for s, e, _ in hits] + phrases + ([cited[0]] if cited else [])
+    if cited:
+        chosen = _covering(units, cited[1], budget)
+    else:
+        scores = _unit_scores(content, units, hits, windows)
+        chosen = _grow(units, scores, _anchor(units, scores, phrases, content), budget, content)
+    start, end = units[chosen[0]][0], units[chosen[1]][1]
+    return ChunkMatch(Passage(content[start:end], start, end), merge_spans(highlights))
+
+
+@lru_cache(maxsize=2048)
+def sentence_units(content: str) -> tuple[Span, ...]:
+    """The sentences of ``content``, each trimmed of surrounding whitespace."""
+    units = []
+    for start, end in sentence_spans(content):
+        piece = content[start:end]
+        left = len(piece) - len(piece.lstrip())
+        right = len(piece.rstrip())
+        if right > left:
+            units.append((start + left, start + right))
+    return tuple(units)
+
+
+def _term_hits(content: str, idf: dict[str, float]) -> list[tuple[int, int, tuple[str, ...]]]:
+    """Each token of ``content`` that yields a query term, with the terms it yields."""
+    if not idf:
+        return []
+    hits = []
+    for start, end in token_spans(content):
+        matched = tuple(t for t in dict.fromkeys(analyze(content[start:end])) if t in idf)
+        if matched:
+            hits.append((start, end, matched))
+    return hits
+
+
+def _unit_scores(
+    content: str,
+    units: Sequence[Span],
+    hits: Sequence[tuple[int, int, tuple[str, ...]]],
+    windows: Sequence[tuple[Span, float]],
+) -> list[float]:
+    lexical = _rescaled(_bm25(content, units, hits))
+    semantic = _rescaled(
+        [max((c for w, c in windows if _overlaps(w, u)), default=0.0) for u in units]
+    )
+    return [lex + SEMANTIC_WEIGHT * sem for lex, sem in zip(lexical, semantic, strict=True)]
+
+
+def _bm25(
+    content: str, units: Sequence[Span], hits: Sequence[tuple[int, int, tuple[str, ...]]]
+) -> list[float]:
+    """BM25 of each sentence as a document of its own (Robertson and Zaragoza 2009), with the
+    corpus idf of each term: term density, not term count, ranks the sentences."""
+    if not hits:
+        return [0.0] * len(units)
+    starts = [s for s, _ in token_spans(content)]
+    lengths = [max(1, bisect_left(starts, e) - bisect_left(starts, s)) for s, e in units]
+    average = sum(lengths) / len(lengths)
+    hit_starts = [h[0] for h in hits]
+    scores = []
+    for (start, end), length in zip(units, lengths, strict=True):
+        counts: dict[str, int] = {}
+        for _, _, terms in hits[bisect_left(hit_starts, start) : bisect_left(hit_starts, end)]:
+            for term in terms:
+                counts[term] = counts.get(term, 0) + 1
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * length / average)
+        scores.append(sum(tf * (BM25_K1 + 1) / (tf + norm) for tf in counts.values()))
+    return scores
+
+
+def _rescaled(values: list[float]) -> list[float]:
+    low, high = min(values), max(values)
+    return [(v - low) / (high - low) for v in values] if high > low else [0.0] * len(values)
+
+
+def _overlaps(a: Span, b: Span) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def _is_heading(content: str, unit: Span) -> bool:
+    return bool(_HEADING.match(content, unit[0]))
+
+
+def _anchor(
+    units: Sequence[Span], scores: Sequence[float], phrases: list[Span], content: str
+) -> int:
+    """The best sentence: among those holding a phrase when there are any; not a heading
+    line when another sentence will do; the first of equals."""
+    candidates = [i for i, u in enumerate(units) if any(_overlaps(u, p) for p in phrases)]
+    candidates = candidates or [i for i, u in enumerate(units) if not _is_heading(content, u)]
+    candidates = candidates or list(range(len(units)))
+    return max(candidates, key=lambda i: (scores[i], -i))
+
+
+def _grow(
+    units: Sequence[Span], scores: Sequence[float], anchor: int, budget: int, content: str
+) -> Span:
+    """Unit index range around ``anchor``: the better neighbour first, while it fits."""
+    first = last = anchor
+    floor = GROW_SHARE * scores[anchor]
+    while True:
+        options = []
+        if first > 0 and not _is_heading(content, units[first - 1]):
+            options.append((scores[first - 1], 0, first - 1, last))
+        if last + 1 < len(units):
+            options.append((scores[last + 1], 1, first, last + 1))
+        options = [o for o in options if units[o[3]][1] - units[o[2]][0] <= budget]
+        if not options:
+            return first, last
+        score, _, new_first, new_last = max(options)
+        short = units[last][1] - units[first][0] < MIN_CHARS
+        if not short and (score <= 0 or score < floor):
+            return first, last
+        first, last = new_first, new_last
+
+
+def _covering(units: Sequence[Span], span: Span, budget: int) -> Span:
+    """The sentences overlapping ``span``, from its first, as many as fit the budget."""
+    inside = [i for i, u in enumerate(units) if _overlaps(u, span)] or [0]
+    last = inside[0]
+    for i in inside[1:]:
+        if units[i][1] - units[inside[0]][0] > budget:
+            break
+        last = i
+    return inside[0], last
+
+
+def merge_spans(spans: Sequence[Span]) -> list[Span]:
+    """Sorted, with overlapping or touching spans joined."""
+    merged: list[Span] = []
+    for start, end in sorted(s for s in spans if s[1] > s[0]):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+# -- evidence from the store: the cited section, the embedding windows ---------------------
+
+
+def cited_spans(
+    store: Store, result: SearchResult, cited: Sequence[str]
+) -> tuple[Span, Span] | None:
+    """(own text, whole subtree) of the most specific cited section found in the result's
+    content, located heading by heading from the chunk's own section down."""
+    for section_id in cited:
+        records = [r for r in store.sections(section_id) if r.source == result.source]
+        if records:
+            found = section_spans(store, records[0], result.section_id, result.content)
+            if found:
+                return found
+    return None
+
+
+def section_spans(
+    store: Store, record: SectionRecord, chunk_section_id: str, content: str
+) -> tuple[Span, Span] | None:
+    """(own text, whole subtree) of the section ``record`` in the content of a chunk of
+    section ``chunk_section_id``, found heading by heading from that section down."""
+    chain = [record]
+    while chain[-1].parent_id and chain[-1].section_id != chunk_section_id:
+        parents = [r for r in store.sections(chain[-1].parent_id) if r.source == record.source]
+        if not parents:
+            break
+        chain.append(parents[0])
+    cursor, start = 0, None
+    for section in reversed(chain):
+        start = _find_text(content, section.text, cursor)
+        if start is not None:
+            cursor = start
+    if start is None:
+        return None
+    own = (start, min(len(content), start + len(record.text.strip())))
+    end = own[1]
+    for child in _descendants(store, record):
+        at = _find_text(content, child.text, end - 1)
+        if at is not None:
+            end = min(len(content), at + len(child.text.strip()))
+    return own, (start, end)
+
+
+def _find_text(content: str, text: str, cursor: int) -> int | None:
+    """Where the first line of a section's text occurs in ``content`` at or after ``cursor``."""
+    line = text.strip().split("\n", 1)[0][:200]
+    if not line:
+        return None
+    at = content.find(line, max(cursor, 0))
+    return at if at >= 0 else None
+
+
+def _descendants(store: Store, record: SectionRecord) -> list[SectionRecord]:
+    """The sections under ``record``, in document order."""
+    found = []
+    for child in store.children(record.source, record.section_id):
+        found += [child, *_descendants(store, child)]
+    return found
+
+
+def window_spans(content: str, context: str, tokenizer: Tokenizer) -> list[Span]:
+    """The character spans of ``content`` that the local embedder's windows covered, as
+    ``hierdoc.pipeline.embed.window_texts`` cuts them."""
+    prefix = _fitted_prefix(context.strip(), tokenizer, WINDOW_TOKENS // 2)
+    budget = WINDOW_TOKENS - tokenizer.count(prefix)
+    offsets = tokenizer.offsets(content)
+    if len(offsets) <= budget:
+        return [(0, len(content))]
+    step = max(1, budget - WINDOW_OVERLAP)
+    spans = []
+    for first in range(0, len(offsets), step):
+        last = min(first + budget, len(offsets)) - 1
+        spans.append((offsets[first][0], offsets[last][1]))
+        if last == len(offsets) - 1:
+            break
+    return spans
+
+
+def _window_scores(
+    result: SearchResult, windows: np.ndarray | None, vector: np.ndarray | None
+) -> list[tuple[Span, float]]:
+    """Each embedding window of the chunk with its cosine to the query; empty when the
+    chunk has one window or the stored windows are not the ones recomputed here."""
+    if windows is None or vector is None or len(windows) < 2:
+        return []
+    spans = window_spans(result.content, result.context, default_tokenizer())
+    if len(spans) != len(windows):
+        return []
+    cosines = np.asarray(windows, dtype=np.float32) @ np.asarray(vector, dtype=np.float32)
+    return list(zip(spans, (float(c) for c in cosines), strict=True))
