@@ -207,7 +207,7 @@ def test_html_title_used_when_no_leading_heading(tmp_path: Path) -> None:
 
 def test_docx_converts(tmp_path: Path) -> None:
     doc = convert_file(make_docx(tmp_path / "msa.docx"))
-    assert doc.text.startswith("# Master Services Agreement")
+    assert doc.text.startswith("## Master Services Agreement")  # Heading 1; "#" is Title
     assert "1.1 The Supplier shall deliver the Services described in § 4.2." in doc.text
     assert doc.title == "Master Services Agreement"
     assert doc.format == "docx"

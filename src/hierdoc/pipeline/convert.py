@@ -1,7 +1,9 @@
 """Convert stage: turn a source file into Markdown text.
 
-PDF, DOCX, HTML, PPTX and XLSX go through markitdown; Markdown and plain text
-are decoded directly. Every failure surfaces as a :class:`ConversionError`
+DOCX goes through hierdoc's own converter, which renders Word's automatic
+numbering (:mod:`hierdoc.pipeline.convert_docx`; ``docx_converter="markitdown"``
+for markitdown's); PDF, HTML, PPTX and XLSX go through markitdown; Markdown and
+plain text are decoded directly. Every failure surfaces as a :class:`ConversionError`
 whose ``reason`` is one line a user can read, so that the ingest stage can
 report it as a :class:`~hierdoc.models.FileProblem` and carry on.
 """
@@ -98,12 +100,16 @@ def file_hash(path: Path, limits: Limits | None = None) -> str:
 
 
 def convert_file(
-    path: Path, source: str | None = None, limits: Limits | None = None
+    path: Path,
+    source: str | None = None,
+    limits: Limits | None = None,
+    docx_converter: str = "structured",
 ) -> ConvertedDocument:
     """Convert ``path`` to Markdown; raise :class:`ConversionError` on any failure.
 
     ``limits`` (default: :class:`~hierdoc.pipeline.limits.Limits` defaults) bound
     the file size, what a zip-based document unpacks to and the converted text.
+    ``docx_converter`` is ``IngestSettings.docx_converter``.
     """
     path = Path(path)
     limits = limits or Limits()
@@ -117,6 +123,8 @@ def convert_file(
             raise ConversionError("empty file")
         if suffix in _TEXT_FORMATS:
             text, md_title, content_hash = _convert_text(path)
+        elif suffix == ".docx" and docx_converter == "structured":
+            text, md_title, content_hash = _convert_docx(path, limits)
         else:
             text, md_title, content_hash = _convert_with_markitdown(path, suffix, limits)
     except ConversionError:
@@ -296,6 +304,18 @@ def _markitdown() -> MarkItDown:
     for converter in (PdfConverter, DocxConverter, PptxConverter, XlsxConverter, HtmlConverter):
         md.register_converter(converter())
     return md
+
+
+def _convert_docx(path: Path, limits: Limits) -> tuple[str, None, str]:
+    """Word's numbering rendered; the zip limits are checked before anything is unpacked."""
+    from .convert_docx import docx_to_markdown
+
+    content_hash = file_hash(path)
+    _check_signature(path, ".docx", limits)
+    text = _normalise_newlines(docx_to_markdown(path))
+    if not text.strip():
+        raise ConversionError("no text could be extracted")
+    return text, None, content_hash
 
 
 def _convert_with_markitdown(

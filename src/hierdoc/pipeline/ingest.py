@@ -202,7 +202,9 @@ class Ingestor:
             size = path.stat().st_size
             if is_large(size):
                 run.tracker.stage(source, position, "converting")
-            document = convert_file(path, source, limits)
+            document = convert_file(
+                path, source, limits, docx_converter=self.options.settings.docx_converter
+            )
             prepared = self._prepare(run, document, None, position, size)
         except Exception as error:  # one broken file never stops a folder
             reason = error.reason if isinstance(error, ConversionError) else _reason("", error)

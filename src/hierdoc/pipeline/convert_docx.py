@@ -1,0 +1,412 @@
+"""DOCX to Markdown that keeps the numbers Word shows (issue 13).
+
+Contracts number their clauses with Word's automatic numbering: the "8.4" of
+"8.4 Limitation of Liability" is not in the text but in ``word/numbering.xml``,
+so mammoth (markitdown) loses it and "Section 8.4" cannot be found. This
+converter opens the package with python-docx and renders each paragraph's
+number as Word does (:mod:`hierdoc.pipeline.docx_numbering`).
+
+The Markdown it writes is what the structure stage reads: the Title style is
+``#``, Word headings (style or outline level) and numbered clauses are
+headings holding the number and a plain title, no markup
+(``## 8.4 Limitation of Liability``); a clause's run-in title ("**Fees.** The
+Customer shall ...") is its heading and the rest its body; points such as
+"(a)" stay at the start of their paragraph, where the outline finds them.
+Bold and italic are kept in body text, tables become pipe tables, and
+generated tables of contents are left out (their entries would claim the ids
+of the clauses they list).
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from lxml import etree
+
+from .convert import ConversionError
+from .docx_numbering import Numbering, Styles, on, val, w
+
+_NUMBERING_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/numbering"
+_STYLES_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles"
+_MAX_HEADING_LEVEL = 6
+_MAX_TITLE_CHARS = 100
+_MAX_TITLE_WORDS = 12
+_SMALL_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "as",
+        "at",
+        "by",
+        "for",
+        "from",
+        "in",
+        "into",
+        "of",
+        "on",
+        "or",
+        "the",
+        "to",
+        "with",
+        "without",
+        "under",
+        "upon",
+    ]
+)
+_HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
+_TOC_STYLE = re.compile(r"^(?:toc\s*\d|toc heading|table of figures)$", re.IGNORECASE)
+_SECTION_LABEL = re.compile(r"^(?:[A-Za-z]+\.?\s+)?(?:\d+(?:\.\d+)*|[IVXLCDM]+|[A-Z])\.?$")
+_PLAIN_RUN_IN = re.compile(r"^(?P<title>[A-Z][^.:;!?]{0,99}?)[.:]\s+(?=\S)")
+_PACKAGE_PARTS = frozenset({"[Content_Types].xml", "_rels/.rels"})
+_NOT_WORD = "not a Word document"
+_TRAILING_PUNCTUATION = " \t.:;,—–-"
+
+
+# --------------------------------------------------------------------------- runs
+
+
+@dataclass(frozen=True)
+class _Span:
+    text: str
+    bold: bool = False
+    italic: bool = False
+    underline: bool = False
+
+
+_CONTAINERS = frozenset(
+    w(tag)
+    for tag in (
+        "hyperlink",
+        "ins",
+        "smartTag",
+        "sdt",
+        "sdtContent",
+        "fldSimple",
+        "customXml",
+        "moveTo",
+        "dir",
+        "bdo",
+    )
+)
+_RUN_TEXT = {w("t"): None, w("tab"): "\t", w("br"): "\n", w("cr"): "\n", w("noBreakHyphen"): "-"}
+
+
+def _spans(paragraph: Any, styles: Styles, style_id: str | None) -> list[_Span]:
+    """The visible text runs of a paragraph with their emphasis; deletions,
+    hidden text, field codes and text boxes are left out."""
+    spans: list[_Span] = []
+    for run in _runs(paragraph):
+        rpr = run.find(w("rPr"))
+        if on(rpr, "vanish"):
+            continue
+        char_style = val(rpr, "rStyle")
+
+        def emphasis(
+            tag: str, attribute: str, rpr: Any = rpr, char_style: Any = char_style
+        ) -> bool:
+            direct = on(rpr, tag)
+            if direct is not None:
+                return direct
+            inherited = styles.first(char_style, attribute)
+            return bool(inherited if inherited is not None else styles.first(style_id, attribute))
+
+        text = "".join(
+            (child.text or "") if _RUN_TEXT[child.tag] is None else _RUN_TEXT[child.tag]
+            for child in run
+            if child.tag in _RUN_TEXT
+        )
+        if text:
+            underline = val(rpr, "u")
+            spans.append(
+                _Span(
+                    text,
+                    emphasis("b", "bold"),
+                    emphasis("i", "italic"),
+                    underline is not None and underline != "none",
+                )
+            )
+    return spans
+
+
+def _runs(element: Any) -> Iterator[Any]:
+    for child in element:
+        if child.tag == w("r"):
+            yield child
+        elif child.tag in _CONTAINERS:
+            yield from _runs(child)
+
+
+def _plain(spans: list[_Span]) -> str:
+    return " ".join("".join(span.text for span in spans).split())
+
+
+def _drop_chars(spans: list[_Span], count: int) -> list[_Span]:
+    """``spans`` without their first ``count`` characters."""
+    rest: list[_Span] = []
+    for span in spans:
+        if count >= len(span.text):
+            count -= len(span.text)
+            continue
+        rest.append(replace(span, text=span.text[count:]))
+        count = 0
+    return rest
+
+
+def _inline(spans: list[_Span]) -> str:
+    """Markdown of a run of text: bold and italic kept, whitespace outside the markers."""
+    merged: list[_Span] = []
+    for span in spans:
+        text = span.text.replace("\t", " ")
+        if merged and (merged[-1].bold, merged[-1].italic) == (span.bold, span.italic):
+            merged[-1] = replace(merged[-1], text=merged[-1].text + text)
+        else:
+            merged.append(replace(span, text=text))
+    out = []
+    for span in merged:
+        core = span.text.strip()
+        marker = ("**" if span.bold else "") + ("*" if span.italic else "")
+        if not core or not marker:
+            out.append(span.text)
+            continue
+        lead = span.text[: len(span.text) - len(span.text.lstrip())]
+        tail = span.text[len(span.text.rstrip()) :]
+        out.append(f"{lead}{marker}{core}{marker[::-1]}{tail}")
+    text = "".join(out).strip()
+    return "\\" + text if text.startswith("#") else text
+
+
+# --------------------------------------------------------------------------- headings
+
+
+def _title_like(text: str) -> bool:
+    """A short title in title case: "Limitation of Liability", not "Each party shall"."""
+    words = text.split()
+    return (
+        0 < len(words) <= _MAX_TITLE_WORDS
+        and len(text) <= _MAX_TITLE_CHARS
+        and words[0][0].isupper()
+        and all(
+            not word[0].isalpha() or word[0].isupper() or word in _SMALL_WORDS for word in words
+        )
+    )
+
+
+def _starts_sentence(spans: list[_Span]) -> bool:
+    text = "".join(span.text for span in spans).lstrip(" \t.:;—–-")
+    return bool(text) and not text[0].islower()
+
+
+def split_title(spans: list[_Span]) -> tuple[str, list[_Span]]:
+    """A clause's title and the text after it.
+
+    The title is a run-in lead in bold or underline ("**Fees.** Customer shall
+    pay ..."), a short title-case lead ending in a full stop ("Limitation of
+    Liability. Neither party ..."), or the whole paragraph when it is short and
+    reads as a title. A bold lead followed by a lower-case word is a defined
+    term ("**"Services"** means ..."), not a title. Otherwise the title is empty.
+    """
+    lead = 0
+    while lead < len(spans) and (
+        spans[lead].bold or spans[lead].underline or not spans[lead].text.strip()
+    ):
+        lead += 1
+    title = _plain(spans[:lead]).strip(_TRAILING_PUNCTUATION)
+    rest = spans[lead:]
+    if title and len(title) <= _MAX_TITLE_CHARS and _starts_sentence(rest):
+        return title, _drop_chars(rest, _leading_punctuation(rest))
+    plain = "".join(span.text for span in spans)
+    match = _PLAIN_RUN_IN.match(plain.lstrip())
+    if match and _title_like(match["title"]):
+        skipped = len(plain) - len(plain.lstrip()) + match.end()
+        return match["title"].strip(), _drop_chars(spans, skipped)
+    whole = _plain(spans)
+    if _title_like(whole.rstrip(".:")) or (
+        len(whole) <= _MAX_TITLE_CHARS
+        and whole
+        and whole[-1] not in ".;,"
+        and len(whole.split()) <= _MAX_TITLE_WORDS
+    ):
+        return whole.strip(_TRAILING_PUNCTUATION), []
+    return "", spans
+
+
+def _leading_punctuation(spans: list[_Span]) -> int:
+    text = "".join(span.text for span in spans)
+    return len(text) - len(text.lstrip(" \t.:;—–-"))
+
+
+# --------------------------------------------------------------------------- document
+
+
+class _Writer:
+    """Markdown blocks of a document body, numbering counted in reading order."""
+
+    def __init__(self, styles: Styles, numbering: Numbering) -> None:
+        self._styles = styles
+        self._numbering = numbering
+
+    def blocks(self, container: Any) -> Iterator[str]:
+        for child in container:
+            if child.tag == w("p"):
+                yield from self.paragraph(child)
+            elif child.tag == w("tbl"):
+                if table := self.table(child):
+                    yield table
+            elif child.tag in _CONTAINERS:
+                yield from self.blocks(child)
+
+    def paragraph(self, paragraph: Any) -> list[str]:
+        ppr = paragraph.find(w("pPr"))
+        style_id = val(ppr, "pStyle")
+        name = self._styles.name(style_id)
+        if _TOC_STYLE.match(name):
+            return []
+        numbered = self._numbering.label(ppr, style_id)
+        spans = _spans(paragraph, self._styles, style_id)
+        if numbered is not None and numbered.level.fmt == "bullet":
+            return [f"- {_inline(spans)}"] if _plain(spans) else []
+        if name.casefold() == "title" and _plain(spans):
+            return [f"# {_plain(spans)}"]
+        label = " ".join(numbered.text.split()) if numbered else ""
+        depth = self._outline_level(ppr, style_id, name)
+        if depth is None and numbered is not None and _SECTION_LABEL.match(label):
+            depth = min(numbered.ilvl + 2, _MAX_HEADING_LEVEL)
+        if depth is not None:
+            return self._heading(depth, label, spans)
+        text = " ".join(part for part in (label, _inline(spans)) if part)
+        return [text] if text else []
+
+    def _outline_level(self, ppr: Any, style_id: str | None, name: str) -> int | None:
+        """Markdown level of a Word heading: Heading 1 (outline level 0) is ``##``."""
+        if match := _HEADING_STYLE.match(name):
+            return min(int(match.group(1)) + 1, _MAX_HEADING_LEVEL)
+        outline = val(ppr, "outlineLvl")
+        level = int(outline) if outline and outline.isdigit() else None
+        if level is None:
+            level = self._styles.first(style_id, "outline")
+        return min(level + 2, _MAX_HEADING_LEVEL) if level is not None and level < 9 else None
+
+    @staticmethod
+    def _heading(depth: int, label: str, spans: list[_Span]) -> list[str]:
+        title, rest = split_title(spans)
+        if not title and not label:
+            return [_inline(spans)]
+        multi_level = bool(re.search(r"\d\.\d|^[A-Za-z]+\s", label))
+        if not title and not multi_level:
+            return [f"{label} {_inline(spans)}"]
+        heading = " ".join(part for part in (label, title) if part)
+        body = _inline(rest)
+        return [f"{'#' * depth} {heading}", body] if body else [f"{'#' * depth} {heading}"]
+
+    def table(self, table: Any) -> str:
+        rows = [self._row(row) for row in table.iter(w("tr")) if _owner(row, "tbl") is table]
+        rows = [row for row in rows if any(row)]
+        if not rows:
+            return ""
+        width = max(len(row) for row in rows)
+        rows = [row + [""] * (width - len(row)) for row in rows]
+        lines = [_table_line(rows[0]), _table_line(["---"] * width)]
+        lines += [_table_line(row) for row in rows[1:]]
+        return "\n".join(lines)
+
+    def _row(self, row: Any) -> list[str]:
+        cells: list[str] = []
+        for cell in row.findall(w("tc")):
+            tcpr = cell.find(w("tcPr"))
+            merge = None if tcpr is None else tcpr.find(w("vMerge"))
+            text = " ".join(
+                block.replace("\n", " ") for block in self.blocks(cell) if block.strip()
+            )
+            if merge is not None and merge.get(w("val")) != "restart":
+                text = ""
+            span = val(tcpr, "gridSpan")
+            cells.append(re.sub(r"^#+\s+", "", text).replace("|", "\\|"))
+            cells += [""] * (int(span) - 1 if span and span.isdigit() else 0)
+        return cells
+
+
+def _owner(element: Any, tag: str) -> Any:
+    """The nearest ancestor of ``element`` with ``tag``."""
+    parent = element.getparent()
+    while parent is not None and parent.tag != w(tag):
+        parent = parent.getparent()
+    return parent
+
+
+def _table_line(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def docx_to_markdown(path: Path) -> str:
+    """Markdown of a .docx file with Word's numbering rendered.
+
+    Raises :class:`~hierdoc.pipeline.convert.ConversionError` naming why a file
+    cannot be read (``OSError`` passes through for the caller to word).
+    """
+    document = _open(path)
+    part = document.part
+    styles = Styles(_related_root(part, _STYLES_REL))
+    numbering = Numbering(_related_root(part, _NUMBERING_REL), styles)
+    blocks = [b for b in _Writer(styles, numbering).blocks(document.element.body) if b.strip()]
+    return "\n\n".join(blocks) + "\n" if blocks else ""
+
+
+def _open(path: Path) -> Any:
+    """The python-docx Document, or a :class:`ConversionError` saying why not."""
+    import docx
+    from docx.opc.exceptions import PackageNotFoundError
+
+    with zipfile.ZipFile(path) as archive:
+        names = set(archive.namelist())
+    if not names >= _PACKAGE_PARTS:
+        raise ConversionError(f"cannot read DOCX: {_NOT_WORD} (no package relationships)")
+    try:
+        return docx.Document(str(path))
+    except OSError:
+        raise
+    except PackageNotFoundError as exc:
+        raise ConversionError(f"cannot read DOCX: {_NOT_WORD} (no document part)") from exc
+    except KeyError as exc:
+        raise ConversionError(f"cannot read DOCX: missing part {exc}") from exc
+    except etree.XMLSyntaxError as exc:
+        raise ConversionError(f"cannot read DOCX: damaged XML ({_xml_error(exc)})") from exc
+    except ValueError as exc:
+        raise ConversionError(f"cannot read DOCX: {_short(str(exc))}") from exc
+    except Exception as exc:  # python-docx on a malformed package: its message means nothing
+        raise ConversionError(
+            f"cannot read DOCX: damaged or unusual file ({type(exc).__name__})"
+        ) from exc
+
+
+def _xml_error(exc: etree.XMLSyntaxError) -> str:
+    return _short(re.sub(r"\s*\(<string>, line \d+\)$", "", str(exc)))
+
+
+def _related_root(part: Any, relationship: str) -> Any:
+    """The XML root of the part ``part`` relates to with ``relationship``, or None."""
+    try:
+        related = part.part_related_by(relationship)
+    except KeyError:
+        return None
+    element = getattr(related, "element", None)
+    if element is not None:
+        return element
+    parser = etree.XMLParser(resolve_entities=False, no_network=True)
+    try:
+        return etree.fromstring(related.blob, parser)
+    except etree.XMLSyntaxError as exc:
+        raise ConversionError(f"cannot read DOCX: damaged XML ({_xml_error(exc)})") from exc
+
+
+def _short(message: str, limit: int = 160) -> str:
+    line = " ".join(message.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
