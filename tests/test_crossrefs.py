@@ -457,3 +457,16 @@ def test_gdpr_relative_references_resolve_inside_their_article() -> None:
                 resolved += target is not None and target.startswith(f"{article}-")
     assert relative > 150
     assert resolved / relative >= 0.9
+
+
+@pytest.mark.parametrize(
+    ("text", "known", "expected"),
+    [
+        ("subject to Clause 14.2(b)", {"section-14", "section-14-2-b"}, "section-14-2-b"),
+        ("as Requirement 8.2.3 sets out", {"section-8-2-3", "requirement-8"}, "section-8-2-3"),
+        ("see Section K.3", {"section-k", "section-k-3"}, "section-k-3"),
+    ],
+)
+def test_clause_kinds_resolve_to_bare_numbered_clauses(text, known, expected) -> None:
+    (ref,) = refs(text)
+    assert resolve(ref, ("section-1",), known) == expected

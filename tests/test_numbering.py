@@ -1,6 +1,7 @@
 import pytest
 
-from hierdoc.pipeline.numbering import find_citations, parse_heading, roman_to_int
+from hierdoc.pipeline.numbering import equivalent_ids, find_citations, parse_heading, roman_to_int
+from hierdoc.pipeline.structure import parse_sections
 
 
 @pytest.mark.parametrize(
@@ -70,3 +71,52 @@ def test_roman_numerals() -> None:
     assert roman_to_int("XIV") == 14
     assert roman_to_int("IIII") is None
     assert roman_to_int("abc") is None
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("Section K.3", "section-k-3"),
+        ("Requirement 8.2.3", "requirement-8-2-3"),
+        ("Clause 14.2(b)", "clause-14-2-b"),
+        ("Schedule 2", "schedule-2"),
+        ("Annex III", "annex-3"),
+        ("Appendix A", "appendix-a"),
+        ("Appendix A.1", "appendix-a-1"),
+    ],
+)
+def test_lettered_and_mixed_labels_are_citations(query: str, expected: str) -> None:
+    (citation,) = find_citations(f"what does {query} say")
+    assert citation.text == query
+    assert citation.label.section_id() == expected
+
+
+@pytest.mark.parametrize(
+    ("heading", "expected"),
+    [
+        ("Section K.3 Lettered clauses", "section-k-3"),
+        ("Requirement 8: Identify users", "requirement-8"),
+        ("Requirement 8.2.3", "requirement-8-2-3"),
+    ],
+)
+def test_lettered_and_requirement_headings(heading: str, expected: str) -> None:
+    label = parse_heading(heading)
+    assert label is not None and label.section_id() == expected
+
+
+def test_clause_kinds_are_tried_under_each_other_level_by_level() -> None:
+    (citation,) = find_citations("Clause 8.4")
+    assert citation.label.candidate_levels() == [
+        ("clause-8-4", "section-8-4", "requirement-8-4"),
+        ("clause-8", "section-8", "requirement-8"),
+    ]
+    assert equivalent_ids("article-8") == []
+
+
+def test_plain_text_lines_open_lettered_and_requirement_sections() -> None:
+    text = (
+        "Intro.\n\nSection K.3 Lettered clauses\n\nBody.\n\n"
+        "Requirement 8: Identify users\n\nText.\n"
+    )
+    ids = [s.section_id for s in parse_sections(text, "T")]
+    assert ids == ["preamble", "section-k-3", "requirement-8"]

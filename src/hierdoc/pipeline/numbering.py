@@ -44,6 +44,7 @@ KIND_ALIASES: dict[str, str] = {
     "exhibit": "exhibit",
     "clause": "clause",
     "cl": "clause",
+    "requirement": "requirement",
     "rule": "rule",
     "recital": "recital",
     "paragraph": "paragraph",
@@ -68,7 +69,10 @@ PAREN = rf"\({PAREN_VALUE}\)"
 PART_TOKEN = re.compile(rf"[0-9a-z]{{1,{PAREN_MAX}}}")
 
 _KIND_WORDS = sorted((k for k in KIND_ALIASES if k[0] != "§"), key=len, reverse=True)
-_NUMBER = r"(?:\d+[A-Za-z]?(?:[.\-]\d+[A-Za-z]?)*|[IVXLCDM]+|[A-Z](?![a-z]))"
+#: A number: "17", "4.2", "10b-5", Roman "III", a letter "B", or a lettered decimal "K.3".
+_NUMBER = (
+    r"(?:\d+[A-Za-z]?(?:[.\-]\d+[A-Za-z]?)*|[A-Z](?:\.\d+[A-Za-z]?)+|[IVXLCDM]+|[A-Z](?![a-z]))"
+)
 _PARENS = rf"(?:\s?{PAREN})*"
 _KIND_RE = (
     r"(?P<kind>§§?|(?:" + "|".join(_KIND_WORDS) + r")\b\.?)\s*"
@@ -100,6 +104,26 @@ class Label:
     def candidate_ids(self) -> list[str]:
         """Ids from the most specific to the least: article-17-3-b, article-17-3, article-17."""
         return [self.section_id(depth) for depth in range(len(self.parts), 0, -1)]
+
+    def candidate_levels(self) -> list[tuple[str, ...]]:
+        """:meth:`candidate_ids`, each with its :func:`equivalent_ids`: the ids a citation
+        may have in a document, level by level from the most specific."""
+        return [(i, *equivalent_ids(i)) for i in self.candidate_ids()]
+
+
+#: Kinds that name the same decimal clauses: a contract's "Clause 8.4", a standard's
+#: "Requirement 8.4" and "Section 8.4" all cite the clause numbered "8.4", whose id is
+#: ``section-8-4`` when its heading is the bare number.
+CLAUSE_KINDS = ("section", "clause", "requirement")
+
+
+def equivalent_ids(section_id: str) -> list[str]:
+    """The same number under the other clause kinds: ``clause-8-4`` -> ``section-8-4``,
+    ``requirement-8-4``; nothing for other kinds."""
+    kind, _, rest = section_id.partition("-")
+    if kind not in CLAUSE_KINDS or not rest:
+        return []
+    return [f"{other}-{rest}" for other in CLAUSE_KINDS if other != kind]
 
 
 def roman_to_int(text: str) -> int | None:

@@ -47,6 +47,7 @@ BLOCK_RANK = {
     "subpart": 4,
     "section": 5,
     "article": 5,
+    "requirement": 5,
 }
 
 #: A block line's Roman number is read as a number for these kinds: unlike a citation
@@ -56,11 +57,12 @@ _ROMAN_NUMBERED = ROMAN_KINDS | TOP_KINDS
 _BLOCK_WORDS = (
     "TITLE|Title|SUBTITLE|Subtitle|DIVISION|Division|CHAPTER|Chapter|SUBCHAPTER|Subchapter|"
     "PART|Part|SUBPART|Subpart|SECTION|Section|SEC\\.|Sec\\.|ARTICLE|Article|ANNEX|Annex|"
-    "APPENDIX|Appendix|SCHEDULE|Schedule|EXHIBIT|Exhibit"
+    "APPENDIX|Appendix|SCHEDULE|Schedule|EXHIBIT|Exhibit|REQUIREMENT|Requirement"
 )
 _BLOCK = re.compile(
     r"^(?P<kind>" + _BLOCK_WORDS + r"|§)\s*"
-    r"(?P<num>\d{1,4}[A-Za-z]?(?:\.\d{1,3}[A-Za-z]?)*|[IVXLCDM]{1,7}|[A-Z])"
+    r"(?P<num>\d{1,4}[A-Za-z]?(?:\.\d{1,3}[A-Za-z]?)*|[A-Z](?:\.\d{1,3}[A-Za-z]?)+"
+    r"|[IVXLCDM]{1,7}|[A-Z])"
     r"(?P<parens>(?:" + PAREN + r")*)"
     r"(?P<rest>.*)$"
 )

@@ -15,7 +15,7 @@ import re
 from collections.abc import Collection, Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from ..numbering import KIND_ALIASES, PART_TOKEN
+from ..numbering import KIND_ALIASES, PART_TOKEN, equivalent_ids
 
 if TYPE_CHECKING:
     from .crossrefs import FoundReference
@@ -40,7 +40,7 @@ def resolve(ref: FoundReference, context: Sequence[str], known_ids: Collection[s
     if ref.external:
         return None
     if ref.candidate_ids:
-        return _first_known(_qualified(ref.candidate_ids, context), known_ids)
+        return _first_known(_with_equivalents(_qualified(ref.candidate_ids, context)), known_ids)
     if not ref.relative and ref.kind in _BLOCK_KINDS:
         return _first_known(_blocks_of_kind(context, ref.kind), known_ids)
     return _resolve_relative(ref, context, known_ids)
@@ -56,6 +56,14 @@ def _qualified(candidates: Sequence[str], context: Sequence[str]) -> Iterator[st
         yield candidate
         for block in blocks:
             yield f"{block}-{candidate}"
+
+
+def _with_equivalents(ids: Iterator[str]) -> Iterator[str]:
+    """Each id, then the same number under the other clause kinds ("Clause 8.4" is
+    ``section-8-4`` in a contract whose clauses are bare numbers)."""
+    for section_id in ids:
+        yield section_id
+        yield from equivalent_ids(section_id)
 
 
 def _sub_parts(parent: str, child: str) -> list[str] | None:
