@@ -8,9 +8,11 @@ Unknown fields and bad values are errors that name the field.
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 import warnings
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -231,6 +233,16 @@ class Settings(SearchSettings, IngestSettings):
 
     @model_validator(mode="before")
     @classmethod
+    def _known_fields(cls, data: Any) -> Any:
+        """Unknown fields are refused with the closest known name, if one is close."""
+        if isinstance(data, dict):
+            unknown = [k for k in data if isinstance(k, str) and k not in cls.model_fields]
+            if unknown:
+                raise ValueError("; ".join(unknown_field(k, cls.model_fields) for k in unknown))
+        return data
+
+    @model_validator(mode="before")
+    @classmethod
     def _holodeck_reranking(cls, data: Any) -> Any:
         if isinstance(data, dict) and data.get("enable_reranking") and not data.get("reranker"):
             return {**data, "reranker": holodeck_reranker(data.get("reranker_model"))}
@@ -281,13 +293,37 @@ def _warn_ignored(data: dict[str, Any]) -> None:
             warnings.warn(f"config field '{field}' is ignored: {why}", stacklevel=3)
 
 
-def _format_error(error: ValidationError, origin: str) -> str:
-    problems = []
+def unknown_field(name: str, known: Iterable[str]) -> str:
+    """``name: unknown field``, with ``(did you mean 'x'?)`` when a known name is close."""
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f"{name}: unknown field" + (f" (did you mean {close[0]!r}?)" if close else "")
+
+
+def _format_error(
+    error: ValidationError, origin: str, labels: Mapping[str, str] | None = None
+) -> str:
+    """One line for a validation error. A problem with a field in ``labels`` (a flag or an
+    environment variable that set it) is blamed on that label; the rest on ``origin``."""
+    labelled, problems = [], []
     for item in error.errors():
-        location = ".".join(str(part) for part in item["loc"]) or "(root)"
-        message = "unknown field" if item["type"] == "extra_forbidden" else item["msg"]
-        problems.append(f"{location}: {message}")
-    return f"invalid configuration in {origin}: " + "; ".join(problems)
+        field = str(item["loc"][0]) if item["loc"] else ""
+        message = _problem(item)
+        if field in (labels or {}):
+            labelled.append(f"{labels[field]}: {message}")  # type: ignore[index]
+        else:
+            location = ".".join(str(part) for part in item["loc"])
+            problems.append(f"{location}: {message}" if location else message)
+    if problems:
+        labelled.append(f"invalid configuration in {origin}: " + "; ".join(problems))
+    return "; ".join(labelled)
+
+
+def _problem(item: Any) -> str:
+    if item["type"] == "extra_forbidden":
+        return "unknown field"
+    if item["type"] == "value_error" and "error" in item.get("ctx", {}):
+        return str(item["ctx"]["error"])
+    return str(item["msg"])
 
 
 def read_yaml(path: Path, tool: str | None = None) -> dict[str, Any]:
@@ -329,19 +365,34 @@ def _env_overrides() -> dict[str, Any]:
     return overrides
 
 
-def load_settings(path: Path | None = None, tool: str | None = None, **overrides: Any) -> Settings:
-    """Settings from a YAML file (optional), then the environment, then ``overrides``."""
+def load_settings(
+    path: Path | None = None,
+    tool: str | None = None,
+    *,
+    option_names: Mapping[str, str] | None = None,
+    **overrides: Any,
+) -> Settings:
+    """Settings from a YAML file (optional), then the environment, then ``overrides``.
+
+    A bad value is blamed on where it came from: the file, ``HIERDOC_<FIELD>``, or, for an
+    override, its name in ``option_names`` (the CLI passes its flags, ``--max-chunk-tokens``).
+    """
     data: dict[str, Any] = read_yaml(path, tool) if path else {}
     origin = str(path) if path else "settings"
     _warn_ignored(data)
-    data.update(_env_overrides())
-    data.update({k: v for k, v in overrides.items() if v is not None})
+    environment = _env_overrides()
+    data.update(environment)
+    given = {k: v for k, v in overrides.items() if v is not None}
+    data.update(given)
+    labels = {k: f"HIERDOC_{k.upper()}={os.environ[f'HIERDOC_{k.upper()}']}" for k in environment}
+    names = option_names or {}
+    labels.update({k: f"{names[k]} {v}" for k, v in given.items() if k in names})
     if path and isinstance(data.get("source"), str):
         data["source"] = _relative_to(path, data["source"])
     try:
         return Settings(**data)
     except ValidationError as error:
-        raise ConfigError(_format_error(error, origin)) from None
+        raise ConfigError(_format_error(error, origin, labels)) from None
 
 
 def _relative_to(config_path: Path, source: str) -> str:

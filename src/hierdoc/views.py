@@ -130,9 +130,23 @@ class DefinitionLookup:
 
 @dataclass
 class ReferenceLookup:
+    """A section's references, each listed once: outgoing ones by what they say and where
+    they point (the same "paragraph 1" in two points of an article is one reference of
+    it), incoming ones by the referring section, text and target (a range such as
+    "Articles 15 to 22" can be stored twice for one target)."""
+
     section_id: str
     outgoing: list[CrossRef]
     incoming: list[CrossRef]
+
+    def __post_init__(self) -> None:
+        outgoing: dict[tuple[Any, ...], CrossRef] = {}
+        for ref in self.outgoing:
+            outgoing.setdefault((ref.text, ref.target_section_id, ref.target_source), ref)
+        incoming: dict[tuple[Any, ...], CrossRef] = {}
+        for ref in self.incoming:
+            incoming.setdefault((ref.source, ref.section_id, ref.text, ref.target_section_id), ref)
+        self.outgoing, self.incoming = list(outgoing.values()), list(incoming.values())
 
     def to_dict(self) -> dict[str, Any]:
         def incoming(ref: CrossRef) -> dict[str, Any]:

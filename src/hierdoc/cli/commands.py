@@ -18,7 +18,7 @@ from ..pipeline.contextualize import ContextProgress
 from ..pipeline.ingest import IngestStopped
 from . import export
 from .ingest_checks import check_paths, check_report
-from .ingest_progress import progress_printer
+from .ingest_progress import SavedCounter, progress_printer
 from .state import State, index_options
 
 
@@ -74,8 +74,12 @@ def ingest(
         progress = None if quiet or as_json else progress_printer()
         if not (quiet or as_json):
             index.context_progress = _context_progress_printer()
+        saved = SavedCounter(progress)
         try:
-            report = index.ingest(list(paths) or None, force=force, progress=progress)
+            report = index.ingest(list(paths) or None, force=force, progress=saved)
+        except KeyboardInterrupt:
+            click.echo(f"\n{saved.interrupted()}", err=True)
+            raise SystemExit(130) from None
         except IngestStopped as stopped:
             if as_json:
                 _echo_json({**stopped.report.to_dict(), "stopped": str(stopped)})

@@ -91,3 +91,34 @@ def progress_printer(interactive: bool | None = None) -> ProgressFn:
         log(line, last)
 
     return on_event
+
+
+class SavedCounter:
+    """A progress callback that counts what an ingest has saved (passing each event on),
+    so an interrupted run can say what is in the index: each document is written in one
+    transaction, so those counted ``done`` are complete and the next run skips them."""
+
+    def __init__(self, inner: ProgressFn | None = None) -> None:
+        self.inner = inner
+        self.written = 0
+        self.unchanged = 0
+        self.total = 0
+
+    def __call__(self, event: ProgressEvent) -> None:
+        self.total = event.total
+        if event.kind == "done":
+            self.written += 1
+        elif event.kind == "skip":
+            self.unchanged += 1
+        if self.inner is not None:
+            self.inner(event)
+
+    def interrupted(self) -> str:
+        """``interrupted: 2 documents written ...; run the same command to resume ...``."""
+        of = f" of {self.total}" if self.total else ""
+        unchanged = f", {self.unchanged} unchanged" if self.unchanged else ""
+        return (
+            f"interrupted: {self.written} documents written to the index{of}{unchanged}; "
+            "each is complete and searchable. Run the same command to resume: "
+            "documents already written are skipped"
+        )

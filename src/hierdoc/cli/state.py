@@ -27,7 +27,9 @@ class State:
     tool: str | None = None
 
     def settings(self, **overrides: Any) -> Settings:
-        return load_settings(self.config, self.tool, **overrides)
+        """The settings, ``overrides`` being the command's flags (a bad one is named as such)."""
+        flags = {name: "--" + name.replace("_", "-") for name in overrides}
+        return load_settings(self.config, self.tool, option_names=flags, **overrides)
 
     def open(self, rebuild: bool = False, **overrides: Any) -> Index:
         """Open (or create) the index with the settings and ``overrides``."""
