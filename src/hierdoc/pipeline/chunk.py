@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -60,11 +61,13 @@ def chunk_document(
     key = document_key(document.source)
     chunks: list[Chunk] = []
     per_section: dict[str, int] = {}
+    pages = PageTracker(document.text, document.page_starts)
     for unit in _section_units(sections, tokenizer, settings.chunking_strategy):
         for piece in _with_overlap(
             _pack(unit, tokenizer, settings.max_chunk_tokens), tokenizer, settings.chunk_overlap
         ):
             content = piece.text.strip()
+            page_start, page_end = pages.span(piece.text, piece.overlap_chars, content)
             if not content:
                 continue
             section = piece.section
@@ -86,9 +89,40 @@ def chunk_document(
                     chunk_type="header" if _is_heading_only(content) else "content",
                     overlap_chars=max(0, piece.overlap_chars - lead),
                     sections=piece.starts,
+                    page_start=page_start,
+                    page_end=page_end,
                 )
             )
     return chunks
+
+
+class PageTracker:
+    """The physical pages of consecutive pieces of a document's text.
+
+    Sections in order give the text back and pieces tile their sections, so a running
+    offset finds each piece; a piece not found there (text that was altered) is searched
+    for from the last place found. ``page_starts`` is ConvertedDocument.page_starts.
+    """
+
+    def __init__(self, text: str, page_starts: tuple[int, ...]) -> None:
+        self._text = text
+        self._starts = page_starts
+        self._cursor = 0
+
+    def span(self, piece: str, overlap_chars: int, content: str) -> tuple[int | None, int | None]:
+        """First and last page (1-based) of ``content``, the stripped ``piece``."""
+        start = self._cursor - overlap_chars
+        self._cursor = start + len(piece)
+        if not self._starts or not content:
+            return None, None
+        begin = start + len(piece) - len(piece.lstrip())
+        if not self._text.startswith(content, begin):
+            begin = self._text.find(content, max(0, begin - len(piece)))
+            if begin < 0:
+                return None, None
+            self._cursor = begin + len(content)
+        last = begin + len(content) - 1
+        return bisect_right(self._starts, begin) or 1, bisect_right(self._starts, last) or 1
 
 
 def _is_heading_only(content: str) -> bool:

@@ -104,12 +104,14 @@ def convert_file(
     source: str | None = None,
     limits: Limits | None = None,
     docx_converter: str = "structured",
+    pdf_converter: str = "structured",
 ) -> ConvertedDocument:
     """Convert ``path`` to Markdown; raise :class:`ConversionError` on any failure.
 
     ``limits`` (default: :class:`~hierdoc.pipeline.limits.Limits` defaults) bound
     the file size, what a zip-based document unpacks to and the converted text.
-    ``docx_converter`` is ``IngestSettings.docx_converter``.
+    ``docx_converter`` is ``IngestSettings.docx_converter``; ``pdf_converter`` is
+    ``IngestSettings.pdf_converter`` (only the structured one records where pages start).
     """
     path = Path(path)
     limits = limits or Limits()
@@ -118,10 +120,13 @@ def convert_file(
         raise ConversionError("is a directory, not a file")
     if suffix not in SUPPORTED_SUFFIXES:
         raise ConversionError(_unsupported_reason(suffix))
+    page_starts: tuple[int, ...] = ()
     try:
         if check_file(path, limits) == 0:
             raise ConversionError("empty file")
-        if suffix in _TEXT_FORMATS:
+        if suffix == ".pdf" and pdf_converter == "structured":
+            text, md_title, content_hash, page_starts = _convert_pdf(path, limits)
+        elif suffix in _TEXT_FORMATS:
             text, md_title, content_hash = _convert_text(path)
         elif suffix == ".docx" and docx_converter == "structured":
             text, md_title, content_hash = _convert_docx(path, limits)
@@ -139,6 +144,8 @@ def convert_file(
         text=text,
         content_hash=content_hash,
         format=_FORMATS[suffix],
+        page_starts=page_starts,
+        pages=len(page_starts) or None,
     )
 
 
@@ -316,6 +323,18 @@ def _convert_docx(path: Path, limits: Limits) -> tuple[str, None, str]:
     if not text.strip():
         raise ConversionError("no text could be extracted")
     return text, None, content_hash
+
+
+def _convert_pdf(path: Path, limits: Limits) -> tuple[str, str | None, str, tuple[int, ...]]:
+    """The structured PDF converter (:mod:`.convert_pdf`): reading order, pages, headings."""
+    from .convert_pdf import convert_pdf
+
+    content_hash = file_hash(path)
+    _check_signature(path, ".pdf", limits)
+    converted = convert_pdf(path)
+    if not converted.text.strip():
+        raise ConversionError("no text could be extracted (scanned PDF without a text layer?)")
+    return converted.text, None, content_hash, converted.page_starts
 
 
 def _convert_with_markitdown(

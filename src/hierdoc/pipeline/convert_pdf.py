@@ -74,8 +74,34 @@ _LIGATURES = str.maketrans(
      "\ufffe": "-", "\u00ad": "-", "\u00a0": " ", "\u2002": " ", "\u2003": " ", "\u2009": " "}
 )  # fmt: skip
 _KEEP_HYPHEN = frozenset(
-    "self non co cross well multi sub pre post anti semi ex all high low long short third"
-    " first real open end user machine human cyber".split()
+    [
+        "self",
+        "non",
+        "co",
+        "cross",
+        "well",
+        "multi",
+        "sub",
+        "pre",
+        "post",
+        "anti",
+        "semi",
+        "ex",
+        "all",
+        "high",
+        "low",
+        "long",
+        "short",
+        "third",
+        "first",
+        "real",
+        "open",
+        "end",
+        "user",
+        "machine",
+        "human",
+        "cyber",
+    ]
 )
 _SENTENCE_END = (".", ":", ";", "!", "?", ")", '"', "”")
 
@@ -86,7 +112,6 @@ class PdfText:
 
     text: str
     page_starts: tuple[int, ...]
-    title: str | None
 
 
 @dataclass
@@ -156,7 +181,6 @@ def convert_pdf(path: Path) -> PdfText:
         raise ConversionError(_load_reason(exc)) from exc
     try:
         pages = [_read_page(document, number) for number in range(len(document))]
-        title = _metadata_title(document)
     except pypdfium2.PdfiumError as exc:
         raise ConversionError(f"cannot read PDF: damaged file ({exc})") from exc
     finally:
@@ -167,7 +191,7 @@ def convert_pdf(path: Path) -> PdfText:
     _mark_headings(pages)
     _mark_contents(pages)
     text, starts = _assemble(pages)
-    return PdfText(text, starts, title)
+    return PdfText(text, starts)
 
 
 def _load_reason(exc: Exception) -> str:
@@ -181,12 +205,6 @@ def _load_reason(exc: Exception) -> str:
     if code == pdfium_c.FPDF_ERR_FORMAT:
         return "cannot read PDF: damaged or not a PDF (format error)"
     return f"cannot read PDF: {exc}"
-
-
-def _metadata_title(document: object) -> str | None:
-    title = document.get_metadata_value("Title")  # type: ignore[attr-defined]
-    title = " ".join(title.split()) if title else ""
-    return title or None
 
 
 # --------------------------------------------------------------------------- characters

@@ -202,8 +202,13 @@ class Ingestor:
             size = path.stat().st_size
             if is_large(size):
                 run.tracker.stage(source, position, "converting")
+            settings = self.options.settings
             document = convert_file(
-                path, source, limits, docx_converter=self.options.settings.docx_converter
+                path,
+                source,
+                limits,
+                docx_converter=settings.docx_converter,
+                pdf_converter=settings.pdf_converter,
             )
             prepared = self._prepare(run, document, None, position, size)
         except Exception as error:  # one broken file never stops a folder
