@@ -295,6 +295,7 @@ class SearchResult:
     chunk_type: str
     content: str
     score: float
+    """The rank's score, never higher than the one above: 1.0 for a pinned result."""
     scores: dict[str, float | None]
     ranks: dict[str, int | None]
     definitions: list[dict] = field(default_factory=list)
@@ -308,6 +309,11 @@ class SearchResult:
     highlights: list[tuple[int, int]] = field(default_factory=list)
     """(start, end) offsets into ``content`` of what matched: query terms as BM25 analyses
     them, quoted phrases, the cited section's text."""
+    fusion_score: float | None = None
+    """What weighted RRF gave the chunk (scaled to 1.0 = first in every modality)."""
+    pinned: bool = False
+    """Put first because the query cites its section; ``pin`` says which citation."""
+    pin: str | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -330,6 +336,9 @@ class SearchResult:
             "page_end": self.page_end,
             "passage": self.passage.to_dict() if self.passage else None,
             "highlights": [list(h) for h in self.highlights],
+            "fusion_score": self.fusion_score,
+            "pinned": self.pinned,
+            "pin": self.pin,
         }
 
 

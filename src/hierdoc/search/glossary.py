@@ -1,8 +1,13 @@
-"""The corpus's own vocabulary at query time: acronyms and defined terms.
+"""The corpus's own vocabulary at query time: acronyms, defined terms, document names.
 
 Built from what the extract stage stored, never from a hand-written list. It
 expands "EACA" to "Eligible Automatic Contribution Arrangement" and back, finds
-the defined terms a query names, and points at the chunks that define them.
+the defined terms a query names, and points at the chunks that define them, but
+only where that is specific: a defining chunk joins the exact modality when the
+query asks about that term ("what is X", "define X", "X means", or the query is
+the term) or the term is rare (defined in few documents), and never for a generic
+term that many documents define ("Agreement", "Party"), which would pull every
+contract into the results.
 """
 
 from __future__ import annotations
@@ -11,16 +16,34 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from ..models import Acronym, Definition
+from ..models import Acronym, Definition, DocumentRecord
 from ..pipeline.extract.acronyms import normalize_acronym, normalize_phrase
 from ..pipeline.extract.definitions import normalize_term
+from ..store.base import Store
 from .analyze import ENGLISH_STOP_WORDS
+from .names import DocumentNames
 
 _WORD = re.compile(r"[A-Za-z](?:[A-Za-z0-9&.\-]*[A-Za-z0-9])?\.?")
 _ASKS_MEANING = re.compile(
     r"\b(what\s+(is|are|does|do)|meaning|means?|define[sd]?|definition|stands?\s+for|"
     r"refers?\s+to)\b",
     re.IGNORECASE,
+)
+
+#: A defined term is generic when more than this share of the documents define it
+#: (and at least GENERIC_MIN_DOCUMENTS do); rare when at most RARE_SHARE do (or one).
+GENERIC_SHARE = 0.2
+GENERIC_MIN_DOCUMENTS = 3
+RARE_SHARE = 0.05
+_DETERMINER = r"(?:(?:the|a|an)\s+)?"
+_ASKS_ABOUT = (
+    r"\b(?:what|who)\s+(?:is|are|was|were)\s+{det}{term}\b",
+    r"\b(?:what|how)\s+(?:does|do|is|are)\s+{det}{term}\s+(?:mean|stand|refer|defined)",
+    r"\b(?:define[sd]?|definition\s+of|meaning\s+of)\s+{det}{term}\b",
+    r"\b{term}\s+(?:means?|is\s+defined|stands?\s+for|refers?\s+to)\b",
+)
+_QUESTION_WORDS = re.compile(
+    r"\b(?:what|who|is|are|does|do|the|a|an|mean|means|meaning|of|define|definition)\b|[?!.]"
 )
 
 
@@ -40,7 +63,14 @@ class QueryVocabulary:
 
 
 class Glossary:
-    def __init__(self, acronyms: list[Acronym], definitions: list[Definition]) -> None:
+    def __init__(
+        self,
+        acronyms: list[Acronym],
+        definitions: list[Definition],
+        documents: list[DocumentRecord] | None = None,
+    ) -> None:
+        self.names = DocumentNames(documents or [])
+        self.documents = len(documents) if documents else len({d.source for d in definitions})
         self._long_forms: dict[str, dict[str, None]] = defaultdict(dict)
         self._acronym_of: dict[str, dict[str, None]] = defaultdict(dict)
         self._acronym_chunks: dict[str, dict[str, None]] = defaultdict(dict)
@@ -50,10 +80,18 @@ class Glossary:
             self._acronym_of[normalize_phrase(item.long_form)][item.acronym] = None
             self._acronym_chunks[key][item.chunk_id] = None
         self._term_chunks: dict[str, dict[str, None]] = defaultdict(dict)
+        self._term_sources: dict[str, set[str]] = defaultdict(set)
         for definition in definitions:
-            self._term_chunks[normalize_term(definition.term)][definition.chunk_id] = None
+            key = normalize_term(definition.term)
+            self._term_chunks[key][definition.chunk_id] = None
+            self._term_sources[key].add(definition.source)
         self._long_pattern = _phrase_pattern(self._acronym_of)
         self._term_pattern = _phrase_pattern(self._term_chunks)
+
+    @classmethod
+    def from_store(cls, store: Store) -> Glossary:
+        """The glossary of what ``store`` holds: acronyms, definitions, document names."""
+        return cls(store.acronyms(), store.all_definitions(), store.documents())
 
     def lookup(self, query: str) -> QueryVocabulary:
         found = QueryVocabulary()
@@ -72,10 +110,34 @@ class Glossary:
         if found.terms and _is_bare_term(query, found.terms):
             found.asks_meaning = True
         if found.terms and found.asks_meaning:
-            for term in found.terms:
+            for term in self.specific_terms(query, found.terms):
                 found.defining_chunks += list(self._term_chunks[term])
         found.defining_chunks = list(dict.fromkeys(found.defining_chunks))
         return found
+
+    def specific_terms(self, query: str, terms: list[str]) -> list[str]:
+        """The terms whose defining chunks are evidence for ``query``, rarest first: those
+        it asks about and those few documents define, never generic ones."""
+        asked = normalize_term(query)
+        kept = [
+            term
+            for term in terms
+            if not self.generic(term) and (self.rare(term) or asks_about(asked, term))
+        ]
+        return sorted(kept, key=lambda term: len(self._term_sources[term]))
+
+    def generic(self, term: str) -> bool:
+        """Many documents define the term: its definitions say nothing about which one."""
+        return self.widespread(len(self._term_sources.get(term, ())))
+
+    def widespread(self, documents: int) -> bool:
+        """``documents`` of the corpus's documents is too many for a term or heading to be
+        evidence of which document (or chunk) a query is about."""
+        return documents >= GENERIC_MIN_DOCUMENTS and documents > GENERIC_SHARE * self.documents
+
+    def rare(self, term: str) -> bool:
+        count = len(self._term_sources.get(term, ()))
+        return count <= max(1.0, RARE_SHARE * self.documents)
 
     def _acronyms_in(self, query: str) -> list[str]:
         found = []
@@ -98,6 +160,17 @@ def _phrase_pattern(phrases: dict[str, dict[str, None]]) -> re.Pattern[str] | No
 
 def _matches(pattern: re.Pattern[str] | None, text: str) -> list[str]:
     return list(dict.fromkeys(pattern.findall(text))) if pattern else []
+
+
+def asks_about(query: str, term: str) -> bool:
+    """The (normalised) query asks what ``term`` means, or is mostly the term itself."""
+    text = query.replace("'", " ").replace('"', " ")
+    escaped = re.escape(term)
+    for pattern in _ASKS_ABOUT:
+        if re.search(pattern.format(det=_DETERMINER, term=escaped), text):
+            return True
+    rest = " ".join(_QUESTION_WORDS.sub(" ", text).split())
+    return bool(rest) and len(term) >= 0.6 * len(rest)
 
 
 def _is_bare_term(query: str, terms: list[str]) -> bool:

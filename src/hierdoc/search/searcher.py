@@ -5,13 +5,19 @@ Modalities: ``semantic`` (dense vectors), ``keyword`` (BM25) and ``exact``
 Hybrid search takes a candidate pool deeper than ``top_k`` from each, fuses
 them with weighted RRF, and puts the chunks of a cited section first: a user
 who names "Section 203(a)" wants that section, whatever else the query says.
+Such results are ``pinned`` (with the ``pin`` reason) and score 1.0, the top of the
+scale, so that scores never increase down the list; ``fusion_score`` keeps what
+fusion gave them. A document the query names ("Section 8.4 of the cloud
+agreement", its file name) narrows the search to that document
+(:mod:`.names`); a citation is looked up in each document (:mod:`.citations`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from pathlib import PurePosixPath
 
 import numpy as np
 
@@ -30,6 +36,7 @@ from ..pipeline.extract.definitions import normalize_term
 from ..pipeline.numbering import find_citations
 from ..store.base import Store
 from .analyze import analyze, analyze_query, analyze_words
+from .citations import cite_sections
 from .fuse import best_possible, weighted_rrf
 from .glossary import Glossary, QueryVocabulary
 from .rerank import Reranker, rerank
@@ -78,9 +85,12 @@ def parse_query(query: str) -> ParsedQuery:
 class _Exact:
     hits: list[Hit]
     pinned: list[str]
-    """Chunks where a cited section begins, most specific citation first."""
+    """Chunks where a cited section begins: one per document that has it."""
     notes: list[str]
     citations: list[dict]
+    pins: dict[str, str] = field(default_factory=dict)
+    """Why each pinned chunk is pinned ("cites Section 8.4")."""
+    missing_phrases: list[str] = field(default_factory=list)
 
 
 def exact_search(
@@ -89,50 +99,60 @@ def exact_search(
     k: int,
     filt: SearchFilter | None,
     vocabulary: QueryVocabulary | None = None,
+    documents: Sequence[str] = (),
+    widespread: Callable[[int], bool] | None = None,
 ) -> _Exact:
-    """Cited sections (most specific existing id), phrases, identifiers, headings,
-    defining chunks."""
+    """Cited sections (in each of ``documents``, the documents in scope), phrases,
+    identifiers, headings (unless ``widespread`` across documents), defining chunks."""
+    found = _Exact([], [], [], [])
     ordered: list[str] = []
-    pinned: list[str] = []
-    notes: list[str] = []
-    citations: list[dict] = []
-    allowed = _filter_fn(filt)
     for text, candidates in parsed.cited:
-        section_id, chunks = _most_specific(store, candidates, allowed)
-        citations.append(
-            {"text": text.strip(), "section_id": section_id, "resolved": section_id is not None}
-        )
-        if section_id is None:
+        cited = cite_sections(store, text, candidates, filt, documents)
+        found.citations.append(cited.citation)
+        found.notes += cited.notes
+        found.pins.update(dict.fromkeys(cited.pinned, cited.pin))
+        found.pinned += cited.pinned
+        ordered += cited.ordered
+        if not cited.ordered:
             words = analyze_words(text.strip())
             mentions = [hit.chunk_id for hit in store.phrase_search(words, k, filt)]
             ordered += mentions
-            where = "mentioned in the text only" if mentions else "not found in the index"
-            notes.append(f"no section {text.strip()}: {where}")
-            continue
-        pinned += [s.chunk.chunk_id for s in chunks]
-        ordered += [s.chunk.chunk_id for s in chunks]
-        ordered += [s.chunk.chunk_id for s in store.chunks_under(section_id, filt)]
+            if mentions:
+                found.notes.append(f"{text.strip()} is mentioned in the text only")
+            elif not cited.notes:
+                found.notes.append(f"no section {text.strip()}: not found in the index")
     for phrase in parsed.phrases:
-        ordered += [hit.chunk_id for hit in store.phrase_search(analyze_words(phrase), k, filt)]
+        hits = store.phrase_search(analyze_words(phrase), k, filt)
+        if not hits:
+            found.missing_phrases.append(phrase)
+            found.notes.append(f'no text holds "{phrase}" as written')
+        ordered += [hit.chunk_id for hit in hits]
     for identifier in parsed.identifiers:
         ordered += [hit.chunk_id for hit in _identifier_search(store, identifier, k, filt)]
-    for section_id in store.sections_with_heading(parsed.text):
-        ordered += [s.chunk.chunk_id for s in store.chunks_of_sections([section_id]) if allowed(s)]
+    ordered += _heading_hits(store, parsed.text, filt, widespread)
     if vocabulary and vocabulary.defining_chunks:
         defining = store.get_chunks(vocabulary.defining_chunks)
+        allowed = _filter_fn(filt)
         ordered += [c for c in vocabulary.defining_chunks if c in defining and allowed(defining[c])]
-    unique = list(dict.fromkeys(ordered))[:k]
-    return _Exact([Hit(c, 1.0) for c in unique], list(dict.fromkeys(pinned)), notes, citations)
+    found.hits = [Hit(c, 1.0) for c in list(dict.fromkeys(ordered))[:k]]
+    found.pinned = list(dict.fromkeys(found.pinned))
+    return found
 
 
-def _most_specific(
-    store: Store, candidates: Sequence[str], allowed: Callable[[StoredChunk], bool]
-) -> tuple[str | None, list[StoredChunk]]:
-    for section_id in candidates:
-        chunks = [s for s in store.chunks_of_sections([section_id]) if allowed(s)]
-        if chunks:
-            return section_id, chunks
-    return None, []
+def _heading_hits(
+    store: Store,
+    text: str,
+    filt: SearchFilter | None,
+    widespread: Callable[[int], bool] | None,
+) -> list[str]:
+    """Chunks where a section headed exactly as the query begins; none when that heading
+    is in too many documents to say anything ("Confidentiality" in every NDA)."""
+    allowed = _filter_fn(filt)
+    ids = store.sections_with_heading(text)
+    chunks = [s for s in store.chunks_of_sections(ids) if allowed(s)] if ids else []
+    if widespread is not None and widespread(len({s.chunk.source for s in chunks})):
+        return []
+    return [s.chunk.chunk_id for s in chunks]
 
 
 def _filter_fn(filt: SearchFilter | None) -> Callable[[StoredChunk], bool]:
@@ -198,10 +218,13 @@ class Searcher:
                 f"{settings.max_query_chars:,} (max_query_chars)"
             )
         parsed = parse_query(query.strip())
+        filt, naming_notes = self._narrow(parsed.text, filt)
         vocabulary = self._glossary.lookup(parsed.text) if self._glossary else QueryVocabulary()
         expanded = vocabulary.expand(parsed.text)
         depth = max(settings.candidate_depth, settings.top_k)
-        exact = exact_search(self._store, parsed, depth, filt, vocabulary)
+        widespread = self._glossary.widespread if self._glossary else None
+        scope = self._scope(filt) if parsed.cited else []
+        exact = exact_search(self._store, parsed, depth, filt, vocabulary, scope, widespread)
         rankings: dict[str, list[Hit]] = {}
         if settings.search_mode in ("hybrid", "exact"):
             rankings["exact"] = exact.hits
@@ -212,22 +235,49 @@ class Searcher:
             vector = self._embed_query(expanded if vocabulary.asks_meaning else parsed.text)
             rankings["semantic"] = self._store.vector_search(vector, depth, filt)
         response = SearchResponse(
-            query, settings.search_mode, True, [], exact.notes, exact.citations
+            query, settings.search_mode, True, [], naming_notes + exact.notes, exact.citations
         )
-        unresolved = [c for c in exact.citations if not c["resolved"]]
-        only_missing_citations = unresolved and len(unresolved) == len(parsed.cited)
-        if only_missing_citations and not exact.hits and not _has_terms(parsed):
+        missing = _asked_for_missing(parsed, exact)
+        if missing and not exact.hits and not _has_terms(parsed):
             return response
         ordered = self._order(rankings, exact.pinned, settings)
+        fused = dict(ordered)
         relevance: dict[str, float] = {}
         if self._reranker is not None and settings.reranker is not None:
             top_n = max(settings.reranker.top_n, settings.top_k)
             reranked = rerank(self._reranker, self._store, query, ordered, exact.pinned, top_n)
             ordered, relevance = reranked.ordered, reranked.relevance
             response.notes += reranked.notes
+        pins = exact.pins if settings.search_mode in ("hybrid", "exact") else {}
+        ordered = _monotone(ordered, pins)
         response.results = self._results(ordered, rankings, settings, vocabulary, relevance)
-        response.no_match = self._no_match(parsed, rankings, response.results, settings)
+        for result in response.results:
+            result.fusion_score = round(float(fused.get(result.chunk_id, 0.0)), 6)
+            result.pin = pins.get(result.chunk_id)
+            result.pinned = result.pin is not None
+        no_match = self._no_match(parsed, rankings, response.results, settings)
+        response.no_match = no_match or missing
         return response
+
+    def _narrow(
+        self, text: str, filt: SearchFilter | None
+    ) -> tuple[SearchFilter | None, list[str]]:
+        """The filter narrowed to the documents the query names, with a note saying so."""
+        if self._glossary is None:
+            return filt, []
+        scope = filt.sources if filt is not None else ()
+        naming = self._glossary.names.named(text, scope)
+        if naming is None or set(naming.sources) == set(scope):
+            return filt, []
+        names = ", ".join(PurePosixPath(s).name or s for s in naming.sources)
+        note = f"searched only {names}: named in the query ({naming.how})"
+        return replace(filt or SearchFilter(), sources=naming.sources), [note]
+
+    def _scope(self, filt: SearchFilter | None) -> list[str]:
+        """The documents a search covers: those filtered to, else every indexed one."""
+        if filt is not None and filt.sources:
+            return list(filt.sources)
+        return [d.source for d in self._store.documents()]
 
     def _order(
         self, rankings: dict[str, list[Hit]], pinned: list[str], settings: SearchSettings
@@ -250,7 +300,8 @@ class Searcher:
         relevance: dict[str, float] | None = None,
     ) -> list[SearchResult]:
         if settings.min_score is not None:
-            ordered = [e for e in ordered if e[1] >= settings.min_score]
+            minimum = settings.min_score
+            ordered = [e for e in ordered if e[1] >= minimum]
         ordered = ordered[: settings.top_k]
         ids = [chunk_id for chunk_id, _ in ordered]
         stored = self._store.get_chunks(ids)
@@ -363,4 +414,29 @@ class _Enrichment:
 
 
 def _has_terms(parsed: ParsedQuery) -> bool:
-    return bool(analyze(parsed.remainder))
+    """The query has words beyond its citations and quoted phrases."""
+    return bool(analyze(_QUOTED.sub(" ", parsed.remainder)))
+
+
+def _asked_for_missing(parsed: ParsedQuery, exact: _Exact) -> bool:
+    """The query cites sections none of which any document in scope has, or quotes a
+    phrase that no text holds: what it asks for is not in the index."""
+    if parsed.cited and not any(c["resolved"] for c in exact.citations):
+        return True
+    return bool(exact.missing_phrases)
+
+
+def _monotone(ordered: list[tuple[str, float]], pins: dict[str, str]) -> list[tuple[str, float]]:
+    """Scores as shown: 1.0 (the top of the scale) for pinned chunks, which come first,
+    and never more than the score above for the others (a reranker's relevance and
+    fused scores mixed stay in order)."""
+    shown: list[tuple[str, float]] = []
+    ceiling = float("inf")
+    for chunk_id, score in ordered:
+        if chunk_id in pins:
+            shown.append((chunk_id, 1.0))
+            ceiling = min(ceiling, 1.0)
+            continue
+        ceiling = min(ceiling, score)
+        shown.append((chunk_id, ceiling))
+    return shown

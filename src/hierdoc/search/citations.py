@@ -1,0 +1,144 @@
+"""Cited sections across documents: "Section 8.4" in each document that has it, and only there.
+
+A citation names a number, and several documents may have it (every contract has
+a "Section 8"), or none. For each document in scope, the cited id is looked up
+level by level from the most specific (``section-8-4``, then ``section-8``), each
+level with its equivalent clause kinds (``clause-8-4``, ``requirement-8-4``):
+
+* the documents that have the cited number itself each give their section (one
+  pinned chunk per document, where the section begins, then its subtree);
+* a document that has only a parent ("8. Termination" for "Section 8.4") never
+  stands in for the number in another document; the parent is shown only when the
+  search covers a single document (named in the query, filtered to, or the only
+  one indexed), with a note saying so;
+* the notes say which documents have the cited section and which do not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import PurePosixPath
+
+from ..models import SearchFilter, StoredChunk
+from ..pipeline.numbering import equivalent_ids
+from ..store.base import Store
+
+#: At most this many document names in a note; the rest are counted.
+NAMES_IN_NOTE = 5
+
+
+@dataclass
+class CitedSections:
+    """Where one citation of a query lands."""
+
+    citation: dict
+    """``{"text", "section_id", "resolved"}``: resolved when some document has the number."""
+    pinned: list[str] = field(default_factory=list)
+    """The chunk where the section begins, one per document."""
+    ordered: list[str] = field(default_factory=list)
+    """Pinned chunks, then each section's subtree: the exact modality's list."""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def pin(self) -> str:
+        """Why the pinned chunks come first."""
+        text = self.citation["text"]
+        return f"cites {text}" if self.citation["resolved"] else f"nearest section to {text}"
+
+
+def cite_sections(
+    store: Store,
+    text: str,
+    candidate_ids: Sequence[str],
+    filt: SearchFilter | None,
+    documents: Sequence[str],
+) -> CitedSections:
+    """Resolve one citation in every document of ``documents`` (the documents in scope)."""
+    label = text.strip()
+    levels = [(i, *equivalent_ids(i)) for i in candidate_ids]
+    exact = _starts(store, levels[0], filt) if levels else {}
+    if exact:
+        first_id = next(iter(exact.values()))[0]
+        cited = CitedSections({"text": label, "section_id": first_id, "resolved": True})
+        cited.notes += _where_note(label, list(exact), documents)
+        return _fill(store, cited, exact, filt)
+    nearest = _nearest(store, levels[1:], filt)
+    cited = CitedSections({"text": label, "section_id": None, "resolved": False})
+    if not nearest:
+        return cited
+    if len(documents) == 1:
+        section_id = next(iter(nearest.values()))[0]
+        cited.citation["section_id"] = section_id
+        cited.notes.append(
+            f"no {label} in {_name(documents[0])}: showing {section_id}, "
+            "the nearest section that holds it"
+        )
+        return _fill(store, cited, nearest, filt)
+    where = ", ".join(f"{s[0]} in {_name(src)}" for src, s in list(nearest.items())[:3])
+    cited.notes.append(f"no {label} in any of the {len(documents)} documents (nearest: {where})")
+    return cited
+
+
+def _fill(
+    store: Store,
+    cited: CitedSections,
+    holders: dict[str, tuple[str, StoredChunk]],
+    filt: SearchFilter | None,
+) -> CitedSections:
+    cited.pinned = [stored.chunk.chunk_id for _, stored in holders.values()]
+    cited.ordered = list(cited.pinned)
+    for source, (section_id, _) in holders.items():
+        within = replace(filt or SearchFilter(), sources=(source,))
+        cited.ordered += [s.chunk.chunk_id for s in store.chunks_under(section_id, within)]
+    return cited
+
+
+def _starts(
+    store: Store, ids: Sequence[str], filt: SearchFilter | None
+) -> dict[str, tuple[str, StoredChunk]]:
+    """Per document: the first of ``ids`` it has, with the chunk where that section begins."""
+    found: dict[str, tuple[str, StoredChunk]] = {}
+    for stored in store.chunks_of_sections(list(ids)):
+        chunk = stored.chunk
+        if chunk.source in found or (filt is not None and not filt.matches(chunk)):
+            continue
+        own = {*chunk.sections, chunk.section_id}
+        section_id = next((i for i in ids if i in own), ids[0])
+        found[chunk.source] = (section_id, stored)
+    return found
+
+
+def _nearest(
+    store: Store, levels: Sequence[Sequence[str]], filt: SearchFilter | None
+) -> dict[str, tuple[str, StoredChunk]]:
+    """Per document: its most specific section among the parents of the cited number."""
+    found: dict[str, tuple[str, StoredChunk]] = {}
+    for ids in levels:
+        for source, hit in _starts(store, ids, filt).items():
+            found.setdefault(source, hit)
+    return found
+
+
+def _where_note(label: str, have: list[str], documents: Sequence[str]) -> list[str]:
+    """Which documents have the cited section and which do not (with several in scope)."""
+    if len(documents) < 2:
+        return []
+    missing = [d for d in documents if d not in set(have)]
+    if not missing and len(have) == 1:
+        return []
+    note = f"{label} is in {_names(have)}"
+    if missing:
+        note += f"; not in {_names(missing)}"
+    return [note]
+
+
+def _names(sources: Sequence[str]) -> str:
+    names = [_name(s) for s in sources]
+    if len(names) <= NAMES_IN_NOTE:
+        return ", ".join(names)
+    return ", ".join(names[:NAMES_IN_NOTE]) + f" and {len(names) - NAMES_IN_NOTE} others"
+
+
+def _name(source: str) -> str:
+    return PurePosixPath(source).name or source

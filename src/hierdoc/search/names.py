@@ -1,0 +1,145 @@
+"""Documents a query names: "Section 8.4 of the cloud agreement", "Consider nda_9.txt; ...".
+
+A lawyer asking about "the agreement between A and B" means that agreement, not
+every contract that mentions a party. A document is named in two ways:
+
+* **as written**: the query holds its file name, file stem, source or title,
+  case-insensitively and between word boundaries; only names that cannot be an
+  ordinary phrase count (they hold a digit or one of ``. _ - %``, or are three
+  words or more), so a title such as "Agreement" names nothing;
+* **by its name's words**: the query holds at least half of the weight of the
+  words of its name (title and file stem, BM25-analysed), each word weighted by
+  its inverse frequency among the documents' names, a document word
+  ("agreement", "policy", "standard", ...) is in the query, and no other
+  document comes close (half its weight or less).
+
+Naming is computed once per index generation from the stored document records.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from urllib.parse import unquote
+
+from ..models import DocumentRecord
+from .analyze import analyze
+
+#: Words with which people name a document ("the cloud agreement", "the PCI standard").
+DOCUMENT_WORDS = frozenset(
+    analyze(
+        "agreement contract policy terms standard regulation directive act statute law "
+        "licence license nda document file code bill guideline guidance manual specification "
+        "charter bylaws deed lease memorandum notice schedule"
+    )
+)
+#: How much of a name's word weight the query must hold, and how far ahead of the next.
+MIN_COVERAGE = 0.5
+MIN_MARGIN = 2.0
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class Naming:
+    """The documents a query names and how (``"as written"`` or ``"by its name's words"``)."""
+
+    sources: tuple[str, ...]
+    how: str
+
+
+def name_strings(document: DocumentRecord) -> list[str]:
+    """The strings that name a document: source, file name, file stem, title, metadata title."""
+    path = PurePosixPath(document.source)
+    titles = [document.title, str(document.metadata.get("title") or "")]
+    found = [document.source, path.name, path.stem, *titles]
+    return list(dict.fromkeys(" ".join(s.split()).lower() for s in found if s and s.strip()))
+
+
+def _written_form(name: str) -> bool:
+    """A name that cannot be an ordinary phrase of a question."""
+    return len(name) >= 4 and (bool(re.search(r"[0-9._%\-]", name)) or len(name.split()) >= 3)
+
+
+def _name_words(document: DocumentRecord) -> set[str]:
+    path = PurePosixPath(document.source)
+    text = " ".join([document.title, unquote(path.stem), str(document.metadata.get("title") or "")])
+    return set(analyze(re.sub(r"[_.%]+", " ", text)))
+
+
+class DocumentNames:
+    """What names each indexed document, and which documents a query names."""
+
+    def __init__(self, documents: Iterable[DocumentRecord]) -> None:
+        self._by_first_word: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        self._words: dict[str, set[str]] = {}
+        for document in documents:
+            for name in name_strings(document):
+                if _written_form(name):
+                    words = _WORD.findall(name)
+                    if words:
+                        self._by_first_word[words[0]].append((name, document.source))
+            self._words[document.source] = _name_words(document)
+        self.count = len(self._words)
+        frequency = Counter(w for words in self._words.values() for w in words)
+        self._idf = {w: math.log(1 + self.count / df) for w, df in frequency.items()}
+
+    def named(self, query: str, scope: Sequence[str] = ()) -> Naming | None:
+        """The documents ``query`` names (within ``scope`` when given), or None."""
+        if self.count < 2:
+            return None
+        allowed = set(scope)
+        written = self._as_written(query.lower(), allowed)
+        if written:
+            return Naming(written, "as written")
+        return self._by_words(query, allowed)
+
+    def _as_written(self, query: str, allowed: set[str]) -> tuple[str, ...]:
+        spans: list[tuple[int, int, str]] = []
+        for word in set(_WORD.findall(query)):
+            for name, source in self._by_first_word.get(word, ()):
+                if allowed and source not in allowed:
+                    continue
+                spans += [(start, end, source) for start, end in _occurrences(query, name)]
+        kept = [
+            s
+            for s in spans
+            if not any(o[0] <= s[0] and s[1] <= o[1] and o[1] - o[0] > s[1] - s[0] for o in spans)
+        ]
+        return tuple(dict.fromkeys(source for _, _, source in sorted(kept)))
+
+    def _by_words(self, query: str, allowed: set[str]) -> Naming | None:
+        asked = set(analyze(query))
+        if not asked & DOCUMENT_WORDS:
+            return None
+        scored = []
+        for source, words in self._words.items():
+            if allowed and source not in allowed:
+                continue
+            distinctive = words - DOCUMENT_WORDS
+            held = sum(self._idf[w] for w in distinctive & asked)
+            total = sum(self._idf[w] for w in distinctive)
+            if held and held >= MIN_COVERAGE * total:
+                scored.append((held, source))
+        if not scored:
+            return None
+        scored.sort(reverse=True)
+        if len(scored) > 1 and scored[0][0] < MIN_MARGIN * scored[1][0]:
+            return None
+        return Naming((scored[0][1],), "by its name's words")
+
+
+def _occurrences(text: str, name: str) -> Iterable[tuple[int, int]]:
+    """Where ``name`` occurs in ``text`` between word boundaries (letters, digits, ``_``)."""
+    start = text.find(name)
+    while start >= 0:
+        end = start + len(name)
+        before = text[start - 1] if start else " "
+        after = text[end] if end < len(text) else " "
+        if not (before.isalnum() or before == "_" or after.isalnum() or after == "_"):
+            yield start, end
+        start = text.find(name, start + 1)
