@@ -341,7 +341,7 @@ class Index:
         if self._glossary is None or self._glossary[0] != generation:
             self._glossary = (
                 generation,
-                Glossary(self.store.acronyms(), self.store.all_definitions()),
+                Glossary.from_store(self.store),
             )
         return self._glossary[1]
 
