@@ -27,6 +27,7 @@ from itertools import pairwise
 
 from ..config import ChunkingSettings
 from ..models import Chunk, ConvertedDocument, Section
+from .headings import CLAUSE_WORDS
 from .numbering import slugify
 from .tokenizer import Tokenizer
 
@@ -126,8 +127,13 @@ class PageTracker:
 
 
 def _is_heading_only(content: str) -> bool:
-    lines = [line for line in content.splitlines() if line.strip()]
-    return all(line.lstrip().startswith("#") or set(line.strip()) <= set("=-") for line in lines)
+    """Only heading lines, none of which is a clause written as a heading (see
+    :data:`~.headings.CLAUSE_WORDS`): such a chunk is a header, not content."""
+    lines = [line.strip() for line in content.splitlines() if line.strip()]
+    return all(
+        set(line) <= set("=-") or (line.startswith("#") and len(line.split()) <= CLAUSE_WORDS + 1)
+        for line in lines
+    )
 
 
 @dataclass(frozen=True)

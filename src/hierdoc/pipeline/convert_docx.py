@@ -274,8 +274,10 @@ class _Writer:
         if name.casefold() == "title" and _plain(spans):
             return [f"# {_plain(spans)}"]
         label = " ".join(numbered.text.split()) if numbered else ""
+        # The list level decides a numbered heading's depth: real documents style
+        # "1.1" and "1.2" of one list level as Heading 2 and Heading 3.
         depth = self._outline_level(ppr, style_id, name)
-        if depth is None and numbered is not None and _SECTION_LABEL.match(label):
+        if numbered is not None and _SECTION_LABEL.match(label):
             depth = min(numbered.ilvl + 2, _MAX_HEADING_LEVEL)
         if depth is not None:
             return self._heading(depth, label, spans)

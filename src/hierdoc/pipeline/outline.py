@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .headings import plain_heading
 from .numbering import (
     KIND_ALIASES,
     PAREN,
@@ -115,10 +116,11 @@ def _block_mark(index: int, lines: list[str]) -> Mark | None:
     if not _heading_rest(rest) or (match["parens"] and rest.strip() and rest.strip()[0].isalnum()):
         return None
     parts = number_parts(kind, number, _ROMAN_NUMBERED) + paren_parts(match["parens"])
-    heading, used = stripped, 1
+    heading, used = plain_heading(stripped), 1
     title = _title_below(lines, index) if not rest.strip(" .:-–—") else None
+    title = plain_heading(title) if title else None
     if title:
-        heading, used = f"{stripped} - {title}", 2
+        heading, used = f"{heading} - {title}", 2
     return Mark(index, kind, number, Label(kind, tuple(parts)), heading, used)
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from markdown_it import MarkdownIt
 
 from ..models import Section
+from .headings import plain_heading
 from .numbering import parse_heading, slugify
 from .outline import OutlineNode, outline
 
@@ -57,7 +58,7 @@ def find_headings(text: str) -> list[_Heading]:
     headings = []
     for index, token in enumerate(tokens):
         if token.type == "heading_open" and token.level == 0 and token.map:
-            inline = tokens[index + 1].content.strip()
+            inline = plain_heading(tokens[index + 1].content)
             headings.append(_Heading(inline, int(token.tag[1]), token.map[0], token.map[1]))
     return headings
 

@@ -1,0 +1,268 @@
+"""The DOCX converter renders Word's automatic numbering (issue 13).
+
+The fixtures in tests/fixtures/docx/ take every number from numbering.xml (see
+make_fixtures.py); gold.json lists what Word shows. markitdown (mammoth) drops
+those numbers, so each of these tests fails with ``docx_converter="markitdown"``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+import zipfile
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from hierdoc.models import ConvertedDocument
+from hierdoc.pipeline.chunk import chunk_document
+from hierdoc.pipeline.convert import ConversionError, convert_file
+from hierdoc.pipeline.docx_numbering import format_number
+from hierdoc.pipeline.extract.document import extract_document
+from hierdoc.pipeline.limits import Limits
+from hierdoc.pipeline.structure import parse_sections
+from hierdoc.pipeline.tokenizer import default_tokenizer
+
+FIXTURES = Path(__file__).parent / "fixtures" / "docx"
+REALDOCS = Path(__file__).parent / "realdocs"
+GOLD: dict[str, list[list[str]]] = json.loads((FIXTURES / "gold.json").read_text())
+
+
+def _builder() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("make_fixtures", FIXTURES / "make_fixtures.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+make = _builder()
+
+
+def markdown(name: str, converter: str = "structured") -> str:
+    return convert_file(FIXTURES / name, docx_converter=converter).text
+
+
+def sections_of(name: str) -> dict[str, object]:
+    document = convert_file(FIXTURES / name)
+    return {s.section_id: s for s in parse_sections(document.text, document.title)}
+
+
+def _shown(number: str, heading: str, text: str) -> bool:
+    """A gold number is shown as Word shows it: a heading "## 8.4 Title" or a point
+    "(a) text" at the start of its paragraph."""
+    lines = text.splitlines()
+    if number.startswith("("):
+        return f"{number} {heading}" in lines
+    pattern = re.compile(rf"^#+ {re.escape(number)} {re.escape(heading)}$")
+    return any(pattern.match(line) for line in lines)
+
+
+@pytest.mark.parametrize("name", sorted(GOLD))
+def test_every_number_word_shows_is_rendered(name: str) -> None:
+    text = markdown(name)
+    missing = [f"{n} {h}" for n, h in GOLD[name] if not _shown(n, h, text)]
+    assert missing == []
+
+
+def test_markitdown_loses_the_numbers() -> None:
+    """Why the structured converter exists (and the baseline of the benchmark)."""
+    text = markdown("terms_direct.docx", "markitdown")
+    assert not _shown("8.4", "Liability Caps", text)
+    assert "8.4" not in text
+
+
+def test_clause_ids_and_breadcrumbs_come_from_word_numbering() -> None:
+    sections = sections_of("terms_direct.docx")
+    cap = sections["section-8-4"]
+    assert cap.heading == "8.4 Liability Caps"
+    assert cap.parent_chain == ("8. Limitation of Liability", "8.4 Liability Caps")
+    assert cap.body.strip().startswith("Each party shall comply")
+    assert sections["section-8-4-a"].body.startswith("(a) the fees paid")
+    assert sections["section-9-1-b"].body.startswith("(b) wilful misconduct")
+
+
+def test_heading_styles_numbered_through_their_style() -> None:
+    """Heading 1/2 take their list from the style's numPr and their level from w:pStyle."""
+    text = markdown("cloud_agreement.docx")
+    assert text.startswith("# Cloud Services Agreement\n")
+    assert "\n## 5. Limitation of Liability\n" in text
+    assert "\n### 5.2 Liability Cap\n" in text
+    sections = sections_of("cloud_agreement.docx")
+    assert sections["section-5-2-b-ii"].body.startswith("(ii) regulatory fines.")
+
+
+def test_restarts_roman_and_legal_numbering() -> None:
+    """startOverride restarts a list (ARTICLE V after ARTICLE II); isLgl shows the
+    Roman article number in Arabic in "Section 5.01" (decimalZero)."""
+    text = markdown("credit_articles.docx")
+    assert "\n## ARTICLE II The Loans\n" in text
+    assert "\n## ARTICLE V Events of Default\n" in text
+    assert "\n### Section 5.01 Events of Default\n" in text
+    assert "article-v" in sections_of("credit_articles.docx")
+
+
+def test_a_second_list_instance_continues_the_count() -> None:
+    """Two w:num of one abstract list share its counters unless one restarts them:
+    "Schedule I", "Schedule II" here, and points restart at "(a)" per clause."""
+    text = markdown("cloud_agreement.docx")
+    assert "## Schedule I Service Description" in text
+    assert "## Schedule II Service Levels" in text
+    assert text.count("(a) ") == 2
+
+
+def test_level_that_never_restarts(tmp_path: Path) -> None:
+    """w:lvlRestart 0: the points count on across clauses ((a), (b), then (c))."""
+    numbering = make.abstract(
+        1, make.lvl(0, "decimal", "%1."), make.lvl(1, "lowerLetter", "(%2)", restart=0)
+    ) + make.num(1, 1)
+    fixture = make.Fixture("never", numbering)
+    fixture.blocks = [
+        make.p(make.b("Fees"), num=(1, 0)),
+        make.p("first point;", num=(1, 1)),
+        make.p("second point.", num=(1, 1)),
+        make.p(make.b("Taxes"), num=(1, 0)),
+        make.p("third point.", num=(1, 1)),
+    ]
+    text = convert_file(make.write(fixture, tmp_path)).text
+    assert "## 2. Taxes\n\n(c) third point." in text
+
+
+def test_run_in_titles_and_body_markup() -> None:
+    """Run-in titles become plain headings; bold stays in body text; tables stay tables."""
+    terms = markdown("terms_direct.docx")
+    assert "### 9.1 Excluded Claims\n\nThe cap does not apply to:" in terms
+    assert "<u>" not in terms
+    cloud = markdown("cloud_agreement.docx")
+    assert '**"Confidential Information"** means any information' in cloud
+    assert "| Plan | Monthly fee |\n| --- | --- |\n| Basic | $100 |" in cloud
+    assert "### 5.1 Exclusions" in cloud
+
+
+def test_no_markup_in_headings_or_ids_for_either_converter() -> None:
+    for converter in ("structured", "markitdown"):
+        document = convert_file(FIXTURES / "cloud_agreement.docx", docx_converter=converter)
+        for section in parse_sections(document.text, document.title):
+            for heading in section.parent_chain:
+                assert not re.search(r"[*<>_]|[A-Za-z][.:]$", heading), heading
+            assert not section.section_id.startswith("u-"), section.section_id
+
+
+def test_substantive_clauses_are_not_typed_header() -> None:
+    for converter in ("structured", "markitdown"):
+        document = convert_file(FIXTURES / "terms_direct.docx", docx_converter=converter)
+        sections = parse_sections(document.text, document.title)
+        chunks, _ = extract_document(
+            sections, chunk_document(document, sections, default_tokenizer())
+        )
+        clauses = [c for c in chunks if "comply with this clause" in c.content]
+        assert clauses
+        assert {c.chunk_type for c in clauses} <= {"content", "requirement"}, converter
+
+
+def test_generated_table_of_contents_is_left_out(tmp_path: Path) -> None:
+    numbering = make.abstract(1, make.lvl(0, "decimal", "%1.")) + make.num(1, 1)
+    fixture = make.Fixture("toc", numbering)
+    fixture.blocks = [
+        make.p("1. Fees\t2", style="toc 1"),
+        make.p(make.b("Fees"), num=(1, 0)),
+        make.p("Customer pays."),
+    ]
+    text = convert_file(make.write(fixture, tmp_path)).text
+    assert "\t2" not in text and text.count("Fees") == 1
+    assert [s.section_id for s in parse_sections(text, "t")] == ["preamble", "section-1"]
+
+
+@pytest.mark.parametrize(
+    ("value", "fmt", "shown"),
+    [
+        (3, "lowerLetter", "c"),
+        (28, "upperLetter", "BB"),
+        (14, "upperRoman", "XIV"),
+        (4, "lowerRoman", "iv"),
+        (5, "decimalZero", "05"),
+        (12, "decimalZero", "12"),
+        (2, "ordinal", "2nd"),
+        (7, "chineseCounting", "7"),
+    ],
+)
+def test_number_formats(value: int, fmt: str, shown: str) -> None:
+    assert format_number(value, fmt) == shown
+
+
+# --------------------------------------------------------------------------- errors and limits
+
+
+def _rewrite(source: Path, target: Path, part: str, data: bytes) -> Path:
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
+        for info in old.infolist():
+            new.writestr(info, data if info.filename == part else old.read(info.filename))
+    return target
+
+
+def test_damaged_numbering_is_a_clean_error(tmp_path: Path) -> None:
+    path = _rewrite(
+        FIXTURES / "terms_direct.docx", tmp_path / "cut.docx", "word/numbering.xml", b"<w:num"
+    )
+    with pytest.raises(ConversionError) as info:
+        convert_file(path)
+    assert info.value.reason.startswith("cannot read DOCX: damaged XML (")
+    assert "\n" not in info.value.reason
+
+
+def test_zip_without_package_parts_is_not_a_word_document(tmp_path: Path) -> None:
+    path = tmp_path / "hollow.docx"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("word/document.xml", "<w:document/>")
+    with pytest.raises(ConversionError, match="not a Word document"):
+        convert_file(path)
+
+
+def test_zip_limits_are_checked_before_unpacking(tmp_path: Path) -> None:
+    path = tmp_path / "bomb.docx"
+    path.write_bytes((FIXTURES / "terms_direct.docx").read_bytes())
+    with zipfile.ZipFile(path, "a", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("word/media/zeros.bin", b"\0" * (4 << 20))
+    with pytest.raises(ConversionError, match="over max_zip_ratio 50"):
+        convert_file(path, limits=Limits(max_zip_ratio=50))
+
+
+def test_markitdown_stays_available() -> None:
+    document = convert_file(FIXTURES / "cloud_agreement.docx", docx_converter="markitdown")
+    assert isinstance(document, ConvertedDocument)
+    assert "Limitation of Liability" in document.text
+
+
+# --------------------------------------------------------------------------- public documents
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        (
+            "common-paper-pilot-agreement.docx",
+            [
+                "## 5. Limitation of Liability",
+                "### 5.1 General Liability Cap",
+                "### 7.13 Signature",
+            ],
+        ),
+        (
+            "common-paper-software-license-agreement.docx",
+            ["## 1. Software", "### 1.1 License", "### 3.1 Fees"],
+        ),
+    ],
+)
+def test_public_contracts_keep_their_clause_numbers(name: str, expected: list[str]) -> None:
+    """Common Paper's standard agreements (CC BY 4.0), numbered by Word."""
+    path = REALDOCS / name
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+    lines = set(convert_file(path).text.splitlines())
+    assert [line for line in expected if line not in lines] == []
+    markitdown_lines = set(convert_file(path, docx_converter="markitdown").text.splitlines())
+    assert expected[1] not in markitdown_lines
