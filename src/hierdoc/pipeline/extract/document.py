@@ -16,6 +16,7 @@ from ...models import Acronym, Chunk, CrossRef, Definition, Extraction, Section
 from .acronyms import find_acronyms
 from .crossref_resolve import resolve
 from .crossrefs import find_references
+from .definition_pointers import resolve_pointers
 from .definitions import find_definitions, is_definitions_heading, normalize_term
 
 REQUIREMENT = re.compile(
@@ -66,6 +67,7 @@ def extract_document(
             continue
         extraction.acronyms += _acronyms(section, text, locator, source)
         extraction.references += _references(section, text, locator, source, known)
+    extraction.definitions = resolve_pointers(extraction.definitions, sections)
     extraction.chunk_terms = _chunk_terms(chunks, extraction.definitions)
     return _typed(chunks, extraction), extraction
 

@@ -1,0 +1,134 @@
+"""Definitions laid out as lists: ``Term: definition`` glossary lines and Markdown tables.
+
+Glossary lines count only in a definitions section (elsewhere "Note: ..." lines would be
+noise); a table counts in a definitions section, or anywhere under a header that names a
+term column and a definition/meaning column.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from .definition_markup import Unmarked
+from .definition_text import (
+    MAX_TERM_WORDS,
+    FoundDefinition,
+    clean_definition,
+    collapse,
+    trim,
+    word_set,
+)
+from .layout import MARKER, paragraph_end, tables
+
+MAX_GLOSSARY_WORDS = 6
+
+_GLOSSARY = re.compile(
+    r"^(?P<prefix>(?:" + MARKER.pattern + r"[ \t]+)?[ \t]*[\"'‘“]?)"
+    r"(?P<term>[A-Za-z][^:\n—–|*.,;\"'‘’“”]{0,60}?)[\"'’”]?"
+    r"[ \t]*(?::|—|–|[ \t]-[ \t])[ \t]*(?P<def>\S)",
+    re.MULTILINE,
+)
+_GLOSSARY_MEANS = re.compile(r"(?:shall\s+mean|means)\s+")
+_VERB_WORDS = word_set("is are was were be shall will must may can should would")
+_PRONOUNS = word_set("we you i they he she it this these our your")
+_NOT_GLOSSARY = word_set(
+    "note notes example examples e.g see source nb important warning tip caution"
+)
+# labels of signature blocks and forms ("By: ____", "Name: ...") are not defined terms
+_FORM_LABELS = (
+    word_set("by name title date signature sign signed its email e-mail telephone tel phone")
+    | word_set("fax facsimile address attention attn witness dated per ref page company")
+    | {"print name", "full name", "signed by", "registered office"}
+    | {"short version", "in short", "summary", "tl;dr"}
+)
+_STRUCTURAL = re.compile(
+    r"(?i)^(?:article|section|sec|chapter|part|title|schedule|annex|clause|appendix|exhibit)"
+    r"\b\.?\s*[\dIVXLC]"
+)
+_TERM_HEADERS = frozenset(
+    {"term", "terms", "defined term", "word", "expression", "abbreviation", "acronym"}
+)
+_DEF_HEADERS = frozenset(
+    {"definition", "definitions", "meaning", "description", "explanation", "means"}
+)
+
+
+# --- Term: definition ----------------------------------------------------------------------
+
+
+def glossary_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
+    text = marked.quoted
+    for match in _GLOSSARY.finditer(text):
+        term = match.group("term").strip()
+        line_start = match.start()
+        if not _glossary_term_ok(text, term, line_start, match.group("prefix")):
+            continue
+        def_start = match.start("def")
+        lead = _GLOSSARY_MEANS.match(text, def_start)
+        def_start = lead.end() if lead else def_start  # "Control: means ..."
+        end = paragraph_end(text, def_start, stop=_GLOSSARY)
+        definition, end = clean_definition(marked, def_start, end)
+        if _reads_as_definition(definition):
+            yield FoundDefinition(collapse(term), definition, match.start("term"), end, "glossary")
+
+
+def _reads_as_definition(definition: str) -> bool:
+    """Words (not "________" or "[ ]"), not a sentence about someone ("We use these ...")."""
+    first = definition.split(maxsplit=1)[0].casefold() if definition else ""
+    return bool(re.search(r"[^\W\d_]{2}", definition)) and first not in _PRONOUNS
+
+
+def _glossary_term_ok(text: str, term: str, line_start: int, prefix: str) -> bool:
+    """Short, not a label ("Note: ...", "Example 2: ...", "By: ...") nor a heading."""
+    words = term.casefold().split()
+    if not words or len(words) > MAX_GLOSSARY_WORDS or _STRUCTURAL.match(term):
+        return False
+    label = words[0] in _NOT_GLOSSARY and (len(words) == 1 or words[1].isdigit())
+    if label or _VERB_WORDS.intersection(words) or " ".join(words) in _FORM_LABELS:
+        return False
+    if term[0].isupper() or prefix.strip():
+        return True
+    # a lower-case line is a glossary entry only when it opens a paragraph, not when it
+    # continues a wrapped sentence
+    return line_start == 0 or text[: line_start - 1].endswith("\n")
+
+
+# --- | Term | Definition | ----------------------------------------------------------------
+
+
+def table_definitions(marked: Unmarked, in_section: bool) -> Iterator[FoundDefinition]:
+    for rows in tables(marked.quoted):
+        header = [collapse(cell).casefold().strip("*_ :") for cell, _ in rows[0]]
+        columns = _table_columns(header, in_section)
+        if columns is None:
+            continue
+        term_col, def_col = columns
+        for row in rows[1:]:
+            if len(row) <= max(term_col, def_col):
+                continue
+            yield from _table_row(marked, row[term_col], row[def_col])
+
+
+def _table_columns(header: list[str], in_section: bool) -> tuple[int, int] | None:
+    term_col = next((i for i, cell in enumerate(header) if cell in _TERM_HEADERS), None)
+    def_col = next((i for i, cell in enumerate(header) if cell in _DEF_HEADERS), None)
+    if term_col is not None and def_col is not None:
+        return term_col, def_col
+    if in_section and len(header) >= 2:
+        return 0, 1
+    return None
+
+
+def _table_row(
+    marked: Unmarked, term_cell: tuple[str, int], def_cell: tuple[str, int]
+) -> Iterator[FoundDefinition]:
+    raw_term, term_offset = term_cell
+    stripped = raw_term.strip().strip("*_").strip("\"'‘’“”`").strip()
+    if not stripped or not def_cell[0] or not stripped[0].isalpha():
+        return
+    if len(stripped.split()) > MAX_TERM_WORDS:
+        return
+    start = term_offset + raw_term.find(stripped)
+    raw = trim(marked.plain[def_cell[1] : def_cell[1] + len(def_cell[0])])
+    yield FoundDefinition(collapse(stripped), collapse(raw), start, def_cell[1] + len(raw), "table")

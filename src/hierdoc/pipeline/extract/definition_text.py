@@ -1,0 +1,52 @@
+"""What every definition finder shares: the found record, term checks, definition text."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .definition_markup import Unmarked
+
+MAX_TERM_WORDS = 8
+
+_TRAILING = re.compile(r"(?:\s*[;,]\s*(?:and|or))?\s*[;,]?\s*$")
+_FINAL_STOP = re.compile(r"(?<=[\w)\"”’])\s*\.$")
+# a full stop that ends an abbreviation ("U.S.", "Inc.", "et seq.") stays
+_ABBREVIATION = re.compile(r"(?:\b[A-Za-z]\.)+$|\b(?:Inc|Ltd|Co|Corp|etc|seq|No)\.$|\b[A-Z]\.$")
+
+
+@dataclass(frozen=True)
+class FoundDefinition:
+    """A defined term and its definition, with character offsets into the input text."""
+
+    term: str
+    definition: str
+    start: int
+    end: int
+    style: str
+
+
+def word_set(words: str) -> frozenset[str]:
+    """A set of words written as one string (shorter to read than a list of literals)."""
+    return frozenset(words.split())
+
+
+def valid_term(term: str) -> bool:
+    words = term.split()
+    return 0 < len(words) <= MAX_TERM_WORDS and term[0].isalnum() and not term.endswith(".")
+
+
+def clean_definition(marked: Unmarked, start: int, end: int) -> tuple[str, int]:
+    """The definition between two offsets, without markup, a trailing "; and" / ";" / "."
+    (an item separator), and the offset where it ends."""
+    raw = trim(marked.plain[start:end])
+    return collapse(raw), start + len(raw)
+
+
+def trim(raw: str) -> str:
+    raw = raw[: _TRAILING.search(raw).start()]
+    return raw if _ABBREVIATION.search(raw) else _FINAL_STOP.sub("", raw)
+
+
+def collapse(value: str) -> str:
+    return " ".join(value.split())
