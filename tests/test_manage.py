@@ -128,7 +128,7 @@ def test_ls_lists_the_documents_with_their_counts(built: Path, capsys) -> None:
     assert listed[1] == {**gdpr.to_dict(), "chunks": gdpr.chunks}
     assert set(listed[0]) == {
         *("source", "title", "format", "chunks", "sections", "definitions", "chars"),
-        "ingested_at",
+        *("ingested_at", "pages", "metadata"),
     }
 
     _run(ls, built)

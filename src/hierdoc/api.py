@@ -45,6 +45,7 @@ from .search.glossary import Glossary
 from .search.passages import QueryVectors, add_passages
 from .search.rerank import reranker_for
 from .search.searcher import Searcher
+from .search.where import Where, narrow_sources
 from .store import StoreRequest, open_store
 from .views import (
     ChunkView,
@@ -307,16 +308,18 @@ class Index:
         section: str | None = None,
         chunk_type: str | Iterable[str] | None = None,
         settings: SearchSettings | None = None,
+        where: Where | None = None,
         **overrides: Any,
     ) -> SearchResponse:
         """Search the index. ``settings`` replaces the index's search settings for this call;
         ``top_k``, ``mode``, ``min_score`` and ``overrides`` (any :class:`SearchSettings`
         field, e.g. ``keyword_weight=2``; ``rerank=False`` skips the configured reranker)
-        change single values; the index is never modified."""
+        change single values; the index is never modified. ``where`` keeps the documents
+        whose metadata match (``{"type": "contract"}``; see :mod:`hierdoc.search.where`)."""
         base = settings or self.settings
         chosen = base.search_settings(top_k=top_k, mode=mode, min_score=min_score, **overrides)
         filt = SearchFilter(
-            sources=tuple(self.resolve_sources(source)),
+            sources=tuple(narrow_sources(self.store, self.resolve_sources(source), where)),
             section_prefix=self._known_section(section),
             chunk_types=_chunk_types(chunk_type),
         )

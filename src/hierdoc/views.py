@@ -178,6 +178,8 @@ class DocumentSummary:
     chars: int
     ingested_at: str
     """UTC, ISO 8601; "" when the store does not know."""
+    pages: int | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -189,6 +191,8 @@ class DocumentSummary:
             "definitions": self.definitions,
             "chars": self.chars,
             "ingested_at": self.ingested_at,
+            "pages": self.pages,
+            "metadata": self.metadata,
         }
 
 
@@ -205,6 +209,8 @@ def summarize_documents(store: Store) -> list[DocumentSummary]:
             definitions=definitions[d.source],
             chars=d.chars,
             ingested_at=d.ingested_at,
+            pages=d.pages,
+            metadata=dict(d.metadata),
         )
         for d in store.documents()
     ]

@@ -16,6 +16,7 @@ import click
 from ..models import SEARCH_MODES, SearchResponse
 from ..pipeline.contextualize import ContextProgress
 from ..pipeline.ingest import IngestStopped
+from ..search.where import parse_where
 from . import export
 from .ingest_checks import check_paths, check_report
 from .ingest_progress import SavedCounter, progress_printer
@@ -134,6 +135,13 @@ def _print_response(response: SearchResponse, fmt: str) -> None:
     help="Only chunks of this type (repeatable).",
 )
 @click.option(
+    "--where",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Only documents whose metadata match (type=contract, tags=x; repeatable: "
+    "different keys must all match, one key's values any).",
+)
+@click.option(
     "--format",
     "fmt",
     type=click.Choice(export.FORMATS),
@@ -151,6 +159,7 @@ def search(
     source: tuple[str, ...],
     section: str | None,
     chunk_types: tuple[str, ...],
+    where: tuple[str, ...],
     fmt: str,
     as_json: bool,
 ) -> None:
@@ -170,6 +179,7 @@ def search(
             source=list(source) or None,
             section=section,
             chunk_type=list(chunk_types) or None,
+            where=parse_where(where),
         )
     _print_response(response, "json" if as_json else fmt)
 

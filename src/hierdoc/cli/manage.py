@@ -26,25 +26,32 @@ def _when(stamp: str) -> str:
 
 
 def format_listing(summaries: list[DocumentSummary]) -> list[str]:
-    """``ls`` as text: a header and one aligned line per document."""
-    header = ("SOURCE", "CHUNKS", "SECTIONS", "DEFINITIONS", "CHARS", "INGESTED")
+    """``ls`` as text: a header and one aligned line per document. PAGES appears when some
+    document has a page count, METADATA (the keys of each document's metadata) when some
+    document has metadata."""
+    pages = any(s.pages is not None for s in summaries)
+    metadata = any(s.metadata for s in summaries)
+    header = ["SOURCE", "CHUNKS", "SECTIONS", "DEFINITIONS", *(["PAGES"] * pages), "CHARS"]
     rows = [
-        (
+        [
             _relative(s.source),
             str(s.chunks),
             str(s.sections),
             str(s.definitions),
+            *([str(s.pages) if s.pages is not None else "-"] * pages),
             f"{s.chars:,}",
-            _when(s.ingested_at),
-        )
+        ]
         for s in summaries
     ]
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    tails = [["INGESTED", *(["METADATA"] * metadata)]]
+    tails += [[_when(s.ingested_at), *([", ".join(s.metadata)] * metadata)] for s in summaries]
+    when = max(len(tail[0]) for tail in tails)
     lines = []
-    for row in [header, *rows]:
+    for row, tail in zip([header, *rows], tails, strict=True):
         cells = [row[0].ljust(widths[0])]
-        cells += [cell.rjust(width) for cell, width in zip(row[1:-1], widths[1:-1], strict=True)]
-        lines.append("  ".join([*cells, row[-1]]))
+        cells += [cell.rjust(width) for cell, width in zip(row[1:], widths[1:], strict=True)]
+        lines.append("  ".join([*cells, tail[0].ljust(when), *tail[1:]]).rstrip())
     return lines
 
 
@@ -64,7 +71,8 @@ def format_outline(outline: Outline) -> list[str]:
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.pass_obj
 def ls(state: State, as_json: bool) -> None:
-    """The indexed documents: chunks, sections, definitions, size and ingest time."""
+    """The indexed documents: chunks, sections, definitions, pages, size, ingest time and
+    metadata keys."""
     with state.open_reader() as index:
         summaries = index.document_summaries()
         directory = index.directory

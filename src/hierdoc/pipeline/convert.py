@@ -26,6 +26,7 @@ from hierdoc.models import ConvertedDocument, FileProblem
 from ..errors import InputError
 from . import limits as _limits
 from .limits import Limits
+from .metadata import document_properties, stated_title
 
 if TYPE_CHECKING:
     from markitdown import MarkItDown
@@ -138,14 +139,18 @@ def convert_file(
         raise ConversionError(_os_error_reason(exc)) from exc
     if reason := _limits.chars_reason(len(text), limits):
         raise ConversionError(reason)
+    metadata, text = document_properties(path, _FORMATS[suffix], text)
+    if not text.strip():
+        raise ConversionError("no text after the front matter")
     return ConvertedDocument(
         source=str(path) if source is None else source,
-        title=choose_title(text, md_title, path.stem),
+        title=stated_title(metadata, _FORMATS[suffix]) or choose_title(text, md_title, path.stem),
         text=text,
         content_hash=content_hash,
         format=_FORMATS[suffix],
         page_starts=page_starts,
         pages=len(page_starts) or None,
+        metadata=metadata,
     )
 
 

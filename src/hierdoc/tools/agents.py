@@ -30,6 +30,7 @@ from .catalogue import (
     SectionFilter,
     SourceFilter,
     TopK,
+    WhereFilter,
     tool_spec,
     tool_specs,
 )
@@ -147,8 +148,9 @@ def search_tool(
         mode: Mode = mode_default,
         source: SourceFilter = None,
         section: SectionFilter = None,
+        where: WhereFilter = None,
     ) -> str:
-        return run_search(index, query, top_k, mode, source, section).text
+        return run_search(index, query, top_k, mode, source, section, where).text
 
     def search_structured(
         query: Query,
@@ -156,8 +158,9 @@ def search_tool(
         mode: Mode = mode_default,
         source: SourceFilter = None,
         section: SectionFilter = None,
+        where: WhereFilter = None,
     ) -> dict[str, Any]:
-        return run_search(index, query, top_k, mode, source, section).structured
+        return run_search(index, query, top_k, mode, source, section, where).structured
 
     function: Any = search_structured if structured else search
     function.__name__ = function.__qualname__ = "search"

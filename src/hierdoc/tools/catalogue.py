@@ -68,8 +68,9 @@ mode "exact" to get only passages holding a quoted phrase or cited section, "key
 terms.
 
 If `no_match` is true nothing convincing was found: say that the documents do not cover it.
-Narrow with `source` (a file name from list_documents) or `section` (a section id such as
-"chapter-3"; everything under it is searched). Each passage lists the definitions of defined
+Narrow with `source` (a file name from list_documents), `section` (a section id such as
+"chapter-3"; everything under it is searched) or `where` (document metadata from
+list_documents, e.g. {{"type": "contract"}}). Each passage lists the definitions of defined
 terms it uses and the cross-references it makes. Cite passages by file name and section id.""",
     "get_section": f"""\
 Read one provision in full, with where it sits: its parent chain, its own text, the passage that
@@ -92,9 +93,10 @@ provisions that refer to it or to its paragraphs). `id` is a section id, chunk i
 for get_section; pass `source` when several documents have that id. Use it to find exceptions,
 conditions and related obligations, then read them with get_section.""",
     "list_documents": """\
-List the indexed documents: file name, title, format and number of passages. Use it to learn what
-the corpus holds and to get the file names that the `source` argument of search, get_section and
-references accepts.""",
+List the indexed documents: file name, title, format, number of passages and metadata (front
+matter, document properties). Use it to learn what the corpus holds, to get the file names that
+the `source` argument of search, get_section and references accepts, and the metadata that the
+`where` argument of search filters on.""",
 }
 
 DESCRIPTIONS = {name: _unwrap(text) for name, text in _DESCRIPTIONS.items()}
@@ -135,6 +137,14 @@ SectionFilter = Annotated[
     str | None,
     Field(description='Only passages under this section id, e.g. "chapter-3" or "article-17".'),
 ]
+WhereFilter = Annotated[
+    dict[str, str] | None,
+    Field(
+        description='Only documents whose metadata (see list_documents) match, e.g. {"type": '
+        '"contract", "tags": "vendor"}: every key must match; a list in the metadata matches '
+        "any of its members."
+    ),
+]
 Identifier = Annotated[
     str,
     Field(
@@ -160,6 +170,7 @@ def _argument_models(settings: Settings) -> dict[str, type[BaseModel]]:
             mode=(Mode, settings.search_mode),
             source=(SourceFilter, None),
             section=(SectionFilter, None),
+            where=(WhereFilter, None),
         ),
         "get_section": create_model("get_sectionArguments", **located),
         "define": create_model("defineArguments", term=(Term, ...)),
@@ -294,6 +305,7 @@ DocumentOut = _shape(
     DocumentRecord,
     *("source", ("name", str), "title", "format", "chars"),
     ("chunks", _hint(DocumentRecord, "chunk_count")),
+    ("metadata", dict[str, Any], {}),
 )
 DocumentsOutput = create_model(
     "DocumentsOutput", documents=(list[DocumentOut], ...), total_chunks=(int, ...)

@@ -61,6 +61,7 @@ def run_search(
     mode: str | None = None,
     source: str | None = None,
     section: str | None = None,
+    where: dict[str, str] | None = None,
 ) -> ToolOutput:
     """The ``search`` tool: checked arguments, then :meth:`Index.search`."""
     text = (query or "").strip()
@@ -77,7 +78,9 @@ def run_search(
         raise InputError(f"top_k must be between 1 and {MAX_TOP_K}, got {top_k}")
     sources = _sources(index, source)
     section_id = _check_section(index, section, sources)
-    response = index.search(text, top_k=top_k, mode=mode, source=sources, section=section_id)
+    response = index.search(
+        text, top_k=top_k, mode=mode, source=sources, section=section_id, where=where
+    )
     structured = check_output("search", response.to_dict())
     return ToolOutput(structured, render_search(structured, _names(index)))
 
@@ -261,6 +264,7 @@ def run_list_documents(index: Index) -> ToolOutput:
             "format": d.format,
             "chars": d.chars,
             "chunks": d.chunk_count,
+            "metadata": d.metadata,
         }
         for d in records
     ]
