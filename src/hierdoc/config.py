@@ -193,7 +193,7 @@ class IngestSettings(ChunkingSettings):
     follow_symlinks_outside: bool = False
     # Converters per format: "structured" = hierdoc's own (Word numbering rendered; PDF in
     # reading order with pages, running headers/footers removed), "markitdown" = markitdown.
-    docx_converter: Literal["structured", "markitdown"] = "markitdown"
+    docx_converter: Literal["structured", "markitdown"] = "structured"
     pdf_converter: Literal["structured", "markitdown"] = "markitdown"
 
 
