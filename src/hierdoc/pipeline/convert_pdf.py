@@ -55,11 +55,12 @@ _EDGE_ROWS = 2
 _REPEAT_SHARE = 0.2
 _REPEAT_MIN_PAGES = 3
 _HEADING_SCALE = 1.15
+_FOOTNOTE_SCALE = 0.9
 _HEADING_MAX_CHARS = 150
 _HEADING_MAX_LINES = 3
 _MAX_LEVEL = 4
 _CONTENTS_MIN_ENTRIES = 3
-_LEADER = re.compile(r"(?:\s*[.·…_]{2,}\s*|\s+)\d{0,4}\s*$")
+_LEADER = re.compile(r"(?:\s*[.·…_]{2,}\s*\d{0,4}|\s+\d{1,4})\s*$")
 _ORDER_MAX_BLOCKS = 400
 _ROTATED = 0.1
 _BOLD_WEIGHT = 600
@@ -186,10 +187,12 @@ def convert_pdf(path: Path) -> PdfText:
     finally:
         document.close()
     _drop_running_lines(pages)
+    body = _body_size(pages)
     for page in pages:
-        page.blocks = _reading_order(_table_rows(_blocks(page.segments)))
-    _mark_headings(pages)
-    _mark_contents(pages)
+        ordered = _reading_order(_table_rows(_blocks(page.segments)))
+        page.blocks = _footnotes_last(ordered, body)
+    _mark_headings(pages, body)
+    _mark_contents(pages, body)
     text, starts = _assemble(pages)
     return PdfText(text, starts)
 
@@ -318,8 +321,10 @@ def _rows(segments: list[_Segment]) -> list[list[_Segment]]:
 
 
 def _row_key(row: list[_Segment]) -> str:
-    text = " ".join(s.text for s in sorted(row, key=lambda s: s.x0))
-    return " ".join(_DIGITS.sub("#", text.lower()).split())
+    """The row's text without case, digits or the order of its parts: a running head whose
+    page number moves from right to left on even pages has one key."""
+    parts = (" ".join(_DIGITS.sub("#", s.text.lower()).split()) for s in row)
+    return " | ".join(sorted(parts))
 
 
 def _edge_rows(page: _Page) -> list[list[_Segment]]:
@@ -425,11 +430,19 @@ def _aligned_rows(blocks: list[_Block]) -> list[list[_Block]]:
 
 def _follows(previous: list[_Block], row: list[_Block]) -> bool:
     """Whether ``row`` is the next row of the table whose last row is ``previous``."""
-    below = row[0].top >= max(b.bottom for b in previous) - 0.3 * row[0].lines[0].height
-    overlapping = sum(
-        1 for cell in row if any(min(cell.x1, p.x1) > max(cell.x0, p.x0) for p in previous)
+    tolerance = 0.5 * row[0].lines[0].height
+    below = row[0].top >= max(b.bottom for b in previous) - tolerance
+    aligned = sum(1 for cell in row if any(_aligned(cell, p, tolerance) for p in previous))
+    return below and aligned >= 2
+
+
+def _aligned(cell: _Block, other: _Block, tolerance: float) -> bool:
+    """Cells of one table column: left, right or centre edges in line."""
+    return (
+        abs(cell.x0 - other.x0) <= tolerance
+        or abs(cell.x1 - other.x1) <= tolerance
+        or abs(cell.x0 + cell.x1 - other.x0 - other.x1) <= 2 * tolerance
     )
-    return below and overlapping >= 2
 
 
 def _reading_order(blocks: list[_Block]) -> list[_Block]:
@@ -482,21 +495,38 @@ def _topological(before: np.ndarray, top: np.ndarray, x0: np.ndarray) -> list[in
 # --------------------------------------------------------------------------- headings
 
 
-def _mark_headings(pages: list[_Page]) -> None:
-    """Give short blocks in a larger font, or wholly bold at body size, a heading level."""
+def _body_size(pages: list[_Page]) -> float:
+    """The font size of most of the text."""
     sizes: Counter[float] = Counter()
     for page in pages:
         for segment in page.segments:
             sizes[segment.size] += len(segment.text)
-    if not sizes:
+    return sizes.most_common(1)[0][0] if sizes else 0.0
+
+
+def _footnotes_last(blocks: list[_Block], body: float) -> list[_Block]:
+    """Blocks in a smaller font with no body text below them (footnotes under a column)
+    move to the end of the page, so that a sentence running on to the next column is
+    not cut by them."""
+    small = [_block_size(b) < _FOOTNOTE_SCALE * body for b in blocks]
+    lowest_body = max((b.top for b, s in zip(blocks, small, strict=True) if not s), default=0.0)
+    notes = [b for b, s in zip(blocks, small, strict=True) if s and b.top > lowest_body]
+    if not notes:
+        return blocks
+    return [b for b in blocks if not any(b is n for n in notes)] + notes
+
+
+def _mark_headings(pages: list[_Page], body: float) -> None:
+    """Give short blocks in a larger font, or wholly bold at body size, a heading level."""
+    if not body:
         return
-    body = sizes.most_common(1)[0][0]
     any_bold_body = _mostly_bold(pages, body)
     candidates = [block for page in pages for block in _page_headings(page, body, any_bold_body)]
     larger = sorted({_block_size(b) for b in candidates if _block_size(b) > body}, reverse=True)
     levels = {size: min(rank + 1, _MAX_LEVEL) for rank, size in enumerate(larger)}
     for block in candidates:
-        block.heading_level = levels.get(_block_size(block), min(len(larger) + 1, _MAX_LEVEL))
+        level = levels.get(_block_size(block), min(len(larger) + 1, _MAX_LEVEL))
+        block.heading_level = min(level + _decimal_depth(_block_text(block, " ")), 6)
     _title_first(pages[0].blocks, candidates)
 
 
@@ -523,6 +553,14 @@ def _page_headings(page: _Page, body: float, bold_body: bool) -> list[_Block]:
             for other in found
         )
     ]
+
+
+def _decimal_depth(text: str) -> int:
+    """How much deeper than its first level a decimal heading sits: 1 for "4.1", 2 for "4.1.1".
+    Standards often set every numbered heading in one font, so only the number tells."""
+    match = HEADING_OUTLINE.match(text)
+    number = match.group("num") if match else None
+    return number.rstrip(".").count(".") if number else 0
 
 
 def _mostly_bold(pages: list[_Page], body: float) -> bool:
@@ -552,25 +590,30 @@ def _heading_like(block: _Block, body: float, bold_body: bool) -> bool:
     return larger or bold
 
 
+def _heading_key(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
 def _contents_key(text: str) -> str:
-    """A heading or contents line without case, dot leaders and a trailing page number."""
-    return " ".join(_LEADER.sub("", text.lstrip("#")).lower().split())
+    """A contents line as the heading it names: no dot leaders, no trailing page number."""
+    return _heading_key(_LEADER.sub("", text))
 
 
-def _mark_contents(pages: list[_Page]) -> None:
+def _mark_contents(pages: list[_Page], body: float) -> None:
     """Lines of a page that name three or more headings of later pages are a table of
     contents: they are neither headings nor, for the structure parser, numbered sections."""
     last_page: dict[str, int] = {}
     for number, page in enumerate(pages):
         for block in page.blocks:
             if block.heading_level:
-                last_page[_contents_key(_block_text(block, " "))] = number
+                last_page[_heading_key(_block_text(block, " ").lstrip("#"))] = number
     for number, page in enumerate(pages):
         entries = [
             (block, line)
             for block in page.blocks
             for line in block.lines
-            if last_page.get(_contents_key(line.text), -1) > number
+            if line.size <= body * _HEADING_SCALE
+            and last_page.get(_contents_key(line.text), -1) > number
         ]
         if len(entries) < _CONTENTS_MIN_ENTRIES:
             continue
@@ -626,10 +669,29 @@ def _runs_on(previous: str, text: str) -> bool:
 
 def _block_markdown(block: _Block) -> str:
     if block.cells:
-        return " | ".join(_block_text(cell, " ") for cell in block.cells)
+        return _row_text(block.cells)
     if block.heading_level:
         return "#" * block.heading_level + " " + _block_text(block, " ")
     return _block_text(block, "\n")
+
+
+def _row_text(cells: list[_Block]) -> str:
+    """A table row, cells joined by `` | ``; cells whose lines pair up one to one (rows set
+    without space between them) give one row per line."""
+    counts = {len(cell.lines) for cell in cells}
+    if len(counts) == 1 and (count := counts.pop()) > 1 and _lines_paired(cells, count):
+        return "\n".join(
+            " | ".join(" ".join(cell.lines[i].text.split()) for cell in cells) for i in range(count)
+        )
+    return " | ".join(_block_text(cell, " ") for cell in cells)
+
+
+def _lines_paired(cells: list[_Block], count: int) -> bool:
+    return all(
+        abs(cell.lines[i].top - cells[0].lines[i].top) <= 0.3 * cells[0].lines[i].height
+        for cell in cells[1:]
+        for i in range(count)
+    )
 
 
 def _block_text(block: _Block, separator: str) -> str:
