@@ -1,0 +1,133 @@
+"""Headings and tables of contents of a PDF, for :mod:`.convert_pdf`.
+
+A short block in a larger font than the body, or wholly bold, becomes a Markdown heading
+(level by size, deeper by its decimal number); lines of a page that name headings of later
+pages are a table of contents and stay out of the structure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from .numbering import HEADING_OUTLINE, parse_heading
+from .pdf_layout import Block, Page, block_size, block_text
+
+_HEADING_SCALE = 1.15
+_HEADING_MAX_CHARS = 150
+_HEADING_MAX_LINES = 3
+_MAX_LEVEL = 4
+_CONTENTS_MIN_ENTRIES = 3
+_LEADER = re.compile(r"(?:\s*[.·…_]{2,}\s*\d{0,4}|\s+\d{1,4})\s*$")
+_ENUMERATOR = re.compile(r"^\s*(?:\([0-9A-Za-z]{1,5}\)|[0-9A-Za-z]{1,3}[.)])\s")
+
+
+def body_size(pages: list[Page]) -> float:
+    """The font size of most of the text."""
+    sizes: Counter[float] = Counter()
+    for page in pages:
+        for segment in page.segments:
+            sizes[segment.size] += len(segment.text)
+    return sizes.most_common(1)[0][0] if sizes else 0.0
+
+
+def mark_headings(pages: list[Page], body: float) -> None:
+    """Give short blocks in a larger font, or wholly bold at body size, a heading level."""
+    if not body:
+        return
+    any_bold_body = _mostly_bold(pages, body)
+    candidates = [block for page in pages for block in _page_headings(page, body, any_bold_body)]
+    larger = sorted({block_size(b) for b in candidates if block_size(b) > body}, reverse=True)
+    levels = {size: min(rank + 1, _MAX_LEVEL) for rank, size in enumerate(larger)}
+    for block in candidates:
+        level = levels.get(block_size(block), min(len(larger) + 1, _MAX_LEVEL))
+        block.heading_level = min(level + _decimal_depth(block_text(block, " ")), 6)
+    _title_first(pages[0].blocks, candidates)
+
+
+def _title_first(first_page: list[Block], candidates: list[Block]) -> None:
+    """A single level-1 heading on the first page is the title: smaller headings above it
+    (a masthead such as "118th CONGRESS") stay text, so that the title opens the document."""
+    top = [b for b in candidates if b.heading_level == 1]
+    if len(top) != 1 or not any(top[0] is b for b in first_page):
+        return
+    for block in first_page:
+        if block is top[0]:
+            return
+        block.heading_level = 0
+
+
+def _page_headings(page: Page, body: float, bold_body: bool) -> list[Block]:
+    """Heading-like blocks of a page; two side by side (table header cells) are not headings."""
+    found = [b for b in page.blocks if not b.cells and _heading_like(b, body, bold_body)]
+    return [
+        block
+        for block in found
+        if not any(
+            other is not block and min(other.bottom, block.bottom) > max(other.top, block.top)
+            for other in found
+        )
+    ]
+
+
+def _decimal_depth(text: str) -> int:
+    """How much deeper than its first level a decimal heading sits: 1 for "4.1", 2 for "4.1.1".
+    Standards often set every numbered heading in one font, so only the number tells."""
+    match = HEADING_OUTLINE.match(text)
+    number = match.group("num") if match else None
+    return number.rstrip(".").count(".") if number else 0
+
+
+def _mostly_bold(pages: list[Page], body: float) -> bool:
+    bold = total = 0
+    for page in pages:
+        for segment in page.segments:
+            if segment.size == body:
+                total += len(segment.text)
+                bold += len(segment.text) if segment.bold else 0
+    return total > 0 and bold > total / 2
+
+
+def _heading_like(block: Block, body: float, bold_body: bool) -> bool:
+    text = block_text(block, " ")
+    if len(block.lines) > _HEADING_MAX_LINES or len(text) > _HEADING_MAX_CHARS:
+        return False
+    if not any(ch.isalpha() for ch in text) or text.endswith((",", ";")):
+        return False
+    if _ENUMERATOR.match(text) and not (parse_heading(text) or HEADING_OUTLINE.match(text)):
+        return False
+    larger = block_size(block) >= body * _HEADING_SCALE
+    bold = all(s.bold for s in block.lines) and not bold_body
+    return larger or bold
+
+
+def _heading_key(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _contents_key(text: str) -> str:
+    """A contents line as the heading it names: no dot leaders, no trailing page number."""
+    return _heading_key(_LEADER.sub("", text))
+
+
+def mark_contents(pages: list[Page], body: float) -> None:
+    """Lines of a page that name three or more headings of later pages are a table of
+    contents: they are neither headings nor, for the structure parser, numbered sections."""
+    last_page: dict[str, int] = {}
+    for number, page in enumerate(pages):
+        for block in page.blocks:
+            if block.heading_level:
+                last_page[_heading_key(block_text(block, " ").lstrip("#"))] = number
+    for number, page in enumerate(pages):
+        entries = [
+            (block, line)
+            for block in page.blocks
+            for line in block.lines
+            if line.size <= body * _HEADING_SCALE
+            and last_page.get(_contents_key(line.text), -1) > number
+        ]
+        if len(entries) < _CONTENTS_MIN_ENTRIES:
+            continue
+        for block, line in entries:
+            line.contents = True
+            block.heading_level = 0

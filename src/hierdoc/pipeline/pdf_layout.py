@@ -1,0 +1,298 @@
+"""PDF layout for :mod:`.convert_pdf`: segments into blocks, tables into rows, blocks in
+reading order, and the text of a block.
+
+Blocks are lines stacked closely, overlapping horizontally, in one font size and weight (a
+paragraph, a table cell, a heading). Their reading order follows Breuel's layout analysis
+(2003): a block comes before the blocks below it that it overlaps horizontally, and before
+the blocks to its right unless a block spanning both lies between them, so columns are
+read one after the other and a full-width title first.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+_LINE_GAP = 0.8
+"""Lines of one block are at most this many line heights apart."""
+_HEADING_SCALE = 1.15
+_FOOTNOTE_SCALE = 0.9
+_ORDER_MAX_BLOCKS = 400
+_KEEP_HYPHEN = frozenset(
+    [
+        "self",
+        "non",
+        "co",
+        "cross",
+        "well",
+        "multi",
+        "sub",
+        "pre",
+        "post",
+        "anti",
+        "semi",
+        "ex",
+        "all",
+        "high",
+        "low",
+        "long",
+        "short",
+        "third",
+        "first",
+        "real",
+        "open",
+        "end",
+        "user",
+        "machine",
+        "human",
+        "cyber",
+    ]
+)
+
+
+@dataclass
+class Segment:
+    """Characters on one baseline without a wide gap, in top-down page coordinates."""
+
+    text: str
+    x0: float
+    x1: float
+    top: float
+    bottom: float
+    first: int
+    last: int
+    size: float = 0.0
+    bold: bool = False
+    contents: bool = False
+    """A table-of-contents entry: the text of a heading that comes on a later page."""
+
+    @property
+    def height(self) -> float:
+        return max(self.bottom - self.top, 1e-3)
+
+
+@dataclass
+class Block:
+    lines: list[Segment] = field(default_factory=list)
+    heading_level: int = 0
+    cells: list[Block] = field(default_factory=list)
+    """For a table row: its cells, left to right."""
+
+    @property
+    def x0(self) -> float:
+        return min(s.x0 for s in self.lines)
+
+    @property
+    def x1(self) -> float:
+        return max(s.x1 for s in self.lines)
+
+    @property
+    def top(self) -> float:
+        return min(s.top for s in self.lines)
+
+    @property
+    def bottom(self) -> float:
+        return max(s.bottom for s in self.lines)
+
+
+@dataclass
+class Page:
+    segments: list[Segment]
+    height: float
+    blocks: list[Block] = field(default_factory=list)
+
+
+def build_blocks(segments: list[Segment]) -> list[Block]:
+    """Segments joined into blocks: each line continues the closest block just above it."""
+    blocks: list[Block] = []
+    for segment in sorted(segments, key=lambda s: (s.top, s.x0)):
+        best: Block | None = None
+        best_gap = math.inf
+        for block in blocks:
+            gap = _line_gap(block.lines[-1], segment)
+            if gap is not None and gap < best_gap:
+                best, best_gap = block, gap
+        if best is None:
+            blocks.append(Block([segment]))
+        else:
+            best.lines.append(segment)
+    return blocks
+
+
+def _line_gap(last: Segment, segment: Segment) -> float | None:
+    """The vertical gap from ``last`` down to ``segment`` if it is the next line of its block."""
+    gap = segment.top - last.bottom
+    height = min(last.height, segment.height)
+    if not -0.3 * height <= gap <= _LINE_GAP * height:
+        return None
+    if segment.top < (last.top + last.bottom) / 2:  # the same row
+        return None
+    if min(segment.x1, last.x1) - max(segment.x0, last.x0) <= 0:
+        return None
+    small, large = sorted((segment.size or 1.0, last.size or 1.0))
+    if large > small * _HEADING_SCALE or segment.bold != last.bold:
+        return None
+    return gap
+
+
+def table_rows(blocks: list[Block]) -> list[Block]:
+    """Blocks that form a table (two or more rows of side-by-side cells with aligned tops)
+    become one block per row, so that a row is read cell by cell and rows stay apart."""
+    rows = _aligned_rows(blocks)
+    merged: dict[int, Block] = {}
+    run: list[list[Block]] = []
+    for row in [*rows, []]:
+        if len(row) > 1 and (not run or _follows(run[-1], row)):
+            run.append(row)
+            continue
+        if len(run) > 1:
+            for cells in run:
+                joined = Block(sorted((s for c in cells for s in c.lines), key=lambda s: s.top))
+                joined.cells = sorted(cells, key=lambda c: c.x0)
+                merged.update({id(cell): joined for cell in cells})
+        run = [row] if len(row) > 1 else []
+    result: list[Block] = []
+    for block in blocks:
+        target = merged.get(id(block), block)
+        if not any(target is seen for seen in result):
+            result.append(target)
+    return result
+
+
+def _aligned_rows(blocks: list[Block]) -> list[list[Block]]:
+    """Blocks grouped by top edge (within a third of a line), top to bottom; a group whose
+    blocks overlap horizontally is split back into single blocks."""
+    groups: list[list[Block]] = []
+    for block in sorted(blocks, key=lambda b: b.top):
+        tolerance = 0.3 * block.lines[0].height
+        if groups and abs(groups[-1][0].top - block.top) <= tolerance:
+            groups[-1].append(block)
+        else:
+            groups.append([block])
+    rows: list[list[Block]] = []
+    for group in groups:
+        ordered = sorted(group, key=lambda b: b.x0)
+        disjoint = all(a.x1 <= b.x0 for a, b in zip(ordered, ordered[1:], strict=False))
+        rows.extend([ordered] if disjoint else [[b] for b in ordered])
+    return rows
+
+
+def _follows(previous: list[Block], row: list[Block]) -> bool:
+    """Whether ``row`` is the next row of the table whose last row is ``previous``."""
+    tolerance = 0.5 * row[0].lines[0].height
+    below = row[0].top >= max(b.bottom for b in previous) - tolerance
+    aligned = sum(1 for cell in row if any(_aligned(cell, p, tolerance) for p in previous))
+    return below and aligned >= 2
+
+
+def _aligned(cell: Block, other: Block, tolerance: float) -> bool:
+    """Cells of one table column: left, right or centre edges in line."""
+    return (
+        abs(cell.x0 - other.x0) <= tolerance
+        or abs(cell.x1 - other.x1) <= tolerance
+        or abs(cell.x0 + cell.x1 - other.x0 - other.x1) <= 2 * tolerance
+    )
+
+
+def reading_order(blocks: list[Block]) -> list[Block]:
+    """Blocks in reading order (topological sort of Breuel's 'comes before' relation)."""
+    count = len(blocks)
+    if count < 2 or count > _ORDER_MAX_BLOCKS:
+        return sorted(blocks, key=lambda b: (b.top, b.x0))
+    x0 = np.array([b.x0 for b in blocks])
+    x1 = np.array([b.x1 for b in blocks])
+    top = np.array([b.top for b in blocks])
+    bottom = np.array([b.bottom for b in blocks])
+    before = _precedence(x0, x1, top, bottom)
+    return [blocks[i] for i in _topological(before, top, x0)]
+
+
+def _precedence(x0: np.ndarray, x1: np.ndarray, top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
+    """``before[a, b]``: block a is read before block b."""
+    slack = 1.0
+    overlap_x = (x0[:, None] < x1[None, :] - slack) & (x0[None, :] < x1[:, None] - slack)
+    above = (top[:, None] + bottom[:, None]) / 2 < (top[None, :] + bottom[None, :]) / 2
+    left = x1[:, None] <= x0[None, :] + slack
+    # c separates a (left) and b if it lies vertically between them and spans both.
+    upper_bottom = np.minimum(bottom[:, None], bottom[None, :])
+    lower_top = np.maximum(top[:, None], top[None, :])
+    spans = (x0[None, None, :] < x1[:, None, None]) & (x1[None, None, :] > x0[None, :, None])
+    between = (top[None, None, :] >= upper_bottom[:, :, None] - slack) & (
+        bottom[None, None, :] <= lower_top[:, :, None] + slack
+    )
+    separated = (spans & between).any(axis=2)
+    before = (overlap_x & above) | (left & ~separated)
+    np.fill_diagonal(before, False)
+    return before
+
+
+def _topological(before: np.ndarray, top: np.ndarray, x0: np.ndarray) -> list[int]:
+    """Kahn's sort, taking the topmost-leftmost ready block; a cycle is broken the same way."""
+    remaining = set(range(len(top)))
+    waiting = before.sum(axis=0)
+    order: list[int] = []
+    while remaining:
+        ready = [i for i in remaining if waiting[i] == 0] or list(remaining)
+        chosen = min(ready, key=lambda i: (top[i], x0[i]))
+        order.append(chosen)
+        remaining.discard(chosen)
+        waiting = waiting - before[chosen]
+        before[chosen, :] = False
+    return order
+
+
+def footnotes_last(blocks: list[Block], body: float) -> list[Block]:
+    """Blocks in a smaller font with no body text below them (footnotes under a column)
+    move to the end of the page, so that a sentence running on to the next column is
+    not cut by them."""
+    small = [block_size(b) < _FOOTNOTE_SCALE * body for b in blocks]
+    lowest_body = max((b.top for b, s in zip(blocks, small, strict=True) if not s), default=0.0)
+    notes = [b for b, s in zip(blocks, small, strict=True) if s and b.top > lowest_body]
+    if not notes:
+        return blocks
+    return [b for b in blocks if not any(b is n for n in notes)] + notes
+
+
+def block_size(block: Block) -> float:
+    return max(s.size for s in block.lines)
+
+
+def row_text(cells: list[Block]) -> str:
+    """A table row, cells joined by `` | ``; cells whose lines pair up one to one (rows set
+    without space between them) give one row per line."""
+    counts = {len(cell.lines) for cell in cells}
+    if len(counts) == 1 and (count := counts.pop()) > 1 and _lines_paired(cells, count):
+        return "\n".join(
+            " | ".join(" ".join(cell.lines[i].text.split()) for cell in cells) for i in range(count)
+        )
+    return " | ".join(block_text(cell, " ") for cell in cells)
+
+
+def _lines_paired(cells: list[Block], count: int) -> bool:
+    return all(
+        abs(cell.lines[i].top - cells[0].lines[i].top) <= 0.3 * cells[0].lines[i].height
+        for cell in cells[1:]
+        for i in range(count)
+    )
+
+
+def block_text(block: Block, separator: str) -> str:
+    lines = [("- " if s.contents else "") + " ".join(s.text.split()) for s in block.lines]
+    return separator.join(line for line in _join_hyphens(lines) if line)
+
+
+def _join_hyphens(lines: list[str]) -> list[str]:
+    """Move the rest of a word hyphenated at a line end back onto its line."""
+    for index in range(len(lines) - 1):
+        line, following = lines[index], lines[index + 1]
+        if len(line) < 2 or line[-1] != "-" or not line[-2].isalpha():
+            continue
+        if not following[:1].islower():
+            continue
+        head, _, rest = following.partition(" ")
+        stem = line[:-1].rsplit(" ", 1)[-1].lower()
+        joined = line + head if stem in _KEEP_HYPHEN else line[:-1] + head
+        lines[index], lines[index + 1] = joined, rest
+    return lines
