@@ -52,6 +52,7 @@ def render_search(data: dict[str, Any], names: dict[str, str]) -> str:
     definitions: dict[tuple[str, str], dict[str, Any]] = {}
     for rank, result in enumerate(results, start=1):
         head = cite(names, result["source"], result["parent_chain"], result["section_id"])
+        head += _pages(result)
         lines += ["", f"[{rank}] {head} · {result['chunk_type']} · score {result['score']:.3f}"]
         lines.append(_passage_text(result))
         refs = [_ref_text(r) for r in result["cross_references"]]
@@ -63,6 +64,14 @@ def render_search(data: dict[str, Any], names: dict[str, str]) -> str:
         lines += ["", "Defined terms in these passages:"]
         lines += [_definition_line(d, names) for d in definitions.values()]
     return "\n".join(lines)
+
+
+def _pages(result: dict[str, Any]) -> str:
+    """`` · p. 4`` or `` · pp. 4-5`` for a passage of a document with pages, else nothing."""
+    first, last = result.get("page_start"), result.get("page_end")
+    if first is None:
+        return ""
+    return f" · p. {first}" if last in (None, first) else f" · pp. {first}-{last}"
 
 
 def _passage_text(result: dict[str, Any]) -> str:
