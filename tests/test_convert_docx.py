@@ -177,6 +177,25 @@ def test_generated_table_of_contents_is_left_out(tmp_path: Path) -> None:
     assert [s.section_id for s in parse_sections(text, "t")] == ["preamble", "section-1"]
 
 
+def test_annex_title_row_splits_a_table(tmp_path: Path) -> None:
+    """Cover pages put "Annex I(A) List of Parties" in a table row of its own."""
+    fixture = make.Fixture("cover", "")
+    fixture.blocks = [
+        make.Table(
+            (
+                ("Key Terms", "", ""),
+                ("Agreement", "The Services Agreement", ""),
+                ("Annex I(A) List of Parties", "", ""),
+                ("Data Exporter", "Customer", ""),
+            )
+        )
+    ]
+    text = convert_file(make.write(fixture, tmp_path)).text
+    assert "\n\n## Annex I(A) List of Parties\n\n| Data Exporter | Customer |  |\n" in text
+    sections = [s.section_id for s in parse_sections(text, "t")]
+    assert sections == ["preamble", "annex-1-a"]
+
+
 @pytest.mark.parametrize(
     ("value", "fmt", "shown"),
     [

@@ -30,6 +30,7 @@ from lxml import etree
 
 from .convert import ConversionError
 from .docx_numbering import Numbering, Styles, on, val, w
+from .headings import plain_heading
 
 _NUMBERING_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/numbering"
 _STYLES_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles"
@@ -60,6 +61,9 @@ _SMALL_WORDS = frozenset(
     ]
 )
 _HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
+_BLOCK_TITLE = re.compile(
+    r"^(?:Annex|Schedule|Exhibit|Appendix)\s+[A-Z0-9]{1,6}\b(?:\([A-Za-z0-9]{1,4}\))*", re.I
+)
 _TOC_STYLE = re.compile(r"^(?:toc\s*\d|toc heading|table of figures)$", re.IGNORECASE)
 _SECTION_LABEL = re.compile(r"^(?:[A-Za-z]+\.?\s+)?(?:\d+(?:\.\d+)*|[IVXLCDM]+|[A-Z])\.?$")
 _PLAIN_RUN_IN = re.compile(r"^(?P<title>[A-Z][^.:;!?]{0,99}?)[.:]\s+(?=\S)")
@@ -256,8 +260,7 @@ class _Writer:
             if child.tag == w("p"):
                 yield from self.paragraph(child)
             elif child.tag == w("tbl"):
-                if table := self.table(child):
-                    yield table
+                yield from self.table(child)
             elif child.tag in _CONTAINERS:
                 yield from self.blocks(child)
 
@@ -306,16 +309,22 @@ class _Writer:
         body = _inline(rest)
         return [f"{'#' * depth} {heading}", body] if body else [f"{'#' * depth} {heading}"]
 
-    def table(self, table: Any) -> str:
+    def table(self, table: Any) -> list[str]:
+        """Pipe tables; a row holding only an annex or schedule title ("**Annex I(A)
+        List of Parties**", the rest empty) is a heading that splits the table."""
         rows = [self._row(row) for row in table.iter(w("tr")) if _owner(row, "tbl") is table]
         rows = [row for row in rows if any(row)]
-        if not rows:
-            return ""
-        width = max(len(row) for row in rows)
-        rows = [row + [""] * (width - len(row)) for row in rows]
-        lines = [_table_line(rows[0]), _table_line(["---"] * width)]
-        lines += [_table_line(row) for row in rows[1:]]
-        return "\n".join(lines)
+        width = max((len(row) for row in rows), default=0)
+        blocks: list[str] = []
+        part: list[list[str]] = []
+        for row in rows:
+            title = plain_heading(row[0]) if not any(row[1:]) else ""
+            if _BLOCK_TITLE.match(title):
+                blocks += [_pipe_table(part, width), f"## {title}"]
+                part = []
+            else:
+                part.append(row)
+        return [block for block in (*blocks, _pipe_table(part, width)) if block]
 
     def _row(self, row: Any) -> list[str]:
         cells: list[str] = []
@@ -339,6 +348,14 @@ def _owner(element: Any, tag: str) -> Any:
     while parent is not None and parent.tag != w(tag):
         parent = parent.getparent()
     return parent
+
+
+def _pipe_table(rows: list[list[str]], width: int) -> str:
+    if not rows:
+        return ""
+    rows = [row + [""] * (width - len(row)) for row in rows]
+    lines = [_table_line(rows[0]), _table_line(["---"] * width)]
+    return "\n".join(lines + [_table_line(row) for row in rows[1:]])
 
 
 def _table_line(cells: list[str]) -> str:
