@@ -285,3 +285,29 @@ def test_public_contracts_keep_their_clause_numbers(name: str, expected: list[st
     assert [line for line in expected if line not in lines] == []
     markitdown_lines = set(convert_file(path, docx_converter="markitdown").text.splitlines())
     assert expected[1] not in markitdown_lines
+
+
+# --------------------------------------------------------------------------- through an index
+
+
+@pytest.mark.parametrize("converter", ["structured", "markitdown"])
+def test_ingest_uses_the_docx_converter_setting(tmp_path: Path, converter: str) -> None:
+    """ "Section 8.4" finds Word's clause 8.4 only when the numbering is rendered."""
+    from hierdoc import Index
+    from hierdoc.config import Settings
+
+    from .hash_embedder import HashEmbedder
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "terms.docx").write_bytes((FIXTURES / "terms_direct.docx").read_bytes())
+    settings = Settings(docx_converter=converter)
+    with Index.open(tmp_path / "index", settings, embedder=HashEmbedder()) as index:
+        index.ingest([corpus])
+        found = index.sections("section-8-4")
+        top = index.search("Section 8.4", top_k=1).results
+    if converter == "structured":
+        assert [s.heading for s in found] == ["8.4 Liability Caps"]
+        assert top[0].section_id == "section-8-4"
+    else:
+        assert found == []
