@@ -17,6 +17,7 @@ _HEADING_SCALE = 1.15
 _HEADING_MAX_CHARS = 150
 _HEADING_MAX_LINES = 3
 _MAX_LEVEL = 4
+_MARKDOWN_LEVELS = 6
 _CONTENTS_MIN_ENTRIES = 3
 _LEADER = re.compile(r"(?:\s*[.·…_]{2,}\s*\d{0,4}|\s+\d{1,4})\s*$")
 _ENUMERATOR = re.compile(r"^\s*(?:\([0-9A-Za-z]{1,5}\)|[0-9A-Za-z]{1,3}[.)])\s")
@@ -39,9 +40,14 @@ def mark_headings(pages: list[Page], body: float) -> None:
     candidates = [block for page in pages for block in _page_headings(page, body, any_bold_body)]
     larger = sorted({block_size(b) for b in candidates if block_size(b) > body}, reverse=True)
     levels = {size: min(rank + 1, _MAX_LEVEL) for rank, size in enumerate(larger)}
-    for block in candidates:
-        level = levels.get(block_size(block), min(len(larger) + 1, _MAX_LEVEL))
-        block.heading_level = min(level + _decimal_depth(block_text(block, " ")), 6)
+    raw = [
+        levels.get(block_size(b), min(len(larger) + 1, _MAX_LEVEL))
+        + _decimal_depth(block_text(b, " "))
+        for b in candidates
+    ]
+    shift = max(0, max(raw, default=0) - _MARKDOWN_LEVELS)  # Markdown has six levels
+    for block, level in zip(candidates, raw, strict=True):
+        block.heading_level = max(1, level - shift)
     _title_first(pages[0].blocks, candidates)
 
 

@@ -280,10 +280,10 @@ def _lines_paired(cells: list[Block], count: int) -> bool:
 
 def block_text(block: Block, separator: str) -> str:
     lines = [("- " if s.contents else "") + " ".join(s.text.split()) for s in block.lines]
-    return separator.join(line for line in _join_hyphens(lines) if line)
+    return separator.join(line for line in join_hyphens(lines) if line)
 
 
-def _join_hyphens(lines: list[str]) -> list[str]:
+def join_hyphens(lines: list[str]) -> list[str]:
     """Move the rest of a word hyphenated at a line end back onto its line."""
     for index in range(len(lines) - 1):
         line, following = lines[index], lines[index + 1]
