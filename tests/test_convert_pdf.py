@@ -8,18 +8,25 @@ datasets and the NIST SP 800-63B in tests/realdocs when present.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pypdfium2
 import pytest
 
+from hierdoc import Index, Settings
+from hierdoc.cli import commands
+from hierdoc.cli.state import State
 from hierdoc.pipeline.chunk import chunk_document
 from hierdoc.pipeline.convert import ConversionError, convert_file
 from hierdoc.pipeline.convert_pdf import convert_pdf
 from hierdoc.pipeline.pdf_layout import join_hyphens
 from hierdoc.pipeline.structure import parse_sections
 from hierdoc.pipeline.tokenizer import default_tokenizer
+from hierdoc.tools.logic import run_search
 from tests.datasets import HR8847_PDF
+
+from .hash_embedder import HashEmbedder
 
 FIXTURES = Path(__file__).parent / "fixtures" / "pdf"
 FEDERAL_REGISTER = FIXTURES / "federal-register-2020-17221-p2-5.pdf"
@@ -156,3 +163,40 @@ def test_hyphenated_words_are_joined_unless_a_compound() -> None:
         "persons and Soekarno-",
         "Hatta",
     ]
+
+
+@pytest.fixture(scope="module")
+def register_index(tmp_path_factory) -> Path:
+    """The Federal Register pages ingested with the hash embedder (no model)."""
+    directory = tmp_path_factory.mktemp("register") / "index"
+    with Index.open(
+        directory, Settings(pdf_converter="structured"), embedder=HashEmbedder()
+    ) as index:
+        report = index.ingest([FEDERAL_REGISTER])
+        assert not report.problems
+    return directory
+
+
+def _search_cli(index: Path, *args: str) -> None:
+    commands.search.main(list(args), obj=_HashState(str(index)), standalone_mode=False)
+
+
+class _HashState(State):
+    def open_reader(self) -> Index:
+        return Index.open(self.index_option, Settings(), embedder=HashEmbedder(), mode="r")
+
+
+def test_search_results_give_pages_in_api_json_cli_and_tools(register_index, capsys) -> None:
+    query = '"Runaway Stabilizer checklist"'
+    with Index.open(register_index, Settings(), embedder=HashEmbedder(), mode="r") as index:
+        top = index.search(query, mode="exact").results[0]
+        assert top.page_start is not None and top.page_start <= 3 <= top.page_end
+        assert index.document_summaries()[0].pages == 4
+        tool = run_search(index, query, mode="exact")
+    assert tool.structured["results"][0]["page_start"] == top.page_start
+    assert f"p. {top.page_start}" in tool.text
+    _search_cli(register_index, query, "--mode", "exact", "--json")
+    shown = json.loads(capsys.readouterr().out)["results"][0]
+    assert (shown["page_start"], shown["page_end"]) == (top.page_start, top.page_end)
+    _search_cli(register_index, query, "--mode", "exact")
+    assert f"p. {top.page_start}" in capsys.readouterr().out

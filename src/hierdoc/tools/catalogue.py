@@ -222,6 +222,8 @@ ResultOut = _shape(
     SearchResult,
     *("chunk_id", "source", "title", "parent_chain", "section_id", "heading", "chunk_type"),
     *("content", "score", "scores", "ranks"),
+    ("page_start", int | None, Field(None, description="First page (1-based) of a PDF passage.")),
+    ("page_end", int | None, Field(None, description="Last page of a PDF passage.")),
     ("definitions", list[DefinitionOut]),
     ("cross_references", list[CrossRefOut]),
     (
