@@ -21,6 +21,7 @@ from .commands import define, ingest, refs, search, show, stats
 from .manage import ls, outline, rm
 from .serve import serve, tool_schema
 from .state import State
+from .watch import watch
 
 LAZY_COMMANDS = {
     "eval": (
@@ -82,6 +83,7 @@ def cli(
 
 for _command in (ingest, search, show, define, refs, stats, ls, rm, outline, serve, tool_schema):
     cli.add_command(_command)
+cli.add_command(watch)
 
 
 def _show_warning(message: Warning | str, *args: Any, **kwargs: Any) -> None:
