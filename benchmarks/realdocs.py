@@ -1,0 +1,125 @@
+"""Real documents (issue 13): structure, definitions, citations and pages against gold files.
+
+    python benchmarks/realdocs.py                      # every converter the settings accept
+    python benchmarks/realdocs.py --misses             # also what each document missed
+    python benchmarks/realdocs.py --embedder minilm --json /tmp/realdocs.json
+
+Reads every ``*.gold.yaml`` of ``--docs`` (default tests/realdocs), builds one index of all
+the documents per converter value of ``IngestSettings.docx_converter``/``pdf_converter``
+("markitdown", "structured": whichever exist), and prints a table per converter. The
+metrics are defined in tests/realdocs/harness.py. Structure, definitions and citations do
+not depend on the embedder; ``--embedder hash`` (the default) is a bag-of-words stand-in,
+``minilm`` the real model (slow on this machine). pages/s always uses the stand-in.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # tests.realdocs.harness, tests.hash_embedder
+
+from hierdoc.pipeline.embed import Embedder, LocalEmbedder  # noqa: E402
+from tests.realdocs.harness import (  # noqa: E402
+    DOCS_DIR,
+    DocumentScore,
+    converter_values,
+    load_golds,
+    measure_all,
+)
+
+COLUMNS = (
+    ("document", 38),
+    ("fmt", 4),
+    ("converter", 10),
+    ("sec R", 6),
+    ("head P", 6),
+    ("def P", 6),
+    ("def R", 6),
+    ("cite@1", 6),
+    ("page", 6),
+    ("pages/s", 7),
+)
+
+
+def cell(value: float | None, percent: bool = True) -> str:
+    if value is None:
+        return "n/a"
+    return f"{100 * value:.0f}%" if percent else f"{value:.1f}"
+
+
+def row(score: DocumentScore) -> list[str]:
+    return [
+        score.name,
+        score.format,
+        score.converter,
+        cell(score.section_recall),
+        cell(score.heading_precision),
+        cell(score.definition_precision),
+        cell(score.definition_recall),
+        cell(score.citation_top1),
+        cell(score.page_accuracy),
+        cell(score.pages_per_second, percent=False),
+    ]
+
+
+def table(scores: list[DocumentScore]) -> str:
+    lines = [
+        " | ".join(name.ljust(width) for name, width in COLUMNS),
+        "-|-".join("-" * width for _, width in COLUMNS),
+    ]
+    widths = [width for _, width in COLUMNS]
+    for score in scores:
+        lines.append(" | ".join(c.ljust(w) for c, w in zip(row(score), widths, strict=True)))
+    return "\n".join(lines)
+
+
+def misses(scores: list[DocumentScore]) -> str:
+    lines = []
+    for score in scores:
+        for kind, items in score.misses.items():
+            if items:
+                shown = "; ".join(items[:12]) + (" ..." if len(items) > 12 else "")
+                lines.append(f"{score.name} [{score.converter}] {kind} ({len(items)}): {shown}")
+        lines += [f"{score.name} [{score.converter}] problem: {p}" for p in score.problems]
+    return "\n".join(lines)
+
+
+def make_embedder(name: str) -> Embedder | None:
+    """None means the hash stand-in (the harness default)."""
+    return LocalEmbedder() if name == "minilm" else None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--docs", type=Path, default=DOCS_DIR, help="folder of gold files")
+    parser.add_argument("--embedder", choices=("hash", "minilm"), default="hash")
+    parser.add_argument("--converter", action="append", help="only these converter values")
+    parser.add_argument("--json", type=Path, help="write every figure (and misses) here")
+    parser.add_argument("--misses", action="store_true", help="print what each one missed")
+    args = parser.parse_args()
+
+    golds = load_golds(args.docs)
+    if not golds:
+        parser.error(f"no *.gold.yaml in {args.docs}")
+    embedder = make_embedder(args.embedder)
+    results: dict[str, list[DocumentScore]] = {}
+    for converter in args.converter or converter_values():
+        with tempfile.TemporaryDirectory() as folder:
+            results[converter] = measure_all(golds, converter, Path(folder), embedder)
+        print(f"\n## converter: {converter} (embedder: {args.embedder})\n")
+        print(table(results[converter]))
+        if args.misses:
+            print("\n" + misses(results[converter]))
+    if args.json:
+        payload = {c: [asdict(s) for s in scores] for c, scores in results.items()}
+        args.json.write_text(json.dumps(payload, indent=2), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

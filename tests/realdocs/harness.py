@@ -1,0 +1,506 @@
+"""Measure hierdoc on real documents against hand-written gold files (issue 13).
+
+Each document ``NAME.EXT`` in this folder has a gold file ``NAME.gold.yaml``, written by
+reading the document (never from hierdoc's output)::
+
+    document: common-paper-pilot-agreement.docx
+    sections:    [{number: "8.4", heading: "Exceptions"}, ...]      # 10 or more
+    definitions: [{term: "Affiliate", starts: "an entity that ..."}, ...]   # every term
+    citations:   [{query: "Section 8.4", section: "8.4", heading: "Exceptions"}, ...]  # 10
+    pages:       [{phrase: "a distinctive phrase", page: 12}, ...]  # PDFs; physical, 1-based
+
+The metrics, per document (``measure_document``):
+
+section recall
+    Share of gold sections found: a stored section of the document whose *label* equals the
+    gold number and whose *title* matches the gold heading. A section's label is the number
+    at the start of its heading ("8.4", "K.", "(b)", "Appendix A", "Section 3"); the words
+    Section, Article, Clause, Requirement and § are dropped, Appendix, Annex, Schedule and
+    Exhibit kept. Its *full label* adds the labels of its ancestors where the own label is
+    not already qualified ("3" under "K." is "K.3", "(a)" or "a." under "8.1" is "8.1(a)"); either
+    may equal the gold number. The title is the heading without its label; it matches when,
+    reduced to lower-case words (markup and punctuation dropped), it equals the gold heading
+    or begins with it (a run-in title followed by the clause's first sentence).
+
+heading-id precision
+    Share of the document's sections (the preamble left out) whose heading and id are both
+    clean. A heading is clean when it holds no markup (``**``, ``__``, ``_x``, backticks,
+    HTML tags or entities, Markdown links, leading ``#``, escaped ``\\*``), does not start with
+    punctuation other than "(", "[" or "§", does not end with "," ";" "(" "|" "*" "_" or "\\",
+    holds no line break, and is at most 200 characters (a whole paragraph taken as a
+    heading is not clean). An id is clean when it is lower-case letters and digits joined
+    by single "-" or ".", at most 120 characters, with no HTML word in it (span, strong, em,
+    nbsp, amp, quot, lt, gt, ldquo, rdquo).
+
+definition precision and recall
+    Terms are compared reduced to lower-case words, without a leading "the", "a" or "an"
+    ("The Program" is "Program"). A stored definition is right when its
+    term is a gold term and the gold ``starts`` text (reduced the same way) begins within
+    the first 100 characters of its definition. Precision is right / stored definitions of
+    the document (1.0 when none is stored: nothing wrong was shown); recall is the share of
+    gold definitions matched by a stored one. A gold term marked ``optional`` (its
+    status as a definition is debatable) is right when stored but not needed for recall.
+
+citation top-1
+    Each gold query goes through ``Index.search`` (default settings: hybrid) on an index
+    holding every real document. It is right when the first result comes from this
+    document and its section, or a section beginning in its chunk, is a gold section match
+    (label and heading as for section recall) of the cited number.
+
+page accuracy
+    Each gold phrase is searched as a quoted phrase (exact mode) within the document; right
+    when the first result's ``page_start <= page <= page_end`` and the span is at most three
+    pages. ``None`` (n/a) when results carry no page numbers.
+
+pages/s
+    Physical pages over the seconds to ingest the document alone into a fresh index with the
+    hash stand-in embedder (conversion, structure, extraction, storage; no model).
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+import time
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, get_args
+
+import yaml
+
+from hierdoc import Index
+from hierdoc.config import IngestSettings, Settings
+from hierdoc.models import SearchResult, SectionRecord
+from hierdoc.pipeline.embed import Embedder
+
+from ..hash_embedder import HashEmbedder
+
+DOCS_DIR = Path(__file__).resolve().parent
+DOCUMENT_SUFFIXES = (".docx", ".pdf", ".html", ".md")
+CONVERTER_FIELDS = {".docx": "docx_converter", ".pdf": "pdf_converter"}
+
+_KEPT_KEYWORDS = r"appendix|annex|schedule|exhibit"
+_DROPPED_KEYWORDS = r"section|sec\.|article|art\.|clause|requirement|req\.|§+"
+_LABEL = re.compile(
+    rf"""^\s*(?:(?P<kept>{_KEPT_KEYWORDS})\s+|(?:{_DROPPED_KEYWORDS})\s*)?
+    (?P<label>
+        (?:\d+|[A-Za-z]{{1,2}}|[IVXLCivxlc]+)(?:\.\d+)+(?:\([A-Za-z0-9]+\))*\.?  # 8.4, K.3, A.1(b)
+      | \d+(?:\([A-Za-z0-9]+\))*\.?                                       # 8, 8(a), 8.
+      | (?:[A-Z]{{1,2}}|[IVXLC]+)(?:\([A-Za-z0-9]+\))+                        # I(A), K(3)
+      | (?:\([A-Za-z0-9]+\))+                                             # (a), (iv)(b)
+      | (?:[A-Z]{{1,2}}|[IVXLC]+|[a-z])[.)]                               # K.  IV.  a)
+    )(?=\s|$|[:\-–—.])
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+_KEYWORD_ONLY = re.compile(rf"^\s*(?P<kept>{_KEPT_KEYWORDS})\s+(?P<label>[A-Z0-9]+)\b", re.I)
+_MARKUP = re.compile(
+    r"\*\*|__|(?<![\w])_(?=\w)|`|<[/a-zA-Z][^>]*>|&[a-z]+;|&#\d+;|\]\(|^\s*#|\\[*_]"
+)
+_HTML_WORDS = {"span", "strong", "em", "nbsp", "amp", "quot", "lt", "gt", "ldquo", "rdquo"}
+_CLEAN_ID = re.compile(r"[a-z0-9]+(?:[-.][a-z0-9]+)*")
+
+
+# gold files
+
+
+@dataclass(frozen=True)
+class GoldSection:
+    number: str
+    heading: str
+
+
+@dataclass(frozen=True)
+class GoldDefinition:
+    term: str
+    starts: str
+    optional: bool = False
+    """A term whose status as a definition is debatable: right if stored as given, not
+    needed for recall."""
+
+
+@dataclass(frozen=True)
+class GoldCitation:
+    query: str
+    section: str
+    heading: str
+
+
+@dataclass(frozen=True)
+class GoldPage:
+    phrase: str
+    page: int
+
+
+@dataclass(frozen=True)
+class Gold:
+    """One document with its hand-written gold lists."""
+
+    name: str
+    document: Path
+    sections: tuple[GoldSection, ...]
+    definitions: tuple[GoldDefinition, ...]
+    citations: tuple[GoldCitation, ...]
+    pages: tuple[GoldPage, ...] = ()
+
+    @property
+    def format(self) -> str:
+        return self.document.suffix.lstrip(".")
+
+
+def load_gold(path: Path) -> Gold:
+    """A gold file; its ``document`` is resolved next to it."""
+    data: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return Gold(
+        name=path.name.removesuffix(".gold.yaml"),
+        document=path.parent / data["document"],
+        sections=tuple(GoldSection(str(s["number"]), s["heading"]) for s in data["sections"]),
+        definitions=tuple(
+            GoldDefinition(d["term"], d["starts"], bool(d.get("optional")))
+            for d in data["definitions"]
+        ),
+        citations=tuple(
+            GoldCitation(c["query"], str(c["section"]), c["heading"]) for c in data["citations"]
+        ),
+        pages=tuple(GoldPage(p["phrase"], int(p["page"])) for p in data.get("pages") or ()),
+    )
+
+
+def load_golds(docs_dir: Path = DOCS_DIR) -> list[Gold]:
+    """Every gold file of a folder, by name."""
+    return [load_gold(path) for path in sorted(docs_dir.glob("*.gold.yaml"))]
+
+
+# normalisation and section labels
+
+
+def words(text: str) -> str:
+    """Lower-case words only: markup, quotes and punctuation become spaces."""
+    text = unicodedata.normalize("NFKC", text)
+    text = re.sub(r"<[^>]+>", " ", text)
+    return " ".join(re.sub(r"[^\w]+|_", " ", text.casefold()).split())
+
+
+def normalize_label(label: str) -> str:
+    """A section number as compared: lower-case, no dropped keyword, spaces or end dot."""
+    text = label.strip().casefold()
+    text = re.sub(rf"^(?:{_DROPPED_KEYWORDS})\s*", "", text)
+    text = re.sub(r"\s+", "", text).rstrip(".")
+    return text[:-1] if text.endswith(")") and "(" not in text else text
+
+
+def split_heading(heading: str) -> tuple[str, str]:
+    """(label, title) of a heading: "8.4 Exceptions" -> ("8.4", "Exceptions")."""
+    plain = re.sub(r"\*\*|__|<[^>]+>|\\(?=[*_.])", "", heading).strip()
+    match = _LABEL.match(plain) or _KEYWORD_ONLY.match(plain)
+    if not match:
+        return "", plain
+    label = match.group("label")
+    if match.group("kept"):
+        label = f"{match.group('kept')} {label}"
+    title = plain[match.end() :].lstrip(" .:-–—)\t")
+    return normalize_label(label), title
+
+
+def qualify(parent: str, child: str) -> str:
+    """The full label of ``child`` under ``parent``: "k" + "3" is "k.3"; "8.1" + "(a)" and
+    "8.1" + "a" are "8.1(a)"; "8" + "8.4" stays "8.4"."""
+    if not parent or not child or child.startswith(parent + ".") or child.startswith(parent + "("):
+        return child
+    if child.startswith("("):
+        return parent + child
+    return f"{parent}({child})" if child.isalpha() else f"{parent}.{child}"
+
+
+def term_key(term: str) -> str:
+    """A defined term as compared: its words, without a leading article ("The Program")."""
+    return re.sub(r"^(?:the|a|an) ", "", words(term))
+
+
+def title_matches(title: str, gold_heading: str) -> bool:
+    found, wanted = words(title), words(gold_heading)
+    return bool(wanted) and (found == wanted or found.startswith(wanted + " "))
+
+
+@dataclass(frozen=True)
+class LabelledSection:
+    record: SectionRecord
+    label: str
+    full_label: str
+    title: str
+
+    def is_number(self, number: str) -> bool:
+        wanted = normalize_label(number)
+        return wanted in (self.label, self.full_label)
+
+
+def labelled_sections(records: Sequence[SectionRecord]) -> list[LabelledSection]:
+    """The sections of one document with their own and full labels."""
+    by_id = {r.section_id: r for r in records}
+    full: dict[str, str] = {}
+
+    def full_label(record: SectionRecord) -> str:
+        if record.section_id not in full:
+            full[record.section_id] = ""  # guards against a cycle
+            parent = by_id.get(record.parent_id or "")
+            own = split_heading(record.heading)[0]
+            full[record.section_id] = qualify(full_label(parent) if parent else "", own)
+        return full[record.section_id]
+
+    out = []
+    for record in records:
+        label, title = split_heading(record.heading)
+        out.append(LabelledSection(record, label, full_label(record), title))
+    return out
+
+
+def matching_sections(
+    sections: Sequence[LabelledSection], number: str, heading: str
+) -> list[LabelledSection]:
+    return [s for s in sections if s.is_number(number) and title_matches(s.title, heading)]
+
+
+# the metrics
+
+
+def heading_is_clean(heading: str) -> bool:
+    text = heading.strip()
+    if not text or len(text) > 200 or "\n" in text or _MARKUP.search(text):
+        return False
+    return text[0] not in ".,;:)]}|>*_-–—" and text[-1] not in ",;(|*_\\"
+
+
+def id_is_clean(section_id: str) -> bool:
+    if len(section_id) > 120 or not _CLEAN_ID.fullmatch(section_id):
+        return False
+    return not _HTML_WORDS & set(re.split(r"[-.]", section_id))
+
+
+def ratio(right: int, total: int) -> float | None:
+    return right / total if total else None
+
+
+@dataclass
+class DocumentScore:
+    """One document's figures under one converter setting (None: not measurable)."""
+
+    name: str
+    format: str
+    converter: str
+    section_recall: float | None = None
+    heading_precision: float | None = None
+    definition_precision: float | None = None
+    definition_recall: float | None = None
+    citation_top1: float | None = None
+    page_accuracy: float | None = None
+    pages_per_second: float | None = None
+    ingest_seconds: float | None = None
+    pages: int | None = None
+    sections_found: int = 0
+    definitions_found: int = 0
+    problems: list[str] = field(default_factory=list)
+    misses: dict[str, list[str]] = field(default_factory=dict)
+
+
+def section_scores(gold: Gold, sections: Sequence[LabelledSection], score: DocumentScore) -> None:
+    missed = [
+        f"{s.number} {s.heading}"
+        for s in gold.sections
+        if not matching_sections(sections, s.number, s.heading)
+    ]
+    score.section_recall = 1 - len(missed) / len(gold.sections)
+    body = [s for s in sections if s.record.kind != "preamble"]
+    clean = [s for s in body if heading_is_clean(s.record.heading)]
+    clean = [s for s in clean if id_is_clean(s.record.section_id)]
+    score.heading_precision = ratio(len(clean), len(body))
+    score.sections_found = len(body)
+    score.misses["sections"] = missed
+    score.misses["unclean"] = [
+        f"{s.record.section_id} | {s.record.heading[:80]}" for s in body if s not in clean
+    ]
+
+
+def defines(gold: GoldDefinition, term: str, text: str) -> bool:
+    """Whether a stored (term, definition) is the gold definition."""
+    at = words(text).find(words(gold.starts))
+    return term_key(gold.term) == term_key(term) and 0 <= at <= 100
+
+
+def definition_scores(gold: Gold, found: Sequence[tuple[str, str]], score: DocumentScore) -> None:
+    """``found``: (term, definition) pairs stored for the document."""
+    right = [(t, d) for t, d in found if any(defines(g, t, d) for g in gold.definitions)]
+    score.definitions_found = len(found)
+    score.definition_precision = ratio(len(right), len(found)) if found else 1.0
+    required = [g for g in gold.definitions if not g.optional]
+    missed = [g.term for g in required if not any(defines(g, t, d) for t, d in right)]
+    score.definition_recall = 1 - len(missed) / len(required)
+    score.misses["definitions"] = missed
+    score.misses["wrong_definitions"] = [
+        f"{t} = {d[:60]}" for t, d in found if (t, d) not in right
+    ]
+
+
+def citation_is_right(
+    index: Index, result: SearchResult, source: str, wanted: set[str]
+) -> bool:
+    if result.source != source:
+        return False
+    if result.section_id in wanted:
+        return True
+    stored = index.chunks([result.chunk_id]).get(result.chunk_id)
+    return stored is not None and bool(wanted & set(stored.chunk.sections))
+
+
+def citation_scores(
+    index: Index, gold: Gold, source: str, sections: Sequence[LabelledSection], score: DocumentScore
+) -> None:
+    missed = []
+    for citation in gold.citations:
+        wanted = {
+            s.record.section_id
+            for s in matching_sections(sections, citation.section, citation.heading)
+        }
+        results = index.search(citation.query).results
+        if not (results and wanted and citation_is_right(index, results[0], source, wanted)):
+            top = f"{Path(results[0].source).name}#{results[0].section_id}" if results else "-"
+            missed.append(f"{citation.query} -> {top}")
+    score.citation_top1 = 1 - len(missed) / len(gold.citations)
+    score.misses["citations"] = missed
+
+
+def page_scores(index: Index, gold: Gold, source: str, score: DocumentScore) -> None:
+    if not gold.pages:
+        return
+    right, measured, missed = 0, 0, []
+    for sample in gold.pages:
+        phrase = sample.phrase.replace('"', " ")
+        results = index.search(f'"{phrase}"', mode="exact", source=source, top_k=1).results
+        first = getattr(results[0], "page_start", None) if results else None
+        if first is None:
+            continue
+        last = getattr(results[0], "page_end", None) or first
+        measured += 1
+        if first <= sample.page <= last and last - first <= 2:
+            right += 1
+        else:
+            missed.append(f"p{sample.page} {sample.phrase[:40]} -> {first}-{last}")
+    score.page_accuracy = ratio(right, len(gold.pages)) if measured else None
+    score.misses["pages"] = missed
+
+
+def measure_document(index: Index, gold: Gold, converter: str) -> DocumentScore:
+    """Every metric but speed for one document of an index that holds it (see the module)."""
+    score = DocumentScore(gold.name, gold.format, converter)
+    source = source_of(index, gold.document)
+    if source is None:
+        score.problems.append("not in the index")
+        return score
+    sections = labelled_sections(index.store.sections_of_source(source))
+    section_scores(gold, sections, score)
+    found = [(d.term, d.definition) for d in index.store.all_definitions() if d.source == source]
+    definition_scores(gold, found, score)
+    citation_scores(index, gold, source, sections, score)
+    page_scores(index, gold, source, score)
+    return score
+
+
+def source_of(index: Index, document: Path) -> str | None:
+    wanted = document.resolve()
+    for record in index.documents():
+        if Path(record.source).resolve() == wanted:
+            return record.source
+    return None
+
+
+# converters, indexes and timing
+
+
+def converter_values() -> list[str]:
+    """The converter names ``IngestSettings`` accepts for DOCX and PDF today, default first;
+    ``["default"]`` when it has no converter settings."""
+    fields = IngestSettings.model_fields
+    if not all(name in fields for name in CONVERTER_FIELDS.values()):
+        return ["default"]
+    values: list[str] = []
+    for name in CONVERTER_FIELDS.values():
+        default = str(fields[name].default)
+        values += [default, *(str(v) for v in get_args(fields[name].annotation))]
+    return list(dict.fromkeys(values))
+
+
+def settings_for(converter: str) -> Settings:
+    """Default settings with ``converter`` for every format that accepts it."""
+    settings = Settings()
+    for name in CONVERTER_FIELDS.values():
+        if name in Settings.model_fields and converter in get_args(
+            Settings.model_fields[name].annotation
+        ):
+            setattr(settings, name, converter)
+    return settings
+
+
+def converter_label(gold: Gold, converter: str) -> str:
+    """The converter a document went through: "-" for formats with one converter."""
+    return converter if gold.document.suffix in CONVERTER_FIELDS else "-"
+
+
+def build_index(
+    folder: Path, golds: Iterable[Gold], converter: str, embedder: Embedder | None = None
+) -> tuple[Index, dict[str, str]]:
+    """An index of every gold document under ``converter``, with the problems by file name."""
+    index = Index.open(folder, settings_for(converter), embedder=embedder or HashEmbedder())
+    report = index.ingest([g.document for g in golds])
+    return index, {Path(p.source).name: p.reason for p in report.problems}
+
+
+def time_ingest(gold: Gold, converter: str) -> tuple[float, int | None]:
+    """Seconds to ingest the document alone with the hash embedder, and its page count."""
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        Index.open(folder, settings_for(converter), embedder=HashEmbedder()) as index,
+    ):
+        start = time.perf_counter()
+        index.ingest([gold.document])
+        seconds = time.perf_counter() - start
+        pages = next((d.pages for d in index.documents()), None)
+    if pages is None and gold.document.suffix == ".pdf":
+        pages = pdf_pages(gold.document)
+    return seconds, pages
+
+
+def pdf_pages(path: Path) -> int:
+    import pypdfium2
+
+    document = pypdfium2.PdfDocument(str(path))
+    try:
+        return len(document)
+    finally:
+        document.close()
+
+
+def measure_all(
+    golds: Sequence[Gold],
+    converter: str,
+    folder: Path,
+    embedder: Embedder | None = None,
+    with_timing: bool = True,
+) -> list[DocumentScore]:
+    """Every document's figures under one converter, from one index holding all of them;
+    ``with_timing`` also ingests each document alone to time it."""
+    index, problems = build_index(folder, golds, converter, embedder)
+    try:
+        scores = []
+        for gold in golds:
+            score = measure_document(index, gold, converter_label(gold, converter))
+            if gold.document.name in problems:
+                score.problems.append(problems[gold.document.name])
+            if with_timing:
+                seconds, pages = time_ingest(gold, converter)
+                score.ingest_seconds, score.pages = seconds, pages
+                score.pages_per_second = pages / seconds if pages and seconds else None
+            scores.append(score)
+        return scores
+    finally:
+        index.close()
