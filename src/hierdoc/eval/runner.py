@@ -49,15 +49,19 @@ def searches_whole_corpus(corpus: EvalCorpus) -> bool:
     return any(q.source_filter is None for q in corpus.queries)
 
 
+def distractor_count(corpus: EvalCorpus, limit: int, distractors: int | None = None) -> int:
+    """``distractors`` when given; else :data:`DISTRACTORS_PER_QUERY` per selected query when
+    queries search the whole corpus, none when each searches only its own document."""
+    if distractors is not None:
+        return distractors
+    whole = searches_whole_corpus(corpus)
+    return DISTRACTORS_PER_QUERY * min(limit, len(corpus.queries)) if whole else 0
+
+
 def limit_corpus(corpus: EvalCorpus, limit: int, distractors: int | None = None) -> EvalCorpus:
     """The first ``limit`` queries over only the documents they need: their judged (or
-    filtered-to) documents plus ``distractors`` random others (seed 13). By default
-    :data:`DISTRACTORS_PER_QUERY` per query when queries search the whole corpus, none
-    when each query searches only its own document."""
-    if distractors is None:
-        whole = searches_whole_corpus(corpus)
-        distractors = DISTRACTORS_PER_QUERY * min(limit, len(corpus.queries)) if whole else 0
-    return slice_corpus(corpus, limit, distractors)
+    filtered-to) documents plus :func:`distractor_count` random others (seed 13)."""
+    return slice_corpus(corpus, limit, distractor_count(corpus, limit, distractors))
 
 
 def score_method(
@@ -96,13 +100,12 @@ def run_eval(
     """Index the corpus (one index per ingest setting, cached under ``index_dir``), run
     every variant and baseline over the same queries, and score them. With ``limit``,
     only the first queries and the documents they need (:func:`limit_corpus`)."""
-    full = len(corpus.documents)
+    sliced = ""
     if limit:
-        corpus = limit_corpus(corpus, limit, distractors)
-        log(
-            f"[{corpus.name}] {len(corpus.queries)} queries; indexing {len(corpus.documents)} "
-            f"of {full} documents (the ones they need and sampled distractors)"
-        )
+        count = distractor_count(corpus, limit, distractors)
+        full, corpus = len(corpus.documents), limit_corpus(corpus, limit, count)
+        sliced = _slice_note(corpus, full, count)
+        log(f"[{corpus.name}] {sliced}")
     root = Path(index_dir)
     root.mkdir(parents=True, exist_ok=True)
     if embedder is None:
@@ -149,8 +152,8 @@ def run_eval(
         cached.close()
     report.indexes = [o.info for o in indexes.values()]
     report.notes += _index_notes(report, corpus)
-    if limit:
-        report.notes.append(_slice_note(corpus, full))
+    if sliced:
+        report.notes.append(sliced)
     return report
 
 
@@ -188,11 +191,11 @@ def _methods(
             yield method, default
 
 
-def _slice_note(corpus: EvalCorpus, full: int) -> str:
+def _slice_note(corpus: EvalCorpus, full: int, distractors: int) -> str:
     return (
         f"limited to {len(corpus.queries)} queries and {len(corpus.documents)} of {full} "
-        "documents (those the queries judge or search within, plus random distractors); "
-        "scores are not comparable with a full run"
+        "documents: those the queries judge or search within, plus "
+        f"{distractors} random others (seed 13); not comparable with a full run"
     )
 
 
