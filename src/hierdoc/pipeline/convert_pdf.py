@@ -34,6 +34,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from .pdf_headings import body_size, mark_contents, mark_headings
 from .pdf_layout import (
     Block,
@@ -134,66 +136,94 @@ def _read_page(document: object, number: int) -> Page:
 
 
 def _segments(textpage: object, text: str, height: float) -> list[Segment]:
-    """The page's characters grouped into segments (PDFium's text order, rotated text dropped)."""
+    """The page's characters grouped into segments (PDFium's text order, rotated text dropped).
+
+    The boxes are read in one pass; where a segment breaks is decided on arrays, comparing
+    each character with the one before it: on the same line (half its height shared), not
+    going back, and no gap wider than a gutter (wider than a label's gap after a short run).
+    """
     import pypdfium2.raw as pdfium_c
 
     count = pdfium_c.FPDFText_CountChars(textpage)
     if len(text) != count:
         text = "".join(chr(pdfium_c.FPDFText_GetUnicode(textpage, i) or 32) for i in range(count))
-    text = text.translate(_LIGATURES) if len(text) == count else text
+    text = text.translate(_LIGATURES)
+    chars = [i for i in range(count) if not text[i].isspace()]
+    if not chars:
+        return []
     box = pdfium_c.FS_RECTF()
     box_ref = ctypes.byref(box)
     loose_box = pdfium_c.FPDFText_GetLooseCharBox
+    flat: list[float] = []
+    for index in chars:
+        loose_box(textpage, index, box_ref)
+        flat += (box.left, box.right, height - box.top, height - box.bottom)
+    x0, x1, top, bottom = np.array(flat, dtype=np.float64).reshape(-1, 4).T
+    spaced = np.array([i > 0 and text[i - 1].isspace() for i in chars])
+    gap_before = np.concatenate(([0.0], x0[1:] - x1[:-1]))
+    spaced |= gap_before > _SPACE_GAP * np.maximum(np.roll(bottom - top, 1), 1e-3)
+    starts, wide = _breaks(x0, x1, top, bottom)
     angle_of = pdfium_c.FPDFText_GetCharAngle
     segments: list[Segment] = []
-    current: Segment | None = None
-    parts: list[str] = []
-    space = False
-    rotated = False
-    for index in range(count):
-        char = text[index]
-        if char.isspace():
-            space = True
+    pieces = [(" " + text[c]) if spaced[n] else text[c] for n, c in enumerate(chars)]
+    bounds = [*starts, len(chars)]
+    for begin, end in zip(bounds, bounds[1:], strict=False):
+        if segments and wide[begin] and len(segments[-1].text) <= _SHORT_CHARS:
+            _extend(segments[-1], pieces, x0, x1, top, bottom, begin, end, chars)
             continue
-        loose_box(textpage, index, box_ref)
-        x0, x1, top, bottom = box.left, box.right, height - box.top, height - box.bottom
-        if current is not None and not rotated and _continues(current, parts, x0, top, bottom):
-            if space or x0 - current.x1 > _SPACE_GAP * current.height:
-                parts.append(" ")
-            parts.append(char)
-            current.x1 = max(current.x1, x1)
-            current.top = min(current.top, top)
-            current.bottom = max(current.bottom, bottom)
-            current.last = index
-            space = False
+        if _ROTATED < angle_of(textpage, chars[begin]) < 2 * math.pi - _ROTATED:
             continue
-        angle = angle_of(textpage, index)
-        rotated = _ROTATED < angle < 2 * math.pi - _ROTATED
-        if rotated:
-            continue
-        _close(current, parts, segments)
-        size = round((bottom - top) * 2) / 2  # the loose box's height: the font's size in use
-        current = Segment("", x0, x1, top, bottom, index, index, size)
-        parts, space = [char], False
-    _close(current, parts, segments)
+        segments.append(
+            Segment(
+                "".join(pieces[begin:end]).lstrip(),
+                float(x0[begin:end].min()),
+                float(x1[begin:end].max()),
+                float(top[begin:end].min()),
+                float(bottom[begin:end].max()),
+                chars[begin],
+                chars[end - 1],
+                round(float(bottom[begin] - top[begin]) * 2) / 2,  # loose box: the font size
+            )
+        )
     _add_weights(textpage, segments)
     return segments
 
 
-def _continues(current: Segment, parts: list[str], x0: float, top: float, bottom: float) -> bool:
-    """Whether a character at this box goes on the segment: same line, no wide gap."""
-    overlap = min(bottom, current.bottom) - max(top, current.top)
-    if overlap < 0.5 * min(bottom - top, current.height):
-        return False
-    gap = x0 - current.x1
-    limit = _SHORT_GAP if len(parts) <= _SHORT_CHARS else _GUTTER
-    return -0.5 * current.height <= gap <= limit * current.height
+def _breaks(
+    x0: np.ndarray, x1: np.ndarray, top: np.ndarray, bottom: np.ndarray
+) -> tuple[list[int], np.ndarray]:
+    """Where segments start, and which of those starts is only a gutter-wide gap (kept
+    together with a short run before it, such as a bullet or "SEC. 2.")."""
+    height = np.maximum(bottom - top, 1e-3)
+    previous_height = np.concatenate(([1.0], height[:-1]))
+    overlap = np.minimum(bottom[1:], bottom[:-1]) - np.maximum(top[1:], top[:-1])
+    same_line = overlap >= 0.5 * np.minimum(height[1:], height[:-1])
+    gap = x0[1:] - x1[:-1]
+    near = (gap >= -0.5 * previous_height[1:]) & (gap <= _SHORT_GAP * previous_height[1:])
+    gutter = gap > _GUTTER * previous_height[1:]
+    hard = ~(same_line & near)
+    wide = np.concatenate(([False], ~hard & gutter))
+    starts = np.flatnonzero(np.concatenate(([True], hard | gutter)))
+    return starts.tolist(), wide
 
 
-def _close(segment: Segment | None, parts: list[str], segments: list[Segment]) -> None:
-    if segment is not None:
-        segment.text = "".join(parts)
-        segments.append(segment)
+def _extend(
+    segment: Segment,
+    pieces: list[str],
+    x0: np.ndarray,
+    x1: np.ndarray,
+    top: np.ndarray,
+    bottom: np.ndarray,
+    begin: int,
+    end: int,
+    chars: list[int],
+) -> None:
+    """Append characters ``begin:end`` to ``segment`` after a space."""
+    segment.text += " " + "".join(pieces[begin:end]).lstrip()
+    segment.x1 = max(segment.x1, float(x1[begin:end].max()))
+    segment.top = min(segment.top, float(top[begin:end].min()))
+    segment.bottom = max(segment.bottom, float(bottom[begin:end].max()))
+    segment.last = chars[end - 1]
 
 
 def _add_weights(textpage: object, segments: list[Segment]) -> None:
