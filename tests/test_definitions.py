@@ -360,3 +360,197 @@ def test_other_headings(heading: str) -> None:
 )
 def test_normalize_term(left: str, right: str) -> None:
     assert normalize_term(left) == normalize_term(right)
+
+
+# --- issue 13: emphasis, pointers, the parenthetical rule's noise ---------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '**"Confidential Information"** means all non-public information.',
+        "**“Confidential Information”** means all non-public information.",
+        '"**Confidential Information**" means all non-public information.',
+        "**Confidential Information** means all non-public information.",
+        "*Confidential Information* means all non-public information.",
+        "_Confidential Information_ means all non-public information.",
+        "<u>Confidential Information</u> means all non-public information.",
+        "‘Confidential Information’ means all non-public information.",
+        'As used in this Agreement, "Confidential Information" means all non-public information.',
+    ],
+)
+def test_emphasised_and_quoted_terms(text: str) -> None:
+    found = find_definitions(text, in_definitions_section=True)
+    assert [(f.term, f.definition, f.style) for f in found] == [
+        ("Confidential Information", "all non-public information", "means")
+    ]
+    assert text[found[0].start :].startswith("Confidential Information")
+
+
+def test_markup_stays_out_of_definitions() -> None:
+    found = find_definitions('**"Services"** means the cloud services in **Schedule I**.')
+    assert [(f.term, f.definition) for f in found] == [
+        ("Services", "the cloud services in Schedule I")
+    ]
+
+
+def test_emphasised_glossary_and_table_terms() -> None:
+    text = (
+        "- **Escrow Term**: three years\n\n| Term | Meaning |\n|---|---|\n"
+        '| **"Storage Site"** | The vault in Livingston. |\n'
+    )
+    found = find_definitions(text, in_definitions_section=True)
+    assert [(f.term, f.definition, f.style) for f in found] == [
+        ("Escrow Term", "three years", "glossary"),
+        ("Storage Site", "The vault in Livingston", "table"),
+    ]
+
+
+def test_aliases_by_comma_and_or() -> None:
+    text = "1. “GitHub,” “We,” and “Us” refer to GitHub, Inc. and its affiliates."
+    found = find_definitions(text, in_definitions_section=True)
+    assert [f.term for f in found] == ["GitHub", "We", "Us"]
+    assert {f.definition for f in found} == {"GitHub, Inc. and its affiliates"}
+
+
+def test_copula_definitions_in_a_definitions_section() -> None:
+    text = (
+        '1. An "Account" represents your legal relationship with GitHub. “Organizations” are '
+        'shared workspaces.\n\n**"Effective Date"** is the earlier of signing and first use.\n\n'
+        '"Customer" is responsible for all taxes.\n'
+    )
+    found = find_definitions(text, in_definitions_section=True)
+    assert [(f.term, f.definition) for f in found] == [
+        ("Account", "represents your legal relationship with GitHub"),
+        ("Organizations", "are shared workspaces"),
+        ("Effective Date", "is the earlier of signing and first use"),
+    ]
+    assert find_definitions(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"Confidential Information" has the meaning given in Section 3.2.',
+        '"Confidential Information" shall have the meaning set forth in Section 3.2.',
+    ],
+)
+def test_pointer_style(text: str) -> None:
+    found = find_definitions(text, in_definitions_section=True)
+    assert [(f.term, f.style) for f in found] == [("Confidential Information", "pointer")]
+    assert found[0].definition.startswith("the meaning") and "Section 3.2" in found[0].definition
+
+
+def test_pointer_resolved_to_the_cited_section(tmp_path: Path) -> None:
+    from hierdoc.pipeline.chunk import chunk_document
+    from hierdoc.pipeline.convert import convert_file
+    from hierdoc.pipeline.extract.document import extract_document
+    from hierdoc.pipeline.structure import parse_sections
+    from hierdoc.pipeline.tokenizer import default_tokenizer
+
+    text = (
+        "# Services Agreement\n\n## 1. Definitions\n\n"
+        '1.1 **"Confidential Information"** has the meaning given in Section 3.2.\n\n'
+        '1.2 "Affiliate" shall have the meaning set forth in the DPA.\n\n'
+        "## 3. Confidentiality\n\n3.1 Each party protects the other's data.\n\n"
+        '3.2 "Confidential Information" means all non-public information of a party.\n'
+    )
+    (tmp_path / "agreement.md").write_text(text, encoding="utf-8")
+    document = convert_file(tmp_path / "agreement.md")
+    sections = parse_sections(document.text, document.title)
+    chunks = chunk_document(document, sections, default_tokenizer())
+    _, extraction = extract_document(sections, chunks)
+    pointers = {d.term: d for d in extraction.definitions if d.style == "pointer"}
+    resolved = pointers["Confidential Information"].definition
+    assert resolved.startswith("the meaning given in Section 3.2 [")
+    assert resolved.endswith("]: all non-public information of a party")
+    assert pointers["Affiliate"].definition == "the meaning set forth in the DPA"
+
+
+@pytest.mark.parametrize(
+    ("text", "term"),
+    [
+        (
+            "The European Data Protection Board established by this Regulation (the ‘Board’) "
+            "should be able to issue guidance.",
+            "Board",
+        ),
+        (
+            "(c) adequate, relevant and limited to what is necessary in relation to the purposes "
+            "for which they are processed (‘data minimisation’);\n",
+            "data minimisation",
+        ),
+    ],
+)
+def test_parenthetical_noise_of_the_old_rule_is_gone(text: str, term: str) -> None:
+    """The old rule named "this Regulation" and "the purposes for which they are processed"."""
+    found = [f for f in find_definitions(text) if f.term == term]
+    assert len(found) == 1
+    assert found[0].definition not in (
+        "this Regulation",
+        "the purposes for which they are processed",
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Notices go by courier (as set out in “Schedule 2”).",
+        "Click the button (e.g. “I AGREE”) to accept.",
+        "Pay within thirty days of notice of any Modification (the “Period”) or stop use.",
+        "GitHub may change the ToS from time to time (each a “Modification”) and notify.",
+        "The Customer is controller from that date (the “Coverage Date”) onwards.",
+        "Cal. Civ. Code §§1798.100 et seq. (“CCPA”), as amended.",
+    ],
+)
+def test_parentheses_that_define_nothing(text: str) -> None:
+    assert [f for f in find_definitions(text) if f.style == "parenthetical"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "term", "definition"),
+    [
+        (
+            "Article 8(1) of the Charter of Fundamental Rights of the European Union "
+            "(the ‘Charter’) provides that",
+            "Charter",
+            "the Charter of Fundamental Rights of the European Union",
+        ),
+        (
+            "This Mutual Non-Disclosure Agreement (which incorporates the Cover Page) "
+            "(“**MNDA**”) allows",
+            "MNDA",
+            "This Mutual Non-Disclosure Agreement",
+        ),
+        (
+            "to access, collect, or otherwise use (“Access”) any content",
+            "Access",
+            "access, collect, or otherwise use",
+        ),
+        (
+            "any ideas, know-how, suggestions, recommendations or any other feedback "
+            "(collectively, “Feedback”), you agree",
+            "Feedback",
+            "any ideas, know-how, suggestions, recommendations or any other feedback",
+        ),
+        (
+            "a separate end user license agreement (“EULA”).",
+            "EULA",
+            "end user license agreement",
+        ),
+    ],
+)
+def test_parenthetical_names(text: str, term: str, definition: str) -> None:
+    found = [(f.term, f.definition) for f in find_definitions(text) if f.style == "parenthetical"]
+    assert found == [(term, definition)]
+
+
+def test_gdpr_parentheticals_right_and_complete() -> None:
+    text = require(GDPR_MD).read_text(encoding="utf-8")
+    boards = [f.definition for f in find_definitions(text) if f.term == "Board"]
+    assert boards and all(b.startswith("The European Data Protection Board") for b in boards)
+    by_term = {f.term: f.definition for f in find_definitions(text) if f.style == "parenthetical"}
+    assert by_term["data minimisation"].startswith("adequate, relevant and limited")
+    assert by_term["storage limitation"].startswith("kept in a form which permits")
+    assert by_term["Charter"] == "the Charter of Fundamental Rights of the European Union"
+    assert by_term["data subject"] == "an identified or identifiable natural person"

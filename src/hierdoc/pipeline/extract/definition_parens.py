@@ -140,6 +140,27 @@ def _anchored_phrase(words: list[str], term: str) -> str:
     return ""
 
 
+def _predeterminer(words: list[str], position: int) -> int:
+    """Include "all" of "all the terms"."""
+    before = words[position - 1].casefold() if position else ""
+    return position - 1 if before in ("all", "both", "half") else position
+
+
+def _list_start(words: list[str], position: int) -> int:
+    """The start of a list the phrase ends: "any ideas, know-how, ..., recommendations or
+    any other feedback" from "any other feedback" (two commas or more before "or")."""
+    if not position or words[position - 1].casefold() not in ("or", "and"):
+        return position
+    for start in range(position - 2, max(-1, position - 40), -1):
+        bare = words[start].strip("\"'‘’“”").casefold()
+        if bare in _PHRASE_STOPS or words[start][-1] in ";:":
+            return position
+        if bare in _DETERMINERS:
+            commas = sum(word.endswith(",") for word in words[start:position])
+            return start if commas >= 2 else position
+    return position
+
+
 def _is_acronym(term: str) -> bool:
     bare = term.rstrip("s")
     return " " not in term and 2 <= len(bare) <= 8 and bare.isupper() and bare.isalpha()
@@ -187,7 +208,7 @@ def _phrase_start(words: list[str], index: int) -> int:
         word = words[position]
         bare = word.strip("\"'‘’“”").casefold()
         if bare in _DETERMINERS or bare in _POINTING or re.search(r"\w['’]s$", bare):
-            return position
+            return _list_start(words, _predeterminer(words, position))
         listed = re.search(r",\s+(?:or|and)\b", " ".join(words[position + 1 :]))
         if bare in _PHRASE_STOPS or (word[-1] in ",;:" and not listed):
             return position + 1

@@ -59,10 +59,25 @@ _MEANS = re.compile(
     + QTERM_ANON
     + r")*)"
     # a short qualifier: "‘consent’ of the data subject means", "“Affiliate”, as used herein,"
-    + r"(?:\s*,?\s+(?:as\s+used|when\s+used|used|of|in|for)\b[^\"'‘’“”,;:.()\n]{0,60}?,?)?"
-    + r"\s*,?\s+(?P<verb>"
+    + r"(?:\s*,?\s+(?:as\s+used|when\s+used|used|of|in|for)\b[^\"'‘’“”,;:.()\n]{0,60}?,?"
+    # "“Document”, below, refers to", "To “modify” a work means"
+    + r"|\s*,?\s+(?:below|above|herein|hereunder)\s*,?|\s+(?:a|an|the)\s+[a-z]+)?"
+    + r"\s*,?\s+(?:also\s+)?(?P<verb>"
     + _VERBS
     + r")\b[ \t]*[:,—–]?"
+)
+# In a definitions section: 'An "Account" represents ...', '“Organizations” are ...'.
+_COPULA = re.compile(
+    r"(?:^[ \t]*|(?<=[.;:])[ \t]+)(?:"
+    + MARKER.pattern
+    + r"[ \t]+)?(?:(?:An?|The)[ \t]+)?"
+    + QTERM
+    + r"[ \t]+(?=(?P<verb>(?:is|are)(?=\s+(?:a|an|the|any|all|each|every|one|certain|shared)\b)"
+    r"|represents(?!\s+and\s+warrants)|describes)\b)",
+    re.MULTILINE,
+)
+_PART_LABEL = re.compile(
+    r"(?i)^\s*(?:#+\s*)?(?:appendix|annex|schedule|exhibit|part|chapter)\s+[\w.]{1,6}\s*$"
 )
 _UNQUOTED = re.compile(
     r"^(?P<prefix>" + MARKER.pattern + r"[ \t]+)"
@@ -78,7 +93,8 @@ _PRONOUNS = word_set("this that it which such there these those he she they what
 _VERB_WORDS = word_set("is are was were be shall will must may can should would")
 _DEF_HEADING = re.compile(
     r"^(?:(?:certain|general|key|other|common)\s+)?"
-    r"(?:definitions?|glossary(?:\s+of\s+terms)?|(?:defined\s+)?terms|interpretation"
+    r"(?:(?:applicability|scope|purpose)\s+and\s+definitions"
+    r"|definitions?|glossary(?:\s+of\s+terms)?|(?:defined\s+)?terms|interpretation"
     r"|abbreviations|acronyms|meaning\s+of\s+terms|terms\s+used)"
     r"(?:\s*(?:and|&|;|,)\s*(?:rules\s+of\s+)?"
     r"(?:interpretation|definitions?|abbreviations|acronyms|construction))?$"
@@ -113,6 +129,7 @@ def normalize_term(term: str) -> str:
 def find_definitions(text: str, in_definitions_section: bool = False) -> list[FoundDefinition]:
     """All definitions in ``text``, in text order, without duplicates."""
     marked = unmark(text)
+    in_definitions_section = in_definitions_section or _titled_definitions(text)
     means = list(_means_definitions(marked, in_definitions_section))
     spans = [(span_start, found.end) for span_start, found in means]
     found = [item for _, item in means]
@@ -122,6 +139,15 @@ def find_definitions(text: str, in_definitions_section: bool = False) -> list[Fo
         extra = list(glossary_definitions(marked)) + extra
     found += [item for item in extra if not _overlaps(item, spans)]
     return _dedupe(found)
+
+
+def _titled_definitions(text: str) -> bool:
+    """Whether one of the first lines is a definitions title ("APPENDIX A" then "TERMS AND
+    DEFINITIONS" in a PDF whose second line the outline did not take as a heading)."""
+    lines = [line for line in text[:400].splitlines() if line.strip()][:2]
+    if lines and _PART_LABEL.match(lines[0]):
+        lines = lines[1:]
+    return bool(lines) and len(lines[0]) < 60 and is_definitions_heading(lines[0])
 
 
 def _overlaps(item: FoundDefinition, spans: list[tuple[int, int]]) -> bool:
@@ -147,6 +173,7 @@ def _means_definitions(marked: Unmarked, in_section: bool) -> Iterator[tuple[int
     text = marked.quoted
     matches = _quoted_means(text)
     if in_section:
+        matches += _copula_means(text, matches)
         quoted = [(start, _definition_end(text, terms[0][1], end)) for start, end, terms in matches]
         for match in _UNQUOTED.finditer(text):
             overlap = any(a < match.end() and match.start() < b for a, b in quoted)
@@ -180,6 +207,19 @@ def _quoted_means(text: str) -> list[tuple[int, int, list[tuple[str, int]]]]:
             terms.append((alias.group("term"), match.start("aliases") + alias.start("term")))
         matches.append((match.start(), match.end(), terms))
     return matches
+
+
+def _copula_means(
+    text: str, matches: list[tuple[int, int, list[tuple[str, int]]]]
+) -> list[tuple[int, int, list[tuple[str, int]]]]:
+    """Copula definitions opening a sentence; the verb stays in the definition text."""
+    taken = {terms[0][1] for _, _, terms in matches}
+    found = []
+    for match in _COPULA.finditer(text):
+        if match.start("term") not in taken:
+            terms = [(match.group("term"), match.start("term"))]
+            found.append((match.start(), match.start("verb"), terms))
+    return found
 
 
 def _valid_unquoted(term: str) -> bool:

@@ -1,0 +1,183 @@
+"""Definitions precision and recall (issue 13), per document, old code against new.
+
+    python benchmarks/definitions.py                       # the code in this checkout
+    python benchmarks/definitions.py --before 9058cf2~     # and the code at a revision
+    python benchmarks/definitions.py --before 9058cf2~ --wrong   # list what each got wrong
+
+Documents: the GDPR and HR 8847 (gold in benchmarks/definitions_gold/, read from
+``$HIERDOC_DATASETS``) and every real document of tests/realdocs with a gold file.
+Each is converted, split into sections and chunks and extracted exactly as ``hierdoc
+ingest`` does (no embedding), in a child process whose ``PYTHONPATH`` is the checkout's
+``src`` (for ``--before``, a ``git worktree`` of the revision under /tmp). A stored
+definition is right, and recall counted, as ``tests/realdocs/harness.py`` defines it: the
+term is a gold term and the gold start begins within the first 100 characters of its
+definition; precision is right / stored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+GOLD_DIR = Path(__file__).resolve().parent / "definitions_gold"
+DATASETS = Path(os.environ.get("HIERDOC_DATASETS", ROOT.parent / "shared" / "datasets"))
+DATASET_DOCUMENTS = {
+    "gdpr": DATASETS / "gdpr" / "gdpr.md",
+    "hr8847": DATASETS / "pdf" / "HR8847_CNIMDT_AIGCE_STD_Act.pdf",
+}
+
+
+@dataclass(frozen=True)
+class Document:
+    name: str
+    path: Path
+    gold: tuple[Any, ...]  # tests.realdocs.harness.GoldDefinition
+
+
+@dataclass(frozen=True)
+class Score:
+    found: int
+    precision: float
+    recall: float
+    wrong: list[str]
+    missed: list[str]
+
+
+def documents() -> list[Document]:
+    from tests.realdocs.harness import DOCS_DIR, GoldDefinition, load_golds
+
+    found = []
+    for name, path in DATASET_DOCUMENTS.items():
+        data = yaml.safe_load((GOLD_DIR / f"{name}.gold.yaml").read_text(encoding="utf-8"))
+        gold = tuple(
+            GoldDefinition(d["term"], d["starts"], bool(d.get("optional")))
+            for d in data["definitions"]
+        )
+        if path.exists():
+            found.append(Document(name, path, gold))
+    found += [Document(g.name, g.document, g.definitions) for g in load_golds(DOCS_DIR)]
+    return found
+
+
+def extracted(paths: list[Path]) -> dict[str, list[tuple[str, str]]]:
+    """(term, definition) pairs the importable hierdoc stores for each file (child side)."""
+    from hierdoc.pipeline.chunk import chunk_document
+    from hierdoc.pipeline.convert import convert_file
+    from hierdoc.pipeline.extract.document import extract_document
+    from hierdoc.pipeline.structure import parse_sections
+    from hierdoc.pipeline.tokenizer import default_tokenizer
+
+    tokenizer = default_tokenizer()
+    result = {}
+    for path in paths:
+        document = convert_file(path)
+        sections = parse_sections(document.text, document.title)
+        chunks = chunk_document(document, sections, tokenizer)
+        _, extraction = extract_document(sections, chunks)
+        result[str(path)] = [(d.term, d.definition) for d in extraction.definitions]
+    return result
+
+
+def run_code(src: Path, paths: list[Path]) -> dict[str, list[tuple[str, str]]]:
+    """Extraction by the hierdoc in ``src``, in a child process."""
+    env = {**os.environ, "PYTHONPATH": str(src), "HF_HUB_OFFLINE": "1"}
+    command = [sys.executable, __file__, "--child", *map(str, paths)]
+    output = subprocess.run(command, env=env, check=True, capture_output=True, text=True)
+    return {k: [tuple(p) for p in v] for k, v in json.loads(output.stdout).items()}
+
+
+def worktree(revision: str) -> Path:
+    """A checkout of ``revision`` under /tmp (made once), for the old code."""
+    commit = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", revision],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    path = Path(f"/tmp/hierdoc-definitions-{commit}")
+    if not path.exists():
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(path), commit],
+            check=True,
+            capture_output=True,
+        )
+    return path
+
+
+def score(document: Document, found: list[tuple[str, str]]) -> Score:
+    from tests.realdocs.harness import defines
+
+    right = [(t, d) for t, d in found if any(defines(g, t, d) for g in document.gold)]
+    required = [g for g in document.gold if not g.optional]
+    missed = [g.term for g in required if not any(defines(g, t, d) for t, d in right)]
+    return Score(
+        found=len(found),
+        precision=len(right) / len(found) if found else 1.0,
+        recall=1 - len(missed) / len(required),
+        wrong=[f"{t} = {d[:70]}" for t, d in found if (t, d) not in right],
+        missed=missed,
+    )
+
+
+def table(docs: list[Document], runs: dict[str, dict[str, list[tuple[str, str]]]]) -> str:
+    header = f"{'document':40} {'gold':>4}"
+    for label in runs:
+        header += f" | {label + ' found':>11} {'P':>6} {'R':>6}"
+    lines = [header, "-" * len(header)]
+    for document in docs:
+        line = f"{document.name:40} {len(document.gold):>4}"
+        for found in runs.values():
+            result = score(document, found[str(document.path)])
+            line += f" | {result.found:>11} {result.precision:>6.1%} {result.recall:>6.1%}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def details(docs: list[Document], runs: dict[str, dict[str, list[tuple[str, str]]]]) -> str:
+    lines = []
+    for document in docs:
+        for label, found in runs.items():
+            result = score(document, found[str(document.path)])
+            lines.append(
+                f"\n{document.name} ({label}): wrong {len(result.wrong)}, missed "
+                f"{len(result.missed)}"
+            )
+            lines += [f"  wrong:  {item}" for item in result.wrong]
+            lines += [f"  missed: {item}" for item in result.missed]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", help="a git revision whose code to measure as well")
+    parser.add_argument("--wrong", action="store_true", help="list wrong and missed terms")
+    parser.add_argument("--child", nargs="*", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child is not None:
+        print(json.dumps(extracted([Path(p) for p in args.child]), ensure_ascii=False))
+        return
+    sys.path.insert(0, str(ROOT))  # tests.realdocs.harness
+    docs = documents()
+    paths = [d.path for d in docs]
+    runs = {}
+    if args.before:
+        runs["before"] = run_code(worktree(args.before) / "src", paths)
+    runs["now"] = run_code(ROOT / "src", paths)
+    print(table(docs, runs))
+    if args.wrong:
+        print(details(docs, runs))
+
+
+if __name__ == "__main__":
+    main()
