@@ -303,6 +303,16 @@ class StoreContract:
         assert filled.sections_of_source("missing.md") == []
         assert filled.sections_with_heading("Article") == []
 
+    def test_a_heading_as_long_as_a_page_is_stored_and_found(self, store: Store) -> None:
+        """Converted documents give headings of thousands of characters (a paragraph set
+        in a heading style); an index on the heading text must not refuse them."""
+        heading = " ".join(["Confidential information"] * 400)
+        section = Section("long", heading, 1, (), (), "Body.", f"{heading}\n", 0)
+        document = DocumentRecord("long.md", "Long", "h", "md", 10, 0)
+        store.write_document(document, [section], [], [])
+        store.flush()
+        assert store.sections_with_heading(heading.upper()) == ["long"]
+
     def test_definitions_acronyms_terms_references(self, filled: Store) -> None:
         norm = normalize_term("Escrow agent")
         assert [d.chunk_id for d in filled.definitions([norm])] == ["a.md#1"]

@@ -107,9 +107,11 @@ def select(conn: psycopg.Connection, record: type, where: str = "TRUE", params: 
 
 
 def headings_matching(conn: psycopg.Connection, heading: str) -> list[str]:
+    wanted = heading.strip().lower()
     rows = conn.execute(
-        "SELECT DISTINCT section_id FROM sections WHERE lower(heading) = %s ORDER BY section_id",
-        (heading.strip().lower(),),
+        "SELECT DISTINCT section_id FROM sections "
+        "WHERE md5(lower(heading)) = md5(%s) AND lower(heading) = %s ORDER BY section_id",
+        (wanted, wanted),
     ).fetchall()
     return [row[0] for row in rows]
 
