@@ -29,6 +29,7 @@ from ..config import ChunkingSettings
 from ..models import Chunk, ConvertedDocument, Section
 from .headings import CLAUSE_WORDS
 from .numbering import slugify
+from .structure import section_scopes, short_heading
 from .tokenizer import Tokenizer
 
 _BLOCK_BREAK = re.compile(r"\n[ \t]*\n")
@@ -36,6 +37,8 @@ _BLOCK_BREAK = re.compile(r"\n[ \t]*\n")
 
 TINY_TOKENS = 24
 """A section with at most this many tokens of its own (a heading alone) joins the next one."""
+MAX_ID_PART = 80
+"""Longest section id a chunk id carries whole (see :func:`_id_part`)."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,7 @@ def chunk_document(
     key = document_key(document.source)
     chunks: list[Chunk] = []
     per_section: dict[str, int] = {}
+    scopes = section_scopes(sections)
     pages = PageTracker(document.text, document.page_starts)
     for unit in _section_units(sections, tokenizer, settings.chunking_strategy):
         for piece in _with_overlap(
@@ -77,13 +81,13 @@ def chunk_document(
             lead = len(piece.text) - len(piece.text.lstrip())
             chunks.append(
                 Chunk(
-                    chunk_id=f"{key}:{section.section_id}:{number}",
+                    chunk_id=f"{key}:{_id_part(section.section_id)}:{number}",
                     source=document.source,
                     title=document.title,
                     section_id=section.section_id,
-                    heading=section.heading,
+                    heading=short_heading(section.heading),
                     parent_chain=section.parent_chain,
-                    section_path=(*section.path, section.section_id),
+                    section_path=scopes[section.section_id],
                     content=content,
                     ordinal=len(chunks),
                     token_count=tokenizer.count(content),
@@ -124,6 +128,16 @@ class PageTracker:
             self._cursor = begin + len(content)
         last = begin + len(content) - 1
         return bisect_right(self._starts, begin) or 1, bisect_right(self._starts, last) or 1
+
+
+def _id_part(section_id: str) -> str:
+    """The section's id as chunk ids carry it: a very long one (a clause nested hundreds
+    deep) shortened, with a digest keeping it unique, as every piece of the section and
+    every table keyed by chunk repeats it."""
+    if len(section_id) <= MAX_ID_PART:
+        return section_id
+    digest = hashlib.sha1(section_id.encode("utf-8")).hexdigest()[:12]
+    return f"{section_id[: MAX_ID_PART - 13]}~{digest}"
 
 
 def _is_heading_only(content: str) -> bool:

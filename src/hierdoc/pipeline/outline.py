@@ -299,12 +299,15 @@ def table_of_contents(nodes: list[OutlineNode], lines: list[str]) -> set[int]:
     Repeated means at the same place in the tree, or with the same label and
     heading ("Chapter 1 - Technology Transfer" / "CHAPTER 1 - TECHNOLOGY TRANSFER").
     """
-    keys = [_block_key(nodes, i) for i in range(len(nodes))]
-    headings = [(keys[i][-1], n.mark.heading.casefold()) for i, n in enumerate(nodes)]
+    blocks = [i for i, n in enumerate(nodes) if n.mark.kind != "enum"]
+    keys = {i: _block_key(nodes, i) for i in blocks}
+    headings = {i: (keys[i][-1], nodes[i].mark.heading.casefold()) for i in blocks}
+    last_key = {key: i for i, key in keys.items()}
+    last_heading = {heading: i for i, heading in headings.items()}
     toc = set()
-    for i, node in enumerate(nodes):
-        repeated = keys[i] in keys[i + 1 :] or headings[i] in headings[i + 1 :]
-        if node.mark.kind == "enum" or not repeated:
+    for i in blocks:
+        node = nodes[i]
+        if last_key[keys[i]] == i and last_heading[headings[i]] == i:
             continue
         start = node.mark.line + node.mark.heading_lines
         end = nodes[i + 1].mark.line if i + 1 < len(nodes) else len(lines)

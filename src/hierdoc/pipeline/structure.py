@@ -30,6 +30,13 @@ from .numbering import parse_heading, slugify
 from .outline import OutlineNode, outline
 
 PREAMBLE_ID = "preamble"
+CHAIN_HEAD = 2
+"""Outermost headings a breadcrumb keeps (see :func:`bounded_chain`)."""
+CHAIN_TAIL = 10
+"""Innermost headings a breadcrumb keeps: with :data:`CHAIN_HEAD`, the 12 levels of the
+deepest US Code citation (title to subclause) fit whole."""
+CHAIN_HEADING_CHARS = 160
+ELIDED = "…"
 
 
 @dataclass(frozen=True)
@@ -155,15 +162,6 @@ def _outline_node(item: OutlineNode, heading_line: str, body: str, parent: int) 
     return _Node(mark.heading, heading_line, body, parent, mark.kind, local)
 
 
-def _ancestors(index: int, nodes: list[_Node]) -> list[int]:
-    chain = []
-    parent = nodes[index].parent
-    while parent is not None:
-        chain.append(parent)
-        parent = nodes[parent].parent
-    return chain[::-1]
-
-
 def _assign_ids(nodes: list[_Node]) -> list[str]:
     """Unique canonical ids, parents before children.
 
@@ -196,16 +194,23 @@ def _assign_ids(nodes: list[_Node]) -> list[str]:
 
 
 def _to_sections(nodes: list[_Node], title: str) -> list[Section]:
+    """Sections with their parent chains and paths, each built from its parent's, so that
+    the work per section is bounded by its own size and depth, not by its ancestors' text."""
     ids = _assign_ids(nodes)
+    chains: list[tuple[str, ...]] = []
+    paths: list[tuple[str, ...]] = []
     sections = []
     for index, node in enumerate(nodes):
-        ancestors = _ancestors(index, nodes)
+        parent = node.parent
+        inherits = parent is not None and nodes[parent].kind != "preamble"
         if node.kind == "preamble":
             chain: tuple[str, ...] = (title,)
         else:
-            chain = tuple(nodes[a].heading for a in ancestors if nodes[a].kind != "preamble")
-            chain += (node.heading,)
-        path = tuple(ids[a] for a in ancestors if nodes[a].kind != "preamble")
+            above = chains[parent] if inherits and parent is not None else ()
+            chain = bounded_chain((*above, node.heading))
+        path = (*paths[parent], ids[parent]) if inherits and parent is not None else ()
+        chains.append(chain)
+        paths.append(path)
         sections.append(
             Section(
                 ids[index],
@@ -220,3 +225,43 @@ def _to_sections(nodes: list[_Node], title: str) -> list[Section]:
             )
         )
     return sections
+
+
+def bounded_chain(chain: tuple[str, ...]) -> tuple[str, ...]:
+    """A breadcrumb of at most :data:`CHAIN_HEAD` + 1 + :data:`CHAIN_TAIL` headings of at most
+    :data:`CHAIN_HEADING_CHARS` characters each: the outermost and innermost levels, with
+    :data:`ELIDED` in place of the middle ones.
+
+    Every chunk stores its breadcrumb and embeds it as context; unbounded, a clause nested
+    1,000 deep would carry a thousand headings, and the index would grow with depth times
+    size (issue 16). Applied to a bounded chain plus one heading, it gives the bounded
+    form of the full chain, so chains can be built parent by parent.
+    """
+    chain = tuple(short_heading(heading) for heading in chain)
+    if len(chain) <= CHAIN_HEAD + 1 + CHAIN_TAIL:
+        return chain
+    return (*chain[:CHAIN_HEAD], ELIDED, *chain[-CHAIN_TAIL:])
+
+
+def short_heading(heading: str) -> str:
+    """``heading`` cut to :data:`CHAIN_HEADING_CHARS` characters."""
+    if len(heading) <= CHAIN_HEADING_CHARS:
+        return heading
+    return heading[: CHAIN_HEADING_CHARS - 1].rstrip() + ELIDED
+
+
+def section_scopes(sections: list[Section]) -> dict[str, tuple[str, ...]]:
+    """Each section's id with those of its ancestors that a section filter needs.
+
+    A chunk is under ``p`` when an element of its section path is ``p`` or starts with
+    ``p + "-"`` (:meth:`~hierdoc.models.SearchFilter.matches`). An ancestor whose id begins
+    a descendant's id (``article-6`` of ``article-6-1-a``, ``section-1-1`` of
+    ``section-1-1-1``) adds nothing to that rule and is left out, so the path of a clause
+    nested 1,000 deep holds one id, not a thousand. Parents come before children.
+    """
+    scopes: dict[str, tuple[str, ...]] = {}
+    for section in sections:
+        above = scopes.get(section.path[-1], section.path) if section.path else ()
+        own = section.section_id
+        scopes[own] = (*(a for a in above if not own.startswith(a + "-")), own)
+    return scopes

@@ -8,8 +8,9 @@ directly from term queries, never through tantivy's query parser, so no user inp
 ("401(k)", ``"``, ``:``) can be a syntax error.
 
 Fields: ``chunk_id`` (stored), ``source``, ``chunk_type`` and ``section_path``
-(raw, for deletes and filters; a section path element is indexed with each of its
-"-"-prefixes, so that a term query implements :meth:`SearchFilter.matches`),
+(raw, for deletes and filters; a section filter ``p`` is the regular expression
+``p(-.*)?`` over the section path elements, which is :meth:`SearchFilter.matches`; an
+index built when each element was stored with its "-"-prefixes answers it the same),
 ``body`` (BM25 terms, frequencies only) and ``words`` (unstemmed words with
 positions, for exact phrases).
 
@@ -39,7 +40,7 @@ import tantivy
 from tantivy import Occur, Query
 
 from ...errors import StoreError
-from ...models import Hit, SearchFilter, section_prefixes
+from ...models import Hit, SearchFilter
 
 __all__ = ["Bm25Entry", "Bm25Index", "Bm25IndexError"]
 
@@ -273,8 +274,9 @@ class Bm25Index:
                     (Occur.Must, Query.term_set_query(self._schema, field, list(values)))
                 )
         if filt.section_prefix:
-            term = Query.term_query(self._schema, "section_path", filt.section_prefix)
-            conditions.append((Occur.Must, term))
+            pattern = _regex_literal(filt.section_prefix) + "(-.*)?"
+            under = Query.regex_query(self._schema, "section_path", pattern)
+            conditions.append((Occur.Must, under))
         return Query.const_score_query(Query.boolean_query(conditions), 0.0)
 
 
@@ -283,10 +285,18 @@ def _document(entry: Bm25Entry) -> tantivy.Document:
         chunk_id=entry.chunk_id,
         source=entry.source,
         chunk_type=entry.chunk_type,
-        section_path=section_prefixes(entry.section_path),
+        section_path=list(entry.section_path),
         body=" ".join(entry.terms),
         words=" ".join(entry.words),
     )
+
+
+def _regex_literal(text: str) -> str:
+    """``text`` matched literally by tantivy's regular expressions (Rust ``regex`` syntax)."""
+    return "".join("\\" + char if char in _REGEX_META else char for char in text)
+
+
+_REGEX_META = frozenset("\\.+*?()|[]{}^$#&-~")
 
 
 def _without_cut_ties(searcher: tantivy.Searcher, query: Query, k: int) -> list:
