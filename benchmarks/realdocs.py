@@ -2,6 +2,7 @@
 
     python benchmarks/realdocs.py                      # every converter the settings accept
     python benchmarks/realdocs.py --misses             # also what each document missed
+    python benchmarks/realdocs.py --doc nist-sp-800-63b --converter structured
     python benchmarks/realdocs.py --embedder minilm --json /tmp/realdocs.json
 
 Reads every ``*.gold.yaml`` of ``--docs`` (default tests/realdocs), builds one index of all
@@ -25,13 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # tests.realdocs.harness, tests.hash_embedder
 
 from hierdoc.pipeline.embed import Embedder, LocalEmbedder  # noqa: E402
-from tests.realdocs.harness import (  # noqa: E402
-    DOCS_DIR,
-    DocumentScore,
-    converter_values,
-    load_golds,
-    measure_all,
-)
+from tests.realdocs.gold import DOCS_DIR, load_golds  # noqa: E402
+from tests.realdocs.harness import DocumentScore, converter_values, measure_all  # noqa: E402
 
 COLUMNS = (
     ("document", 38),
@@ -100,13 +96,14 @@ def main() -> None:
     parser.add_argument("--docs", type=Path, default=DOCS_DIR, help="folder of gold files")
     parser.add_argument("--embedder", choices=("hash", "minilm"), default="hash")
     parser.add_argument("--converter", action="append", help="only these converter values")
+    parser.add_argument("--doc", action="append", help="only these documents (gold names)")
     parser.add_argument("--json", type=Path, help="write every figure (and misses) here")
     parser.add_argument("--misses", action="store_true", help="print what each one missed")
     args = parser.parse_args()
 
-    golds = load_golds(args.docs)
+    golds = [g for g in load_golds(args.docs) if not args.doc or g.name in args.doc]
     if not golds:
-        parser.error(f"no *.gold.yaml in {args.docs}")
+        parser.error(f"no matching *.gold.yaml in {args.docs}")
     embedder = make_embedder(args.embedder)
     results: dict[str, list[DocumentScore]] = {}
     for converter in args.converter or converter_values():

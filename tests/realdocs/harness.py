@@ -6,6 +6,7 @@ reading the document (never from hierdoc's output)::
     document: common-paper-pilot-agreement.docx
     sections:    [{number: "8.4", heading: "Exceptions"}, ...]      # 10 or more
     definitions: [{term: "Affiliate", starts: "an entity that ..."}, ...]   # every term
+                 # (optional: true on a term whose status as a definition is debatable)
     citations:   [{query: "Section 8.4", section: "8.4", heading: "Exceptions"}, ...]  # 10
     pages:       [{phrase: "a distinctive phrase", page: 12}, ...]  # PDFs; physical, 1-based
 
@@ -66,9 +67,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, get_args
-
-import yaml
+from typing import get_args
 
 from hierdoc import Index
 from hierdoc.config import IngestSettings, Settings
@@ -76,9 +75,8 @@ from hierdoc.models import SearchResult, SectionRecord
 from hierdoc.pipeline.embed import Embedder
 
 from ..hash_embedder import HashEmbedder
+from .gold import Gold, GoldDefinition
 
-DOCS_DIR = Path(__file__).resolve().parent
-DOCUMENT_SUFFIXES = (".docx", ".pdf", ".html", ".md")
 CONVERTER_FIELDS = {".docx": "docx_converter", ".pdf": "pdf_converter"}
 
 _KEPT_KEYWORDS = r"appendix|annex|schedule|exhibit"
@@ -101,76 +99,6 @@ _MARKUP = re.compile(
 )
 _HTML_WORDS = {"span", "strong", "em", "nbsp", "amp", "quot", "lt", "gt", "ldquo", "rdquo"}
 _CLEAN_ID = re.compile(r"[a-z0-9]+(?:[-.][a-z0-9]+)*")
-
-
-# gold files
-
-
-@dataclass(frozen=True)
-class GoldSection:
-    number: str
-    heading: str
-
-
-@dataclass(frozen=True)
-class GoldDefinition:
-    term: str
-    starts: str
-    optional: bool = False
-    """A term whose status as a definition is debatable: right if stored as given, not
-    needed for recall."""
-
-
-@dataclass(frozen=True)
-class GoldCitation:
-    query: str
-    section: str
-    heading: str
-
-
-@dataclass(frozen=True)
-class GoldPage:
-    phrase: str
-    page: int
-
-
-@dataclass(frozen=True)
-class Gold:
-    """One document with its hand-written gold lists."""
-
-    name: str
-    document: Path
-    sections: tuple[GoldSection, ...]
-    definitions: tuple[GoldDefinition, ...]
-    citations: tuple[GoldCitation, ...]
-    pages: tuple[GoldPage, ...] = ()
-
-    @property
-    def format(self) -> str:
-        return self.document.suffix.lstrip(".")
-
-
-def load_gold(path: Path) -> Gold:
-    """A gold file; its ``document`` is resolved next to it."""
-    data: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
-    return Gold(
-        name=path.name.removesuffix(".gold.yaml"),
-        document=path.parent / data["document"],
-        sections=tuple(GoldSection(str(s["number"]), s["heading"]) for s in data["sections"]),
-        definitions=tuple(
-            GoldDefinition(d["term"], d["starts"], bool(d.get("optional")))
-            for d in data["definitions"]
-        ),
-        citations=tuple(
-            GoldCitation(c["query"], str(c["section"]), c["heading"]) for c in data["citations"]
-        ),
-        pages=tuple(GoldPage(p["phrase"], int(p["page"])) for p in data.get("pages") or ()),
-    )
-
-
-def load_golds(docs_dir: Path = DOCS_DIR) -> list[Gold]:
-    """Every gold file of a folder, by name."""
-    return [load_gold(path) for path in sorted(docs_dir.glob("*.gold.yaml"))]
 
 
 # normalisation and section labels
