@@ -55,7 +55,7 @@ class Score:
 
 
 def documents() -> list[Document]:
-    from tests.realdocs.harness import DOCS_DIR, GoldDefinition, load_golds
+    from tests.realdocs.gold import DOCS_DIR, GoldDefinition, load_golds
 
     found = []
     for name, path in DATASET_DOCUMENTS.items():

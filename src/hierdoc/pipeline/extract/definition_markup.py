@@ -46,6 +46,8 @@ class Unmarked:
 
     quoted: str
     plain: str
+    emphasised: frozenset[int] = frozenset()
+    """Offsets of the opening quotes put in for emphasis (``**Term**``): no quotes there."""
 
 
 def unmark(text: str) -> Unmarked:
@@ -53,6 +55,7 @@ def unmark(text: str) -> Unmarked:
     if not any(marker in text for marker in ("*", "_", "<")):
         return Unmarked(text, text)
     quoted, plain = list(text), list(text)
+    emphasised = set()
     for tag in _OTHER_TAGS.finditer(text):
         _blank(plain, tag.start(), tag.end())
         _blank(quoted, tag.start(), tag.end())
@@ -65,7 +68,8 @@ def unmark(text: str) -> Unmarked:
             if _quotable(quoted, match):
                 quoted[match.end("open") - 1] = "“"
                 quoted[match.start("close")] = "”"
-    return Unmarked("".join(quoted), "".join(plain))
+                emphasised.add(match.end("open") - 1)
+    return Unmarked("".join(quoted), "".join(plain), frozenset(emphasised))
 
 
 def _blank(chars: list[str], start: int, end: int) -> None:

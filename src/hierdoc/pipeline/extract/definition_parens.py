@@ -43,7 +43,7 @@ _DETERMINERS = word_set(
 )
 _POINTING = word_set("this these those that such its their his her our your said")
 _CONNECTORS = word_set("of the and & for de on")
-_SMALL_WORDS = word_set("of the and & for de on to in a an")
+_SMALL_WORDS = word_set("of the and & for de on to in a an et seq al")
 # words a noun phrase does not reach back across: prepositions, verbs, conjunctions
 _PHRASE_STOPS = word_set(
     "for to by with in on at from into under between among as than that which who whom"
@@ -65,8 +65,9 @@ def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     for match in _PAREN.finditer(marked.quoted):
         before = _text_before(marked.plain, match.start())
         closes_item = bool(_ITEM_END.match(marked.quoted, match.end()))
+        collective = "collectively" in match.group("body").casefold()
         for term, start in _named_terms(match):
-            phrase = named_thing(before, term, closes_item)
+            phrase = named_thing(before, term, closes_item, collective)
             if phrase:
                 yield FoundDefinition(term, phrase, start, match.end(), "parenthetical")
 
@@ -104,19 +105,30 @@ def _text_before(text: str, paren: int) -> str:
             break
         window = inner
     window = window[window.rfind(")") + 1 :]
-    starts = [m.end() for m in _SENTENCE_BREAK.finditer(window)]
+    starts = [m.end() for m in _SENTENCE_BREAK.finditer(window) if not _abbreviation(window, m)]
     sentence = window[starts[-1] :] if starts else window
     return _LABEL.sub("", sentence, count=1)
 
 
-def named_thing(before: str, term: str, closes_item: bool) -> str:
-    """What a parenthesised term names, from the sentence before it; "" when nothing."""
+def _abbreviation(text: str, stop: re.Match[str]) -> bool:
+    """A full stop that ends "Cal.", "Civ.", "Inc." or "U.S.", not a sentence."""
+    word = text[: stop.start() + 1].rsplit(maxsplit=1)[-1] if stop.group()[0] == "." else ""
+    return bool(re.fullmatch(r"[A-Z][a-z]{0,3}\.|(?:[A-Za-z]\.)+", word))
+
+
+def named_thing(before: str, term: str, closes_item: bool, collective: bool = False) -> str:
+    """What a parenthesised term names, from the sentence before it; "" when nothing.
+
+    ``collective``: the parenthesis says "collectively", so the name covers everything
+    from the first mention of its head word ("any non-public ... information we give you,
+    such as ..., will be considered confidential information (collectively, ...)").
+    """
     words = before.split()
     if not words:
         return ""
     if _is_acronym(term):
         return _spelled_out(words, term.rstrip("s"))
-    anchored = _anchored_phrase(words, term)
+    anchored = _anchored_phrase(words, term, collective)
     if anchored:
         return anchored
     if closes_item and len(words) >= 3:
@@ -124,7 +136,7 @@ def named_thing(before: str, term: str, closes_item: bool) -> str:
     return _noun_phrase_before(before)
 
 
-def _anchored_phrase(words: list[str], term: str) -> str:
+def _anchored_phrase(words: list[str], term: str, earliest: bool = False) -> str:
     """From the noun phrase of the term's head word up to the parenthesis.
 
     "that date" alone only points back at a date named earlier, so it names nothing.
@@ -132,7 +144,8 @@ def _anchored_phrase(words: list[str], term: str) -> str:
     head = _stem(_head_word(term))
     if len(head) < 3:
         return ""
-    for index in range(len(words) - 1, -1, -1):
+    order = range(len(words)) if earliest else range(len(words) - 1, -1, -1)
+    for index in order:
         if _stem(words[index]) == head:
             phrase = words[_phrase_start(words, index) :][:MAX_PHRASE_WORDS]
             pointing = phrase[0].casefold() in _POINTING and len(phrase) <= 2
@@ -173,7 +186,7 @@ def _spelled_out(words: list[str], acronym: str) -> str:
         (index, part[0].upper())
         for index, word in enumerate(words)
         for part in re.split(r"[-/]", word)
-        if part[:1].isalpha() and part.casefold() not in _SMALL_WORDS
+        if part[:1].isalpha() and part.casefold() not in _SMALL_WORDS and not part.endswith(".")
     ]
     for end in range(len(initials), max(0, len(initials) - 3), -1):
         start = end - len(acronym)

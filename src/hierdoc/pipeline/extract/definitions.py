@@ -48,16 +48,20 @@ __all__ = [
 ]
 
 _VERBS = (
-    r"(?:shall\s+mean|means|mean|(?:is|are|shall\s+be)\s+defined\s+(?:as|to\s+mean)"
-    r"|(?:shall\s+)?refers?\s*,?\s*(?:collectively\s*,\s*)?to|shall\s+include|includes|include"
-    r"|(?:has|have|shall\s+have)(?=\s+the\s+(?:same\s+)?meanings?\b))"
+    r"(?:(?:shall|will)\s+mean|means|mean|(?:is|are|shall\s+be|will\s+be)\s+defined\s+"
+    r"(?:as|to\s+mean)|(?:shall\s+|will\s+)?refers?\s*,?\s*(?:collectively\s*,\s*)?to"
+    r"|(?P<include>(?:shall|will)\s+include|includes|include)"
+    r"|(?:has|have|shall\s+have|will\s+have)(?=\s+the\s+(?:same\s+)?meanings?\b))"
 )
 _MEANS = re.compile(
     r"(?P<lead>\b(?i:the\s+)?(?i:terms?|expressions?|words?|phrases?)\s+)?"
     + QTERM
     + r"(?P<aliases>(?:\s*,?\s*(?:(?:or|and|and/or)\s+)?"
     + QTERM_ANON
-    + r")*)"
+    # '"Massive Multiauthor Collaboration Site" (or "MMC Site") means'
+    + r"|\s*\((?:or|also|the|hereinafter)?\s*"
+    + QTERM_ANON
+    + r"\s*\))*)"
     # a short qualifier: "‘consent’ of the data subject means", "“Affiliate”, as used herein,"
     + r"(?:\s*,?\s+(?:as\s+used|when\s+used|used|of|in|for)\b[^\"'‘’“”,;:.()\n]{0,60}?,?"
     # "“Document”, below, refers to", "To “modify” a work means"
@@ -171,7 +175,7 @@ def _dedupe(found: list[FoundDefinition]) -> list[FoundDefinition]:
 def _means_definitions(marked: Unmarked, in_section: bool) -> Iterator[tuple[int, FoundDefinition]]:
     """Means-style definitions, each with the start of its whole match (for overlap tests)."""
     text = marked.quoted
-    matches = _quoted_means(text)
+    matches = _quoted_means(text, marked.emphasised)
     if in_section:
         matches += _copula_means(text, matches)
         quoted = [(start, _definition_end(text, terms[0][1], end)) for start, end, terms in matches]
@@ -198,10 +202,14 @@ def _means_definitions(marked: Unmarked, in_section: bool) -> Iterator[tuple[int
                 yield start, FoundDefinition(term, definition, term_start, end, style)
 
 
-def _quoted_means(text: str) -> list[tuple[int, int, list[tuple[str, int]]]]:
+def _quoted_means(
+    text: str, emphasised: frozenset[int]
+) -> list[tuple[int, int, list[tuple[str, int]]]]:
     """(match start, definition start, [(term, term offset)]) for each quoted match."""
     matches = []
     for match in _MEANS.finditer(text):
+        if match.group("include") and match.start("term") - 1 in emphasised:
+            continue  # "The **Agreement** includes an additional claim": bold, not a term
         terms = [(match.group("term"), match.start("term"))]
         for alias in QUOTED_TERM.finditer(match.group("aliases")):
             terms.append((alias.group("term"), match.start("aliases") + alias.start("term")))
