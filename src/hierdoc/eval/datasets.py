@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..pipeline.ingest import TextDocument
-from .metrics import CUTOFFS, Span
+from .metrics import CHAR_METRICS, CUTOFFS, Span
 
 Unit = Literal["document", "chunk", "span"]
 
@@ -183,7 +183,7 @@ def load_contractnli(path: str | Path) -> EvalCorpus:
         documents,
         queries,
         "span",
-        ("SpanR@1", "SpanR@5", "SpanR@10", "SpanR@20", "MRR@10", "nDCG@10"),
+        ("SpanR@1", "SpanR@5", "SpanR@10", "SpanR@20", "MRR@10", "nDCG@10", *CHAR_METRICS),
         "SpanR@1",
         description="ContractNLI: span recall@k within the NDA (a chunk overlapping a gold span)",
     )

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from .datasets import EvalCorpus, EvalQuery
 from .metrics import (
     Span,
+    char_precision_at_k,
+    char_recall_at_k,
     dedupe,
     mrr_at_k,
     ndcg_at_k,
@@ -86,14 +88,19 @@ def _cut(name: str) -> int:
 
 
 def judge(
-    corpus: EvalCorpus, query: EvalQuery, rankings: Mapping[int, list[str]], table: ChunkTable
+    corpus: EvalCorpus,
+    query: EvalQuery,
+    rankings: Mapping[int, list[str]],
+    table: ChunkTable,
+    passages: Mapping[str, Span] | None = None,
 ) -> Judged:
-    """Every metric of one query from its rankings (chunk ids per cutoff)."""
+    """Every metric of one query from its rankings (chunk ids per cutoff); ``passages`` (chunk
+    id -> passage span in the chunk) gives the passage metrics of a span corpus."""
     if corpus.unit == "document":
         return _judge_documents(corpus, query, rankings, table)
     if corpus.unit == "chunk":
         return _judge_chunks(corpus, query, rankings)
-    return _judge_spans(corpus, query, rankings, table)
+    return _judge_spans(corpus, query, rankings, table, passages)
 
 
 def _ranks(units: Sequence[str]) -> dict[str, int]:
@@ -160,7 +167,11 @@ def _judge_chunks(
 
 
 def _judge_spans(
-    corpus: EvalCorpus, query: EvalQuery, rankings: Mapping[int, list[str]], table: ChunkTable
+    corpus: EvalCorpus,
+    query: EvalQuery,
+    rankings: Mapping[int, list[str]],
+    table: ChunkTable,
+    passages: Mapping[str, Span] | None = None,
 ) -> Judged:
     gold: list[Span] = query.relevant  # type: ignore[assignment]
     source = query.source_filter or ""
@@ -176,10 +187,44 @@ def _judge_spans(
             values[name] = ndcg_at_k(rankings[10], overlapping, k)
         elif name.startswith("MRR"):
             values[name] = mrr_at_k(rankings[10], overlapping, k)
+        elif name.startswith(("Char", "Psg")):
+            if name.startswith("Char") or passages is not None:
+                values[name] = _char_metric(name, _top(rankings, k), table, gold, passages)
         else:
             spans = [table.span.get(c) for c in rankings[k]]
             values[name] = span_recall_at_k(spans, gold, k)
     return Judged(values, _span_miss(query, gold, rankings, table))
+
+
+def _top(rankings: Mapping[int, list[str]], k: int) -> list[str]:
+    """The top k: the ranking asked at k, else the next deeper one cut to k."""
+    if k in rankings:
+        return rankings[k][:k]
+    deeper = [cut for cut in rankings if cut >= k] or [max(rankings)]
+    return rankings[min(deeper)][:k]
+
+
+def _char_metric(
+    name: str,
+    ranked: Sequence[str],
+    table: ChunkTable,
+    gold: Sequence[Span],
+    passages: Mapping[str, Span] | None,
+) -> float:
+    """``CharP@k``/``CharR@k`` over whole chunks, ``PsgP@k``/``PsgR@k`` over their passages
+    (a chunk without one counts whole), LegalBench-RAG's character precision and recall."""
+    spans = [table.span.get(c) for c in ranked]
+    if name.startswith("Psg") and passages is not None:
+        spans = [_within(s, passages.get(c)) for c, s in zip(ranked, spans, strict=True)]
+    measure = char_precision_at_k if name.split("@")[0].endswith("P") else char_recall_at_k
+    return measure(spans, gold, len(ranked))
+
+
+def _within(chunk: Span | None, passage: Span | None) -> Span | None:
+    """A passage's span in the document, from its chunk's span there."""
+    if chunk is None or passage is None:
+        return chunk
+    return chunk[0] + passage[0], min(chunk[1], chunk[0] + passage[1])
 
 
 def _span_miss(

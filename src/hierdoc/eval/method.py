@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .datasets import EvalQuery
-from .metrics import CUTOFFS
+from .metrics import CUTOFFS, Span
 
 Rank = Callable[[EvalQuery, int], list[str]]
 """``rank(query, k)``: the ids of the k best chunks for the query, best first."""
@@ -29,3 +29,6 @@ class Method:
     depth: int = max(CUTOFFS)
     per_cutoff: bool = False
     settings: dict[str, Any] = field(default_factory=dict)
+    passages: dict[str, dict[str, Span]] | None = None
+    """For a method whose results carry passages: query id -> chunk id -> the passage as
+    (start, end) in the chunk's stripped content, filled in by ``rank``."""

@@ -1,8 +1,9 @@
 """Ranking metrics, each as its reference implementation computes it.
 
 Recall@k, MRR@k and nDCG@k as BEIR reports them (pytrec_eval, from trec_eval),
-Pass@k as the Anthropic contextual-retrieval cookbook computes it, and span
-recall@k for judgements given as character spans.
+Pass@k as the Anthropic contextual-retrieval cookbook computes it, span recall@k for
+judgements given as character spans, and character precision@k / recall@k over them as
+LegalBench-RAG (Pipitone and Houir Alami, 2024) computes them.
 """
 
 from __future__ import annotations
@@ -76,3 +77,47 @@ def span_recall_at_k(ranked: Sequence[Span | None], gold: Sequence[Span], k: int
         return 0.0
     top = [s for s in ranked[:k] if s is not None]
     return sum(1 for g in gold if any(spans_overlap(g, s) for s in top)) / len(gold)
+
+
+CHAR_METRICS = ("CharP@1", "CharR@8", "PsgP@1", "PsgR@8")
+"""Character-level precision@k and recall@k as LegalBench-RAG computes them, for the returned
+chunks (Char) and for their passages (Psg); span corpora report them beside span recall."""
+PASSAGE_METRICS = ("PsgP@1", "PsgR@8")
+"""Only methods whose results carry passages (hierdoc's) have these."""
+
+
+def char_precision_at_k(returned: Sequence[Span | None], gold: Sequence[Span], k: int) -> float:
+    """LegalBench-RAG's precision (``QAResult.precision`` in zeroentropy-ai/legalbenchrag):
+    the gold characters inside each of the top k returned spans, summed, over the characters
+    returned. Gold spans do not overlap; 0 when nothing was returned."""
+    top = [s for s in returned[:k] if s is not None]
+    total = sum(s[1] - s[0] for s in top)
+    if total == 0:
+        return 0.0
+    covered = sum(_overlap(s, g) for s in top for g in gold)
+    return covered / total
+
+
+def char_recall_at_k(returned: Sequence[Span | None], gold: Sequence[Span], k: int) -> float:
+    """LegalBench-RAG's recall (``QAResult.recall``): the gold characters covered by the top k
+    returned spans, over the gold characters. The returned spans are merged first, so a
+    character returned twice counts once (the reference assumes they do not overlap)."""
+    total = sum(g[1] - g[0] for g in gold)
+    if total == 0:
+        return 0.0
+    merged = _merged([s for s in returned[:k] if s is not None])
+    return sum(_overlap(s, g) for s in merged for g in gold) / total
+
+
+def _overlap(a: Span, b: Span) -> int:
+    return max(0, min(a[1], b[1]) - max(a[0], b[0]))
+
+
+def _merged(spans: Sequence[Span]) -> list[Span]:
+    merged: list[Span] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged

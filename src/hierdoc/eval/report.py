@@ -103,7 +103,7 @@ class EvalReport:
                     r.name,
                     r.kind,
                     r.description,
-                    *(format_metric(m, r.metrics[m]) for m in order),
+                    *(format_metric(m, r.metrics[m]) if m in r.metrics else "–" for m in order),
                     "" if change is None or r.name == "dense" else f"{100 * change:+.1f}%",
                     f"{1000 * r.seconds / max(r.queries, 1):.1f}",
                     str(len(r.misses)),

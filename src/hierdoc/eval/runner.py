@@ -29,7 +29,7 @@ from .embed_cache import CachingEmbedder
 from .indexes import Log, OpenIndex, open_index
 from .judging import ChunkTable, judge
 from .method import Method
-from .metrics import CUTOFFS
+from .metrics import CUTOFFS, PASSAGE_METRICS
 from .report import EvalReport, MethodResult, format_metric
 from .variants import Variant, hierdoc_method, inapplicable, ingest_key
 
@@ -68,7 +68,7 @@ def score_method(
     corpus: EvalCorpus, method: Method, queries: Sequence[EvalQuery], table: ChunkTable
 ) -> tuple[dict[str, float], list[dict[str, Any]], float]:
     """Mean metrics over the queries, the per-query misses at 10, and the seconds spent."""
-    totals = dict.fromkeys(corpus.metrics, 0.0)
+    totals = dict.fromkeys((m for m in corpus.metrics if m not in PASSAGE_METRICS), 0.0)
     misses = []
     started = time.perf_counter()
     for query in queries:
@@ -77,9 +77,10 @@ def score_method(
         else:
             full = method.rank(query, method.depth)
             rankings = {k: full for k in CUTOFFS}
-        judged = judge(corpus, query, rankings, table)
+        passages = None if method.passages is None else method.passages.get(query.id, {})
+        judged = judge(corpus, query, rankings, table, passages)
         for name, value in judged.values.items():
-            totals[name] += value
+            totals[name] = totals.get(name, 0.0) + value
         if judged.miss:
             misses.append(judged.miss)
     seconds = time.perf_counter() - started

@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..config import INDEX_SHAPING_FIELDS, ChunkingSettings, SearchSettings, Settings
+from ..models import Passage
 from .datasets import EvalCorpus, EvalQuery
 from .method import Method
-from .metrics import CUTOFFS, dedupe
+from .metrics import CUTOFFS, Span, dedupe
 
 if TYPE_CHECKING:
     from ..api import Index
@@ -111,9 +112,22 @@ def hierdoc_method(index: Index, variant: Variant) -> Method:
     search: SearchSettings = settings.search_settings()
     depth = min(MAX_SEARCH_K, max(max(CUTOFFS), settings.candidate_depth))
 
+    passages: dict[str, dict[str, Span]] = {}
+
     def rank(query: EvalQuery, k: int) -> list[str]:
         response = index.search(query.text, top_k=k, source=query.source_filter, settings=search)
+        passages[query.id] = {
+            r.chunk_id: passage_span(r.content, r.passage) for r in response.results if r.passage
+        }
         return [r.chunk_id for r in response.results]
 
     overrides = {"mode": variant.mode, **dict(variant.overrides)}
-    return Method(variant.name, "hierdoc", variant.description, rank, depth, settings=overrides)
+    method = Method(variant.name, "hierdoc", variant.description, rank, depth, settings=overrides)
+    method.passages = passages
+    return method
+
+
+def passage_span(content: str, passage: Passage) -> Span:
+    """A passage as offsets into its chunk's content stripped (as judging locates chunks)."""
+    lead = len(content) - len(content.lstrip())
+    return passage.start - lead, passage.end - lead
