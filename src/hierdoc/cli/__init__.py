@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from .check import check
 from .commands import define, ingest, refs, search, show, stats
 from .manage import ls, outline, rm
 from .serve import serve, tool_schema
@@ -84,6 +85,7 @@ def cli(
 for _command in (ingest, search, show, define, refs, stats, ls, rm, outline, serve, tool_schema):
     cli.add_command(_command)
 cli.add_command(watch)
+cli.add_command(check)
 
 
 def _show_warning(message: Warning | str, *args: Any, **kwargs: Any) -> None:

@@ -41,11 +41,12 @@ from tantivy import Occur, Query
 
 from ...errors import StoreError
 from ...models import Hit, SearchFilter
+from .check import BM25_STATE_FILE, bm25_checksums, bm25_damage
 
 __all__ = ["Bm25Entry", "Bm25Index", "Bm25IndexError"]
 
 SCHEMA_VERSION = 2
-STATE_FILE = "hierdoc-bm25.json"
+STATE_FILE = BM25_STATE_FILE
 WRITER_HEAP_BYTES = 50_000_000
 
 
@@ -155,6 +156,7 @@ class Bm25Index:
             "generation": generation,
             "schema": SCHEMA_VERSION,
             "analyzer": self._analyzer_version,
+            "files": bm25_checksums(self.directory),
         }
         tmp = self.directory / f"{STATE_FILE}.tmp"
         with open(tmp, "w", encoding="utf-8") as fh:
@@ -207,6 +209,9 @@ class Bm25Index:
             index = self._live_index()
             if self._writer is not None:
                 self._writer.commit()
+                if self.directory is not None:  # merges done, so the checksummed files stay
+                    self._writer.wait_merging_threads()
+                    self._writer = None
             index.reload()
             self._write_state(generation)
             self._generation = generation
@@ -225,7 +230,25 @@ class Bm25Index:
             self.release_writer()
             self._index = None
 
+    def damage(self) -> str | None:
+        """Why the files on disk differ from those committed (see :mod:`.check`), or None."""
+        if self.directory is None:
+            return None
+        try:
+            state = json.loads((self.directory / STATE_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None  # no state: the generation check already calls for a rebuild
+        return bm25_damage(self.directory, state.get("files") if isinstance(state, dict) else None)
+
     # -- reads -----------------------------------------------------------------
+
+    def stored_chunk_ids(self) -> list[str]:
+        """The chunk id of every document, read from the doc store (so reading every block)."""
+        searcher = self._live_index().searcher()
+        if not searcher.num_docs:
+            return []
+        hits = searcher.search(Query.all_query(), limit=searcher.num_docs, count=False).hits
+        return [searcher.doc(address).get_first("chunk_id") for _, address in hits]
 
     def count(self) -> int:
         return self._live_index().searcher().num_docs

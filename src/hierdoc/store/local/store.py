@@ -46,6 +46,7 @@ from ..base import (
     locked_write,
 )
 from .bm25 import Bm25Entry, Bm25Index, Bm25IndexError
+from .check import records_missing
 from .lock import LOCK_FILE, WriterLock, holder_alive
 from .records import RecordStore
 from .vectors import VectorIndex
@@ -99,6 +100,9 @@ class LocalStore:
 
     def _open_records(self) -> RecordStore:
         path = self.directory / RECORDS_FILE
+        damaged = None if self._reset_pending else records_missing(self.directory, RECORDS_FILE)
+        if damaged is not None:
+            raise damaged  # the derived indexes cannot give the records back: wipe nothing
         if not self.read_only:
             self.directory.mkdir(parents=True, exist_ok=True)
             return RecordStore(path)
@@ -173,6 +177,8 @@ class LocalStore:
         generation = self.records.generation
         bm25 = self._disk_bm25()
         bm25.refresh()  # another process may have committed since this store read it
+        if bm25.damage():
+            bm25 = self._fresh_bm25(bm25)
         if bm25.generation != generation:
             bm25.reset()
             bm25.add(self._bm25_entry(s) for s in self.records.iter_chunks())
@@ -202,10 +208,17 @@ class LocalStore:
             shutil.rmtree(path, ignore_errors=True)
             return Bm25Index(path, self._analyzer.version)
 
+    def _fresh_bm25(self, damaged: Bm25Index) -> Bm25Index:
+        """An empty BM25 directory in place of a damaged one (files that fail their checksums)."""
+        damaged.close()
+        self.bm25 = None
+        shutil.rmtree(self.directory / "bm25", ignore_errors=True)
+        return Bm25Index(self.directory / "bm25", self._analyzer.version)
+
     def _current_on_disk(self, generation: int) -> bool:
         """Whether both derived indexes on disk reflect ``generation`` (loading them)."""
         self.bm25 = self._read_bm25()
-        if self.bm25 is None or self.bm25.generation != generation:
+        if self.bm25 is None or self.bm25.generation != generation or self.bm25.damage():
             return False
         return self.vectors.load_cache() and self.vectors.generation == generation
 
@@ -226,7 +239,10 @@ class LocalStore:
         else copies rebuilt in memory."""
         writer_live = holder_alive(self._lock.path)
         bm25 = self._read_bm25()
-        if bm25 is None or not (bm25.generation == generation or writer_live):
+        usable = bm25 is not None and (
+            writer_live or (bm25.generation == generation and not bm25.damage())
+        )
+        if bm25 is None or not usable:
             bm25 = Bm25Index(None, self._analyzer.version)
             bm25.add(self._bm25_entry(s) for s in self.records.iter_chunks())
             bm25.commit(generation)
@@ -311,6 +327,17 @@ class LocalStore:
         self._pending_added.clear()
         self.vectors.rebuild([], self.records.generation)
         self.bm25.commit(self.records.generation)
+
+    @_writes
+    def rebuild_derived(self) -> None:
+        """Rebuild the BM25 index and the vector cache on disk from the records
+        (``hierdoc check --repair``)."""
+        generation = self.records.generation
+        self.bm25 = self._fresh_bm25(self.bm25) if self.bm25 is not None else self._disk_bm25()
+        self.bm25.add(self._bm25_entry(s) for s in self.records.iter_chunks())
+        self.bm25.commit(generation)
+        self._pending_removed, self._pending_added = set(), []
+        self.vectors.rebuild(self.iter_vectors(), generation)
 
     @_writes
     def flush(self) -> None:

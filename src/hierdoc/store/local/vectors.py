@@ -4,7 +4,8 @@ All window vectors sit in one float32 matrix of unit rows, the windows of a
 chunk in consecutive rows; a query is one matrix-vector product, and a chunk
 with several windows scores as its best window (``np.maximum.reduceat``).
 The matrix is derived from the record store and cached as ``.npy`` plus a JSON
-list of row owners, tagged with the store generation it reflects.
+list of row owners, tagged with the store generation it reflects and a checksum that
+:meth:`VectorIndex.load_cache` verifies (:mod:`.check`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ...models import Hit
+from .check import matrix_checksum
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,9 @@ class VectorIndex:
         if matrix.shape[1:] != (self.dimension,) or len(meta["owners"]) != len(matrix):
             return False
         owners = np.asarray(meta["owners"], dtype=np.int64)
+        recorded = meta.get("checksum")  # absent in caches written before checksums
+        if recorded is not None and recorded != matrix_checksum(matrix, meta["chunk_ids"], owners):
+            return False  # damaged: rebuilt from the records
         self._state = _Matrix.build(matrix, meta["chunk_ids"], owners, int(meta["generation"]))
         self.saved = True
         return True
@@ -126,6 +131,7 @@ class VectorIndex:
             "generation": state.generation,
             "chunk_ids": state.chunk_ids,
             "owners": state.owners.tolist(),
+            "checksum": matrix_checksum(state.matrix, state.chunk_ids, state.owners),
         }
         tmp_meta = meta_file.with_suffix(".tmp")
         tmp_meta.write_text(json.dumps(meta))

@@ -1,0 +1,71 @@
+"""``hierdoc check [--repair]``: every part of a local index checked against its records.
+
+It reads ``records.sqlite`` (``PRAGMA integrity_check``), every BM25 document and every
+cached vector, and prints what it found (:func:`hierdoc.store.local.check.full_check`).
+``--repair`` takes the writer lock and rebuilds the BM25 index and the vector cache from
+the records; damaged records cannot be repaired (restore them, or ``ingest --force``).
+The exit status is 1 when a problem remains.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..errors import ConfigError
+from ..search.analyze import TEXT_ANALYZER
+from ..store.local.bm25 import Bm25Index
+from ..store.local.check import CheckReport, full_check, stored_dimension
+from ..store.local.store import RECORDS_FILE, LocalStore
+from .state import State, index_options
+
+
+def _read_bm25(directory: Path) -> Bm25Index:
+    return Bm25Index(directory, TEXT_ANALYZER.version, read_only=True)
+
+
+def run_check(directory: Path, repair: bool, wait: bool = False) -> CheckReport:
+    """Check ``directory``; with ``repair``, rebuild damaged derived indexes and check again."""
+    report = full_check(directory, RECORDS_FILE, _read_bm25)
+    if not repair or report.ok or not all(f.repairable for f in report.findings):
+        return report
+    dimension = stored_dimension(directory, RECORDS_FILE)
+    store = LocalStore(directory, dimension, TEXT_ANALYZER, hold_writer=True, wait=wait)
+    try:
+        store.rebuild_derived()
+    finally:
+        store.close()
+    after = full_check(directory, RECORDS_FILE, _read_bm25)
+    after.repaired = sorted(report.parts())
+    return after
+
+
+def format_report(report: CheckReport) -> list[str]:
+    lines = [f"{report.directory}: {report.chunks} chunks"]
+    lines += [f"repaired: {part} rebuilt from the records" for part in report.repaired]
+    lines += [f"{f.part}: {f.problem}" for f in report.findings]
+    if report.ok:
+        lines.append("ok: records, BM25 index and vectors agree")
+    return lines
+
+
+@click.command("check")
+@click.option("--repair", is_flag=True, help="Rebuild damaged BM25/vector indexes from SQLite.")
+@click.option("--wait", is_flag=True, help="With --repair: wait for another writer.")
+@index_options
+@click.pass_obj
+def check(state: State, repair: bool, wait: bool) -> None:
+    """Check the index: SQLite integrity, and BM25 and vectors against the records."""
+    settings = state.settings()
+    if settings.database_provider != "local":
+        raise ConfigError("hierdoc check works on local indexes (database.provider: local)")
+    directory = settings.index_dir(state.index_option)
+    report = run_check(directory, repair, wait)
+    for line in format_report(report):
+        click.echo(line)
+    if not report.ok:
+        hint = "" if repair else "; run hierdoc check --repair"
+        click.echo(f"problems found{hint}", err=True)
+        sys.exit(1)

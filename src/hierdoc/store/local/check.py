@@ -1,0 +1,248 @@
+"""Damage detection for a local index: the derived files checked against SQLite.
+
+SQLite (``records.sqlite``) is the source of truth; the BM25 index and the vector cache
+are derived from it, so damage to them is repaired by rebuilding them from it.
+
+- At commit, the BM25 state file records a CRC-32 of each file of tantivy's current
+  segments (:func:`bm25_checksums`), and the vector cache records one of its matrix,
+  chunk ids and row owners (:func:`matrix_checksum`). On open these are checked
+  (:func:`bm25_damage`, and ``VectorIndex.load_cache``): a mismatch makes the writer
+  rebuild the index on disk and a reader rebuild a private copy in memory, so damage
+  never shows as wrong results.
+- A ``records.sqlite`` that is gone while derived files remain cannot be rebuilt from
+  them: opening the index is then a :class:`DamagedIndexError` (:func:`records_missing`),
+  and nothing is wiped unless asked (``--force``).
+- :func:`full_check` (``hierdoc check``) reads everything: SQLite's
+  ``PRAGMA integrity_check``, every BM25 document and every vector, against SQLite.
+
+The functions take paths and arrays, not store objects, so that a change of the vector
+storage format only changes what is passed in.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...errors import NotFoundError, StoreError
+
+BM25_STATE_FILE = "hierdoc-bm25.json"
+VECTOR_FILES = ("vectors.npy", "vectors.json")
+_CHUNK_BYTES = 1 << 20
+
+
+class DamagedIndexError(StoreError):
+    """The index's records are damaged or missing and cannot be rebuilt from what is left."""
+
+
+@dataclass
+class Finding:
+    """One problem found by :func:`full_check`."""
+
+    part: str
+    """"records", "bm25" or "vectors"."""
+    problem: str
+    repairable: bool = True
+
+
+@dataclass
+class CheckReport:
+    """What :func:`full_check` looked at and found."""
+
+    directory: Path
+    chunks: int = 0
+    findings: list[Finding] = field(default_factory=list)
+    repaired: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+    def parts(self) -> set[str]:
+        return {f.part for f in self.findings}
+
+
+def crc32_file(path: Path) -> str:
+    """The CRC-32 of a file, read in 1 MB pieces."""
+    crc = 0
+    with open(path, "rb") as handle:
+        while piece := handle.read(_CHUNK_BYTES):
+            crc = zlib.crc32(piece, crc)
+    return f"{crc:08x}"
+
+
+def _segment_files(directory: Path) -> Iterator[Path]:
+    """tantivy's ``meta.json`` and the files of the segments it lists."""
+    meta_file = directory / "meta.json"
+    yield meta_file
+    meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    for segment in meta.get("segments", []):
+        prefix = str(segment["segment_id"]).replace("-", "")
+        yield from sorted(directory.glob(prefix + ".*"))
+
+
+def bm25_checksums(directory: Path) -> dict[str, str]:
+    """File name -> CRC-32 for tantivy's current files in ``directory`` (written at commit)."""
+    return {path.name: crc32_file(path) for path in _segment_files(directory)}
+
+
+def bm25_damage(directory: Path, recorded: Any) -> str | None:
+    """Why the BM25 files in ``directory`` differ from the checksums recorded at commit,
+    or None (also when nothing was recorded: an index written before checksums)."""
+    if not isinstance(recorded, dict):
+        return None
+    for name, expected in recorded.items():
+        path = directory / name
+        try:
+            actual = crc32_file(path)
+        except OSError:
+            return f"{name} is missing"
+        if actual != expected:
+            return f"{name} does not match its checksum"
+    return None
+
+
+def matrix_checksum(matrix: np.ndarray, chunk_ids: list[str], owners: np.ndarray) -> str:
+    """A CRC-32 of the vector matrix, its chunk ids in order and its row owners."""
+    crc = zlib.crc32(np.ascontiguousarray(matrix, dtype=np.float32).data)
+    crc = zlib.crc32(json.dumps(chunk_ids).encode("utf-8"), crc)
+    crc = zlib.crc32(np.ascontiguousarray(owners, dtype=np.int64).data, crc)
+    return f"{crc:08x}"
+
+
+def records_missing(directory: Path, records_file: str) -> DamagedIndexError | None:
+    """The error to raise when ``records_file`` is gone but derived indexes remain."""
+    if (directory / records_file).exists():
+        return None
+    derived = [
+        directory / "bm25" / BM25_STATE_FILE,
+        *(directory / "vectors" / name for name in VECTOR_FILES),
+    ]
+    if not any(path.exists() for path in derived):
+        return None
+    return DamagedIndexError(
+        f"{records_file} is missing from {directory} but its BM25 and vector indexes are "
+        "there; they cannot give the records back: restore the file, or rebuild the index "
+        "with: hierdoc ingest PATH --force"
+    )
+
+
+def full_check(directory: Path, records_file: str, bm25_reader: Any) -> CheckReport:
+    """Check every part of the index in ``directory`` against its records; nothing is written.
+
+    ``bm25_reader`` opens the BM25 directory read-only (a callable taking the path), so
+    that this module needs no analyzer.
+    """
+    report = CheckReport(directory)
+    missing = records_missing(directory, records_file)
+    if missing is not None:
+        report.findings.append(Finding("records", str(missing), repairable=False))
+        return report
+    db = _read_only(directory, records_file)
+    try:
+        integrity = [row[0] for row in db.execute("PRAGMA integrity_check")]
+        if integrity != ["ok"]:
+            problem = "integrity_check: " + "; ".join(integrity[:3])
+            report.findings.append(Finding("records", problem, repairable=False))
+            return report
+        generation = int(_meta(db, "generation") or 0)
+        chunk_ids = [row[0] for row in db.execute("SELECT chunk_id FROM chunks")]
+        report.chunks = len(chunk_ids)
+        report.findings += _check_bm25(directory / "bm25", generation, set(chunk_ids), bm25_reader)
+        report.findings += _check_vectors(directory / "vectors", generation, db)
+    finally:
+        db.close()
+    return report
+
+
+def _read_only(directory: Path, records_file: str) -> sqlite3.Connection:
+    if not (directory / records_file).is_file():
+        raise NotFoundError(f"no index at {directory}: run `hierdoc ingest PATH`")
+    return sqlite3.connect(f"file:{directory / records_file}?mode=ro", uri=True)
+
+
+def stored_dimension(directory: Path, records_file: str) -> int:
+    """The vector dimension the index was built with (0 when unrecorded)."""
+    db = _read_only(directory, records_file)
+    try:
+        return int(_meta(db, "dimension") or 0)
+    finally:
+        db.close()
+
+
+def _meta(db: sqlite3.Connection, key: str) -> str | None:
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return row[0] if row else None
+
+
+def _check_bm25(
+    directory: Path, generation: int, chunk_ids: set[str], bm25_reader: Any
+) -> list[Finding]:
+    try:
+        state = json.loads((directory / BM25_STATE_FILE).read_text(encoding="utf-8"))
+        damage = bm25_damage(directory, state.get("files"))
+        if damage:
+            return [Finding("bm25", damage)]
+        if state.get("generation") != generation:
+            return [Finding("bm25", f"generation {state.get('generation')}, records {generation}")]
+        indexed = bm25_reader(directory).stored_chunk_ids()
+    except Exception as error:  # any failure to read a derived index is damage to report
+        return [Finding("bm25", f"unreadable ({type(error).__name__}: {error})")]
+    return _id_findings("bm25", indexed, chunk_ids)
+
+
+def _id_findings(part: str, found: list[str], expected: set[str]) -> list[Finding]:
+    findings = []
+    if len(found) != len(set(found)):
+        findings.append(Finding(part, f"{len(found) - len(set(found))} duplicate chunk(s)"))
+    if missing := expected - set(found):
+        findings.append(Finding(part, f"{len(missing)} chunk(s) of the records missing"))
+    if extra := set(found) - expected:
+        findings.append(Finding(part, f"{len(extra)} chunk(s) not in the records"))
+    return findings
+
+
+def _check_vectors(directory: Path, generation: int, db: sqlite3.Connection) -> list[Finding]:
+    try:
+        meta = json.loads((directory / "vectors.json").read_text(encoding="utf-8"))
+        matrix = np.load(directory / "vectors.npy", allow_pickle=False)
+        owners = np.asarray(meta["owners"], dtype=np.int64)
+        if meta.get("checksum") != matrix_checksum(matrix, meta["chunk_ids"], owners):
+            return [Finding("vectors", "the cache does not match its checksum")]
+        if meta.get("generation") != generation:
+            return [
+                Finding("vectors", f"generation {meta.get('generation')}, records {generation}")
+            ]
+    except Exception as error:  # any failure to read a derived index is damage to report
+        return [Finding("vectors", f"unreadable ({type(error).__name__}: {error})")]
+    expected: dict[str, list[np.ndarray]] = {}
+    for chunk_id, blob in db.execute(
+        "SELECT chunk_id, vector FROM vectors ORDER BY chunk_id, window"
+    ):
+        expected.setdefault(chunk_id, []).append(np.frombuffer(blob, dtype=np.float32))
+    return _vector_findings(meta["chunk_ids"], owners, matrix, expected)
+
+
+def _vector_findings(
+    chunk_ids: list[str], owners: np.ndarray, matrix: np.ndarray, expected: dict[str, list]
+) -> list[Finding]:
+    findings = _id_findings("vectors", chunk_ids, set(expected))
+    if findings:
+        return findings
+    order = np.argsort(owners, kind="stable")
+    bounds = np.searchsorted(owners[order], np.arange(len(chunk_ids) + 1))
+    differing = 0
+    for index, chunk_id in enumerate(chunk_ids):
+        rows = matrix[order[bounds[index] : bounds[index + 1]]]
+        windows = np.vstack(expected[chunk_id])
+        differing += rows.shape != windows.shape or not np.array_equal(rows, windows)
+    if differing:
+        return [Finding("vectors", f"the vectors of {differing} chunk(s) differ from the records")]
+    return []
