@@ -25,7 +25,14 @@ from .realdocs.gold import (
     GoldSection,
     load_golds,
 )
-from .realdocs.harness import DocumentScore, measure_all, split_heading
+from .realdocs.harness import (
+    DocumentScore,
+    defines,
+    heading_is_clean,
+    id_is_clean,
+    measure_all,
+    split_heading,
+)
 
 GOLDS = load_golds()
 SOURCES = (DOCS_DIR / "SOURCES.md").read_text(encoding="utf-8")
@@ -95,6 +102,29 @@ def test_split_heading_reads_the_labels_of_formal_documents() -> None:
     assert split_heading("(b) upon notice") == ("(b)", "upon notice")
     assert split_heading("Definitions") == ("", "Definitions")
     assert split_heading("A Note on Fees") == ("", "A Note on Fees")
+    assert split_heading("ARTICLE V Representations") == ("v", "Representations")
+    assert split_heading("Section Headings and Summaries") == ("", "Section Headings and Summaries")
+
+
+def test_clean_headings_and_ids_are_those_without_markup() -> None:
+    """The issue's examples of markup leaking into headings and ids are not clean."""
+    assert not heading_is_clean("<u>Liability Caps</u>.")
+    assert not heading_is_clean("**Limitation of Liability**")
+    assert not heading_is_clean("Access and Use. " + "During the Subscription Period " * 8)
+    assert heading_is_clean("8.4 Exceptions.") and heading_is_clean("K. Term; Termination")
+    assert not id_is_clean("u-exceptions-u-the-liability-cap-strong-x")
+    assert not id_is_clean("Section_8")
+    assert id_is_clean("section-8-4") and id_is_clean("k-term-termination-suspension")
+
+
+def test_a_definition_is_right_only_with_its_own_text() -> None:
+    affiliate = GoldDefinition("Affiliate", "an entity that controls, is controlled by")
+    assert defines(affiliate, "“Affiliate”", "“Affiliate” means an entity that controls, is …")
+    assert defines(affiliate, "affiliate", "An entity that controls, is")  # stops at a line end
+    assert not defines(affiliate, "Affiliate", "this Regulation")
+    assert not defines(affiliate, "Affiliates Agreement", "an entity that controls, is controlled")
+    program = GoldDefinition("The Program", "any copyrightable work licensed under this License")
+    assert defines(program, "Program", "any copyrightable work licensed under this License.")
 
 
 @pytest.fixture(scope="module")

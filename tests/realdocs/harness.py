@@ -21,7 +21,8 @@ section recall
     not already qualified ("3" under "K." is "K.3", "(a)" or "a." under "8.1" is "8.1(a)"); either
     may equal the gold number. The title is the heading without its label; it matches when,
     reduced to lower-case words (markup and punctuation dropped), it equals the gold heading
-    or begins with it (a run-in title followed by the clause's first sentence).
+    or begins with it (a run-in title followed by the clause's first sentence). A heading
+    that is only a label ("(b)") is titled by the start of the section's text.
 
 heading-id precision
     Share of the document's sections (the preamble left out) whose heading and id are both
@@ -37,8 +38,10 @@ definition precision and recall
     Terms are compared reduced to lower-case words, without a leading "the", "a" or "an"
     ("The Program" is "Program"). A stored definition is right when its
     term is a gold term and the gold ``starts`` text (reduced the same way) begins within
-    the first 100 characters of its definition. Precision is right / stored definitions of
-    the document (1.0 when none is stored: nothing wrong was shown); recall is the share of
+    the first 100 characters of its definition; a definition that stops early (at a line
+    end) is right when its text from there, five words at least, begins the gold's.
+    Precision is right / stored definitions of the document (1.0 when none is stored:
+    nothing wrong was shown); recall is the share of
     gold definitions matched by a stored one. A gold term marked ``optional`` (its
     status as a definition is debatable) is right when stored but not needed for recall.
 
@@ -93,7 +96,9 @@ _LABEL = re.compile(
     """,
     re.VERBOSE | re.IGNORECASE,
 )
-_KEYWORD_ONLY = re.compile(rf"^\s*(?P<kept>{_KEPT_KEYWORDS})\s+(?P<label>[A-Z0-9]+)\b", re.I)
+_KEYWORD_LABEL = re.compile(  # a bare letter or Roman numeral after a keyword: ANNEX II, ARTICLE V
+    rf"^\s*(?i:(?P<kept>{_KEPT_KEYWORDS})|{_DROPPED_KEYWORDS})\s+(?P<label>[IVXLC]+|[A-Z]{{1,2}}|\d+)\b"
+)
 _MARKUP = re.compile(
     r"\*\*|__|(?<![\w])_(?=\w)|`|<[/a-zA-Z][^>]*>|&[a-z]+;|&#\d+;|\]\(|^\s*#|\\[*_]"
 )
@@ -122,7 +127,7 @@ def normalize_label(label: str) -> str:
 def split_heading(heading: str) -> tuple[str, str]:
     """(label, title) of a heading: "8.4 Exceptions" -> ("8.4", "Exceptions")."""
     plain = re.sub(r"\*\*|__|<[^>]+>|\\(?=[*_.])", "", heading).strip()
-    match = _LABEL.match(plain) or _KEYWORD_ONLY.match(plain)
+    match = _LABEL.match(plain) or _KEYWORD_LABEL.match(plain)
     if not match:
         return "", plain
     label = match.group("label")
@@ -180,8 +185,16 @@ def labelled_sections(records: Sequence[SectionRecord]) -> list[LabelledSection]
     out = []
     for record in records:
         label, title = split_heading(record.heading)
-        out.append(LabelledSection(record, label, full_label(record), title))
+        out.append(LabelledSection(record, label, full_label(record), title or body_start(record)))
     return out
+
+
+def body_start(record: SectionRecord) -> str:
+    """The start of a section's own text, for a heading that is only a label ("(b)")."""
+    text = record.text.strip()
+    if text.startswith(record.heading.strip()):
+        text = text[len(record.heading.strip()) :]
+    return text[:200]
 
 
 def matching_sections(
@@ -251,9 +264,15 @@ def section_scores(gold: Gold, sections: Sequence[LabelledSection], score: Docum
 
 
 def defines(gold: GoldDefinition, term: str, text: str) -> bool:
-    """Whether a stored (term, definition) is the gold definition."""
-    at = words(text).find(words(gold.starts))
-    return term_key(gold.term) == term_key(term) and 0 <= at <= 100
+    """Whether a stored (term, definition) is the gold definition (see the module)."""
+    if term_key(gold.term) != term_key(term):
+        return False
+    found, starts = words(text), words(gold.starts)
+    at = found.find(" ".join(starts.split()[:5]))
+    if not 0 <= at <= 100:
+        return False
+    rest = found[at:]
+    return rest.startswith(starts) or (len(rest.split()) >= 5 and starts.startswith(rest))
 
 
 def definition_scores(gold: Gold, found: Sequence[tuple[str, str]], score: DocumentScore) -> None:
