@@ -34,6 +34,7 @@ from .definition_text import (
     MAX_TERM_WORDS,
     FoundDefinition,
     clean_definition,
+    collapse,
     valid_term,
     word_set,
 )
@@ -50,7 +51,7 @@ __all__ = [
 _VERBS = (
     r"(?:(?:shall|will)\s+mean|means|mean|(?:is|are|shall\s+be|will\s+be)\s+defined\s+"
     r"(?:as|to\s+mean)|(?:shall\s+|will\s+)?refers?\s*,?\s*(?:collectively\s*,\s*)?to"
-    r"|(?P<include>(?:shall|will)\s+include|includes|include)"
+    r"|(?P<include>(?:shall|will)\s+include|includes|include)|indicates?|denotes?"
     r"|(?:has|have|shall\s+have|will\s+have)(?=\s+the\s+(?:same\s+)?meanings?\b))"
 )
 _MEANS = re.compile(
@@ -65,8 +66,9 @@ _MEANS = re.compile(
     # a short qualifier: "‘consent’ of the data subject means", "“Affiliate”, as used herein,"
     + r"(?:\s*,?\s+(?:as\s+used|when\s+used|used|of|in|for)\b[^\"'‘’“”,;:.()\n]{0,60}?,?"
     # "“Document”, below, refers to", "To “modify” a work means"
-    + r"|\s*,?\s+(?:below|above|herein|hereunder)\s*,?|\s+(?:a|an|the)\s+[a-z]+)?"
-    + r"\s*,?\s+(?:also\s+)?(?P<verb>"
+    + r"|\s*,?\s+(?:below|above|herein|hereunder)\s*,?|\s+(?:a|an|the|such)(?:\s+[a-z]+){1,5}?)?"
+    # "“copyleft”, which means that ..."
+    + r"\s*,?\s+(?:which\s+)?(?:also\s+)?(?P<verb>"
     + _VERBS
     + r")\b[ \t]*[:,—–]?"
 )
@@ -76,9 +78,31 @@ _COPULA = re.compile(
     + MARKER.pattern
     + r"[ \t]+)?(?:(?:An?|The)[ \t]+)?"
     + QTERM
-    + r"[ \t]+(?=(?P<verb>(?:is|are)(?=\s+(?:a|an|the|any|all|each|every|one|certain|shared)\b)"
-    r"|represents(?!\s+and\s+warrants)|describes)\b)",
+    + r"[ \t]+(?=(?P<verb>(?:is|are)(?=\s+(?:a|an|the|any|all|each|every|one|certain|shared"
+    r"|either)\b|\s+[A-Z])|represents(?!\s+and\s+warrants)|describes)\b)",
     re.MULTILINE,
+)
+# Anywhere, with real quotes: 'A “contributor” is a copyright holder ...', 'A contributor's
+# “essential patent claims” are all patent claims ...', '“Additional permissions” are terms
+# that ...'.
+_COPULA_ANYWHERE = re.compile(
+    r"(?:^[ \t]*|(?<=[.;:])[ \t]+|(?<=,)[ \t]+(?=an?\s|the\s))(?:(?:An?|The|an?|the)[ \t]+)?"
+    r"(?:[A-Za-z]+['’]s[ \t]+)?" + QTERM + r"[ \t]+(?=(?P<verb>is(?=\s+(?:a|an|any|either|one)\b)"
+    r"|are(?=\s+(?:all|any|those)\b|\s+[a-z]+\s+(?:that|which|who)\b))\b)",
+    re.MULTILINE,
+)
+# "Each licensee is addressed as “you”", 'A copy that is not "Transparent" is called "Opaque"'
+_CALLED = re.compile(
+    r"(?:^[ \t]*|(?<=[.!?;:])[ \t]+)(?P<subject>(?:Each|Any|The|An?)\s[^.;:\n]{1,300}?)"
+    r"\s+(?:is|are)\s+(?:addressed|referred\s+to|called|known)\s+as\s+(?:an?\s+|the\s+)?" + QTERM,
+    re.MULTILINE,
+)
+# What may precede the term that opens a numbered item: "1. ‘", "(1) ADMINISTRATOR.—The
+# term '", "(64) SECRETARY.—Unless otherwise specified, the term '", "1. An “".
+_ITEM_LEAD = re.compile(
+    r"[ \t]*>?[ \t]*(?:\S{1,12}[ \t]+)?(?:[A-Z][A-Z0-9 ,\-’'()]*[.:]?[—–-]+[ \t]*)?"
+    r"(?i:unless\s+otherwise\s+specified,\s*)?(?i:(?:the|an?)\s+)?(?i:terms?\s+)?"
+    r"[\"'‘“`*\s]*"
 )
 _PART_LABEL = re.compile(
     r"(?i)^\s*(?:#+\s*)?(?:appendix|annex|schedule|exhibit|part|chapter)\s+[\w.]{1,6}\s*$"
@@ -135,9 +159,16 @@ def find_definitions(text: str, in_definitions_section: bool = False) -> list[Fo
     marked = unmark(text)
     in_definitions_section = in_definitions_section or _titled_definitions(text)
     means = list(_means_definitions(marked, in_definitions_section))
-    spans = [(span_start, found.end) for span_start, found in means]
+    spans = [(head[0], found.end) for head, found in means]
     found = [item for _, item in means]
-    found += parenthetical_definitions(marked)
+    found += _called_definitions(marked)
+    # '"Massive Multiauthor Collaboration Site" (or "MMC Site") means': an alias, not a
+    # parenthetical naming the text before it
+    found += [
+        item
+        for item in parenthetical_definitions(marked)
+        if not any(start <= item.start < end for (start, end), _ in means)
+    ]
     extra = list(table_definitions(marked, in_definitions_section))
     if in_definitions_section:
         extra = list(glossary_definitions(marked)) + extra
@@ -172,19 +203,22 @@ def _dedupe(found: list[FoundDefinition]) -> list[FoundDefinition]:
 # --- "X" means Y -------------------------------------------------------------------------
 
 
-def _means_definitions(marked: Unmarked, in_section: bool) -> Iterator[tuple[int, FoundDefinition]]:
-    """Means-style definitions, each with the start of its whole match (for overlap tests)."""
+def _means_definitions(
+    marked: Unmarked, in_section: bool
+) -> Iterator[tuple[tuple[int, int], FoundDefinition]]:
+    """Means-style definitions, each with the span from its first term to its definition."""
     text = marked.quoted
     matches = _quoted_means(text, marked.emphasised)
+    matches += _copula_means(text, matches, _COPULA_ANYWHERE, marked.emphasised)
     if in_section:
-        matches += _copula_means(text, matches)
+        matches += _copula_means(text, matches, _COPULA)
         quoted = [(start, _definition_end(text, terms[0][1], end)) for start, end, terms in matches]
         for match in _UNQUOTED.finditer(text):
             overlap = any(a < match.end() and match.start() < b for a, b in quoted)
             if _valid_unquoted(match.group("term")) and not overlap:
                 terms = [(match.group("term"), match.start("term"))]
                 matches.append((match.start("term"), match.end(), terms))
-        matches.sort()
+    matches.sort()
     for index, (start, def_start, terms) in enumerate(matches):
         limit = matches[index + 1][0] if index + 1 < len(matches) else len(text)
         end = min(_definition_end(text, terms[0][1], def_start), limit)
@@ -199,7 +233,18 @@ def _means_definitions(marked: Unmarked, in_section: bool) -> Iterator[tuple[int
                 term, term_start = term[article.end() :], term_start + article.end()
             if valid_term(term):
                 style = "pointer" if pointer else "means"
-                yield start, FoundDefinition(term, definition, term_start, end, style)
+                yield (start, def_start), FoundDefinition(term, definition, term_start, end, style)
+
+
+def _called_definitions(marked: Unmarked) -> list[FoundDefinition]:
+    """'Each licensee is addressed as “you”': the subject defines the term after "as"."""
+    found = []
+    for match in _CALLED.finditer(marked.quoted):
+        term, start = term_at(match.group("term"), match.start("term"))
+        subject = collapse(marked.plain[match.start("subject") : match.end("subject")])
+        if valid_term(term):
+            found.append(FoundDefinition(term, subject, start, match.end(), "means"))
+    return found
 
 
 def _quoted_means(
@@ -218,13 +263,17 @@ def _quoted_means(
 
 
 def _copula_means(
-    text: str, matches: list[tuple[int, int, list[tuple[str, int]]]]
+    text: str,
+    matches: list[tuple[int, int, list[tuple[str, int]]]],
+    pattern: re.Pattern[str],
+    emphasised: frozenset[int] = frozenset(),
 ) -> list[tuple[int, int, list[tuple[str, int]]]]:
-    """Copula definitions opening a sentence; the verb stays in the definition text."""
+    """Copula definitions opening a sentence; the verb stays in the definition text.
+    ``emphasised``: quotes put in for emphasis, which do not count for ``pattern``."""
     taken = {terms[0][1] for _, _, terms in matches}
     found = []
-    for match in _COPULA.finditer(text):
-        if match.start("term") not in taken:
+    for match in pattern.finditer(text):
+        if match.start("term") not in taken and match.start("term") - 1 not in emphasised:
             terms = [(match.group("term"), match.start("term"))]
             found.append((match.start(), match.start("verb"), terms))
     return found
@@ -240,7 +289,11 @@ def _definition_end(text: str, term_start: int, def_start: int) -> int:
     line_start = text.rfind("\n", 0, term_start) + 1
     item = item_start(text, line_start)
     if item is not None:
-        return item_end(text, def_start, item)
+        end = item_end(text, def_start, item)
+        if _ITEM_LEAD.fullmatch(text[line_start:term_start]):
+            return end
+        sentence = _SENTENCE_END.search(text, def_start, end)
+        return sentence.end() if sentence else end
     end = paragraph_end(text, def_start)
     blank = text.rfind("\n\n", 0, term_start)
     paragraph_start = blank + 2 if blank >= 0 else 0
