@@ -129,7 +129,10 @@ def _pdf(info: bytes) -> bytes:
 
 
 def test_pdf_information_dictionary(tmp_path: Path) -> None:
-    info = b"<< /Title (Data Act) /CreationDate (D:20240131120000Z) /Keywords (data, eu) >>"
+    info = (
+        b"<< /Title (Data Act) /CreationDate (D:20240131120000Z) /Keywords (data, eu) "
+        b"/Subject ((unspecified)) >>"
+    )
     (tmp_path / "act.pdf").write_bytes(_pdf(info))
     metadata = convert_file(tmp_path / "act.pdf").metadata
     assert metadata == {"title": "Data Act", "keywords": ["data", "eu"], "date": "2024-01-31"}

@@ -33,6 +33,8 @@ _MAX_FRONT_MATTER_CHARS = 64_000
 _LIST_SEPARATORS = re.compile(r"\s*[,;]\s*")
 _PDF_DATE = re.compile(r"^D:(\d{4})(\d{2})?(\d{2})?")
 _HEAD_CHARS = 200_000
+_PLACEHOLDER = re.compile(r"^\(?(anonymous|unspecified|untitled|unknown|none)\)?$", re.IGNORECASE)
+"""Values some producers write for an empty property ("(anonymous)", "(unspecified)")."""
 _IGNORED_META = frozenset({"viewport", "robots", "theme-color", "referrer", "format-detection"})
 _CORE = {
     "title": "{http://purl.org/dc/elements/1.1/}title",
@@ -87,9 +89,10 @@ def file_properties(path: Path, file_format: str) -> Metadata:
     if reader is None:
         return {}
     try:
-        return normalise(reader(path))
+        found = reader(path)
     except Exception:  # properties are optional: an odd file is indexed without them
         return {}
+    return normalise({k: v for k, v in found.items() if not _PLACEHOLDER.match(str(v).strip())})
 
 
 def docx_properties(path: Path) -> Metadata:
