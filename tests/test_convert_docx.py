@@ -132,6 +132,28 @@ def test_level_that_never_restarts(tmp_path: Path) -> None:
     assert "## 2. Taxes\n\n(c) third point." in text
 
 
+def test_lower_letter_dot_points_are_sections(tmp_path: Path) -> None:
+    """Word's default lower-letter list shows "a." / "b.": cited as "2.2(b)", so a section."""
+    numbering = make.abstract(
+        1,
+        make.lvl(0, "decimal", "%1."),
+        make.lvl(1, "decimal", "%1.%2"),
+        make.lvl(2, "lowerLetter", "%3."),
+    ) + make.num(1, 1)
+    fixture = make.Fixture("dots", numbering)
+    fixture.blocks = [
+        make.p(make.b("Term"), num=(1, 0)),
+        make.p(make.u("Agreement."), " It starts on signature.", num=(1, 1)),
+        make.p(make.u("Termination."), " Either party may terminate:", num=(1, 1)),
+        make.p("if the other party breaches; or", num=(1, 2)),
+        make.p("upon notice if the other party dissolves.", num=(1, 2)),
+    ]
+    text = convert_file(make.write(fixture, tmp_path)).text
+    assert "\n\nb. upon notice if the other party dissolves.\n" in text
+    sections = {s.section_id: s for s in parse_sections(text, "t")}
+    assert sections["section-1-2-b"].parent_chain[-2:] == ("1.2 Termination", "b.")
+
+
 def test_run_in_titles_and_body_markup() -> None:
     """Run-in titles become plain headings; bold stays in body text; tables stay tables."""
     terms = markdown("terms_direct.docx")

@@ -69,6 +69,8 @@ _BLOCK = re.compile(
 )
 _PAREN_ITEM = re.compile(rf"^\((?P<value>{PAREN_VALUE})\)(?=\s|$)")
 _DOT_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})*)\.(?=\s|$)")
+#: "a." / "iv." points, as Word's default lower-letter list shows them ("2.2(b)" in a citation).
+_LETTER_DOT_ITEM = re.compile(r"^(?P<value>[a-z]|[ivxl]{1,6})\.(?=\s)")
 _DECIMAL_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})+)(?=\s+[A-Z‘'\"“(])")
 _CAPS_TITLE = re.compile(r"^\s*(?P<title>[A-Z][A-Z0-9 ,'’&/\-]{2,80}?)\.?\s*(?:—|--|\.—)")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -166,6 +168,12 @@ def _enum_mark(index: int, lines: list[str]) -> Mark | None:
     if match:
         readings = _enum_readings(match["value"])
         label_text = f"({match['value']})"
+    elif match := _LETTER_DOT_ITEM.match(stripped):
+        readings = [
+            (style.replace("paren-", "dot-"), value)
+            for style, value in _enum_readings(match["value"])
+        ]
+        label_text = f"{match['value']}."
     else:
         match = _DOT_ITEM.match(stripped) or _DECIMAL_ITEM.match(stripped)
         if not match:
