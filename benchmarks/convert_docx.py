@@ -37,12 +37,11 @@ sys.path.insert(0, str(ROOT))  # tests.realdocs.harness
 from hierdoc.models import SectionRecord  # noqa: E402
 from hierdoc.pipeline.convert import convert_file  # noqa: E402
 from hierdoc.pipeline.structure import parse_sections  # noqa: E402
+from tests.realdocs.gold import GoldSection, load_golds  # noqa: E402
 from tests.realdocs.harness import (  # noqa: E402
-    GoldSection,
     heading_is_clean,
     id_is_clean,
     labelled_sections,
-    load_golds,
     matching_sections,
 )
 
