@@ -260,3 +260,19 @@ def test_mcp_search_takes_where_and_list_documents_shows_metadata(corpus: Path) 
         assert {Path(r["source"]).name for r in found["results"]} == {"travel.md"}
         documents = run_list_documents(index).structured["documents"]
     assert {d["name"]: d["metadata"].get("type") for d in documents}["msa.md"] == "contract"
+
+
+def test_ls_shows_pages_when_a_document_has_them() -> None:
+    from hierdoc.cli.manage import format_listing
+    from hierdoc.views import DocumentSummary
+
+    summaries = [
+        DocumentSummary("bill.pdf", "Bill", "pdf", 40, 12, 3, 90_000, "", pages=78),
+        DocumentSummary("notes.md", "Notes", "markdown", 1, 1, 0, 40, ""),
+    ]
+    lines = format_listing(summaries)
+    assert lines[0].split() == [
+        *("SOURCE", "CHUNKS", "SECTIONS", "DEFINITIONS", "PAGES", "CHARS", "INGESTED")
+    ]
+    assert lines[1].split()[4] == "78" and lines[2].split()[4] == "-"
+    assert format_listing(summaries[1:])[0].split()[4] == "CHARS"
