@@ -171,3 +171,10 @@ def test_no_evidence_gives_the_opening_sentences() -> None:
     match = match_chunk(CONTENT, _evidence(), budget=300)
     assert match.passage.start == 0 and len(match.passage.text) <= 300
     assert match.highlights == []
+
+
+def test_adjacent_term_highlights_join_into_one(gdpr) -> None:
+    result = gdpr.search("without undue delay", top_k=1, mode="keyword").results[0]
+    marked = [result.content[s:e].lower() for s, e in result.highlights]
+    assert "without undue delay" in marked
+    assert "undue" not in marked

@@ -154,7 +154,7 @@ def match_chunk(
         scores = _unit_scores(content, units, hits, windows)
         chosen = _grow(units, scores, _anchor(units, scores, phrases, content), budget, content)
     start, end = units[chosen[0]][0], units[chosen[1]][1]
-    return ChunkMatch(Passage(content[start:end], start, end), merge_spans(highlights))
+    return ChunkMatch(Passage(content[start:end], start, end), merge_spans(highlights, content))
 
 
 @lru_cache(maxsize=2048)
@@ -274,11 +274,13 @@ def _covering(units: Sequence[Span], span: Span, budget: int) -> Span:
     return inside[0], last
 
 
-def merge_spans(spans: Sequence[Span]) -> list[Span]:
-    """Sorted, with overlapping or touching spans joined."""
+def merge_spans(spans: Sequence[Span], text: str = "") -> list[Span]:
+    """Sorted, with overlapping or touching spans joined, and spans of ``text`` apart only
+    by whitespace ("without undue delay" is one highlight, not three)."""
     merged: list[Span] = []
     for start, end in sorted(s for s in spans if s[1] > s[0]):
-        if merged and start <= merged[-1][1]:
+        gap = text[merged[-1][1] : start] if merged and text else "x"
+        if merged and (start <= merged[-1][1] or not gap.strip()):
             merged[-1] = (merged[-1][0], max(merged[-1][1], end))
         else:
             merged.append((start, end))
