@@ -83,6 +83,8 @@ def eval_command(
     as_json: bool,
 ) -> None:
     """Measure retrieval quality on a benchmark: hierdoc variants beside baselines."""
+    if distractors is not None and not limit:
+        raise click.UsageError("--distractors needs --limit")
     try:
         chosen = resolve_variants(variants)
         _stderr(f"[{dataset}] loading the dataset{f' from {path}' if path else ''}")
@@ -93,8 +95,6 @@ def eval_command(
         f"[{corpus.name}] {len(corpus.queries)} queries, {len(corpus.documents)} documents; "
         f"variants: {', '.join(v.name for v in chosen) or 'none'}"
     )
-    if distractors is not None and not limit:
-        raise click.UsageError("--distractors needs --limit")
     names = [] if baselines.strip() == "none" else [b.strip() for b in baselines.split(",")]
     report = run_eval(
         corpus, chosen, names, index_dir, limit=limit, log=_stderr, distractors=distractors
