@@ -4,9 +4,12 @@ missing citations and phrases are no_match with a note; scores never rise down t
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from hierdoc import Index, Settings, TextDocument
+from hierdoc.errors import NotFoundError
 from hierdoc.models import SearchResponse
 
 from .hash_embedder import HashEmbedder
@@ -206,3 +209,27 @@ def test_scores_never_rise_down_the_list(index: Index) -> None:
     data = index.search("Section 8.4").to_dict()["results"][0]
     assert data["pinned"] is True and data["pin"] == "cites Section 8.4"
     assert 0 < data["fusion_score"] <= 1 and data["score"] == 1.0
+
+
+def test_an_unknown_section_or_source_names_the_closest_that_exist(index: Index) -> None:
+    with pytest.raises(NotFoundError) as error:
+        index.search("fees", section="section-8-5")
+    message = str(error.value)
+    assert message.startswith("no section 'section-8-5' in the index; sections: section-8-")
+    assert message.endswith(")") and "(the closest of" in message
+    with pytest.raises(NotFoundError, match="matches source 'gpl.txt'; indexed: .*gpl.md"):
+        index.search("fees", source="gpl.txt")
+
+
+def test_the_pin_is_shown_in_the_cli_text_json_and_the_mcp_tool(index: Index) -> None:
+    from hierdoc.cli import export
+    from hierdoc.tools.logic import run_search
+
+    response = index.search("Section 8.4")
+    text = export.render(response, "text", {}, export.PLAIN_MARKS)
+    assert "exact #1; pinned: cites Section 8.4, fusion 0." in text
+    data = json.loads(export.render(response, "json", {}, export.PLAIN_MARKS))
+    assert data["results"][0]["pinned"] and data["results"][0]["fusion_score"] > 0
+    tool = run_search(index, "Section 8.4")
+    assert tool.structured["results"][0]["pin"] == "cites Section 8.4"
+    assert "score 1.000 · pinned: cites Section 8.4 (fusion 0." in tool.text

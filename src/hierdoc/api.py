@@ -41,6 +41,7 @@ from .pipeline.tokenizer import Tokenizer, default_tokenizer
 from .providers.embed_api import embedder_from, is_api_model
 from .providers.llm import PROMPT_VERSION, context_model_from
 from .search.analyze import TEXT_ANALYZER
+from .search.choices import listed_choices, section_ids, unknown_section
 from .search.glossary import Glossary
 from .search.passages import QueryVectors, add_passages
 from .search.rerank import reranker_for
@@ -334,9 +335,7 @@ class Index:
         """``section`` when some document has a section with that id; else NotFoundError."""
         if section is None or self.store.sections(section):
             return section
-        raise NotFoundError(
-            f"no section {section!r} in the index (section ids look like article-17)"
-        )
+        raise unknown_section(section, section_ids(self.store))
 
     def glossary(self) -> Glossary:
         """The corpus's acronyms and defined terms, rebuilt when the index changes."""
@@ -371,7 +370,7 @@ class Index:
                 if k in (item, absolute) or Path(k).name == item or k.endswith("/" + item)
             ]
             if not matches:
-                names = ", ".join(sorted({Path(k).name for k in known})) or "none"
+                names = listed_choices(item, {Path(k).name for k in known})
                 raise NotFoundError(
                     f"no indexed document matches source {item!r}; indexed: {names}"
                 )

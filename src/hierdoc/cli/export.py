@@ -124,6 +124,8 @@ def render_text(response: SearchResponse, names: dict[str, str], marks: Marks) -
         head = f"{rank}. {breadcrumb}"
         lines.append(f"\x1b[1m{head}\x1b[0m" if marks is TERMINAL_MARKS else head)
         source = names.get(result.source, result.source)
+        if result.pinned:
+            ranks += f"; pinned: {result.pin}, fusion {result.fusion_score or 0:.3f}"
         lines.append(f"   {cite(result, source)}  score {result.score:.3f} ({ranks})")
         body = snippet(result, marks)
         lines += textwrap.wrap(body, 96, initial_indent="   ", subsequent_indent="   ")

@@ -236,6 +236,9 @@ ResultOut = _shape(
         list[tuple[int, int]],
         Field([], description="[start, end] offsets into content of what matched."),
     ),
+    ("fusion_score", float | None, Field(None, description="What rank fusion gave it.")),
+    ("pinned", bool, Field(False, description="First because the query cites its section.")),
+    ("pin", str | None, Field(None, description='Why it is pinned ("cites Section 8.4").')),
 )
 SearchOutput = _shape(
     "SearchOutput",

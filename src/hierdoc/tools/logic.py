@@ -19,6 +19,7 @@ from ..config import MAX_TOP_K
 from ..errors import InputError, NotFoundError
 from ..models import CrossRef, SectionRecord
 from ..pipeline.numbering import find_citations
+from ..search.choices import unknown_section
 from .catalogue import check_output
 from .render import (
     display_names,
@@ -91,11 +92,14 @@ def _check_section(index: Index, section: str | None, sources: list[str] | None)
     section_id = section.strip().lower()
     records = _in(index.sections(section_id), sources)
     if not records:
-        where = " in that document" if sources else ""
-        raise NotFoundError(
-            f"no section with id {section_id!r}{where}: use an id from search results, "
-            'such as "chapter-3" or "article-17"'
-        )
+        documents = sources if sources is not None else [d.source for d in index.documents()]
+        ids = {
+            part
+            for source in documents
+            for stored in index.chunks_of_source(source)
+            for part in (*stored.chunk.section_path, *stored.chunk.sections)
+        }
+        raise unknown_section(section_id, ids, bool(sources), lead="no section with id")
     return section_id
 
 

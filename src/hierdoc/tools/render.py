@@ -54,6 +54,8 @@ def render_search(data: dict[str, Any], names: dict[str, str]) -> str:
         head = cite(names, result["source"], result["parent_chain"], result["section_id"])
         head += _pages(result)
         lines += ["", f"[{rank}] {head} · {result['chunk_type']} · score {result['score']:.3f}"]
+        if result.get("pinned"):
+            lines[-1] += f" · pinned: {result['pin']} (fusion {result['fusion_score']:.3f})"
         lines.append(_passage_text(result))
         refs = [_ref_text(r) for r in result["cross_references"]]
         if refs:
