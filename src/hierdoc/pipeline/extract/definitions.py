@@ -66,7 +66,7 @@ _MEANS = re.compile(
     # a short qualifier: "‘consent’ of the data subject means", "“Affiliate”, as used herein,"
     + r"(?:\s*,?\s+(?:as\s+used|when\s+used|used|of|in|for)\b[^\"'‘’“”,;:.()\n]{0,60}?,?"
     # "“Document”, below, refers to", "To “modify” a work means"
-    + r"|\s*,?\s+(?:below|above|herein|hereunder)\s*,?|\s+(?:a|an|the|such)(?:\s+[a-z]+){1,5}?)?"
+    + r"|\s*,?\s+(?:below|above|herein|hereunder)\s*,?|\s+(?:a|an|the|such)(?:\s+[a-z]+){1,7}?)?"
     # "“copyleft”, which means that ..."
     + r"\s*,?\s+(?:which\s+)?(?:also\s+)?(?P<verb>"
     + _VERBS
@@ -93,8 +93,9 @@ _COPULA_ANYWHERE = re.compile(
 )
 # "Each licensee is addressed as “you”", 'A copy that is not "Transparent" is called "Opaque"'
 _CALLED = re.compile(
-    r"(?:^[ \t]*|(?<=[.!?;:])[ \t]+)(?P<subject>(?:Each|Any|The|An?)\s[^.;:\n]{1,300}?)"
-    r"\s+(?:is|are)\s+(?:addressed|referred\s+to|called|known)\s+as\s+(?:an?\s+|the\s+)?" + QTERM,
+    r"(?:^[ \t]*|(?<=[.!?;:])[ \t]+)"
+    r"(?P<subject>(?:Each|Any|The|An?)\s(?:[^.;:\n]|\n(?![ \t]*\n)){1,300}?)\s+(?:is|are)\s+"
+    r"(?:(?:addressed|referred\s+to|known)\s+as|called)\s+(?:an?\s+|the\s+)?" + QTERM,
     re.MULTILINE,
 )
 # What may precede the term that opens a numbered item: "1. ‘", "(1) ADMINISTRATOR.—The
@@ -220,7 +221,7 @@ def _means_definitions(
                 matches.append((match.start("term"), match.end(), terms))
     matches.sort()
     for index, (start, def_start, terms) in enumerate(matches):
-        limit = matches[index + 1][0] if index + 1 < len(matches) else len(text)
+        limit = _next_start(text, matches, index)
         end = min(_definition_end(text, terms[0][1], def_start), limit)
         definition, end = clean_definition(marked, def_start, end)
         pointer = bool(POINTER.match(definition))
@@ -234,6 +235,17 @@ def _means_definitions(
             if valid_term(term):
                 style = "pointer" if pointer else "means"
                 yield (start, def_start), FoundDefinition(term, definition, term_start, end, style)
+
+
+def _next_start(
+    text: str, matches: list[tuple[int, int, list[tuple[str, int]]]], index: int
+) -> int:
+    """Where the next definition starts, which ends this one; a definition inside this
+    one ('either (1) a “consumer product”, which means ...') does not end it."""
+    for start, def_start, _ in matches[index + 1 :]:
+        if not re.search(r",\s*which\s", text[start:def_start]):
+            return start
+    return len(text)
 
 
 def _called_definitions(marked: Unmarked) -> list[FoundDefinition]:
