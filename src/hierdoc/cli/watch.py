@@ -121,11 +121,12 @@ class Watcher:
             yield_on_timeout=True,
         )
         first = True
-        for changes in events:  # the watcher runs from the first timeout on: nothing is missed
-            if first or changes:
-                progress = self.first_progress if first else None
-                self._ingest(sorted({path for _, path in changes}), progress)
+        for changes in events:  # the watcher runs from the first yield on: nothing is missed
+            if first:
+                self._ingest([], self.first_progress)  # the first round covers any changes
                 first = False
+            elif changes:
+                self._ingest(sorted({path for _, path in changes}), None)
 
     def _ingest(self, changed: list[str], progress: Callable[..., None] | None) -> None:
         self.saved = SavedCounter(progress)
