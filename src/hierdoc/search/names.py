@@ -42,6 +42,7 @@ MIN_COVERAGE = 0.5
 MIN_MARGIN = 2.0
 
 _WORD = re.compile(r"[a-z0-9]+")
+_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}$")
 
 
 @dataclass(frozen=True)
@@ -66,8 +67,10 @@ def _written_form(name: str) -> bool:
 
 
 def _name_words(document: DocumentRecord) -> set[str]:
-    path = PurePosixPath(document.source)
-    text = " ".join([document.title, unquote(path.stem), str(document.metadata.get("title") or "")])
+    """The analysed words of a document's title and file stem (no file extension)."""
+    titles = [document.title, str(document.metadata.get("title") or "")]
+    stems = [_EXTENSION.sub("", unquote(t)) for t in titles]
+    text = " ".join([*stems, unquote(PurePosixPath(document.source).stem)])
     return set(analyze(re.sub(r"[_.%]+", " ", text)))
 
 
@@ -122,15 +125,15 @@ class DocumentNames:
                 continue
             distinctive = words - DOCUMENT_WORDS
             held = sum(self._idf[w] for w in distinctive & asked)
-            total = sum(self._idf[w] for w in distinctive)
-            if held and held >= MIN_COVERAGE * total:
-                scored.append((held, source))
+            if held:
+                scored.append((held, held / sum(self._idf[w] for w in distinctive), source))
         if not scored:
             return None
         scored.sort(reverse=True)
-        if len(scored) > 1 and scored[0][0] < MIN_MARGIN * scored[1][0]:
+        held, coverage, source = scored[0]
+        if coverage < MIN_COVERAGE or (len(scored) > 1 and held < MIN_MARGIN * scored[1][0]):
             return None
-        return Naming((scored[0][1],), "by its name's words")
+        return Naming((source,), "by its name's words")
 
 
 def _occurrences(text: str, name: str) -> Iterable[tuple[int, int]]:
