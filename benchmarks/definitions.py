@@ -135,13 +135,24 @@ def table(docs: list[Document], runs: dict[str, dict[str, list[tuple[str, str]]]
     for label in runs:
         header += f" | {label + ' found':>11} {'P':>6} {'R':>6}"
     lines = [header, "-" * len(header)]
-    for document in docs:
-        line = f"{document.name:40} {len(document.gold):>4}"
+    real = [d for d in docs if d.name not in DATASET_DOCUMENTS]
+    for name, group in [(d.name, [d]) for d in docs] + [("all real documents (pooled)", real)]:
+        line = f"{name:40} {sum(len(d.gold) for d in group):>4}"
         for found in runs.values():
-            result = score(document, found[str(document.path)])
-            line += f" | {result.found:>11} {result.precision:>6.1%} {result.recall:>6.1%}"
+            scores = [score(d, found[str(d.path)]) for d in group]
+            line += _cells(scores, [len([g for g in d.gold if not g.optional]) for d in group])
         lines.append(line)
     return "\n".join(lines)
+
+
+def _cells(scores: list[Score], required: list[int]) -> str:
+    """Found, precision and recall, pooled over documents (right / found, hits / needed)."""
+    found = sum(s.found for s in scores)
+    right = sum(s.found - len(s.wrong) for s in scores)
+    needed = sum(required)
+    hits = needed - sum(len(s.missed) for s in scores)
+    precision = right / found if found else 1.0
+    return f" | {found:>11} {precision:>6.1%} {hits / needed:>6.1%}"
 
 
 def details(docs: list[Document], runs: dict[str, dict[str, list[tuple[str, str]]]]) -> str:

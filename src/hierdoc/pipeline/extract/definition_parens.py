@@ -253,7 +253,18 @@ def _noun_phrase_before(before: str) -> str:
     bare = [word.strip("\"'‘’“”,;:").casefold() for word in phrase]
     if bare[0] in _POINTING or _PHRASE_STOPS.intersection(bare):
         return ""
-    return " ".join(phrase)
+    return " ".join(_with_head(words, len(words) - len(phrase)))
+
+
+def _with_head(words: list[str], start: int) -> list[str]:
+    """The phrase with the noun that takes it as a "between A and B" complement: "the
+    provision on cooperation between the lead authority and the other authorities"."""
+    if start < 2 or words[start - 1].casefold() not in ("between", "among"):
+        return words[start:]
+    for index in range(start - 2, max(-1, start - 7), -1):
+        if words[index].casefold() in _DETERMINERS:
+            return words[index:]
+    return words[start:]
 
 
 def _capitalised_run(words: list[str]) -> int:
