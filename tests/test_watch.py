@@ -17,6 +17,7 @@ import pytest
 
 from hierdoc import Index, Settings
 from hierdoc.cli.watch import DocumentFilter, Round, Watcher
+from hierdoc.errors import ProviderError
 from hierdoc.store.base import IndexBusyError
 
 from .hash_embedder import HashEmbedder
@@ -97,6 +98,36 @@ def test_the_index_follows_created_modified_and_deleted_files(watched) -> None:
     deleted = running.wait_rounds(4)
     assert [Path(s).name for s in deleted.report.removed] == ["terms.md"]
     assert set(_sources(index)) == {"fees.md"}
+
+
+def test_a_failed_round_is_reported_and_watching_goes_on(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    index = Index.open(tmp_path / "index", Settings(), embedder=HashEmbedder())
+    ingest, calls, errors = index.ingest, [], []
+
+    def failing_once(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        if len(calls) == 2:
+            raise ProviderError("the embedding API is down")
+        return ingest(*args, **kwargs)
+
+    index.ingest = failing_once  # type: ignore[method-assign]
+    running = Running(index, [str(docs)])
+    running.watcher.on_error = errors.append
+    running.thread.start()
+    try:
+        running.wait_rounds(1)
+        (docs / "a.md").write_text("# A\n\nThe walnut clause.\n")
+        _until(lambda: bool(errors), "the failed round")
+        (docs / "b.md").write_text("# B\n\nThe hazelnut clause.\n")
+        second = running.wait_rounds(2)
+        assert sorted(Path(s).name for s in second.report.added) == ["a.md", "b.md"]
+    finally:
+        running.stop.set()
+        running.thread.join(TIMEOUT)
+        index.close()
+    assert "API is down" in str(errors[0])
 
 
 def test_the_writer_lock_is_free_between_rounds(watched, tmp_path: Path) -> None:

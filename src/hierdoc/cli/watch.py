@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..api import Index
-from ..errors import InputError
+from ..errors import HierdocError, InputError
 from ..models import IngestReport
 from ..pipeline.convert import SUPPORTED_SUFFIXES
 from ..pipeline.ingest import is_under
@@ -99,8 +99,10 @@ class Watcher:
         on_round: Callable[[Round], None],
         debounce_ms: int = DEFAULT_DEBOUNCE_MS,
         first_progress: Callable[..., None] | None = None,
+        on_error: Callable[[HierdocError], None] | None = None,
     ) -> None:
         self.index = index
+        self.on_error = on_error
         self.paths = list(paths)
         self.on_round = on_round
         self.debounce_ms = debounce_ms
@@ -130,7 +132,14 @@ class Watcher:
 
     def _ingest(self, changed: list[str], progress: Callable[..., None] | None) -> None:
         self.saved = SavedCounter(progress)
-        report = self.index.ingest(self.paths, progress=self.saved)
+        try:
+            report = self.index.ingest(self.paths, progress=self.saved)
+        except HierdocError as error:  # a round that failed (a model API down...): go on
+            if self.on_error is None:
+                raise
+            self.saved = None
+            self.on_error(error)
+            return
         self.saved = None  # kept when interrupted, to say what was saved
         self.on_round(Round(changed, report))
 
@@ -169,6 +178,10 @@ def _printer(quiet: bool) -> Callable[[Round], None]:
     return on_round
 
 
+def _error_line(error: HierdocError) -> None:
+    click.echo(f"error: {error} (still watching; the next change tries again)", err=True)
+
+
 @click.command()
 @index_options
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
@@ -194,7 +207,7 @@ def watch(state: State, paths: tuple[str, ...], debounce: int, quiet: bool) -> N
         raise InputError(f"cannot watch {', '.join(missing)}: no such file or directory")
     index = Index.open(state.index_option, state.settings(), wait=True)
     progress = None if quiet else progress_printer()
-    watcher = Watcher(index, list(paths), _printer(quiet), debounce, progress)
+    watcher = Watcher(index, list(paths), _printer(quiet), debounce, progress, _error_line)
     try:
         watcher.run()
     except KeyboardInterrupt:
