@@ -39,7 +39,10 @@ LABELS = {
     "anthropic": "Anthropic codebase",
     "scifact": "SciFact",
     "contractnli": "ContractNLI test",
+    "contractnli-wide": "ContractNLI test, corpus-wide",
 }
+#: Datasets that share another's index folder (and so its embedding cache): same documents.
+INDEX_FOLDERS = {"contractnli-wide": "contractnli"}
 BASELINES = ("dense", "bm25", "seed", "seed-semantic", "seed-keyword")
 PACKAGES = ("tantivy", "torch", "sentence-transformers", "rank-bm25", "hierdoc")
 PUBLISHED = (
@@ -289,7 +292,7 @@ def main(argv: list[str] | None = None) -> None:
     reports: dict[str, EvalReport] = {}
     for dataset in [d.strip() for d in args.only.split(",") if d.strip()]:
         corpus = load_dataset(dataset)
-        directory = Path(args.index_dir) / dataset
+        directory = Path(args.index_dir) / INDEX_FOLDERS.get(dataset, dataset)
         reports[dataset] = run_eval(
             corpus, variants, baselines, directory, embedder, args.limit, log
         )

@@ -31,7 +31,7 @@ def _stderr(message: str) -> None:
 @click.command("eval")
 @click.option(
     "--dataset",
-    type=click.Choice(["scifact", "anthropic", "contractnli", "beir"]),
+    type=click.Choice(["scifact", "anthropic", "contractnli", "contractnli-wide", "beir"]),
     required=True,
     help="Which loader to use.",
 )

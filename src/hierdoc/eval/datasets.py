@@ -45,6 +45,8 @@ class EvalQuery:
     text: str
     relevant: dict[str, float] | list[Span]
     source_filter: str | None = None
+    document: str | None = None
+    """For a span-unit query searched over every document: the document its spans are in."""
 
 
 @dataclass
@@ -161,10 +163,17 @@ def load_anthropic_codebase(directory: str | Path) -> EvalCorpus:
     )
 
 
-def load_contractnli(path: str | Path) -> EvalCorpus:
+def load_contractnli(path: str | Path, corpus_wide: bool = False) -> EvalCorpus:
     """ContractNLI (``test.json`` or ``dev.json``): each NDA one TextDocument chunked by
     hierdoc; one query per (NDA, hypothesis) whose choice is Entailment or
-    Contradiction, searched within that NDA, relevant = its evidence spans."""
+    Contradiction, searched within that NDA, relevant = its evidence spans.
+
+    ``corpus_wide``: each hypothesis is prefixed with its NDA's title (its file name, the
+    only name the set gives; most NDAs leave the parties blank), as LegalBench-RAG does
+    ("Consider <title>; <hypothesis>"), and searched over all the NDAs; ``Doc@1`` is the
+    share of first results from the right NDA."""
+    if corpus_wide:
+        return _corpus_wide(load_contractnli(path))
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     hypotheses = {key: label["hypothesis"] for key, label in data["labels"].items()}
     documents, queries = [], []
@@ -186,6 +195,30 @@ def load_contractnli(path: str | Path) -> EvalCorpus:
         ("SpanR@1", "SpanR@5", "SpanR@10", "SpanR@20", "MRR@10", "nDCG@10", *CHAR_METRICS),
         "SpanR@1",
         description="ContractNLI: span recall@k within the NDA (a chunk overlapping a gold span)",
+    )
+
+
+def _corpus_wide(corpus: EvalCorpus) -> EvalCorpus:
+    titles = {d.source: d.title for d in corpus.documents}
+    queries = [
+        EvalQuery(
+            q.id,
+            f"Consider {titles[q.source_filter or '']}; {q.text}",
+            q.relevant,
+            None,
+            q.source_filter,
+        )
+        for q in corpus.queries
+    ]
+    return EvalCorpus(
+        corpus.name.replace("contractnli-", "contractnli-wide-", 1),
+        corpus.documents,
+        queries,
+        "span",
+        ("Doc@1", *corpus.metrics),
+        corpus.main_metric,
+        description="ContractNLI corpus-wide: 'Consider <NDA title>; <hypothesis>' over all "
+        "NDAs; Doc@1 = first result from the right NDA, span recall@k in it",
     )
 
 
@@ -216,7 +249,7 @@ def slice_corpus(
 
 def _needed_sources(corpus: EvalCorpus, queries: Sequence[EvalQuery]) -> set[str]:
     if corpus.unit == "span":
-        return {q.source_filter for q in queries if q.source_filter}
+        return {s for q in queries if (s := q.source_filter or q.document)}
     if corpus.unit == "document":
         return {d for q in queries for d in q.relevant}  # type: ignore[union-attr]
     owner = {cid: d.source for d in corpus.documents for cid in d.chunk_ids or ()}
@@ -231,6 +264,7 @@ DATASET_PATHS = {
     "scifact": "scifact",
     "anthropic": "anthropic-codebase",
     "contractnli": "contractnli/test.json",
+    "contractnli-wide": "contractnli/test.json",
 }
 
 
@@ -244,6 +278,7 @@ def load_dataset(dataset: str, path: str | Path | None = None, split: str = "tes
         "scifact": lambda: load_scifact(path),
         "anthropic": lambda: load_anthropic_codebase(path),
         "contractnli": lambda: load_contractnli(path),
+        "contractnli-wide": lambda: load_contractnli(path, corpus_wide=True),
         "beir": lambda: load_beir(path, split),
     }
     if dataset not in loaders:

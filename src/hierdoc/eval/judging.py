@@ -58,6 +58,12 @@ class ChunkTable:
                     cursor[chunk.source] = found[0] + 1
         return table
 
+    def within(self, source: str) -> ChunkTable:
+        """The table with character spans only for ``source``'s chunks: a chunk of another
+        document covers none of its characters."""
+        own = self.of_source.get(source, [])
+        return ChunkTable(self.source, {c: self.span.get(c) for c in own}, self.of_source)
+
 
 def locate(text: str, content: str, start: int = 0) -> Span | None:
     """The character range of a chunk's content in its document: chunks are verbatim
@@ -174,7 +180,9 @@ def _judge_spans(
     passages: Mapping[str, Span] | None = None,
 ) -> Judged:
     gold: list[Span] = query.relevant  # type: ignore[assignment]
-    source = query.source_filter or ""
+    source = query.source_filter or query.document or ""
+    if query.document:
+        table = table.within(source)
     overlapping = {
         c: 1.0
         for c in table.of_source.get(source, [])
@@ -187,6 +195,9 @@ def _judge_spans(
             values[name] = ndcg_at_k(rankings[10], overlapping, k)
         elif name.startswith("MRR"):
             values[name] = mrr_at_k(rankings[10], overlapping, k)
+        elif name.startswith("Doc"):
+            first = _top(rankings, k)[:1]
+            values[name] = float(bool(first) and table.source.get(first[0]) == source)
         elif name.startswith(("Char", "Psg")):
             if name.startswith("Char") or passages is not None:
                 values[name] = _char_metric(name, _top(rankings, k), table, gold, passages)
