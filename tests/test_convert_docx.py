@@ -115,6 +115,21 @@ def test_a_second_list_instance_continues_the_count() -> None:
     assert text.count("(a) ") == 2
 
 
+def test_numbering_of_a_document_written_in_word_elsewhere() -> None:
+    """docx2python's example (MIT): each paragraph names the number Word shows for it
+    (continued lists, restarts, ``%1)`` and ``(%1)`` texts, Roman and letter formats)."""
+    text = markdown("docx2python_example_numbering.docx")
+    pairs = re.findall(r"^(?:#+ )?(\(?[0-9A-Za-z]+[.)]?) expect (\S+)$", text, re.MULTILINE)
+    assert len(pairs) == 10
+    assert [label.strip("().") for label, _ in pairs] == [wanted for _, wanted in pairs]
+
+
+def test_strict_open_xml_falls_back_to_markitdown() -> None:
+    """python-docx cannot open Strict Open XML; markitdown can, so it converts it."""
+    text = markdown("docx2python_strict.docx")
+    assert "| Cellaa | Cellab |" in text
+
+
 def test_level_that_never_restarts(tmp_path: Path) -> None:
     """w:lvlRestart 0: the points count on across clauses ((a), (b), then (c))."""
     numbering = make.abstract(

@@ -318,13 +318,16 @@ def _markitdown() -> MarkItDown:
     return md
 
 
-def _convert_docx(path: Path, limits: Limits) -> tuple[str, None, str]:
+def _convert_docx(path: Path, limits: Limits) -> tuple[str, str | None, str]:
     """Word's numbering rendered; the zip limits are checked before anything is unpacked."""
-    from .convert_docx import docx_to_markdown
+    from .convert_docx import UnsupportedPackage, docx_to_markdown
 
     content_hash = file_hash(path)
     _check_signature(path, ".docx", limits)
-    text = _normalise_newlines(docx_to_markdown(path))
+    try:
+        text = _normalise_newlines(docx_to_markdown(path))
+    except UnsupportedPackage:  # Strict Open XML, a missing part: markitdown may read it
+        return _convert_with_markitdown(path, ".docx", limits)
     if not text.strip():
         raise ConversionError("no text could be extracted")
     return text, None, content_hash

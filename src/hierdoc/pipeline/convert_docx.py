@@ -69,10 +69,16 @@ _SECTION_LABEL = re.compile(r"^(?:[A-Za-z]+\.?\s+)?(?:\d+(?:\.\d+)*|[IVXLCDM]+|[
 _PLAIN_RUN_IN = re.compile(r"^(?P<title>[A-Z][^.:;!?]{0,99}?)[.:]\s+(?=\S)")
 _PACKAGE_PARTS = frozenset({"[Content_Types].xml", "_rels/.rels"})
 _NOT_WORD = "not a Word document"
+_STRICT_NAMESPACE = b"purl.oclc.org/ooxml/officeDocument"
 _TRAILING_PUNCTUATION = " \t.:;,—–-"
 
 
 # --------------------------------------------------------------------------- runs
+
+
+class UnsupportedPackage(ConversionError):
+    """A package python-docx cannot open though it may be a readable document (Strict
+    Open XML, a relationship to a missing part): the caller may try markitdown."""
 
 
 @dataclass(frozen=True)
@@ -332,12 +338,14 @@ class _Writer:
             tcpr = cell.find(w("tcPr"))
             merge = None if tcpr is None else tcpr.find(w("vMerge"))
             text = " ".join(
-                block.replace("\n", " ") for block in self.blocks(cell) if block.strip()
+                re.sub(r"^#+\s+", "", block).replace("\n", " ")
+                for block in self.blocks(cell)
+                if block.strip()
             )
             if merge is not None and merge.get(w("val")) != "restart":
                 text = ""
             span = val(tcpr, "gridSpan")
-            cells.append(re.sub(r"^#+\s+", "", text).replace("|", "\\|"))
+            cells.append(text.replace("|", "\\|"))
             cells += [""] * (int(span) - 1 if span and span.isdigit() else 0)
         return cells
 
@@ -385,9 +393,10 @@ def _open(path: Path) -> Any:
     from docx.opc.exceptions import PackageNotFoundError
 
     with zipfile.ZipFile(path) as archive:
-        names = set(archive.namelist())
-    if not names >= _PACKAGE_PARTS:
-        raise ConversionError(f"cannot read DOCX: {_NOT_WORD} (no package relationships)")
+        if not set(archive.namelist()) >= _PACKAGE_PARTS:
+            raise ConversionError(f"cannot read DOCX: {_NOT_WORD} (no package relationships)")
+        if _STRICT_NAMESPACE in archive.read("_rels/.rels"):
+            raise UnsupportedPackage("cannot read DOCX: Strict Open XML")
     try:
         return docx.Document(str(path))
     except OSError:
@@ -395,7 +404,7 @@ def _open(path: Path) -> Any:
     except PackageNotFoundError as exc:
         raise ConversionError(f"cannot read DOCX: {_NOT_WORD} (no document part)") from exc
     except KeyError as exc:
-        raise ConversionError(f"cannot read DOCX: missing part {exc}") from exc
+        raise UnsupportedPackage(f"cannot read DOCX: missing part ({_short(str(exc))})") from exc
     except etree.XMLSyntaxError as exc:
         raise ConversionError(f"cannot read DOCX: damaged XML ({_xml_error(exc)})") from exc
     except ValueError as exc:
