@@ -72,13 +72,12 @@ def serve(
 
     Tools: search, get_section, define, references, list_documents; all read-only.
     """
-    from ..mcp.server import http_address, serve_index, warm_up
+    from ..mcp.server import http_address, serve_index
 
     address = None if http is None else http_address(http, allow_remote)
     index = open_existing(state)
     try:
-        warm_up(index)
-        serve_index(index, address, log_level, allowed_hosts)
+        serve_index(index, address, log_level, allowed_hosts)  # warms up in the background
     except KeyboardInterrupt:
         pass
     finally:

@@ -8,7 +8,10 @@ failing call is an error result, never a dead server.
 
 Transport safety: HTTP binds to loopback unless ``--allow-remote`` is given, and on every
 address foreign ``Host`` and ``Origin`` headers are refused (DNS rebinding; see
-:func:`transport_security`).
+:func:`transport_security`). Malformed traffic is answered, never dropped or crashed on: a
+stdio line that is not a JSON-RPC message gets a JSON-RPC error (:func:`checked_stdio`), an
+HTTP body that is not UTF-8 JSON a 400 (:class:`BodyGuard`). ``initialize`` is answered at
+once; the query model loads in the background and the first tool call waits for it.
 ``hierdoc serve`` (:mod:`hierdoc.cli.serve`) parses the options and calls
 :func:`serve_index`; ``python -m hierdoc.mcp.server`` is the same command.
 """
@@ -17,10 +20,15 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import json
 import logging
+import os
 import socket
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from io import TextIOWrapper
 from typing import Any
 
 import anyio
@@ -29,8 +37,17 @@ import click
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.shared.message import SessionMessage
+from mcp.types import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    CallToolResult,
+    JSONRPCMessage,
+    TextContent,
+    ToolAnnotations,
+)
 from mcp.types import Tool as MCPTool
+from pydantic import ValidationError
 
 from ..api import Index
 from ..cli import main as hierdoc
@@ -65,6 +82,33 @@ class HierdocMCP(FastMCP):
         super().__init__(**kwargs)
         self.index = index
         self.specs: dict[str, ToolSpec] = tool_specs(settings)
+        self._ready = threading.Event()
+        self._ready.set()
+
+    def warm_up_in_background(self) -> None:
+        """Load the query model and glossary in a thread; tool calls wait until it is done,
+        so that ``initialize`` is answered at once (a client may give it only seconds)."""
+        self._ready.clear()
+        threading.Thread(target=self._warm_up, name="hierdoc-warm-up", daemon=True).start()
+
+    def _warm_up(self) -> None:
+        try:
+            warm_up(self.index)
+        finally:
+            self._ready.set()
+
+    async def run_stdio_async(self) -> None:
+        """Serve over stdio, answering every line that is not a JSON-RPC message with a
+        JSON-RPC error (:func:`checked_stdio`), and warming up once the channel is open."""
+        async with checked_stdio() as (read_stream, write_stream):
+            self.warm_up_in_background()
+            await self._mcp_server.run(
+                read_stream, write_stream, self._mcp_server.create_initialization_options()
+            )
+
+    def streamable_http_app(self) -> Any:
+        """The HTTP app behind :class:`BodyGuard`: a body that is not UTF-8 JSON is a 400."""
+        return BodyGuard(super().streamable_http_app())
 
     async def list_tools(self) -> list[MCPTool]:
         return [
@@ -83,6 +127,8 @@ class HierdocMCP(FastMCP):
         spec = self.specs.get(name)
         if spec is None:
             raise ToolError(f"unknown tool {name!r}; the tools are: {', '.join(self.specs)}")
+        if not self._ready.is_set():
+            await anyio.to_thread.run_sync(self._ready.wait)
         try:
             checked = spec.validate(arguments)
             run = RUNNERS[name]
@@ -154,6 +200,134 @@ def _machine_names() -> list[str]:
     return [name, *addresses]
 
 
+# -- malformed traffic ----------------------------------------------------------------------
+
+
+def error_line(code: int, message: str, request_id: Any = None) -> str:
+    """A JSON-RPC error response (``id`` null when the request's id cannot be read)."""
+    error = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+    return json.dumps(error)
+
+
+def load_json(data: str | bytes) -> tuple[Any, str | None]:
+    """The JSON value of ``data``, or the parse error to answer (not UTF-8, not JSON, or
+    nested too deep for Python's parser: a RecursionError, never a crash)."""
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        return json.loads(text), None
+    except (ValueError, RecursionError) as error:
+        reason = "nested too deeply" if isinstance(error, RecursionError) else "not UTF-8 JSON"
+        return None, error_line(PARSE_ERROR, f"Parse error: the message is {reason}")
+
+
+def parse_line(line: str | bytes) -> tuple[JSONRPCMessage | None, str | None]:
+    """One line of the stdio channel (or one HTTP body) as a message, or the error to answer.
+
+    Invalid JSON (or JSON nested too deep to read) is a parse error; JSON that is not a
+    JSON-RPC message (``{}``, ``[]``, ``null``, a request without a method) is an invalid
+    request, with the request's id when it has a usable one.
+    """
+    raw, error = load_json(line)
+    if error is not None:
+        return None, error
+    if not isinstance(raw, dict):
+        return None, error_line(INVALID_REQUEST, "Invalid Request: a message is a JSON object")
+    try:
+        return JSONRPCMessage.model_validate(raw), None
+    except (ValidationError, RecursionError):
+        request_id = raw.get("id")
+        usable = isinstance(request_id, (str, int)) and not isinstance(request_id, bool)
+        message = "Invalid Request: not a JSON-RPC 2.0 request, notification or response"
+        return None, error_line(INVALID_REQUEST, message, request_id if usable else None)
+
+
+@asynccontextmanager
+async def checked_stdio() -> AsyncIterator[tuple[Any, Any]]:
+    """The stdio transport of ``mcp.server.stdio``, but a line that is not a message gets a
+    JSON-RPC error instead of being dropped, and only this transport writes to the real
+    stdout: file descriptor 1 is pointed at stderr, so that stray output (a library's
+    print) cannot corrupt the channel."""
+    channel = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    stdin = anyio.wrap_file(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+    stdout = anyio.wrap_file(TextIOWrapper(channel, encoding="utf-8", write_through=True))
+    to_session, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, from_session = anyio.create_memory_object_stream[SessionMessage](0)
+    lock = anyio.Lock()
+
+    async def emit(line: str) -> None:
+        async with lock:
+            await stdout.write(line + "\n")
+            await stdout.flush()
+
+    async def read_lines() -> None:
+        async with to_session:
+            async for line in stdin:
+                if not line.strip():
+                    continue
+                message, error = parse_line(line)
+                if error is not None:
+                    await emit(error)
+                elif message is not None:
+                    await to_session.send(SessionMessage(message))
+
+    async def write_messages() -> None:
+        async with from_session:
+            async for item in from_session:
+                await emit(item.message.model_dump_json(by_alias=True, exclude_none=True))
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(read_lines)
+        group.start_soon(write_messages)
+        yield read_stream, write_stream
+
+
+ASGIApp = Callable[[dict, Callable[[], Awaitable[dict]], Callable[[dict], Awaitable[None]]],
+                   Awaitable[None]]  # fmt: skip
+
+
+class BodyGuard:
+    """ASGI middleware: a POST body that is not UTF-8 JSON (or is nested too deep to read)
+    is answered 400 with a JSON-RPC parse error, before the MCP library, which answers such
+    bodies 500 and logs a traceback. Other requests pass through untouched."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        body, more = b"", True
+        while more:
+            event = await receive()
+            if event["type"] == "http.disconnect":
+                return
+            body += event.get("body", b"")
+            more = event.get("more_body", False)
+        _, error = load_json(body) if body else (None, None)
+        if error is not None:
+            await _send_json(send, 400, error)
+            return
+        replayed = False
+
+        async def replay() -> dict:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+
+async def _send_json(send: Any, status: int, text: str) -> None:
+    payload = text.encode("utf-8")
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(payload))]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": payload})
+
+
 # -- where to listen ------------------------------------------------------------------------
 
 
@@ -214,12 +388,12 @@ def http_address(text: str, allow_remote: bool) -> tuple[str, int]:
 
 
 def warm_up(index: Index) -> None:
-    """Load the query model (numpy for the bundled model: no torch) and the glossary before
-    serving, with any stray output sent to stderr.
+    """Load the query model (numpy for the bundled model: no torch) and the glossary, with any
+    stray output sent to stderr. The server runs it in the background
+    (:meth:`HierdocMCP.warm_up_in_background`) and tool calls wait for it.
 
-    Stdout is the MCP channel on stdio; loading first also makes the first search fast. A
-    missing model is not fatal: keyword and exact searches still work, and a semantic search
-    says what to install.
+    A missing model is not fatal: keyword and exact searches still work, and a semantic
+    search says what to install.
     """
     with contextlib.redirect_stdout(sys.stderr):
         try:
@@ -246,6 +420,7 @@ def serve_index(
     host, port = http
     server = build_server(index, host=host, port=port, log_level=log_level,
                           allowed_hosts=allowed_hosts)  # fmt: skip
+    server.warm_up_in_background()
     logging.getLogger("mcp.server.streamable_http").addFilter(_quiet_disconnects)
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"{serving} at http://{shown}:{port}/mcp", err=True)
