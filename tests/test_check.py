@@ -61,16 +61,17 @@ def index_copy(built: tuple[Path, dict], tmp_path: Path) -> tuple[Path, dict]:
 
 
 def _zero_vector_rows(directory: Path) -> None:
-    matrix = np.load(directory / "vectors" / "vectors.npy")
-    matrix[::2] = 0
-    np.save(directory / "vectors" / "vectors.npy", matrix)
+    for segment in (directory / "vectors").glob("seg-*.npy"):
+        matrix = np.load(segment)
+        matrix[::2] = 0
+        np.save(segment, matrix)
 
 
 def _reorder_vector_ids(directory: Path) -> None:
-    meta_file = directory / "vectors" / "vectors.json"
-    meta = json.loads(meta_file.read_text())
-    meta["chunk_ids"] = meta["chunk_ids"][::-1]
-    meta_file.write_text(json.dumps(meta))
+    for meta_file in (directory / "vectors").glob("seg-*.json"):
+        meta = json.loads(meta_file.read_text())
+        meta["chunk_ids"] = meta["chunk_ids"][::-1]
+        meta_file.write_text(json.dumps(meta))
 
 
 def _corrupt_bm25_store(directory: Path) -> None:

@@ -136,7 +136,7 @@ def test_derived_indexes_are_rebuilt_when_they_lag(tmp_path, corpus, embedder) -
     import shutil
 
     shutil.rmtree(tmp_path / "index" / "bm25")
-    (tmp_path / "index" / "vectors" / "vectors.json").unlink()
+    (tmp_path / "index" / "vectors" / "manifest.json").unlink()
     with _open(tmp_path, embedder) as index:
         assert (
             index.search("spindle bearings", mode="keyword").results[0].source.endswith("gamma.md")

@@ -186,7 +186,7 @@ def test_a_reader_of_a_lagging_index_rebuilds_in_memory_and_writes_nothing(
     directory = tmp_path / "index"
     _build(directory)
     (directory / "bm25" / "hierdoc-bm25.json").unlink()  # BM25 no longer known current
-    (directory / "vectors" / "vectors.json").unlink()
+    (directory / "vectors" / "manifest.json").unlink()
     before = _snapshot(directory)
     with _open(directory, mode="r") as reader:
         _read_everything(reader)

@@ -4,8 +4,8 @@ SQLite (``records.sqlite``) is the source of truth; the BM25 index and the vecto
 are derived from it, so damage to them is repaired by rebuilding them from it.
 
 - At commit, the BM25 state file records a CRC-32 of each file of tantivy's current
-  segments (:func:`bm25_checksums`), and the vector cache records one of its matrix,
-  chunk ids and row owners (:func:`matrix_checksum`). On open these are checked
+  segments (:func:`bm25_checksums`), and the vector manifest one of each segment's
+  matrix and chunk ids (:mod:`.vectors`). On open these are checked
   (:func:`bm25_damage`, and ``VectorIndex.load_cache``): a mismatch makes the writer
   rebuild the index on disk and a reader rebuild a private copy in memory, so damage
   never shows as wrong results.
@@ -34,7 +34,7 @@ import numpy as np
 from ...errors import NotFoundError, StoreError
 
 BM25_STATE_FILE = "hierdoc-bm25.json"
-VECTOR_FILES = ("vectors.npy", "vectors.json")
+VECTOR_FILES = ("manifest.json",)
 _CHUNK_BYTES = 1 << 20
 
 
@@ -107,14 +107,6 @@ def bm25_damage(directory: Path, recorded: Any) -> str | None:
         if actual != expected:
             return f"{name} does not match its checksum"
     return None
-
-
-def matrix_checksum(matrix: np.ndarray, chunk_ids: list[str], owners: np.ndarray) -> str:
-    """A CRC-32 of the vector matrix, its chunk ids in order and its row owners."""
-    crc = zlib.crc32(np.ascontiguousarray(matrix, dtype=np.float32).data)
-    crc = zlib.crc32(json.dumps(chunk_ids).encode("utf-8"), crc)
-    crc = zlib.crc32(np.ascontiguousarray(owners, dtype=np.int64).data, crc)
-    return f"{crc:08x}"
 
 
 def records_missing(directory: Path, records_file: str) -> DamagedIndexError | None:
@@ -210,16 +202,15 @@ def _id_findings(part: str, found: list[str], expected: set[str]) -> list[Findin
 
 
 def _check_vectors(directory: Path, generation: int, db: sqlite3.Connection) -> list[Finding]:
+    from .vectors import VectorIndex
+
     try:
-        meta = json.loads((directory / "vectors.json").read_text(encoding="utf-8"))
-        matrix = np.load(directory / "vectors.npy", allow_pickle=False)
-        owners = np.asarray(meta["owners"], dtype=np.int64)
-        if meta.get("checksum") != matrix_checksum(matrix, meta["chunk_ids"], owners):
-            return [Finding("vectors", "the cache does not match its checksum")]
-        if meta.get("generation") != generation:
-            return [
-                Finding("vectors", f"generation {meta.get('generation')}, records {generation}")
-            ]
+        vectors = VectorIndex(directory, int(_meta(db, "dimension") or 0))
+        if not vectors.load_cache():
+            return [Finding("vectors", "a segment is missing, unreadable or fails its checksum")]
+        if vectors.generation != generation:
+            return [Finding("vectors", f"generation {vectors.generation}, records {generation}")]
+        matrix, chunk_ids, owners = vectors.materialize()
     except Exception as error:  # any failure to read a derived index is damage to report
         return [Finding("vectors", f"unreadable ({type(error).__name__}: {error})")]
     expected: dict[str, list[np.ndarray]] = {}
@@ -227,7 +218,7 @@ def _check_vectors(directory: Path, generation: int, db: sqlite3.Connection) -> 
         "SELECT chunk_id, vector FROM vectors ORDER BY chunk_id, window"
     ):
         expected.setdefault(chunk_id, []).append(np.frombuffer(blob, dtype=np.float32))
-    return _vector_findings(meta["chunk_ids"], owners, matrix, expected)
+    return _vector_findings(chunk_ids, owners, matrix, expected)
 
 
 def _vector_findings(

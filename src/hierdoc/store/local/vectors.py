@@ -1,164 +1,375 @@
-"""Exact (brute-force) vector search in numpy.
+"""Vector search over immutable segments: exact in numpy, approximate (HNSW) in big ones.
 
-All window vectors sit in one float32 matrix of unit rows, the windows of a
-chunk in consecutive rows; a query is one matrix-vector product, and a chunk
-with several windows scores as its best window (``np.maximum.reduceat``).
-The matrix is derived from the record store and cached as ``.npy`` plus a JSON
-list of row owners, tagged with the store generation it reflects and a checksum that
-:meth:`VectorIndex.load_cache` verifies (:mod:`.check`).
+A segment holds the window vectors of some chunks, a chunk's windows in consecutive
+rows of a float32 matrix of unit rows; a chunk scores as its best window. Its files in
+``vectors/`` never change once written: ``<name>.npy`` (memory-mapped when read),
+``<name>.json`` (chunk ids and window counts) and, for a segment of at least
+:data:`ANN_ROWS` rows, ``<name>.usearch`` (an HNSW graph, :mod:`.ann`). ``manifest.json``
+lists the live segments in order with the chunk ids deleted from each (tombstones) and
+their checksums, and is stamped with the record store's generation; it is replaced
+atomically, so a reader sees one consistent set.
+
+A flush writes one new segment for the added chunks and tombstones for the removed:
+its cost follows the change, not the index. Segments are merged by size tier (four
+of a tier become one of the next) and a segment with many tombstones is rewritten, so
+there are O(log N) segments. Below :data:`ANN_ROWS` rows in all, every segment is small
+and search is exact; above, big segments answer through HNSW, and the candidates'
+windows are rescored exactly, so scores are cosines whichever way a chunk was found.
 """
 
 from __future__ import annotations
 
+import heapq
 import json
 import os
-from collections.abc import Iterable
-from dataclasses import dataclass
+import uuid
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ...models import Hit
-from .check import matrix_checksum
+from . import ann
+
+MANIFEST = "manifest.json"
+ANN_ROWS = 50_000
+"""A segment of at least this many window rows gets an HNSW graph; smaller ones are
+searched exactly (a product over 50k rows takes a few milliseconds)."""
+TIER_FANOUT = 4
+"""This many segments of one size tier are merged into one."""
+MAX_DELETED_SHARE = 0.3
+"""A segment with more of its chunks deleted than this is rewritten without them."""
+FULL_CHECK_BYTES = 64 << 20
+"""A segment matrix up to this size is checked whole on load; a bigger one by its size
+and sampled blocks (``hierdoc check`` reads everything)."""
 
 
 @dataclass(frozen=True)
-class _Matrix:
-    """One consistent state of the index: searches read it whole, writers swap in a new one."""
+class Segment:
+    """One immutable segment, loaded (its matrix memory-mapped)."""
 
+    name: str
     matrix: np.ndarray
     chunk_ids: list[str]
-    owners: np.ndarray
     starts: np.ndarray
-    generation: int | None
+    """Row where each chunk's windows start; ``starts[-1]`` is the row count."""
+    graph: ann.Graph | None = None
+    positions: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
-    @classmethod
-    def build(
-        cls, matrix: np.ndarray, chunk_ids: list[str], owners: np.ndarray, generation: int | None
-    ) -> _Matrix:
-        changes = np.flatnonzero(np.diff(owners)) + 1 if len(owners) else owners
-        starts = np.concatenate(([0], changes)).astype(np.int64) if len(owners) else owners
-        matrix = np.ascontiguousarray(matrix, dtype=np.float32)
-        return cls(matrix, list(chunk_ids), owners, starts, generation)
+    @property
+    def rows(self) -> int:
+        return int(self.starts[-1])
+
+    def position(self, chunk_id: str) -> int | None:
+        if not self.positions and self.chunk_ids:
+            self.positions.update((c, i) for i, c in enumerate(self.chunk_ids))
+        return self.positions.get(chunk_id)
+
+
+@dataclass(frozen=True)
+class _State:
+    segments: tuple[Segment, ...]
+    deleted: dict[str, frozenset[str]]
+    generation: int | None
+    checksums: dict[str, str]
+
+
+def _starts(counts: Sequence[int]) -> np.ndarray:
+    return np.concatenate(([0], np.cumsum(np.asarray(counts, dtype=np.int64)))).astype(np.int64)
+
+
+def _sampled_crc(path: Path) -> str:
+    """A CRC-32 of the whole file when small, else of its size and 64 blocks spread over it."""
+    size = path.stat().st_size
+    crc = zlib.crc32(str(size).encode())
+    with open(path, "rb") as handle:
+        if size <= FULL_CHECK_BYTES:
+            return f"{zlib.crc32(handle.read(), crc):08x}"
+        for block in range(64):
+            handle.seek(block * (size - 65536) // 63)
+            crc = zlib.crc32(handle.read(65536), crc)
+    return f"{crc:08x}"
 
 
 class VectorIndex:
-    """The vector matrix of a store. Each change builds a new :class:`_Matrix` and replaces
-    the old one in a single assignment, so a search running in another thread sees
-    either the old state or the new one, never a mix."""
+    """The vectors of a store. Each change builds a new state and swaps it in with one
+    assignment, so a search in another thread sees the old state or the new, never a mix."""
 
     def __init__(self, directory: Path, dimension: int) -> None:
         self._directory = directory
         self.dimension = dimension
-        empty = np.zeros((0, dimension), dtype=np.float32)
-        self._state = _Matrix.build(empty, [], np.zeros(0, dtype=np.int64), None)
+        self._state = _State((), {}, None, {})
         self.saved = False
-        """The matrix in memory is the one in the cache files (loaded from or saved to them)."""
+        """The state in memory is the one in ``manifest.json`` (loaded from or saved to it)."""
 
     @property
     def generation(self) -> int | None:
         return self._state.generation
 
+    def __len__(self) -> int:
+        state = self._state
+        return sum(len(s.chunk_ids) - len(state.deleted.get(s.name, ())) for s in state.segments)
+
     @property
-    def _files(self) -> tuple[Path, Path]:
-        return self._directory / "vectors.npy", self._directory / "vectors.json"
+    def rows(self) -> int:
+        return sum(s.rows for s in self._state.segments)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(int(s.matrix.nbytes) for s in self._state.segments)
+
+    @property
+    def segment_names(self) -> list[str]:
+        return [s.name for s in self._state.segments]
+
+    # loading
 
     def load_cache(self) -> bool:
-        """Load the cached matrix; False when there is none or it is unreadable."""
-        matrix_file, meta_file = self._files
+        """Load the segments the manifest lists (re-using those already loaded); False when
+        there is no manifest or a segment is missing, unreadable or fails its checksum."""
         try:
-            meta = json.loads(meta_file.read_text())
-            matrix = np.load(matrix_file, allow_pickle=False)
-        except (OSError, ValueError):
+            manifest = json.loads((self._directory / MANIFEST).read_text())
+            if manifest.get("dimension") != self.dimension:
+                return False
+            loaded = {s.name: s for s in self._state.segments}
+            segments = []
+            for entry in manifest["segments"]:
+                name = entry["name"]
+                if name in loaded and self._state.checksums.get(name) == entry["checksum"]:
+                    segments.append(loaded[name])
+                else:
+                    segments.append(self._load_segment(name, entry["checksum"]))
+        except (OSError, ValueError, KeyError, TypeError):
             return False
-        if matrix.shape[1:] != (self.dimension,) or len(meta["owners"]) != len(matrix):
-            return False
-        owners = np.asarray(meta["owners"], dtype=np.int64)
-        recorded = meta.get("checksum")  # absent in caches written before checksums
-        if recorded is not None and recorded != matrix_checksum(matrix, meta["chunk_ids"], owners):
-            return False  # damaged: rebuilt from the records
-        self._state = _Matrix.build(matrix, meta["chunk_ids"], owners, int(meta["generation"]))
+        deleted = {e["name"]: frozenset(e.get("deleted", ())) for e in manifest["segments"]}
+        checksums = {e["name"]: e["checksum"] for e in manifest["segments"]}
+        self._state = _State(tuple(segments), deleted, int(manifest["generation"]), checksums)
         self.saved = True
         return True
+
+    def _load_segment(self, name: str, checksum: str) -> Segment:
+        matrix_file = self._directory / f"{name}.npy"
+        meta_file = self._directory / f"{name}.json"
+        recorded = f"{_sampled_crc(matrix_file)}:{zlib.crc32(meta_file.read_bytes()):08x}"
+        if recorded != checksum:
+            raise ValueError(f"segment {name} does not match its checksum")
+        meta = json.loads(meta_file.read_text())
+        matrix = np.load(matrix_file, mmap_mode="r", allow_pickle=False)
+        starts = _starts(meta["counts"])
+        if matrix.shape != (int(starts[-1]), self.dimension) or len(meta["chunk_ids"]) != len(
+            meta["counts"]
+        ):
+            raise ValueError(f"segment {name} has the wrong shape")
+        graph_file = self._directory / f"{name}.usearch"
+        graph = ann.open_graph(graph_file, self.dimension) if graph_file.exists() else None
+        return Segment(name, matrix, meta["chunk_ids"], starts, graph)
+
+    def materialize(self) -> tuple[np.ndarray, list[str], np.ndarray]:
+        """Every live vector as one (matrix, chunk ids, row owners), in segment order: what
+        ``hierdoc check`` compares with the records."""
+        blocks, ids, owners = [], [], []
+        state = self._state
+        for segment in state.segments:
+            gone = state.deleted.get(segment.name, frozenset())
+            for position, chunk_id in enumerate(segment.chunk_ids):
+                if chunk_id in gone:
+                    continue
+                rows = segment.matrix[segment.starts[position] : segment.starts[position + 1]]
+                owners.append(np.full(len(rows), len(ids), dtype=np.int64))
+                ids.append(chunk_id)
+                blocks.append(np.asarray(rows, dtype=np.float32))
+        if not blocks:
+            return np.zeros((0, self.dimension), np.float32), [], np.zeros(0, np.int64)
+        return np.vstack(blocks), ids, np.concatenate(owners)
+
+    # writing
 
     def rebuild(
         self, rows: Iterable[tuple[str, np.ndarray]], generation: int, save: bool = True
     ) -> None:
-        """Rebuild from (chunk_id, windows) rows in document order, then cache."""
-        chunk_ids: list[str] = []
-        owners: list[np.ndarray] = []
-        blocks: list[np.ndarray] = []
-        for chunk_id, windows in rows:
-            owners.append(np.full(len(windows), len(chunk_ids), dtype=np.int64))
-            chunk_ids.append(chunk_id)
-            blocks.append(np.asarray(windows, dtype=np.float32).reshape(-1, self.dimension))
-        matrix = np.vstack(blocks) if blocks else np.zeros((0, self.dimension), np.float32)
-        owner_rows = np.concatenate(owners) if owners else np.zeros(0, dtype=np.int64)
-        self._state = _Matrix.build(matrix, chunk_ids, owner_rows, generation)
+        """Rebuild from (chunk_id, windows) rows in document order: one segment, on disk
+        when ``save`` (else in memory only, for a reader's private copy)."""
+        added = list(rows)
+        segments = (self._new_segment(added, save),) if added else ()
+        self._state = _State(segments, {}, generation, {})
         self.saved = False
         if save:
-            self._save()
+            self._commit(self._state, obsolete=True)
 
     def replace(
         self, removed: set[str], added: list[tuple[str, np.ndarray]], generation: int
     ) -> None:
-        """Drop the rows of ``removed`` chunks, append ``added`` (chunk id, windows) and cache."""
+        """Tombstone the ``removed`` chunks, add the ``added`` (chunk id, windows) as one new
+        segment, merge or compact what the policy says, and save the manifest."""
         old = self._state
-        keep_chunks = [i for i, c in enumerate(old.chunk_ids) if c not in removed]
-        keep_rows = np.isin(old.owners, keep_chunks)
-        remap = np.full(max(len(old.chunk_ids), 1), -1, dtype=np.int64)
-        remap[keep_chunks] = np.arange(len(keep_chunks))
-        chunk_ids = [old.chunk_ids[i] for i in keep_chunks]
-        blocks = [old.matrix[keep_rows]]
-        owners = [remap[old.owners[keep_rows]]]
-        for chunk_id, windows in added:
-            owners.append(np.full(len(windows), len(chunk_ids), dtype=np.int64))
-            chunk_ids.append(chunk_id)
-            blocks.append(np.asarray(windows, dtype=np.float32).reshape(-1, self.dimension))
-        self._state = _Matrix.build(
-            np.vstack(blocks), chunk_ids, np.concatenate(owners), generation
-        )
-        self._save()
+        deleted = dict(old.deleted)
+        for segment in old.segments:
+            gone = {c for c in removed if segment.position(c) is not None}
+            if gone:
+                deleted[segment.name] = deleted.get(segment.name, frozenset()) | gone
+        segments = list(old.segments)
+        if added:
+            segments.append(self._new_segment(added, save=True))
+        state = _State(tuple(segments), deleted, generation, old.checksums)
+        self._state = self._maintain(state)
+        self._commit(self._state, obsolete=False)
 
-    def _save(self) -> None:
-        state = self._state
-        self._directory.mkdir(parents=True, exist_ok=True)
-        matrix_file, meta_file = self._files
-        tmp_matrix = matrix_file.with_suffix(".tmp.npy")
-        np.save(tmp_matrix, state.matrix, allow_pickle=False)
-        os.replace(tmp_matrix, matrix_file)
-        meta = {
+    def _new_segment(self, added: Sequence[tuple[str, np.ndarray]], save: bool) -> Segment:
+        name = f"seg-{uuid.uuid4().hex[:12]}"
+        blocks = [np.asarray(w, dtype=np.float32).reshape(-1, self.dimension) for _, w in added]
+        matrix = np.ascontiguousarray(np.vstack(blocks), dtype=np.float32)
+        chunk_ids = [chunk_id for chunk_id, _ in added]
+        starts = _starts([len(b) for b in blocks])
+        graph = None
+        if save:
+            self._directory.mkdir(parents=True, exist_ok=True)
+            np.save(self._directory / f"{name}.npy", matrix, allow_pickle=False)
+            meta = {"chunk_ids": chunk_ids, "counts": [len(b) for b in blocks]}
+            (self._directory / f"{name}.json").write_text(json.dumps(meta))
+            if len(matrix) >= ANN_ROWS and ann.available():
+                graph = ann.build_graph(self._directory / f"{name}.usearch", matrix)
+            matrix = np.load(self._directory / f"{name}.npy", mmap_mode="r", allow_pickle=False)
+        return Segment(name, matrix, chunk_ids, starts, graph)
+
+    def _maintain(self, state: _State) -> _State:
+        """Rewrite segments with many tombstones, then merge full size tiers."""
+        segments = list(state.segments)
+        deleted = dict(state.deleted)
+        for index, segment in enumerate(segments):
+            gone = deleted.get(segment.name, frozenset())
+            if gone and len(gone) > MAX_DELETED_SHARE * len(segment.chunk_ids):
+                segments[index] = self._merged([segment], deleted)
+                deleted.pop(segment.name, None)
+        merged = True
+        while merged:
+            merged = False
+            tiers: dict[int, list[int]] = {}
+            for index, segment in enumerate(segments):
+                tiers.setdefault(_tier(segment.rows), []).append(index)
+            for members in tiers.values():
+                if len(members) >= TIER_FANOUT:
+                    first = members[0]
+                    together = self._merged([segments[i] for i in members], deleted)
+                    for i in members:
+                        deleted.pop(segments[i].name, None)
+                    segments = [
+                        together if i == first else s
+                        for i, s in enumerate(segments)
+                        if i == first or i not in members
+                    ]
+                    merged = True
+                    break
+        return _State(tuple(s for s in segments if s.rows), deleted, state.generation, {})
+
+    def _merged(self, parts: list[Segment], deleted: dict[str, frozenset[str]]) -> Segment:
+        rows = []
+        for segment in parts:
+            gone = deleted.get(segment.name, frozenset())
+            for position, chunk_id in enumerate(segment.chunk_ids):
+                if chunk_id not in gone:
+                    window = segment.matrix[segment.starts[position] : segment.starts[position + 1]]
+                    rows.append((chunk_id, np.asarray(window)))
+        if not rows:
+            return Segment("empty", np.zeros((0, self.dimension), np.float32), [], _starts([]))
+        return self._new_segment(rows, save=True)
+
+    def _commit(self, state: _State, obsolete: bool) -> None:
+        """Write the manifest atomically, then remove files no segment uses any more."""
+        entries = []
+        checksums = {}
+        for segment in state.segments:
+            checksum = state.checksums.get(segment.name) or self._checksum(segment.name)
+            checksums[segment.name] = checksum
+            gone = sorted(state.deleted.get(segment.name, ()))
+            entries.append({"name": segment.name, "checksum": checksum, "deleted": gone})
+        manifest = {
             "generation": state.generation,
-            "chunk_ids": state.chunk_ids,
-            "owners": state.owners.tolist(),
-            "checksum": matrix_checksum(state.matrix, state.chunk_ids, state.owners),
+            "dimension": self.dimension,
+            "segments": entries,
         }
-        tmp_meta = meta_file.with_suffix(".tmp")
-        tmp_meta.write_text(json.dumps(meta))
-        os.replace(tmp_meta, meta_file)
+        self._directory.mkdir(parents=True, exist_ok=True)
+        temporary = self._directory / f"{MANIFEST}.tmp"
+        temporary.write_text(json.dumps(manifest))
+        os.replace(temporary, self._directory / MANIFEST)
+        self._state = _State(state.segments, state.deleted, state.generation, checksums)
         self.saved = True
+        self._remove_unused({s.name for s in state.segments})
 
-    def __len__(self) -> int:
-        return len(self._state.chunk_ids)
+    def _checksum(self, name: str) -> str:
+        meta = (self._directory / f"{name}.json").read_bytes()
+        return f"{_sampled_crc(self._directory / f'{name}.npy')}:{zlib.crc32(meta):08x}"
 
-    @property
-    def nbytes(self) -> int:
-        return int(self._state.matrix.nbytes)
+    def _remove_unused(self, live: set[str]) -> None:
+        """Files of segments the manifest no longer lists (a reader that still maps one
+        keeps reading it: unlinking does not take an open mapping away)."""
+        for path in self._directory.glob("seg-*"):
+            if path.name.split(".", 1)[0] not in live:
+                path.unlink(missing_ok=True)
+        for legacy in ("vectors.npy", "vectors.json"):
+            (self._directory / legacy).unlink(missing_ok=True)
+
+    # searching
 
     def search(self, query: np.ndarray, k: int, allowed: set[str] | None = None) -> list[Hit]:
         """Top ``k`` chunks by cosine similarity of their best window."""
         state = self._state
-        if not state.chunk_ids or k <= 0:
+        if k <= 0 or not state.segments:
             return []
-        window_scores = state.matrix @ query.astype(np.float32)
-        scores = np.maximum.reduceat(window_scores, state.starts)
-        if allowed is not None:
-            ids = state.chunk_ids
-            mask = np.fromiter((c in allowed for c in ids), bool, len(ids))
-            scores[~mask] = -np.inf
-        k = min(k, int(np.isfinite(scores).sum()))
-        if k == 0:
-            return []
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.lexsort((top, -scores[top]))]
-        return [Hit(state.chunk_ids[i], float(scores[i])) for i in top]
+        query = np.asarray(query, dtype=np.float32)
+        found: list[tuple[float, int, int, str]] = []
+        for order, segment in enumerate(state.segments):
+            gone = state.deleted.get(segment.name, frozenset())
+            for score, position in _search_segment(segment, query, k, allowed, gone):
+                found.append((-score, order, position, segment.chunk_ids[position]))
+        best = heapq.nsmallest(k, found)
+        return [Hit(chunk_id, -negative) for negative, _, _, chunk_id in best]
+
+
+def _tier(rows: int) -> int:
+    """Size tiers by powers of :data:`TIER_FANOUT` from 1,024 rows."""
+    tier = 0
+    while rows >= 1024 * TIER_FANOUT ** (tier + 1):
+        tier += 1
+    return tier
+
+
+def _search_segment(
+    segment: Segment, query: np.ndarray, k: int, allowed: set[str] | None, gone: frozenset[str]
+) -> list[tuple[float, int]]:
+    """(score, position) of the segment's best ``k`` live, allowed chunks."""
+    if not segment.chunk_ids:
+        return []
+    if segment.graph is not None:
+        return _rescored(segment, query, ann.candidates(segment, query, k, allowed, gone), k)
+    scores = np.maximum.reduceat(np.asarray(segment.matrix @ query), segment.starts[:-1])
+    if allowed is not None or gone:
+        mask = np.fromiter(
+            ((allowed is None or c in allowed) and c not in gone for c in segment.chunk_ids),
+            bool,
+            len(segment.chunk_ids),
+        )
+        scores[~mask] = -np.inf
+    count = min(k, int(np.isfinite(scores).sum()))
+    if count == 0:
+        return []
+    top = np.argpartition(-scores, count - 1)[:count]
+    top = top[np.lexsort((top, -scores[top]))]
+    return [(float(scores[i]), int(i)) for i in top]
+
+
+def _rescored(
+    segment: Segment, query: np.ndarray, positions: np.ndarray, k: int
+) -> list[tuple[float, int]]:
+    """Exact best-window scores of candidate chunks (every window of each, not only the
+    ones the graph returned), in one product over their gathered rows."""
+    if len(positions) == 0:
+        return []
+    positions = np.unique(positions)
+    first, lengths = segment.starts[positions], np.diff(segment.starts)[positions]
+    offsets = np.cumsum(lengths) - lengths
+    rows = np.repeat(first - offsets, lengths) + np.arange(int(lengths.sum()))
+    scores = np.maximum.reduceat(np.asarray(segment.matrix[rows]) @ query, offsets)
+    order = np.lexsort((positions, -scores))[:k]
+    return [(float(scores[i]), int(positions[i])) for i in order]

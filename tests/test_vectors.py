@@ -1,0 +1,141 @@
+"""The segmented vector index: changes cost what changed, search equals brute force over
+the live vectors (tombstones, filters, merges), big segments answer through HNSW with
+high recall, and a damaged segment is refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hierdoc.store.local import ann, vectors
+from hierdoc.store.local.vectors import MANIFEST, VectorIndex
+
+DIMENSION = 16
+
+
+def _windows(rng: np.random.Generator, count: int, centers: np.ndarray | None = None) -> np.ndarray:
+    if centers is None:
+        rows = rng.standard_normal((count, DIMENSION))
+    else:
+        rows = centers[rng.integers(0, len(centers), count)]
+        rows = rows + 0.3 * rng.standard_normal(rows.shape)
+    rows = rows.astype(np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def _document(rng: np.random.Generator, name: str, chunks: int, centers=None) -> list:
+    return [(f"{name}#{i}", _windows(rng, 1 + i % 3, centers)) for i in range(chunks)]
+
+
+def _brute_force(live: dict[str, np.ndarray], query: np.ndarray, k: int, allowed=None) -> list:
+    scores = {
+        c: float(np.max(w @ query)) for c, w in live.items() if allowed is None or c in allowed
+    }
+    return sorted(scores, key=lambda c: -scores[c])[:k]
+
+
+def test_a_change_writes_one_segment_and_tombstones(tmp_path: Path) -> None:
+    rng = np.random.default_rng(1)
+    index = VectorIndex(tmp_path, DIMENSION)
+    first = _document(rng, "a", 40)
+    index.replace(set(), first, generation=1)
+    (segment,) = tmp_path.glob("seg-*.npy")
+    before = segment.stat().st_mtime_ns
+    second = _document(rng, "b", 5)
+    index.replace({"a#3", "a#7"}, second, generation=2)
+    assert segment.stat().st_mtime_ns == before  # the old segment was not rewritten
+    manifest = json.loads((tmp_path / MANIFEST).read_text())
+    assert manifest["generation"] == 2 and len(manifest["segments"]) == 2
+    assert manifest["segments"][0]["deleted"] == ["a#3", "a#7"]
+    assert len(index) == 43
+    live = {c: w for c, w in first + second if c not in {"a#3", "a#7"}}
+    for query in _windows(rng, 10):
+        hits = index.search(query, 8)
+        assert [h.chunk_id for h in hits] == _brute_force(live, query, 8)
+        assert hits[0].score == pytest.approx(float(np.max(live[hits[0].chunk_id] @ query)))
+
+
+def test_search_equals_brute_force_through_merges_and_compaction(tmp_path: Path) -> None:
+    rng = np.random.default_rng(2)
+    index = VectorIndex(tmp_path, DIMENSION)
+    live: dict[str, np.ndarray] = {}
+    for step in range(30):
+        added = _document(rng, f"d{step}", 60)
+        removed = {c for c in live if rng.random() < 0.15}
+        index.replace(removed, added, generation=step + 1)
+        for chunk_id in removed:
+            live.pop(chunk_id)
+        live.update(added)
+    assert len(index) == len(live)
+    assert len(index.segment_names) < 12  # merged by tier, not one segment per change
+    reader = VectorIndex(tmp_path, DIMENSION)
+    assert reader.load_cache() and reader.generation == 30
+    allowed = set(list(live)[::7])
+    for query in _windows(rng, 20):
+        for store in (index, reader):
+            assert [h.chunk_id for h in store.search(query, 10)] == _brute_force(live, query, 10)
+            filtered = [h.chunk_id for h in store.search(query, 5, allowed)]
+            assert filtered == _brute_force(live, query, 5, allowed)
+    files = {p.name.split(".")[0] for p in tmp_path.glob("seg-*")}
+    assert files == set(index.segment_names)  # merged-away segments' files are gone
+
+
+def test_a_reader_maps_only_new_segments(tmp_path: Path) -> None:
+    rng = np.random.default_rng(3)
+    writer = VectorIndex(tmp_path, DIMENSION)
+    writer.replace(set(), _document(rng, "a", 20), generation=1)
+    reader = VectorIndex(tmp_path, DIMENSION)
+    assert reader.load_cache()
+    kept = reader._state.segments[0]
+    writer.replace(set(), _document(rng, "b", 20), generation=2)
+    assert reader.load_cache() and reader.generation == 2
+    assert reader._state.segments[0] is kept and len(reader) == 40
+
+
+def test_a_damaged_segment_is_refused(tmp_path: Path) -> None:
+    rng = np.random.default_rng(4)
+    index = VectorIndex(tmp_path, DIMENSION)
+    index.replace(set(), _document(rng, "a", 20), generation=1)
+    (segment,) = tmp_path.glob("seg-*.npy")
+    matrix = np.load(segment)
+    matrix[::2] = 0
+    np.save(segment, matrix)
+    assert not VectorIndex(tmp_path, DIMENSION).load_cache()
+
+
+@pytest.mark.skipif(not ann.available(), reason="usearch (the local extra) is not installed")
+def test_big_segments_answer_through_hnsw_with_high_recall(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vectors, "ANN_ROWS", 2_000)
+    monkeypatch.setattr(ann, "EXACT_ROWS", 100)
+    rng = np.random.default_rng(5)
+    centers = _windows(rng, 40)
+    index = VectorIndex(tmp_path, DIMENSION)
+    documents = [_document(rng, f"d{i}", 500, centers) for i in range(3)]
+    index.rebuild([row for d in documents for row in d], generation=1)
+    assert list(tmp_path.glob("seg-*.usearch"))  # the one big segment has a graph
+    live = {c: w for d in documents for c, w in d}
+    removed = set(list(live)[::10])
+    index.replace(removed, [], generation=2)
+    for chunk_id in removed:
+        live.pop(chunk_id)
+    allowed = set(list(live)[::3])
+    recall = filtered_recall = 0.0
+    queries = _windows(rng, 50, centers)
+    for query in queries:
+        hits = index.search(query, 10)
+        assert not {h.chunk_id for h in hits} & removed
+        truth = set(_brute_force(live, query, 10))
+        recall += len(truth & {h.chunk_id for h in hits}) / 10
+        for hit in hits:  # scores are exact cosines of the best window
+            assert hit.score == pytest.approx(float(np.max(live[hit.chunk_id] @ query)), abs=1e-5)
+        filtered = index.search(query, 10, allowed)
+        assert {h.chunk_id for h in filtered} <= allowed
+        truth = set(_brute_force(live, query, 10, allowed))
+        filtered_recall += len(truth & {h.chunk_id for h in filtered}) / 10
+    assert recall / len(queries) >= 0.98
+    assert filtered_recall / len(queries) >= 0.98
