@@ -21,15 +21,17 @@ section recall
     not already qualified ("3" under "K." is "K.3", "(a)" or "a." under "8.1" is "8.1(a)"); either
     may equal the gold number. The title is the heading without its label; it matches when,
     reduced to lower-case words (markup and punctuation dropped), it equals the gold heading
-    or begins with it (a run-in title followed by the clause's first sentence). A heading
-    that is only a label ("(b)") is titled by the start of the section's text.
+    or begins with it (a run-in title followed by the clause's first sentence). A point
+    whose heading is only its label ("(b)", "b.") is titled by the start of its text. A
+    title with dot leaders is a table-of-contents line and matches nothing.
 
 heading-id precision
     Share of the document's sections (the preamble left out) whose heading and id are both
     clean. A heading is clean when it holds no markup (``**``, ``__``, ``_x``, backticks,
     HTML tags or entities, Markdown links, leading ``#``, escaped ``\\*``), does not start with
     punctuation other than "(", "[" or "§", does not end with "," ";" "(" "|" "*" "_" or "\\",
-    holds no line break, and is at most 200 characters (a whole paragraph taken as a
+    holds no line break and no dot leaders ("....", a table-of-contents line), and is at
+    most 200 characters (a whole paragraph taken as a
     heading is not clean). An id is clean when it is lower-case letters and digits joined
     by single "-" or ".", at most 120 characters, with no HTML word in it (span, strong, em,
     nbsp, amp, quot, lt, gt, ldquo, rdquo).
@@ -103,6 +105,7 @@ _MARKUP = re.compile(
     r"\*\*|__|(?<![\w])_(?=\w)|`|<[/a-zA-Z][^>]*>|&[a-z]+;|&#\d+;|\]\(|^\s*#|\\[*_]"
 )
 _HTML_WORDS = {"span", "strong", "em", "nbsp", "amp", "quot", "lt", "gt", "ldquo", "rdquo"}
+_DOT_LEADER = re.compile(r"\.{4,}|…{2,}|(?:\. ){4,}")
 _CLEAN_ID = re.compile(r"[a-z0-9]+(?:[-.][a-z0-9]+)*")
 
 
@@ -153,6 +156,8 @@ def term_key(term: str) -> str:
 
 
 def title_matches(title: str, gold_heading: str) -> bool:
+    if _DOT_LEADER.search(title):  # a table-of-contents line, not the section
+        return False
     found, wanted = words(title), words(gold_heading)
     return bool(wanted) and (found == wanted or found.startswith(wanted + " "))
 
@@ -185,8 +190,15 @@ def labelled_sections(records: Sequence[SectionRecord]) -> list[LabelledSection]
     out = []
     for record in records:
         label, title = split_heading(record.heading)
-        out.append(LabelledSection(record, label, full_label(record), title or body_start(record)))
+        if not title and is_point(label):
+            title = body_start(record)
+        out.append(LabelledSection(record, label, full_label(record), title))
     return out
+
+
+def is_point(label: str) -> bool:
+    """A point's label: "(b)", "b", "(iv)" (a point is titled by its text, not a heading)."""
+    return label.startswith("(") or (label.isalpha() and len(label) <= 4)
 
 
 def body_start(record: SectionRecord) -> str:
@@ -209,6 +221,8 @@ def matching_sections(
 def heading_is_clean(heading: str) -> bool:
     text = heading.strip()
     if not text or len(text) > 200 or "\n" in text or _MARKUP.search(text):
+        return False
+    if _DOT_LEADER.search(text):
         return False
     return text[0] not in ".,;:)]}|>*_-–—" and text[-1] not in ",;(|*_\\"
 
