@@ -24,8 +24,11 @@ from collections.abc import Iterator
 
 from .definition_markup import QUOTED_TERM, Unmarked, term_at
 from .definition_text import FoundDefinition, valid_term, word_set
+from .layout import item_start
 
 MAX_PHRASE_WORDS = 150
+#: An anchored phrase longer than this is a clause, not the noun phrase of its head word.
+MAX_ANCHORED_WORDS = 60
 WINDOW = 800
 
 _PAREN = re.compile(r"\((?P<body>[^()\n]{1,160})\)")
@@ -39,8 +42,10 @@ _UNQUOTED = re.compile(
     r"(?:the\s+)?(?P<term>[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*){0,4})\s*$"
 )
 _DETERMINERS = word_set(
-    "the a an this these those its their his her each any such our your every one"
+    "the a an this these those its their his her each any such our your every one certain"
+    " some another either neither both"
 )
+_ANAPHORIC = word_set("that those such said")
 _POINTING = word_set("this these those that such its their his her our your said")
 _CONNECTORS = word_set("of the and & for de on")
 _SMALL_WORDS = word_set("of the and & for de on to in a an et seq al")
@@ -64,12 +69,20 @@ _LABEL = re.compile(
 def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     for match in _PAREN.finditer(marked.quoted):
         before = _text_before(marked.plain, match.start())
-        closes_item = bool(_ITEM_END.match(marked.quoted, match.end()))
+        closes_item = _closes_item(marked.quoted, match.start(), match.end())
         collective = "collectively" in match.group("body").casefold()
         for term, start in _named_terms(match):
             phrase = named_thing(before, term, closes_item, collective)
             if phrase:
                 yield FoundDefinition(term, phrase, start, match.end(), "parenthetical")
+
+
+def _closes_item(text: str, start: int, end: int) -> bool:
+    """The parenthesis ends a numbered or lettered item ("(c) adequate, ... (‘data
+    minimisation’);"), not just a line (a preamble's "BETWEEN X Ltd (“Provider”)")."""
+    if not _ITEM_END.match(text, end):
+        return False
+    return item_start(text, text.rfind("\n", 0, start) + 1) is not None
 
 
 def _named_terms(match: re.Match[str]) -> list[tuple[str, int]]:
@@ -139,17 +152,19 @@ def named_thing(before: str, term: str, closes_item: bool, collective: bool = Fa
 def _anchored_phrase(words: list[str], term: str, earliest: bool = False) -> str:
     """From the noun phrase of the term's head word up to the parenthesis.
 
-    "that date" alone only points back at a date named earlier, so it names nothing.
+    "that date" alone only points back at a date named earlier, so it names nothing ("this
+    deed" is the document itself).
     """
     head = _stem(_head_word(term))
     if len(head) < 3:
         return ""
     order = range(len(words)) if earliest else range(len(words) - 1, -1, -1)
     for index in order:
-        if _stem(words[index]) == head:
-            phrase = words[_phrase_start(words, index) :][:MAX_PHRASE_WORDS]
-            pointing = phrase[0].casefold() in _POINTING and len(phrase) <= 2
-            return "" if pointing else " ".join(phrase)
+        shouting = words[index].isupper() and len(words[index]) > 1 and not term.isupper()
+        if _stem(words[index]) == head and not shouting:  # not "BUSINESS SALE AGREEMENT"
+            phrase = words[_phrase_start(words, index) :]
+            pointing = phrase[0].casefold() in _ANAPHORIC and len(phrase) <= 2
+            return "" if pointing or len(phrase) > MAX_ANCHORED_WORDS else " ".join(phrase)
     return ""
 
 
@@ -239,6 +254,10 @@ def _noun_phrase_before(before: str) -> str:
     """
     starts = [m.end() for m in _CLAUSE_BREAK.finditer(before)]
     words = before[starts[-1] if starts else 0 :].split()
+    if words and words[0].casefold() == "as" and starts:
+        # "the following offerings, as further defined below (the “Products”)"
+        previous = starts[-2] if len(starts) > 1 else 0
+        words = before[previous : starts[-1]].rstrip(" ,;:").split()
     run = _capitalised_run(words)
     named = run and words[-run].casefold() in _DETERMINERS
     start = None
@@ -251,9 +270,14 @@ def _noun_phrase_before(before: str) -> str:
         return ""
     phrase = words[start:][-12:]
     bare = [word.strip("\"'‘’“”,;:").casefold() for word in phrase]
-    if bare[0] in _POINTING or _PHRASE_STOPS.intersection(bare):
+    if bare[0] in _POINTING or _PHRASE_STOPS.intersection(bare) or _blanks(phrase):
         return ""
     return " ".join(_with_head(words, len(words) - len(phrase)))
+
+
+def _blanks(words: list[str]) -> bool:
+    """A form's blanks ("_ _ _ _ documents regarding _ _ _"): nothing named yet."""
+    return sum(set(word) <= set("_[]") for word in words) * 3 > len(words)
 
 
 def _with_head(words: list[str], start: int) -> list[str]:
