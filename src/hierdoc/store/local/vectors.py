@@ -74,6 +74,17 @@ class _State:
     deleted: dict[str, frozenset[str]]
     generation: int | None
     checksums: dict[str, str]
+    _alive: dict[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
+
+    def alive(self, segment: Segment) -> np.ndarray | None:
+        """Which chunks of ``segment`` are not deleted (None: all), computed once per state."""
+        gone = self.deleted.get(segment.name)
+        if not gone:
+            return None
+        if segment.name not in self._alive:
+            ids = segment.chunk_ids
+            self._alive[segment.name] = np.fromiter((c not in gone for c in ids), bool, len(ids))
+        return self._alive[segment.name]
 
 
 def _starts(counts: Sequence[int]) -> np.ndarray:
@@ -321,7 +332,8 @@ class VectorIndex:
         found: list[tuple[float, int, int, str]] = []
         for order, segment in enumerate(state.segments):
             gone = state.deleted.get(segment.name, frozenset())
-            for score, position in _search_segment(segment, query, k, allowed, gone):
+            alive = state.alive(segment)
+            for score, position in _search_segment(segment, query, k, allowed, gone, alive):
                 found.append((-score, order, position, segment.chunk_ids[position]))
         best = heapq.nsmallest(k, found)
         return [Hit(chunk_id, -negative) for negative, _, _, chunk_id in best]
@@ -336,7 +348,12 @@ def _tier(rows: int) -> int:
 
 
 def _search_segment(
-    segment: Segment, query: np.ndarray, k: int, allowed: set[str] | None, gone: frozenset[str]
+    segment: Segment,
+    query: np.ndarray,
+    k: int,
+    allowed: set[str] | None,
+    gone: frozenset[str],
+    alive: np.ndarray | None,
 ) -> list[tuple[float, int]]:
     """(score, position) of the segment's best ``k`` live, allowed chunks."""
     if not segment.chunk_ids:
@@ -344,13 +361,11 @@ def _search_segment(
     if segment.graph is not None:
         return _rescored(segment, query, ann.candidates(segment, query, k, allowed, gone), k)
     scores = np.maximum.reduceat(np.asarray(segment.matrix @ query), segment.starts[:-1])
-    if allowed is not None or gone:
-        mask = np.fromiter(
-            ((allowed is None or c in allowed) and c not in gone for c in segment.chunk_ids),
-            bool,
-            len(segment.chunk_ids),
-        )
-        scores[~mask] = -np.inf
+    if alive is not None:
+        scores[~alive] = -np.inf
+    if allowed is not None:
+        ids = segment.chunk_ids
+        scores[~np.fromiter((c in allowed for c in ids), bool, len(ids))] = -np.inf
     count = min(k, int(np.isfinite(scores).sum()))
     if count == 0:
         return []
