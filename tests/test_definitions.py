@@ -554,3 +554,148 @@ def test_gdpr_parentheticals_right_and_complete() -> None:
     assert by_term["storage limitation"].startswith("kept in a form which permits")
     assert by_term["Charter"] == "the Charter of Fundamental Rights of the European Union"
     assert by_term["data subject"] == "an identified or identifiable natural person"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "A “contributor” is a copyright holder who authorizes use of the Program.",
+            [("contributor", "is a copyright holder who authorizes use of the Program")],
+        ),
+        (
+            "A contributor's “essential patent claims” are all patent claims owned by it.",
+            [("essential patent claims", "are all patent claims owned by it")],
+        ),
+        (
+            "“Additional permissions” are terms that supplement the terms of this License.",
+            [("Additional permissions", "are terms that supplement the terms of this License")],
+        ),
+        (
+            "This License is a kind of “copyleft”, which means that derivative works must be free.",
+            [("copyleft", "that derivative works must be free")],
+        ),
+        (
+            "Each licensee is addressed as “you”. Licensees may be individuals.",
+            [("you", "Each licensee")],
+        ),
+        (
+            "Terms apply. A compilation of a work with other separate works, in or on a volume"
+            " of a\nstorage medium, is called an “aggregate” if the copyright is not used.",
+            [
+                (
+                    "aggregate",
+                    "A compilation of a work with other separate works, in or on a volume of a"
+                    " storage medium",
+                )
+            ],
+        ),
+        (
+            "To “grant” such a patent license to a party means to make such an agreement.",
+            [("grant", "to make such an agreement")],
+        ),
+        (
+            'The terms "SHALL" and "SHALL NOT" indicate requirements to be followed strictly.',
+            [
+                ("SHALL", "requirements to be followed strictly"),
+                ("SHALL NOT", "requirements to be followed strictly"),
+            ],
+        ),
+        (
+            '"Massive Multiauthor Collaboration Site" (or "MMC Site") means any web server.',
+            [
+                ("Massive Multiauthor Collaboration Site", "any web server"),
+                ("MMC Site", "any web server"),
+            ],
+        ),
+    ],
+)
+def test_prose_definitions_of_licences_and_standards(
+    text: str, expected: list[tuple[str, str]]
+) -> None:
+    assert [(f.term, f.definition) for f in find_definitions(text)] == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The **Agreement** includes an additional claim for any action.",
+        "**Customer** is responsible for all taxes that apply to any Fee.",
+        '"Customer" represents and warrants that it is not a resident of an embargoed country.',
+        "The Customer “Account” is locked after five attempts.",
+    ],
+)
+def test_sentences_about_a_term_are_no_definitions(text: str) -> None:
+    assert find_definitions(text) == []
+
+
+def test_a_later_definition_in_an_item_ends_with_its_sentence() -> None:
+    text = (
+        "1. “Content” refers to content featured on the Website. "
+        '"Content" also includes Services. “User-Generated Content” is Content written by'
+        " our Users.\n"
+    )
+    found = find_definitions(text, in_definitions_section=True)
+    assert [(f.term, f.definition) for f in found][1:] == [
+        ("Content", "Services"),
+        ("User-Generated Content", "is Content written by our Users"),
+    ]
+
+
+def test_a_definitions_title_opening_the_text_counts_as_a_definitions_section() -> None:
+    text = "APPENDIX A\n\nTERMS AND DEFINITIONS\n\nACCREDITATION: The official decision.\n"
+    assert [(f.term, f.style) for f in find_definitions(text)] == [("ACCREDITATION", "glossary")]
+    assert find_definitions("Some text.\n\nACCREDITATION: The official decision.\n") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "term", "definition"),
+    [
+        (
+            "To the extent the California Consumer Privacy Act, Cal. Civ. Code § 1798.100 et seq"
+            " (“**CCPA**”) applies, the parties agree.",
+            "CCPA",
+            "the California Consumer Privacy Act, Cal. Civ. Code § 1798.100 et seq",
+        ),
+        (
+            "You agree that any non-public Beta Preview information we give you, such as"
+            " information about a private Beta Preview, will be considered GitHub’s"
+            " confidential information (collectively, “Confidential Information”), regardless.",
+            "Confidential Information",
+            "any non-public Beta Preview information we give you, such as information about a"
+            " private Beta Preview, will be considered GitHub’s confidential information",
+        ),
+        (
+            "This Agreement applies to the following GitHub offerings, as further defined below"
+            " (collectively, the **“Products”**):\n\n- the Service\n",
+            "Products",
+            "the following GitHub offerings",
+        ),
+        (
+            "the lead authority should decide whether it will handle the case pursuant to the"
+            " provision on cooperation between the lead supervisory authority and other"
+            " supervisory authorities concerned (‘one-stop-shop mechanism’), or whether",
+            "one-stop-shop mechanism",
+            "the provision on cooperation between the lead supervisory authority and other"
+            " supervisory authorities concerned",
+        ),
+    ],
+)
+def test_parenthetical_names_in_real_documents(text: str, term: str, definition: str) -> None:
+    found = [(f.term, f.definition) for f in find_definitions(text) if f.style == "parenthetical"]
+    assert found == [(term, definition)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "BUSINESS SALE NON-DISCLOSURE AGREEMENT between Acme Ltd and the buyer of the"
+        " Business (the “Business”)\nAND the seller",
+        "NON-DISCLOSURE AGREEMENT made this day between Nordic Partners ApS, Copenhagen\n"
+        "WHEREAS the Recipient wishes to view _ _ _ _ documents regarding _ _ _ _ _ _"
+        " (the “Transaction”)\n",
+    ],
+)
+def test_preamble_titles_and_blanks_name_nothing(text: str) -> None:
+    for item in find_definitions(text):
+        assert "AGREEMENT" not in item.definition and "_ _" not in item.definition

@@ -254,6 +254,7 @@ def _called_definitions(marked: Unmarked) -> list[FoundDefinition]:
     for match in _CALLED.finditer(marked.quoted):
         term, start = term_at(match.group("term"), match.start("term"))
         subject = collapse(marked.plain[match.start("subject") : match.end("subject")])
+        subject = subject.rstrip(" ,")
         if valid_term(term):
             found.append(FoundDefinition(term, subject, start, match.end(), "means"))
     return found
