@@ -1,0 +1,232 @@
+"""Scale (issue 18): a corpus of synthetic formal documents at each size, indexed and
+searched by the whole pipeline, and the seeds' design (rank_bm25 + numpy + RRF) beside it.
+
+Each act is Markdown: a title, a definitions article (quoted terms), articles with
+numbered paragraphs and points, cross-references ("referred to in Article 7(2)"), words
+drawn from a Zipf vocabulary. A stand-in embedder (384 dimensions, vectors drawn around
+one of 256 centres picked by a hash of the text) replaces the model, so every other stage
+runs for real; the time spent in it is measured and left out of "ingest chunks/s". Each
+size runs in its own process, so its peak RSS is its own.
+
+Reported per size: ingest chunks/s excluding embedding, index size, open time (a new
+process opening the index), first query, p50/p95 per mode (the stand-in's query
+embedding costs microseconds), changing one document, re-ingesting the unchanged corpus,
+peak RSS; and the seeds' design's p50 per mode at the sizes given by --seed-sizes.
+
+    python benchmarks/scale.py --sizes 10000,100000 [--queries 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from hierdoc import Index, Settings
+from hierdoc.pipeline.embed import EmbedInput
+
+DIMENSION = 384
+ARTICLES, PARAGRAPHS = 12, 3
+VOCABULARY = [f"w{i}" for i in range(30_000)]
+
+
+class StandInEmbedder:
+    """Deterministic clustered vectors, timed: what the model would cost is not measured."""
+
+    name = "bench:stand-in"
+    dimension = DIMENSION
+
+    def __init__(self) -> None:
+        centres = np.random.default_rng(0).standard_normal((256, DIMENSION)).astype(np.float32)
+        self.centres = centres / np.linalg.norm(centres, axis=1, keepdims=True)
+        self.seconds = 0.0
+
+    def _vector(self, text: str) -> np.ndarray:
+        digest = hashlib.blake2b(text.encode(), digest_size=8).digest()
+        seed = int.from_bytes(digest, "little")
+        noise = np.random.default_rng(seed).standard_normal(DIMENSION).astype(np.float32)
+        vector = self.centres[seed % 256] + 0.05 * noise
+        return vector / np.linalg.norm(vector)
+
+    def embed_documents(self, inputs: Sequence[EmbedInput]) -> list[np.ndarray]:
+        started = time.perf_counter()
+        out = [self._vector(f"{i.context}\n{i.text}")[None, :] for i in inputs]
+        self.seconds += time.perf_counter() - started
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._vector(text)
+
+
+def act(number: int, rng: np.random.Generator, weights: np.ndarray) -> str:
+    def words(count: int) -> str:
+        return " ".join(VOCABULARY[i] for i in rng.choice(len(VOCABULARY), count, p=weights))
+
+    lines = [f"# Act {number} on {words(3)}", "", "## Article 1 Definitions", ""]
+    for term in range(4):
+        lines.append(f"({term + 1}) “Term {number}-{term}” means {words(25)};")
+    for article in range(2, ARTICLES + 1):
+        lines += ["", f"## Article {article} {words(3).title()}", ""]
+        for paragraph in range(1, PARAGRAPHS + 1):
+            target = rng.integers(1, ARTICLES + 1)
+            lines.append(
+                f"{paragraph}. {words(60)}, as referred to in Article {target}({paragraph}). "
+                f"{words(40)}:"
+            )
+            lines += [f"(a) {words(20)};", f"(b) {words(20)}."]
+    return "\n".join(lines) + "\n"
+
+
+def write_corpus(folder: Path, acts: int) -> None:
+    rng = np.random.default_rng(1)
+    ranks = np.arange(1, len(VOCABULARY) + 1)
+    weights = (1 / ranks) / (1 / ranks).sum()
+    for number in range(acts):
+        (folder / f"act-{number:06d}.md").write_text(act(number, rng, weights))
+
+
+def percentiles(run: Callable[[int], object], count: int) -> tuple[float, float]:
+    times = []
+    for i in range(count):
+        started = time.perf_counter()
+        run(i)
+        times.append((time.perf_counter() - started) * 1000)
+    return float(np.percentile(times, 50)), float(np.percentile(times, 95))
+
+
+def queries(count: int, acts: int) -> list[str]:
+    rng = np.random.default_rng(7)
+    found = []
+    for i in range(count):
+        kind = i % 4
+        if kind == 0:
+            found.append(f"Article {rng.integers(2, ARTICLES + 1)}({rng.integers(1, 4)})")
+        elif kind == 1:
+            found.append(f"what does Term {rng.integers(0, acts)}-{rng.integers(0, 4)} mean")
+        else:
+            found.append(" ".join(f"w{rng.integers(20, 3000)}" for _ in range(4)))
+    return found
+
+
+def folder_mb(path: Path) -> float:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1e6
+
+
+def measure(size: int, count: int, seeds: bool) -> dict:
+    """One size, in this process (run through a subprocess by :func:`main`)."""
+    acts = max(1, round(size / chunks_per_act()))
+    work = Path(tempfile.mkdtemp(prefix="hierdoc-scale-"))
+    corpus, directory = work / "corpus", work / "index"
+    corpus.mkdir()
+    write_corpus(corpus, acts)
+    embedder = StandInEmbedder()
+    row: dict = {"acts": acts}
+    with Index.open(directory, Settings(), embedder=embedder, mode="w") as index:  # type: ignore[arg-type]
+        started = time.perf_counter()
+        report = index.ingest(corpus)
+        total = time.perf_counter() - started
+        chunks = index.stats().chunks
+        row |= {
+            "chunks": chunks,
+            "ingest s": round(total, 1),
+            "embed s": round(embedder.seconds, 1),
+        }
+        row["chunks/s excl. embedding"] = round(chunks / max(total - embedder.seconds, 1e-9))
+        assert not report.problems, report.problems[:3]
+        edited = corpus / "act-000000.md"
+        edited.write_text(edited.read_text() + "\nA closing sentence added to the act.\n")
+        embedder.seconds = 0.0
+        started = time.perf_counter()
+        index.ingest(corpus)
+        row["change one doc s (excl. embedding)"] = round(
+            time.perf_counter() - started - embedder.seconds, 2
+        )
+        started = time.perf_counter()
+        index.ingest(corpus)
+        row["re-ingest unchanged s"] = round(time.perf_counter() - started, 2)
+    row["index MB"] = round(folder_mb(directory))
+    row |= open_and_search(directory, count, acts)
+    if seeds:
+        row |= seed_design(directory, count, acts)
+    row["peak RSS MB"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    shutil.rmtree(work, ignore_errors=True)
+    return row
+
+
+def chunks_per_act() -> int:
+    return ARTICLES + 1  # measured: one chunk per article and the title, at 800 tokens
+
+
+def open_and_search(directory: Path, count: int, acts: int) -> dict:
+    embedder = StandInEmbedder()
+    started = time.perf_counter()
+    index = Index.open(directory, Settings(), embedder=embedder, mode="r")  # type: ignore[arg-type]
+    opened = time.perf_counter() - started
+    texts = queries(count, acts)
+    started = time.perf_counter()
+    index.search(texts[0])
+    row = {
+        "open ms": round(opened * 1000),
+        "first query ms": round((time.perf_counter() - started) * 1000),
+    }
+    for mode in ("hybrid", "semantic", "keyword", "exact"):
+        p50, p95 = percentiles(lambda i, m=mode: index.search(texts[i], mode=m), count)
+        row[f"{mode} p50/p95 ms"] = f"{p50:.1f} / {p95:.1f}"
+    index.close()
+    return row
+
+
+def seed_design(directory: Path, count: int, acts: int) -> dict:
+    from hierdoc.eval.baselines import ChunkData, SeedBaseline
+    from hierdoc.eval.datasets import EvalQuery
+
+    embedder = StandInEmbedder()
+    with Index.open(directory, Settings(), embedder=embedder, mode="r") as index:  # type: ignore[arg-type]
+        started = time.perf_counter()
+        seed = SeedBaseline(ChunkData.load(index), embedder.embed_query)
+        row = {"seeds: build s": round(time.perf_counter() - started, 1)}
+    texts = [EvalQuery(str(i), q, {}) for i, q in enumerate(queries(count, acts))]
+    for mode in ("hybrid", "semantic", "keyword"):
+        run = getattr(seed, mode)
+        p50, p95 = percentiles(lambda i, r=run: r(texts[i], 10), count)
+        row[f"seeds: {mode} p50/p95 ms"] = f"{p50:.1f} / {p95:.1f}"
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--seed-sizes", default="10000,100000")
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        seeds = str(args.one) in args.seed_sizes.split(",")
+        print(json.dumps(measure(args.one, args.queries, seeds)))
+        return
+    rows = []
+    for size in args.sizes.split(","):
+        command = [sys.executable, __file__, "--one", size, "--queries", str(args.queries),
+                   "--seed-sizes", args.seed_sizes]  # fmt: skip
+        done = subprocess.run(command, capture_output=True, text=True, check=True)
+        rows.append({"target": int(size), **json.loads(done.stdout.strip().splitlines()[-1])})
+        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    print("| measure | " + " | ".join(f"{r['target']:,}" for r in rows) + " |")
+    print("| --- |" + " --- |" * len(rows))
+    for key in keys[1:]:
+        print(f"| {key} | " + " | ".join(str(r.get(key, "")) for r in rows) + " |")
+
+
+if __name__ == "__main__":
+    main()
