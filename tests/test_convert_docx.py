@@ -130,6 +130,26 @@ def test_strict_open_xml_falls_back_to_markitdown() -> None:
     assert "| Cellaa | Cellab |" in text
 
 
+def test_level_found_through_a_style_based_on_the_numbered_one(tmp_path: Path) -> None:
+    """A style based on Heading 2 takes Heading 2's list level (``w:pStyle`` lookup)."""
+    numbering = make.abstract(
+        1,
+        make.lvl(0, "decimal", "%1.", pstyle="Heading1"),
+        make.lvl(1, "decimal", "%1.%2", pstyle="Heading2"),
+    ) + make.num(1, 1)
+    fixture = make.Fixture("based", numbering, {"Heading 1": (1, None), "Heading 2": (1, None)})
+    fixture.blocks = [
+        make.p("Fees", style="Heading 1"),
+        make.p("Invoices", style="Heading 2"),
+        make.p("Late Payment", style="Clause Heading"),
+    ]
+    document = make.docx.Document()
+    clause = document.styles.add_style("Clause Heading", make.WD_STYLE_TYPE.PARAGRAPH)
+    clause.base_style = document.styles["Heading 2"]
+    text = convert_file(make.write(fixture, tmp_path, document)).text
+    assert "### 1.2 Late Payment" in text
+
+
 def test_level_that_never_restarts(tmp_path: Path) -> None:
     """w:lvlRestart 0: the points count on across clauses ((a), (b), then (c))."""
     numbering = make.abstract(

@@ -82,12 +82,15 @@ class Styles:
 
     def chain(self, style_id: str | None) -> Iterator[_Style]:
         """The style and the styles it is based on, nearest first."""
-        seen: set[str] = set()
-        while style_id and style_id in self._styles and style_id not in seen:
-            seen.add(style_id)
-            style = self._styles[style_id]
-            yield style
-            style_id = style.based_on
+        yield from (self._styles[i] for i in self.chain_ids(style_id))
+
+    def chain_ids(self, style_id: str | None) -> list[str]:
+        """Ids of the style and the styles it is based on, nearest first."""
+        ids: list[str] = []
+        while style_id and style_id in self._styles and style_id not in ids:
+            ids.append(style_id)
+            style_id = self._styles[style_id].based_on
+        return ids
 
     def name(self, style_id: str | None) -> str:
         """The style's name; its id when styles.xml does not define it ("Heading1")."""
@@ -194,12 +197,20 @@ class Numbering:
         if num is None or num_id == "0":
             return None
         if ilvl is None:
-            ilvl = next((i for i, lv in num.levels.items() if lv.pstyle == style_id), 0)
+            ilvl = self._level_of_style(num, style_id)
         level = num.levels.get(ilvl)
         if level is None:
             return None
         counters = self._advance(num, ilvl)
         return ListLabel(self._render(num, ilvl, counters), level, ilvl)
+
+    def _level_of_style(self, num: _Num, style_id: str | None) -> int:
+        """The list level tied to the paragraph's style (``w:pStyle``), or one of its bases."""
+        for candidate in self._styles.chain_ids(style_id) or [style_id]:
+            for ilvl, level in num.levels.items():
+                if level.pstyle == candidate:
+                    return ilvl
+        return 0
 
     def _num_of(self, ppr: Any, style_id: str | None) -> tuple[str | None, int | None]:
         num_pr = None if ppr is None else ppr.find(w("numPr"))
