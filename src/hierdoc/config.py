@@ -194,7 +194,7 @@ class IngestSettings(ChunkingSettings):
     # Converters per format: "structured" = hierdoc's own (Word numbering rendered; PDF in
     # reading order with pages, running headers/footers removed), "markitdown" = markitdown.
     docx_converter: Literal["structured", "markitdown"] = "structured"
-    pdf_converter: Literal["structured", "markitdown"] = "markitdown"
+    pdf_converter: Literal["structured", "markitdown"] = "structured"
 
 
 INDEX_SHAPING_FIELDS: tuple[str, ...] = (

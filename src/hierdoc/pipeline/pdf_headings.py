@@ -18,6 +18,9 @@ _HEADING_MAX_CHARS = 150
 _HEADING_MAX_LINES = 3
 _MAX_LEVEL = 4
 _MARKDOWN_LEVELS = 6
+_LABEL_CHARS = 20
+_NOT_WORD = re.compile(r"[^0-9a-z]+")
+_NUMBERED_PARAGRAPH = re.compile(r"^\d{1,3}\.\s")
 _CONTENTS_MIN_ENTRIES = 3
 _LEADER = re.compile(r"(?:\s*[.·…_]{2,}\s*\d{0,4}|\s+\d{1,4})\s*$")
 _ENUMERATOR = re.compile(r"^\s*(?:\([0-9A-Za-z]{1,5}\)|[0-9A-Za-z]{1,3}[.)])\s")
@@ -48,7 +51,23 @@ def mark_headings(pages: list[Page], body: float) -> None:
     shift = max(0, max(raw, default=0) - _MARKDOWN_LEVELS)  # Markdown has six levels
     for block, level in zip(candidates, raw, strict=True):
         block.heading_level = max(1, level - shift)
+    _nest_numbered_paragraphs(candidates)
     _title_first(pages[0].blocks, candidates)
+
+
+def _nest_numbered_paragraphs(headings: list[Block]) -> None:
+    """Headings numbered "1.", "2.", ... in the style of the un-numbered heading above them
+    are its paragraphs, one level below ("Announcing the Standard" > "3. Explanation."),
+    so that they do not take the ids of the document's own sections 1, 2, 3."""
+    parent_level = 0
+    for block in headings:
+        numbered = _NUMBERED_PARAGRAPH.match(block_text(block, " "))
+        if not numbered:
+            parent_level = block.heading_level
+        elif block.heading_level == parent_level:
+            block.heading_level = min(parent_level + 1, _MARKDOWN_LEVELS)
+        elif block.heading_level < parent_level:
+            parent_level = 0
 
 
 def _title_first(first_page: list[Block], candidates: list[Block]) -> None:
@@ -64,16 +83,32 @@ def _title_first(first_page: list[Block], candidates: list[Block]) -> None:
 
 
 def _page_headings(page: Page, body: float, bold_body: bool) -> list[Block]:
-    """Heading-like blocks of a page; two side by side (table header cells) are not headings."""
+    """Heading-like blocks of a page. Two side by side whose left one is a short label
+    ("APPENDIX A" | "TERMS AND DEFINITIONS") are one heading; three or more side by side
+    are a table's header cells, not headings."""
     found = [b for b in page.blocks if not b.cells and _heading_like(b, body, bold_body)]
-    return [
-        block
-        for block in found
-        if not any(
-            other is not block and min(other.bottom, block.bottom) > max(other.top, block.top)
-            for other in found
-        )
-    ]
+    headings: list[Block] = []
+    for row in _side_by_side(found):
+        if len(row) == 1:
+            headings.append(row[0])
+        elif len(row) == 2 and len(block_text(row[0], " ")) <= _LABEL_CHARS:
+            label, title = row
+            label.lines += title.lines
+            page.blocks = [b for b in page.blocks if b is not title]
+            headings.append(label)
+    return headings
+
+
+def _side_by_side(blocks: list[Block]) -> list[list[Block]]:
+    """Blocks grouped with those sharing their height on the page, each group left to right."""
+    groups: list[list[Block]] = []
+    for block in sorted(blocks, key=lambda b: b.top):
+        last = groups[-1] if groups else []
+        if last and min(last[-1].bottom, block.bottom) > max(last[-1].top, block.top):
+            last.append(block)
+        else:
+            groups.append([block])
+    return [sorted(group, key=lambda b: b.x0) for group in groups]
 
 
 def _decimal_depth(text: str) -> int:
@@ -108,7 +143,8 @@ def _heading_like(block: Block, body: float, bold_body: bool) -> bool:
 
 
 def _heading_key(text: str) -> str:
-    return " ".join(text.lower().split())
+    """Letters and digits only: "Appendix A—Strength" and "Appendix A — Strength" agree."""
+    return " ".join(_NOT_WORD.sub(" ", text.lower()).split())
 
 
 def _contents_key(text: str) -> str:

@@ -20,6 +20,7 @@ _LINE_GAP = 0.8
 _HEADING_SCALE = 1.15
 _FOOTNOTE_SCALE = 0.9
 _ORDER_MAX_BLOCKS = 400
+_LABEL_CHARS = 25
 _KEEP_HYPHEN = frozenset(
     [
         "self",
@@ -139,7 +140,10 @@ def _line_gap(last: Segment, segment: Segment) -> float | None:
 
 def table_rows(blocks: list[Block]) -> list[Block]:
     """Blocks that form a table (two or more rows of side-by-side cells with aligned tops)
-    become one block per row, so that a row is read cell by cell and rows stay apart."""
+    become one block per row, so that a row is read cell by cell and rows stay apart;
+    so do short labels beside the lines of a block (a contents page's "SECTION 1", an
+    acronym list's "CIO")."""
+    blocks = _pair_labels(blocks)
     rows = _aligned_rows(blocks)
     merged: dict[int, Block] = {}
     run: list[list[Block]] = []
@@ -159,6 +163,59 @@ def table_rows(blocks: list[Block]) -> list[Block]:
         if not any(target is seen for seen in result):
             result.append(target)
     return result
+
+
+def _pair_labels(blocks: list[Block]) -> list[Block]:
+    """Short label blocks on the left whose lines sit on the lines of a block to their
+    right become rows ``label | text`` (a line with no label goes on the row above)."""
+    result = list(blocks)
+    for right in sorted(blocks, key=lambda b: -len(b.lines)):
+        if len(right.lines) < 2 or not any(b is right for b in result):
+            continue
+        labels = [b for b in result if b is not right and _labels_of(b, right)]
+        # One label per line of a block as long as ``right``, or one-line labels.
+        if not all(len(b.lines) in (1, len(right.lines)) for b in labels):
+            continue
+        matches = _label_lines(labels, right)
+        if 0 not in matches or len(matches) < 2 or 2 * len(matches) < len(right.lines):
+            continue
+        if len(matches) != sum(len(b.lines) for b in labels):
+            continue
+        rows: list[Block] = []
+        for index, line in enumerate(right.lines):
+            if index in matches or not rows:
+                label = [matches[index]] if index in matches else []
+                rows.append(Block([*label, line], cells=[Block(label), Block([line])]))
+            else:
+                rows[-1].lines.append(line)
+                rows[-1].cells[-1].lines.append(line)
+        dropped = {id(b) for b in (right, *labels)}
+        position = min(i for i, b in enumerate(result) if id(b) in dropped)
+        kept = [b for b in result if id(b) not in dropped]
+        result = kept[:position] + rows + kept[position:]
+    return result
+
+
+def _labels_of(block: Block, right: Block) -> bool:
+    return (
+        not block.cells
+        and block.x1 <= right.x0
+        and block.top >= right.top - right.lines[0].height
+        and block.bottom <= right.bottom + right.lines[0].height
+        and all(len(line.text) <= _LABEL_CHARS for line in block.lines)
+    )
+
+
+def _label_lines(labels: list[Block], right: Block) -> dict[int, Segment]:
+    """Each label line by the index of the line of ``right`` it sits on."""
+    found: dict[int, Segment] = {}
+    for label in labels:
+        for line in label.lines:
+            for index, other in enumerate(right.lines):
+                if abs(other.top - line.top) <= 0.3 * other.height and index not in found:
+                    found[index] = line
+                    break
+    return found
 
 
 def _aligned_rows(blocks: list[Block]) -> list[list[Block]]:
