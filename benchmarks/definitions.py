@@ -3,6 +3,7 @@
     python benchmarks/definitions.py                       # the code in this checkout
     python benchmarks/definitions.py --before 9058cf2~     # and the code at a revision
     python benchmarks/definitions.py --before 9058cf2~ --wrong   # list what each got wrong
+    python benchmarks/definitions.py --old-extractor 9058cf2~    # only the extractor old
 
 Documents: the GDPR and HR 8847 (gold in benchmarks/definitions_gold/, read from
 ``$HIERDOC_DATASETS``) and every real document of tests/realdocs with a gold file.
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -115,6 +117,28 @@ def worktree(revision: str) -> Path:
     return path
 
 
+def old_extractor(revision: str) -> Path:
+    """This checkout's code with the definition extractor of ``revision``: the same
+    conversion and structure, so only the extractor differs."""
+    old = worktree(revision) / "src"
+    overlay = Path(f"/tmp/hierdoc-definitions-extractor-{old.parent.name.rsplit('-', 1)[-1]}")
+    shutil.rmtree(overlay, ignore_errors=True)
+    shutil.copytree(ROOT / "src", overlay / "src")
+    extract = overlay / "src" / "hierdoc" / "pipeline" / "extract"
+    for module in extract.glob("definition_*.py"):
+        module.unlink()
+    shutil.copy(old / "hierdoc" / "pipeline" / "extract" / "definitions.py", extract)
+    document = extract / "document.py"
+    text = document.read_text(encoding="utf-8")
+    for line in (
+        "from .definition_pointers import resolve_pointers\n",
+        "    extraction.definitions = resolve_pointers(extraction.definitions, sections)\n",
+    ):
+        text = text.replace(line, "")
+    document.write_text(text, encoding="utf-8")
+    return overlay / "src"
+
+
 def score(document: Document, found: list[tuple[str, str]]) -> Score:
     from tests.realdocs.harness import defines
 
@@ -172,6 +196,11 @@ def details(docs: list[Document], runs: dict[str, dict[str, list[tuple[str, str]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", help="a git revision whose code to measure as well")
+    parser.add_argument(
+        "--old-extractor",
+        help="a git revision whose definition extractor to measure on this checkout's "
+        "conversion and structure",
+    )
     parser.add_argument("--wrong", action="store_true", help="list wrong and missed terms")
     parser.add_argument("--child", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -184,6 +213,8 @@ def main() -> None:
     runs = {}
     if args.before:
         runs["before"] = run_code(worktree(args.before) / "src", paths)
+    if args.old_extractor:
+        runs["old extr."] = run_code(old_extractor(args.old_extractor), paths)
     runs["now"] = run_code(ROOT / "src", paths)
     print(table(docs, runs))
     if args.wrong:

@@ -68,10 +68,13 @@ _LABEL = re.compile(
 
 def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     for match in _PAREN.finditer(marked.quoted):
+        terms = _named_terms(match)
+        if not terms:
+            continue
         before = _text_before(marked.plain, match.start())
         closes_item = _closes_item(marked.quoted, match.start(), match.end())
         collective = "collectively" in match.group("body").casefold()
-        for term, start in _named_terms(match):
+        for term, start in terms:
             phrase = named_thing(before, term, closes_item, collective)
             if phrase:
                 yield FoundDefinition(term, phrase, start, match.end(), "parenthetical")
