@@ -699,3 +699,27 @@ def test_parenthetical_names_in_real_documents(text: str, term: str, definition:
 def test_preamble_titles_and_blanks_name_nothing(text: str) -> None:
     for item in find_definitions(text):
         assert "AGREEMENT" not in item.definition and "_ _" not in item.definition
+
+
+def test_define_shows_what_a_pointer_points_to(tmp_path: Path) -> None:
+    """`hierdoc define` on a bold-quoted contract term: the definition and the pointer to it."""
+    from hierdoc import Index
+    from hierdoc.config import Settings
+
+    from .hash_embedder import HashEmbedder
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "agreement.md").write_text(
+        "# Services Agreement\n\n## 1. Definitions\n\n"
+        '1.1 **"Confidential Information"** has the meaning given in Section 3.2.\n\n'
+        "## 3. Confidentiality\n\n3.1 Each party protects the other's data.\n\n"
+        '3.2 **"Confidential Information"** means all non-public information of a party.\n',
+        encoding="utf-8",
+    )
+    with Index.open(tmp_path / "index", Settings(), embedder=HashEmbedder()) as index:  # type: ignore[arg-type]
+        index.ingest([tmp_path / "docs"])
+        lookup = index.define("confidential information")
+    texts = sorted(d.definition for d in lookup.definitions)
+    assert texts[0] == "all non-public information of a party"
+    assert texts[1].startswith("the meaning given in Section 3.2 [")
+    assert texts[1].endswith("]: all non-public information of a party")
