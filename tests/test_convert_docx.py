@@ -150,6 +150,27 @@ def test_level_found_through_a_style_based_on_the_numbered_one(tmp_path: Path) -
     assert "### 1.2 Late Payment" in text
 
 
+def test_plain_numbered_list_items_stay_text(tmp_path: Path) -> None:
+    """Word's plain list ("%1." only) numbers clauses when they open with a bold title,
+    items otherwise: a list of fields in a schedule must not claim section-1."""
+    numbering = make.abstract(1, make.lvl(0, "decimal", "%1.")) + make.abstract(
+        2, make.lvl(0, "decimal", "%1.")
+    )
+    fixture = make.Fixture("plain", numbering + make.num(1, 1) + make.num(2, 2))
+    fixture.blocks = [
+        make.p("Name", num=(2, 0)),
+        make.p("Address", num=(2, 0)),
+        make.p(make.b("Confidentiality."), " Each party keeps secrets.", num=(1, 0)),
+        make.p(make.b("Term"), num=(1, 0)),
+    ]
+    text = convert_file(make.write(fixture, tmp_path)).text
+    assert text.startswith("1. Name\n\n2. Address\n\n## 1. Confidentiality\n\nEach party")
+    assert "\n## 2. Term\n" in text
+    ids = {s.heading: s.section_id for s in parse_sections(text, "t")}
+    assert ids["1. Confidentiality"] == "section-1"  # the list items do not take its id
+    assert ids["1."] == "section-1-2"
+
+
 def test_level_that_never_restarts(tmp_path: Path) -> None:
     """w:lvlRestart 0: the points count on across clauses ((a), (b), then (c))."""
     numbering = make.abstract(

@@ -221,11 +221,7 @@ def split_title(spans: list[_Span]) -> tuple[str, list[_Span]]:
     reads as a title. A bold lead followed by a lower-case word is a defined
     term ("**"Services"** means ..."), not a title. Otherwise the title is empty.
     """
-    lead = 0
-    while lead < len(spans) and (
-        spans[lead].bold or spans[lead].underline or not spans[lead].text.strip()
-    ):
-        lead += 1
+    lead = _lead_count(spans)
     title = _plain(spans[:lead]).strip(_TRAILING_PUNCTUATION)
     rest = spans[lead:]
     if title and len(title) <= _MAX_TITLE_CHARS and _starts_sentence(rest):
@@ -244,6 +240,27 @@ def split_title(spans: list[_Span]) -> tuple[str, list[_Span]]:
     ):
         return whole.strip(_TRAILING_PUNCTUATION), []
     return "", spans
+
+
+def _lead_count(spans: list[_Span]) -> int:
+    """How many spans open the paragraph in bold or underline."""
+    lead = 0
+    while lead < len(spans) and (
+        spans[lead].bold or spans[lead].underline or not spans[lead].text.strip()
+    ):
+        lead += 1
+    return lead
+
+
+def emphasised_title(spans: list[_Span]) -> bool:
+    """The paragraph opens with a title in bold or underline, alone or run in."""
+    lead = _lead_count(spans)
+    title, rest = _plain(spans[:lead]), spans[lead:]
+    return (
+        bool(title)
+        and len(title) <= _MAX_TITLE_CHARS
+        and (not _plain(rest) or _starts_sentence(rest))
+    )
 
 
 def _leading_punctuation(spans: list[_Span]) -> int:
@@ -285,9 +302,13 @@ class _Writer:
         label = " ".join(numbered.text.split()) if numbered else ""
         # The list level decides a numbered heading's depth: real documents style
         # "1.1" and "1.2" of one list level as Heading 2 and Heading 3.
+        # An item of a plain numbered list ("%1." only) is a clause only with a title in
+        # bold or underline: "1. Name" stays text; "1. **Fees.** Customer ..." is clause 1.
         depth = self._outline_level(ppr, style_id, name)
+        clause = depth is not None or (numbered is not None and numbered.outline)
         if numbered is not None and _SECTION_LABEL.match(label):
-            depth = min(numbered.ilvl + 2, _MAX_HEADING_LEVEL)
+            clause = clause or emphasised_title(spans)
+            depth = min(numbered.ilvl + 2, _MAX_HEADING_LEVEL) if clause else depth
         if depth is not None:
             return self._heading(depth, label, spans)
         text = " ".join(part for part in (label, _inline(spans)) if part)

@@ -20,6 +20,8 @@ from typing import Any, NamedTuple
 
 from .numbering import int_to_roman
 
+_PLACEHOLDER = re.compile(r"%[1-9]")
+_WORD = re.compile(r"[A-Za-z]{2,}")
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 
 
@@ -135,6 +137,8 @@ class ListLabel(NamedTuple):
     text: str
     level: _Level
     ilvl: int
+    outline: bool
+    """The list numbers clauses, not items: see :meth:`_Num.is_outline`."""
 
 
 @dataclass
@@ -144,6 +148,17 @@ class _Num:
     starts: dict[int, int] = field(default_factory=dict)
     """``w:startOverride`` per level: where this instance restarts its list."""
     used: bool = False
+
+    def is_outline(self) -> bool:
+        """Whether the list numbers a document's clauses rather than items of a list: a
+        level shows its parents' numbers ("%1.%2"), a word ("Article %1") or is tied to
+        a style. Word's plain numbered list ("%1.", then "%2." in letters) is none of these."""
+        return any(
+            len(_PLACEHOLDER.findall(level.text)) > 1
+            or _WORD.search(_PLACEHOLDER.sub("", level.text))
+            or level.pstyle
+            for level in self.levels.values()
+        )
 
 
 class Numbering:
@@ -202,7 +217,7 @@ class Numbering:
         if level is None:
             return None
         counters = self._advance(num, ilvl)
-        return ListLabel(self._render(num, ilvl, counters), level, ilvl)
+        return ListLabel(self._render(num, ilvl, counters), level, ilvl, num.is_outline())
 
     def _level_of_style(self, num: _Num, style_id: str | None) -> int:
         """The list level tied to the paragraph's style (``w:pStyle``), or one of its bases."""

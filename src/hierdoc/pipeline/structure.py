@@ -170,27 +170,38 @@ def _assign_ids(nodes: list[_Node]) -> list[str]:
     numbered block are sections, as contracts cite them (``section-3``,
     ``section-4-2``); a block id used more than once in the document is qualified
     by its parent ("Section 3" of Chapter IV is ``chapter-4-section-3``).
+    Headings and blocks take their ids first (their parents are never numbered
+    paragraphs), so an item of a numbered list before clause 1 ("1. Name") does
+    not take ``section-1`` from it.
     """
     counts = Counter(n.local_id for n in nodes if n.kind != "enum")
-    ids: list[str] = []
+    ids: list[str] = [""] * len(nodes)
     used: set[str] = set()
-    for node in nodes:
-        parent_id = ids[node.parent] if node.parent is not None else None
-        section_id = node.local_id
+    for index, node in enumerate(nodes):
+        if node.kind != "enum":
+            parent_id = ids[node.parent] if node.parent is not None else None
+            section_id = node.local_id
+            if counts[section_id] > 1 and parent_id not in (None, PREAMBLE_ID):
+                section_id = f"{parent_id}-{section_id}"
+            ids[index] = _unique(section_id, used)
+    for index, node in enumerate(nodes):
         if node.kind == "enum":
-            top = parent_id in (None, PREAMBLE_ID)
-            if top and node.style.startswith("decimal"):
+            parent_id = ids[node.parent] if node.parent is not None else None
+            if parent_id in (None, PREAMBLE_ID) and node.style.startswith("decimal"):
                 section_id = "section-" + node.local_id.replace(".", "-")
             else:
                 section_id = f"{parent_id or PREAMBLE_ID}-{node.local_id.rsplit('.', 1)[-1]}"
-        elif counts[section_id] > 1 and parent_id not in (None, PREAMBLE_ID):
-            section_id = f"{parent_id}-{section_id}"
-        base, n = section_id, 2
-        while section_id in used:
-            section_id, n = f"{base}-{n}", n + 1
-        used.add(section_id)
-        ids.append(section_id)
+            ids[index] = _unique(section_id, used)
     return ids
+
+
+def _unique(section_id: str, used: set[str]) -> str:
+    """``section_id``, or with the first free suffix ``-2``, ``-3``...; recorded as used."""
+    base, n = section_id, 2
+    while section_id in used:
+        section_id, n = f"{base}-{n}", n + 1
+    used.add(section_id)
+    return section_id
 
 
 def _to_sections(nodes: list[_Node], title: str) -> list[Section]:
