@@ -40,6 +40,7 @@ COLUMNS = (
     ("cite@1", 6),
     ("page", 6),
     ("pages/s", 7),
+    ("ingest s", 8),
 )
 
 
@@ -61,6 +62,7 @@ def row(score: DocumentScore) -> list[str]:
         cell(score.citation_top1),
         cell(score.page_accuracy),
         cell(score.pages_per_second, percent=False),
+        cell(score.ingest_seconds, percent=False),
     ]
 
 
