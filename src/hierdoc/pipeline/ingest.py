@@ -29,6 +29,7 @@ import numpy as np
 
 from ..config import IngestSettings
 from ..errors import FatalProviderError
+from ..faults import crash_point
 from ..models import (
     Chunk,
     ConvertedDocument,
@@ -472,6 +473,7 @@ class Ingestor:
             for c, context in zip(prepared.chunks, prepared.contexts, strict=True)
         ]
         source = prepared.record.source
+        crash_point("before-write")
         try:
             self._store.write_document(
                 prepared.record, prepared.sections, stored, vectors, prepared.extraction

@@ -40,6 +40,7 @@ import tantivy
 from tantivy import Occur, Query
 
 from ...errors import StoreError
+from ...faults import crash_point
 from ...models import Hit, SearchFilter
 from .check import BM25_STATE_FILE, bm25_checksums, bm25_damage
 
@@ -209,6 +210,7 @@ class Bm25Index:
             index = self._live_index()
             if self._writer is not None:
                 self._writer.commit()
+                crash_point("bm25-state-pending")
                 if self.directory is not None:  # merges done, so the checksummed files stay
                     self._writer.wait_merging_threads()
                     self._writer = None

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import NotFoundError, StoreError
+from ...faults import crash_point
 from ...models import (
     Acronym,
     CrossRef,
@@ -298,8 +299,10 @@ class LocalStore:
             self.records.replace_document(document, sections, chunks, vectors, extraction)
         except sqlite3.IntegrityError as error:
             raise StoreError(f"cannot write {document.source}: {error}") from error
+        crash_point("records-committed")
         self.bm25.delete_source(document.source)
         self.bm25.add(self._bm25_entry(s) for s in chunks)
+        crash_point("bm25-added")
         self._forget(old)
         self._pending_added += [
             (s.chunk.chunk_id, v) for s, v in zip(chunks, vectors, strict=False)
@@ -347,8 +350,10 @@ class LocalStore:
     def _flush(self) -> None:
         generation = self.records.generation
         self.bm25.commit(generation)
+        crash_point("bm25-committed")
         if self._pending_removed or self._pending_added or self.vectors.generation != generation:
             self.vectors.replace(self._pending_removed, self._pending_added, generation)
+            crash_point("vectors-saved")
         self._pending_removed, self._pending_added = set(), []
 
     def refresh(self) -> None:
