@@ -8,9 +8,9 @@ every contract that mentions a party. A document is named in two ways:
   ordinary phrase count (they hold a digit or one of ``. _ - %``, or are three
   words or more), so a title such as "Agreement" names nothing;
 * **by its name's words**: the query holds at least half of the weight of the
-  words of its name (title and file stem, BM25-analysed), each word weighted by
-  its inverse frequency among the documents' names, a document word
-  ("agreement", "policy", "standard", ...) is in the query, and no other
+  words of its name (title and file stem, lower-cased, plural "s" dropped), each
+  word weighted by its inverse frequency among the documents' names, a document
+  word ("agreement", "policy", "standard", ...) is in the query, and no other
   document comes close (half its weight or less).
 
 Naming is computed once per index generation from the stored document records.
@@ -27,16 +27,17 @@ from pathlib import PurePosixPath
 from urllib.parse import unquote
 
 from ..models import DocumentRecord
-from .analyze import analyze
+from .analyze import ENGLISH_STOP_WORDS
 
 #: Words with which people name a document ("the cloud agreement", "the PCI standard").
-DOCUMENT_WORDS = frozenset(
-    analyze(
-        "agreement contract policy terms standard regulation directive act statute law "
-        "licence license nda document file code bill guideline guidance manual specification "
-        "charter bylaws deed lease memorandum notice schedule"
-    )
-)
+# fmt: off
+DOCUMENT_WORDS = frozenset({
+    "agreement", "contract", "policy", "term", "standard", "regulation", "directive", "act",
+    "statute", "law", "licence", "license", "nda", "document", "file", "code", "bill",
+    "guideline", "guidance", "manual", "specification", "charter", "bylaw", "deed", "lease",
+    "memorandum", "notice", "schedule",
+})
+# fmt: on
 #: How much of a name's word weight the query must hold, and how far ahead of the next.
 MIN_COVERAGE = 0.5
 MIN_MARGIN = 2.0
@@ -70,26 +71,40 @@ def _name_words(document: DocumentRecord) -> set[str]:
     """The analysed words of a document's title and file stem (no file extension)."""
     titles = [document.title, str(document.metadata.get("title") or "")]
     stems = [_EXTENSION.sub("", unquote(t)) for t in titles]
-    text = " ".join([*stems, unquote(PurePosixPath(document.source).stem)])
-    return set(analyze(re.sub(r"[_.%]+", " ", text)))
+    return _words(" ".join([*stems, unquote(PurePosixPath(document.source).stem)]))
+
+
+def _words(text: str) -> set[str]:
+    """Lower-cased words (letters or digits), stop words out, a plural "s" dropped; camel
+    case ("ConfidentialityAgreement") split."""
+    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text).lower()
+    return {
+        w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+        for w in _WORD.findall(spaced)
+        if w not in ENGLISH_STOP_WORDS
+    }
 
 
 class DocumentNames:
     """What names each indexed document, and which documents a query names."""
 
     def __init__(self, documents: Iterable[DocumentRecord]) -> None:
-        self._by_first_word: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        self._by_opening: dict[tuple[str, ...], list[tuple[str, str]]] = defaultdict(list)
         self._words: dict[str, set[str]] = {}
+        self._holders: dict[str, list[str]] = defaultdict(list)
         for document in documents:
             for name in name_strings(document):
                 if _written_form(name):
-                    words = _WORD.findall(name)
-                    if words:
-                        self._by_first_word[words[0]].append((name, document.source))
-            self._words[document.source] = _name_words(document)
+                    opening = tuple(_WORD.findall(name)[:2])
+                    self._by_opening[opening].append((name, document.source))
+            words = _name_words(document) - DOCUMENT_WORDS
+            self._words[document.source] = words
+            for word in words:
+                self._holders[word].append(document.source)
         self.count = len(self._words)
         frequency = Counter(w for words in self._words.values() for w in words)
         self._idf = {w: math.log(1 + self.count / df) for w, df in frequency.items()}
+        self._weight = {s: sum(self._idf[w] for w in ws) for s, ws in self._words.items()}
 
     def named(self, query: str, scope: Sequence[str] = ()) -> Naming | None:
         """The documents ``query`` names (within ``scope`` when given), or None."""
@@ -103,8 +118,10 @@ class DocumentNames:
 
     def _as_written(self, query: str, allowed: set[str]) -> tuple[str, ...]:
         spans: list[tuple[int, int, str]] = []
-        for word in set(_WORD.findall(query)):
-            for name, source in self._by_first_word.get(word, ()):
+        words = _WORD.findall(query)
+        openings = {*zip(words, words[1:], strict=False), *((w,) for w in words)}
+        for opening in openings:
+            for name, source in self._by_opening.get(opening, ()):
                 if allowed and source not in allowed:
                     continue
                 spans += [(start, end, source) for start, end in _occurrences(query, name)]
@@ -116,17 +133,16 @@ class DocumentNames:
         return tuple(dict.fromkeys(source for _, _, source in sorted(kept)))
 
     def _by_words(self, query: str, allowed: set[str]) -> Naming | None:
-        asked = set(analyze(query))
+        asked = _words(query)
         if not asked & DOCUMENT_WORDS:
             return None
+        candidates = {s for w in asked for s in self._holders.get(w, ())}
         scored = []
-        for source, words in self._words.items():
+        for source in candidates:
             if allowed and source not in allowed:
                 continue
-            distinctive = words - DOCUMENT_WORDS
-            held = sum(self._idf[w] for w in distinctive & asked)
-            if held:
-                scored.append((held, held / sum(self._idf[w] for w in distinctive), source))
+            held = sum(self._idf[w] for w in self._words[source] & asked)
+            scored.append((held, held / self._weight[source], source))
         if not scored:
             return None
         scored.sort(reverse=True)
