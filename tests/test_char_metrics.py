@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from hierdoc.eval.datasets import EvalCorpus, EvalQuery
+from hierdoc.eval.judging import ChunkTable, judge
 from hierdoc.eval.metrics import CHAR_METRICS, char_precision_at_k, char_recall_at_k
 from hierdoc.eval.runner import run_eval
 from hierdoc.eval.variants import VARIANTS
@@ -111,3 +112,20 @@ def test_eval_reports_passage_precision_beside_chunk_precision(tmp_path) -> None
     assert "PsgP@1" not in dense.metrics and "CharP@1" in dense.metrics
     row = next(line for line in report.table().splitlines() if line.startswith("| dense |"))
     assert "| – | – |" in row
+
+
+def test_characters_from_another_document_are_returned_but_never_gold() -> None:
+    """Corpus-wide: a chunk of the wrong NDA counts in precision's denominator, as
+    LegalBench-RAG compares file paths before offsets."""
+    table = ChunkTable(
+        {"a:0": "a", "b:0": "b"},
+        {"a:0": (0, 100), "b:0": (0, 300)},
+        {"a": ["a:0"], "b": ["b:0"]},
+    )
+    query = EvalQuery("q", "Consider A; text", [(0, 50)], None, "a")
+    corpus = EvalCorpus("wide", [], [query], "span", ("CharP@1", "CharP@8", "CharR@8"), "CharR@8")
+    ranked = ["b:0", "a:0"]
+    values = judge(corpus, query, {k: ranked for k in (1, 5, 10, 20)}, table).values
+    assert values["CharP@1"] == 0.0
+    assert values["CharP@8"] == pytest.approx(50 / 400)
+    assert values["CharR@8"] == 1.0

@@ -181,6 +181,7 @@ def _judge_spans(
 ) -> Judged:
     gold: list[Span] = query.relevant  # type: ignore[assignment]
     source = query.source_filter or query.document or ""
+    every = table
     if query.document:
         table = table.within(source)
     overlapping = {
@@ -200,7 +201,8 @@ def _judge_spans(
             values[name] = float(bool(first) and table.source.get(first[0]) == source)
         elif name.startswith(("Char", "Psg")):
             if name.startswith("Char") or passages is not None:
-                values[name] = _char_metric(name, _top(rankings, k), table, gold, passages)
+                top = _top(rankings, k)
+                values[name] = _char_metric(name, top, every, source, gold, passages)
         else:
             spans = [table.span.get(c) for c in rankings[k]]
             values[name] = span_recall_at_k(spans, gold, k)
@@ -219,16 +221,26 @@ def _char_metric(
     name: str,
     ranked: Sequence[str],
     table: ChunkTable,
+    source: str,
     gold: Sequence[Span],
     passages: Mapping[str, Span] | None,
 ) -> float:
     """``CharP@k``/``CharR@k`` over whole chunks, ``PsgP@k``/``PsgR@k`` over their passages
-    (a chunk without one counts whole), LegalBench-RAG's character precision and recall."""
-    spans = [table.span.get(c) for c in ranked]
-    if name.startswith("Psg") and passages is not None:
-        spans = [_within(s, passages.get(c)) for c, s in zip(ranked, spans, strict=True)]
-    measure = char_precision_at_k if name.split("@")[0].endswith("P") else char_recall_at_k
-    return measure(spans, gold, len(ranked))
+    (a chunk without one counts whole), LegalBench-RAG's character precision and recall;
+    characters returned from another document than ``source`` are returned, never gold."""
+    own: list[Span | None] = []
+    foreign = 0
+    for chunk_id in ranked:
+        span = table.span.get(chunk_id)
+        if name.startswith("Psg") and passages is not None:
+            span = _within(span, passages.get(chunk_id))
+        if table.source.get(chunk_id) == source:
+            own.append(span)
+        elif span is not None:
+            foreign += span[1] - span[0]
+    if name.split("@")[0].endswith("P"):
+        return char_precision_at_k(own, gold, len(own), foreign)
+    return char_recall_at_k(own, gold, len(own))
 
 
 def _within(chunk: Span | None, passage: Span | None) -> Span | None:

@@ -86,12 +86,15 @@ PASSAGE_METRICS = ("PsgP@1", "PsgR@8")
 """Only methods whose results carry passages (hierdoc's) have these."""
 
 
-def char_precision_at_k(returned: Sequence[Span | None], gold: Sequence[Span], k: int) -> float:
+def char_precision_at_k(
+    returned: Sequence[Span | None], gold: Sequence[Span], k: int, foreign: int = 0
+) -> float:
     """LegalBench-RAG's precision (``QAResult.precision`` in zeroentropy-ai/legalbenchrag):
     the gold characters inside each of the top k returned spans, summed, over the characters
-    returned. Gold spans do not overlap; 0 when nothing was returned."""
+    returned, ``foreign`` of them from other documents than the gold's. Gold spans do not
+    overlap; 0 when nothing was returned."""
     top = [s for s in returned[:k] if s is not None]
-    total = sum(s[1] - s[0] for s in top)
+    total = sum(s[1] - s[0] for s in top) + foreign
     if total == 0:
         return 0.0
     covered = sum(_overlap(s, g) for s in top for g in gold)
