@@ -110,3 +110,11 @@ def test_documents_named_in_a_query(names: DocumentNames, query, sources, how) -
 )
 def test_ordinary_words_name_no_document(names: DocumentNames, query: str) -> None:
     assert names.named(query) is None
+
+
+def test_the_rest_of_a_query_drops_the_names_written_in_it(names: DocumentNames) -> None:
+    query = "Consider CONFIDENTIALITY_AGREEMENT.txt; the Receiving Party shall not disclose"
+    naming = names.named(query)
+    assert naming is not None and naming.rest(query) == (
+        "Consider ; the Receiving Party shall not disclose"
+    )

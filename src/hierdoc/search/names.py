@@ -52,6 +52,14 @@ class Naming:
 
     sources: tuple[str, ...]
     how: str
+    spans: tuple[tuple[int, int], ...] = ()
+    """Where the query writes the names (as written only)."""
+
+    def rest(self, query: str) -> str:
+        """The query without the names written in it: what it asks about those documents."""
+        for start, end in sorted(self.spans, reverse=True):
+            query = query[:start] + " " + query[end:]
+        return " ".join(query.split())
 
 
 def name_strings(document: DocumentRecord) -> list[str]:
@@ -111,12 +119,16 @@ class DocumentNames:
         if self.count < 2:
             return None
         allowed = set(scope)
-        written = self._as_written(query.lower(), allowed)
-        if written:
-            return Naming(written, "as written")
+        lowered = query.lower()
+        spans = self._as_written(lowered, allowed)
+        if spans:
+            sources = tuple(dict.fromkeys(source for _, _, source in spans))
+            same = len(lowered) == len(query)
+            return Naming(sources, "as written", tuple((s, e) for s, e, _ in spans) if same else ())
         return self._by_words(query, allowed)
 
-    def _as_written(self, query: str, allowed: set[str]) -> tuple[str, ...]:
+    def _as_written(self, query: str, allowed: set[str]) -> list[tuple[int, int, str]]:
+        """(start, end, source) of each name in the query, none inside a longer one."""
         spans: list[tuple[int, int, str]] = []
         words = _WORD.findall(query)
         openings = {*zip(words, words[1:], strict=False), *((w,) for w in words)}
@@ -130,7 +142,7 @@ class DocumentNames:
             for s in spans
             if not any(o[0] <= s[0] and s[1] <= o[1] and o[1] - o[0] > s[1] - s[0] for o in spans)
         ]
-        return tuple(dict.fromkeys(source for _, _, source in sorted(kept)))
+        return sorted(kept)
 
     def _by_words(self, query: str, allowed: set[str]) -> Naming | None:
         asked = _words(query)

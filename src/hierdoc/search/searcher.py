@@ -217,8 +217,8 @@ class Searcher:
                 f"the query has {len(query):,} characters; the limit is "
                 f"{settings.max_query_chars:,} (max_query_chars)"
             )
-        parsed = parse_query(query.strip())
-        filt, naming_notes = self._narrow(parsed.text, filt)
+        filt, naming_notes, asked = self._narrow(query.strip(), filt)
+        parsed = parse_query(asked)
         vocabulary = self._glossary.lookup(parsed.text) if self._glossary else QueryVocabulary()
         expanded = vocabulary.expand(parsed.text)
         depth = max(settings.candidate_depth, settings.top_k)
@@ -261,17 +261,23 @@ class Searcher:
 
     def _narrow(
         self, text: str, filt: SearchFilter | None
-    ) -> tuple[SearchFilter | None, list[str]]:
-        """The filter narrowed to the documents the query names, with a note saying so."""
+    ) -> tuple[SearchFilter | None, list[str], str]:
+        """The filter narrowed to the documents the query names, with a note saying so, and
+        the query without the names written in it (they would only add noise to ranking
+        within those documents)."""
         if self._glossary is None:
-            return filt, []
+            return filt, [], text
         scope = filt.sources if filt is not None else ()
         naming = self._glossary.names.named(text, scope)
-        if naming is None or set(naming.sources) == set(scope):
-            return filt, []
+        if naming is None:
+            return filt, [], text
+        rest = naming.rest(text)
+        asked = rest if analyze(_QUOTED.sub(" ", rest)) or parse_query(rest).cited else text
+        if set(naming.sources) == set(scope):
+            return filt, [], asked
         names = ", ".join(PurePosixPath(s).name or s for s in naming.sources)
         note = f"searched only {names}: named in the query ({naming.how})"
-        return replace(filt or SearchFilter(), sources=naming.sources), [note]
+        return replace(filt or SearchFilter(), sources=naming.sources), [note], asked
 
     def _scope(self, filt: SearchFilter | None) -> list[str]:
         """The documents a search covers: those filtered to, else every indexed one."""
