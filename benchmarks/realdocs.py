@@ -66,6 +66,14 @@ def row(score: DocumentScore) -> list[str]:
     ]
 
 
+def markdown_table(scores: list[DocumentScore]) -> str:
+    """The table as BENCHMARKS.md shows it."""
+    lines = ["| " + " | ".join(name for name, _ in COLUMNS) + " |"]
+    lines.append("|---|---|---|" + "---:|" * (len(COLUMNS) - 3))
+    lines += ["| " + " | ".join(row(score)) + " |" for score in scores]
+    return "\n".join(lines)
+
+
 def table(scores: list[DocumentScore]) -> str:
     lines = [
         " | ".join(name.ljust(width) for name, width in COLUMNS),
@@ -98,9 +106,14 @@ def main() -> None:
     parser.add_argument("--docs", type=Path, default=DOCS_DIR, help="folder of gold files")
     parser.add_argument("--embedder", choices=("hash", "minilm"), default="hash")
     parser.add_argument("--converter", action="append", help="only these converter values")
-    parser.add_argument("--doc", action="append", help="only these documents (gold names)")
+    parser.add_argument(
+        "--doc",
+        action="append",
+        help="only these documents (gold names); citations then compete only among them",
+    )
     parser.add_argument("--json", type=Path, help="write every figure (and misses) here")
     parser.add_argument("--misses", action="store_true", help="print what each one missed")
+    parser.add_argument("--markdown", action="store_true", help="print Markdown tables")
     args = parser.parse_args()
 
     golds = [g for g in load_golds(args.docs) if not args.doc or g.name in args.doc]
@@ -112,7 +125,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as folder:
             results[converter] = measure_all(golds, converter, Path(folder), embedder)
         print(f"\n## converter: {converter} (embedder: {args.embedder})\n")
-        print(table(results[converter]))
+        print((markdown_table if args.markdown else table)(results[converter]))
         if args.misses:
             print("\n" + misses(results[converter]))
     if args.json:
