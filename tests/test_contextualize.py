@@ -480,7 +480,9 @@ def test_ctrl_c_stops_promptly_and_keeps_what_arrived(fake_api, tmp_path):
     finally:
         process.kill()
     assert "KeyboardInterrupt" in stderr
-    assert stopped_after < 2.0
+    # Draining the 56 calls left would take 8.4 s (2 at a time, 0.3 s each); the bound
+    # leaves room for a loaded machine's process teardown.
+    assert stopped_after < 5.0
     kept = [json.loads(line) for line in saved.read_text().splitlines()]
     jobs = make_jobs(3, 20)
     assert 4 <= len(kept) < len(jobs)
