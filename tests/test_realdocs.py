@@ -9,11 +9,13 @@ what each document misses.
 
 from __future__ import annotations
 
+import html
 import re
 import zipfile
 from collections import Counter
 from pathlib import Path
 
+import pypdfium2
 import pytest
 
 from .realdocs.gold import (
@@ -32,6 +34,7 @@ from .realdocs.harness import (
     id_is_clean,
     measure_all,
     split_heading,
+    words,
 )
 
 GOLDS = load_golds()
@@ -92,6 +95,39 @@ def test_docx_clause_numbers_come_from_word_numbering(gold: Gold) -> None:
         label = re.escape(section.number)
         typed = re.search(rf"(?m)^\s*{label}\.?\s+{re.escape(section.heading)}", texts)
         assert typed is None, f"{section.number} is typed in the text"
+
+
+def document_pages(gold: Gold) -> list[str]:
+    """The document's text, read without hierdoc (one string per physical page of a PDF)."""
+    if gold.format == "pdf":
+        pdf = pypdfium2.PdfDocument(str(gold.document))
+        try:
+            return [page.get_textpage().get_text_range() for page in pdf]
+        finally:
+            pdf.close()
+    if gold.format == "docx":
+        with zipfile.ZipFile(gold.document) as package:
+            body = package.read("word/document.xml").decode("utf-8")
+        paragraphs = re.findall(r"<w:p[ >].*?</w:p>", body, re.S)
+        runs = (re.findall(r"<w:t(?: [^>]*)?>([^<]*)</w:t>", p) for p in paragraphs)
+        return [html.unescape("\n".join("".join(texts) for texts in runs))]
+    text = gold.document.read_text(encoding="utf-8")
+    return [html.unescape(re.sub(r"<[^>]+>", " ", text)) if gold.format == "html" else text]
+
+
+@pytest.mark.parametrize("gold", GOLDS, ids=by_name)
+def test_gold_text_is_the_document_s_own(gold: Gold) -> None:
+    """Every heading, term, definition start and page phrase of the gold is in the document
+    (a typo in the gold would make a metric unreachable), each phrase on its stated page."""
+    pages = [words(p.replace("\x02", "").replace("\xad", "")) for p in document_pages(gold)]
+    text = " ".join(pages)
+    for phrase in [s.heading for s in gold.sections] + [c.heading for c in gold.citations]:
+        assert words(phrase) in text, phrase
+    for definition in gold.definitions:
+        assert words(definition.term) in text, definition.term
+        assert words(definition.starts) in text, definition.starts
+    for sample in gold.pages:
+        assert words(sample.phrase) in pages[sample.page - 1], (sample.page, sample.phrase)
 
 
 def test_split_heading_reads_the_labels_of_formal_documents() -> None:
