@@ -274,6 +274,51 @@ def test_annex_title_row_splits_a_table(tmp_path: Path) -> None:
     assert sections == ["preamble", "annex-1-a"]
 
 
+_W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+_FOOTNOTES = (
+    f'<w:footnotes xmlns:w="{_W}">'
+    '<w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:footnote>'
+    '<w:footnote w:id="1"><w:p><w:r><w:footnoteRef/></w:r><w:r><w:t xml:space="preserve">'
+    " As defined by the Payment Services Act.</w:t></w:r></w:p></w:footnote></w:footnotes>"
+)
+
+
+_NOTES_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/footnotes"
+_NOTES_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.footnotes+xml"
+
+
+def _add_footnote(source: Path, target: Path, after: str) -> Path:
+    """A copy of ``source`` whose run ending in ``after`` is followed by footnote 1."""
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
+        for info in old.infolist():
+            data = old.read(info.filename)
+            if info.filename.endswith((".xml", ".rels")):
+                data = _with_note(info.filename, data.decode("utf-8"), after).encode("utf-8")
+            new.writestr(info, data)
+        new.writestr("word/footnotes.xml", _FOOTNOTES)
+    return target
+
+
+def _with_note(name: str, data: str, after: str) -> str:
+    if name == "word/document.xml":
+        reference = '<w:r><w:footnoteReference w:id="1"/></w:r>'
+        return data.replace(f"{after}</w:t></w:r>", f"{after}</w:t></w:r>{reference}", 1)
+    if name == "word/_rels/document.xml.rels":
+        relation = f'<Relationship Id="rIdNotes" Type="{_NOTES_REL}" Target="footnotes.xml"/>'
+        return data.replace("</Relationships>", relation + "</Relationships>")
+    if name == "[Content_Types].xml":
+        override = f'<Override PartName="/word/footnotes.xml" ContentType="{_NOTES_TYPE}"/>'
+        return data.replace("</Types>", override + "</Types>")
+    return data
+
+
+def test_footnotes_are_kept(tmp_path: Path) -> None:
+    path = _add_footnote(FIXTURES / "cloud_agreement.docx", tmp_path / "notes.docx", "fees below.")
+    text = convert_file(path).text
+    assert "Customer shall pay the fees below.[^1]\n" in text
+    assert text.endswith("## Notes\n\n[^1]: As defined by the Payment Services Act.\n")
+
+
 @pytest.mark.parametrize(
     ("value", "fmt", "shown"),
     [

@@ -320,7 +320,8 @@ def _markitdown() -> MarkItDown:
 
 def _convert_docx(path: Path, limits: Limits) -> tuple[str, str | None, str]:
     """Word's numbering rendered; the zip limits are checked before anything is unpacked."""
-    from .convert_docx import UnsupportedPackage, docx_to_markdown
+    from .convert_docx import docx_to_markdown
+    from .docx_package import UnsupportedPackage
 
     content_hash = file_hash(path)
     _check_signature(path, ".docx", limits)

@@ -20,20 +20,22 @@ of the clauses they list).
 from __future__ import annotations
 
 import re
-import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from lxml import etree
-
-from .convert import ConversionError
-from .docx_numbering import Numbering, Styles, on, val, w
+from .docx_numbering import W_NS, Numbering, Styles, on, val, w
+from .docx_package import (
+    ENDNOTES_REL,
+    FOOTNOTES_REL,
+    NUMBERING_REL,
+    STYLES_REL,
+    open_docx,
+    related_root,
+)
 from .headings import plain_heading
 
-_NUMBERING_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/numbering"
-_STYLES_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles"
 _MAX_HEADING_LEVEL = 6
 _MAX_TITLE_CHARS = 100
 _MAX_TITLE_WORDS = 12
@@ -67,18 +69,10 @@ _BLOCK_TITLE = re.compile(
 _TOC_STYLE = re.compile(r"^(?:toc\s*\d|toc heading|table of figures)$", re.IGNORECASE)
 _SECTION_LABEL = re.compile(r"^(?:[A-Za-z]+\.?\s+)?(?:\d+(?:\.\d+)*|[IVXLCDM]+|[A-Z])\.?$")
 _PLAIN_RUN_IN = re.compile(r"^(?P<title>[A-Z][^.:;!?]{0,99}?)[.:]\s+(?=\S)")
-_PACKAGE_PARTS = frozenset({"[Content_Types].xml", "_rels/.rels"})
-_NOT_WORD = "not a Word document"
-_STRICT_NAMESPACE = b"purl.oclc.org/ooxml/officeDocument"
 _TRAILING_PUNCTUATION = " \t.:;,—–-"
 
 
 # --------------------------------------------------------------------------- runs
-
-
-class UnsupportedPackage(ConversionError):
-    """A package python-docx cannot open though it may be a readable document (Strict
-    Open XML, a relationship to a missing part): the caller may try markitdown."""
 
 
 @dataclass(frozen=True)
@@ -107,7 +101,31 @@ _CONTAINERS = frozenset(
 _RUN_TEXT = {w("t"): None, w("tab"): "\t", w("br"): "\n", w("cr"): "\n", w("noBreakHyphen"): "-"}
 
 
-def _spans(paragraph: Any, styles: Styles, style_id: str | None) -> list[_Span]:
+class Notes:
+    """Footnotes and endnotes: a reference becomes ``[^n]`` (numbered in reading order,
+    as Word numbers them) and the notes are written after the body as ``[^n]: text``."""
+
+    def __init__(self, footnotes: Any, endnotes: Any) -> None:
+        self._parts = {w("footnoteReference"): footnotes, w("endnoteReference"): endnotes}
+        self.referenced: list[Any] = []
+
+    def mark(self, reference: Any) -> str:
+        part = self._parts.get(reference.tag)
+        note_id = reference.get(w("id"))
+        found = [] if part is None else part.xpath("w:*[@w:id=$i]", namespaces=_NS, i=note_id)
+        if not found:
+            return ""
+        self.referenced.append(found[0])
+        return f"[^{len(self.referenced)}]"
+
+
+_NS = {"w": W_NS}
+_NOTE_REFERENCES = frozenset({w("footnoteReference"), w("endnoteReference")})
+
+
+def _spans(
+    paragraph: Any, styles: Styles, style_id: str | None, notes: Notes | None = None
+) -> list[_Span]:
     """The visible text runs of a paragraph with their emphasis; deletions,
     hidden text, field codes and text boxes are left out."""
     spans: list[_Span] = []
@@ -127,9 +145,9 @@ def _spans(paragraph: Any, styles: Styles, style_id: str | None) -> list[_Span]:
             return bool(inherited if inherited is not None else styles.first(style_id, attribute))
 
         text = "".join(
-            (child.text or "") if _RUN_TEXT[child.tag] is None else _RUN_TEXT[child.tag]
+            _run_text(child, notes)
             for child in run
-            if child.tag in _RUN_TEXT
+            if child.tag in _RUN_TEXT or child.tag in _NOTE_REFERENCES
         )
         if text:
             underline = val(rpr, "u")
@@ -142,6 +160,13 @@ def _spans(paragraph: Any, styles: Styles, style_id: str | None) -> list[_Span]:
                 )
             )
     return spans
+
+
+def _run_text(child: Any, notes: Notes | None) -> str:
+    if child.tag in _NOTE_REFERENCES:
+        return notes.mark(child) if notes is not None else ""
+    shown = _RUN_TEXT[child.tag]
+    return (child.text or "") if shown is None else shown
 
 
 def _runs(element: Any) -> Iterator[Any]:
@@ -274,9 +299,21 @@ def _leading_punctuation(spans: list[_Span]) -> int:
 class _Writer:
     """Markdown blocks of a document body, numbering counted in reading order."""
 
-    def __init__(self, styles: Styles, numbering: Numbering) -> None:
+    def __init__(self, styles: Styles, numbering: Numbering, notes: Notes | None = None) -> None:
         self._styles = styles
         self._numbering = numbering
+        self._notes = notes
+
+    def notes(self) -> list[str]:
+        """``[^n]: text`` for each note referenced so far, in order."""
+        if self._notes is None:
+            return []
+        lines = []
+        for number, note in enumerate(self._notes.referenced, start=1):
+            paragraphs = (_spans(p, self._styles, val(p.find(w("pPr")), "pStyle")) for p in note)
+            text = " ".join(" ".join(_inline(spans).split()) for spans in paragraphs if spans)
+            lines.append(f"[^{number}]: {text}")
+        return lines
 
     def blocks(self, container: Any) -> Iterator[str]:
         for child in container:
@@ -294,7 +331,7 @@ class _Writer:
         if _TOC_STYLE.match(name):
             return []
         numbered = self._numbering.label(ppr, style_id)
-        spans = _spans(paragraph, self._styles, style_id)
+        spans = _spans(paragraph, self._styles, style_id, self._notes)
         if numbered is not None and numbered.level.fmt == "bullet":
             return [f"- {_inline(spans)}"] if _plain(spans) else []
         if name.casefold() == "title" and _plain(spans):
@@ -400,62 +437,13 @@ def docx_to_markdown(path: Path) -> str:
     Raises :class:`~hierdoc.pipeline.convert.ConversionError` naming why a file
     cannot be read (``OSError`` passes through for the caller to word).
     """
-    document = _open(path)
+    document = open_docx(path)
     part = document.part
-    styles = Styles(_related_root(part, _STYLES_REL))
-    numbering = Numbering(_related_root(part, _NUMBERING_REL), styles)
-    blocks = [b for b in _Writer(styles, numbering).blocks(document.element.body) if b.strip()]
+    styles = Styles(related_root(part, STYLES_REL))
+    numbering = Numbering(related_root(part, NUMBERING_REL), styles)
+    notes = Notes(related_root(part, FOOTNOTES_REL), related_root(part, ENDNOTES_REL))
+    writer = _Writer(styles, numbering, notes)
+    blocks = [b for b in writer.blocks(document.element.body) if b.strip()]
+    footnotes = "\n".join(writer.notes())
+    blocks += ["## Notes", footnotes] if footnotes else []
     return "\n\n".join(blocks) + "\n" if blocks else ""
-
-
-def _open(path: Path) -> Any:
-    """The python-docx Document, or a :class:`ConversionError` saying why not."""
-    import docx
-    from docx.opc.exceptions import PackageNotFoundError
-
-    with zipfile.ZipFile(path) as archive:
-        if not set(archive.namelist()) >= _PACKAGE_PARTS:
-            raise ConversionError(f"cannot read DOCX: {_NOT_WORD} (no package relationships)")
-        if _STRICT_NAMESPACE in archive.read("_rels/.rels"):
-            raise UnsupportedPackage("cannot read DOCX: Strict Open XML")
-    try:
-        return docx.Document(str(path))
-    except OSError:
-        raise
-    except PackageNotFoundError as exc:
-        raise ConversionError(f"cannot read DOCX: {_NOT_WORD} (no document part)") from exc
-    except KeyError as exc:
-        raise UnsupportedPackage(f"cannot read DOCX: missing part ({_short(str(exc))})") from exc
-    except etree.XMLSyntaxError as exc:
-        raise ConversionError(f"cannot read DOCX: damaged XML ({_xml_error(exc)})") from exc
-    except ValueError as exc:
-        raise ConversionError(f"cannot read DOCX: {_short(str(exc))}") from exc
-    except Exception as exc:  # python-docx on a malformed package: its message means nothing
-        raise ConversionError(
-            f"cannot read DOCX: damaged or unusual file ({type(exc).__name__})"
-        ) from exc
-
-
-def _xml_error(exc: etree.XMLSyntaxError) -> str:
-    return _short(re.sub(r"\s*\(<string>, line \d+\)$", "", str(exc)))
-
-
-def _related_root(part: Any, relationship: str) -> Any:
-    """The XML root of the part ``part`` relates to with ``relationship``, or None."""
-    try:
-        related = part.part_related_by(relationship)
-    except KeyError:
-        return None
-    element = getattr(related, "element", None)
-    if element is not None:
-        return element
-    parser = etree.XMLParser(resolve_entities=False, no_network=True)
-    try:
-        return etree.fromstring(related.blob, parser)
-    except etree.XMLSyntaxError as exc:
-        raise ConversionError(f"cannot read DOCX: damaged XML ({_xml_error(exc)})") from exc
-
-
-def _short(message: str, limit: int = 160) -> str:
-    line = " ".join(message.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
