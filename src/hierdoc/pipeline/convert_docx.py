@@ -11,10 +11,12 @@ The Markdown it writes is what the structure stage reads: the Title style is
 headings holding the number and a plain title, no markup
 (``## 8.4 Limitation of Liability``); a clause's run-in title ("**Fees.** The
 Customer shall ...") is its heading and the rest its body; points such as
-"(a)" stay at the start of their paragraph, where the outline finds them.
-Bold and italic are kept in body text, tables become pipe tables, and
-generated tables of contents are left out (their entries would claim the ids
-of the clauses they list).
+"(a)" stay at the start of their paragraph, where the outline finds them, as
+do the items of a plain numbered list ("1. Name"; a clause of such a list
+opens with a bold or underlined title). Bold and italic are kept in body
+text, tables become pipe tables, footnotes and endnotes follow the body under
+"## Notes", and generated tables of contents are left out (their entries
+would claim the ids of the clauses they list).
 """
 
 from __future__ import annotations
