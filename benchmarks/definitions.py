@@ -155,13 +155,13 @@ def score(document: Document, found: list[tuple[str, str]]) -> Score:
 
 
 def table(docs: list[Document], runs: dict[str, dict[str, list[tuple[str, str]]]]) -> str:
-    header = f"{'document':40} {'gold':>4}"
+    header = f"{'document':44} {'gold':>4}"
     for label in runs:
         header += f" | {label + ' found':>11} {'P':>6} {'R':>6}"
     lines = [header, "-" * len(header)]
     real = [d for d in docs if d.name not in DATASET_DOCUMENTS]
     for name, group in [(d.name, [d]) for d in docs] + [("all real documents (pooled)", real)]:
-        line = f"{name:40} {sum(len(d.gold) for d in group):>4}"
+        line = f"{name:44} {sum(len(d.gold) for d in group):>4}"
         for found in runs.values():
             scores = [score(d, found[str(d.path)]) for d in group]
             line += _cells(scores, [len([g for g in d.gold if not g.optional]) for d in group])

@@ -45,6 +45,15 @@ _DETERMINERS = word_set(
     "the a an this these those its their his her each any such our your every one certain"
     " some another either neither both"
 )
+_PREPOSITIONS = word_set("in of on at to for with about concerning regarding from by into")
+_PARTY = re.compile(
+    r"(?P<name>\b[A-Z][\w&.'’-]*(?:,?\s+(?:[A-Z][\w&.'’-]*|of|and|&|de|du|von))*),?\s+(?:a|an)\s+"
+    r"(?:[\w.-]+\s+){0,4}?(?:company|corporation|partnership|limited\s+liability\s+company"
+    r"|individual|entity|bank|association|trust|society|authority|foundation|university)\b"
+)
+_TOPIC = word_set("of concerning regarding about respecting re into in at on from under within")
+_SUFFIX = re.compile(r"(?i)(?:inc|llc|ltd|limited|corp|corporation|plc|gmbh|ag|sa|l\.?p|co)\.?")
+_FINITE = word_set("is are was were will shall may must can should would has have does do")
 _ANAPHORIC = word_set("that those such said")
 _POINTING = word_set("this these those that such its their his her our your said")
 _CONNECTORS = word_set("of the and & for de on")
@@ -56,6 +65,8 @@ _PHRASE_STOPS = word_set(
     " provide provides make makes made means include includes including establish"
     " established but"
 )
+# a line opening a numbered or lettered item: what is named never reaches back across it
+_ITEM_LINE = re.compile(r"(?m)^[ \t]*(?:\(\w{1,4}\)|\d{1,3}(?:\.\d{1,3})*\.?|[a-z]\))[ \t]")
 _ITEM_END = re.compile(r"\s*[;.,:]?\s*(?:(?:and|or)\s*)?(?:\n|$)")
 _CLAUSE_BREAK = re.compile(r"[,;:\[\]]|\n\s*\n|[.!?]\s+(?=[A-Z\"“‘(])")
 _SENTENCE_BREAK = re.compile(r"\n\s*\n|[.!?:]\s+(?=[A-Z\"“‘(])|^[ \t]*#+[ \t]", re.MULTILINE)
@@ -71,9 +82,9 @@ def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
         terms = _named_terms(match)
         if not terms:
             continue
-        before = _text_before(marked.plain, match.start())
-        closes_item = _closes_item(marked.quoted, match.start(), match.end())
         collective = "collectively" in match.group("body").casefold()
+        before = _text_before(marked.plain, match.start(), not collective)
+        closes_item = _closes_item(marked.quoted, match.start(), match.end())
         for term, start in terms:
             phrase = named_thing(before, term, closes_item, collective)
             if phrase:
@@ -109,13 +120,20 @@ def _named_terms(match: re.Match[str]) -> list[tuple[str, int]]:
     return [(term, start) for term, start in terms if valid_term(term) and term[0].isalpha()]
 
 
-def _text_before(text: str, paren: int) -> str:
-    """The sentence before a parenthesis, without its own parentheses or a heading label."""
+def _text_before(text: str, paren: int, after_definitions: bool = True) -> str:
+    """The sentence before a parenthesis, without its own parentheses or a heading label;
+    ``after_definitions``: only what follows an earlier defining parenthesis."""
     start = max(0, paren - WINDOW)
     window = text[start:paren]
     if start and not text[start - 1].isspace():
         window = window[window.find(" ") + 1 :]  # no half word
+    items = list(_ITEM_LINE.finditer(window))
+    window = window[items[-1].start() :] if items else window
     while True:
+        # an earlier definition's parenthesis ends what this one can name: 'disclosed by
+        # one Party (“Disclosing Party”) to the other (“Receiving Party”)'
+        defining = list(re.finditer(r"\([^()]*[\"“”‘’][^()]*\)", window))
+        window = window[defining[-1].end() :] if defining and after_definitions else window
         inner = re.sub(r"\([^()]*\)", " ", window)
         if inner == window:
             break
@@ -144,12 +162,51 @@ def named_thing(before: str, term: str, closes_item: bool, collective: bool = Fa
         return ""
     if _is_acronym(term):
         return _spelled_out(words, term.rstrip("s"))
-    anchored = _anchored_phrase(words, term, collective)
+    anchored = _anchored_phrase(_last_clause(words), term, collective)
     if anchored:
-        return anchored
-    if closes_item and len(words) >= 3:
-        return " ".join(words[-MAX_PHRASE_WORDS:])
-    return _noun_phrase_before(before)
+        return _without_conjunction(anchored)
+    party = _party_name(before)
+    if party:
+        return party
+    if collective:
+        named = _listed(words) or _without_conjunction(_noun_phrase_before(before))
+        if named:
+            return named
+    if (closes_item or collective) and 3 <= len(words) <= MAX_PHRASE_WORDS:
+        return " ".join(words)
+    return _without_conjunction(_noun_phrase_before(before))
+
+
+def _party_name(before: str) -> str:
+    """The party a preamble names: "SUN PHARMACEUTICAL INDUSTRIES LTD., a company registered
+    in India ..., Maharashtra, India (the “Potential Relationship Party”)"."""
+    found = list(_PARTY.finditer(before))
+    return found[-1].group("name").rstrip(" ,") if found else ""
+
+
+def _listed(words: list[str]) -> str:
+    """The list a collective name sums up: "other than identity proofing, authentication,
+    or attribute assertion (collectively “identity service”)"."""
+    start = len(words)
+    for index in range(len(words) - 1, max(-1, len(words) - 30), -1):
+        if words[index].strip("\"'‘’“”,;:").casefold() in _PHRASE_STOPS:
+            break
+        start = index
+    span = words[start:]
+    commas = any(word.endswith(",") for word in span[:-1])
+    joined = any(word.casefold() in ("and", "or", "and/or") for word in span)
+    return " ".join(span) if commas and joined and len(span) >= 3 else ""
+
+
+def _last_clause(words: list[str]) -> list[str]:
+    """The words after the last semicolon: a head word before it is another clause's."""
+    ends = [index for index, word in enumerate(words) if word.endswith(";")]
+    return words[ends[-1] + 1 :] if ends else words
+
+
+def _without_conjunction(phrase: str) -> str:
+    """ "NaturalNano Inc." of "and NaturalNano Inc.", "research work" of "and/or research work"."""
+    return re.sub(r"^(?:and/or|and|or)\s+", "", phrase)
 
 
 def _anchored_phrase(words: list[str], term: str, earliest: bool = False) -> str:
@@ -167,7 +224,11 @@ def _anchored_phrase(words: list[str], term: str, earliest: bool = False) -> str
         if _stem(words[index]) == head and not shouting:  # not "BUSINESS SALE AGREEMENT"
             phrase = words[_phrase_start(words, index) :]
             pointing = phrase[0].casefold() in _ANAPHORIC and len(phrase) <= 2
-            return "" if pointing or len(phrase) > MAX_ANCHORED_WORDS else " ".join(phrase)
+            # "certain Confidential Information is extremely sensitive (“Highly ...”)": the
+            # head word is a clause's subject (a collective name may sum up a clause)
+            verb = not earliest and _FINITE.intersection(w.casefold() for w in phrase)
+            too_long = len(phrase) > MAX_ANCHORED_WORDS
+            return "" if pointing or verb or too_long else " ".join(phrase)
     return ""
 
 
@@ -255,12 +316,15 @@ def _noun_phrase_before(before: str) -> str:
     Nothing when that is no plain noun phrase ("this Regulation", "the ToS from time to
     time") or sits inside a larger one ("notice of any Modification").
     """
-    starts = [m.end() for m in _CLAUSE_BREAK.finditer(before)]
-    words = before[starts[-1] if starts else 0 :].split()
-    if words and words[0].casefold() == "as" and starts:
+    clauses = _clauses(before)
+    words = clauses[-1]
+    previous = clauses[-2] if len(clauses) > 1 else []
+    if words and words[0].casefold() == "as" and previous:
         # "the following offerings, as further defined below (the “Products”)"
-        previous = starts[-2] if len(starts) > 1 else 0
-        words = before[previous : starts[-1]].rstrip(" ,;:").split()
+        words, previous = previous, clauses[-3] if len(clauses) > 2 else []
+    if words and words[0].casefold() in ("a", "an") and _capitalised_run(previous):
+        # "Microsoft Corporation, a Washington corporation (“Microsoft”)": the name
+        return " ".join(previous[-_capitalised_run(previous) :])
     run = _capitalised_run(words)
     named = run and words[-run].casefold() in _DETERMINERS
     start = None
@@ -269,13 +333,28 @@ def _noun_phrase_before(before: str) -> str:
     else:
         dets = [i for i, word in enumerate(words[:-1]) if word.casefold() in _DETERMINERS]
         start = dets[-1] if dets else None
-    if start is None or (start and words[start - 1].casefold() == "of"):
+    # "or interest in, the Company (collectively, ...)": the object of a preposition
+    across = not start and previous and previous[-1].strip(",").casefold() in _PREPOSITIONS
+    if start is None or across or _complement(words[:start]):
         return ""
     phrase = words[start:][-12:]
     bare = [word.strip("\"'‘’“”,;:").casefold() for word in phrase]
     if bare[0] in _POINTING or _PHRASE_STOPS.intersection(bare) or _blanks(phrase):
         return ""
     return " ".join(_with_head(words, len(words) - len(phrase)))
+
+
+def _clauses(before: str) -> list[list[str]]:
+    """The words of each clause; a corporate suffix stays with its name ("Acme, Inc.")."""
+    starts = [0] + [m.end() for m in _CLAUSE_BREAK.finditer(before)] + [len(before)]
+    clauses: list[list[str]] = []
+    for start, end in zip(starts, starts[1:], strict=False):
+        words = before[start:end].rstrip(" ,;:").split()
+        if clauses and words and _SUFFIX.fullmatch(" ".join(words).rstrip(",")):
+            clauses[-1] = [*clauses[-1], *words]
+        elif words or start == starts[-2]:
+            clauses.append(words)
+    return clauses or [[]]
 
 
 def _blanks(words: list[str]) -> bool:
@@ -292,6 +371,20 @@ def _with_head(words: list[str], start: int) -> list[str]:
         if words[index].casefold() in _DETERMINERS:
             return words[index:]
     return words[start:]
+
+
+def _complement(before: list[str]) -> bool:
+    """The phrase is the object of "of", "concerning", ...: the parenthesis names the larger
+    phrase ("information concerning the Company (“Evaluation Materials”)"). Not "relating
+    to": "information relating to a natural person (‘data subject’)" names the person."""
+    if not before or before[-1].casefold() not in _TOPIC:
+        return False
+    # partitive: "each of the Company and Investor (each a “Party”)"
+    return not (
+        len(before) > 1
+        and before[-1].casefold() == "of"
+        and before[-2].casefold() in ("each", "all", "both", "any", "either", "one")
+    )
 
 
 def _capitalised_run(words: list[str]) -> int:

@@ -32,8 +32,11 @@ def word_set(words: str) -> frozenset[str]:
 
 
 def valid_term(term: str) -> bool:
+    """A short name; not a form's placeholder ("Mr./Mrs. …", "[Name]", "____")."""
     words = term.split()
-    return 0 < len(words) <= MAX_TERM_WORDS and term[0].isalnum() and not term.endswith(".")
+    if not 0 < len(words) <= MAX_TERM_WORDS or not term[0].isalnum() or term.endswith("."):
+        return False
+    return not re.search(r"…|\.\.\.|[\[\]_]", term)
 
 
 def clean_definition(marked: Unmarked, start: int, end: int) -> tuple[str, int]:

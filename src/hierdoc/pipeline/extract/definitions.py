@@ -68,7 +68,7 @@ _MEANS = re.compile(
     # "“Document”, below, refers to", "To “modify” a work means"
     + r"|\s*,?\s+(?:below|above|herein|hereunder)\s*,?|\s+(?:a|an|the|such)(?:\s+[a-z]+){1,7}?)?"
     # "“copyleft”, which means that ..."
-    + r"\s*,?\s+(?:which\s+)?(?:also\s+)?(?P<verb>"
+    + r"\s*,?\s+(?:which\s+(?=means?\b))?(?:also\s+)?(?P<verb>"
     + _VERBS
     + r")\b[ \t]*[:,—–]?"
 )
@@ -119,7 +119,10 @@ _UNQUOTED = re.compile(
 )
 #: What follows "has": "the meaning given in Section 3.2", "the same meaning as in the DPA".
 POINTER = re.compile(r"(?i)^(?:the\s+)?(?:same\s+)?meanings?\b")
-_SENTENCE_END = re.compile(r"[.!?][\"”’)]*(?=\s+[A-Z\"“‘(]|\s*$)")
+# a sentence ends before a capital, a quote, or an inline clause number ("... . 2 Recipient")
+_SENTENCE_END = re.compile(
+    r"[.!?][\"”’)]*(?=\s+[A-Z\"“‘(]|\s+\d{1,2}(?:\.\d{1,2})*\.?\s+[A-Z]|\s*$)"
+)
 _PRONOUNS = word_set("this that it which such there these those he she they what who each any all")
 _VERB_WORDS = word_set("is are was were be shall will must may can should would")
 _DEF_HEADING = re.compile(
