@@ -78,6 +78,10 @@ class Chunk:
     page_start: int | None = None
     """The physical page (1-based) the chunk starts on, for documents with pages."""
     page_end: int | None = None
+    sentences: tuple[int, ...] | None = field(default=None, compare=False)
+    """Where each sentence of ``content`` but the first starts (pipeline.chunk.sentence_cuts),
+    computed at ingest so that a search never segments text; None when not stored (an index
+    written before they were), and then computed when needed."""
 
     @property
     def breadcrumb(self) -> str:

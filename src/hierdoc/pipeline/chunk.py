@@ -22,13 +22,13 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import pairwise
 
 from ..config import ChunkingSettings
 from ..models import Chunk, ConvertedDocument, Section
 from .headings import CLAUSE_WORDS
 from .numbering import slugify
+from .sentences import block_cuts
 from .structure import section_scopes, short_heading
 from .tokenizer import Tokenizer
 
@@ -96,6 +96,7 @@ def chunk_document(
                     sections=piece.starts,
                     page_start=page_start,
                     page_end=page_end,
+                    sentences=sentence_cuts(content),
                 )
             )
     return chunks
@@ -296,6 +297,18 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     return [s for start, end in _block_spans(text) for s in _sentence_spans(text, start, end)]
 
 
+def sentence_cuts(text: str) -> tuple[int, ...]:
+    """Where each sentence of :func:`sentence_spans` but the first starts: what a chunk
+    stores (``Chunk.sentences``) so that a search never segments text."""
+    return tuple(start for start, _ in sentence_spans(text)[1:])
+
+
+def spans_from_cuts(text: str, cuts: tuple[int, ...]) -> list[tuple[int, int]]:
+    """:func:`sentence_spans` of ``text`` again, from its :func:`sentence_cuts`."""
+    bounds = [0, *cuts, len(text)]
+    return [(left, right) for left, right in pairwise(bounds) if left < right]
+
+
 def _block_spans(text: str) -> Iterator[tuple[int, int]]:
     start = 0
     for match in _BLOCK_BREAK.finditer(text):
@@ -305,19 +318,10 @@ def _block_spans(text: str) -> Iterator[tuple[int, int]]:
         yield start, len(text)
 
 
-@lru_cache(maxsize=1)
-def _segmenter():  # noqa: ANN202 - pysbd has no type hints
-    import pysbd
-
-    return pysbd.Segmenter(language="en", clean=False, char_span=True)
-
-
 def _sentence_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     """Sentence spans of ``text[start:end]`` that tile it exactly."""
     block = text[start:end]
-    cuts = sorted({span.start for span in _segmenter().segment(block)} - {0})
-    cuts = [c for c in cuts if 0 < c < len(block)]
-    bounds = [0, *cuts, len(block)]
+    bounds = [0, *block_cuts(block), len(block)]
     for left, right in zip(bounds, bounds[1:], strict=False):
         if left < right:
             yield start + left, start + right

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Container, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ..models import Chunk, DocumentRecord, Extraction, Section, StoredChunk
+from .chunk import sentence_cuts
 from .context_records import ContextJob, ContextResult
 from .embed import EmbedInput
 from .reuse import Previous
@@ -110,6 +111,8 @@ def with_llm(structural: str, result: ContextResult | None) -> str:
 def stored_chunk(
     chunk: Chunk, context: str, result: ContextResult | None, contextual: bool
 ) -> StoredChunk:
+    if chunk.sentences is None:  # chunks given whole (ingest_texts) are split here
+        chunk = replace(chunk, sentences=sentence_cuts(chunk.content))
     if not contextual:
         return StoredChunk(chunk, context, "none")
     if result is None or result.source != "llm":

@@ -32,7 +32,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..models import Passage, SearchResponse, SearchResult, SectionRecord
-from ..pipeline.chunk import sentence_spans
+from ..pipeline.chunk import sentence_spans, spans_from_cuts
 from ..pipeline.embed import DEFAULT_MODEL, _fitted_prefix
 from ..pipeline.tokenizer import Tokenizer, default_tokenizer
 from ..store.base import Store
@@ -125,10 +125,12 @@ def add_passages(
     evidence = query_evidence(store, response, vector)
     ids = [r.chunk_id for r in response.results]
     vectors = store.vectors_of(ids) if vector is not None and model == DEFAULT_MODEL else {}
+    sentences = {i: stored.chunk.sentences for i, stored in store.get_chunks(ids).items()}
     for result in response.results:
         cited = cited_spans(store, result, evidence.cited)
         windows = _window_scores(result, vectors.get(result.chunk_id), vector)
-        match = match_chunk(result.content, evidence, budget, cited, windows)
+        cuts = sentences.get(result.chunk_id)
+        match = match_chunk(result.content, evidence, budget, cited, windows, cuts)
         result.passage, result.highlights = match.passage, match.highlights
     return response
 
@@ -139,10 +141,12 @@ def match_chunk(
     budget: int = DEFAULT_PASSAGE_CHARS,
     cited: tuple[Span, Span] | None = None,
     windows: Sequence[tuple[Span, float]] = (),
+    sentences: tuple[int, ...] | None = None,
 ) -> ChunkMatch:
     """The passage and highlights of one chunk. ``cited`` is (own text, whole subtree) of a
-    cited section in ``content``; ``windows`` the embedding windows with their cosine."""
-    units = sentence_units(content)
+    cited section in ``content``; ``windows`` the embedding windows with their cosine;
+    ``sentences`` the chunk's stored sentence offsets (``Chunk.sentences``), if any."""
+    units = sentence_units(content, sentences)
     if not units:
         return ChunkMatch(Passage(content, 0, len(content)), [])
     hits = _term_hits(content, evidence.idf)
@@ -158,10 +162,12 @@ def match_chunk(
 
 
 @lru_cache(maxsize=2048)
-def sentence_units(content: str) -> tuple[Span, ...]:
-    """The sentences of ``content``, each trimmed of surrounding whitespace."""
+def sentence_units(content: str, cuts: tuple[int, ...] | None = None) -> tuple[Span, ...]:
+    """The sentences of ``content``, each trimmed of surrounding whitespace: from its stored
+    ``cuts`` (:func:`~hierdoc.pipeline.chunk.sentence_cuts`), else split now."""
     units = []
-    for start, end in sentence_spans(content):
+    spans = sentence_spans(content) if cuts is None else spans_from_cuts(content, cuts)
+    for start, end in spans:
         piece = content[start:end]
         left = len(piece) - len(piece.lstrip())
         right = len(piece.rstrip())

@@ -36,12 +36,14 @@ from .schema import (
     SCHEMA,
     SCHEMA_VERSION,
     SchemaError,
+    add_missing_columns,
     chunk_columns,
     chunk_row,
     chunk_section_rows,
     document_columns,
     document_record,
     migrate,
+    missing_columns,
     section_clause,
     stored_chunk,
 )
@@ -75,6 +77,7 @@ class RecordStore(ContextRows):
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._version = 0
+        self._sentences = False
         if self.ready:
             self._check_schema()
 
@@ -89,8 +92,10 @@ class RecordStore(ContextRows):
 
     @property
     def current(self) -> bool:
-        """The schema is in place at :data:`SCHEMA_VERSION` (nothing for :meth:`set_up`)."""
-        return self.ready and int(self.get_meta("schema_version") or 0) == SCHEMA_VERSION
+        """The schema is in place at :data:`SCHEMA_VERSION` (nothing for :meth:`set_up`), with
+        every column (a file written at version 3 before ``sentences`` was added lacks it)."""
+        version = int(self.get_meta("schema_version") or 0) if self.ready else 0
+        return version == SCHEMA_VERSION and self._has_sentences()
 
     def set_up(self) -> None:
         """Create the schema, or bring an older one up to date (a write: the caller holds the
@@ -107,6 +112,9 @@ class RecordStore(ContextRows):
         elif int(version) < SCHEMA_VERSION:
             with self.transaction() as db:
                 migrate(db, int(version))
+        elif missing_columns(self._db):
+            with self.transaction() as db:
+                add_missing_columns(db)
         self._check_schema()
 
     def _check_schema(self) -> None:
@@ -126,6 +134,14 @@ class RecordStore(ContextRows):
                 return SCHEMA_VERSION
             self._version = int(version)
         return self._version
+
+    def _has_sentences(self) -> bool:
+        """Whether ``chunks`` has the ``sentences`` column (looked for until it is there)."""
+        if not self._sentences:
+            with self._lock:
+                columns = self._db.execute("PRAGMA table_info(chunks)").fetchall()
+            self._sentences = any(row[1] == "sentences" for row in columns)
+        return self._sentences
 
     def _has_chunk_sections(self) -> bool:
         """Whether ``chunk_sections`` is filled (version 2 and later)."""
@@ -221,7 +237,7 @@ class RecordStore(ContextRows):
                 ],
             )
             db.executemany(
-                "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [chunk_row(stored) for stored in chunks],
             )
             db.executemany(
@@ -409,7 +425,7 @@ class RecordStore(ContextRows):
 
     def _select_chunks(self, where: str, params: list[str]) -> dict[str, StoredChunk]:
         sql = (
-            f"SELECT {chunk_columns(self._file_version())} "
+            f"SELECT {chunk_columns(self._file_version(), self._has_sentences())} "
             f"FROM chunks c JOIN documents d USING (source) {where} "
             "ORDER BY c.source, c.ordinal"
         )

@@ -5,8 +5,9 @@ index (tests/test_query_plans.py checks each statement with ``EXPLAIN QUERY PLAN
 so a query costs the same at any corpus size; each table a document's deletion
 cascades to has an index on the column the cascade looks up.
 
-Version 2 added ``chunk_sections`` and the indexes; version 3 the page span of each chunk
-and the page count and metadata (JSON) of each document. An older file is migrated in
+Version 2 added ``chunk_sections`` and the indexes; version 3 the page span and the sentence
+offsets (JSON, ``Chunk.sentences``) of each chunk and the page count and metadata (JSON) of
+each document. An older file is migrated in
 place by the next writer (:func:`migrate`); until then readers use the old queries.
 """
 
@@ -112,7 +113,8 @@ CREATE TABLE IF NOT EXISTS chunks (
     llm_context TEXT NOT NULL,
     context_truncated INTEGER NOT NULL,
     page_start INTEGER,
-    page_end INTEGER
+    page_end INTEGER,
+    sentences TEXT
 );
 CREATE INDEX IF NOT EXISTS chunks_by_source ON chunks(source, ordinal);
 CREATE INDEX IF NOT EXISTS chunks_by_section ON chunks(section_id);
@@ -138,17 +140,19 @@ VERSION_3_COLUMNS = (
     ("documents", "metadata", "TEXT NOT NULL DEFAULT '{}'"),
     ("chunks", "page_start", "INTEGER"),
     ("chunks", "page_end", "INTEGER"),
+    ("chunks", "sentences", "TEXT"),
 )
 
 
-def chunk_columns(version: int) -> str:
+def chunk_columns(version: int, sentences: bool = True) -> str:
     """The chunk columns :func:`stored_chunk` reads, for a file at ``version`` (a reader of
-    an older file, not yet migrated, reads no pages)."""
+    an older file, not yet migrated, reads no pages) with or without ``sentences``."""
     pages = "c.page_start, c.page_end" if version >= 3 else "NULL, NULL"
+    offsets = "c.sentences" if version >= 3 and sentences else "NULL"
     return (
         "c.chunk_id, c.source, d.title, c.section_id, c.heading, c.parent_chain, "
         "c.section_path, c.content, c.ordinal, c.token_count, c.chunk_type, c.overlap_chars, "
-        f"c.context, c.context_source, c.llm_context, c.context_truncated, {pages}"
+        f"c.context, c.context_source, c.llm_context, c.context_truncated, {pages}, {offsets}"
     )
 
 
@@ -180,11 +184,23 @@ def migrate(db: sqlite3.Connection, version: int) -> None:
             "SELECT c.chunk_id, j.value FROM chunks c, json_each(c.section_path) j"
         )
     if version < 3:
-        for table, column, declaration in VERSION_3_COLUMNS:
-            present = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
-            if column not in present:
-                db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+        add_missing_columns(db)
     db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+
+
+def missing_columns(db: sqlite3.Connection) -> list[tuple[str, str, str]]:
+    """The columns of :data:`VERSION_3_COLUMNS` a file lacks (one written at version 3
+    before ``sentences`` was added has no such column)."""
+    present = {
+        table: {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+        for table in {table for table, _, _ in VERSION_3_COLUMNS}
+    }
+    return [entry for entry in VERSION_3_COLUMNS if entry[1] not in present[entry[0]]]
+
+
+def add_missing_columns(db: sqlite3.Connection) -> None:
+    for table, column, declaration in missing_columns(db):
+        db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
 
 
 def chunk_section_rows(chunks: Sequence[StoredChunk]) -> list[tuple[str, str]]:
@@ -230,6 +246,7 @@ def chunk_row(stored: StoredChunk) -> tuple:
         int(stored.context_truncated),
         c.page_start,
         c.page_end,
+        None if c.sentences is None else json.dumps(list(c.sentences)),
     )
 
 
@@ -253,6 +270,7 @@ def stored_chunk(row: tuple) -> StoredChunk:
         truncated,
         page_start,
         page_end,
+        sentences,
     ) = row
     chunk = Chunk(
         chunk_id=chunk_id,
@@ -269,5 +287,6 @@ def stored_chunk(row: tuple) -> StoredChunk:
         overlap_chars=overlap_chars,
         page_start=page_start,
         page_end=page_end,
+        sentences=None if sentences is None else tuple(json.loads(sentences)),
     )
     return StoredChunk(chunk, context, context_source, llm_context, bool(truncated))

@@ -28,7 +28,8 @@ from .vectors import grouped
 _CHUNK_SELECT = (
     "SELECT c.chunk_id, c.source, d.title, c.section_id, c.heading, c.parent_chain, "
     "c.section_path, c.content, c.ordinal, c.token_count, c.chunk_type, c.overlap_chars, "
-    "c.context, c.context_source, c.llm_context, c.context_truncated, c.page_start, c.page_end "
+    "c.context, c.context_source, c.llm_context, c.context_truncated, c.page_start, c.page_end, "
+    "c.sentences "
     "FROM chunks c JOIN documents d USING (source) "
 )
 COUNTED = ("documents", "sections", "chunks", "vectors", "definitions", "acronyms", "crossrefs")
@@ -37,7 +38,7 @@ COUNTED = ("documents", "sections", "chunks", "vectors", "definitions", "acronym
 def _stored_chunk(row: tuple) -> StoredChunk:
     (chunk_id, source, title, section_id, heading, chain, path, content, ordinal, token_count,
      chunk_type, overlap_chars, context, context_source, llm_context, truncated, page_start,
-     page_end) = row  # fmt: skip
+     page_end, sentences) = row  # fmt: skip
     chunk = Chunk(
         chunk_id=chunk_id,
         source=source,
@@ -53,6 +54,7 @@ def _stored_chunk(row: tuple) -> StoredChunk:
         overlap_chars=overlap_chars,
         page_start=page_start,
         page_end=page_end,
+        sentences=None if sentences is None else tuple(sentences),
     )
     return StoredChunk(chunk, context, context_source, llm_context, bool(truncated))
 

@@ -135,6 +135,7 @@ MIGRATIONS: list[list[str]] = [
         "ALTER TABLE documents ADD COLUMN metadata jsonb NOT NULL DEFAULT '{}'",
         "ALTER TABLE chunks ADD COLUMN page_start integer",
         "ALTER TABLE chunks ADD COLUMN page_end integer",
+        "ALTER TABLE chunks ADD COLUMN sentences integer[]",
         # a btree entry holds at most ~2.7 kB: a heading as long as a paragraph broke the
         # old index; lookups go through the digest, then compare the text
         "DROP INDEX sections_by_heading",

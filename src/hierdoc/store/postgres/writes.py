@@ -25,7 +25,7 @@ _CHUNK_COLUMNS = (
     "chunk_id, source, ordinal, section_id, heading, parent_chain, section_path, "
     "section_prefixes, chunk_type, content, context, token_count, overlap_chars, "
     "context_source, llm_context, context_truncated, length, norm, words, words_norm, "
-    "page_start, page_end"
+    "page_start, page_end, sentences"
 )
 
 
@@ -120,7 +120,8 @@ def _insert_chunks(
                  list(c.section_path), section_prefixes(c.section_path), c.chunk_type, c.content,
                  stored.context, c.token_count, c.overlap_chars, stored.context_source,
                  stored.llm_context, stored.context_truncated, row.length, fieldnorm(row.length),
-                 row.words, fieldnorm(len(row.words)), c.page_start, c.page_end)
+                 row.words, fieldnorm(len(row.words)), c.page_start, c.page_end,
+                 None if c.sentences is None else list(c.sentences))
             )  # fmt: skip
 
 

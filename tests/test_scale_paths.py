@@ -1,0 +1,161 @@
+"""Work moved off the query path (issue 18): sentence offsets computed at ingest and
+stored with each chunk, so that a search never segments text; the faster pysbd wrapper
+finds pysbd's own boundaries."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pysbd
+import pytest
+
+from hierdoc import Index, Settings
+from hierdoc.pipeline import sentences
+from hierdoc.pipeline.chunk import sentence_cuts, sentence_spans, spans_from_cuts
+from hierdoc.search import passages
+
+from .datasets import DATASETS, GDPR_MD, require
+from .hash_embedder import HashEmbedder
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _pysbd_cuts(block: str) -> tuple[int, ...]:
+    """The boundaries of pysbd as it is shipped (what chunking used before)."""
+    segmenter = pysbd.Segmenter(language="en", clean=False, char_span=True)
+    return tuple(sorted({s.start for s in segmenter.segment(block)} - {0, len(block)}))
+
+
+def _blocks(text: str) -> list[str]:
+    """The paragraphs chunking hands to the segmenter one at a time."""
+    return [block for block in re.split(r"\n[ \t]*\n", text) if block.strip()]
+
+
+def _sample_texts() -> list[str]:
+    gdpr = require(GDPR_MD).read_text()
+    texts = [gdpr[: len(gdpr) // 3]]
+    contracts = DATASETS / "contractnli" / "test.json"
+    if contracts.exists():
+        texts += [d["text"] for d in json.loads(contracts.read_text())["documents"][:4]]
+    code = DATASETS / "anthropic-codebase" / "codebase_chunks.json"
+    if code.exists():
+        texts += [c["content"] for d in json.loads(code.read_text())[:3] for c in d["chunks"]]
+    texts.append(
+        "The plan under Sec. 403(b) of title 26, U.S.C. applies, e.g. to employers. "
+        "See No. 5 and Art. 17. Mr. Smith agreed at 5 p.m. on Jan. 3. Is it so? Yes!"
+    )
+    return texts
+
+
+@pytest.mark.slow
+def test_the_fast_segmenter_finds_pysbds_boundaries() -> None:
+    blocks = [b for text in _sample_texts() for b in _blocks(text)]
+    assert len(blocks) > 200
+    differ = [b[:80] for b in blocks if sentences.block_cuts(b) != _pysbd_cuts(b)]
+    assert not differ, differ[:5]
+
+
+def test_abbreviations_and_offsets_match_pysbd_on_a_hard_block() -> None:
+    block = (
+        "The plan under Sec. 403(b) of title 26, U.S.C. applies, e.g. to employers. "
+        "See No. 5 and Art. 17.  Mr. Smith agreed at 5 p.m. on Jan. 3. Is it so? Yes!\n"
+        "(a) the first point; (b) the second. The same sentence. The same sentence."
+    )
+    assert sentences.block_cuts(block) == _pysbd_cuts(block)
+    assert len(sentences.block_cuts(block)) >= 5
+
+
+def test_cuts_give_the_sentence_spans_back() -> None:
+    text = "# Article 1\n\nFirst sentence. Second one, e.g. this.\n\n\n(a) a point; (b) another."
+    cuts = sentence_cuts(text)
+    assert cuts and 0 not in cuts
+    assert spans_from_cuts(text, cuts) == sentence_spans(text)
+    assert spans_from_cuts("", sentence_cuts("")) == []
+
+
+@pytest.fixture(scope="module")
+def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("scale-paths") / "index"
+    sources = [*sorted(FIXTURES.rglob("*.md"))[:6], require(GDPR_MD)]
+    with Index.open(directory, Settings(), embedder=HashEmbedder(), mode="w") as index:  # type: ignore[arg-type]
+        report = index.ingest(sources)
+        assert not report.problems, report.problems
+    return directory
+
+
+@pytest.fixture
+def index(index_dir: Path) -> Iterator[Index]:
+    with Index.open(index_dir, Settings(), embedder=HashEmbedder(), mode="r") as opened:  # type: ignore[arg-type]
+        yield opened
+
+
+def test_stored_sentence_offsets_are_the_ingest_time_computation(index: Index) -> None:
+    stored = [s for d in index.documents() for s in index.store.chunks_of_source(d.source)]  # type: ignore[attr-defined]
+    assert len(stored) > 100
+    for item in stored:
+        assert item.chunk.sentences == sentence_cuts(item.chunk.content), item.chunk.chunk_id
+    assert sum(len(s.chunk.sentences or ()) for s in stored) > len(stored)
+
+
+def test_a_search_segments_no_text(index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
+    expected = {
+        query: [(r.chunk_id, r.passage) for r in index.search(query, top_k=8).results]
+        for query in ("erasure of personal data without undue delay", "Article 17(3)(b)")
+    }
+    passages.sentence_units.cache_clear()
+    sentences.block_cuts.cache_clear()
+
+    def refuse(self: object, text: str) -> list:
+        raise AssertionError("pysbd ran during a search")
+
+    monkeypatch.setattr(pysbd.Segmenter, "segment", refuse)
+    for query, results in expected.items():
+        found = index.search(query, top_k=8).results
+        assert [(r.chunk_id, r.passage) for r in found] == results
+        assert all(r.passage for r in found)
+
+
+def test_chunks_without_offsets_get_the_same_passages(index_dir: Path, tmp_path: Path) -> None:
+    """An index written before the offsets were stored (NULL, or no column at all) gives
+    the same passages, computing the sentences when needed."""
+    query = "erasure of personal data without undue delay"
+    with Index.open(index_dir, Settings(), embedder=HashEmbedder(), mode="r") as index:  # type: ignore[arg-type]
+        expected = [(r.chunk_id, r.passage) for r in index.search(query, top_k=8).results]
+    for statement in (
+        "UPDATE chunks SET sentences = NULL",
+        "ALTER TABLE chunks DROP COLUMN sentences",
+    ):
+        copy = tmp_path / statement.split()[0].lower()
+        shutil.copytree(index_dir, copy)
+        db = sqlite3.connect(copy / "records.sqlite")
+        db.execute(statement)
+        db.commit()
+        db.close()
+        with Index.open(copy, Settings(), embedder=HashEmbedder(), mode="r") as index:  # type: ignore[arg-type]
+            found = [(r.chunk_id, r.passage) for r in index.search(query, top_k=8).results]
+            first = index.store.chunks_of_source(index.documents()[0].source)[0]  # type: ignore[attr-defined]
+        assert found == expected
+        assert first.chunk.sentences is None
+
+
+def test_a_writer_adds_the_offsets_column_to_a_version_3_file_without_it(
+    index_dir: Path, tmp_path: Path
+) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(index_dir, copy)
+    added = tmp_path / "added.md"
+    added.write_text("# Added\n\n## Section 1\n\nOne sentence. Another one, e.g. this.\n")
+    db = sqlite3.connect(copy / "records.sqlite")
+    db.execute("ALTER TABLE chunks DROP COLUMN sentences")
+    db.commit()
+    db.close()
+    with Index.open(copy, Settings(), embedder=HashEmbedder(), mode="w") as index:  # type: ignore[arg-type]
+        report = index.ingest([added])
+        assert not report.problems
+        written = [s.chunk for s in index.store.chunks_of_source(str(added.resolve()))]  # type: ignore[attr-defined]
+    assert written and all(c.sentences == sentence_cuts(c.content) for c in written)
