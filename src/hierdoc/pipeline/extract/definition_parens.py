@@ -193,9 +193,10 @@ def _listed(words: list[str]) -> str:
             break
         start = index
     span = words[start:]
-    commas = any(word.endswith(",") for word in span[:-1])
+    text = " ".join(span)
+    commas = text.count(",") >= 2 or re.search(r",\s+(?:and|or|and/or)\s", text)
     joined = any(word.casefold() in ("and", "or", "and/or") for word in span)
-    return " ".join(span) if commas and joined and len(span) >= 3 else ""
+    return text if commas and joined and len(span) >= 3 else ""
 
 
 def _last_clause(words: list[str]) -> list[str]:
