@@ -171,9 +171,9 @@ def search_problems(directory: Path, markers: dict[str, str]) -> list[str]:
                     problems.append(f"{mode} {mark}: duplicate results")
                 if not results or {r.source for r in results} != {source}:
                     problems.append(f"{mode} {mark}: {sorted({r.source for r in results})}")
-            semantic = index.search(mark, mode="semantic", top_k=50).results
-            if source not in {r.source for r in semantic}:
-                problems.append(f"semantic {mark}: document not found")
+            semantic = index.search(mark, mode="semantic", top_k=10, source=source).results
+            if not semantic or {r.source for r in semantic} != {source}:
+                problems.append(f"semantic {mark}: the document's vectors are not found")
     return problems
 
 

@@ -13,6 +13,7 @@ will bring it up to date, and otherwise rebuilds its own copy in memory.
 from __future__ import annotations
 
 import itertools
+import os
 import shutil
 import sqlite3
 import threading
@@ -106,6 +107,11 @@ class LocalStore:
             raise damaged  # the derived indexes cannot give the records back: wipe nothing
         if not self.read_only:
             self.directory.mkdir(parents=True, exist_ok=True)
+            if not os.access(self.directory, os.W_OK):  # a read-only mount refuses even root
+                raise StoreError(
+                    f"cannot write the index at {self.directory}: it is read-only; search it "
+                    "(readers work on a read-only index), or ingest into a writable copy"
+                )
             return RecordStore(path)
         records = RecordStore(path, read_only=True) if path.is_file() else None
         if records is None or not records.ready:
@@ -348,6 +354,16 @@ class LocalStore:
         self._flush()
 
     def _flush(self) -> None:
+        try:
+            self._save_derived()
+        except (OSError, ValueError) as error:  # tantivy reports I/O errors as ValueError
+            raise StoreError(
+                f"cannot save the search indexes in {self.directory} ({error}); the documents "
+                "written so far are kept in records.sqlite and the next writer rebuilds the "
+                "indexes: free some space and run the same command again"
+            ) from error
+
+    def _save_derived(self) -> None:
         generation = self.records.generation
         self.bm25.commit(generation)
         crash_point("bm25-committed")
