@@ -145,6 +145,15 @@ def test_sentence_bm25_prefers_the_denser_sentence() -> None:
     assert len(match.passage.text) <= 200 or match.passage.text.count(". ") == 0
 
 
+def test_a_rare_term_outweighs_a_common_one() -> None:
+    content = (
+        f"{FILLER.strip()}\n\nEach copy shall be marked by the party.\n\n"
+        f"{FILLER.strip()}\n\nEach archive shall be marked by the party."
+    )
+    match = match_chunk(content, _evidence(copi=0.5, archiv=4.0), budget=100)
+    assert match.passage.text == "Each archive shall be marked by the party."
+
+
 def test_the_best_embedding_window_decides_without_terms() -> None:
     second = CONTENT.index("Archival copies")
     windows = [((0, second - 2), 0.1), ((second, len(CONTENT)), 0.6)]

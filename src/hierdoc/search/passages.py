@@ -155,7 +155,7 @@ def match_chunk(
     if cited:
         chosen = _covering(units, cited[1], budget)
     else:
-        scores = _unit_scores(content, units, hits, windows)
+        scores = _unit_scores(content, units, hits, evidence.idf, windows)
         chosen = _grow(units, scores, _anchor(units, scores, phrases, content), budget, content)
     start, end = units[chosen[0]][0], units[chosen[1]][1]
     return ChunkMatch(Passage(content[start:end], start, end), merge_spans(highlights, content))
@@ -192,9 +192,10 @@ def _unit_scores(
     content: str,
     units: Sequence[Span],
     hits: Sequence[tuple[int, int, tuple[str, ...]]],
+    idf: dict[str, float],
     windows: Sequence[tuple[Span, float]],
 ) -> list[float]:
-    lexical = _rescaled(_bm25(content, units, hits))
+    lexical = _rescaled(_bm25(content, units, hits, idf))
     semantic = _rescaled(
         [max((c for w, c in windows if _overlaps(w, u)), default=0.0) for u in units]
     )
@@ -202,7 +203,10 @@ def _unit_scores(
 
 
 def _bm25(
-    content: str, units: Sequence[Span], hits: Sequence[tuple[int, int, tuple[str, ...]]]
+    content: str,
+    units: Sequence[Span],
+    hits: Sequence[tuple[int, int, tuple[str, ...]]],
+    idf: dict[str, float],
 ) -> list[float]:
     """BM25 of each sentence as a document of its own (Robertson and Zaragoza 2009), with the
     corpus idf of each term: term density, not term count, ranks the sentences."""
@@ -219,7 +223,7 @@ def _bm25(
             for term in terms:
                 counts[term] = counts.get(term, 0) + 1
         norm = BM25_K1 * (1 - BM25_B + BM25_B * length / average)
-        scores.append(sum(tf * (BM25_K1 + 1) / (tf + norm) for tf in counts.values()))
+        scores.append(sum(idf[t] * tf * (BM25_K1 + 1) / (tf + norm) for t, tf in counts.items()))
     return scores
 
 
