@@ -723,3 +723,59 @@ def test_define_shows_what_a_pointer_points_to(tmp_path: Path) -> None:
     assert texts[0] == "all non-public information of a party"
     assert texts[1].startswith("the meaning given in Section 3.2 [")
     assert texts[1].endswith("]: all non-public information of a party")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "This Agreement is made by TROY HOLDINGS INTERNATIONAL, INC. (“Seller”) and the buyer.",
+            [("Seller", "TROY HOLDINGS INTERNATIONAL, INC.")],
+        ),
+        (
+            "between X Vision Incorporation and SUN PHARMA LTD., a company registered in India,"
+            " with its office at Andheri, Mumbai, India (the “Potential Relationship Party”). Each",
+            [("Potential Relationship Party", "SUN PHARMA LTD.")],
+        ),
+        (
+            "Microsoft Corporation, a Washington corporation (“Microsoft”), and you agree.",
+            [("Microsoft", "Microsoft Corporation, a Washington corporation")],
+        ),
+        (
+            "WHEREAS, in connection with its operations, each of the Company and Investor (each"
+            ' a "Party" and, collectively, the "Parties") may disclose information.',
+            [("Party", "the Company and Investor"), ("Parties", "the Company and Investor")],
+        ),
+        (
+            "Information disclosed by one Party (“Disclosing Party”) to the other (“Receiving"
+            " Party”) is protected.",
+            [("Disclosing Party", "one Party"), ("Receiving Party", "the other")],
+        ),
+        (
+            "If CSPs process attributes for purposes other than identity proofing,"
+            " authentication, or attribute assertion (collectively “identity service”), they"
+            " shall.",
+            [("identity service", "identity proofing, authentication, or attribute assertion")],
+        ),
+    ],
+)
+def test_parties_and_collective_names_of_ndas(text: str, expected: list[tuple[str, str]]) -> None:
+    found = [(f.term, f.definition) for f in find_definitions(text) if f.style == "parenthetical"]
+    assert found == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "HopFed shall be merged with and into First Financial (the “Merger”) effective today.",
+        "information regarding your review of or interest in, the Company (the “Materials”)"
+        " and more.",
+        "Company acknowledges that certain Confidential Information is extremely sensitive for"
+        ' Fox ("Highly Confidential Information") and shall be protected.',
+        'and\nMr./Mrs. …\n(hereinafter referred to as "Mr./Mrs. …")\nWHEREAS, the parties.',
+        'studies or documents that reflect such information (the "Confidential Information,"'
+        " which shall include this Agreement). The parties agree.",
+    ],
+)
+def test_nda_parentheses_that_name_nothing_they_hold(text: str) -> None:
+    assert find_definitions(text) == []

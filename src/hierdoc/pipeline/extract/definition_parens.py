@@ -47,7 +47,7 @@ _DETERMINERS = word_set(
 )
 _PREPOSITIONS = word_set("in of on at to for with about concerning regarding from by into")
 _PARTY = re.compile(
-    r"(?P<name>\b[A-Z][\w&.'’-]*(?:,?\s+(?:[A-Z][\w&.'’-]*|of|and|&|de|du|von))*),?\s+(?:a|an)\s+"
+    r"(?P<name>\b[A-Z][\w&.'’-]*(?:,?\s+(?:[A-Z][\w&.'’-]*|of|&|de|du|von))*),?\s+(?:a|an)\s+"
     r"(?:[\w.-]+\s+){0,4}?(?:company|corporation|partnership|limited\s+liability\s+company"
     r"|individual|entity|bank|association|trust|society|authority|foundation|university)\b"
 )
@@ -328,8 +328,12 @@ def _noun_phrase_before(before: str) -> str:
         return " ".join(previous[-_capitalised_run(previous) :])
     run = _capitalised_run(words)
     named = run and words[-run].casefold() in _DETERMINERS
+    # a party brought in by "made by X, INC. (“Seller”)", "between X and Y (“Buyer”)"
+    introduced = run < len(words) and words[-run - 1].casefold() in ("by", "between", "and")
     start = None
-    if run and (named or not _DETERMINERS.intersection(w.casefold() for w in words[:-run])):
+    if run and (
+        named or introduced or not _DETERMINERS.intersection(w.casefold() for w in words[:-run])
+    ):
         start = len(words) - run
     else:
         dets = [i for i, word in enumerate(words[:-1]) if word.casefold() in _DETERMINERS]
@@ -352,7 +356,7 @@ def _clauses(before: str) -> list[list[str]]:
     for start, end in zip(starts, starts[1:], strict=False):
         words = before[start:end].rstrip(" ,;:").split()
         if clauses and words and _SUFFIX.fullmatch(" ".join(words).rstrip(",")):
-            clauses[-1] = [*clauses[-1], *words]
+            clauses[-1] = [*clauses[-1][:-1], clauses[-1][-1] + ",", *words]
         elif words or start == starts[-2]:
             clauses.append(words)
     return clauses or [[]]
