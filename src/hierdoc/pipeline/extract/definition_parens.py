@@ -355,7 +355,7 @@ def _clauses(before: str) -> list[list[str]]:
     clauses: list[list[str]] = []
     for start, end in zip(starts, starts[1:], strict=False):
         words = before[start:end].rstrip(" ,;:").split()
-        if clauses and words and _SUFFIX.fullmatch(" ".join(words).rstrip(",")):
+        if clauses and clauses[-1] and words and _SUFFIX.fullmatch(" ".join(words).rstrip(",")):
             clauses[-1] = [*clauses[-1][:-1], clauses[-1][-1] + ",", *words]
         elif words or start == starts[-2]:
             clauses.append(words)
