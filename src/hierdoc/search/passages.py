@@ -181,11 +181,20 @@ def _term_hits(content: str, idf: dict[str, float]) -> list[tuple[int, int, tupl
     if not idf:
         return []
     hits = []
-    for start, end in token_spans(content):
-        matched = tuple(t for t in dict.fromkeys(analyze(content[start:end])) if t in idf)
+    for start, end, terms in _analysed_tokens(content):
+        matched = tuple(t for t in terms if t in idf)
         if matched:
             hits.append((start, end, matched))
     return hits
+
+
+@lru_cache(maxsize=2048)
+def _analysed_tokens(content: str) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
+    """Each token of ``content`` with its distinct index terms."""
+    return tuple(
+        (start, end, tuple(dict.fromkeys(analyze(content[start:end]))))
+        for start, end in token_spans(content)
+    )
 
 
 def _unit_scores(
@@ -212,7 +221,7 @@ def _bm25(
     corpus idf of each term: term density, not term count, ranks the sentences."""
     if not hits:
         return [0.0] * len(units)
-    starts = [s for s, _ in token_spans(content)]
+    starts = [token[0] for token in _analysed_tokens(content)]
     lengths = [max(1, bisect_left(starts, e) - bisect_left(starts, s)) for s, e in units]
     average = sum(lengths) / len(lengths)
     hit_starts = [h[0] for h in hits]
@@ -358,6 +367,11 @@ def _descendants(store: Store, record: SectionRecord) -> list[SectionRecord]:
     return found
 
 
+@lru_cache(maxsize=4096)
+def _default_window_spans(content: str, context: str) -> tuple[Span, ...]:
+    return tuple(window_spans(content, context, default_tokenizer()))
+
+
 def window_spans(content: str, context: str, tokenizer: Tokenizer) -> list[Span]:
     """The character spans of ``content`` that the local embedder's windows covered, as
     ``hierdoc.pipeline.embed.window_texts`` cuts them."""
@@ -383,7 +397,7 @@ def _window_scores(
     chunk has one window or the stored windows are not the ones recomputed here."""
     if windows is None or vector is None or len(windows) < 2:
         return []
-    spans = window_spans(result.content, result.context, default_tokenizer())
+    spans = _default_window_spans(result.content, result.context)
     if len(spans) != len(windows):
         return []
     cosines = np.asarray(windows, dtype=np.float32) @ np.asarray(vector, dtype=np.float32)
