@@ -71,7 +71,9 @@ If `no_match` is true nothing convincing was found: say that the documents do no
 Narrow with `source` (a file name from list_documents), `section` (a section id such as
 "chapter-3"; everything under it is searched) or `where` (document metadata from
 list_documents, e.g. {{"type": "contract"}}). Each passage lists the definitions of defined
-terms it uses and the cross-references it makes. Cite passages by file name and section id.""",
+terms it uses and the cross-references it makes. The text shows the sentences of each result
+that match best (the cited point, the quoted phrase, the query's words); read the whole passage
+with get_section and its chunk id. Cite passages by file name and section id.""",
     "get_section": f"""\
 Read one provision in full, with where it sits: its parent chain, its own text, the passage that
 holds it, its children (numbered paragraphs, points) and the previous and next passages. `id` is
