@@ -56,7 +56,7 @@ citation top-1
 page accuracy
     Each gold phrase is searched as a quoted phrase (exact mode) within the document; right
     when the first result's ``page_start <= page <= page_end`` and the span is at most three
-    pages. ``None`` (n/a) when results carry no page numbers.
+    pages (a phrase not found is wrong). ``None`` (n/a) when results carry no page numbers.
 
 pages/s
     Physical pages over the seconds to ingest the document alone into a fresh index with the
@@ -338,7 +338,10 @@ def page_scores(index: Index, gold: Gold, source: str, score: DocumentScore) -> 
     for sample in gold.pages:
         phrase = sample.phrase.replace('"', " ")
         results = index.search(f'"{phrase}"', mode="exact", source=source, top_k=1).results
-        first = getattr(results[0], "page_start", None) if results else None
+        if not results:
+            missed.append(f"p{sample.page} {sample.phrase[:40]} -> not found")
+            continue
+        first = getattr(results[0], "page_start", None)
         if first is None:
             continue
         last = getattr(results[0], "page_end", None) or first
