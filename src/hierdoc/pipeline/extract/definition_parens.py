@@ -47,10 +47,11 @@ _DETERMINERS = word_set(
 )
 _PREPOSITIONS = word_set("in of on at to for with about concerning regarding from by into")
 _PARTY = re.compile(
-    r"(?P<name>\b[A-Z][\w&.'’-]*(?:,?\s+(?:[A-Z][\w&.'’-]*|of|&|de|du|von))*),?\s+(?:a|an)\s+"
-    r"(?:[\w.-]+\s+){0,4}?(?:company|corporation|partnership|limited\s+liability\s+company"
+    r"(?P<name>\b[A-Z][\w&.!'’-]*(?:,?\s+(?:[A-Z][\w&.!'’-]*|of|&|de|du|von))*),?\s+(?:a|an)\s+"
+    r"(?:[\w.,-]+\s+){0,4}?(?:company|corporation|partnership|limited\s+liability\s+company"
     r"|individual|entity|bank|association|trust|society|authority|foundation|university)\b"
 )
+_RELATIVE = re.compile(r"\s+(?P<clause>(?:which|that|who)\s[^.;:()]{1,300})")
 _TOPIC = word_set("of concerning regarding about respecting re into in at on from under within")
 _SUFFIX = re.compile(r"(?i)(?:inc|llc|ltd|limited|corp|corporation|plc|gmbh|ag|sa|l\.?p|co)\.?")
 _FINITE = word_set("is are was were will shall may must can should would has have does do")
@@ -85,8 +86,12 @@ def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
         collective = "collectively" in match.group("body").casefold()
         before = _text_before(marked.plain, match.start(), not collective)
         closes_item = _closes_item(marked.quoted, match.start(), match.end())
+        relative = _RELATIVE.match(marked.plain, match.end())
         for term, start in terms:
             phrase = named_thing(before, term, closes_item, collective)
+            if phrase and relative and len(phrase.split()) <= 3:
+                # "for a period (the “Restrictive Period”) which shall commence on ..."
+                phrase = f"{phrase} {' '.join(relative.group('clause').split())}"
             if phrase:
                 yield FoundDefinition(term, phrase, start, match.end(), "parenthetical")
 
@@ -141,7 +146,9 @@ def _text_before(text: str, paren: int, after_definitions: bool = True) -> str:
     window = window[window.rfind(")") + 1 :]
     starts = [m.end() for m in _SENTENCE_BREAK.finditer(window) if not _abbreviation(window, m)]
     sentence = window[starts[-1] :] if starts else window
-    return _LABEL.sub("", sentence, count=1)
+    sentence = _LABEL.sub("", sentence, count=1)
+    # a heading in capitals run into the sentence: "CONFIDENTIALITY OF EVALUATION MATERIALS You"
+    return re.sub(r"^\s*(?:[A-Z][A-Z&,'’-]+\s+){2,}(?=[A-Z][a-z])", "", sentence)
 
 
 def _abbreviation(text: str, stop: re.Match[str]) -> bool:
@@ -169,7 +176,7 @@ def named_thing(before: str, term: str, closes_item: bool, collective: bool = Fa
     if party:
         return party
     if collective:
-        named = _listed(words) or _without_conjunction(_noun_phrase_before(before))
+        named = _listed(_last_clause(words)) or _without_conjunction(_noun_phrase_before(before))
         if named:
             return named
     if (closes_item or collective) and 3 <= len(words) <= MAX_PHRASE_WORDS:
@@ -181,7 +188,10 @@ def _party_name(before: str) -> str:
     """The party a preamble names: "SUN PHARMACEUTICAL INDUSTRIES LTD., a company registered
     in India ..., Maharashtra, India (the “Potential Relationship Party”)"."""
     found = list(_PARTY.finditer(before))
-    return found[-1].group("name").rstrip(" ,") if found else ""
+    if not found or re.search(r"\band\s+[A-Z]", before[found[-1].end() :]):
+        return ""  # "Yahoo! Inc., a California corporation, and Restrac, Inc. (“Participant”)"
+    name = found[-1].group("name").rstrip(" ,")
+    return "" if _SUFFIX.fullmatch(name) else name
 
 
 def _listed(words: list[str]) -> str:
