@@ -51,7 +51,9 @@ _PARTY = re.compile(
     r"(?:[\w.,-]+\s+){0,4}?(?:company|corporation|partnership|limited\s+liability\s+company"
     r"|individual|entity|bank|association|trust|society|authority|foundation|university)\b"
 )
-_RELATIVE = re.compile(r"\s+(?P<clause>(?:which|that|who)\s[^.;:()]{1,300})")
+# only "which": in "one party (the “Disclosing Party”) that is revealed" the clause is the
+# information's
+_RELATIVE = re.compile(r"\s+(?P<clause>which\s[^.;:()]{1,300})")
 _TOPIC = word_set("of concerning regarding about respecting re into in at on from under within")
 _SUFFIX = re.compile(r"(?i)(?:inc|llc|ltd|limited|corp|corporation|plc|gmbh|ag|sa|l\.?p|co)\.?")
 _FINITE = word_set("is are was were will shall may must can should would has have does do")
