@@ -18,8 +18,9 @@ accuracy**: share of chunks whose first line is in PDFium's raw text of their
 ``page_start`` and last line in that of their ``page_end``.
 
 Ingest: HR 8847 into a fresh index with the real local model (all-MiniLM-L6-v2, no LLM,
-structural contexts), once per converter, alternating, ``--ingest-repeat`` times; wall
-time, conversion time inside it, chunks.
+structural contexts), once per converter, alternating, ``--ingest-repeat`` times: wall
+and CPU seconds, the seconds inside it spent converting and embedding, the rest, windows
+embedded and chunks.
 
     python benchmarks/convert_pdf.py --repeat 3 --ingest-repeat 2 --out convert_pdf.md
 """
@@ -174,8 +175,27 @@ def conversion_table(repeat: int) -> list[str]:
     return rows
 
 
-def ingest_once(path: Path, converter: str) -> tuple[float, float, int]:
-    """Wall seconds of Index.ingest, the conversion seconds inside it, and chunks."""
+class TimedEmbedder:
+    """The shared model, with the seconds spent in ``embed_documents`` counted."""
+
+    def __init__(self, model: object) -> None:
+        self.model = model
+        self.seconds = 0.0
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.model, name)
+
+    def embed_documents(self, inputs: object) -> object:
+        started = time.perf_counter()
+        try:
+            return self.model.embed_documents(inputs)  # type: ignore[attr-defined]
+        finally:
+            self.seconds += time.perf_counter() - started
+
+
+def ingest_once(path: Path, converter: str) -> dict[str, float]:
+    """Wall and CPU seconds of Index.ingest, the conversion and embedding seconds inside
+    it, windows embedded and chunks."""
     spent = [0.0]
     original = hierdoc.pipeline.ingest.convert_file
 
@@ -187,53 +207,58 @@ def ingest_once(path: Path, converter: str) -> tuple[float, float, int]:
             spent[0] += time.perf_counter() - started
 
     hierdoc.pipeline.ingest.convert_file = timed_convert  # type: ignore[assignment]
+    embedder = TimedEmbedder(_model())
     try:
         with tempfile.TemporaryDirectory() as folder:
             settings = Settings(pdf_converter=converter)
-            with Index.open(Path(folder) / "index", settings, embedder=_embedder()) as index:
-                started = time.perf_counter()
+            with Index.open(Path(folder) / "index", settings, embedder=embedder) as index:
+                wall, cpu = time.perf_counter(), time.process_time()
                 with redirect_stdout(io.StringIO()):
                     report = index.ingest([path])
-                wall = time.perf_counter() - started
-                chunks = index.stats().chunks
+                wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
                 assert not report.problems, report.problems
     finally:
         hierdoc.pipeline.ingest.convert_file = original  # type: ignore[assignment]
-    return wall, spent[0], chunks
+    return {
+        "wall": wall,
+        "cpu": cpu,
+        "convert": spent[0],
+        "embed": embedder.seconds,
+        "windows": report.texts_embedded,
+        "chunks": report.chunks_written,
+    }
 
 
-_EMBEDDER: list[object] = []
+_MODEL: list[object] = []
 
 
-def _embedder() -> object:
-    if not _EMBEDDER:
+def _model() -> object:
+    if not _MODEL:
         from hierdoc.pipeline.embed import LocalEmbedder
 
-        _EMBEDDER.append(LocalEmbedder())
-    return _EMBEDDER[0]
+        _MODEL.append(LocalEmbedder())
+    return _MODEL[0]
 
 
 def ingest_table(repeat: int) -> list[str]:
     label, path = PDFS[0]
-    _embedder()
     ingest_once(path, "structured")  # warm-up: model, tokenizer, imports
-    results: dict[str, list[tuple[float, float, int]]] = {"markitdown": [], "structured": []}
+    runs: list[tuple[str, dict[str, float]]] = []
     for _ in range(repeat):
-        for converter in results:
-            results[converter].append(ingest_once(path, converter))
-            print(converter, results[converter][-1], file=sys.stderr)
+        for converter in ("markitdown", "structured"):
+            runs.append((converter, ingest_once(path, converter)))
+            print(converter, runs[-1][1], file=sys.stderr)
     rows = [
-        f"| {label} ingest, no LLM | run | ingest s | conversion s | ingest s per 100 pages"
-        " | chunks |",
-        "|---|---:|---:|---:|---:|---:|",
+        f"| {label} ingest, no LLM | ingest s | CPU s | conversion s | embedding s"
+        " | rest s | windows | chunks |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    pages = len(pypdfium2.PdfDocument(str(path)))
-    for converter, runs in results.items():
-        for number, (wall, convert_seconds, chunks) in enumerate(runs, start=1):
-            rows.append(
-                f"| {converter} | {number} | {wall:.1f} | {convert_seconds:.2f}"
-                f" | {100 * wall / pages:.1f} | {chunks} |"
-            )
+    for converter, run in sorted(runs, key=lambda item: item[0]):
+        rest = run["wall"] - run["convert"] - run["embed"]
+        rows.append(
+            f"| {converter} | {run['wall']:.1f} | {run['cpu']:.1f} | {run['convert']:.2f}"
+            f" | {run['embed']:.1f} | {rest:.1f} | {run['windows']:.0f} | {run['chunks']:.0f} |"
+        )
     return rows
 
 
@@ -242,6 +267,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="conversion runs per PDF (best)")
     parser.add_argument("--ingest-repeat", type=int, default=2, help="ingests per converter")
     parser.add_argument("--no-ingest", action="store_true", help="skip the ingest comparison")
+    parser.add_argument("--no-convert", action="store_true", help="skip the conversion table")
     parser.add_argument("--out", type=Path, help="also write the tables to this file")
     args = parser.parse_args()
     lines = [
@@ -249,9 +275,9 @@ def main() -> None:
         f" {os.cpu_count()} cores, pypdfium2 {metadata.version('pypdfium2')},"
         f" markitdown {metadata.version('markitdown')},"
         f" pdfminer.six {metadata.version('pdfminer.six')}",
-        "",
-        *conversion_table(args.repeat),
     ]
+    if not args.no_convert:
+        lines += ["", *conversion_table(args.repeat)]
     if not args.no_ingest:
         lines += ["", *ingest_table(args.ingest_repeat)]
     output = "\n".join(lines)
