@@ -200,3 +200,23 @@ def test_search_results_give_pages_in_api_json_cli_and_tools(register_index, cap
     assert (shown["page_start"], shown["page_end"]) == (top.page_start, top.page_end)
     _search_cli(register_index, query, "--mode", "exact")
     assert f"p. {top.page_start}" in capsys.readouterr().out
+
+
+def test_a_pdf_without_text_says_so(tmp_path: Path) -> None:
+    blank = pypdfium2.PdfDocument.new()
+    blank.new_page(612, 792)
+    blank.save(tmp_path / "scan.pdf")
+    with pytest.raises(ConversionError, match="no text could be extracted"):
+        convert_file(tmp_path / "scan.pdf")
+
+
+def test_a_rotated_page_keeps_its_text(tmp_path: Path) -> None:
+    source = pypdfium2.PdfDocument(str(FEDERAL_REGISTER))
+    turned = pypdfium2.PdfDocument.new()
+    turned.import_pages(source, [0, 1])
+    turned[1].set_rotation(90)
+    turned.save(tmp_path / "turned.pdf")
+    converted = convert_pdf(tmp_path / "turned.pdf")
+    second = converted.text[converted.page_starts[1] :]
+    assert "10A flight control law generates commands to" in second
+    assert "Hatta International Airport in Jakarta," in converted.text[: converted.page_starts[1]]

@@ -128,11 +128,26 @@ def _read_page(document: object, number: int) -> Page:
     height = page.get_height()
     textpage = page.get_textpage()
     try:
-        segments = _segments(textpage.raw, textpage.get_text_range(), height)
+        text = textpage.get_text_range()
+        if page.get_rotation() % 360:
+            segments = _plain_lines(text, height)
+        else:
+            segments = _segments(textpage.raw, text, height)
     finally:
         textpage.close()
         page.close()
     return Page(segments, height)
+
+
+def _plain_lines(text: str, height: float) -> list[Segment]:
+    """A rotated page (a landscape table turned with /Rotate) in PDFium's own line order:
+    its character boxes are not in reading direction, so no layout is rebuilt from them.
+    The lines are stacked as one block in the middle of the page, away from the edges."""
+    lines = [" ".join(line.split()) for line in text.translate(_LIGATURES).splitlines()]
+    return [
+        Segment(line, 0.0, 1.0, height / 2 + n, height / 2 + n + 0.9, 0, 0, 1.0)
+        for n, line in enumerate(line for line in lines if line)
+    ]
 
 
 def _segments(textpage: object, text: str, height: float) -> list[Segment]:

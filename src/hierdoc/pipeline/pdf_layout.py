@@ -19,7 +19,7 @@ _LINE_GAP = 0.8
 """Lines of one block are at most this many line heights apart."""
 _HEADING_SCALE = 1.15
 _FOOTNOTE_SCALE = 0.9
-_ORDER_MAX_BLOCKS = 400
+_ORDER_MAX_BLOCKS = 150
 _LABEL_CHARS = 25
 _KEEP_HYPHEN = frozenset(
     [
