@@ -17,7 +17,7 @@ from tests.test_nesting_scale import nested
 
 from .harness import EXIT_OK, Figures, start_ingest
 
-pytestmark = pytest.mark.reliability
+pytestmark = [pytest.mark.reliability, pytest.mark.slow]
 
 PEAK_RSS_LIMIT_KB = 1 << 20  # 1 GB
 

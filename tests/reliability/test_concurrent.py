@@ -23,7 +23,7 @@ from .harness import (
     write_corpus,
 )
 
-pytestmark = pytest.mark.reliability
+pytestmark = [pytest.mark.reliability, pytest.mark.slow]
 
 
 def _markers(folder: Path) -> dict[str, str]:

@@ -19,7 +19,7 @@ from hierdoc.errors import HierdocError
 
 from .harness import EXIT_OK, Figures, check_report, open_index, start_ingest, write_corpus
 
-pytestmark = pytest.mark.reliability
+pytestmark = [pytest.mark.reliability, pytest.mark.slow]
 
 QUERIES = ("fees", "notices in writing", "liability capped", "zqmark0003", '"thirty days"')
 TRIALS_PER_KIND = 4

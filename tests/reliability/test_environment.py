@@ -27,7 +27,7 @@ from .harness import (
     write_corpus,
 )
 
-pytestmark = pytest.mark.reliability
+pytestmark = [pytest.mark.reliability, pytest.mark.slow]
 
 
 def _mount(*args: str) -> None:

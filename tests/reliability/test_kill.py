@@ -32,7 +32,7 @@ from .harness import (
     write_corpus,
 )
 
-pytestmark = pytest.mark.reliability
+pytestmark = [pytest.mark.reliability, pytest.mark.slow]
 
 DOCUMENTS = 30
 OCCURRENCES = {

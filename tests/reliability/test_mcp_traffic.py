@@ -27,7 +27,7 @@ from tests.test_mcp_server import (
 
 from .harness import Figures
 
-pytestmark = pytest.mark.reliability
+pytestmark = [pytest.mark.reliability, pytest.mark.slow]
 
 STDIO_MESSAGES = 300
 HTTP_BODIES = 100

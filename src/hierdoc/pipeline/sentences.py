@@ -66,7 +66,10 @@ class _Segmenter(pysbd.Segmenter):  # type: ignore[misc]
         spans = []
         prior = 0
         for sentence in sentences:
-            at = 0
+            # an occurrence starting before this cannot end after ``prior`` (text[prior] is
+            # not a space), so the search need not go back to 0: linear, not quadratic, in
+            # a paragraph of repeated sentences
+            at = max(0, prior - len(sentence))
             while sentence:
                 found = text.find(sentence, at)
                 if found < 0:
