@@ -25,6 +25,7 @@ from hierdoc.models import (
     StoredChunk,
     StoreStats,
 )
+from hierdoc.pipeline.extract.acronyms import normalize_acronym, normalize_phrase
 from hierdoc.pipeline.extract.definitions import normalize_term
 from hierdoc.store.base import ContextEntry, IndexMeta, TextAnalyzer
 
@@ -187,9 +188,9 @@ class MemoryStore:
     def vectors_of(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
         return {c: w for c, w in self.iter_vectors() if c in chunk_ids}
 
-    def sections(self, section_id: str) -> list[SectionRecord]:
+    def sections(self, section_id: str, source: str | None = None) -> list[SectionRecord]:
         return [r for d in self.documents() for r in self._documents[d.source].sections
-                if r.section_id == section_id]  # fmt: skip
+                if r.section_id == section_id and source in (None, d.source)]  # fmt: skip
 
     def sections_of_source(self, source: str) -> list[SectionRecord]:
         document = self._documents.get(source)
@@ -212,6 +213,15 @@ class MemoryStore:
 
     def acronyms(self) -> list[Acronym]:
         return [a for e in self._extractions() for a in e.acronyms]
+
+    def acronyms_matching(
+        self, keys: Sequence[str], long_forms: Sequence[str]
+    ) -> list[Acronym] | None:
+        return [
+            a
+            for a in self.acronyms()
+            if normalize_acronym(a.acronym) in keys or normalize_phrase(a.long_form) in long_forms
+        ]
 
     def chunk_terms(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}

@@ -66,7 +66,7 @@ def _connection(index: Index) -> sqlite3.Connection:
 def _query_path_statements(index: Index) -> list[str]:
     """Every SELECT that searches (each mode, with and without filters), ``show``,
     ``define`` and ``references`` issue, with their parameters bound."""
-    index.glossary()  # built once per index generation, not per query: left out
+    index.glossary()  # reads the document records once per index generation
     store = index.store
     with_children = next(
         s
@@ -122,6 +122,8 @@ def test_every_query_path_statement_uses_an_index(index: Index) -> None:
         "FROM chunks WHERE source IN",
         "FROM chunks WHERE chunk_type IN",
         "FROM sections WHERE source = ",
+        "FROM acronyms WHERE acronym_norm IN",
+        "FROM acronyms WHERE long_form_norm IN",
     ):
         assert needle in text, needle
 

@@ -18,6 +18,8 @@ from hierdoc import Index, Settings
 from hierdoc.pipeline import sentences
 from hierdoc.pipeline.chunk import sentence_cuts, sentence_spans, spans_from_cuts
 from hierdoc.search import passages
+from hierdoc.search.glossary import Glossary, KeyedGlossary
+from hierdoc.store.base import Store
 
 from .datasets import DATASETS, GDPR_MD, require
 from .hash_embedder import HashEmbedder
@@ -159,3 +161,78 @@ def test_a_writer_adds_the_offsets_column_to_a_version_3_file_without_it(
         assert not report.problems
         written = [s.chunk for s in index.store.chunks_of_source(str(added.resolve()))]  # type: ignore[attr-defined]
     assert written and all(c.sentences == sentence_cuts(c.content) for c in written)
+
+
+@pytest.fixture(scope="module")
+def vocabulary_index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Index]:
+    directory = tmp_path_factory.mktemp("vocabulary") / "index"
+    sources = [FIXTURES / "acronyms", FIXTURES / "definitions", require(GDPR_MD)]
+    with Index.open(directory, Settings(), embedder=HashEmbedder(), mode="w") as index:  # type: ignore[arg-type]
+        report = index.ingest(sources)
+        assert not report.problems, report.problems
+    with Index.open(directory, Settings(), embedder=HashEmbedder(), mode="r") as opened:  # type: ignore[arg-type]
+        yield opened
+
+
+def _vocabulary_queries(store: Store) -> list[str]:
+    terms = sorted({d.term for d in store.all_definitions()})
+    acronyms = store.acronyms()
+    queries = ["processing of personal data", "the right to erasure", "Article 17(3)(b)"]
+    for term in terms:
+        queries += [term, f"what is {term}?", f"obligations of the {term} under the law"]
+    for item in acronyms:
+        queries += [item.acronym, f"What does {item.acronym} stand for", item.long_form]
+        queries.append(f"{item.long_form.lower()} and the {terms[0]} in {item.acronym}s")
+    return queries
+
+
+def test_the_keyed_glossary_answers_as_the_whole_one(vocabulary_index: Index) -> None:
+    store = vocabulary_index.store
+    glossary = vocabulary_index.glossary()
+    assert isinstance(glossary, KeyedGlossary)
+    whole = Glossary(store.acronyms(), store.all_definitions(), store.documents())
+    queries = _vocabulary_queries(store)
+    assert len(queries) > 200
+    differ = [q for q in queries if glossary.lookup(q) != whole.lookup(q)]
+    assert not differ, differ[:5]
+    found = [glossary.lookup(q) for q in queries]
+    assert sum(bool(v.expansions) for v in found) > 20
+    assert sum(bool(v.defining_chunks) for v in found) > 20
+
+
+def test_the_glossary_reads_no_whole_table(vocabulary_index: Index) -> None:
+    """Opening the glossary reads the document records only; a lookup reads by key."""
+    db = vocabulary_index.store.records._db  # type: ignore[attr-defined]
+    statements: list[str] = []
+    db.set_trace_callback(statements.append)
+    try:
+        vocabulary_index._glossary = None  # type: ignore[attr-defined]
+        vocabulary_index.glossary().lookup("What does the DPO of the controller do?")
+    finally:
+        db.set_trace_callback(None)
+    read = " ".join(statements)
+    assert "FROM acronyms WHERE acronym_norm IN" in read
+    assert "FROM definitions WHERE term_norm IN" in read
+    assert "FROM acronyms ORDER BY" not in read
+    assert "FROM definitions  ORDER BY" not in read and "FROM definitions ORDER BY" not in read
+
+
+def test_a_file_without_acronym_keys_reads_the_whole_glossary(
+    index_dir: Path, tmp_path: Path
+) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(index_dir, copy)
+    db = sqlite3.connect(copy / "records.sqlite")
+    db.executescript(
+        "DROP INDEX acronyms_by_key; DROP INDEX acronyms_by_long_form; "
+        "ALTER TABLE acronyms DROP COLUMN acronym_norm; "
+        "ALTER TABLE acronyms DROP COLUMN long_form_norm;"
+    )
+    db.close()
+    with Index.open(copy, Settings(), embedder=HashEmbedder(), mode="r") as index:  # type: ignore[arg-type]
+        assert not isinstance(index.glossary(), KeyedGlossary)
+        expected = [r.chunk_id for r in index.search("personal data", top_k=5).results]
+    with Index.open(copy, Settings(), embedder=HashEmbedder(), mode="w") as index:  # type: ignore[arg-type]
+        assert index.store.records.acronyms_matching(["x"], []) == []  # type: ignore[attr-defined]
+        assert isinstance(index.glossary(), KeyedGlossary)
+        assert [r.chunk_id for r in index.search("personal data", top_k=5).results] == expected

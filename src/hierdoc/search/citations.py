@@ -53,8 +53,11 @@ def cite_sections(
     candidate_ids: Sequence[str],
     filt: SearchFilter | None,
     documents: Sequence[str],
+    limit: int | None = None,
 ) -> CitedSections:
-    """Resolve one citation in every document of ``documents`` (the documents in scope)."""
+    """Resolve one citation in every document of ``documents`` (the documents in scope).
+    ``ordered`` stops once it holds ``limit`` distinct chunks (the exact modality keeps no
+    more), so a number every document has is not followed into every subtree."""
     label = text.strip()
     levels = [(i, *equivalent_ids(i)) for i in candidate_ids]
     exact = _starts(store, levels[0], filt) if levels else {}
@@ -62,7 +65,7 @@ def cite_sections(
         first_id = next(iter(exact.values()))[0]
         cited = CitedSections({"text": label, "section_id": first_id, "resolved": True})
         cited.notes += _where_note(label, list(exact), documents)
-        return _fill(store, cited, exact, filt)
+        return _fill(store, cited, exact, filt, limit)
     nearest = _nearest(store, levels[1:], filt)
     cited = CitedSections({"text": label, "section_id": None, "resolved": False})
     if not nearest:
@@ -74,7 +77,7 @@ def cite_sections(
             f"no {label} in {_name(documents[0])}: showing {section_id}, "
             "the nearest section that holds it"
         )
-        return _fill(store, cited, nearest, filt)
+        return _fill(store, cited, nearest, filt, limit)
     where = ", ".join(f"{s[0]} in {_name(src)}" for src, s in list(nearest.items())[:3])
     cited.notes.append(f"no {label} in any of the {len(documents)} documents (nearest: {where})")
     return cited
@@ -85,12 +88,18 @@ def _fill(
     cited: CitedSections,
     holders: dict[str, tuple[str, StoredChunk]],
     filt: SearchFilter | None,
+    limit: int | None = None,
 ) -> CitedSections:
     cited.pinned = [stored.chunk.chunk_id for _, stored in holders.values()]
     cited.ordered = list(cited.pinned)
+    distinct = set(cited.ordered)
     for source, (section_id, _) in holders.items():
+        if limit is not None and len(distinct) >= limit:
+            break
         within = replace(filt or SearchFilter(), sources=(source,))
-        cited.ordered += [s.chunk.chunk_id for s in store.chunks_under(section_id, within)]
+        under = [s.chunk.chunk_id for s in store.chunks_under(section_id, within)]
+        cited.ordered += under
+        distinct.update(under)
     return cited
 
 

@@ -8,12 +8,20 @@ query asks about that term ("what is X", "define X", "X means", or the query is
 the term) or the term is rare (defined in few documents), and never for a generic
 term that many documents define ("Agreement", "Party"), which would pull every
 contract into the results.
+
+An index is not read whole for this: :meth:`Glossary.from_store` gives a
+:class:`KeyedGlossary`, which looks up, for each query, the entries it could name (its
+words as acronyms, its word runs as long forms and defined terms) through the indexes on
+their keys, and answers from those as the whole glossary would. Only the document records
+are read once per index generation (for :mod:`.names` and the document count).
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..models import Acronym, Definition, DocumentRecord
@@ -90,8 +98,13 @@ class Glossary:
 
     @classmethod
     def from_store(cls, store: Store) -> Glossary:
-        """The glossary of what ``store`` holds: acronyms, definitions, document names."""
-        return cls(store.acronyms(), store.all_definitions(), store.documents())
+        """The glossary of what ``store`` holds: acronyms, definitions, document names; read
+        by key per query (:class:`KeyedGlossary`) unless the index cannot look acronyms up
+        by key (then read whole, as before)."""
+        documents = store.documents()
+        if store.acronyms_matching([], []) is None:
+            return cls(store.acronyms(), store.all_definitions(), documents)
+        return KeyedGlossary(store, documents)
 
     def lookup(self, query: str) -> QueryVocabulary:
         found = QueryVocabulary()
@@ -149,6 +162,86 @@ class Glossary:
                 continue
             found.append(key)
         return found
+
+
+MAX_KEY_WORDS = 24
+"""The longest run of query words looked up as a defined term or long form (the longest
+GDPR term has 5 words)."""
+
+
+class KeyedGlossary(Glossary):
+    """The glossary of a store, read by key: each lookup reads the acronyms and definitions
+    the query could name (indexed lookups) into a small :class:`Glossary` that answers."""
+
+    def __init__(self, store: Store, documents: list[DocumentRecord]) -> None:
+        super().__init__([], [], documents)
+        self._store = store
+
+    def lookup(self, query: str) -> QueryVocabulary:
+        return self._part(query).lookup(query)
+
+    def specific_terms(self, query: str, terms: list[str]) -> list[str]:
+        return self._part(query, terms).specific_terms(query, terms)
+
+    def generic(self, term: str) -> bool:
+        return self._part("", [term]).generic(term)
+
+    def rare(self, term: str) -> bool:
+        return self._part("", [term]).rare(term)
+
+    def _part(self, query: str, terms: Sequence[str] = ()) -> Glossary:
+        """A glossary holding every entry ``query`` (or the normalised ``terms``) can name,
+        each with all its definitions and long forms, and this glossary's documents."""
+        keys = list(dict.fromkeys(normalize_acronym(w) for w in _WORD.findall(query)))
+        phrases = _word_runs(normalize_phrase(query))
+        acronyms = self._store.acronyms_matching(keys, phrases) or []
+        wanted = [*_term_candidates(normalize_term(query)), *terms]
+        definitions = self._store.definitions(list(dict.fromkeys(wanted))) if wanted else []
+        part = Glossary(acronyms, definitions)
+        part.names, part.documents = self.names, self.documents
+        return part
+
+
+def _word_runs(phrase: str) -> list[str]:
+    """Every run of up to :data:`MAX_KEY_WORDS` consecutive words of a normalised phrase
+    (words of letters, digits and ``_``, single spaces): the long forms it can hold."""
+    words = phrase.split()
+    return list(
+        dict.fromkeys(
+            " ".join(words[i:j])
+            for i in range(len(words))
+            for j in range(i + 1, min(len(words), i + MAX_KEY_WORDS) + 1)
+        )
+    )
+
+
+_WORDISH = re.compile(r"[\w-]")
+
+
+def _term_candidates(text: str) -> list[str]:
+    """Every substring of a normalised query that a defined term's key could match in
+    :func:`_phrase_pattern`: between its boundaries (no word character or hyphen just
+    outside), neither starting nor ending with a space (keys are stripped), of at most
+    :data:`MAX_KEY_WORDS` words."""
+    size = len(text)
+    starts = [
+        i
+        for i in range(size)
+        if not text[i].isspace() and (i == 0 or not _WORDISH.match(text[i - 1]))
+    ]
+    ends = [
+        j
+        for j in range(1, size + 1)
+        if not text[j - 1].isspace() and (j == size or not _WORDISH.match(text[j]))
+    ]
+    found: dict[str, None] = {}
+    for start in starts:
+        for end in ends[bisect_right(ends, start) :]:
+            piece = text[start:end]
+            if piece.count(" ") >= MAX_KEY_WORDS:
+                break
+            found[piece] = None
+    return list(found)
 
 
 def _phrase_pattern(phrases: dict[str, dict[str, None]]) -> re.Pattern[str] | None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import re
+import weakref
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -97,13 +98,26 @@ def query_evidence(
     parsed = parse_query(response.query.strip())
     terms = keyword_terms(store, parsed.remainder) if parsed.remainder.strip() else []
     freq = store.doc_freq(terms) if terms else {}
-    total = sum(d.chunk_count for d in store.documents()) if freq else 0
+    total = _chunk_total(store) if freq else 0
     idf = {t: math.log(1 + (total - df + 0.5) / (df + 0.5)) for t, df in freq.items() if df > 0}
     patterns = tuple(
         _phrase_pattern(p) for p in (*parsed.phrases, *parsed.identifiers) if re.search(r"\w", p)
     )
     cited = tuple(c["section_id"] for c in response.citations if c["resolved"])
     return QueryEvidence(idf, patterns, cited, vector)
+
+
+_TOTALS: weakref.WeakKeyDictionary[Store, tuple[int, int]] = weakref.WeakKeyDictionary()
+
+
+def _chunk_total(store: Store) -> int:
+    """The number of chunks indexed (BM25's N), read once per store and index generation."""
+    generation = store.generation
+    known = _TOTALS.get(store)
+    if known is None or known[0] != generation:
+        known = (generation, sum(d.chunk_count for d in store.documents()))
+        _TOTALS[store] = known
+    return known[1]
 
 
 def _phrase_pattern(phrase: str) -> re.Pattern[str]:
@@ -315,7 +329,7 @@ def cited_spans(
     """(own text, whole subtree) of the most specific cited section found in the result's
     content, located heading by heading from the chunk's own section down."""
     for section_id in cited:
-        records = [r for r in store.sections(section_id) if r.source == result.source]
+        records = store.sections(section_id, result.source)
         if records:
             found = section_spans(store, records[0], result.section_id, result.content)
             if found:
@@ -330,7 +344,7 @@ def section_spans(
     section ``chunk_section_id``, found heading by heading from that section down."""
     chain = [record]
     while chain[-1].parent_id and chain[-1].section_id != chunk_section_id:
-        parents = [r for r in store.sections(chain[-1].parent_id) if r.source == record.source]
+        parents = store.sections(chain[-1].parent_id, record.source)
         if not parents:
             break
         chain.append(parents[0])

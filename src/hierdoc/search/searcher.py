@@ -107,7 +107,7 @@ def exact_search(
     found = _Exact([], [], [], [])
     ordered: list[str] = []
     for text, candidates in parsed.cited:
-        cited = cite_sections(store, text, candidates, filt, documents)
+        cited = cite_sections(store, text, candidates, filt, documents, k)
         found.citations.append(cited.citation)
         found.notes += cited.notes
         found.pins.update(dict.fromkeys(cited.pinned, cited.pin))

@@ -253,7 +253,10 @@ class Store(Protocol):
         """The windows' vectors of the given chunks; ids not stored are left out."""
         ...
 
-    def sections(self, section_id: str) -> list[SectionRecord]: ...
+    def sections(self, section_id: str, source: str | None = None) -> list[SectionRecord]:
+        """Every section with this id, in (source, ordinal) order; only ``source``'s when
+        given (a primary-key lookup, where all documents may have the id)."""
+        ...
 
     def sections_of_source(self, source: str) -> list[SectionRecord]:
         """Every section of one document, in document order."""
@@ -270,6 +273,15 @@ class Store(Protocol):
     def all_definitions(self) -> list[Definition]: ...
 
     def acronyms(self) -> list[Acronym]: ...
+
+    def acronyms_matching(
+        self, keys: Sequence[str], long_forms: Sequence[str]
+    ) -> list[Acronym] | None:
+        """The acronyms whose ``normalize_acronym`` key is among ``keys`` or whose long form's
+        ``normalize_phrase`` is among ``long_forms``, in stored order (an index lookup, for
+        the glossary); None when the index cannot look them up by key (a local file written
+        before the keys were stored): the caller then reads :meth:`acronyms`."""
+        ...
 
     def chunk_terms(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]: ...
 

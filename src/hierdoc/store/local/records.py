@@ -36,6 +36,7 @@ from .schema import (
     SCHEMA,
     SCHEMA_VERSION,
     SchemaError,
+    acronym_keys,
     add_missing_columns,
     chunk_columns,
     chunk_row,
@@ -77,7 +78,7 @@ class RecordStore(ContextRows):
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._version = 0
-        self._sentences = False
+        self._columns: set[tuple[str, str]] = set()
         if self.ready:
             self._check_schema()
 
@@ -95,7 +96,8 @@ class RecordStore(ContextRows):
         """The schema is in place at :data:`SCHEMA_VERSION` (nothing for :meth:`set_up`), with
         every column (a file written at version 3 before ``sentences`` was added lacks it)."""
         version = int(self.get_meta("schema_version") or 0) if self.ready else 0
-        return version == SCHEMA_VERSION and self._has_sentences()
+        with self._lock:
+            return version == SCHEMA_VERSION and not missing_columns(self._db)
 
     def set_up(self) -> None:
         """Create the schema, or bring an older one up to date (a write: the caller holds the
@@ -112,9 +114,8 @@ class RecordStore(ContextRows):
         elif int(version) < SCHEMA_VERSION:
             with self.transaction() as db:
                 migrate(db, int(version))
-        elif missing_columns(self._db):
-            with self.transaction() as db:
-                add_missing_columns(db)
+        with self.transaction() as db:
+            add_missing_columns(db)  # a version-3 file written before some of them
         self._check_schema()
 
     def _check_schema(self) -> None:
@@ -136,12 +137,17 @@ class RecordStore(ContextRows):
         return self._version
 
     def _has_sentences(self) -> bool:
-        """Whether ``chunks`` has the ``sentences`` column (looked for until it is there)."""
-        if not self._sentences:
+        return self._has_column("chunks", "sentences")
+
+    def _has_column(self, table: str, column: str) -> bool:
+        """Whether the file has the column (looked for until it is there: a writer may add
+        it while this reader is open)."""
+        if (table, column) not in self._columns:
             with self._lock:
-                columns = self._db.execute("PRAGMA table_info(chunks)").fetchall()
-            self._sentences = any(row[1] == "sentences" for row in columns)
-        return self._sentences
+                rows = self._db.execute(f"PRAGMA table_info({table})").fetchall()
+            if any(row[1] == column for row in rows):
+                self._columns.add((table, column))
+        return (table, column) in self._columns
 
     def _has_chunk_sections(self) -> bool:
         """Whether ``chunk_sections`` is filled (version 2 and later)."""
@@ -273,8 +279,12 @@ class RecordStore(ContextRows):
             ],
         )
         db.executemany(
-            "INSERT INTO acronyms VALUES (?, ?, ?, ?)",
-            [(a.source, a.acronym, a.long_form, a.chunk_id) for a in extraction.acronyms],
+            "INSERT INTO acronyms VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (a.source, a.acronym, a.long_form, a.chunk_id)
+                + acronym_keys(a.acronym, a.long_form)
+                for a in extraction.acronyms
+            ],
         )
         db.executemany(
             "INSERT INTO crossrefs VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -319,8 +329,11 @@ class RecordStore(ContextRows):
         where = f"WHERE c.chunk_id IN (SELECT chunk_id FROM sections WHERE section_id IN ({marks}))"
         return list(self._select_chunks(where, list(section_ids)).values())
 
-    def sections(self, section_id: str) -> list[SectionRecord]:
-        """Every section with this id (one per document that has it)."""
+    def sections(self, section_id: str, source: str | None = None) -> list[SectionRecord]:
+        """Every section with this id (one per document that has it), or ``source``'s."""
+        if source is not None:
+            where = "WHERE source = ? AND section_id = ?"
+            return self._select_sections(where, [source, section_id])
         return self._select_sections("WHERE section_id = ?", [section_id])
 
     def sections_of_source(self, source: str) -> list[SectionRecord]:
@@ -377,6 +390,28 @@ class RecordStore(ContextRows):
                 "SELECT acronym, long_form, source, chunk_id FROM acronyms ORDER BY rowid"
             ).fetchall()
         return [Acronym(*row) for row in rows]
+
+    def acronyms_matching(
+        self, keys: Sequence[str], long_forms: Sequence[str]
+    ) -> list[Acronym] | None:
+        """The acronyms whose key (``normalize_acronym``) is among ``keys`` or whose long
+        form's (``normalize_phrase``) is among ``long_forms``, in stored order; None for a
+        file without the keys (written before they were stored)."""
+        if not self._has_column("acronyms", "long_form_norm"):
+            return None
+        found: dict[int, Acronym] = {}
+        for column, values in (("acronym_norm", keys), ("long_form_norm", long_forms)):
+            for start in range(0, len(values), 500):
+                batch = list(values[start : start + 500])
+                marks = ",".join("?" * len(batch))
+                with self._lock:
+                    rows = self._db.execute(
+                        "SELECT rowid, acronym, long_form, source, chunk_id FROM acronyms "
+                        f"WHERE {column} IN ({marks})",
+                        batch,
+                    ).fetchall()
+                found.update((row[0], Acronym(*row[1:])) for row in rows)
+        return [found[rowid] for rowid in sorted(found)]
 
     def references_from(self, chunk_ids: Sequence[str]) -> list[CrossRef]:
         if not chunk_ids:

@@ -6,8 +6,9 @@ so a query costs the same at any corpus size; each table a document's deletion
 cascades to has an index on the column the cascade looks up.
 
 Version 2 added ``chunk_sections`` and the indexes; version 3 the page span and the sentence
-offsets (JSON, ``Chunk.sentences``) of each chunk and the page count and metadata (JSON) of
-each document. An older file is migrated in
+offsets (JSON, ``Chunk.sentences``) of each chunk, the page count and metadata (JSON) of
+each document, and the lookup keys of each acronym and long form (so that the glossary
+reads the entries a query names, not every entry). An older file is migrated in
 place by the next writer (:func:`migrate`); until then readers use the old queries.
 """
 
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 
 from ...errors import StoreError
 from ...models import Chunk, DocumentRecord, StoredChunk
+from ...pipeline.extract.acronyms import normalize_acronym, normalize_phrase
 
 SCHEMA_VERSION = 3
 #: The oldest version a writer migrates in place (and a reader reads as it is).
@@ -67,7 +69,9 @@ CREATE TABLE IF NOT EXISTS acronyms (
     source TEXT NOT NULL REFERENCES documents(source) ON DELETE CASCADE,
     acronym TEXT NOT NULL,
     long_form TEXT NOT NULL,
-    chunk_id TEXT NOT NULL
+    chunk_id TEXT NOT NULL,
+    acronym_norm TEXT,
+    long_form_norm TEXT
 );
 CREATE INDEX IF NOT EXISTS acronyms_by_source ON acronyms(source);
 CREATE TABLE IF NOT EXISTS crossrefs (
@@ -141,7 +145,14 @@ VERSION_3_COLUMNS = (
     ("chunks", "page_start", "INTEGER"),
     ("chunks", "page_end", "INTEGER"),
     ("chunks", "sentences", "TEXT"),
+    ("acronyms", "acronym_norm", "TEXT"),
+    ("acronyms", "long_form_norm", "TEXT"),
 )
+#: Indexes on columns of :data:`VERSION_3_COLUMNS`: created once the columns exist.
+VERSION_3_INDEXES = """
+CREATE INDEX IF NOT EXISTS acronyms_by_key ON acronyms(acronym_norm);
+CREATE INDEX IF NOT EXISTS acronyms_by_long_form ON acronyms(long_form_norm);
+"""
 
 
 def chunk_columns(version: int, sentences: bool = True) -> str:
@@ -199,8 +210,25 @@ def missing_columns(db: sqlite3.Connection) -> list[tuple[str, str, str]]:
 
 
 def add_missing_columns(db: sqlite3.Connection) -> None:
+    """Add the columns a file lacks, fill the acronym keys and index them (in the caller's
+    transaction)."""
     for table, column, declaration in missing_columns(db):
         db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+    rows = db.execute(
+        "SELECT rowid, acronym, long_form FROM acronyms WHERE acronym_norm IS NULL"
+    ).fetchall()
+    db.executemany(
+        "UPDATE acronyms SET acronym_norm = ?, long_form_norm = ? WHERE rowid = ?",
+        [(*acronym_keys(acronym, long_form), rowid) for rowid, acronym, long_form in rows],
+    )
+    for statement in VERSION_3_INDEXES.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+def acronym_keys(acronym: str, long_form: str) -> tuple[str, str]:
+    """The keys the glossary looks an acronym and its long form up by."""
+    return normalize_acronym(acronym), normalize_phrase(long_form)
 
 
 def chunk_section_rows(chunks: Sequence[StoredChunk]) -> list[tuple[str, str]]:

@@ -426,8 +426,8 @@ class LocalStore:
     def vectors_of(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
         return dict(_grouped(self.records.vectors_of(chunk_ids)))
 
-    def sections(self, section_id: str) -> list[SectionRecord]:
-        return self.records.sections(section_id)
+    def sections(self, section_id: str, source: str | None = None) -> list[SectionRecord]:
+        return self.records.sections(section_id, source)
 
     def sections_of_source(self, source: str) -> list[SectionRecord]:
         return self.records.sections_of_source(source)
@@ -446,6 +446,11 @@ class LocalStore:
 
     def acronyms(self) -> list[Acronym]:
         return self.records.acronyms()
+
+    def acronyms_matching(
+        self, keys: Sequence[str], long_forms: Sequence[str]
+    ) -> list[Acronym] | None:
+        return self.records.acronyms_matching(keys, long_forms)
 
     def chunk_terms(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
         return self.records.chunk_terms(chunk_ids)

@@ -136,6 +136,11 @@ MIGRATIONS: list[list[str]] = [
         "ALTER TABLE chunks ADD COLUMN page_start integer",
         "ALTER TABLE chunks ADD COLUMN page_end integer",
         "ALTER TABLE chunks ADD COLUMN sentences integer[]",
+        # the glossary's lookup keys (normalize_acronym, normalize_phrase of the long form)
+        "ALTER TABLE acronyms ADD COLUMN acronym_norm text NOT NULL DEFAULT ''",
+        "ALTER TABLE acronyms ADD COLUMN long_form_norm text NOT NULL DEFAULT ''",
+        "CREATE INDEX acronyms_by_key ON acronyms (acronym_norm)",
+        "CREATE INDEX acronyms_by_long_form ON acronyms (long_form_norm)",
         # a btree entry holds at most ~2.7 kB: a heading as long as a paragraph broke the
         # old index; lookups go through the digest, then compare the text
         "DROP INDEX sections_by_heading",

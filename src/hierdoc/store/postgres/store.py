@@ -258,7 +258,10 @@ class PostgresStore:
     def vectors_of(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
         return dict(self._read(records.vectors, list(chunk_ids)))
 
-    def sections(self, section_id: str) -> list[SectionRecord]:
+    def sections(self, section_id: str, source: str | None = None) -> list[SectionRecord]:
+        if source is not None:
+            where = "source = %s AND section_id = %s"
+            return self._read(records.select, SectionRecord, where, (source, section_id))
         return self._read(records.select, SectionRecord, "section_id = %s", (section_id,))
 
     def sections_of_source(self, source: str) -> list[SectionRecord]:
@@ -282,6 +285,12 @@ class PostgresStore:
 
     def acronyms(self) -> list[Acronym]:
         return self._read(records.select, Acronym)
+
+    def acronyms_matching(
+        self, keys: Sequence[str], long_forms: Sequence[str]
+    ) -> list[Acronym] | None:
+        where = "acronym_norm = ANY(%s) OR long_form_norm = ANY(%s)"
+        return self._read(records.select, Acronym, where, (list(keys), list(long_forms)))
 
     def chunk_terms(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
         return self._read(records.chunk_terms, chunk_ids) if chunk_ids else {}

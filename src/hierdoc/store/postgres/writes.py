@@ -17,6 +17,7 @@ from psycopg.types.json import Jsonb
 
 from ...errors import StoreError
 from ...models import DocumentRecord, Extraction, Section, StoredChunk, section_prefixes
+from ...pipeline.extract.acronyms import normalize_acronym, normalize_phrase
 from ...pipeline.extract.definitions import normalize_term
 from ..base import TextAnalyzer
 from .lexical import LexicalRow, fieldnorm, lexical_row
@@ -164,8 +165,13 @@ def _insert_extraction(conn: psycopg.Connection, extraction: Extraction) -> None
           d.style) for d in extraction.definitions],
     )  # fmt: skip
     cur.executemany(
-        "INSERT INTO acronyms (source, acronym, long_form, chunk_id) VALUES (%s, %s, %s, %s)",
-        [(a.source, a.acronym, a.long_form, a.chunk_id) for a in extraction.acronyms],
+        "INSERT INTO acronyms (source, acronym, long_form, chunk_id, acronym_norm, "
+        "long_form_norm) VALUES (%s, %s, %s, %s, %s, %s)",
+        [
+            (a.source, a.acronym, a.long_form, a.chunk_id)
+            + (normalize_acronym(a.acronym), normalize_phrase(a.long_form))
+            for a in extraction.acronyms
+        ],
     )
     cur.executemany(
         "INSERT INTO crossrefs (source, chunk_id, section_id, text, target_section_id, "
