@@ -164,7 +164,9 @@ def measure(size: int, count: int, seeds: bool) -> dict:
 
 
 def chunks_per_act() -> int:
-    return ARTICLES + 1  # measured: one chunk per article and the title, at 800 tokens
+    """Measured: 770 acts make 17,710 chunks at the default settings (the definitions, each
+    article's paragraphs and the title split at the 800-token budget)."""
+    return 23
 
 
 def open_and_search(directory: Path, count: int, acts: int) -> dict:
