@@ -21,6 +21,7 @@ _HEADING_SCALE = 1.15
 _FOOTNOTE_SCALE = 0.9
 _ORDER_MAX_BLOCKS = 150
 _LABEL_CHARS = 25
+_MIN_ITEM_LINES = 4
 _KEEP_HYPHEN = frozenset(
     [
         "self",
@@ -166,29 +167,20 @@ def table_rows(blocks: list[Block]) -> list[Block]:
 
 
 def _pair_labels(blocks: list[Block]) -> list[Block]:
-    """Short label blocks on the left whose lines sit on the lines of a block to their
-    right become rows ``label | text`` (a line with no label goes on the row above)."""
+    """Columns of short labels on the left whose lines sit on the lines of a block to their
+    right become rows ``label | ... | text`` (a line with no label goes on the row above):
+    a contents page's "SECTION 1 | PURPOSE", an acronym list's "CIO | Chief Information
+    Officer", a grid of short cells."""
     result = list(blocks)
-    for right in sorted(blocks, key=lambda b: -len(b.lines)):
+    for right in sorted(blocks, key=lambda b: (-len(b.lines), -b.x0)):
         if len(right.lines) < 2 or not any(b is right for b in result):
             continue
         labels = [b for b in result if b is not right and _labels_of(b, right)]
-        # One label per line of a block as long as ``right``, or one-line labels.
-        if not all(len(b.lines) in (1, len(right.lines)) for b in labels):
+        columns = _label_columns(labels, right)
+        matched = {index for column in columns for index in column}
+        if 0 not in matched or len(matched) < 2 or 2 * len(matched) < len(right.lines):
             continue
-        matches = _label_lines(labels, right)
-        if 0 not in matches or len(matches) < 2 or 2 * len(matches) < len(right.lines):
-            continue
-        if len(matches) != sum(len(b.lines) for b in labels):
-            continue
-        rows: list[Block] = []
-        for index, line in enumerate(right.lines):
-            if index in matches or not rows:
-                label = [matches[index]] if index in matches else []
-                rows.append(Block([*label, line], cells=[Block(label), Block([line])]))
-            else:
-                rows[-1].lines.append(line)
-                rows[-1].cells[-1].lines.append(line)
+        rows = _label_rows(columns, right, matched)
         dropped = {id(b) for b in (right, *labels)}
         position = min(i for i, b in enumerate(result) if id(b) in dropped)
         kept = [b for b in result if id(b) not in dropped]
@@ -203,19 +195,53 @@ def _labels_of(block: Block, right: Block) -> bool:
         and block.top >= right.top - right.lines[0].height
         and block.bottom <= right.bottom + right.lines[0].height
         and all(len(line.text) <= _LABEL_CHARS for line in block.lines)
+        and (len(block.lines) == 1 or _item_lines(block, len(right.lines)))
     )
 
 
-def _label_lines(labels: list[Block], right: Block) -> dict[int, Segment]:
-    """Each label line by the index of the line of ``right`` it sits on."""
-    found: dict[int, Segment] = {}
-    for label in labels:
+def _item_lines(block: Block, count: int) -> bool:
+    """A block of one label per line (a list, not a cell whose text wraps): as many lines
+    as the block beside it, several, none going on in lower case or in parentheses."""
+    return (
+        len(block.lines) == count >= _MIN_ITEM_LINES
+        and not any(line.text[:1].islower() or line.text[:1] == "(" for line in block.lines)
+    )
+
+
+def _label_columns(labels: list[Block], right: Block) -> list[dict[int, Segment]]:
+    """The labels as columns, left to right, each mapping the index of a line of ``right``
+    to the label line on it; no columns when a label line sits on no line or shares one."""
+    columns: list[tuple[float, dict[int, Segment]]] = []
+    for label in sorted(labels, key=lambda b: b.x0):
+        if not columns or label.x0 >= columns[-1][0]:
+            columns.append((label.x1, {}))
+        column = columns[-1][1]
         for line in label.lines:
-            for index, other in enumerate(right.lines):
-                if abs(other.top - line.top) <= 0.3 * other.height and index not in found:
-                    found[index] = line
-                    break
-    return found
+            index = next(
+                (
+                    i
+                    for i, other in enumerate(right.lines)
+                    if abs(other.top - line.top) <= 0.3 * other.height
+                ),
+                None,
+            )
+            if index is None or index in column:
+                return []
+            column[index] = line
+    return [column for _, column in columns]
+
+
+def _label_rows(columns: list[dict[int, Segment]], right: Block, matched: set[int]) -> list[Block]:
+    rows: list[Block] = []
+    for index, line in enumerate(right.lines):
+        if index in matched or not rows:
+            cells = [Block([c[index]] if index in c else []) for c in columns]
+            cells.append(Block([line]))
+            rows.append(Block([s for cell in cells for s in cell.lines], cells=cells))
+        else:
+            rows[-1].lines.append(line)
+            rows[-1].cells[-1].lines.append(line)
+    return rows
 
 
 def _aligned_rows(blocks: list[Block]) -> list[list[Block]]:
