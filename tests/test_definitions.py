@@ -779,3 +779,12 @@ def test_parties_and_collective_names_of_ndas(text: str, expected: list[tuple[st
 )
 def test_nda_parentheses_that_name_nothing_they_hold(text: str) -> None:
     assert find_definitions(text) == []
+
+
+def test_a_parenthesis_closing_a_definition_names_its_noun_phrase() -> None:
+    text = (
+        "1. 'personal data' means any information relating to an identified or identifiable"
+        " natural person ('data subject');\n2. 'processing' means any operation.\n"
+    )
+    parenthetical = [(f.term, f.definition) for f in find_definitions(text) if f.style != "means"]
+    assert parenthetical == [("data subject", "an identified or identifiable natural person")]

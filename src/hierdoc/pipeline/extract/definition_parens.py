@@ -54,6 +54,7 @@ _PARTY = re.compile(
 # only "which": in "one party (the “Disclosing Party”) that is revealed" the clause is the
 # information's
 _RELATIVE = re.compile(r"\s+(?P<clause>which\s[^.;:()]{1,300})")
+_DEFINING = re.compile(r"\b(?:means|shall\s+mean|is\s+defined\s+as|refers\s+to)\b")
 _TOPIC = word_set("of concerning regarding about respecting re into in at on from under within")
 _SUFFIX = re.compile(r"(?i)(?:inc|llc|ltd|limited|corp|corporation|plc|gmbh|ag|sa|l\.?p|co)\.?")
 _FINITE = word_set("is are was were will shall may must can should would has have does do")
@@ -181,7 +182,10 @@ def named_thing(before: str, term: str, closes_item: bool, collective: bool = Fa
         named = _listed(_last_clause(words)) or _without_conjunction(_noun_phrase_before(before))
         if named:
             return named
-    if (closes_item or collective) and 3 <= len(words) <= MAX_PHRASE_WORDS:
+    # "1. 'personal data' means any information relating to ... person ('data subject');"
+    # names the person, not the sentence that defines another term
+    whole = closes_item and not _DEFINING.search(before)
+    if (whole or collective) and 3 <= len(words) <= MAX_PHRASE_WORDS:
         return " ".join(words)
     return _without_conjunction(_noun_phrase_before(before))
 
