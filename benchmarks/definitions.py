@@ -95,7 +95,9 @@ def run_code(src: Path, paths: list[Path]) -> dict[str, list[tuple[str, str]]]:
     """Extraction by the hierdoc in ``src``, in a child process."""
     env = {**os.environ, "PYTHONPATH": str(src), "HF_HUB_OFFLINE": "1"}
     command = [sys.executable, __file__, "--child", *map(str, paths)]
-    output = subprocess.run(command, env=env, check=True, capture_output=True, text=True)
+    output = subprocess.run(command, env=env, capture_output=True, text=True)
+    if output.returncode:
+        raise SystemExit(f"extraction by {src} failed:\n{output.stderr[-2000:]}")
     return {k: [tuple(p) for p in v] for k, v in json.loads(output.stdout).items()}
 
 

@@ -788,3 +788,28 @@ def test_a_parenthesis_closing_a_definition_names_its_noun_phrase() -> None:
     )
     parenthetical = [(f.term, f.definition) for f in find_definitions(text) if f.style != "means"]
     assert parenthetical == [("data subject", "an identified or identifiable natural person")]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            'A "Transparent" copy of the Document means a machine-readable copy.',
+            [("Transparent", "a machine-readable copy")],
+        ),
+        (
+            '"Massive Multiauthor Collaboration" (or "MMC") contained in the site means any set'
+            " of works.",
+            [
+                ("Massive Multiauthor Collaboration", "any set of works"),
+                ("MMC", "any set of works"),
+            ],
+        ),
+        (
+            'An MMC is "eligible for relicensing" if it is licensed under this License. Then more.',
+            [("eligible for relicensing", "if it is licensed under this License")],
+        ),
+    ],
+)
+def test_licence_definitions(text: str, expected: list[tuple[str, str]]) -> None:
+    assert [(f.term, f.definition) for f in find_definitions(text)] == expected

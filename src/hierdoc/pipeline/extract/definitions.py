@@ -64,7 +64,10 @@ _MEANS = re.compile(
     + QTERM_ANON
     + r"\s*\))*)"
     # a short qualifier: "‘consent’ of the data subject means", "“Affiliate”, as used herein,"
-    + r"(?:\s*,?\s+(?:as\s+used|when\s+used|used|of|in|for)\b[^\"'‘’“”,;:.()\n]{0,60}?,?"
+    + r"(?:\s*,?\s+(?:as\s+used|when\s+used|used|contained|included|of|in|for)\b"
+    + r"[^\"'‘’“”,;:.()\n]{0,60}?,?"
+    # 'A "Transparent" copy of the Document means'
+    + r"|\s+(?:copy|copies|version|form)(?:\s+of\s+(?:the\s+)?\w+)?"
     # "“Document”, below, refers to", "To “modify” a work means"
     + r"|\s*,?\s+(?:below|above|herein|hereunder)\s*,?|\s+(?:a|an|the|such)(?:\s+[a-z]+){1,7}?)?"
     # "“copyleft”, which means that ..."
@@ -98,6 +101,8 @@ _CALLED = re.compile(
     r"(?:(?:addressed|referred\s+to|known)\s+as|called)\s+(?:an?\s+|the\s+)?" + QTERM,
     re.MULTILINE,
 )
+_CONDITIONAL = re.compile(r"\b(?:is|are)\s+" + QTERM + r"\s+(?=if\b)")
+_CONDITIONAL_CUE = re.compile(r"[\"'’”]\s+if\b")
 _COPULA_CUE = re.compile(r"[\"'’”][ \t]+(?:is|are|represents|describes)\b")
 _CALLED_CUE = re.compile(r"\b(?:is|are)\s+(?:(?:addressed|referred\s+to|known)\s+as|called)\b")
 # What may precede the term that opens a numbered item: "1. ‘", "(1) ADMINISTRATOR.—The
@@ -168,6 +173,7 @@ def find_definitions(text: str, in_definitions_section: bool = False) -> list[Fo
     spans = [(head[0], found.end) for head, found in means]
     found = [item for _, item in means]
     found += _called_definitions(marked)
+    found += _conditional_definitions(marked)
     # '"Massive Multiauthor Collaboration Site" (or "MMC Site") means': an alias, not a
     # parenthetical naming the text before it
     found += [
@@ -262,6 +268,19 @@ def _called_definitions(marked: Unmarked) -> list[FoundDefinition]:
         subject = subject.rstrip(" ,")
         if valid_term(term):
             found.append(FoundDefinition(term, subject, start, match.end(), "means"))
+    return found
+
+
+def _conditional_definitions(marked: Unmarked) -> list[FoundDefinition]:
+    """'An MMC is "eligible for relicensing" if it is licensed ...': the condition defines."""
+    found = []
+    for match in _windowed(_CONDITIONAL, _CONDITIONAL_CUE, marked.quoted, 140):
+        term, start = term_at(match.group("term"), match.start("term"))
+        end = _SENTENCE_END.search(marked.quoted, match.end())
+        stop = end.start() if end else len(marked.quoted)
+        definition, stop = clean_definition(marked, match.end(), stop)
+        if valid_term(term) and definition:
+            found.append(FoundDefinition(term, definition, start, stop, "means"))
     return found
 
 
