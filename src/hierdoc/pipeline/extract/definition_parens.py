@@ -4,17 +4,30 @@ A parenthesis defines a term only when it holds nothing but the term, quoted (or
 emphasised), with the usual lead words ("the", "hereinafter", "each a", "collectively
 the", "referred to as"); ``(as set out in "Schedule 2")`` or ``(e.g. "click here")``
 define nothing. An unquoted capitalised name counts after "hereinafter" or "referred to
-as". The thing the term names is read from the text before the parenthesis, in order:
+as". What the term names is read from the sentence before the parenthesis (back to the
+start of its item, and not across an earlier defining parenthesis), first rule that
+gives something:
 
-1. the noun phrase of the term's head word when it is there ("the Charter of
-   Fundamental Rights of the European Union (the ‘Charter’)", "The European Data
-   Protection Board established by this Regulation (the ‘Board’)");
-2. the whole sentence when the parenthesis closes its item or paragraph: a label of
-   everything said before it ("(c) adequate, relevant and limited to what is necessary
-   ... (‘data minimisation’);");
-3. the noun phrase just before the parenthesis ("the Receiving Party (the “Recipient”)",
-   "Vantage Deposit Services LLC (“i-Escrow”)"), unless it only points at something
-   ("this Regulation", "such data"), which names nothing.
+1. an acronym: the words its initials spell ("California Consumer Privacy Act, Cal. Civ.
+   Code § 1798.100 et seq (“CCPA”)");
+2. the noun phrase of the term's head word, up to the parenthesis ("the Charter of
+   Fundamental Rights of the European Union (the ‘Charter’)"), unless that is the subject
+   of a finite verb or a bare "that date";
+3. a party of a preamble named by its appositive ("SUN PHARMA LTD., a company registered
+   in India, ... (the “Party”)");
+4. for "(collectively, ...)": the list it sums up, else the noun phrase before it, else
+   the whole sentence;
+5. the whole sentence when the parenthesis closes a numbered or lettered item that
+   defines nothing else ("(c) adequate, relevant and limited to what is necessary ...
+   (‘data minimisation’);");
+6. the plain noun phrase just before the parenthesis ("the Receiving Party (the
+   “Recipient”)", "Vantage Deposit Services LLC (“i-Escrow”)"), unless it only points at
+   something ("this Regulation"), holds a verb or preposition ("the ToS from time to
+   time"), or is the object of "of", "concerning", "into", ... ("notice of any
+   Modification (the “Period”)").
+
+A short name is continued by its "which" clause ("a period (the “Restrictive Period”)
+which shall commence ...").
 """
 
 from __future__ import annotations
