@@ -3,8 +3,12 @@
 Five styles are recognised:
 
 - ``means``: ``"X" means Y``, ``The term 'X' or 'Y' means Y``, ``'X' shall mean``, ``is
-  defined as``, ``refers to``, ``includes``; in a definitions section also an unquoted
-  term opening a numbered item (``(3) Controller means ...``);
+  defined as``, ``refers to``, ``includes``, ``indicate``, ``"X" (or "Y") means``,
+  ``“copyleft”, which means``; a copula opening a sentence (``A “contributor” is a ...``,
+  in a definitions section also ``An "Account" represents ...``, the verb kept in the
+  text); ``Each licensee is addressed as “you”``, ``... is called an “aggregate”``; ``is
+  "eligible for relicensing" if ...``; in a definitions section also an unquoted term
+  opening a numbered item (``(3) Controller means ...``);
 - ``pointer``: ``"X" has the meaning given in Section 3.2`` / ``shall have the meaning set
   forth in ...``: the definition is elsewhere (:mod:`.definition_pointers` resolves it);
 - ``parenthetical``: ``the Receiving Party (the "Recipient")``, ``(hereinafter "the
