@@ -2,7 +2,7 @@
 
 A segment holds the window vectors of some chunks, a chunk's windows in consecutive
 rows of a float32 matrix of unit rows; a chunk scores as its best window. Its files in
-``vectors/`` never change once written: ``<name>.npy`` (memory-mapped when read),
+``vectors/`` never change once written: ``<name>.npy`` (memory-mapped when over 64 MB),
 ``<name>.json`` (chunk ids and window counts) and, for a segment of at least
 :data:`ANN_ROWS` rows, ``<name>.usearch`` (an HNSW graph, :mod:`.ann`). ``manifest.json``
 lists the live segments in order with the chunk ids deleted from each (tombstones) and
@@ -167,7 +167,8 @@ class VectorIndex:
         if recorded != checksum:
             raise ValueError(f"segment {name} does not match its checksum")
         meta = json.loads(meta_file.read_text())
-        matrix = np.load(matrix_file, mmap_mode="r", allow_pickle=False)
+        mapped = matrix_file.stat().st_size > FULL_CHECK_BYTES
+        matrix = np.load(matrix_file, mmap_mode="r" if mapped else None, allow_pickle=False)
         starts = _starts(meta["counts"])
         if matrix.shape != (int(starts[-1]), self.dimension) or len(meta["chunk_ids"]) != len(
             meta["counts"]
@@ -241,7 +242,8 @@ class VectorIndex:
             (self._directory / f"{name}.json").write_text(json.dumps(meta))
             if len(matrix) >= ANN_ROWS and ann.available():
                 graph = ann.build_graph(self._directory / f"{name}.usearch", matrix)
-            matrix = np.load(self._directory / f"{name}.npy", mmap_mode="r", allow_pickle=False)
+            if matrix.nbytes > FULL_CHECK_BYTES:
+                matrix = np.load(self._directory / f"{name}.npy", mmap_mode="r")
         return Segment(name, matrix, chunk_ids, starts, graph)
 
     def _maintain(self, state: _State) -> _State:
@@ -339,6 +341,13 @@ class VectorIndex:
         return [Hit(chunk_id, -negative) for negative, _, _, chunk_id in best]
 
 
+def _dot(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Each row's dot product with ``query``, in this thread: a BLAS product spreads one
+    query over every core, and under load (or beside other searches) that ran 3-6x slower
+    than one thread here (BENCHMARKS.md, "Scale")."""
+    return np.einsum("ij,j->i", matrix, query)
+
+
 def _tier(rows: int) -> int:
     """Size tiers by powers of :data:`TIER_FANOUT` from 1,024 rows."""
     tier = 0
@@ -360,7 +369,7 @@ def _search_segment(
         return []
     if segment.graph is not None:
         return _rescored(segment, query, ann.candidates(segment, query, k, allowed, gone), k)
-    scores = np.maximum.reduceat(np.asarray(segment.matrix @ query), segment.starts[:-1])
+    scores = np.maximum.reduceat(_dot(segment.matrix, query), segment.starts[:-1])
     if alive is not None:
         scores[~alive] = -np.inf
     if allowed is not None:
@@ -385,6 +394,6 @@ def _rescored(
     first, lengths = segment.starts[positions], np.diff(segment.starts)[positions]
     offsets = np.cumsum(lengths) - lengths
     rows = np.repeat(first - offsets, lengths) + np.arange(int(lengths.sum()))
-    scores = np.maximum.reduceat(np.asarray(segment.matrix[rows]) @ query, offsets)
+    scores = np.maximum.reduceat(_dot(segment.matrix[rows], query), offsets)
     order = np.lexsort((positions, -scores))[:k]
     return [(float(scores[i]), int(positions[i])) for i in order]
