@@ -44,6 +44,7 @@ from .pdf_layout import (
     block_text,
     build_blocks,
     footnotes_last,
+    join_hyphens,
     reading_order,
     row_text,
     table_rows,
@@ -301,18 +302,22 @@ def _drop_running_lines(pages: list[Page]) -> None:
 
 
 def _assemble(pages: list[Page]) -> tuple[str, tuple[int, ...]]:
-    """The document text and the offset where each page's text starts."""
+    """The document text and the offset where each page's text starts. A sentence that
+    runs on from one page to the next is not cut by a blank line."""
     out: list[str] = []
     length = 0
     starts: list[int] = []
+    previous = ""
     for page in pages:
-        if out:
-            out.append("\n\n")
-            length += 2
-        starts.append(length)
         page_text = _page_text(page.blocks)
+        if out:
+            separator = "\n" if page_text and _runs_on(previous, page_text) else "\n\n"
+            out.append(separator)
+            length += len(separator)
+        starts.append(length)
         out.append(page_text)
         length += len(page_text)
+        previous = page_text or previous
     text = "".join(out).rstrip() + "\n"
     return text, tuple(min(start, len(text)) for start in starts)
 
@@ -320,17 +325,29 @@ def _assemble(pages: list[Page]) -> tuple[str, tuple[int, ...]]:
 def _page_text(blocks: Iterable[Block]) -> str:
     parts: list[str] = []
     previous: Block | None = None
-    previous_text = ""
     for block in blocks:
         text = _block_markdown(block)
         if not text:
             continue
         if parts:
             same_table = bool(block.cells and previous is not None and previous.cells)
-            parts.append("\n" if same_table or _runs_on(previous_text, text) else "\n\n")
-        parts.append(text)
-        previous, previous_text = block, text
+            if _runs_on(parts[-1], text):
+                parts[-1], text = _rejoin(parts[-1], text)
+            if text:
+                runs_on = same_table or _runs_on(parts[-1], text)
+                parts.append("\n" if runs_on else "\n\n")
+        if text:
+            parts.append(text)
+        previous = block
     return "".join(parts)
+
+
+def _rejoin(previous: str, text: str) -> tuple[str, str]:
+    """A word hyphenated at the foot of a column, rejoined with its end at the next one's head."""
+    head, newline, last = previous.rpartition("\n")
+    first, break_, rest = text.partition("\n")
+    last, first = join_hyphens([last, first])
+    return head + newline + last, (first + break_ + rest if first else rest)
 
 
 def _runs_on(previous: str, text: str) -> bool:
