@@ -114,3 +114,20 @@ def test_a_long_passage_is_cut_to_a_snippet_centred_on_its_match() -> None:
     left, right = body.split("[[erase]]")
     assert abs(len(left) - len(right)) < 40
     assert snippet.startswith("… ") and snippet.endswith(" …")
+
+
+def test_mcp_text_shows_the_passage_under_its_breadcrumb() -> None:
+    from hierdoc.tools.catalogue import check_output
+    from hierdoc.tools.render import render_search
+
+    data = check_output("search", _response(_result()).to_dict())
+    assert data["results"][0]["passage"]["start"] == POINT
+    text = render_search(data, {"docs/gdpr.pdf": "gdpr.pdf"})
+    head, body = text.split("\n\n", 1)[1].split("\n", 1)
+    assert head.startswith(
+        "[1] gdpr.pdf · Chapter III > Article 17 - Right to erasure · [article-17]"
+    )
+    assert body.startswith("… (b) for compliance with a legal obligation")
+    assert "1. The data subject" not in body
+    assert f"the best passage of {len(CONTENT):,} characters" in body
+    assert "get_section gdpr:article-17:0" in body
