@@ -232,7 +232,9 @@ class Searcher:
             terms = keyword_terms(self._store, expanded)
             rankings["keyword"] = self._store.keyword_search(terms, depth, filt)
         if settings.search_mode in ("hybrid", "semantic"):
-            vector = self._embed_query(expanded if vocabulary.asks_meaning else parsed.text)
+            # The query as asked: a document's name in it shifts every chunk of that
+            # document alike, and its vector is the one callers may have cached.
+            vector = self._embed_query(expanded if vocabulary.asks_meaning else query.strip())
             rankings["semantic"] = self._store.vector_search(vector, depth, filt)
         response = SearchResponse(
             query, settings.search_mode, True, [], naming_notes + exact.notes, exact.citations
