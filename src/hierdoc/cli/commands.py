@@ -111,8 +111,9 @@ def _relative(source: str) -> str:
 
 
 def _print_response(response: SearchResponse, fmt: str) -> None:
-    """The results in ``fmt`` (see cli/export.py); text notes go to stderr."""
-    if fmt == "text":
+    """The results in ``fmt`` (see cli/export.py); notes go to stderr where the format has
+    no place for them (text, csv)."""
+    if fmt in ("text", "csv"):
         for note in response.notes:
             click.secho(f"note: {note}", fg="yellow", err=True)
     names = {r.source: _relative(r.source) for r in response.results}
