@@ -24,8 +24,8 @@ from hierdoc.pipeline.pdf_layout import join_hyphens
 from hierdoc.pipeline.structure import parse_sections
 from hierdoc.pipeline.tokenizer import default_tokenizer
 from hierdoc.tools.logic import run_search
-from tests.datasets import HR8847_PDF
 
+from .datasets import HR8847_PDF
 from .hash_embedder import HashEmbedder
 
 FIXTURES = Path(__file__).parent / "fixtures" / "pdf"
@@ -95,6 +95,9 @@ def test_hr8847_structure_and_pages() -> None:
         pytest.skip(f"dataset not found: {HR8847_PDF}")
     document = convert_file(HR8847_PDF)
     assert document.pages == 78 and len(document.page_starts) == 78
+    # Finding (11) runs on to page 6: one line break, and page 6 starts at its rest.
+    assert "the rights, safety, and\nwell-being of its citizens." in document.text
+    assert document.text.startswith("well-being of its citizens.", document.page_starts[5])
     sections = parse_sections(document.text, document.title)
     kinds = [s.kind for s in sections]
     assert (kinds.count("section"), kinds.count("title"), kinds.count("chapter")) == (72, 11, 40)

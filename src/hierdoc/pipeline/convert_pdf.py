@@ -351,10 +351,14 @@ def _rejoin(previous: str, text: str) -> tuple[str, str]:
 
 
 def _runs_on(previous: str, text: str) -> bool:
-    """A block that goes on a sentence broken at a column's end, not a new paragraph."""
+    """A block that goes on a sentence broken at a column's or page's end, not a new
+    paragraph: the text before ends a line that is no heading, without a full stop, and
+    this one starts in lower case."""
+    last_line = previous.rstrip().rpartition("\n")[2]
     return (
-        not previous.startswith("#")
-        and not previous.rstrip().endswith(_SENTENCE_END)
+        bool(last_line)
+        and not last_line.startswith("#")
+        and not last_line.endswith(_SENTENCE_END)
         and text[:1].islower()
     )
 
