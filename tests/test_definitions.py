@@ -813,3 +813,26 @@ def test_a_parenthesis_closing_a_definition_names_its_noun_phrase() -> None:
 )
 def test_licence_definitions(text: str, expected: list[tuple[str, str]]) -> None:
     assert [(f.term, f.definition) for f in find_definitions(text)] == expected
+
+
+def test_a_definition_ends_before_the_next_item_of_a_flattened_list() -> None:
+    text = (
+        "e) “City” means The City of Winnipeg. f) “Permitted Use” means private evaluation by"
+        " the Confidant. g) “Third Party” means any Person other than City or Confidant. 2."
+        " Access/Use of Confidential Information: Subject to the terms, the Confidant may."
+    )
+    found = [(f.term, f.definition) for f in find_definitions(text)]
+    assert found == [
+        ("City", "The City of Winnipeg"),
+        ("Permitted Use", "private evaluation by the Confidant"),
+        ("Third Party", "any Person other than City or Confidant"),
+    ]
+
+
+def test_capitalised_sub_items_stay_in_their_definition() -> None:
+    text = (
+        '1. "Confidential Information" means: (a) Technical data; (b) Business plans; and (c)'
+        " Customer lists.\n"
+    )
+    (found,) = find_definitions(text)
+    assert found.definition == "(a) Technical data; (b) Business plans; and (c) Customer lists"

@@ -116,6 +116,13 @@ _ITEM_LEAD = re.compile(
     r"(?i:unless\s+otherwise\s+specified,\s*)?(?i:(?:the|an?)\s+)?(?i:terms?\s+)?"
     r"[\"'‘“`*\s]*"
 )
+# the next item of a list flattened into one line (text from PDFs): "... City of Winnipeg.
+# f) “Confidant” means", "... other than City. 2. Access/Use of Confidential Information:"
+_INLINE_ITEM = re.compile(
+    r"[.;]\s+(?:\(?[a-z]\)|\(?[ivx]{1,4}\)|\d{1,2}\.(?:\d{1,2}\.?)*)[ \t]+"
+    # a quoted term (the next definition) or a heading ("3. Restrictions:"), not a sub-item
+    r"(?=[\"“‘]|[A-Z][^.:()\n]{0,80}[.:]\s)"
+)
 _PART_LABEL = re.compile(
     r"(?i)^\s*(?:#+\s*)?(?:appendix|annex|schedule|exhibit|part|chapter)\s+[\w.]{1,6}\s*$"
 )
@@ -238,6 +245,8 @@ def _means_definitions(
     for index, (start, def_start, terms) in enumerate(matches):
         limit = _next_start(text, matches, index)
         end = min(_definition_end(text, terms[0][1], def_start), limit)
+        inline = _INLINE_ITEM.search(text, def_start, end + 1)
+        end = inline.start() + 1 if inline else end
         definition, end = clean_definition(marked, def_start, end)
         pointer = bool(POINTER.match(definition))
         # an empty definition is kept: "16. ‘main establishment’ means:" whose points were
