@@ -186,14 +186,15 @@ class LocalStore:
         bm25.refresh()  # another process may have committed since this store read it
         if bm25.damage():
             bm25 = self._fresh_bm25(bm25)
-        if bm25.generation != generation:
+        chunks = self._chunk_count()
+        if bm25.generation != generation or bm25.count() != chunks:
             bm25.reset()
             bm25.add(self._bm25_entry(s) for s in self.records.iter_chunks())
             bm25.commit(generation)
         self.bm25 = bm25
         if self.vectors.saved and self.vectors.generation == generation:
             return  # the matrix in memory is the cache on disk, and current
-        if not self.vectors.load_cache() or self.vectors.generation != generation:
+        if not self._vectors_current(generation, chunks):
             self.vectors.rebuild(self.iter_vectors(), generation)
 
     def _let_go(self) -> None:
@@ -225,9 +226,27 @@ class LocalStore:
     def _current_on_disk(self, generation: int) -> bool:
         """Whether both derived indexes on disk reflect ``generation`` (loading them)."""
         self.bm25 = self._read_bm25()
-        if self.bm25 is None or self.bm25.generation != generation or self.bm25.damage():
+        if self.bm25 is None or not self._bm25_current(self.bm25, generation):
             return False
-        return self.vectors.load_cache() and self.vectors.generation == generation
+        return self._vectors_current(generation, self._chunk_count())
+
+    def _chunk_count(self) -> int:
+        return self.records.counts()["chunks"]
+
+    def _bm25_current(self, bm25: Bm25Index, generation: int) -> bool:
+        """The BM25 index reflects ``generation``, passes its checksums and holds one
+        document per chunk (a count caught an index stamped current that lost documents)."""
+        return (
+            bm25.generation == generation
+            and not bm25.damage()
+            and bm25.count() == self._chunk_count()
+        )
+
+    def _vectors_current(self, generation: int, chunks: int) -> bool:
+        """The vector cache on disk loads (checksums), reflects ``generation`` and holds
+        every chunk."""
+        loaded = self.vectors.load_cache()
+        return loaded and self.vectors.generation == generation and len(self.vectors) == chunks
 
     def _read_bm25(self) -> Bm25Index | None:
         """The BM25 index on disk for reading, reloaded; None when it cannot be opened.
@@ -246,15 +265,13 @@ class LocalStore:
         else copies rebuilt in memory."""
         writer_live = holder_alive(self._lock.path)
         bm25 = self._read_bm25()
-        usable = bm25 is not None and (
-            writer_live or (bm25.generation == generation and not bm25.damage())
-        )
+        usable = bm25 is not None and (writer_live or self._bm25_current(bm25, generation))
         if bm25 is None or not usable:
             bm25 = Bm25Index(None, self._analyzer.version)
             bm25.add(self._bm25_entry(s) for s in self.records.iter_chunks())
             bm25.commit(generation)
         self.bm25 = bm25
-        if not self.vectors.load_cache() or self.vectors.generation != generation:
+        if not self._vectors_current(generation, self._chunk_count()):
             self.vectors.rebuild(self.iter_vectors(), generation, save=False)
 
     def _bm25_entry(self, stored: StoredChunk) -> Bm25Entry:
