@@ -95,3 +95,15 @@ def test_one_long_paragraph_is_chunked_in_linear_time() -> None:
         split_text(text, tokenizer, 800)
         per_kb.append((time.perf_counter() - started) / (len(text) / 1024))
     assert per_kb[1] < 3 * per_kb[0] + 0.001, per_kb
+
+
+def test_many_flat_headings_cost_the_same_each() -> None:
+    """Table-of-contents detection compared every heading with all later ones: 10,000
+    articles took 810 us each, 5,000 took 451 us."""
+    per_heading = []
+    for count in (2_000, 9_999):
+        text = "".join(f"Article {k}\n\nThe party shall pay fee {k}.\n\n" for k in range(1, count))
+        started = time.perf_counter()
+        parse_sections(text, "Flat")
+        per_heading.append((time.perf_counter() - started) / count)
+    assert per_heading[1] < 2 * per_heading[0], per_heading
