@@ -18,6 +18,7 @@ from hierdoc import Index, Settings
 from hierdoc.pipeline import sentences
 from hierdoc.pipeline.chunk import sentence_cuts, sentence_spans, spans_from_cuts
 from hierdoc.search import passages
+from hierdoc.search.analyze import analysed_tokens, analyze, token_spans
 from hierdoc.search.glossary import Glossary, KeyedGlossary
 from hierdoc.store.base import Store
 
@@ -236,3 +237,15 @@ def test_a_file_without_acronym_keys_reads_the_whole_glossary(
         assert index.store.records.acronyms_matching(["x"], []) == []  # type: ignore[attr-defined]
         assert isinstance(index.glossary(), KeyedGlossary)
         assert [r.chunk_id for r in index.search("personal data", top_k=5).results] == expected
+
+
+def test_analysed_tokens_are_each_tokens_own_analysis() -> None:
+    extra = " Über-Gesetz naïve café’s “quoted” Art. 17(3)(b)"
+    text = require(GDPR_MD).read_text()[:60_000] + extra
+    found = analysed_tokens(text)
+    expected = [
+        (start, end, tuple(dict.fromkeys(analyze(text[start:end]))))
+        for start, end in token_spans(text)
+    ]
+    assert len(found) > 5_000
+    assert found == expected

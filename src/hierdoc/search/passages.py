@@ -37,7 +37,7 @@ from ..pipeline.chunk import sentence_spans, spans_from_cuts
 from ..pipeline.embed import DEFAULT_MODEL, _fitted_prefix
 from ..pipeline.tokenizer import Tokenizer, default_tokenizer
 from ..store.base import Store
-from .analyze import analyze, token_spans
+from .analyze import analysed_tokens
 from .searcher import keyword_terms, parse_query
 
 Span = tuple[int, int]
@@ -205,10 +205,7 @@ def _term_hits(content: str, idf: dict[str, float]) -> list[tuple[int, int, tupl
 @lru_cache(maxsize=2048)
 def _analysed_tokens(content: str) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
     """Each token of ``content`` with its distinct index terms."""
-    return tuple(
-        (start, end, tuple(dict.fromkeys(analyze(content[start:end]))))
-        for start, end in token_spans(content)
-    )
+    return tuple(analysed_tokens(content))
 
 
 def _unit_scores(
