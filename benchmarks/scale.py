@@ -68,9 +68,12 @@ class StandInEmbedder:
         return self._vector(text)
 
 
-def act(number: int, rng: np.random.Generator, weights: np.ndarray) -> str:
+def act(number: int, rng: np.random.Generator, cdf: np.ndarray) -> str:
+    """One act; ``cdf`` is the cumulative Zipf distribution of :data:`VOCABULARY`."""
+
     def words(count: int) -> str:
-        return " ".join(VOCABULARY[i] for i in rng.choice(len(VOCABULARY), count, p=weights))
+        # what rng.choice(len(VOCABULARY), count, p=weights) draws, without its O(V) set-up
+        return " ".join(VOCABULARY[i] for i in cdf.searchsorted(rng.random(count), side="right"))
 
     lines = [f"# Act {number} on {words(3)}", "", "## Article 1 Definitions", ""]
     for term in range(4):
@@ -91,8 +94,10 @@ def write_corpus(folder: Path, acts: int) -> None:
     rng = np.random.default_rng(1)
     ranks = np.arange(1, len(VOCABULARY) + 1)
     weights = (1 / ranks) / (1 / ranks).sum()
+    cdf = weights.cumsum()
+    cdf /= cdf[-1]
     for number in range(acts):
-        (folder / f"act-{number:06d}.md").write_text(act(number, rng, weights))
+        (folder / f"act-{number:06d}.md").write_text(act(number, rng, cdf))
 
 
 def percentiles(run: Callable[[int], object], count: int) -> tuple[float, float]:
