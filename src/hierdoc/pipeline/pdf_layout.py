@@ -202,9 +202,8 @@ def _labels_of(block: Block, right: Block) -> bool:
 def _item_lines(block: Block, count: int) -> bool:
     """A block of one label per line (a list, not a cell whose text wraps): as many lines
     as the block beside it, several, none going on in lower case or in parentheses."""
-    return (
-        len(block.lines) == count >= _MIN_ITEM_LINES
-        and not any(line.text[:1].islower() or line.text[:1] == "(" for line in block.lines)
+    return len(block.lines) == count >= _MIN_ITEM_LINES and not any(
+        line.text[:1].islower() or line.text[:1] == "(" for line in block.lines
     )
 
 
