@@ -232,9 +232,7 @@ class Searcher:
             terms = keyword_terms(self._store, expanded)
             rankings["keyword"] = self._store.keyword_search(terms, depth, filt)
         if settings.search_mode in ("hybrid", "semantic"):
-            # The query as asked: a document's name in it shifts every chunk of that
-            # document alike, and its vector is the one callers may have cached.
-            vector = self._embed_query(expanded if vocabulary.asks_meaning else query.strip())
+            vector = self._embed_query(expanded if vocabulary.asks_meaning else parsed.text)
             rankings["semantic"] = self._store.vector_search(vector, depth, filt)
         response = SearchResponse(
             query, settings.search_mode, True, [], naming_notes + exact.notes, exact.citations
