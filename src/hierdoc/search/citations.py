@@ -133,7 +133,8 @@ def _where_note(label: str, have: list[str], documents: Sequence[str]) -> list[s
     """Which documents have the cited section and which do not (with several in scope)."""
     if len(documents) < 2:
         return []
-    missing = [d for d in documents if d not in set(have)]
+    held = set(have)
+    missing = [d for d in documents if d not in held]
     if not missing and len(have) == 1:
         return []
     note = f"{label} is in {_names(have)}"
@@ -143,10 +144,10 @@ def _where_note(label: str, have: list[str], documents: Sequence[str]) -> list[s
 
 
 def _names(sources: Sequence[str]) -> str:
-    names = [_name(s) for s in sources]
-    if len(names) <= NAMES_IN_NOTE:
+    names = [_name(s) for s in sources[:NAMES_IN_NOTE]]
+    if len(sources) <= NAMES_IN_NOTE:
         return ", ".join(names)
-    return ", ".join(names[:NAMES_IN_NOTE]) + f" and {len(names) - NAMES_IN_NOTE} others"
+    return ", ".join(names) + f" and {len(sources) - NAMES_IN_NOTE} others"
 
 
 def _name(source: str) -> str:
