@@ -73,6 +73,16 @@ def test_abbreviations_and_offsets_match_pysbd_on_a_hard_block() -> None:
     assert len(sentences.block_cuts(block)) >= 5
 
 
+def test_dot_leaders_are_split_as_pysbd_splits_them() -> None:
+    """Repeated overlapping sentences ('. . .'): pysbd takes its occurrences without
+    overlap from the start of the text; searching from the previous end shifts them."""
+    block = (
+        "The Candidate / Disclosee\nName . . . . . . . . . . . . . . . . . . . . . . . .\n"
+        "Signature . . . . . . . . . . . . . . . . Date . . . . . . . . . . End."
+    )
+    assert sentences.block_cuts(block) == _pysbd_cuts(block)
+
+
 def test_cuts_give_the_sentence_spans_back() -> None:
     text = "# Article 1\n\nFirst sentence. Second one, e.g. this.\n\n\n(a) a point; (b) another."
     cuts = sentence_cuts(text)

@@ -61,15 +61,19 @@ class _Segmenter(pysbd.Segmenter):  # type: ignore[misc]
 
     def sentences_with_char_spans(self, sentences: list[str]) -> list[TextSpan]:
         """pysbd's spans: each sentence's first occurrence (with the whitespace after it)
-        ending after the previous one's end, occurrences taken without overlap."""
+        ending after the previous one's end, occurrences taken without overlap from the
+        start of the text.
+
+        The walk over a sentence's occurrences is the same each time it is repeated, and
+        ``prior`` only grows, so a repeated sentence resumes its walk at the occurrence
+        it took last time: linear, not quadratic, in a paragraph of repeated sentences
+        (dot leaders), with pysbd's alignment of overlapping occurrences ('. . .')."""
         text = self.original_text
         spans = []
         prior = 0
+        resume: dict[str, int] = {}
         for sentence in sentences:
-            # an occurrence starting before this cannot end after ``prior`` (text[prior] is
-            # not a space), so the search need not go back to 0: linear, not quadratic, in
-            # a paragraph of repeated sentences
-            at = max(0, prior - len(sentence))
+            at = resume.get(sentence, 0)
             while sentence:
                 found = text.find(sentence, at)
                 if found < 0:
@@ -78,6 +82,7 @@ class _Segmenter(pysbd.Segmenter):  # type: ignore[misc]
                 if end > prior:
                     spans.append(TextSpan(text[found:end], found, end))
                     prior = end
+                    resume[sentence] = found
                     break
                 at = end
         return spans
