@@ -232,8 +232,10 @@ class Searcher:
             terms = keyword_terms(self._store, expanded)
             rankings["keyword"] = self._store.keyword_search(terms, depth, filt)
         if settings.search_mode in ("hybrid", "semantic"):
-            vector = self._embed_query(expanded if vocabulary.asks_meaning else parsed.text)
-            rankings["semantic"] = self._store.vector_search(vector, depth, filt)
+            embedded = expanded if vocabulary.asks_meaning else parsed.text
+            rankings["semantic"] = self._store.vector_search(
+                self._embed_query(embedded), depth, filt
+            )
         response = SearchResponse(
             query, settings.search_mode, True, [], naming_notes + exact.notes, exact.citations
         )
@@ -251,10 +253,7 @@ class Searcher:
         pins = exact.pins if settings.search_mode in ("hybrid", "exact") else {}
         ordered = _monotone(ordered, pins)
         response.results = self._results(ordered, rankings, settings, vocabulary, relevance)
-        for result in response.results:
-            result.fusion_score = round(float(fused.get(result.chunk_id, 0.0)), 6)
-            result.pin = pins.get(result.chunk_id)
-            result.pinned = result.pin is not None
+        _mark_pins(response.results, fused, pins)
         no_match = self._no_match(parsed, rankings, response.results, settings)
         response.no_match = no_match or missing
         return response
@@ -430,6 +429,14 @@ def _asked_for_missing(parsed: ParsedQuery, exact: _Exact) -> bool:
     if parsed.cited and not any(c["resolved"] for c in exact.citations):
         return True
     return bool(exact.missing_phrases)
+
+
+def _mark_pins(results: list[SearchResult], fused: dict[str, float], pins: dict[str, str]) -> None:
+    """Each result's fusion score, and its pin when a citation put it first."""
+    for result in results:
+        result.fusion_score = round(float(fused.get(result.chunk_id, 0.0)), 6)
+        result.pin = pins.get(result.chunk_id)
+        result.pinned = result.pin is not None
 
 
 def _monotone(ordered: list[tuple[str, float]], pins: dict[str, str]) -> list[tuple[str, float]]:
