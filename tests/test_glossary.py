@@ -118,3 +118,30 @@ def test_the_rest_of_a_query_drops_the_names_written_in_it(names: DocumentNames)
     assert naming is not None and naming.rest(query) == (
         "Consider ; the Receiving Party shall not disclose"
     )
+
+
+def test_parties_in_the_metadata_name_a_document() -> None:
+    records = [
+        DocumentRecord(
+            "a.md",
+            "Master Services Agreement",
+            "h",
+            "markdown",
+            1,
+            metadata={"parties": ["Acme Corp", "Globex Inc"]},
+        ),
+        DocumentRecord(
+            "b.md",
+            "Master Services Agreement",
+            "h",
+            "markdown",
+            1,
+            metadata={"client": "Initech LLC"},
+        ),
+    ]
+    names = DocumentNames(records)
+    naming = names.named("In the agreement between Acme and Globex, who owns the IP?")
+    assert naming is not None and naming.sources == ("a.md",)
+    assert names.named("in the Initech agreement, what is the notice period").sources == ("b.md",)
+    both = names.named("in the master services agreement, what is the notice period")
+    assert both is not None and both.sources == ("a.md", "b.md")  # the title, as written

@@ -44,6 +44,27 @@ MIN_MARGIN = 2.0
 
 _WORD = re.compile(r"[a-z0-9]+")
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}$")
+#: Company suffixes: "Acme Corp" is named by "Acme".
+COMPANY_WORDS = frozenset(
+    {
+        "inc",
+        "corp",
+        "corporation",
+        "llc",
+        "ltd",
+        "limited",
+        "plc",
+        "gmbh",
+        "co",
+        "sa",
+        "ag",
+        "nv",
+        "bv",
+        "lp",
+        "llp",
+    }
+)
+_PARTY_KEY = re.compile(r"part(y|ies)|counterpart(y|ies)|client|customer|vendor|supplier|company")
 
 
 @dataclass(frozen=True)
@@ -75,11 +96,26 @@ def _written_form(name: str) -> bool:
     return len(name) >= 4 and (bool(re.search(r"[0-9._%\-]", name)) or len(name.split()) >= 3)
 
 
-def _name_words(document: DocumentRecord) -> set[str]:
-    """The analysed words of a document's title and file stem (no file extension)."""
+def _name_words(document: DocumentRecord) -> list[set[str]]:
+    """The words of each of a document's names: title and file stem (no file extension)
+    together, then each party; document words and company suffixes left out."""
     titles = [document.title, str(document.metadata.get("title") or "")]
     stems = [_EXTENSION.sub("", unquote(t)) for t in titles]
-    return _words(" ".join([*stems, unquote(PurePosixPath(document.source).stem)]))
+    path = unquote(PurePosixPath(document.source).stem)
+    names = [" ".join([*stems, path]), *parties(document)]
+    found = [_words(name) - DOCUMENT_WORDS - COMPANY_WORDS for name in names]
+    return [words for words in found if words]
+
+
+def parties(document: DocumentRecord) -> list[str]:
+    """The parties a document's metadata names (front matter or properties such as
+    ``parties: [Acme Corp, Globex Inc]``, ``client: ...``): "the agreement between Acme
+    and Globex" names it."""
+    found: list[str] = []
+    for key, value in document.metadata.items():
+        if _PARTY_KEY.fullmatch(str(key).strip().lower()):
+            found += [str(v) for v in value] if isinstance(value, list) else [str(value)]
+    return found
 
 
 def _words(text: str) -> set[str]:
@@ -99,20 +135,21 @@ class DocumentNames:
     def __init__(self, documents: Iterable[DocumentRecord]) -> None:
         self._by_opening: dict[tuple[str, ...], list[tuple[str, str]]] = defaultdict(list)
         self._words: dict[str, set[str]] = {}
+        self._names: dict[str, list[set[str]]] = {}
         self._holders: dict[str, list[str]] = defaultdict(list)
         for document in documents:
             for name in name_strings(document):
                 if _written_form(name):
                     opening = tuple(_WORD.findall(name)[:2])
                     self._by_opening[opening].append((name, document.source))
-            words = _name_words(document) - DOCUMENT_WORDS
+            self._names[document.source] = _name_words(document)
+            words = set().union(*self._names[document.source])
             self._words[document.source] = words
             for word in words:
                 self._holders[word].append(document.source)
         self.count = len(self._words)
         frequency = Counter(w for words in self._words.values() for w in words)
         self._idf = {w: math.log(1 + self.count / df) for w, df in frequency.items()}
-        self._weight = {s: sum(self._idf[w] for w in ws) for s, ws in self._words.items()}
 
     def named(self, query: str, scope: Sequence[str] = ()) -> Naming | None:
         """The documents ``query`` names (within ``scope`` when given), or None."""
@@ -154,7 +191,7 @@ class DocumentNames:
             if allowed and source not in allowed:
                 continue
             held = sum(self._idf[w] for w in self._words[source] & asked)
-            scored.append((held, held / self._weight[source], source))
+            scored.append((held, self._coverage(source, asked), source))
         if not scored:
             return None
         scored.sort(reverse=True)
@@ -162,6 +199,14 @@ class DocumentNames:
         if coverage < MIN_COVERAGE or (len(scored) > 1 and held < MIN_MARGIN * scored[1][0]):
             return None
         return Naming((source,), "by its name's words")
+
+    def _coverage(self, source: str, asked: set[str]) -> float:
+        """The largest share of one of the document's names that the query holds."""
+        shares = [
+            sum(self._idf[w] for w in words & asked) / sum(self._idf[w] for w in words)
+            for words in self._names[source]
+        ]
+        return max(shares, default=0.0)
 
 
 def _occurrences(text: str, name: str) -> Iterable[tuple[int, int]]:
