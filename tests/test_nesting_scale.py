@@ -103,7 +103,10 @@ def test_many_flat_headings_cost_the_same_each() -> None:
     per_heading = []
     for count in (2_000, 9_999):
         text = "".join(f"Article {k}\n\nThe party shall pay fee {k}.\n\n" for k in range(1, count))
-        started = time.perf_counter()
-        parse_sections(text, "Flat")
-        per_heading.append((time.perf_counter() - started) / count)
+        times = []
+        for _ in range(3):  # the best of three: a load spike on a shared machine is not a cost
+            started = time.perf_counter()
+            parse_sections(text, "Flat")
+            times.append(time.perf_counter() - started)
+        per_heading.append(min(times) / count)
     assert per_heading[1] < 2 * per_heading[0], per_heading
