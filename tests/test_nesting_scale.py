@@ -109,4 +109,6 @@ def test_many_flat_headings_cost_the_same_each() -> None:
             parse_sections(text, "Flat")
             times.append(time.perf_counter() - started)
         per_heading.append(min(times) / count)
-    assert per_heading[1] < 2 * per_heading[0], per_heading
+    # 5x the headings: a quadratic pass costs 5x per heading; memory effects of the bigger
+    # text alone measured up to 2.2x on a loaded machine
+    assert per_heading[1] < 3 * per_heading[0], per_heading
