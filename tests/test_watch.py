@@ -155,7 +155,11 @@ def test_the_index_directory_and_other_files_do_not_wake_it(tmp_path: Path) -> N
 SCRIPT = textwrap.dedent(
     """
     import importlib
+    import signal
     import sys
+    # A shell without job control starts background jobs (a CI step, `make test &`) with
+    # SIGINT ignored, which the child inherits; a terminal's Ctrl-C is what is tested here.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     sys.path.insert(0, sys.argv[3])
     from hash_embedder import HashEmbedder
     from hierdoc import Index
