@@ -26,11 +26,10 @@ from mcp.client.stdio import stdio_client
 
 from .test_mcp_server import (
     build_corpus_index,
-    free_port,
+    http_server_at,
     server_command,
     server_env,
     stop,
-    wait_for_port,
 )
 
 pytestmark = pytest.mark.slow
@@ -134,22 +133,8 @@ def test_every_malformed_stdio_line_gets_a_json_rpc_error(
 
 @pytest.fixture()
 def http_server(corpus_index: Path) -> Iterator[tuple[str, Path]]:
-    port = free_port()
-    log = corpus_index.parent / f"robust-{port}.log"
-    with log.open("w") as stderr:
-        process = subprocess.Popen(
-            server_command("--index", str(corpus_index), "--http", f"127.0.0.1:{port}"),
-            env=server_env(),
-            cwd=corpus_index.parent,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=stderr,
-        )
-        try:
-            wait_for_port(process, port, log)
-            yield f"http://127.0.0.1:{port}/mcp", log
-        finally:
-            stop(process)
+    with http_server_at(corpus_index, "robust") as server:
+        yield server
 
 
 @pytest.mark.parametrize("body", [b"\xff\xfe{not utf-8}", DEEP, b"garbage"])

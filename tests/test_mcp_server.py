@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -246,24 +246,32 @@ def stop(process: subprocess.Popen) -> None:
         process.wait(timeout=15)
 
 
-@pytest.fixture(scope="module")
-def http_url(corpus_index) -> Iterator[str]:
+@contextmanager
+def http_server_at(index: Path, label: str) -> Iterator[tuple[str, Path]]:
+    """``hierdoc serve --http`` on a free loopback port over ``index``: (its MCP URL, the
+    file its stderr goes to), stopped on exit."""
     port = free_port()
-    log = corpus_index.parent / f"http-{port}.log"
+    log = index.parent / f"{label}-{port}.log"
     with log.open("w") as stderr:
         process = subprocess.Popen(
-            server_command("--index", str(corpus_index), "--http", f"127.0.0.1:{port}"),
+            server_command("--index", str(index), "--http", f"127.0.0.1:{port}"),
             env=server_env(),
-            cwd=corpus_index.parent,
+            cwd=index.parent,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=stderr,
         )
         try:
             wait_for_port(process, port, log)
-            yield f"http://127.0.0.1:{port}/mcp"
+            yield f"http://127.0.0.1:{port}/mcp", log
         finally:
             stop(process)
+
+
+@pytest.fixture(scope="module")
+def http_url(corpus_index) -> Iterator[str]:
+    with http_server_at(corpus_index, "http") as (url, _):
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -18,11 +18,10 @@ import pytest
 
 from tests.test_mcp_server import (
     build_corpus_index,
-    free_port,
+    http_server_at,
     server_command,
     server_env,
     stop,
-    wait_for_port,
 )
 
 from .harness import Figures
@@ -102,22 +101,8 @@ def test_malformed_stdio_traffic_is_all_answered(corpus_index: Path) -> None:
 
 @pytest.fixture(scope="module")
 def http_server(corpus_index: Path) -> Iterator[tuple[str, Path]]:
-    port = free_port()
-    log = corpus_index.parent / f"traffic-{port}.log"
-    with log.open("w") as stderr:
-        process = subprocess.Popen(
-            server_command("--index", str(corpus_index), "--http", f"127.0.0.1:{port}"),
-            env=server_env(),
-            cwd=corpus_index.parent,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=stderr,
-        )
-        try:
-            wait_for_port(process, port, log)
-            yield f"http://127.0.0.1:{port}/mcp", log
-        finally:
-            stop(process)
+    with http_server_at(corpus_index, "traffic") as server:
+        yield server
 
 
 def test_malformed_http_bodies_are_all_4xx(http_server: tuple[str, Path]) -> None:
