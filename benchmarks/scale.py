@@ -13,7 +13,7 @@ process opening the index), first query, p50/p95 per mode (the stand-in's query
 embedding costs microseconds), changing one document, re-ingesting the unchanged corpus,
 peak RSS; and the seeds' design's p50 per mode at the sizes given by --seed-sizes.
 
-    python benchmarks/scale.py --sizes 10000,100000 [--queries 100]
+    python benchmarks/scale.py --sizes 10000,100000 [--queries 100] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -127,15 +127,32 @@ def folder_mb(path: Path) -> float:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1e6
 
 
-def measure(size: int, count: int, seeds: bool) -> dict:
-    """One size, in this process (run through a subprocess by :func:`main`)."""
+def measure(size: int, count: int, seeds: bool, keep: Path | None = None) -> dict:
+    """One size, in this process (run through a subprocess by :func:`main`). With ``keep``,
+    the corpus and index are built in that folder and left there, or, when it already
+    holds them, reused without ingesting (to iterate on search)."""
     acts = max(1, round(size / chunks_per_act()))
-    work = Path(tempfile.mkdtemp(prefix="hierdoc-scale-"))
+    work = keep or Path(tempfile.mkdtemp(prefix="hierdoc-scale-"))
+    directory = work / "index"
+    row: dict = {"acts": acts}
+    if not (directory / "records.sqlite").is_file():
+        row |= build(work, acts)
+    row |= open_and_search(directory, count, acts)
+    if seeds:
+        row |= seed_design(directory, count, acts)
+    row["peak RSS MB"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    if keep is None:
+        shutil.rmtree(work, ignore_errors=True)
+    return row
+
+
+def build(work: Path, acts: int) -> dict:
+    """Write the corpus, ingest it, change one document, re-ingest it unchanged."""
     corpus, directory = work / "corpus", work / "index"
-    corpus.mkdir()
+    corpus.mkdir(parents=True, exist_ok=True)
     write_corpus(corpus, acts)
     embedder = StandInEmbedder()
-    row: dict = {"acts": acts}
+    row: dict = {}
     with Index.open(directory, Settings(), embedder=embedder, mode="w") as index:  # type: ignore[arg-type]
         started = time.perf_counter()
         report = index.ingest(corpus)
@@ -160,11 +177,6 @@ def measure(size: int, count: int, seeds: bool) -> dict:
         index.ingest(corpus)
         row["re-ingest unchanged s"] = round(time.perf_counter() - started, 2)
     row["index MB"] = round(folder_mb(directory))
-    row |= open_and_search(directory, count, acts)
-    if seeds:
-        row |= seed_design(directory, count, acts)
-    row["peak RSS MB"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
-    shutil.rmtree(work, ignore_errors=True)
     return row
 
 
@@ -215,16 +227,24 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--seed-sizes", default="10000,100000")
     parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        help="build each size's corpus and index in KEEP/<size> and keep them; reuse "
+        "them (search only, no ingest figures) when they are there",
+    )
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         seeds = str(args.one) in args.seed_sizes.split(",")
-        print(json.dumps(measure(args.one, args.queries, seeds)))
+        keep = args.keep / str(args.one) if args.keep else None
+        print(json.dumps(measure(args.one, args.queries, seeds, keep)))
         return
     rows = []
     for size in args.sizes.split(","):
         command = [sys.executable, __file__, "--one", size, "--queries", str(args.queries),
                    "--seed-sizes", args.seed_sizes]  # fmt: skip
+        command += ["--keep", str(args.keep)] if args.keep else []
         done = subprocess.run(command, capture_output=True, text=True, check=True)
         rows.append({"target": int(size), **json.loads(done.stdout.strip().splitlines()[-1])})
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)

@@ -329,7 +329,9 @@ class Index:
         searcher = Searcher(self.store, vectors, self.glossary(), reranker)
         response = searcher.search(query, chosen, filt)
         budget = chosen.passage_chars
-        return add_passages(self.store, response, vectors.last, budget, self.model_name)
+        return add_passages(
+            self.store, response, vectors.last, budget, self.model_name, searcher.stored
+        )
 
     def _known_section(self, section: str | None) -> str | None:
         """``section`` when some document has a section with that id; else NotFoundError."""

@@ -57,8 +57,9 @@ exact-phrase field: one lower-cased whole token per candidate, no parts.
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from itertools import chain
 from typing import Generic, NamedTuple, TypeVar
 
@@ -76,6 +77,9 @@ __all__ = [
     "analyze_words",
     "normalize",
     "token_spans",
+    "token_terms",
+    "token_words",
+    "tokens_terms",
 ]
 
 #: Bump whenever the output of analyze()/analyze_words() changes: indexes built
@@ -178,10 +182,16 @@ def analyze_words(text: str) -> list[str]:
     return list(chain.from_iterable(map(_WORDS.__getitem__, tokens)))
 
 
-def token_spans(text: str) -> list[tuple[int, int]]:
+def token_spans(text: str, start: int = 0, end: int = sys.maxsize) -> list[tuple[int, int]]:
     """(start, end) of each candidate token of ``text`` as written (not normalised), so
-    that ``analyze(text[start:end])`` gives that token's terms: what highlighting marks."""
-    return [match.span() for match in _TOKEN_RE.finditer(text)]
+    that ``analyze(text[start:end])`` gives that token's terms: what highlighting marks.
+    ``start`` and ``end`` bound the scan (as ``re.Pattern.finditer``'s do)."""
+    return [match.span() for match in _TOKEN_RE.finditer(text, start, end)]
+
+
+def token_words(text: str, start: int = 0, end: int = sys.maxsize) -> list[str]:
+    """The tokens of :func:`token_spans` as strings (three times faster, no offsets)."""
+    return _TOKEN_RE.findall(text, start, end)
 
 
 def analysed_tokens(text: str) -> list[tuple[int, int, tuple[str, ...]]]:
@@ -195,6 +205,19 @@ def analysed_tokens(text: str) -> list[tuple[int, int, tuple[str, ...]]]:
         terms = _INDEX[token] if token.isascii() else analyze(token)
         found.append((*match.span(), tuple(dict.fromkeys(terms))))
     return found
+
+
+def token_terms(token: str) -> tuple[str, ...]:
+    """The distinct terms of one token of :func:`token_spans`, as :func:`analysed_tokens`
+    gives them: a caller that meets a token many times analyses it once."""
+    return _DISTINCT[token] if token.isascii() else tuple(dict.fromkeys(analyze(token)))
+
+
+def tokens_terms(tokens: Collection[str]) -> dict[str, tuple[str, ...]]:
+    """:func:`token_terms` of each of ``tokens`` (distinct), at C speed when all are ASCII."""
+    if all(map(str.isascii, tokens)):
+        return dict(zip(tokens, map(_DISTINCT.__getitem__, tokens), strict=True))
+    return {token: token_terms(token) for token in tokens}
 
 
 def analyze_query(text: str) -> list[QueryTerm]:
@@ -353,6 +376,7 @@ def _dedupe(*groups: list[str]) -> tuple[str, ...]:
 _TOKENS: _Cache[_Token] = _Cache(_expand)
 _INDEX: _Cache[tuple[str, ...]] = _Cache(lambda tok: _TOKENS[tok].index)
 _WORDS: _Cache[tuple[str, ...]] = _Cache(lambda tok: _TOKENS[tok].words)
+_DISTINCT: _Cache[tuple[str, ...]] = _Cache(lambda tok: tuple(dict.fromkeys(_INDEX[tok])))
 
 
 #: The analyzer stores index with: BM25 terms, phrase words and their version.

@@ -26,18 +26,18 @@ import math
 import re
 import weakref
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
-from ..models import Passage, SearchResponse, SearchResult, SectionRecord
+from ..models import Passage, SearchResponse, SearchResult, SectionRecord, StoredChunk
 from ..pipeline.chunk import sentence_spans, spans_from_cuts
 from ..pipeline.embed import DEFAULT_MODEL, _fitted_prefix
 from ..pipeline.tokenizer import Tokenizer, default_tokenizer
 from ..store.base import Store
-from .analyze import analysed_tokens
+from .analyze import token_spans, token_words, tokens_terms
 from .searcher import keyword_terms, parse_query
 
 Span = tuple[int, int]
@@ -132,14 +132,18 @@ def add_passages(
     vector: np.ndarray | None = None,
     budget: int = DEFAULT_PASSAGE_CHARS,
     model: str = DEFAULT_MODEL,
+    stored: Mapping[str, StoredChunk] | None = None,
 ) -> SearchResponse:
-    """Set each result's ``passage`` and ``highlights``; returns the response."""
+    """Set each result's ``passage`` and ``highlights``; returns the response. ``stored``
+    holds the results' records when the caller has them (``Searcher.stored``)."""
     if not response.results:
         return response
     evidence = query_evidence(store, response, vector)
     ids = [r.chunk_id for r in response.results]
     vectors = store.vectors_of(ids) if vector is not None and model == DEFAULT_MODEL else {}
-    sentences = {i: stored.chunk.sentences for i, stored in store.get_chunks(ids).items()}
+    if stored is None or any(i not in stored for i in ids):
+        stored = store.get_chunks(ids)
+    sentences = {i: stored[i].chunk.sentences for i in ids if i in stored}
     for result in response.results:
         cited = cited_spans(store, result, evidence.cited)
         windows = _window_scores(result, vectors.get(result.chunk_id), vector)
@@ -163,7 +167,7 @@ def match_chunk(
     units = sentence_units(content, sentences)
     if not units:
         return ChunkMatch(Passage(content, 0, len(content)), [])
-    hits = _term_hits(content, evidence.idf)
+    hits = _term_hits(content, units, evidence.idf)
     phrases = [m.span() for p in evidence.patterns for m in p.finditer(content)]
     highlights = [(s, e) for s, e, _ in hits] + phrases + ([cited[0]] if cited else [])
     if cited:
@@ -190,22 +194,77 @@ def sentence_units(content: str, cuts: tuple[int, ...] | None = None) -> tuple[S
     return tuple(units)
 
 
-def _term_hits(content: str, idf: dict[str, float]) -> list[tuple[int, int, tuple[str, ...]]]:
-    """Each token of ``content`` that yields a query term, with the terms it yields."""
+def _term_hits(
+    content: str, units: tuple[Span, ...], idf: dict[str, float]
+) -> list[tuple[int, int, tuple[str, ...]]]:
+    """Each token of ``content`` that yields a query term, with the terms it yields (in the
+    token's own order). Only the sentences holding such a token are scanned for offsets."""
     if not idf:
         return []
+    tokens = _tokens(content, units)
+    wanted = idf.keys()
+    hit = {
+        word: tuple(t for t in terms if t in idf)
+        for word, terms in tokens.terms.items()
+        if not wanted.isdisjoint(terms)
+    }
+    if not hit:
+        return []
+    if tokens.words is None:
+        scanned = [(0, len(content))]
+    else:
+        scanned = [
+            u
+            for u, words in zip(units, tokens.words, strict=True)
+            if not hit.keys().isdisjoint(words)
+        ]
     hits = []
-    for start, end, terms in _analysed_tokens(content):
-        matched = tuple(t for t in terms if t in idf)
-        if matched:
-            hits.append((start, end, matched))
+    for first, last in scanned:
+        for start, end in token_spans(content, first, last):
+            matched = hit.get(content[start:end])
+            if matched:
+                hits.append((start, end, matched))
     return hits
 
 
+@dataclass(frozen=True)
+class _Tokens:
+    """A chunk's tokens (:func:`~hierdoc.search.analyze.token_spans`) by sentence unit."""
+
+    terms: dict[str, tuple[str, ...]]
+    """Each distinct token with its index terms."""
+    lengths: tuple[int, ...]
+    """How many tokens start in each unit."""
+    words: tuple[tuple[str, ...], ...] | None
+    """Each unit's tokens; None when a token may run across units or lie outside them."""
+
+
 @lru_cache(maxsize=2048)
-def _analysed_tokens(content: str) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
-    """Each token of ``content`` with its distinct index terms."""
-    return tuple(analysed_tokens(content))
+def _tokens(content: str, units: tuple[Span, ...]) -> _Tokens:
+    """When only whitespace lies around and between the units (and some between each two),
+    no token crosses a unit's edges, so scanning each unit alone finds the tokens of the
+    whole text; otherwise the whole text is scanned and each token counted where it starts."""
+    if _apart(content, units):
+        words = tuple(tuple(token_words(content, s, e)) for s, e in units)
+        lengths = tuple(len(w) for w in words)
+        distinct = {w for unit in words for w in unit}
+        return _Tokens(tokens_terms(distinct), lengths, words)
+    spans = token_spans(content)
+    starts = [s for s, _ in spans]
+    lengths = tuple(bisect_left(starts, e) - bisect_left(starts, s) for s, e in units)
+    distinct = {content[s:e] for s, e in spans}
+    return _Tokens(tokens_terms(distinct), lengths, None)
+
+
+def _apart(content: str, units: Sequence[Span]) -> bool:
+    """Only whitespace before, between and after ``units``, and some between each two."""
+    edges = [0, *(edge for unit in units for edge in unit), len(content)]
+    for i in range(0, len(edges), 2):
+        gap_start, gap_end = edges[i], edges[i + 1]
+        inner = 0 < i < len(edges) - 2
+        if (inner and gap_start >= gap_end) or content[gap_start:gap_end].strip():
+            return False
+    return True
 
 
 def _unit_scores(
@@ -232,8 +291,7 @@ def _bm25(
     corpus idf of each term: term density, not term count, ranks the sentences."""
     if not hits:
         return [0.0] * len(units)
-    starts = [token[0] for token in _analysed_tokens(content)]
-    lengths = [max(1, bisect_left(starts, e) - bisect_left(starts, s)) for s, e in units]
+    lengths = [max(1, n) for n in _tokens(content, tuple(units)).lengths]
     average = sum(lengths) / len(lengths)
     hit_starts = [h[0] for h in hits]
     scores = []

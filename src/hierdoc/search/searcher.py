@@ -15,6 +15,7 @@ agreement", its file name) narrows the search to that document
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
@@ -192,6 +193,22 @@ def keyword_terms(store: Store, text: str) -> list[str]:
     return list(terms)
 
 
+_SOURCES: weakref.WeakKeyDictionary[Store, tuple[int, tuple[str, ...]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def document_sources(store: Store) -> tuple[str, ...]:
+    """Every indexed document's source, in order, read once per store and index generation
+    (a citation's note names the documents that lack it)."""
+    generation = store.generation
+    known = _SOURCES.get(store)
+    if known is None or known[0] != generation:
+        known = (generation, tuple(d.source for d in store.documents()))
+        _SOURCES[store] = known
+    return known[1]
+
+
 class Searcher:
     """Runs one query against a store with an embedder for the query vector."""
 
@@ -206,6 +223,8 @@ class Searcher:
         self._embed_query = embed_query
         self._glossary = glossary
         self._reranker = reranker
+        self.stored: dict[str, StoredChunk] = {}
+        """The records of the last search's results (for the passages to reuse)."""
 
     def search(
         self, query: str, settings: SearchSettings, filt: SearchFilter | None = None
@@ -282,7 +301,7 @@ class Searcher:
         """The documents a search covers: those filtered to, else every indexed one."""
         if filt is not None and filt.sources:
             return list(filt.sources)
-        return [d.source for d in self._store.documents()]
+        return list(document_sources(self._store))
 
     def _order(
         self, rankings: dict[str, list[Hit]], pinned: list[str], settings: SearchSettings
@@ -310,6 +329,7 @@ class Searcher:
         ordered = ordered[: settings.top_k]
         ids = [chunk_id for chunk_id, _ in ordered]
         stored = self._store.get_chunks(ids)
+        self.stored = stored
         enrich = _Enrichment.load(self._store, ids, vocabulary)
         positions = {
             m: {h.chunk_id: (rank, h.score) for rank, h in enumerate(hits, start=1)}
