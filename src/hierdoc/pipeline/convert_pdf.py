@@ -29,6 +29,7 @@ from __future__ import annotations
 import ctypes
 import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -73,6 +74,12 @@ _LIGATURES = str.maketrans(
     {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
      "\ufffe": "-", "\u00ad": "-", "\u00a0": " ", "\u2002": " ", "\u2003": " ", "\u2009": " "}
 )  # fmt: skip
+_SPACING_ACCENTS = {
+    "\u02c6": "\u0302", "\u02dc": "\u0303", "\u00b8": "\u0327", "\u00a8": "\u0308",
+    "\u00b4": "\u0301", "\u02c7": "\u030c", "\u02da": "\u030a", "\u02d8": "\u0306",
+}  # fmt: skip
+_HYPHENATED = re.compile(r"[^\W\d_]-$")
+"""A line ending in a hyphen after a letter goes on at the next ("Soekarno-" "Hatta")."""
 _SENTENCE_END = (".", ":", ";", "!", "?", ")", '"', "”")
 
 
@@ -164,7 +171,7 @@ def _segments(textpage: object, text: str, height: float) -> list[Segment]:
     if len(text) != count:
         text = "".join(chr(pdfium_c.FPDFText_GetUnicode(textpage, i) or 32) for i in range(count))
     text = text.translate(_LIGATURES)
-    chars = [i for i in range(count) if not text[i].isspace()]
+    chars, accents = _attach_accents(text, [i for i in range(count) if not text[i].isspace()])
     if not chars:
         return []
     box = pdfium_c.FS_RECTF()
@@ -181,7 +188,9 @@ def _segments(textpage: object, text: str, height: float) -> list[Segment]:
     starts, wide = _breaks(x0, x1, top, bottom)
     angle_of = pdfium_c.FPDFText_GetCharAngle
     segments: list[Segment] = []
-    pieces = [(" " + text[c]) if spaced[n] else text[c] for n, c in enumerate(chars)]
+    pieces = [
+        (" " if spaced[n] else "") + text[c] + accents.get(c, "") for n, c in enumerate(chars)
+    ]
     bounds = [*starts, len(chars)]
     for begin, end in zip(bounds, bounds[1:], strict=False):
         if segments and wide[begin] and len(segments[-1].text) <= _SHORT_CHARS:
@@ -191,18 +200,41 @@ def _segments(textpage: object, text: str, height: float) -> list[Segment]:
             continue
         segments.append(
             Segment(
-                "".join(pieces[begin:end]).lstrip(),
+                unicodedata.normalize("NFC", "".join(pieces[begin:end]).lstrip()),
                 float(x0[begin:end].min()),
                 float(x1[begin:end].max()),
                 float(top[begin:end].min()),
                 float(bottom[begin:end].max()),
                 chars[begin],
                 chars[end - 1],
-                round(float(bottom[begin] - top[begin]) * 2) / 2,  # loose box: the font size
+                _font_size(top[begin:end], bottom[begin:end]),
             )
         )
     _add_weights(textpage, segments)
     return segments
+
+
+def _attach_accents(text: str, chars: list[int]) -> tuple[list[int], dict[int, str]]:
+    """Spacing accents set after their letter, as the Federal Register's typesetting
+    gives them ("Aviac¸a˜o"), become combining marks on it ("Aviação"); their boxes,
+    drawn back over the letter, would otherwise break the line. Returns the characters
+    kept and the marks by the index of their letter."""
+    kept: list[int] = []
+    marks: dict[int, str] = {}
+    for index in chars:
+        mark = _SPACING_ACCENTS.get(text[index])
+        if mark and kept and kept[-1] == index - 1 and text[index - 1].isalpha():
+            marks[index - 1] = marks.get(index - 1, "") + mark
+        else:
+            kept.append(index)
+    return kept, marks
+
+
+def _font_size(top: np.ndarray, bottom: np.ndarray) -> float:
+    """A segment's font size: the median height of its loose character boxes, to half a
+    point, so that a superscript footnote mark, a bullet or a small-caps word at the start
+    of a line does not give the whole line its size."""
+    return round(float(np.median(bottom - top)) * 2) / 2
 
 
 def _breaks(
@@ -235,7 +267,7 @@ def _extend(
     chars: list[int],
 ) -> None:
     """Append characters ``begin:end`` to ``segment`` after a space."""
-    segment.text += " " + "".join(pieces[begin:end]).lstrip()
+    segment.text += " " + unicodedata.normalize("NFC", "".join(pieces[begin:end]).lstrip())
     segment.x1 = max(segment.x1, float(x1[begin:end].max()))
     segment.top = min(segment.top, float(top[begin:end].min()))
     segment.bottom = max(segment.bottom, float(bottom[begin:end].max()))
@@ -353,13 +385,13 @@ def _rejoin(previous: str, text: str) -> tuple[str, str]:
 def _runs_on(previous: str, text: str) -> bool:
     """A block that goes on a sentence broken at a column's or page's end, not a new
     paragraph: the text before ends a line that is no heading, without a full stop, and
-    this one starts in lower case."""
+    this one starts in lower case or that line ends in a word's hyphen."""
     last_line = previous.rstrip().rpartition("\n")[2]
     return (
         bool(last_line)
         and not last_line.startswith("#")
         and not last_line.endswith(_SENTENCE_END)
-        and text[:1].islower()
+        and (text[:1].islower() or _HYPHENATED.search(last_line) is not None)
     )
 
 

@@ -24,6 +24,9 @@ _NUMBERED_PARAGRAPH = re.compile(r"^\d{1,3}\.\s")
 _CONTENTS_MIN_ENTRIES = 3
 _LEADER = re.compile(r"(?:\s*[.·…_]{2,}\s*\d{0,4}|\s+\d{1,4})\s*$")
 _ENUMERATOR = re.compile(r"^\s*(?:\([0-9A-Za-z]{1,5}\)|[0-9A-Za-z]{1,3}[.)])\s")
+_SECTION_SIGN = re.compile(r"^§{1,2}\s*\d")
+"""A heading may be a bare section number ("§ 39.13" beside "[Amended]")."""
+_COLUMN_TEXT_LINES = 3
 
 
 def body_size(pages: list[Page]) -> float:
@@ -84,8 +87,9 @@ def _title_first(first_page: list[Block], candidates: list[Block]) -> None:
 
 def _page_headings(page: Page, body: float, bold_body: bool) -> list[Block]:
     """Heading-like blocks of a page. Two side by side whose left one is a short label
-    ("APPENDIX A" | "TERMS AND DEFINITIONS") are one heading; three or more side by side
-    are a table's header cells, not headings."""
+    ("APPENDIX A" | "TERMS AND DEFINITIONS") are one heading; others side by side are
+    headings of their own when each heads the text of a column (two columns of a page
+    whose headings happen to sit at one height), else a table's header cells."""
     found = [b for b in page.blocks if not b.cells and _heading_like(b, body, bold_body)]
     headings: list[Block] = []
     for row in _side_by_side(found):
@@ -96,7 +100,23 @@ def _page_headings(page: Page, body: float, bold_body: bool) -> list[Block]:
             label.lines += title.lines
             page.blocks = [b for b in page.blocks if b is not title]
             headings.append(label)
-    return headings
+        elif all(_heads_column(block, page.blocks, body) for block in row):
+            headings.extend(row)
+    order = {id(block): index for index, block in enumerate(page.blocks)}
+    return sorted(headings, key=lambda block: order[id(block)])
+
+
+def _heads_column(heading: Block, blocks: list[Block], body: float) -> bool:
+    """Whether a paragraph of body text starts just below ``heading``, on its left edge:
+    the heading of a column's text, not a table's header cell."""
+    height = heading.lines[-1].height
+    return any(
+        len(block.lines) >= _COLUMN_TEXT_LINES
+        and block_size(block) >= body
+        and abs(block.x0 - heading.x0) <= height / 2
+        and 0 <= block.top - heading.bottom <= 2 * height
+        for block in blocks
+    )
 
 
 def _side_by_side(blocks: list[Block]) -> list[list[Block]]:
@@ -133,7 +153,9 @@ def _heading_like(block: Block, body: float, bold_body: bool) -> bool:
     text = block_text(block, " ")
     if len(block.lines) > _HEADING_MAX_LINES or len(text) > _HEADING_MAX_CHARS:
         return False
-    if not any(ch.isalpha() for ch in text) or text.endswith((",", ";")):
+    if text.endswith((",", ";")):
+        return False
+    if not any(ch.isalpha() for ch in text) and not _SECTION_SIGN.match(text):
         return False
     if _ENUMERATOR.match(text) and not (parse_heading(text) or HEADING_OUTLINE.match(text)):
         return False

@@ -22,6 +22,10 @@ _FOOTNOTE_SCALE = 0.9
 _ORDER_MAX_BLOCKS = 150
 _LABEL_CHARS = 25
 _MIN_ITEM_LINES = 4
+_COLUMN_LINES = 5
+"""A text column: at least this many long lines start at its left edge ..."""
+_LONG_LINE = 10
+"""... each at least this many line heights long."""
 _KEEP_HYPHEN = frozenset(
     [
         "self",
@@ -152,7 +156,7 @@ def table_rows(blocks: list[Block]) -> list[Block]:
         if len(row) > 1 and (not run or _follows(run[-1], row)):
             run.append(row)
             continue
-        if len(run) > 1:
+        if len(run) > 1 and not _text_columns(run, blocks):
             for cells in run:
                 joined = Block(sorted((s for c in cells for s in c.lines), key=lambda s: s.top))
                 joined.cells = sorted(cells, key=lambda c: c.x0)
@@ -164,6 +168,35 @@ def table_rows(blocks: list[Block]) -> list[Block]:
         if not any(target is seen for seen in result):
             result.append(target)
     return result
+
+
+def _text_columns(run: list[list[Block]], blocks: list[Block]) -> bool:
+    """Whether side-by-side rows are the page's text columns, not a table (headings and
+    paragraphs of two columns of a three-column page that happen to sit at one height):
+    every cell lies within a column of long lines starting at its left edge, and in one
+    row at least every cell fills half its column (a paragraph, where a table's first
+    column holds short labels and its inner columns start where no long line does)."""
+    lines = [line for block in blocks for line in block.lines]
+    filled = [True] * len(run)
+    for number, row in enumerate(run):
+        for cell in row:
+            right = _column_right(cell, lines)
+            if right is None or cell.x1 > right + cell.lines[0].height / 2:
+                return False
+            filled[number] &= cell.x1 - cell.x0 >= (right - cell.x0) / 2
+    return any(filled)
+
+
+def _column_right(cell: Block, lines: list[Segment]) -> float | None:
+    """The right edge of the text column whose left edge is the cell's: the furthest end
+    of the long lines (ten line heights or more) starting there, if there are several."""
+    height = cell.lines[0].height
+    ends = [
+        line.x1
+        for line in lines
+        if abs(line.x0 - cell.x0) <= height / 2 and line.x1 - line.x0 >= _LONG_LINE * height
+    ]
+    return max(ends) if len(ends) >= _COLUMN_LINES else None
 
 
 def _pair_labels(blocks: list[Block]) -> list[Block]:
@@ -326,15 +359,24 @@ def _topological(before: np.ndarray, top: np.ndarray, x0: np.ndarray) -> list[in
 
 
 def footnotes_last(blocks: list[Block], body: float) -> list[Block]:
-    """Blocks in a smaller font with no body text below them (footnotes under a column)
-    move to the end of the page, so that a sentence running on to the next column is
-    not cut by them."""
+    """Blocks in a smaller font with no body text below them in their column (footnotes
+    under a column) move to the end of the page, so that a sentence running on to the
+    next column is not cut by them. Only the column counts: on a page of three columns
+    the notes under the first sit above the foot of the other two."""
     small = [block_size(b) < _FOOTNOTE_SCALE * body for b in blocks]
-    lowest_body = max((b.top for b, s in zip(blocks, small, strict=True) if not s), default=0.0)
-    notes = [b for b, s in zip(blocks, small, strict=True) if s and b.top > lowest_body]
+    text = [b for b, s in zip(blocks, small, strict=True) if not s]
+    notes = [
+        b
+        for b, s in zip(blocks, small, strict=True)
+        if s and not any(t.top > b.top and _overlap_x(t, b) for t in text)
+    ]
     if not notes:
         return blocks
     return [b for b in blocks if not any(b is n for n in notes)] + notes
+
+
+def _overlap_x(one: Block, other: Block) -> bool:
+    return min(one.x1, other.x1) > max(one.x0, other.x0)
 
 
 def block_size(block: Block) -> float:
@@ -365,6 +407,12 @@ def block_text(block: Block, separator: str) -> str:
     return separator.join(line for line in join_hyphens(lines) if line)
 
 
+def _is_acronym(stem: str) -> bool:
+    """A word in capitals ("FAA" in "FAA-approved") is not split by hyphenation."""
+    letters = [ch for ch in stem if ch.isalpha()]
+    return len(letters) >= 2 and all(ch.isupper() for ch in letters)
+
+
 def join_hyphens(lines: list[str]) -> list[str]:
     """Move the rest of a word hyphenated at a line end back onto its line."""
     for index in range(len(lines) - 1):
@@ -374,7 +422,8 @@ def join_hyphens(lines: list[str]) -> list[str]:
         if not following[:1].islower():
             continue
         head, _, rest = following.partition(" ")
-        stem = line[:-1].rsplit(" ", 1)[-1].lower()
-        joined = line + head if stem in _KEEP_HYPHEN else line[:-1] + head
+        stem = line[:-1].rsplit(" ", 1)[-1]
+        compound = stem.lower() in _KEEP_HYPHEN or _is_acronym(stem)
+        joined = line + head if compound else line[:-1] + head
         lines[index], lines[index + 1] = joined, rest
     return lines
