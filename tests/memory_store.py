@@ -170,6 +170,12 @@ class MemoryStore:
         }
         return [s for s in self._chunks() if s.chunk.chunk_id in starting]
 
+    def section_starts(self, section_ids: Sequence[str]) -> list[tuple[str, str, str]]:
+        return [
+            (s.chunk.source, s.chunk.chunk_id, s.chunk.section_id)
+            for s in self.chunks_of_sections(section_ids)
+        ]
+
     def chunks_under(self, section_id: str, filt: SearchFilter | None = None) -> list[StoredChunk]:
         under = SearchFilter(section_prefix=section_id)
         return [

@@ -88,7 +88,13 @@ def _query_path_statements(index: Index) -> list[str]:
         ]
         for mode in ("hybrid", "semantic", "keyword", "exact"):
             for filt in filters:
-                for query in (with_children.heading, '"Business Day" escrow', "deposit fee"):
+                for query in (
+                    with_children.heading,
+                    '"Business Day" escrow',
+                    "deposit fee",
+                    "Section 2.1(a) fees",
+                    "Section 2",
+                ):
                     index.search(query, mode=mode, **filt)
         index.show(with_children.section_id)
         index.show(index.store.chunks_of_source(with_children.source)[0].chunk.chunk_id)  # type: ignore[attr-defined]
@@ -124,6 +130,7 @@ def test_every_query_path_statement_uses_an_index(index: Index) -> None:
         "FROM sections WHERE source = ",
         "FROM acronyms WHERE acronym_norm IN",
         "FROM acronyms WHERE long_form_norm IN",
+        "SELECT c.source, c.chunk_id, c.section_id FROM chunks c",
     ):
         assert needle in text, needle
 

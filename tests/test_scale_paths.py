@@ -8,6 +8,7 @@ import json
 import re
 import shutil
 import sqlite3
+from bisect import bisect_left
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -259,3 +260,82 @@ def test_analysed_tokens_are_each_tokens_own_analysis() -> None:
     ]
     assert len(found) > 5_000
     assert found == expected
+
+
+def _reference_hits(content: str, idf: dict[str, float]) -> list[tuple[int, int, tuple]]:
+    """What the passages took as term hits before (every token of the chunk analysed)."""
+    return [
+        (start, end, tuple(t for t in terms if t in idf))
+        for start, end, terms in analysed_tokens(content)
+        if any(t in idf for t in terms)
+    ]
+
+
+def test_term_hits_and_sentence_lengths_are_those_of_every_token(index: Index) -> None:
+    """The passages scan only the sentences that hold a query term; the hits and each
+    sentence's token count are those of the whole chunk's tokens, also when sentences touch
+    (a token may then run across them: the whole chunk is scanned)."""
+    stored = [s for d in index.documents() for s in index.store.chunks_of_source(d.source)]  # type: ignore[attr-defined]
+    scanned_whole = 0
+    for item in stored[::3]:
+        content = item.chunk.content
+        terms = list(dict.fromkeys(analyze(content)))
+        idf = {t: 1.0 for t in terms[::5]} | {"absent-term": 1.0}
+        middle = len(content) // 2
+        for units in (
+            passages.sentence_units(content, item.chunk.sentences),
+            ((0, middle), (middle, len(content))),
+        ):
+            assert passages._term_hits(content, units, idf) == _reference_hits(content, idf)
+            starts = [s for s, _ in token_spans(content)]
+            expected = tuple(bisect_left(starts, e) - bisect_left(starts, s) for s, e in units)
+            tokens = passages._tokens(content, units)
+            assert tokens.lengths == expected
+            scanned_whole += tokens.words is None
+    assert scanned_whole > 10
+
+
+def _act(number: int) -> str:
+    return (
+        f"# Act {number} on supervision\n\n## Article 1 Scope\n\n1. Act {number} applies to "
+        "banks.\n\n2. It also applies to insurers.\n\n## Article 2 Duties\n\n1. Each bank "
+        "shall report, as referred to in Article 1(2).\n\n2. Each insurer shall report.\n"
+    )
+
+
+@pytest.fixture(scope="module")
+def acts_index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Index]:
+    folder = tmp_path_factory.mktemp("acts")
+    (folder / "docs").mkdir()
+    for number in range(4):
+        (folder / "docs" / f"act-{number}.md").write_text(_act(number))
+    (folder / "docs" / "notes.md").write_text("# Notes\n\n## Chapter 1 Notes\n\nNo articles.\n")
+    with Index.open(folder / "index", Settings(), embedder=HashEmbedder(), mode="w") as index:  # type: ignore[arg-type]
+        assert not index.ingest(folder / "docs").problems
+    with Index.open(folder / "index", Settings(), embedder=HashEmbedder(), mode="r") as index:  # type: ignore[arg-type]
+        yield index
+
+
+def test_a_number_every_document_has_is_pinned_without_reading_its_chunks(
+    acts_index: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A citation (or a heading) that every document has is pinned in each from the chunks'
+    ids (Store.section_starts), not by reading one whole chunk per document."""
+    searches = [
+        ("Article 2(1)", {}),
+        ("Article 2(1) report", {"mode": "exact"}),
+        ("Article 1(2)", {"source": "act-1.md"}),
+        ("Article 2", {"chunk_type": "content"}),
+        ("Duties", {}),
+        ("Article 7", {}),
+    ]
+    expected = [acts_index.search(q, **kw).to_dict() for q, kw in searches]
+    pinned = [r["chunk_id"] for r in expected[0]["results"] if r["pinned"]]
+    assert len(pinned) == 4 and len({p.split("#")[0] for p in pinned}) == 4
+    assert any("not in notes.md" in note for note in expected[0]["notes"])
+
+    def refuse(self: object, section_ids: object) -> list:
+        raise AssertionError("a whole chunk was read for each document")
+
+    monkeypatch.setattr(type(acts_index.store), "chunks_of_sections", refuse)
+    assert [acts_index.search(q, **kw).to_dict() for q, kw in searches] == expected

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
-from ..models import SearchFilter, StoredChunk
+from ..models import SearchFilter
 from ..pipeline.numbering import equivalent_ids
 from ..store.base import Store
 
@@ -86,11 +86,11 @@ def cite_sections(
 def _fill(
     store: Store,
     cited: CitedSections,
-    holders: dict[str, tuple[str, StoredChunk]],
+    holders: dict[str, tuple[str, str]],
     filt: SearchFilter | None,
     limit: int | None = None,
 ) -> CitedSections:
-    cited.pinned = [stored.chunk.chunk_id for _, stored in holders.values()]
+    cited.pinned = [chunk_id for _, chunk_id in holders.values()]
     cited.ordered = list(cited.pinned)
     distinct = set(cited.ordered)
     for source, (section_id, _) in holders.items():
@@ -105,24 +105,33 @@ def _fill(
 
 def _starts(
     store: Store, ids: Sequence[str], filt: SearchFilter | None
-) -> dict[str, tuple[str, StoredChunk]]:
+) -> dict[str, tuple[str, str]]:
     """Per document: the first of ``ids`` it has, with the chunk where that section begins."""
-    found: dict[str, tuple[str, StoredChunk]] = {}
-    for stored in store.chunks_of_sections(list(ids)):
-        chunk = stored.chunk
-        if chunk.source in found or (filt is not None and not filt.matches(chunk)):
-            continue
-        own = {*chunk.sections, chunk.section_id}
-        section_id = next((i for i in ids if i in own), ids[0])
-        found[chunk.source] = (section_id, stored)
+    found: dict[str, tuple[str, str]] = {}
+    for source, chunk_id, chunk_section in section_starts(store, ids, filt):
+        if source not in found:
+            found[source] = (chunk_section if chunk_section in ids else ids[0], chunk_id)
     return found
+
+
+def section_starts(
+    store: Store, ids: Sequence[str], filt: SearchFilter | None
+) -> list[tuple[str, str, str]]:
+    """:meth:`Store.section_starts` that ``filt`` lets through: ids only (one row per
+    document that has a number every document has), whole chunks read only to filter."""
+    starts = store.section_starts(list(ids))
+    if filt is None or filt.empty:
+        return starts
+    ids = [c for source, c, _ in starts if not filt.sources or source in filt.sources]
+    kept = {i for i, stored in store.get_chunks(ids).items() if filt.matches(stored.chunk)}
+    return [start for start in starts if start[1] in kept]
 
 
 def _nearest(
     store: Store, levels: Sequence[Sequence[str]], filt: SearchFilter | None
-) -> dict[str, tuple[str, StoredChunk]]:
+) -> dict[str, tuple[str, str]]:
     """Per document: its most specific section among the parents of the cited number."""
-    found: dict[str, tuple[str, StoredChunk]] = {}
+    found: dict[str, tuple[str, str]] = {}
     for ids in levels:
         for source, hit in _starts(store, ids, filt).items():
             found.setdefault(source, hit)

@@ -37,7 +37,7 @@ from ..pipeline.extract.definitions import normalize_term
 from ..pipeline.numbering import find_citations
 from ..store.base import Store
 from .analyze import analyze, analyze_query, analyze_words
-from .citations import cite_sections
+from .citations import cite_sections, section_starts
 from .fuse import best_possible, weighted_rrf
 from .glossary import Glossary, QueryVocabulary
 from .rerank import Reranker, rerank
@@ -148,12 +148,11 @@ def _heading_hits(
 ) -> list[str]:
     """Chunks where a section headed exactly as the query begins; none when that heading
     is in too many documents to say anything ("Confidentiality" in every NDA)."""
-    allowed = _filter_fn(filt)
     ids = store.sections_with_heading(text)
-    chunks = [s for s in store.chunks_of_sections(ids) if allowed(s)] if ids else []
-    if widespread is not None and widespread(len({s.chunk.source for s in chunks})):
+    starts = section_starts(store, ids, filt) if ids else []
+    if widespread is not None and widespread(len({source for source, _, _ in starts})):
         return []
-    return [s.chunk.chunk_id for s in chunks]
+    return [chunk_id for _, chunk_id, _ in starts]
 
 
 def _filter_fn(filt: SearchFilter | None) -> Callable[[StoredChunk], bool]:

@@ -237,6 +237,12 @@ class Store(Protocol):
         """The chunks in which the given sections begin, in document order."""
         ...
 
+    def section_starts(self, section_ids: Sequence[str]) -> list[tuple[str, str, str]]:
+        """(source, chunk id, the chunk's section id) of each chunk of
+        :meth:`chunks_of_sections`, in the same order, without reading the chunks: a number
+        every document has ("Article 5") is pinned in each from these few columns."""
+        ...
+
     def chunks_under(self, section_id: str, filt: SearchFilter | None = None) -> list[StoredChunk]:
         """Chunks in the subtree of a section id (``SearchFilter(section_prefix=...)``)."""
         ...

@@ -224,6 +224,15 @@ class StoreContract:
         assert _ids(c.chunk for c in under) == ["a.md#2", "a.md#3"]
         assert filled.chunks_of_sections(["nowhere"]) == []
 
+    def test_section_starts_are_the_chunks_of_sections_in_brief(self, filled: Store) -> None:
+        for ids in (["article-17"], ["article-17", "article-1", "nowhere"], ["nowhere"], []):
+            expected = [
+                (s.chunk.source, s.chunk.chunk_id, s.chunk.section_id)
+                for s in filled.chunks_of_sections(ids)
+            ]
+            assert filled.section_starts(ids) == expected, ids
+        assert filled.section_starts(["article-17"]) == [("a.md", "a.md#2", "article-17")]
+
     def test_a_new_version_replaces_the_whole_document(self, filled: Store) -> None:
         chunk = replace(corpus_chunks("a.md")[0].chunk, chunk_id="a.md#new", content="Gone.")
         document = DocumentRecord("a.md", "Alpha Act", "h2", "md", 5, 1)

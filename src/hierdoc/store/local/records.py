@@ -329,6 +329,21 @@ class RecordStore(ContextRows):
         where = f"WHERE c.chunk_id IN (SELECT chunk_id FROM sections WHERE section_id IN ({marks}))"
         return list(self._select_chunks(where, list(section_ids)).values())
 
+    def section_starts(self, section_ids: Sequence[str]) -> list[tuple[str, str, str]]:
+        """(source, chunk id, chunk's section id) of :meth:`chunks_of_sections`' chunks."""
+        if not section_ids:
+            return []
+        marks = ",".join("?" * len(section_ids))
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT c.source, c.chunk_id, c.section_id FROM chunks c JOIN documents d "
+                "USING (source) WHERE c.chunk_id IN "
+                f"(SELECT chunk_id FROM sections WHERE section_id IN ({marks})) "
+                "ORDER BY c.source, c.ordinal",
+                list(section_ids),
+            ).fetchall()
+        return [(source, chunk_id, section_id) for source, chunk_id, section_id in rows]
+
     def sections(self, section_id: str, source: str | None = None) -> list[SectionRecord]:
         """Every section with this id (one per document that has it), or ``source``'s."""
         if source is not None:

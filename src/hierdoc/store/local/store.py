@@ -425,6 +425,9 @@ class LocalStore:
     def chunks_of_sections(self, section_ids: Sequence[str]) -> list[StoredChunk]:
         return self.records.chunks_of_sections(section_ids)
 
+    def section_starts(self, section_ids: Sequence[str]) -> list[tuple[str, str, str]]:
+        return self.records.section_starts(section_ids)
+
     def chunks_under(self, section_id: str, filt: SearchFilter | None = None) -> list[StoredChunk]:
         under = self.records.chunk_ids_matching(SearchFilter(section_prefix=section_id))
         if filt is not None and not filt.empty:

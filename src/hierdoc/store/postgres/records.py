@@ -76,6 +76,20 @@ def chunks_of_sections(conn: psycopg.Connection, section_ids: Sequence[str]) -> 
     return select_chunks(conn, where, (list(section_ids),))
 
 
+def section_starts(
+    conn: psycopg.Connection, section_ids: Sequence[str]
+) -> list[tuple[str, str, str]]:
+    """(source, chunk id, chunk's section id) of :func:`chunks_of_sections`' chunks."""
+    if not section_ids:
+        return []
+    rows = conn.execute(
+        "SELECT c.source, c.chunk_id, c.section_id FROM chunks c WHERE c.chunk_id IN "
+        "(SELECT chunk_id FROM sections WHERE section_id = ANY(%s)) ORDER BY c.source, c.ordinal",
+        (list(section_ids),),
+    ).fetchall()
+    return [(source, chunk_id, section_id) for source, chunk_id, section_id in rows]
+
+
 def chunks_under(
     conn: psycopg.Connection, section_id: str, filt: SearchFilter | None
 ) -> list[StoredChunk]:

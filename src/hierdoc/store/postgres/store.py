@@ -241,6 +241,9 @@ class PostgresStore:
     def chunks_of_sections(self, section_ids: Sequence[str]) -> list[StoredChunk]:
         return self._read(records.chunks_of_sections, section_ids)
 
+    def section_starts(self, section_ids: Sequence[str]) -> list[tuple[str, str, str]]:
+        return self._read(records.section_starts, section_ids)
+
     def chunks_under(self, section_id: str, filt: SearchFilter | None = None) -> list[StoredChunk]:
         return self._read(records.chunks_under, section_id, filt)
 
