@@ -328,9 +328,9 @@ class Index:
         vectors = QueryVectors(self.embed_query)
         searcher = Searcher(self.store, vectors, self.glossary(), reranker)
         response = searcher.search(query, chosen, filt)
-        budget = chosen.passage_chars
+        budget, sets = chosen.passage_chars, chosen.passage_set_chars
         return add_passages(
-            self.store, response, vectors.last, budget, self.model_name, searcher.stored
+            self.store, response, vectors.last, budget, self.model_name, searcher.stored, sets
         )
 
     def _known_section(self, section: str | None) -> str | None:

@@ -100,6 +100,9 @@ class SearchSettings(BaseModel):
     no_match_similarity: float = Field(default=0.25, ge=-1.0, le=1.0)
     passage_chars: int = Field(default=600, ge=50, le=100_000)
     """Budget of each result's ``passage`` (whole sentences; one longer sentence whole)."""
+    passage_set_chars: int = Field(default=1200, ge=0, le=100_000)
+    """Budget of all of a result's ``passages`` together, the best one included (a longer
+    best passage stands alone); 0 keeps the best passage only."""
     max_query_chars: int = Field(default=4000, ge=1, le=1_000_000)
     """A longer query is refused with a clear error rather than searched for seconds."""
     reranker: RerankerSettings | None = None

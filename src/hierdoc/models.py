@@ -310,6 +310,9 @@ class SearchResult:
     page_start: int | None = None
     page_end: int | None = None
     passage: Passage | None = None
+    passages: list[Passage] = field(default_factory=list)
+    """``passage`` first, then further parts of ``content`` the query's evidence supports,
+    none overlapping (see hierdoc.search.passage_sets)."""
     highlights: list[tuple[int, int]] = field(default_factory=list)
     """(start, end) offsets into ``content`` of what matched: query terms as BM25 analyses
     them, quoted phrases, the cited section's text."""
@@ -339,6 +342,7 @@ class SearchResult:
             "page_start": self.page_start,
             "page_end": self.page_end,
             "passage": self.passage.to_dict() if self.passage else None,
+            "passages": [p.to_dict() for p in self.passages],
             "highlights": [list(h) for h in self.highlights],
             "fusion_score": self.fusion_score,
             "pinned": self.pinned,

@@ -98,10 +98,11 @@ def judge(
     query: EvalQuery,
     rankings: Mapping[int, list[str]],
     table: ChunkTable,
-    passages: Mapping[str, Span] | None = None,
+    passages: Mapping[str, Sequence[Span]] | None = None,
 ) -> Judged:
     """Every metric of one query from its rankings (chunk ids per cutoff); ``passages`` (chunk
-    id -> passage span in the chunk) gives the passage metrics of a span corpus."""
+    id -> the result's passage spans in the chunk) gives the passage metrics of a span
+    corpus."""
     if corpus.unit == "document":
         return _judge_documents(corpus, query, rankings, table)
     if corpus.unit == "chunk":
@@ -177,7 +178,7 @@ def _judge_spans(
     query: EvalQuery,
     rankings: Mapping[int, list[str]],
     table: ChunkTable,
-    passages: Mapping[str, Span] | None = None,
+    passages: Mapping[str, Sequence[Span]] | None = None,
 ) -> Judged:
     gold: list[Span] = query.relevant  # type: ignore[assignment]
     source = query.source_filter or query.document or ""
@@ -223,21 +224,22 @@ def _char_metric(
     table: ChunkTable,
     source: str,
     gold: Sequence[Span],
-    passages: Mapping[str, Span] | None,
+    passages: Mapping[str, Sequence[Span]] | None,
 ) -> float:
-    """``CharP@k``/``CharR@k`` over whole chunks, ``PsgP@k``/``PsgR@k`` over their passages
-    (a chunk without one counts whole), LegalBench-RAG's character precision and recall;
-    characters returned from another document than ``source`` are returned, never gold."""
+    """``CharP@k``/``CharR@k`` over whole chunks, ``PsgP@k``/``PsgR@k`` over everything the
+    top k results return as passages (a result without any counts whole), LegalBench-RAG's
+    character precision and recall; characters returned from another document than
+    ``source`` are returned, never gold."""
     own: list[Span | None] = []
     foreign = 0
     for chunk_id in ranked:
-        span = table.span.get(chunk_id)
-        if name.startswith("Psg") and passages is not None:
-            span = _within(span, passages.get(chunk_id))
-        if table.source.get(chunk_id) == source:
-            own.append(span)
-        elif span is not None:
-            foreign += span[1] - span[0]
+        chunk = table.span.get(chunk_id)
+        parts = passages.get(chunk_id) if name.startswith("Psg") and passages else None
+        for span in [_within(chunk, p) for p in parts] if parts else [chunk]:
+            if table.source.get(chunk_id) == source:
+                own.append(span)
+            elif span is not None:
+                foreign += span[1] - span[0]
     if name.split("@")[0].endswith("P"):
         return char_precision_at_k(own, gold, len(own), foreign)
     return char_recall_at_k(own, gold, len(own))

@@ -29,6 +29,6 @@ class Method:
     depth: int = max(CUTOFFS)
     per_cutoff: bool = False
     settings: dict[str, Any] = field(default_factory=dict)
-    passages: dict[str, dict[str, Span]] | None = None
-    """For a method whose results carry passages: query id -> chunk id -> the passage as
+    passages: dict[str, dict[str, list[Span]]] | None = None
+    """For a method whose results carry passages: query id -> chunk id -> its passages as
     (start, end) in the chunk's stripped content, filled in by ``rank``."""

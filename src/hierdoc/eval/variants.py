@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..config import INDEX_SHAPING_FIELDS, ChunkingSettings, SearchSettings, Settings
-from ..models import Passage
+from ..models import Passage, SearchResponse
 from .datasets import EvalCorpus, EvalQuery
 from .method import Method
 from .metrics import CUTOFFS, Span, dedupe
@@ -112,19 +112,28 @@ def hierdoc_method(index: Index, variant: Variant) -> Method:
     search: SearchSettings = settings.search_settings()
     depth = min(MAX_SEARCH_K, max(max(CUTOFFS), settings.candidate_depth))
 
-    passages: dict[str, dict[str, Span]] = {}
+    passages: dict[str, dict[str, list[Span]]] = {}
 
     def rank(query: EvalQuery, k: int) -> list[str]:
         response = index.search(query.text, top_k=k, source=query.source_filter, settings=search)
-        passages[query.id] = {
-            r.chunk_id: passage_span(r.content, r.passage) for r in response.results if r.passage
-        }
+        passages[query.id] = result_passages(response)
         return [r.chunk_id for r in response.results]
 
     overrides = {"mode": variant.mode, **dict(variant.overrides)}
     method = Method(variant.name, "hierdoc", variant.description, rank, depth, settings=overrides)
     method.passages = passages
     return method
+
+
+def result_passages(response: SearchResponse) -> dict[str, list[Span]]:
+    """Each result's passages (``passages``, else its one ``passage``) as spans in its
+    chunk's stripped content: what the passage metrics count as returned."""
+    found = {}
+    for result in response.results:
+        parts = result.passages or ([result.passage] if result.passage else [])
+        if parts:
+            found[result.chunk_id] = [passage_span(result.content, p) for p in parts]
+    return found
 
 
 def passage_span(content: str, passage: Passage) -> Span:

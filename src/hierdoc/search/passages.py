@@ -38,6 +38,7 @@ from ..pipeline.embed import DEFAULT_MODEL, _fitted_prefix
 from ..pipeline.tokenizer import Tokenizer, default_tokenizer
 from ..store.base import Store
 from .analyze import token_spans, token_words, tokens_terms
+from .passage_sets import DEFAULT_SET_CHARS, passage_set
 from .searcher import keyword_terms, parse_query
 
 Span = tuple[int, int]
@@ -86,10 +87,13 @@ class QueryEvidence:
 
 @dataclass(frozen=True)
 class ChunkMatch:
-    """A result's passage and highlights."""
+    """A result's passage and highlights, with the sentences and their scores that chose
+    the passage (none when a cited section did), for further passages."""
 
     passage: Passage
     highlights: list[Span]
+    units: tuple[Span, ...] = ()
+    scores: tuple[float, ...] = ()
 
 
 def query_evidence(
@@ -133,8 +137,10 @@ def add_passages(
     budget: int = DEFAULT_PASSAGE_CHARS,
     model: str = DEFAULT_MODEL,
     stored: Mapping[str, StoredChunk] | None = None,
+    set_budget: int = DEFAULT_SET_CHARS,
 ) -> SearchResponse:
-    """Set each result's ``passage`` and ``highlights``; returns the response. ``stored``
+    """Set each result's ``passage``, ``passages`` (:mod:`~hierdoc.search.passage_sets`,
+    ``set_budget`` characters in all) and ``highlights``; returns the response. ``stored``
     holds the results' records when the caller has them (``Searcher.stored``)."""
     if not response.results:
         return response
@@ -150,6 +156,7 @@ def add_passages(
         cuts = sentences.get(result.chunk_id)
         match = match_chunk(result.content, evidence, budget, cited, windows, cuts)
         result.passage, result.highlights = match.passage, match.highlights
+        result.passages = passage_set(result.content, match, set_budget)
     return response
 
 
@@ -170,13 +177,15 @@ def match_chunk(
     hits = _term_hits(content, units, evidence.idf)
     phrases = [m.span() for p in evidence.patterns for m in p.finditer(content)]
     highlights = [(s, e) for s, e, _ in hits] + phrases + ([cited[0]] if cited else [])
+    scores: list[float] = []
     if cited:
         chosen = _covering(units, cited[1], budget)
     else:
         scores = _unit_scores(content, units, hits, evidence.idf, windows)
         chosen = _grow(units, scores, _anchor(units, scores, phrases, content), budget, content)
     start, end = units[chosen[0]][0], units[chosen[1]][1]
-    return ChunkMatch(Passage(content[start:end], start, end), merge_spans(highlights, content))
+    passage = Passage(content[start:end], start, end)
+    return ChunkMatch(passage, merge_spans(highlights, content), units, tuple(scores))
 
 
 @lru_cache(maxsize=2048)
@@ -204,7 +213,7 @@ def _term_hits(
     tokens = _tokens(content, units)
     wanted = idf.keys()
     hit = {
-        word: tuple(t for t in terms if t in idf)
+        word: tuple(dict.fromkeys(t for t in terms if t in idf))
         for word, terms in tokens.terms.items()
         if not wanted.isdisjoint(terms)
     }
@@ -231,8 +240,8 @@ def _term_hits(
 class _Tokens:
     """A chunk's tokens (:func:`~hierdoc.search.analyze.token_spans`) by sentence unit."""
 
-    terms: dict[str, tuple[str, ...]]
-    """Each distinct token with its index terms."""
+    terms: dict[str, Sequence[str]]
+    """Each distinct token with its index terms (repeats kept)."""
     lengths: tuple[int, ...]
     """How many tokens start in each unit."""
     words: tuple[tuple[str, ...], ...] | None

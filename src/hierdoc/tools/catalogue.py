@@ -234,6 +234,11 @@ ResultOut = _shape(
         Field(None, description="The best-matching sentences: content[start:end]."),
     ),
     (
+        "passages",
+        list[PassageOut],
+        Field([], description="passage, then further non-overlapping matching sentences."),
+    ),
+    (
         "highlights",
         list[tuple[int, int]],
         Field([], description="[start, end] offsets into content of what matched."),

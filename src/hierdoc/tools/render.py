@@ -77,16 +77,26 @@ def _pages(result: dict[str, Any]) -> str:
 
 
 def _passage_text(result: dict[str, Any]) -> str:
-    """The result's best passage, saying where the rest is; the chunk when it has none."""
+    """The result's passages in reading order, "…" where text is left out, saying where the
+    rest is; the chunk when it has none."""
     hint = f"; read it all with get_section {result['chunk_id']}"
     passage = result.get("passage")
+    passages = sorted(result.get("passages") or ([passage] if passage else []), key=_start)
     content = result["content"]
-    if not passage or (passage["start"], passage["end"]) == (0, len(content)):
+    if not passages or [(p["start"], p["end"]) for p in passages] == [(0, len(content))]:
         return _clip(content, MAX_PASSAGE_CHARS, hint)
-    before = "… " if content[: passage["start"]].strip() else ""
-    after = " …" if content[passage["end"] :].strip() else ""
-    text = before + _clip(passage["text"], MAX_PASSAGE_CHARS, hint) + after
-    return text + f"\n(the best passage of {len(content):,} characters{hint})"
+    text, cursor = "", 0
+    for part in passages:
+        text += "… " if content[cursor : part["start"]].strip() else ""
+        text += _clip(part["text"], MAX_PASSAGE_CHARS, hint) + " "
+        cursor = part["end"]
+    text += "…" if content[cursor:].strip() else ""
+    what = "the best passage" if len(passages) == 1 else f"{len(passages)} passages"
+    return text.rstrip() + f"\n({what} of {len(content):,} characters{hint})"
+
+
+def _start(passage: dict[str, Any]) -> int:
+    return int(passage["start"])
 
 
 def _ref_text(ref: dict[str, Any]) -> str:
