@@ -59,7 +59,7 @@ from __future__ import annotations
 import re
 import sys
 import unicodedata
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from itertools import chain
 from typing import Generic, NamedTuple, TypeVar
 
@@ -77,7 +77,6 @@ __all__ = [
     "analyze_words",
     "normalize",
     "token_spans",
-    "token_terms",
     "token_words",
     "tokens_terms",
 ]
@@ -207,17 +206,13 @@ def analysed_tokens(text: str) -> list[tuple[int, int, tuple[str, ...]]]:
     return found
 
 
-def token_terms(token: str) -> tuple[str, ...]:
-    """The distinct terms of one token of :func:`token_spans`, as :func:`analysed_tokens`
-    gives them: a caller that meets a token many times analyses it once."""
-    return _DISTINCT[token] if token.isascii() else tuple(dict.fromkeys(analyze(token)))
-
-
-def tokens_terms(tokens: Collection[str]) -> dict[str, tuple[str, ...]]:
-    """:func:`token_terms` of each of ``tokens`` (distinct), at C speed when all are ASCII."""
+def tokens_terms(tokens: Collection[str]) -> dict[str, Sequence[str]]:
+    """The index terms of each of ``tokens`` (distinct tokens of :func:`token_spans`), as
+    ``analyze`` gives them (repeats kept), read at C speed from the token cache when all
+    are ASCII (see :func:`analysed_tokens`)."""
     if all(map(str.isascii, tokens)):
-        return dict(zip(tokens, map(_DISTINCT.__getitem__, tokens), strict=True))
-    return {token: token_terms(token) for token in tokens}
+        return dict(zip(tokens, map(_INDEX.__getitem__, tokens), strict=True))
+    return {token: _INDEX[token] if token.isascii() else analyze(token) for token in tokens}
 
 
 def analyze_query(text: str) -> list[QueryTerm]:
@@ -376,7 +371,6 @@ def _dedupe(*groups: list[str]) -> tuple[str, ...]:
 _TOKENS: _Cache[_Token] = _Cache(_expand)
 _INDEX: _Cache[tuple[str, ...]] = _Cache(lambda tok: _TOKENS[tok].index)
 _WORDS: _Cache[tuple[str, ...]] = _Cache(lambda tok: _TOKENS[tok].words)
-_DISTINCT: _Cache[tuple[str, ...]] = _Cache(lambda tok: tuple(dict.fromkeys(_INDEX[tok])))
 
 
 #: The analyzer stores index with: BM25 terms, phrase words and their version.

@@ -50,6 +50,18 @@ from .schema import (
 )
 
 
+def _section_of_row(prefix: str) -> tuple[str, list[str]]:
+    """:func:`~.schema.section_clause` looked up for each row (``chunks`` rows the other
+    conditions found: a document's, by ``chunks_by_source``) instead of listing every
+    chunk under the prefix in every document: a section every document has ("article-5")
+    is then looked up in one document for the cost of its chunks."""
+    return (
+        "EXISTS (SELECT 1 FROM chunk_sections cs WHERE cs.chunk_id = chunks.chunk_id "
+        "AND (cs.section_id = ? OR (cs.section_id >= ? AND cs.section_id < ?)))",
+        [prefix, prefix + "-", prefix + "."],
+    )
+
+
 def _connect_read_only(path: Path) -> sqlite3.Connection:
     """A connection that cannot write: ``mode=ro``, or ``immutable=1`` when SQLite cannot
     open its WAL side files (a read-only mount, where nobody can write either)."""
@@ -462,7 +474,11 @@ class RecordStore(ContextRows):
             clauses.append(f"chunk_type IN ({','.join('?' * len(filt.chunk_types))})")
             params += list(filt.chunk_types)
         if filt.section_prefix:
-            clause, values = section_clause(filt.section_prefix, self._has_chunk_sections())
+            indexed = self._has_chunk_sections()
+            if filt.sources and indexed:
+                clause, values = _section_of_row(filt.section_prefix)
+            else:
+                clause, values = section_clause(filt.section_prefix, indexed)
             clauses.append(clause)
             params += values
         where = " AND ".join(clauses) or "1"

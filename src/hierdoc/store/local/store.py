@@ -19,6 +19,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -429,8 +430,13 @@ class LocalStore:
         return self.records.section_starts(section_ids)
 
     def chunks_under(self, section_id: str, filt: SearchFilter | None = None) -> list[StoredChunk]:
-        under = self.records.chunk_ids_matching(SearchFilter(section_prefix=section_id))
-        if filt is not None and not filt.empty:
+        """The filter's sources and types narrow the lookup of the subtree (a citation's
+        subtree in one document reads that document's chunks, not every document's)."""
+        within = SearchFilter(section_prefix=section_id)
+        if filt is not None:
+            within = replace(filt, section_prefix=section_id)
+        under = self.records.chunk_ids_matching(within)
+        if filt is not None and filt.section_prefix:
             under &= self.records.chunk_ids_matching(filt)
         return sorted(
             self.records.chunks(sorted(under)).values(),
