@@ -19,7 +19,7 @@ from hierdoc import Index, Settings
 from hierdoc.pipeline import sentences
 from hierdoc.pipeline.chunk import sentence_cuts, sentence_spans, spans_from_cuts
 from hierdoc.search import passages
-from hierdoc.search.analyze import analysed_tokens, analyze, token_spans
+from hierdoc.search.analyze import analysed_tokens, analyze, token_spans, token_words
 from hierdoc.search.glossary import Glossary, KeyedGlossary
 from hierdoc.store.base import Store
 
@@ -339,3 +339,17 @@ def test_a_number_every_document_has_is_pinned_without_reading_its_chunks(
 
     monkeypatch.setattr(type(acts_index.store), "chunks_of_sections", refuse)
     assert [acts_index.search(q, **kw).to_dict() for q, kw in searches] == expected
+
+
+def test_a_chunk_said_to_hold_no_query_term_has_no_token_yielding_one() -> None:
+    """passages.may_hold skips analysing a chunk that cannot hold a query term: for every
+    ASCII token of real corpora (legislation, contracts, code), each of its index terms is
+    found as may_hold looks for it, and a term absent from a text is mostly ruled out."""
+    texts = _sample_texts() + [p.read_text() for p in sorted(FIXTURES.rglob("*.md"))]
+    tokens = {t for text in texts for t in token_words(text) if t.isascii()}
+    assert len(tokens) > 3_000
+    missed = [(t, term) for t in tokens for term in analyze(t) if not passages.may_hold(t, [term])]
+    assert not missed, missed[:10]
+    gdpr = require(GDPR_MD).read_text()[:5_000]
+    assert passages.may_hold(gdpr, ["process"])
+    assert not passages.may_hold(gdpr, ["zebra", "quokka"])

@@ -26,7 +26,7 @@ import math
 import re
 import weakref
 from bisect import bisect_left
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -208,7 +208,7 @@ def _term_hits(
 ) -> list[tuple[int, int, tuple[str, ...]]]:
     """Each token of ``content`` that yields a query term, with the terms it yields (in the
     token's own order). Only the sentences holding such a token are scanned for offsets."""
-    if not idf:
+    if not idf or (content.isascii() and not may_hold(content, idf)):
         return []
     tokens = _tokens(content, units)
     wanted = idf.keys()
@@ -234,6 +234,19 @@ def _term_hits(
             if matched:
                 hits.append((start, end, matched))
     return hits
+
+
+def may_hold(text: str, terms: Iterable[str]) -> bool:
+    """False when no token of ``text`` (ASCII) can yield any of the index ``terms``, found
+    without analysing it: every index term of an ASCII token, less its last character, is
+    in the token lower-cased, or without its commas, or without its commas and dots (a stem:
+    "possibl" for "possibility", "happi" for "happy"; a number: "1000" for "1,000"; an
+    acronym: "usc" for "U.S.C."; tests/test_scale_paths.py checks this on real corpora).
+    A result found by its vector alone often holds none of the query's terms."""
+    lower = text.lower()
+    commas = lower.replace(",", "")
+    haystacks = (lower, commas, commas.replace(".", ""))
+    return any(term[:-1] in haystack for term in terms for haystack in haystacks)
 
 
 @dataclass(frozen=True)
