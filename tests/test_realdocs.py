@@ -173,7 +173,10 @@ def default_scores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Docume
 @pytest.mark.slow
 @pytest.mark.realdocs_targets
 @pytest.mark.parametrize("gold", GOLDS, ids=by_name)
-def test_section_numbers_found(gold: Gold, default_scores: dict[str, DocumentScore]) -> None:
+def test_section_numbers_found(
+    gold: Gold, default_scores: dict[str, DocumentScore], request: pytest.FixtureRequest
+) -> None:
+    _open_target(request, "sections", gold.name)
     score = default_scores[gold.name]
     assert score.section_recall is not None and score.section_recall >= 0.95, (
         score.misses.get("sections"),
@@ -183,7 +186,17 @@ def test_section_numbers_found(gold: Gold, default_scores: dict[str, DocumentSco
 
 #: Targets not reached yet (issue 13 is open): run, reported as xfail, and as XPASS once met.
 OPEN_TARGETS = {
-    "definitions": {"nist-sp-800-63b": "recall 47%: its terms are defined in unquoted prose"},
+    "sections": {
+        "federal-register-2020-17221": "94%: (b) 'Affected ADs' is found, but cells of the "
+        "cost table above it ('$3,400 .....') are read into its text, and a title with dot "
+        "leaders counts as a contents line"
+    },
+    "definitions": {
+        "nist-sp-800-63b": "recall 47%: its terms are defined in unquoted prose",
+        "federal-register-2020-17221": "recall 0%: it has no definitions paragraph; its terms "
+        "are defined in the preamble's prose and footnotes ('CBI is ...', 'The angle of "
+        "attack (or AOA) is the angle at which ...', '... is known as its pitch attitude')",
+    },
     "citations": {
         gold.name: "citation top-1 below 95% with every document in one index: documents "
         "named in the query ('of the DPA', 'FIPS 200') are not all recognised, and lettered "
