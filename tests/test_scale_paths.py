@@ -18,7 +18,8 @@ import pytest
 from hierdoc import Index, Settings
 from hierdoc.pipeline import sentences
 from hierdoc.pipeline.chunk import sentence_cuts, sentence_spans, spans_from_cuts
-from hierdoc.search import passages
+from hierdoc.pipeline.extract.acronyms import normalize_phrase
+from hierdoc.search import glossary, passages
 from hierdoc.search.analyze import analysed_tokens, analyze, token_spans, token_words
 from hierdoc.search.glossary import Glossary, KeyedGlossary
 from hierdoc.store.base import Store
@@ -353,3 +354,28 @@ def test_a_chunk_said_to_hold_no_query_term_has_no_token_yielding_one() -> None:
     gdpr = require(GDPR_MD).read_text()[:5_000]
     assert passages.may_hold(gdpr, ["process"])
     assert not passages.may_hold(gdpr, ["zebra", "quokka"])
+
+
+def test_a_few_glossary_keys_are_found_as_the_compiled_pattern_finds_them() -> None:
+    """A glossary read by key holds a few keys per query: they are looked for without
+    compiling a pattern (glossary._scan), with the pattern's matches."""
+    keys = {
+        k: {}
+        for k in (
+            "personal data", "personal", "data", "data subject", "processing", "eu",
+            "member state", "state", "third party", "party", "co-operation", "a", "ab",
+        )
+    }  # fmt: skip
+    scanned = glossary._phrase_pattern(keys)
+    assert isinstance(scanned, tuple)
+    compiled = re.compile(r"(?<![\w-])(" + "|".join(re.escape(k) for k in scanned) + r")(?![\w-])")
+    texts = [
+        "personal data of the data subject; personal-data, personal datas, data",
+        "member states and a member state; third party-parties; eu-wide eu",
+        "co-operation, non-co-operation, a ab abc a-b _a a_ ab",
+        normalize_phrase(require(GDPR_MD).read_text()[:20_000]),
+    ]
+    for text in texts:
+        assert glossary._scan(scanned, text) == compiled.findall(text), text[:60]
+    many = {f"term {i}": {} for i in range(glossary.MAX_SCANNED_KEYS + 1)}
+    assert isinstance(glossary._phrase_pattern(many), re.Pattern)

@@ -244,15 +244,53 @@ def _term_candidates(text: str) -> list[str]:
     return list(found)
 
 
-def _phrase_pattern(phrases: dict[str, dict[str, None]]) -> re.Pattern[str] | None:
+MAX_SCANNED_KEYS = 64
+"""Up to this many keys are looked for by :func:`_scan`; more by one compiled pattern."""
+
+_Keys = re.Pattern[str] | tuple[str, ...] | None
+
+
+def _phrase_pattern(phrases: dict[str, dict[str, None]]) -> _Keys:
+    """What finds the keys of ``phrases`` in a text: the keys longest first, or, for many
+    keys (a glossary read whole), the pattern ``(?<![\w-])(key|...)(?![\w-])``. A glossary
+    read by key holds a few keys for each query, and compiling a pattern for them cost
+    more than the rest of its lookup."""
     keys = sorted((k for k in phrases if k), key=len, reverse=True)
     if not keys:
         return None
+    if len(keys) <= MAX_SCANNED_KEYS:
+        return tuple(keys)
     return re.compile(r"(?<![\w-])(" + "|".join(re.escape(k) for k in keys) + r")(?![\w-])")
 
 
-def _matches(pattern: re.Pattern[str] | None, text: str) -> list[str]:
-    return list(dict.fromkeys(pattern.findall(text))) if pattern else []
+def _matches(pattern: _Keys, text: str) -> list[str]:
+    if pattern is None:
+        return []
+    found = _scan(pattern, text) if isinstance(pattern, tuple) else pattern.findall(text)
+    return list(dict.fromkeys(found))
+
+
+def _scan(keys: tuple[str, ...], text: str) -> list[str]:
+    """What the pattern of :func:`_phrase_pattern` finds: from each position, left to
+    right, the first (longest) key there between boundaries, scanning on after it."""
+    found = []
+    at = 0
+    while at < len(text):
+        if at == 0 or not _WORDISH.match(text, at - 1):
+            key = next(
+                (
+                    k
+                    for k in keys
+                    if text.startswith(k, at) and not _WORDISH.match(text, at + len(k))
+                ),
+                None,
+            )
+            if key is not None:
+                found.append(key)
+                at += len(key)
+                continue
+        at += 1
+    return found
 
 
 def asks_about(query: str, term: str) -> bool:
