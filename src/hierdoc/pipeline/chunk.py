@@ -59,8 +59,11 @@ def chunk_document(
     sections: list[Section],
     tokenizer: Tokenizer,
     settings: ChunkingSettings | None = None,
+    sentences: bool = True,
 ) -> list[Chunk]:
-    """Chunks of one document, in reading order, with stable ids."""
+    """Chunks of one document, in reading order, with stable ids; with their sentence
+    offsets unless ``sentences`` is false (ingest finds them on its reading thread while
+    the chunks embed, see ``reading.py``)."""
     settings = settings or ChunkingSettings()
     key = document_key(document.source)
     chunks: list[Chunk] = []
@@ -96,7 +99,7 @@ def chunk_document(
                     sections=piece.starts,
                     page_start=page_start,
                     page_end=page_end,
-                    sentences=sentence_cuts(content),
+                    sentences=sentence_cuts(content) if sentences else None,
                 )
             )
     return chunks

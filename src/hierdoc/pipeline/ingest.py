@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,34 +31,20 @@ import numpy as np
 from ..config import IngestSettings
 from ..errors import FatalProviderError
 from ..faults import crash_point
-from ..models import (
-    Chunk,
-    ConvertedDocument,
-    DocumentRecord,
-    Extraction,
-    FileProblem,
-    IngestReport,
-    Section,
-    TextDocument,
-)
+from ..models import FileProblem, IngestReport, TextDocument
 from ..providers.llm import ContextModel
 from ..providers.retry import describe
 from ..store.base import ContextCache, Store
-from .chunk import chunk_document, document_key
-from .code_outline import chunk_scopes
-from .context import structural_context
 from .contextualize import (
     ContextProgress,
     ContextStats,
     contextualize_sync,
 )
-from .convert import ConversionError, choose_title, convert_file, discover_files, file_hash
+from .convert import discover_files
 from .embed import Embedder, EmbedInput
-from .extract.document import extract_document
 from .failures import cause as _cause
 from .failures import isolable as _isolable
 from .failures import reason as _reason
-from .limits import Limits
 from .prepared import (
     Prepared,
     context_jobs,
@@ -68,9 +55,9 @@ from .prepared import (
     with_llm,
 )
 from .progress import ProgressEvent as ProgressEvent  # importable from here, as before
-from .progress import ProgressFn, Tracker, is_large
+from .progress import ProgressFn, Tracker
+from .reading import Details, Failed, Post, ReadAhead, Reader, Ready, Skipped
 from .reuse import Previous
-from .structure import PREAMBLE_ID, parse_sections
 from .tokenizer import Tokenizer
 
 FLUSH_EVERY = 25
@@ -131,6 +118,8 @@ class _Run:
     known: dict[str, str]
     pending: list[Prepared] = field(default_factory=list)
     since_flush: int = 0
+    details: dict[int, Future[Details]] = field(default_factory=dict)
+    """By document position: what the reading thread finds after a document is chunked."""
 
 
 class Ingestor:
@@ -152,8 +141,7 @@ class Ingestor:
         files, problems = discover_files(roots, self.options.settings.follow_symlinks_outside)
 
         def each(run: _Run) -> None:
-            for position, path in enumerate(files, start=1):
-                self._file(run, path, position)
+            self._read(run, lambda reader, post: reader.files(files, post))
             present = {str(f) for f in files}
             stale = [s for s in run.known if is_under(s, roots) and s not in present]
             self._store.delete_documents(stale)
@@ -169,8 +157,7 @@ class Ingestor:
         """Ingest documents given as text; unchanged ones (same hash) are skipped."""
 
         def each(run: _Run) -> None:
-            for position, document in enumerate(documents, start=1):
-                self._text(run, document, position)
+            self._read(run, lambda reader, post: reader.texts(documents, post))
 
         return self._session(len(documents), progress, each)
 
@@ -193,46 +180,25 @@ class Ingestor:
             run.report.seconds = time.perf_counter() - started
         return run.report
 
-    def _file(self, run: _Run, path: Path, position: int) -> None:
-        source = str(path)
-        try:
-            limits = Limits.from_settings(self.options.settings)
-            if run.known.get(source) == file_hash(path, limits):
-                self._skip(run, source, position)
-                return
-            size = path.stat().st_size
-            if is_large(size):
-                run.tracker.stage(source, position, "converting")
-            settings = self.options.settings
-            document = convert_file(
-                path,
-                source,
-                limits,
-                docx_converter=settings.docx_converter,
-                pdf_converter=settings.pdf_converter,
-            )
-            prepared = self._prepare(run, document, None, position, size)
-        except Exception as error:  # one broken file never stops a folder
-            reason = error.reason if isinstance(error, ConversionError) else _reason("", error)
-            self._fail(run, source, reason, position)
-            return
-        self._queue(run, prepared)
+    def _read(self, run: _Run, produce: Callable[[Reader, Post], None]) -> None:
+        """Handle, in order, what a reading thread posts (see ``reading.py``)."""
+        reader = Reader(self._tokenizer, self.options.settings, run.known)
+        with ReadAhead(lambda post: produce(reader, post)) as events:
+            for event in events:
+                if isinstance(event, Ready):
+                    self._ready(run, event)
+                elif isinstance(event, Skipped):
+                    self._skip(run, event.source, event.position)
+                elif isinstance(event, Failed):
+                    self._fail(run, event.source, event.reason, event.position)
+                else:
+                    run.tracker.stage(event.source, event.position, event.stage, event.chunks)
 
-    def _text(self, run: _Run, item: TextDocument, position: int) -> None:
-        digest = item.content_hash
-        if run.known.get(item.source) == digest:
-            self._skip(run, item.source, position)
-            return
-        title = item.title or choose_title(item.text, None, item.source)
-        document = ConvertedDocument(item.source, title, item.text, digest, "text")
-        given = None
-        if item.chunks is not None:
-            given = (list(item.chunks), list(item.chunk_ids) if item.chunk_ids else None)
-        try:
-            prepared = self._prepare(run, document, given, position)
-        except Exception as error:
-            self._fail(run, item.source, _reason("", error), position)
-            return
+    def _ready(self, run: _Run, event: Ready) -> None:
+        prepared = event.prepared
+        if prepared.updating and not self.options.force:
+            prepared.previous = Previous.load(self._store, prepared.record.source)
+        run.details[prepared.position] = event.details
         self._queue(run, prepared)
 
     def _skip(self, run: _Run, source: str, position: int) -> None:
@@ -265,84 +231,6 @@ class Ingestor:
             f"document(s) written before stay indexed; run again to go on ({describe(cause)})",
             run.report,
         )
-
-    def _prepare(
-        self,
-        run: _Run,
-        document: ConvertedDocument,
-        given: tuple[list[str], list[str] | None] | None,
-        position: int,
-        size: int = 0,
-    ) -> Prepared:
-        source = document.source
-        large = is_large(max(size, len(document.text)))
-        if given is None:
-            if large:
-                run.tracker.stage(source, position, "structure")
-            sections = parse_sections(document.text, document.title)
-            chunks = chunk_document(document, sections, self._tokenizer, self.options.settings)
-            chunks, extraction = extract_document(sections, chunks)
-        else:
-            sections, chunks = self._given_chunks(document, *given)
-            extraction = Extraction()
-        if not self.options.settings.extract_definitions:
-            extraction.definitions, extraction.acronyms, extraction.chunk_terms = [], [], []
-        if not self.options.settings.extract_cross_references:
-            extraction.references = []
-        contexts = [structural_context(c) if self.options.contextual else "" for c in chunks]
-        large = large or is_large(0, len(chunks))
-        if large:
-            run.tracker.stage(source, position, "chunks", len(chunks))
-        record = DocumentRecord(
-            source,
-            document.title,
-            document.content_hash,
-            document.format,
-            len(document.text),
-            pages=document.pages,
-            metadata=dict(document.metadata),
-        )
-        updating = source in run.known
-        previous = Previous()
-        if updating and not self.options.force:
-            previous = Previous.load(self._store, source)
-        return Prepared(
-            record,
-            sections,
-            chunks,
-            contexts,
-            extraction,
-            position,
-            updating,
-            document.text,
-            large=large,
-            previous=previous,
-        )
-
-    def _given_chunks(
-        self, document: ConvertedDocument, texts: list[str], ids: list[str] | None
-    ) -> tuple[list[Section], list[Chunk]]:
-        title = document.title or document.source
-        root = Section(PREAMBLE_ID, title, 0, (title,), (), document.text, "", 0, "preamble")
-        key = document_key(document.source)
-        scopes = chunk_scopes(document.text, texts)
-        chunks = [
-            Chunk(
-                chunk_id=ids[n] if ids else f"{key}:{PREAMBLE_ID}:{n}",
-                source=document.source,
-                title=title,
-                section_id=PREAMBLE_ID,
-                heading=scopes[n][-1] if scopes[n] else title,
-                parent_chain=(title, *scopes[n]),
-                section_path=(PREAMBLE_ID,),
-                content=text,
-                ordinal=n,
-                token_count=self._tokenizer.count(text),
-                sections=(PREAMBLE_ID,) if n == 0 else (),
-            )
-            for n, text in enumerate(texts)
-        ]
-        return [root], chunks
 
     def _queue(self, run: _Run, prepared: Prepared) -> None:
         run.pending.append(prepared)
@@ -465,7 +353,24 @@ class Ingestor:
                 for chunk, structural in zip(prepared.chunks, prepared.contexts, strict=True)
             ]
 
+    def _detailed(self, run: _Run, prepared: Prepared) -> bool:
+        """Give the document its sentence offsets, chunk types and extraction, waiting for
+        the reading thread; a failure there fails the document (it is not written)."""
+        details = run.details.pop(prepared.position, None)
+        if details is None:
+            return True
+        try:
+            found = details.result()
+        except Exception as error:
+            self._fail(run, prepared.record.source, _reason("", error), prepared.position)
+            return False
+        assert [c.chunk_id for c in found.chunks] == [c.chunk_id for c in prepared.chunks]
+        prepared.chunks, prepared.extraction = found.chunks, found.extraction
+        return True
+
     def _write(self, run: _Run, prepared: Prepared) -> None:
+        if not self._detailed(run, prepared):
+            return
         vectors = [v for v in prepared.vectors if v is not None]
         assert len(vectors) == len(prepared.chunks), "every chunk has its vectors"
         stored = [

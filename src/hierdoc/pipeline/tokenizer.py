@@ -3,10 +3,17 @@
 The default counts word pieces with the embedding model's own tokenizer
 (all-MiniLM-L6-v2's ``tokenizer.json``), loaded with the light ``tokenizers``
 package: chunk sizes and the embedder's input limit are then in the same unit.
+
+Chunking counts the same text several times (a section, then the chunks made of it), so
+:meth:`WordPieceTokenizer.count` tokenizes each distinct line once and adds up the lines'
+counts: BERT's normalizer works character by character and its pre-tokenizer splits at
+every whitespace, so a line break never joins or splits a word piece and the sum is the
+count of the whole text.
 """
 
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
@@ -22,6 +29,12 @@ class Tokenizer(Protocol):
         ...
 
 
+LINE_CACHE_CHARS = 16_000_000
+"""Characters of lines whose counts are kept; the cache starts again past this."""
+_LINE_EDGES = " \t\r"
+"""Stripped from a line before it is looked up: whitespace that is never a word piece."""
+
+
 class WordPieceTokenizer:
     """A Hugging Face ``tokenizer.json`` tokenizer, without special tokens."""
 
@@ -29,9 +42,41 @@ class WordPieceTokenizer:
         self._tokenizer = HFTokenizer.from_file(str(tokenizer_file))
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
+        self._line_counts: dict[str, int] = {"": 0}
+        self._cached_chars = 0
+        self._lock = threading.Lock()
+        self.lines_tokenized = 0
+        """Distinct lines tokenized by :meth:`count` (a measure of repeated work)."""
 
     def count(self, text: str) -> int:
-        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+        """Word pieces in ``text``: the sum of its lines' counts, each line tokenized once
+        while it stays in the cache (see the module's docstring)."""
+        lines = [line.strip(_LINE_EDGES) for line in text.split("\n")]
+        with self._lock:
+            known = self._line_counts
+            missing = [line for line in dict.fromkeys(lines) if line not in known]
+        counts = dict(zip(missing, self._count_lines(missing), strict=True))
+        with self._lock:
+            total = sum(counts[line] if line in counts else known[line] for line in lines)
+            self._remember(counts)
+        return total
+
+    def _count_lines(self, lines: list[str]) -> list[int]:
+        if not lines:
+            return []
+        self.lines_tokenized += len(lines)
+        encode = getattr(self._tokenizer, "encode_batch_fast", self._tokenizer.encode_batch)
+        encodings = encode(lines, add_special_tokens=False)  # _fast (tokenizers 0.20): no offsets
+        return [len(e.ids) for e in encodings]
+
+    def _remember(self, counts: dict[str, int]) -> None:
+        """Keep new lines' counts (under the lock), starting again when the cache is full."""
+        added = sum(len(line) for line in counts)
+        if self._cached_chars + added > LINE_CACHE_CHARS:
+            self._line_counts = {"": 0}
+            self._cached_chars = 0
+        self._line_counts.update(counts)
+        self._cached_chars += added
 
     def count_batch(self, texts: list[str]) -> list[int]:
         encodings = self._tokenizer.encode_batch(texts, add_special_tokens=False)
