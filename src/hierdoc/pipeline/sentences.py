@@ -20,6 +20,7 @@ code and synthetic acts).
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
 
 import pysbd
@@ -94,9 +95,16 @@ def _after_space(text: str, position: int) -> int:
     return position
 
 
-@lru_cache(maxsize=1)
+_PER_THREAD = threading.local()
+
+
 def _segmenter() -> _Segmenter:
-    return _Segmenter()
+    """This thread's segmenter: pysbd keeps the text being segmented on the object, and
+    ingest's reading thread segments while a search may do so on another thread."""
+    segmenter: _Segmenter | None = getattr(_PER_THREAD, "segmenter", None)
+    if segmenter is None:
+        segmenter = _PER_THREAD.segmenter = _Segmenter()
+    return segmenter
 
 
 @lru_cache(maxsize=4096)
