@@ -104,6 +104,29 @@ def test_a_table_in_a_column_of_text_stays_a_table() -> None:
     ]
 
 
+def test_a_column_set_line_by_line_is_cut_between_table_rows() -> None:
+    """A cost table whose labor column is set line by line: its cell in the second row
+    continues the block of the first row's cell, and is cut back into its own row."""
+    segments = [
+        Segment("Action", 45, 80, 80, 88, 0, 0, 7.5),
+        Segment("Labor cost", 200, 240, 80, 88, 0, 0, 7.5),
+        Segment("Parts cost", 300, 340, 80, 88, 0, 0, 7.5),
+        Segment("Stabilizer wiring change ..........", 45, 180, 100, 108, 0, 0, 7.5),
+        Segment("79 work-hours", 195, 280, 100, 108, 0, 0, 7.5),
+        Segment("Up to $6,715.", 203, 252, 109, 117, 0, 0, 7.5),
+        Segment("$3,790 ....", 300, 360, 100, 108, 0, 0, 7.5),
+        Segment("AOA sensor system test ............", 45, 180, 118, 126, 0, 0, 7.5),
+        Segment("40 work-hours", 195, 250, 118, 126, 0, 0, 7.5),
+        Segment("$0 ....", 300, 360, 118, 126, 0, 0, 7.5),
+    ]
+    rows = [b for b in table_rows(build_blocks(segments)) if b.cells]
+    assert [_texts(row.cells) for row in rows] == [
+        ["Action", "Labor cost", "Parts cost"],
+        ["Stabilizer wiring change ..........", "79 work-hours Up to $6,715.", "$3,790 ...."],
+        ["AOA sensor system test ............", "40 work-hours", "$0 ...."],
+    ]
+
+
 def test_footnotes_under_one_column_go_after_the_columns() -> None:
     """Footnotes under the first column, while a paragraph of the third column starts
     below their top: the sentence broken at the first column's foot goes on first."""
@@ -157,6 +180,8 @@ def test_the_proposed_rule_reads_its_ad_paragraphs_in_order(register: str) -> No
     positions = [register.index(f"\n({label}) ") for label in labels]
     assert positions == sorted(positions)
     assert " | (h) " not in register and " | (n) " not in register
+    # The cost table's last row above them stays in the table, not in paragraph (b).
+    assert register.index("$248,200.") < register.index("(a) Comments Due Date")
     assert "## § 39.13 [Amended]" in register
     assert "## Proposed AD Requirements" in register
 

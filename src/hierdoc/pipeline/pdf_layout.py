@@ -151,8 +151,11 @@ def table_rows(blocks: list[Block]) -> list[Block]:
     blocks = _pair_labels(blocks)
     rows = _aligned_rows(blocks)
     merged: dict[int, Block] = {}
+    cut_from: dict[int, Block] = {}
     run: list[list[Block]] = []
     for row in [*rows, []]:
+        if len(row) > 1 and run and not _follows(run[-1], row):
+            run[-1], row = _cut_tall_cell(run[-1], row, cut_from)
         if len(row) > 1 and (not run or _follows(run[-1], row)):
             run.append(row)
             continue
@@ -160,7 +163,10 @@ def table_rows(blocks: list[Block]) -> list[Block]:
             for cells in run:
                 joined = Block(sorted((s for c in cells for s in c.lines), key=lambda s: s.top))
                 joined.cells = sorted(cells, key=lambda c: c.x0)
-                merged.update({id(cell): joined for cell in cells})
+                for cell in cells:
+                    merged[id(cell)] = joined
+                    if id(cell) in cut_from:
+                        merged.setdefault(id(cut_from[id(cell)]), joined)
         run = [row] if len(row) > 1 else []
     result: list[Block] = []
     for block in blocks:
@@ -168,6 +174,36 @@ def table_rows(blocks: list[Block]) -> list[Block]:
         if not any(target is seen for seen in result):
             result.append(target)
     return result
+
+
+def _cut_tall_cell(
+    previous: list[Block], row: list[Block], cut_from: dict[int, Block]
+) -> tuple[list[Block], list[Block]]:
+    """A row that would follow ``previous`` but for one cell of it reaching down into the
+    row (a column set line by line, whose cell in this row went on the block above, as in a
+    Federal Register cost table): that cell is cut at its line level with the row's top and
+    its rest joins the row. ``cut_from`` records the block each part was cut from; the
+    rows are returned unchanged when no single such cell, or the cut, makes them follow.
+    A row's first cell is never cut: a caption or row label beside several rows is one."""
+    tolerance = 0.5 * row[0].lines[0].height
+    top = min(block.top for block in row)
+    reaching = [
+        (cell, index)
+        for cell in previous[1:]
+        for index, line in enumerate(cell.lines)
+        if index and abs(line.top - top) <= tolerance
+    ]
+    if len(reaching) != 1:
+        return previous, row
+    cell, index = reaching[0]
+    upper, lower = Block(cell.lines[:index]), Block(cell.lines[index:])
+    cut_previous = [upper if c is cell else c for c in previous]
+    cut_row = sorted([*row, lower], key=lambda b: b.x0)
+    disjoint = all(a.x1 <= b.x0 for a, b in zip(cut_row, cut_row[1:], strict=False))
+    if not disjoint or not _follows(cut_previous, cut_row):
+        return previous, row
+    cut_from.update({id(upper): cell, id(lower): cell})
+    return cut_previous, cut_row
 
 
 def _text_columns(run: list[list[Block]], blocks: list[Block]) -> bool:
