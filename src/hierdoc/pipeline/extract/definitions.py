@@ -33,6 +33,7 @@ from collections.abc import Iterator
 
 from .definition_lists import glossary_definitions, table_definitions
 from .definition_markup import QTERM, QTERM_ANON, QUOTED_TERM, Unmarked, term_at, unmark
+from .definition_opening import opening_definitions
 from .definition_parens import parenthetical_definitions
 from .definition_text import (
     MAX_TERM_WORDS,
@@ -105,8 +106,12 @@ _CALLED = re.compile(
     r"(?:(?:addressed|referred\s+to|known)\s+as|called)\s+(?:an?\s+|the\s+)?" + QTERM,
     re.MULTILINE,
 )
-_CONDITIONAL = re.compile(r"\b(?:is|are)\s+" + QTERM + r"\s+(?=if\b)")
-_CONDITIONAL_CUE = re.compile(r"[\"'’”]\s+if\b")
+# "is “eligible for relicensing” if ...", "An interface displays “Appropriate Legal Notices” to
+# the extent that it includes ..." (a verb in the third person before the quoted term)
+_CONDITIONAL = re.compile(
+    r"\b(?:is|are|[a-z]{3,}[^s\W]s)\s+" + QTERM + r"\s+(?=if\b|to\s+the\s+extent\s+that\b)"
+)
+_CONDITIONAL_CUE = re.compile(r"[\"'’”]\s+(?:if|to\s+the\s+extent\s+that)\b")
 _COPULA_CUE = re.compile(r"[\"'’”][ \t]+(?:is|are|represents|describes)\b")
 _CALLED_CUE = re.compile(r"\b(?:is|are)\s+(?:(?:addressed|referred\s+to|known)\s+as|called)\b")
 # What may precede the term that opens a numbered item: "1. ‘", "(1) ADMINISTRATOR.—The
@@ -193,6 +198,7 @@ def find_definitions(text: str, in_definitions_section: bool = False) -> list[Fo
         if not any(start <= item.start < end for (start, end), _ in means)
     ]
     extra = list(table_definitions(marked, in_definitions_section))
+    extra += opening_definitions(marked)
     if in_definitions_section:
         extra = list(glossary_definitions(marked)) + extra
     found += [item for item in extra if not _overlaps(item, spans)]

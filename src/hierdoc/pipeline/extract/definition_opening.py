@@ -1,0 +1,154 @@
+"""A section whose opening sentence defines what its heading names.
+
+Standards and guides often have no glossary entry for a term: the section about it opens
+by saying what it is (NIST SP 800-63B, "5.1.1 Memorized Secrets": "A Memorized Secret
+authenticator — commonly referred to as a password ... — is a secret value intended to be
+chosen and memorized by the user."). The first sentence of the section's first paragraph
+defines a term when
+
+- it opens with a short noun phrase (its subject, after "A", "An" or "The"), optionally
+  followed by an aside between dashes or commas ("..., sometimes referred to as “phishing
+  attacks,” are ...");
+- a defining verb follows: "is a/an/the/any/one", "are" with a noun phrase, "refers to",
+  "means", "is defined as", "denotes";
+- the subject is about the heading: it starts with the (singular) first word of the heading
+  or of one of its names ("Revocation and Termination" names two), and holds at least half
+  of that name's words ("Verifier impersonation attacks" under "Verifier Impersonation
+  Resistance"; not "The Agreement is the entire ..." under "Entire Agreement").
+
+The term is the heading's name as the subject writes it when the subject begins with all of
+it ("Memorized Secret" of "A Memorized Secret authenticator" under "Memorized Secrets"),
+else the whole subject. A quoted alias in the aside ("sometimes referred to as “phishing
+attacks,”") is defined by the same text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from .definition_markup import QUOTED_TERM, Unmarked, term_at
+from .definition_text import FoundDefinition, clean_definition, collapse, valid_term, word_set
+
+MAX_SUBJECT_WORDS = 6
+
+_HEADING_LINE = re.compile(r"\A\s*#{1,6}[ \t]+(?P<heading>[^\n]+)\n")
+_HEADING_LABEL = re.compile(
+    r"^(?i:(?:section|sec\.|article|clause|chapter|part|appendix|annex|schedule)\s+)?"
+    r"(?:\d+(?:\.\d+)*\.?|[A-Z](?:\.\d+)*\.?|[IVXLC]+\.)\s+"
+)
+_WORD = r"[^\W\d_][\w\-’']*"
+_OPENING = re.compile(
+    r"(?:(?:An?|The)[ \t]+)?"
+    rf"(?P<subject>{_WORD}(?:[ \t]*\n?[ \t]*{_WORD}){{0,{MAX_SUBJECT_WORDS + 2}}}?)"
+    # an aside: " — commonly referred to as a password or, if numeric, a PIN —"
+    r"(?P<aside>\s+[—–]\s(?:[^—–.\n]|\n(?!\s*\n)){1,160}?\s[—–]"
+    r"|,\s(?:[^,.;:\n]|\n(?!\s*\n)){1,120}?,[\"”’]?)?"
+    r"\s+(?P<verb>is(?=\s+(?:a|an|any|one)\s)"
+    r"|are(?=\s+(?:any|all|those)\s"
+    r"|\s+(?![a-z]+(?:ed|ing|ly|able|ible)\s)[a-z]+\s+(?:that|which|who|whose|by|of|for|in|used)\s)"
+    r"|refers?\s+to|means|(?:is|are)\s+defined\s+as|denotes)\b[ \t]*"
+)
+_STOP_WORDS = word_set(
+    "is are was were be been shall will must may can should would has have had do does"
+    " this that these those it its they we you our your their which who when where if"
+    " there here such each every all any some following"
+)
+_SMALL_WORDS = word_set("of the a an and or for to in on by with at from")
+_NAME_SPLIT = re.compile(r"\s+(?:and|&|or)\s+|\s*[,;/]\s*|\s+\(|\)")
+_SENTENCE_END = re.compile(r"[.!?][\"”’)]*(?=\s+[A-Z\"“‘(]|\s*$)")
+_ABBREVIATION = re.compile(r"(?:\b[A-Za-z]\.)+$|\b(?:etc|Inc|Ltd|Co|No|vs|al)\.$")
+_ALIAS_CUE = re.compile(r"\b(?:referred\s+to\s+as|known\s+as|called)\s+(?=[\"“‘])")
+
+
+def opening_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
+    """The definition opening the section whose heading line starts ``marked``, if any."""
+    text = marked.plain
+    heading = _HEADING_LINE.match(text)
+    if heading is None:
+        return
+    start = len(text) - len(text[heading.end() :].lstrip())
+    match = _OPENING.match(text, start)
+    if match is None or not _plain_subject(match.group("subject")):
+        return
+    subject_start = match.start("subject")
+    term_words = _term_words(match.group("subject"), heading.group("heading"))
+    if term_words is None:
+        return
+    end = _sentence_end(text, match.end())
+    definition, end = clean_definition(marked, match.end(), end)
+    term, term_start = term_at(_first_words(match.group("subject"), term_words), subject_start)
+    if not definition or not valid_term(term):
+        return
+    yield FoundDefinition(term, definition, term_start, end, "opening")
+    yield from _aliases(marked, match, definition, end)
+
+
+def _plain_subject(subject: str) -> bool:
+    """A noun phrase: no verb, pronoun or conjunction ("Memorized secrets need", "This")."""
+    words = subject.casefold().split()
+    return len(words) <= MAX_SUBJECT_WORDS and not _STOP_WORDS.intersection(words)
+
+
+def _term_words(subject: str, heading: str) -> int | None:
+    """How many of the subject's words are the term; None when it is not the heading's."""
+    words = [_singular(word) for word in subject.split()]
+    for name in _heading_names(heading):
+        if words[: len(name)] == name:
+            return len(name)
+        content = [word for word in name if word not in _SMALL_WORDS]
+        shared = sum(word in words for word in content)
+        if content and words[0] == content[0] and 2 * shared >= len(content):
+            return len(words)
+    return None
+
+
+def _heading_names(heading: str) -> list[list[str]]:
+    """The names a heading gives, each as singular lower-case words: "5.1.1 Memorized
+    Secrets" -> [["memorized", "secret"]]; "Revocation and Termination" -> two names."""
+    plain = _HEADING_LABEL.sub("", collapse(heading).strip(" .:*_"))
+    names = []
+    for part in _NAME_SPLIT.split(plain):
+        words = [_singular(word) for word in part.split()]
+        if words and words[0] not in _SMALL_WORDS:
+            names.append(words)
+    return names
+
+
+def _singular(word: str) -> str:
+    word = word.casefold().strip("\"'‘’“”.,;:()")
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def _first_words(subject: str, count: int) -> str:
+    """The first ``count`` words of the subject as written (line breaks included)."""
+    spans = list(re.finditer(r"\S+", subject))
+    return subject[: spans[count - 1].end()]
+
+
+def _sentence_end(text: str, start: int) -> int:
+    """The end of the sentence from ``start``, within its paragraph ("e.g." does not end it)."""
+    blank = re.compile(r"\n[ \t]*\n").search(text, start)
+    limit = blank.start() if blank else len(text)
+    for stop in _SENTENCE_END.finditer(text, start, limit):
+        if not _ABBREVIATION.search(text[max(start, stop.start() - 12) : stop.start() + 1]):
+            return stop.end()
+    return limit
+
+
+def _aliases(
+    marked: Unmarked, match: re.Match[str], definition: str, end: int
+) -> Iterator[FoundDefinition]:
+    """Quoted names the aside gives ("sometimes referred to as “phishing attacks,”")."""
+    aside = match.group("aside")
+    if not aside or not _ALIAS_CUE.search(aside):
+        return
+    offset = match.start("aside")
+    for quoted in QUOTED_TERM.finditer(marked.quoted, offset, match.end("aside")):
+        term, start = term_at(quoted.group("term"), quoted.start("term"))
+        if valid_term(term):
+            yield FoundDefinition(term, definition, start, end, "opening")
