@@ -333,6 +333,8 @@ class LocalStore:
         ]
 
     def _forget(self, chunk_ids: set[str]) -> None:
+        if not chunk_ids:  # a new document: nothing pending to drop (the list may be long)
+            return
         self._pending_removed |= chunk_ids
         self._pending_added = [(c, v) for c, v in self._pending_added if c not in chunk_ids]
 

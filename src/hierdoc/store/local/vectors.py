@@ -24,9 +24,10 @@ import json
 import os
 import uuid
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -41,6 +42,8 @@ TIER_FANOUT = 4
 """This many segments of one size tier are merged into one."""
 MAX_DELETED_SHARE = 0.3
 """A segment with more of its chunks deleted than this is rewritten without them."""
+BLOCK_ROWS = 65_536
+"""Rows read or written at a time when a segment is streamed."""
 FULL_CHECK_BYTES = 64 << 20
 """A segment matrix up to this size is checked whole on load; a bigger one by its size
 and sampled blocks (``hierdoc check`` reads everything)."""
@@ -175,7 +178,7 @@ class VectorIndex:
         ):
             raise ValueError(f"segment {name} has the wrong shape")
         graph_file = self._directory / f"{name}.usearch"
-        graph = ann.open_graph(graph_file, self.dimension) if graph_file.exists() else None
+        graph = ann.open_graph(graph_file) if graph_file.exists() else None
         return Segment(name, matrix, meta["chunk_ids"], starts, graph)
 
     def materialize(self) -> tuple[np.ndarray, list[str], np.ndarray]:
@@ -202,13 +205,37 @@ class VectorIndex:
         self, rows: Iterable[tuple[str, np.ndarray]], generation: int, save: bool = True
     ) -> None:
         """Rebuild from (chunk_id, windows) rows in document order: one segment, on disk
-        when ``save`` (else in memory only, for a reader's private copy)."""
-        added = list(rows)
-        segments = (self._new_segment(added, save),) if added else ()
+        when ``save`` (streamed: one block in memory at a time), else in memory only, for a
+        reader's private copy."""
+        if save:
+            segment = self._streamed(rows)
+            segments: tuple[Segment, ...] = (segment,) if segment.chunk_ids else ()
+        else:
+            added = list(rows)
+            segments = (self._new_segment(added, save),) if added else ()
         self._state = _State(segments, {}, generation, {})
         self.saved = False
         if save:
             self._commit(self._state, obsolete=True)
+
+    def _streamed(self, rows: Iterable[tuple[str, np.ndarray]]) -> Segment:
+        chunk_ids: list[str] = []
+        counts: list[int] = []
+
+        def blocks() -> Iterator[np.ndarray]:
+            pending: list[np.ndarray] = []
+            for chunk_id, windows in rows:
+                matrix = np.asarray(windows, dtype=np.float32).reshape(-1, self.dimension)
+                chunk_ids.append(chunk_id)
+                counts.append(len(matrix))
+                pending.append(matrix)
+                if len(pending) >= BLOCK_ROWS // 4:
+                    yield np.vstack(pending)
+                    pending = []
+            if pending:
+                yield np.vstack(pending)
+
+        return self._written(chunk_ids, counts, blocks())
 
     def replace(
         self, removed: set[str], added: list[tuple[str, np.ndarray]], generation: int
@@ -229,22 +256,34 @@ class VectorIndex:
         self._commit(self._state, obsolete=False)
 
     def _new_segment(self, added: Sequence[tuple[str, np.ndarray]], save: bool) -> Segment:
-        name = f"seg-{uuid.uuid4().hex[:12]}"
         blocks = [np.asarray(w, dtype=np.float32).reshape(-1, self.dimension) for _, w in added]
-        matrix = np.ascontiguousarray(np.vstack(blocks), dtype=np.float32)
         chunk_ids = [chunk_id for chunk_id, _ in added]
-        starts = _starts([len(b) for b in blocks])
-        graph = None
+        counts = [len(b) for b in blocks]
         if save:
-            self._directory.mkdir(parents=True, exist_ok=True)
-            np.save(self._directory / f"{name}.npy", matrix, allow_pickle=False)
-            meta = {"chunk_ids": chunk_ids, "counts": [len(b) for b in blocks]}
-            (self._directory / f"{name}.json").write_text(json.dumps(meta))
-            if len(matrix) >= ANN_ROWS and ann.available():
-                graph = ann.build_graph(self._directory / f"{name}.usearch", matrix)
-            if matrix.nbytes > FULL_CHECK_BYTES:
-                matrix = np.load(self._directory / f"{name}.npy", mmap_mode="r")
-        return Segment(name, matrix, chunk_ids, starts, graph)
+            return self._written(chunk_ids, counts, blocks)
+        matrix = np.ascontiguousarray(np.vstack(blocks), dtype=np.float32)
+        return Segment(f"seg-{uuid.uuid4().hex[:12]}", matrix, chunk_ids, _starts(counts))
+
+    def _written(
+        self, chunk_ids: list[str], counts: list[int], blocks: Iterable[np.ndarray]
+    ) -> Segment:
+        """Write a segment from its rows in consecutive blocks (``chunk_ids`` and ``counts``
+        may be filled while the blocks are produced), build its graph when it is big, and
+        return it loaded. Rows stream from block to file to graph: memory holds one block
+        and the graph, never the whole matrix."""
+        name = f"seg-{uuid.uuid4().hex[:12]}"
+        self._directory.mkdir(parents=True, exist_ok=True)
+        matrix_file = self._directory / f"{name}.npy"
+        rows = _write_matrix(matrix_file, blocks, self.dimension)
+        meta = {"chunk_ids": chunk_ids, "counts": counts}
+        (self._directory / f"{name}.json").write_text(json.dumps(meta))
+        graph = None
+        if rows >= ANN_ROWS and ann.available():
+            graph_file = self._directory / f"{name}.usearch"
+            graph = ann.build_graph(graph_file, _file_blocks(matrix_file), self.dimension)
+        mapped = matrix_file.stat().st_size > FULL_CHECK_BYTES
+        matrix = np.load(matrix_file, mmap_mode="r" if mapped else None, allow_pickle=False)
+        return Segment(name, matrix, chunk_ids, _starts(counts), graph)
 
     def _maintain(self, state: _State) -> _State:
         """Rewrite segments with many tombstones, then merge full size tiers."""
@@ -277,16 +316,36 @@ class VectorIndex:
         return _State(tuple(s for s in segments if s.rows), deleted, state.generation, {})
 
     def _merged(self, parts: list[Segment], deleted: dict[str, frozenset[str]]) -> Segment:
-        rows = []
-        for segment in parts:
-            gone = deleted.get(segment.name, frozenset())
-            for position, chunk_id in enumerate(segment.chunk_ids):
-                if chunk_id not in gone:
-                    window = segment.matrix[segment.starts[position] : segment.starts[position + 1]]
-                    rows.append((chunk_id, np.asarray(window)))
-        if not rows:
+        chunk_ids: list[str] = []
+        counts: list[int] = []
+
+        def live_blocks() -> Iterator[np.ndarray]:
+            for segment in parts:
+                gone = deleted.get(segment.name, frozenset())
+                ids = segment.chunk_ids
+                keep = np.fromiter((c not in gone for c in ids), bool, len(ids))
+                lengths = np.diff(segment.starts)
+                chunk_ids.extend(c for c, kept in zip(ids, keep, strict=True) if kept)
+                counts.extend(int(n) for n in lengths[keep])
+                rows_kept = np.repeat(keep, lengths)
+                first = 0
+                for block in self._blocks_of(segment):
+                    yield block[rows_kept[first : first + len(block)]]
+                    first += len(block)
+
+        merged = self._written(chunk_ids, counts, live_blocks())
+        if not chunk_ids:
             return Segment("empty", np.zeros((0, self.dimension), np.float32), [], _starts([]))
-        return self._new_segment(rows, save=True)
+        return merged
+
+    def _blocks_of(self, segment: Segment) -> Iterator[np.ndarray]:
+        """A segment's rows in blocks: read from its file when it is memory-mapped (reading
+        through the mapping would keep every page in this process's resident memory)."""
+        if isinstance(segment.matrix, np.memmap):
+            yield from _file_blocks(self._directory / f"{segment.name}.npy")
+        else:
+            for first in range(0, len(segment.matrix), BLOCK_ROWS):
+                yield segment.matrix[first : first + BLOCK_ROWS]
 
     def _commit(self, state: _State, obsolete: bool) -> None:
         """Write the manifest atomically, then remove files no segment uses any more."""
@@ -339,6 +398,46 @@ class VectorIndex:
                 found.append((-score, order, position, segment.chunk_ids[position]))
         best = heapq.nsmallest(k, found)
         return [Hit(chunk_id, -negative) for negative, _, _, chunk_id in best]
+
+
+def _write_matrix(path: Path, blocks: Iterable[np.ndarray], dimension: int) -> int:
+    """Write float32 blocks as one ``.npy`` and return its row count. The header is written
+    first for zero rows and again at the end for the real count: numpy pads a header to 64
+    bytes, and the shape's digits do not cross that bound (checked)."""
+    rows = 0
+    with open(path, "wb") as handle:
+        _write_header(handle, 0, dimension)
+        data_start = handle.tell()
+        for block in blocks:
+            block = np.ascontiguousarray(block, dtype="<f4").reshape(-1, dimension)
+            handle.write(memoryview(block).cast("B"))
+            rows += len(block)
+        handle.seek(0)
+        _write_header(handle, rows, dimension)
+        if handle.tell() != data_start:
+            raise ValueError(f"the header of {path.name} changed length")
+    return rows
+
+
+def _write_header(handle: BinaryIO, rows: int, dimension: int) -> None:
+    header = {"descr": "<f4", "fortran_order": False, "shape": (rows, dimension)}
+    np.lib.format.write_array_header_1_0(handle, header)
+
+
+def _file_blocks(path: Path) -> Iterator[np.ndarray]:
+    """The rows of a float32 ``.npy`` matrix, :data:`BLOCK_ROWS` at a time, by plain reads
+    (the page cache holds them, not this process)."""
+    with open(path, "rb") as handle:
+        version = np.lib.format.read_magic(handle)
+        if version == (1, 0):
+            shape, _, dtype = np.lib.format.read_array_header_1_0(handle)
+        else:
+            shape, _, dtype = np.lib.format.read_array_header_2_0(handle)
+        rows, dimension = shape
+        for first in range(0, rows, BLOCK_ROWS):
+            count = min(BLOCK_ROWS, rows - first)
+            data = handle.read(count * dimension * dtype.itemsize)
+            yield np.frombuffer(data, dtype=dtype).reshape(count, dimension)
 
 
 def _dot(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
