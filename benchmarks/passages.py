@@ -1,14 +1,18 @@
 """Passages against whole chunks on ContractNLI: character precision@1 and recall@8.
 
-Each hypothesis is searched within its NDA with hierdoc's defaults (as ``hierdoc eval``
-does); the results' passages are then recomputed for each ``passage_chars`` budget from the
-same results and query vector, and scored as LegalBench-RAG scores snippets: CharP@1 /
-CharR@8 over the whole chunks, PsgP@1 / PsgR@8 over their passages. The index and the
-embedding cache are those of ``hierdoc eval`` under ``--index-dir``. "passages ms/query" is
-the time of ``add_passages`` alone for one query's results (the first budget's run also
-fills the per-chunk caches).
+Each hypothesis is searched with hierdoc's defaults (as ``hierdoc eval`` does: within its
+NDA for ``contractnli``, over all NDAs for ``contractnli-wide``); the results' passages are
+then recomputed for each design from the same results and query vector, and scored as
+LegalBench-RAG scores snippets. ``CharP@1``/``CharR@8`` are over whole chunks;
+``PsgP@1``/``PsgR@8`` over everything the top 1 / top 8 results return as passages (k
+counted in results, as ``hierdoc eval`` counts it); ``1stP@1``/``R@8psg`` count k in
+passages instead (the passages in rank order, each result's best first, as LegalBench-RAG
+counts snippets: precision of the first passage, recall of the first eight). A design is
+``passage_chars:passage_set_chars`` (``:0`` = one passage per result). ``chars@1`` is what
+the first result returns as passages, ``chars@8`` what the top 8 return; ``ms/query`` is
+``add_passages`` alone for one query's results (the first design also fills the caches).
 
-    python benchmarks/passages.py --budgets 300,600,1200,2000
+    python benchmarks/passages.py --designs 300:0,600:0,1200:0,2000:0,600:1200,600:1800
 """
 
 from __future__ import annotations
@@ -16,23 +20,26 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from hierdoc.config import Settings
-from hierdoc.eval.datasets import load_dataset
+from hierdoc.eval.datasets import EvalCorpus, EvalQuery, load_dataset
 from hierdoc.eval.embed_cache import CachingEmbedder
 from hierdoc.eval.indexes import open_index
-from hierdoc.eval.judging import judge
-from hierdoc.eval.metrics import CUTOFFS
+from hierdoc.eval.judging import ChunkTable, judge
+from hierdoc.eval.metrics import CUTOFFS, Span, char_precision_at_k, char_recall_at_k
 from hierdoc.eval.report import markdown_table
-from hierdoc.eval.variants import ingest_key, passage_span
+from hierdoc.eval.variants import ingest_key, result_passages
 from hierdoc.models import SearchResponse
 from hierdoc.pipeline.embed import LocalEmbedder
+from hierdoc.search import passage_sets
 from hierdoc.search.passages import add_passages
 
 METRICS = ("CharP@1", "CharR@8", "PsgP@1", "PsgR@8")
+COLUMNS = (*METRICS, "1stP@1", "R@8psg", "chars@1", "chars@8")
 
 
 def log(message: str) -> None:
@@ -41,67 +48,101 @@ def log(message: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dataset", default="contractnli", help="contractnli(-wide)")
     parser.add_argument("--index-dir", default="/tmp/hierdoc-eval/contractnli")
-    parser.add_argument("--budgets", default="300,600,1200,2000")
+    parser.add_argument("--designs", default="300:0,600:0,1200:0,2000:0,600:1200,600:1800")
+    parser.add_argument("--share", type=float, default=passage_sets.EXTRA_SHARE)
     parser.add_argument("--limit", type=int, help="Only the first N hypotheses.")
     args = parser.parse_args()
-    budgets = [int(b) for b in args.budgets.split(",")]
-    corpus = load_dataset("contractnli")
+    passage_sets.EXTRA_SHARE = args.share
+    designs = [tuple(int(n) for n in d.split(":")) for d in args.designs.split(",")]
+    corpus = load_dataset(args.dataset)
     queries = corpus.queries[: args.limit] if args.limit else corpus.queries
     root = Path(args.index_dir)
     embedder = CachingEmbedder(LocalEmbedder(), root / "embeddings.sqlite")
     opened = open_index(corpus, ingest_key(Settings(), corpus), root, embedder, log)
-    index, depth = opened.index, max(CUTOFFS)
+    index = opened.index
     started = time.perf_counter()
     searched: list[tuple[SearchResponse, np.ndarray]] = []
     for query in queries:
-        response = index.search(query.text, top_k=depth, source=query.source_filter)
+        response = index.search(query.text, top_k=max(CUTOFFS), source=query.source_filter)
         searched.append((response, embedder.embed_query(query.text)))
-    took = time.perf_counter() - started
-    log(f"searched {len(queries)} hypotheses in {took:.0f} s, passages included")
+    log(f"searched {len(queries)} hypotheses in {time.perf_counter() - started:.0f} s")
     rows = []
-    for budget in budgets:
-        totals = dict.fromkeys(METRICS, 0.0)
-        chars, seconds = 0, 0.0
+    for budget, set_budget in designs:
+        totals = dict.fromkeys(COLUMNS, 0.0)
+        seconds = 0.0
         for query, (response, vector) in zip(queries, searched, strict=True):
             began = time.perf_counter()
-            add_passages(index.store, response, vector, budget, index.model_name)
+            add_passages(index.store, response, vector, budget, index.model_name, None, set_budget)
             seconds += time.perf_counter() - began
-            ranked = [r.chunk_id for r in response.results]
-            passages = {
-                r.chunk_id: passage_span(r.content, r.passage)
-                for r in response.results
-                if r.passage
-            }
-            values = judge(corpus, query, {k: ranked for k in CUTOFFS}, opened.table, passages)
-            for name in METRICS:
-                totals[name] += values.values[name]
-            first = response.results[0].passage if response.results else None
-            chars += len(first.text) if first else 0
+            for name, value in scores(corpus, query, response, opened.table).items():
+                totals[name] += value
         n = max(len(queries), 1)
         means = {name: total / n for name, total in totals.items()}
-        rows.append(
-            [
-                str(budget),
-                *(f"{means[m]:.3f}" for m in METRICS),
-                f"{means['PsgP@1'] / means['CharP@1']:.2f}x" if means["CharP@1"] else "-",
-                f"{means['PsgR@8'] - means['CharR@8']:+.3f}",
-                f"{chars / n:.0f}",
-                f"{1000 * seconds / n:.1f}",
-            ]
-        )
+        rows.append(_row(f"{budget}:{set_budget}", means, seconds / n))
     index.close()
     embedder.close()
-    header = [
-        "passage_chars",
-        *METRICS,
-        "PsgP@1 / CharP@1",
-        "PsgR@8 - CharR@8",
-        "chars@1",
-        "passages ms/query",
-    ]
-    print(f"ContractNLI test, {len(queries)} hypotheses, each searched within its NDA\n")
+    header = ["design", *COLUMNS, "PsgP@1 / CharP@1", "PsgR@8 - CharR@8", "ms/query"]
+    where = "each within its NDA" if args.dataset == "contractnli" else "over all NDAs"
+    print(f"{args.dataset}, {len(queries)} hypotheses searched {where}, share {args.share}\n")
     print(markdown_table(header, rows, numeric_from=1))
+
+
+def scores(
+    corpus: EvalCorpus, query: EvalQuery, response: SearchResponse, table: ChunkTable
+) -> dict[str, float]:
+    """Every column of one query, both ways of counting k."""
+    ranked = [r.chunk_id for r in response.results]
+    passages = result_passages(response)
+    values = judge(corpus, query, {k: ranked for k in CUTOFFS}, table, passages).values
+    found = {name: values[name] for name in METRICS}
+    flat = [(c, span) for c in ranked for span in passages.get(c, [])]
+    found["1stP@1"] = _precision(flat[:1], query, table)
+    found["R@8psg"] = _recall(flat[:8], query, table)
+    found["chars@1"] = sum(e - s for s, e in passages.get(ranked[0], [])) if ranked else 0
+    found["chars@8"] = sum(e - s for c in ranked[:8] for s, e in passages.get(c, []))
+    return found
+
+
+def _in_document(
+    items: Sequence[tuple[str, Span]], query: EvalQuery, table: ChunkTable
+) -> tuple[list[Span], int]:
+    """The passages' spans in the query's document, and the characters from other ones."""
+    source = query.source_filter or query.document or ""
+    own, foreign = [], 0
+    for chunk_id, (start, end) in items:
+        chunk = table.span.get(chunk_id)
+        if chunk is None:
+            continue
+        if table.source.get(chunk_id) == source:
+            own.append((chunk[0] + start, min(chunk[1], chunk[0] + end)))
+        else:
+            foreign += end - start
+    return own, foreign
+
+
+def _precision(items: Sequence[tuple[str, Span]], query: EvalQuery, table: ChunkTable) -> float:
+    own, foreign = _in_document(items, query, table)
+    return char_precision_at_k(own, query.relevant, len(own), foreign)  # type: ignore[arg-type]
+
+
+def _recall(items: Sequence[tuple[str, Span]], query: EvalQuery, table: ChunkTable) -> float:
+    own, _ = _in_document(items, query, table)
+    return char_recall_at_k(own, query.relevant, len(own))  # type: ignore[arg-type]
+
+
+def _row(design: str, means: dict[str, float], seconds: float) -> list[str]:
+    ratio = means["PsgP@1"] / means["CharP@1"] if means["CharP@1"] else 0.0
+    return [
+        design,
+        *(f"{means[c]:.3f}" for c in COLUMNS if not c.startswith("chars")),
+        f"{means['chars@1']:.0f}",
+        f"{means['chars@8']:.0f}",
+        f"{ratio:.2f}x",
+        f"{means['PsgR@8'] - means['CharR@8']:+.3f}",
+        f"{1000 * seconds:.1f}",
+    ]
 
 
 if __name__ == "__main__":
