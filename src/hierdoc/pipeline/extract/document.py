@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, replace
+from itertools import accumulate
 
 from ...models import Acronym, Chunk, CrossRef, Definition, Extraction, Section
 from .acronyms import find_acronyms
@@ -26,26 +27,34 @@ REQUIREMENT = re.compile(
 )
 
 
-@dataclass
 class _Locator:
-    """Finds the chunk that holds a piece of a section's text."""
+    """Finds the chunk that holds a piece of a section's text.
 
-    chunks: list[Chunk]
-    start_of: dict[str, int]
+    Each chunk's text is put in one-space form once, when first searched, not once per item
+    found in it (a definitions section of a thousand entries searched its chunks a
+    thousand times)."""
 
-    @classmethod
-    def build(cls, chunks: list[Chunk]) -> _Locator:
-        return cls(chunks, {s: n for n, c in enumerate(chunks) for s in c.sections})
+    def __init__(self, chunks: list[Chunk]) -> None:
+        self.chunks = chunks
+        self.start_of = {s: n for n, c in enumerate(chunks) for s in c.sections}
+        self._spaced: dict[int, str] = {}
 
     def chunk_for(self, section: Section, text: str, offset: int) -> Chunk | None:
         first = self.start_of.get(section.section_id)
         if first is None:
             return None
         probe = " ".join(text[offset : offset + 80].split())
-        for chunk in self.chunks[first : first + 20]:
-            if probe and probe in " ".join(chunk.content.split()):
-                return chunk
+        if probe:
+            for n in range(first, min(first + 20, len(self.chunks))):
+                if probe in self._one_spaced(n):
+                    return self.chunks[n]
         return self.chunks[first]
+
+    def _one_spaced(self, n: int) -> str:
+        spaced = self._spaced.get(n)
+        if spaced is None:
+            spaced = self._spaced[n] = " ".join(self.chunks[n].content.split())
+        return spaced
 
 
 def extract_document(
@@ -54,7 +63,7 @@ def extract_document(
     """Chunks with their types set, and everything extracted from the document."""
     if not chunks:
         return chunks, Extraction()
-    locator = _Locator.build(chunks)
+    locator = _Locator(chunks)
     source = chunks[0].source
     known = {s.section_id for s in sections}
     in_definitions = _definition_sections(sections)
@@ -98,14 +107,18 @@ class _Unit:
 
 
 def _units(sections: list[Section]) -> list[_Unit]:
-    units: list[_Unit] = []
+    """Sections grouped into units; each unit's text joined once (adding to a string held
+    by an object copies it every time: quadratic in a list of thousands of points)."""
+    groups: list[list[Section]] = []
     for section in sections:
-        if section.kind != "enum" or not units:
-            units.append(_Unit([], [], ""))
-        unit = units[-1]
-        unit.sections.append(section)
-        unit.starts.append(len(unit.text))
-        unit.text += section.heading_line + section.body
+        if section.kind != "enum" or not groups:
+            groups.append([])
+        groups[-1].append(section)
+    units = []
+    for group in groups:
+        texts = [s.heading_line + s.body for s in group]
+        starts = list(accumulate((len(t) for t in texts[:-1]), initial=0))
+        units.append(_Unit(group, starts, "".join(texts)))
     return units
 
 
