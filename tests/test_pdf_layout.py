@@ -89,6 +89,21 @@ def test_headings_of_two_columns_at_one_height_are_not_a_table() -> None:
     assert positions == sorted(positions)
 
 
+def test_a_figure_across_the_columns_parts_the_text_above_it_from_the_text_below() -> None:
+    """Three columns above a figure, two below it: the text under the figure is read after
+    every column above it (the figure itself has no text)."""
+    segments = [
+        *_paragraph(0, 60, "first", 4),
+        *_paragraph(1, 60, "second", 4),
+        *_paragraph(2, 60, "third", 4),
+        *_paragraph(0, 230, "below", 3),
+        *_paragraph(1, 230, "after", 3),
+    ]
+    figure = (108.0, 504.0, 112.0, 211.0)
+    texts = _texts(reading_order(build_blocks(segments), [figure]))
+    assert [t.split()[0] for t in texts] == ["first", "second", "third", "below", "after"]
+
+
 def test_a_table_in_a_column_of_text_stays_a_table() -> None:
     """A term | definition table whose rows sit inside a page of text: read row by row."""
     segments = _paragraph(0, 60, "before", 8)
@@ -183,6 +198,11 @@ def test_the_proposed_rule_reads_its_ad_paragraphs_in_order(register: str) -> No
     # The cost table's last row above them stays in the table, not in paragraph (b).
     assert register.index("$248,200.") < register.index("(a) Comments Due Date")
     assert "## § 39.13 [Amended]" in register
+    # (h)(1) and (h)(2) sit above a figure on page 7, (h)(3) below it in two columns.
+    second = register.index("(2) In the Operating Procedures chapter,")
+    third = register.index("(3) In the Operating Procedures chapter,")
+    assert second < third
+    assert "Airspeed Unreliable\nparagraph with the information in figure 2" in register
     assert "## Proposed AD Requirements" in register
 
 

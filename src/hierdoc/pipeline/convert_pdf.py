@@ -110,7 +110,7 @@ def convert_pdf(path: Path) -> PdfText:
     _drop_running_lines(pages)
     body = body_size(pages)
     for page in pages:
-        ordered = reading_order(table_rows(build_blocks(page.segments)))
+        ordered = reading_order(table_rows(build_blocks(page.segments)), page.figures)
         page.blocks = footnotes_last(ordered, body)
     mark_headings(pages, body)
     mark_contents(pages, body)
@@ -135,16 +135,36 @@ def _read_page(document: object, number: int) -> Page:
     page = document[number]  # type: ignore[index]
     height = page.get_height()
     textpage = page.get_textpage()
+    figures: list[tuple[float, float, float, float]] = []
     try:
         text = textpage.get_text_range()
         if page.get_rotation() % 360:
             segments = _plain_lines(text, height)
         else:
             segments = _segments(textpage.raw, text, height)
+            figures = _figures(page, height)
     finally:
         textpage.close()
         page.close()
-    return Page(segments, height)
+    return Page(segments, height, figures=figures)
+
+
+def _figures(page: object, height: float) -> list[tuple[float, float, float, float]]:
+    """The page's images (top-level objects) as (x0, x1, top, bottom), top-down like the
+    text; read through PDFium's C calls, as wrapping every page object costs more."""
+    import pypdfium2.raw as pdfium_c
+
+    raw = page.raw  # type: ignore[attr-defined]
+    edges = [ctypes.c_float() for _ in range(4)]
+    boxes = []
+    for index in range(pdfium_c.FPDFPage_CountObjects(raw)):
+        item = pdfium_c.FPDFPage_GetObject(raw, index)
+        if pdfium_c.FPDFPageObj_GetType(item) != pdfium_c.FPDF_PAGEOBJ_IMAGE:
+            continue
+        if pdfium_c.FPDFPageObj_GetBounds(item, *(ctypes.byref(e) for e in edges)):
+            left, bottom, right, top = (e.value for e in edges)
+            boxes.append((left, right, height - top, height - bottom))
+    return boxes
 
 
 def _plain_lines(text: str, height: float) -> list[Segment]:
@@ -186,6 +206,7 @@ def _segments(textpage: object, text: str, height: float) -> list[Segment]:
     gap_before = np.concatenate(([0.0], x0[1:] - x1[:-1]))
     spaced |= gap_before > _SPACE_GAP * np.maximum(np.roll(bottom - top, 1), 1e-3)
     starts, wide = _breaks(x0, x1, top, bottom)
+    heights = (bottom - top).tolist()
     angle_of = pdfium_c.FPDFText_GetCharAngle
     segments: list[Segment] = []
     pieces = [
@@ -207,7 +228,7 @@ def _segments(textpage: object, text: str, height: float) -> list[Segment]:
                 float(bottom[begin:end].max()),
                 chars[begin],
                 chars[end - 1],
-                _font_size(top[begin:end], bottom[begin:end]),
+                _font_size(heights[begin:end]),
             )
         )
     _add_weights(textpage, segments)
@@ -221,6 +242,8 @@ def _attach_accents(text: str, chars: list[int]) -> tuple[list[int], dict[int, s
     kept and the marks by the index of their letter."""
     kept: list[int] = []
     marks: dict[int, str] = {}
+    if not any(accent in text for accent in _SPACING_ACCENTS):
+        return chars, marks
     for index in chars:
         mark = _SPACING_ACCENTS.get(text[index])
         if mark and kept and kept[-1] == index - 1 and text[index - 1].isalpha():
@@ -230,11 +253,11 @@ def _attach_accents(text: str, chars: list[int]) -> tuple[list[int], dict[int, s
     return kept, marks
 
 
-def _font_size(top: np.ndarray, bottom: np.ndarray) -> float:
-    """A segment's font size: the median height of its loose character boxes, to half a
+def _font_size(heights: list[float]) -> float:
+    """A segment's font size: the middle height of its loose character boxes, to half a
     point, so that a superscript footnote mark, a bullet or a small-caps word at the start
     of a line does not give the whole line its size."""
-    return round(float(np.median(bottom - top)) * 2) / 2
+    return round(sorted(heights)[len(heights) // 2] * 2) / 2
 
 
 def _breaks(

@@ -22,10 +22,12 @@ _FOOTNOTE_SCALE = 0.9
 _ORDER_MAX_BLOCKS = 150
 _LABEL_CHARS = 25
 _MIN_ITEM_LINES = 4
-_COLUMN_LINES = 5
+_COLUMN_LINES = 3
 """A text column: at least this many long lines start at its left edge ..."""
 _LONG_LINE = 10
-"""... each at least this many line heights long."""
+"""... each at least this many line heights long ..."""
+_INDENT = 1.5
+"""... and starting at most this many line heights right of the edge (a first line)."""
 _KEEP_HYPHEN = frozenset(
     [
         "self",
@@ -108,6 +110,8 @@ class Page:
     segments: list[Segment]
     height: float
     blocks: list[Block] = field(default_factory=list)
+    figures: list[tuple[float, float, float, float]] = field(default_factory=list)
+    """Images as (x0, x1, top, bottom): no text, but they part the text around them."""
 
 
 def build_blocks(segments: list[Segment]) -> list[Block]:
@@ -225,12 +229,14 @@ def _text_columns(run: list[list[Block]], blocks: list[Block]) -> bool:
 
 def _column_right(cell: Block, lines: list[Segment]) -> float | None:
     """The right edge of the text column whose left edge is the cell's: the furthest end
-    of the long lines (ten line heights or more) starting there, if there are several."""
+    of the long lines (ten line heights or more) starting there or a paragraph's indent
+    further, if there are several."""
     height = cell.lines[0].height
     ends = [
         line.x1
         for line in lines
-        if abs(line.x0 - cell.x0) <= height / 2 and line.x1 - line.x0 >= _LONG_LINE * height
+        if -height / 2 <= line.x0 - cell.x0 <= _INDENT * height
+        and line.x1 - line.x0 >= _LONG_LINE * height
     ]
     return max(ends) if len(ends) >= _COLUMN_LINES else None
 
@@ -347,17 +353,28 @@ def _aligned(cell: Block, other: Block, tolerance: float) -> bool:
     )
 
 
-def reading_order(blocks: list[Block]) -> list[Block]:
-    """Blocks in reading order (topological sort of Breuel's 'comes before' relation)."""
-    count = len(blocks)
+def reading_order(
+    blocks: list[Block], figures: list[tuple[float, float, float, float]] | None = None
+) -> list[Block]:
+    """Blocks in reading order (topological sort of Breuel's 'comes before' relation).
+    ``figures`` (x0, x1, top, bottom) take part as blocks without text and are left out
+    of the result: a figure across the columns parts the columns above it from those
+    below (the text under a Federal Register figure is read after the text above it in
+    every column, not after the rest of its own column)."""
+    placeholders = [Block([Segment("", *box[:2], *box[2:], 0, 0)]) for box in figures or []]
+    every = blocks + placeholders
+    count = len(every)
     if count < 2 or count > _ORDER_MAX_BLOCKS:
-        return sorted(blocks, key=lambda b: (b.top, b.x0))
-    x0 = np.array([b.x0 for b in blocks])
-    x1 = np.array([b.x1 for b in blocks])
-    top = np.array([b.top for b in blocks])
-    bottom = np.array([b.bottom for b in blocks])
-    before = _precedence(x0, x1, top, bottom)
-    return [blocks[i] for i in _topological(before, top, x0)]
+        ordered = sorted(every, key=lambda b: (b.top, b.x0))
+    else:
+        x0 = np.array([b.x0 for b in every])
+        x1 = np.array([b.x1 for b in every])
+        top = np.array([b.top for b in every])
+        bottom = np.array([b.bottom for b in every])
+        before = _precedence(x0, x1, top, bottom)
+        ordered = [every[i] for i in _topological(before, top, x0)]
+    figure_ids = {id(block) for block in placeholders}
+    return [block for block in ordered if id(block) not in figure_ids]
 
 
 def _precedence(x0: np.ndarray, x1: np.ndarray, top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
