@@ -139,3 +139,29 @@ def test_big_segments_answer_through_hnsw_with_high_recall(
         filtered_recall += len(truth & {h.chunk_id for h in filtered}) / 10
     assert recall / len(queries) >= 0.98
     assert filtered_recall / len(queries) >= 0.98
+
+
+def test_merges_stream_mapped_segments_and_keep_exact_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every segment memory-mapped and read back in small blocks while merging: the merged
+    segments hold exactly the live windows (search equals brute force)."""
+    monkeypatch.setattr(vectors, "MAP_BYTES", 0)
+    monkeypatch.setattr(vectors, "BLOCK_ROWS", 7)
+    rng = np.random.default_rng(6)
+    index = VectorIndex(tmp_path, DIMENSION)
+    live: dict[str, np.ndarray] = {}
+    for step in range(12):
+        added = _document(rng, f"d{step}", 300)
+        removed = {c for c in live if rng.random() < 0.4}
+        index.replace(removed, added, generation=step + 1)
+        for chunk_id in removed:
+            live.pop(chunk_id)
+        live.update(added)
+    assert all(isinstance(s.matrix, np.memmap) for s in index._state.segments)
+    assert len(index.segment_names) < 12
+    reader = VectorIndex(tmp_path, DIMENSION)
+    assert reader.load_cache()
+    for query in _windows(rng, 10):
+        for store in (index, reader):
+            assert [h.chunk_id for h in store.search(query, 10)] == _brute_force(live, query, 10)

@@ -44,6 +44,8 @@ MAX_DELETED_SHARE = 0.3
 """A segment with more of its chunks deleted than this is rewritten without them."""
 BLOCK_ROWS = 65_536
 """Rows read or written at a time when a segment is streamed."""
+MAP_BYTES = 64 << 20
+"""A segment matrix bigger than this is memory-mapped; a smaller one is read into memory."""
 FULL_CHECK_BYTES = 64 << 20
 """A segment matrix up to this size is checked whole on load; a bigger one by its size
 and sampled blocks (``hierdoc check`` reads everything)."""
@@ -170,7 +172,7 @@ class VectorIndex:
         if recorded != checksum:
             raise ValueError(f"segment {name} does not match its checksum")
         meta = json.loads(meta_file.read_text())
-        mapped = matrix_file.stat().st_size > FULL_CHECK_BYTES
+        mapped = matrix_file.stat().st_size > MAP_BYTES
         matrix = np.load(matrix_file, mmap_mode="r" if mapped else None, allow_pickle=False)
         starts = _starts(meta["counts"])
         if matrix.shape != (int(starts[-1]), self.dimension) or len(meta["chunk_ids"]) != len(
@@ -281,7 +283,7 @@ class VectorIndex:
         if rows >= ANN_ROWS and ann.available():
             graph_file = self._directory / f"{name}.usearch"
             graph = ann.build_graph(graph_file, _file_blocks(matrix_file), self.dimension)
-        mapped = matrix_file.stat().st_size > FULL_CHECK_BYTES
+        mapped = matrix_file.stat().st_size > MAP_BYTES
         matrix = np.load(matrix_file, mmap_mode="r" if mapped else None, allow_pickle=False)
         return Segment(name, matrix, chunk_ids, _starts(counts), graph)
 
@@ -410,8 +412,9 @@ def _write_matrix(path: Path, blocks: Iterable[np.ndarray], dimension: int) -> i
         data_start = handle.tell()
         for block in blocks:
             block = np.ascontiguousarray(block, dtype="<f4").reshape(-1, dimension)
-            handle.write(memoryview(block).cast("B"))
-            rows += len(block)
+            if len(block):
+                handle.write(memoryview(block).cast("B"))
+                rows += len(block)
         handle.seek(0)
         _write_header(handle, rows, dimension)
         if handle.tell() != data_start:
