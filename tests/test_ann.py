@@ -122,7 +122,7 @@ def test_a_large_filter_is_not_looked_up_chunk_by_chunk(
     index = VectorIndex(tmp_path, DIMENSION)
     index.rebuild(list(live.items()), generation=1)
     allowed = set(list(live)[::2]) | set(list(live)[1::4])
-    monkeypatch.setattr(ann, "SHARE_SAMPLE", 200)
+    monkeypatch.setattr(ann, "SHARE_SAMPLE", 200, raising=False)
     lookups = 0
     segment_class = type(index._state.segments[0])
     original = segment_class.position
