@@ -1,8 +1,15 @@
-"""Definitions laid out as lists: ``Term: definition`` glossary lines and Markdown tables.
+"""Definitions laid out as lists: ``Term: definition`` glossary lines, tables, term headings.
 
 Glossary lines count only in a definitions section (elsewhere "Note: ..." lines would be
 noise); a table counts in a definitions section, or anywhere under a header that names a
-term column and a definition/meaning column.
+term column and a definition/meaning column. Also only in a definitions section:
+
+- a two-cell row as the PDF converter writes a table row, without outer bars
+  (``Authenticator | Something the claimant possesses ...``), unless it spells out an
+  acronym (``CIO | Chief Information Officer`` is an acronym list's, see :mod:`.acronyms`);
+- a sub-heading that is only a short term, defined by the paragraph under it (a glossary
+  whose terms are set on lines of their own, in bold, which the PDF converter reads as
+  headings: ``#### Authenticator`` then ``Something the claimant possesses ...``).
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from .definition_text import (
     trim,
     word_set,
 )
-from .layout import MARKER, paragraph_end, tables
+from .layout import MARKER, item_start, paragraph_end, tables
 
 MAX_GLOSSARY_WORDS = 6
 
@@ -132,3 +139,70 @@ def _table_row(
     start = term_offset + raw_term.find(stripped)
     raw = trim(marked.plain[def_cell[1] : def_cell[1] + len(def_cell[0])])
     yield FoundDefinition(collapse(stripped), collapse(raw), start, def_cell[1] + len(raw), "table")
+
+
+# --- Term | definition (a PDF table row) ----------------------------------------------------
+
+_BARE_ROW = re.compile(
+    r"^[ \t]*(?P<term>[^|\n]{1,80}?)[ \t]+\|[ \t]+(?P<def>[^|\n]*[^|\s][^|\n]*)$", re.MULTILINE
+)
+_SMALL_WORDS = word_set("of and the for on in to a an at by with from or &")
+
+
+def bare_row_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
+    """Two-cell rows without outer bars, the PDF converter's table rows."""
+    text = marked.quoted
+    for match in _BARE_ROW.finditer(text):
+        term = match.group("term").strip().strip("\"'‘’“”`").strip()
+        definition, end = clean_definition(marked, match.start("def"), match.end("def"))
+        if not _row_term_ok(term) or not _reads_as_definition(definition):
+            continue
+        if not _spelled_out(term, definition):
+            start = match.start("term") + match.group("term").find(term)
+            yield FoundDefinition(collapse(term), definition, start, end, "table")
+
+
+def _row_term_ok(term: str) -> bool:
+    words = term.split()
+    if not words or len(words) > MAX_GLOSSARY_WORDS or not term[0].isalpha():
+        return False
+    return term.casefold() not in _TERM_HEADERS and not _STRUCTURAL.match(term)
+
+
+def _spelled_out(term: str, definition: str) -> bool:
+    """An acronym's long form: a short name of capitalised words ("Chief Information
+    Officer" of "CIO"), not a definition."""
+    words = [word for word in definition.split() if word.casefold() not in _SMALL_WORDS]
+    upper = not any(char.islower() for char in term) and " " not in term
+    return upper and len(words) <= 8 and all(word[:1].isupper() for word in words)
+
+
+# --- #### Term / its definition --------------------------------------------------------------
+
+_TERM_HEADING = re.compile(r"\A[ \t]*#{1,6}[ \t]+(?P<term>[^\n]+?)[ \t]*\n")
+_LABEL = re.compile(r"^(?:[\dIVXLC]+\b|[A-Z][.)]|\(?\w{1,3}\))")
+
+
+def heading_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
+    """The term a sub-heading names, defined by the first paragraph under it."""
+    text = marked.plain
+    heading = _TERM_HEADING.match(text)
+    if heading is None:
+        return
+    term = collapse(heading.group("term")).strip("\"'‘’“”`:")
+    body = len(text) - len(text[heading.end() :].lstrip())
+    if body >= len(text) or not _heading_term_ok(term) or item_start(text, body) is not None:
+        return
+    definition, end = clean_definition(marked, body, paragraph_end(text, body))
+    if _reads_as_definition(definition):
+        yield FoundDefinition(term, definition, heading.start("term"), end, "glossary")
+
+
+def _heading_term_ok(term: str) -> bool:
+    """A short name: no number or label ("3.2 Fees", "A. Scope"), no sentence."""
+    words = term.split()
+    if not words or len(words) > MAX_GLOSSARY_WORDS or not term[0].isalpha():
+        return False
+    if _LABEL.match(term) or _STRUCTURAL.match(term) or term[-1] in ".;,?!)":
+        return False
+    return not _VERB_WORDS.intersection(word.casefold() for word in words)

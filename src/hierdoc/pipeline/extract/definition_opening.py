@@ -37,10 +37,10 @@ _HEADING_LABEL = re.compile(
     r"^(?i:(?:section|sec\.|article|clause|chapter|part|appendix|annex|schedule)\s+)?"
     r"(?:\d+(?:\.\d+)*\.?|[A-Z](?:\.\d+)*\.?|[IVXLC]+\.)\s+"
 )
-_WORD = r"[^\W\d_][\w\-’']*"
+_WORD = r"[^\W\d_][\w\-’']*+"
 _OPENING = re.compile(
     r"(?:(?:An?|The)[ \t]+)?"
-    rf"(?P<subject>{_WORD}(?:[ \t]*\n?[ \t]*{_WORD}){{0,{MAX_SUBJECT_WORDS + 2}}}?)"
+    rf"(?P<subject>{_WORD}(?:(?:[ \t]+\n?|\n)[ \t]*{_WORD}){{0,{MAX_SUBJECT_WORDS + 2}}}?)"
     # an aside: " — commonly referred to as a password or, if numeric, a PIN —"
     r"(?P<aside>\s+[—–]\s(?:[^—–.\n]|\n(?!\s*\n)){1,160}?\s[—–]"
     r"|,\s(?:[^,.;:\n]|\n(?!\s*\n)){1,120}?,[\"”’]?)?"

@@ -1,6 +1,6 @@
 """Defined terms in formal documents.
 
-Five styles are recognised:
+Six styles are recognised:
 
 - ``means``: ``"X" means Y``, ``The term 'X' or 'Y' means Y``, ``'X' shall mean``, ``is
   defined as``, ``refers to``, ``includes``, ``indicate``, ``"X" (or "Y") means``,
@@ -16,7 +16,12 @@ Five styles are recognised:
 - ``glossary``: ``Term: definition`` / ``Term — definition`` lines, only in a definitions
   section (elsewhere "Note: ..." lines would be noise);
 - ``table``: Markdown ``| Term | Definition |`` rows, in a definitions section or under a
-  header that names a term and a definition/meaning column (:mod:`.definition_lists`).
+  header that names a term and a definition/meaning column, and a PDF's ``Term | Definition``
+  rows in a definitions section (:mod:`.definition_lists`); also ``glossary``: a glossary's
+  sub-heading that is only a term, defined by the paragraph under it;
+- ``opening``: the opening sentence of a section defining what its heading names ("5.1.1
+  Memorized Secrets" / "A Memorized Secret authenticator ... is a secret value ...",
+  :mod:`.definition_opening`).
 
 A term may be quoted, emphasised or both (``**"Term"**``, ``"**Term**"``, ``*Term*``,
 ``<u>Term</u>``): :mod:`.definition_markup` reads emphasis as quotes. Where an item or
@@ -31,7 +36,12 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
-from .definition_lists import glossary_definitions, table_definitions
+from .definition_lists import (
+    bare_row_definitions,
+    glossary_definitions,
+    heading_definitions,
+    table_definitions,
+)
 from .definition_markup import QTERM, QTERM_ANON, QUOTED_TERM, Unmarked, term_at, unmark
 from .definition_opening import opening_definitions
 from .definition_parens import parenthetical_definitions
@@ -149,7 +159,7 @@ _VERB_WORDS = word_set("is are was were be shall will must may can should would"
 _DEF_HEADING = re.compile(
     r"^(?:(?:certain|general|key|other|common)\s+)?"
     r"(?:(?:applicability|scope|purpose)\s+and\s+definitions"
-    r"|definitions?|glossary(?:\s+of\s+terms)?|(?:defined\s+)?terms|interpretation"
+    r"|definitions?|glossary(?:\s+of\s+terms)?|(?:defined\s+)?terms|interpretation|terminology"
     r"|abbreviations|acronyms|meaning\s+of\s+terms|terms\s+used)"
     r"(?:\s*(?:and|&|;|,)\s*(?:rules\s+of\s+)?"
     r"(?:interpretation|definitions?|abbreviations|acronyms|construction))?$"
@@ -200,7 +210,9 @@ def find_definitions(text: str, in_definitions_section: bool = False) -> list[Fo
     extra = list(table_definitions(marked, in_definitions_section))
     extra += opening_definitions(marked)
     if in_definitions_section:
-        extra = list(glossary_definitions(marked)) + extra
+        extra = list(glossary_definitions(marked)) + extra + list(bare_row_definitions(marked))
+        if not is_definitions_heading(text.split("\n", 1)[0]):
+            extra += heading_definitions(marked)
     found += [item for item in extra if not _overlaps(item, spans)]
     return _dedupe(found)
 
