@@ -108,8 +108,9 @@ def candidates(
     elif len(allowed) <= EXACT_ROWS:
         inside = [p for p in (segment.position(c) for c in allowed) if p is not None]
         inside = [p for p in inside if segment.chunk_ids[p] not in gone]
-        if int(sum(segment.starts[p + 1] - segment.starts[p] for p in inside)) <= EXACT_ROWS:
-            return np.asarray(inside, dtype=np.int64)
+        positions = np.asarray(inside, dtype=np.int64)
+        if int((segment.starts[positions + 1] - segment.starts[positions]).sum()) <= EXACT_ROWS:
+            return positions
         share = len(inside) / chunks
     else:
         share = _sampled_share(segment, allowed)
