@@ -179,3 +179,80 @@ def test_a_long_word_opening_a_section_is_read_in_linear_time() -> None:
     started = time.perf_counter()
     assert pairs(text) == []
     assert time.perf_counter() - started < 0.5
+
+
+def test_footnotes_that_say_what_something_is_define_it() -> None:
+    text = (
+        "to make commands.\n"
+        "8 MCAS is a function of the Speed Trim System\n(STS), which is part of the flight "
+        "control system. The STS provides automatic trim inputs.\n"
+        "9 An AOA disagree alert, or ‘‘AOA DISAGREE’’ on\nthe 737 MAX, is a visual alert on the"
+        " PFDs. It is shown.\n"
+        "10 A flight control law generates commands to\nmove flight control surfaces. Flight "
+        "control laws reside in software.\n"
+        "11 Stall warning indication is the activation of the\nstick shaker. An airspeed "
+        "disagree alert, or ‘‘IAS DISAGREE’’ on the 737 MAX, is a visual alert on the PFDs.\n"
+    )
+    assert pairs(text) == [
+        (
+            "MCAS",
+            "a function of the Speed Trim System (STS), which is part of the flight control system",
+        ),
+        ("AOA disagree alert", "a visual alert on the PFDs"),
+        ("flight control law", "generates commands to move flight control surfaces"),
+        ("Stall warning indication", "the activation of the stick shaker"),
+        ("airspeed disagree alert", "a visual alert on the PFDs"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a body paragraph, not a footnote: no number opens it
+        "The FAA is the agency that regulates aviation. MCAS is a function of the STS.\n",
+        # a number that continues a sentence ("... within\n10 seconds.") opens no footnote
+        "the alert shows after more than\n10 Seconds is a long time for a pilot.\n",
+        # "is the" and a generic verb only in a footnote's sentences of the right shape
+        "3 The horizontal stabilizer, which is controlled by trim, moves.\n",
+    ],
+)
+def test_text_that_is_no_footnote_definition(text: str) -> None:
+    assert pairs(text) == []
+
+
+def test_for_the_purposes_of_a_document_each_clause_defines() -> None:
+    text = (
+        "the fuselage. For the purposes of this NPRM, ‘‘high’’\nAOA is a relatively large angle"
+        " (associated with\nflight conditions outside of the normal flight\nenvelope), and "
+        "‘‘low’’ AOA is a relatively small\nangle (associated with flight conditions within "
+        "the\nnormal flight envelope). Next.\n"
+    )
+    assert pairs(text) == [
+        (
+            "high AOA",
+            "a relatively large angle (associated with flight conditions outside of the"
+            " normal flight envelope)",
+        ),
+        (
+            "low AOA",
+            "a relatively small angle (associated with flight conditions within the "
+            "normal flight envelope)",
+        ),
+    ]
+    passive = "For the purposes of the preceding sentence, equipment is used by an agency if it is."
+    assert pairs(passive) == []
+
+
+def test_doubled_single_quotes_of_government_typography_quote_a_term() -> None:
+    text = "3 An airplane’s nose-up or nose-down attitude is\nknown as its ‘‘pitch attitude.’’ On"
+    assert pairs(text) == [("pitch attitude", "An airplane’s nose-up or nose-down attitude")]
+    assert pairs("The ‘‘Agreement’’ means this agreement.") == [("Agreement", "this agreement")]
+
+
+def test_a_quoted_label_or_a_repeated_numbered_name_defines_nothing() -> None:
+    labelled = "These markers, labeled\n‘‘INOP,’’ indicate that one of the\npositions is off."
+    assert pairs(labelled) == []
+    repeated = "This AD replaces AD 2018–23–51,\nAmendment 39–19512 (‘‘AD 2018–23–51’’).\n"
+    assert pairs(repeated) == []
+    court = "the Court of Justice of the European Union (the ‘Court of Justice’)"
+    assert [term for term, _ in pairs(court)] == ["Court of Justice"]

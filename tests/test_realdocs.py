@@ -183,12 +183,7 @@ def test_section_numbers_found(gold: Gold, default_scores: dict[str, DocumentSco
 
 #: Targets not reached yet (issue 13 is open): run, reported as xfail, and as XPASS once met.
 OPEN_TARGETS = {
-    "definitions": {
-        "nist-sp-800-63b": "recall 47%: its terms are defined in unquoted prose",
-        "federal-register-2020-17221": "recall 0%: it has no definitions paragraph; its terms "
-        "are defined in the preamble's prose and footnotes ('CBI is ...', 'The angle of "
-        "attack (or AOA) is the angle at which ...', '... is known as its pitch attitude')",
-    },
+    "definitions": {},
     "citations": {
         gold.name: "citation top-1 below 95% with every document in one index: documents "
         "named in the query ('of the DPA', 'FIPS 200') are not all recognised, and lettered "

@@ -99,8 +99,9 @@ def _is_quote(char: str) -> bool:
 
 # --- quoted terms -----------------------------------------------------------------------
 
-OPEN_Q = r"(?:``|(?<![\w`'’])[\"'‘“])"
-CLOSE_Q = r"(?:''|[\"'’”](?![\w]))"
+# ``‘‘Term’’``: the doubled single quotes of US government typography (Federal Register)
+OPEN_Q = r"(?:``|‘‘|(?<![\w`'’])[\"'‘“])"
+CLOSE_Q = r"(?:''|’’|[\"'’”](?![\w]))"
 # A character of a quoted term: no quote, but an apostrophe inside a word ("Lender’s")
 # and a single line break (wrapped PDF lines) are allowed.
 TERM_CHAR = r"(?:[^\"'‘’“”`*\n]|['’](?=\w)|\n(?![ \t]*\n))"
@@ -112,4 +113,8 @@ QUOTED_TERM = re.compile(QTERM)
 def term_at(raw: str, start: int) -> tuple[str, int]:
     """A matched term with its whitespace collapsed, and the offset of its first letter."""
     lead = len(raw) - len(raw.lstrip())
-    return " ".join(raw.split()).rstrip(",;:"), start + lead
+    # "known as its ‘‘pitch attitude.’’": the full stop inside the quotes is the sentence's
+    term = " ".join(raw.split()).rstrip(",;:")
+    if re.search(r"[a-z]{2}\.$", term):
+        term = term[:-1]
+    return term, start + lead

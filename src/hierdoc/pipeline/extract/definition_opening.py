@@ -20,6 +20,16 @@ The term is the heading's name as the subject writes it when the subject begins 
 it ("Memorized Secret" of "A Memorized Secret authenticator" under "Memorized Secrets"),
 else the whole subject. A quoted alias in the aside ("sometimes referred to as “phishing
 attacks,”") is defined by the same text.
+
+The same reading, without a heading, for two other places where prose defines:
+
+- footnotes (a line opening with its number after a finished sentence, as the PDF
+  converter writes them): any sentence "<subject> is a/an/the/one ..." ("8 MCAS is a
+  function of the Speed Trim System ..."), and a first sentence with a generic subject and
+  its verb ("10 A flight control law generates commands ...", the verb kept);
+- "For the purposes of this NPRM, ‘‘high’’ AOA is a relatively large angle ..., and
+  ‘‘low’’ AOA is ...": each clause of the sentence (not a passive: "equipment is used by
+  an executive agency if ...").
 """
 
 from __future__ import annotations
@@ -38,17 +48,40 @@ _HEADING_LABEL = re.compile(
     r"(?:\d+(?:\.\d+)*\.?|[A-Z](?:\.\d+)*\.?|[IVXLC]+\.)\s+"
 )
 _WORD = r"[^\W\d_][\w\-’']*+"
-_OPENING = re.compile(
-    r"(?:(?:An?|The)[ \t]+)?"
-    rf"(?P<subject>{_WORD}(?:(?:[ \t]+\n?|\n)[ \t]*{_WORD}){{0,{MAX_SUBJECT_WORDS + 2}}}?)"
-    # an aside: " — commonly referred to as a password or, if numeric, a PIN —"
-    r"(?P<aside>\s+[—–]\s(?:[^—–.\n]|\n(?!\s*\n)){1,160}?\s[—–]"
-    r"|,\s(?:[^,.;:\n]|\n(?!\s*\n)){1,120}?,[\"”’]?)?"
-    r"\s+(?P<verb>is(?=\s+(?:a|an|any|one)\s)"
-    r"|are(?=\s+(?:any|all|those)\s"
-    r"|\s+(?![a-z]+(?:ed|ing|ly|able|ible)\s)[a-z]+\s+(?:that|which|who|whose|by|of|for|in|used)\s)"
-    r"|refers?\s+to|means|(?:is|are)\s+defined\s+as|denotes)\b[ \t]*"
+_NOT_NOUN = r"(?![a-z]+(?:ed|ing|ly|able|ible)\s|(?:so|not|also|such|only)\s)"
+# "is commercial or financial information that ...": a noun phrase with a relative clause
+_IS_NOUN_THAT = r"\s+" + _NOT_NOUN + r"(?:[a-z][\w\-]*\s+){1,4}?(?:that|which|who|whose)\s"
+
+
+def _subject_and_verb(article: str) -> re.Pattern[str]:
+    """A short noun phrase, an aside, and a defining verb; ``article``: what may follow "is"."""
+    return re.compile(
+        r"(?:(?:An?|The)(?:[ \t]+\n?|\n)[ \t]*)?"
+        rf"(?P<subject>{_WORD}(?:(?:[ \t]+\n?|\n)[ \t]*{_WORD}){{0,{MAX_SUBJECT_WORDS + 2}}}?)"
+        # an aside: " — commonly referred to as a password or, if numeric, a PIN —"
+        r"(?P<aside>\s+[—–]\s(?:[^—–.\n]|\n(?!\s*\n)){1,160}?\s[—–]"
+        r"|,\s(?:[^,.;:\n]|\n(?!\s*\n)){1,120}?,[\"”’]?"
+        r"|\s+\((?:or|also|i\.e\.,?)?\s*[^()\n]{1,40}\))?"
+        rf"\s+(?P<verb>is(?=\s+(?:{article})\s|{_IS_NOUN_THAT})"
+        r"|are(?=\s+(?:any|all|those)\s"
+        r"|\s+" + _NOT_NOUN + r"[a-z]+\s+(?:that|which|who|whose|by|of|for|in|used)\s)"
+        r"|refers?\s+to|means|(?:is|are)\s+defined\s+as|denotes)\b[ \t]*"
+    )
+
+
+_OPENING = _subject_and_verb("a|an|any|one")
+# in a footnote also "is the": "5 Stall warning indication is the activation of ..."
+_NOTE_SENTENCE = _subject_and_verb("a|an|any|one|the")
+# a footnote as the PDF converter writes it: its number, a space, a capital, at the start of
+# a line that follows a blank line or a finished sentence
+_FOOTNOTE = re.compile(r"(?:\A|(?<=\n\n)|(?<=[.!?)”’]\n))[ \t]*\d{1,3}[ \t]+(?=[A-Z])")
+# a footnote opening with a generic subject and its verb: "10 A flight control law generates
+# commands to move flight control surfaces ..." (the verb stays in the definition)
+_NOTE_GENERIC = re.compile(
+    rf"An?(?:[ \t]+\n?|\n)[ \t]*(?P<subject>{_WORD}(?:(?:[ \t]+\n?|\n)[ \t]*{_WORD}){{0,5}}?)"
+    r"\s+(?=[a-z]{2,}[^s\W\d_]s\s)"
 )
+_FOOTNOTE_END = re.compile(r"\n[ \t]*\n|\n[ \t]*\d{1,3}[ \t]+[A-Z]|\n[ \t]*#")
 _STOP_WORDS = word_set(
     "is are was were be been shall will must may can should would has have had do does"
     " this that these those it its they we you our your their which who when where if"
@@ -82,6 +115,76 @@ def opening_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
         return
     yield FoundDefinition(term, definition, term_start, end, "opening")
     yield from _aliases(marked, match, definition, end)
+
+
+def footnote_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
+    """Sentences of footnotes that say what something is ("8 MCAS is a function of the Speed
+    Trim System ...", "... . An airspeed disagree alert, or ‘‘IAS DISAGREE’’ on the 737 MAX,
+    is a visual alert ..."): the subject is the term."""
+    text = marked.plain
+    for note in _FOOTNOTE.finditer(text):
+        stop = _FOOTNOTE_END.search(text, note.end())
+        limit = stop.start() if stop else len(text)
+        starts = [note.end()]
+        starts += [m.end() for m in _SENTENCE_END.finditer(text, note.end(), limit)]
+        for start in starts:
+            start += len(text[start:limit]) - len(text[start:limit].lstrip())
+            match = _NOTE_SENTENCE.match(text, start, limit)
+            if match is None and start == note.end():
+                match = _NOTE_GENERIC.match(text, start, limit)
+            if match and _plain_subject(match.group("subject")):
+                yield from _found(marked, match, limit)
+
+
+def _found(marked: Unmarked, match: re.Match[str], limit: int) -> Iterator[FoundDefinition]:
+    end = min(_sentence_end(marked.plain, match.end()), limit)
+    definition, end = clean_definition(marked, match.end(), end)
+    term, start = term_at(match.group("subject"), match.start("subject"))
+    if definition and valid_term(term):
+        yield FoundDefinition(term, definition, start, end, "opening")
+
+
+_PURPOSE = re.compile(
+    r"(?:^|(?<=[.!?;:])\s+)For\s+(?:the\s+)?purposes?\s+of\s+(?:this|these|the)\s+"
+    r"[^,.;:\n]{1,60},\s+",
+    re.MULTILINE,
+)
+_Q = "\"'‘’“”"
+_PURPOSE_CLAUSE = re.compile(
+    rf"(?:(?:the|an?)\s+)?(?P<subject>(?:[{_Q}]*[^\W\d_][\w\-]*[{_Q}]*\s+){{0,5}}?"
+    rf"[{_Q}]*[^\W\d_][\w\-]*[{_Q}]*)\s+(?:is|are|means|refers\s+to)\s+"
+    # "equipment is used by an executive agency if ...": a passive, not a definition
+    r"(?![a-z]+ed\s)"
+)
+
+
+def purpose_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
+    """'For the purposes of this NPRM, ‘‘high’’ AOA is a relatively large angle ..., and
+    ‘‘low’’ AOA is a relatively small angle ...': each clause of the sentence defines."""
+    text = marked.plain
+    for lead in _PURPOSE.finditer(text):
+        stop = _sentence_end(text, lead.end())
+        position = lead.end()
+        while (clause := _PURPOSE_CLAUSE.match(text, position, stop)) is not None:
+            subject = "".join(c for c in clause.group("subject") if c not in _Q)
+            following = _next_clause(text, clause.end(), stop)
+            end = following.start() if following else stop
+            definition, end = clean_definition(marked, clause.end(), end)
+            term = collapse(subject)
+            if not _plain_subject(term) or not definition or not valid_term(term):
+                break
+            yield FoundDefinition(term, definition, clause.start("subject"), end, "means")
+            if following is None:
+                break
+            position = following.end()
+
+
+def _next_clause(text: str, start: int, stop: int) -> re.Match[str] | None:
+    """The ", and" before the next clause that defines a term, if any."""
+    for joint in re.finditer(r",\s+(?:and\s+)?", text[:stop], re.S):
+        if joint.start() >= start and _PURPOSE_CLAUSE.match(text, joint.end(), stop):
+            return joint
+    return None
 
 
 def _plain_subject(subject: str) -> bool:

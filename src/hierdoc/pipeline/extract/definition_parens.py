@@ -108,7 +108,10 @@ def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
             if phrase and relative and len(phrase.split()) <= 3:
                 # "for a period (the “Restrictive Period”) which shall commence on ..."
                 phrase = f"{phrase} {' '.join(relative.group('clause').split())}"
-            if phrase:
+            # "This AD replaces AD 2018–23–51, ... (‘‘AD 2018–23–51’’)": a numbered name
+            # repeated (not "the Court of Justice of the European Union (‘Court of Justice’)")
+            repeated = bool(re.search(r"\d", term)) and term in phrase
+            if phrase and not repeated:
                 yield FoundDefinition(term, phrase, start, match.end(), "parenthetical")
 
 

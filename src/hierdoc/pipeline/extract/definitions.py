@@ -43,7 +43,7 @@ from .definition_lists import (
     table_definitions,
 )
 from .definition_markup import QTERM, QTERM_ANON, QUOTED_TERM, Unmarked, term_at, unmark
-from .definition_opening import opening_definitions
+from .definition_opening import footnote_definitions, opening_definitions, purpose_definitions
 from .definition_parens import parenthetical_definitions
 from .definition_text import (
     MAX_TERM_WORDS,
@@ -111,9 +111,10 @@ _COPULA_ANYWHERE = re.compile(
 )
 # "Each licensee is addressed as “you”", 'A copy that is not "Transparent" is called "Opaque"'
 _CALLED = re.compile(
-    r"(?:^[ \t]*|(?<=[.!?;:])[ \t]+)"
+    r"(?:^[ \t]*(?:\d{1,3}[ \t]+)?|(?<=[.!?;:])[ \t]+)"  # a footnote's number: "3 An ..."
     r"(?P<subject>(?:Each|Any|The|An?)\s(?:[^.;:\n]|\n(?![ \t]*\n)){1,300}?)\s+(?:is|are)\s+"
-    r"(?:(?:addressed|referred\s+to|known)\s+as|called)\s+(?:an?\s+|the\s+)?" + QTERM,
+    r"(?:(?:addressed|referred\s+to|known)\s+as|called)\s+(?:an?\s+|the\s+|its\s+|their\s+)?"
+    + QTERM,
     re.MULTILINE,
 )
 # "is “eligible for relicensing” if ...", "An interface displays “Appropriate Legal Notices” to
@@ -121,6 +122,8 @@ _CALLED = re.compile(
 _CONDITIONAL = re.compile(
     r"\b(?:is|are|[a-z]{3,}[^s\W]s)\s+" + QTERM + r"\s+(?=if\b|to\s+the\s+extent\s+that\b)"
 )
+# a quoted label after a participle names what the subject is labelled, not a defined term
+_LABELLED = re.compile(r"\b(?:labell?ed|marked|titled|entitled|reading)\s+\S{1,2}$")
 _CONDITIONAL_CUE = re.compile(r"[\"'’”]\s+(?:if|to\s+the\s+extent\s+that)\b")
 _COPULA_CUE = re.compile(r"[\"'’”][ \t]+(?:is|are|represents|describes)\b")
 _CALLED_CUE = re.compile(r"\b(?:is|are)\s+(?:(?:addressed|referred\s+to|known)\s+as|called)\b")
@@ -209,6 +212,8 @@ def find_definitions(text: str, in_definitions_section: bool = False) -> list[Fo
     ]
     extra = list(table_definitions(marked, in_definitions_section))
     extra += opening_definitions(marked)
+    extra += footnote_definitions(marked)
+    extra += purpose_definitions(marked)
     if in_definitions_section:
         extra = list(glossary_definitions(marked)) + extra + list(bare_row_definitions(marked))
         if not is_definitions_heading(text.split("\n", 1)[0]):
@@ -323,6 +328,8 @@ def _quoted_means(
     for match in _MEANS.finditer(text):
         if match.group("include") and match.start("term") - 1 in emphasised:
             continue  # "The **Agreement** includes an additional claim": bold, not a term
+        if _LABELLED.search(text, max(0, match.start() - 20), match.start("term")):
+            continue  # "These markers, labeled ‘‘INOP,’’ indicate that ...": the markers do
         terms = [(match.group("term"), match.start("term"))]
         for alias in QUOTED_TERM.finditer(match.group("aliases")):
             terms.append((alias.group("term"), match.start("aliases") + alias.start("term")))
