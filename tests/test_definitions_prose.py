@@ -212,6 +212,9 @@ def test_footnotes_that_say_what_something_is_define_it() -> None:
         "The FAA is the agency that regulates aviation. MCAS is a function of the STS.\n",
         # a number that continues a sentence ("... within\n10 seconds.") opens no footnote
         "the alert shows after more than\n10 Seconds is a long time for a pilot.\n",
+        # a numbered clause read as a footnote: "is made that" is no noun phrase
+        "in writing.\n12 The Disclosers give no warranty. No representation or warranty is "
+        "made that the Confidential Information shall remain unchanged.\n",
         # "is the" and a generic verb only in a footnote's sentences of the right shape
         "3 The horizontal stabilizer, which is controlled by trim, moves.\n",
     ],

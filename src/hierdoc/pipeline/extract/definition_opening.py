@@ -48,13 +48,17 @@ _HEADING_LABEL = re.compile(
     r"(?:\d+(?:\.\d+)*\.?|[A-Z](?:\.\d+)*\.?|[IVXLC]+\.)\s+"
 )
 _WORD = r"[^\W\d_][\w\-’']*+"
-_NOT_NOUN = r"(?![a-z]+(?:ed|ing|ly|able|ible)\s|(?:so|not|also|such|only)\s)"
+_NOT_NOUN = (
+    r"(?![a-z]+(?:ed|ing|ly|able|ible)\s|(?:so|not|also|such|only|made|given|done|taken|shown"
+    r"|known|held|set|put|kept|sent|paid|told|found|meant|thought|seen|said)\s)"
+)
 # "is commercial or financial information that ...": a noun phrase with a relative clause
-_IS_NOUN_THAT = r"\s+" + _NOT_NOUN + r"(?:[a-z][\w\-]*\s+){1,4}?(?:that|which|who|whose)\s"
+_IS_NOUN_THAT = r"|\s+" + _NOT_NOUN + r"(?:[a-z][\w\-]*\s+){1,4}?(?:that|which|who|whose)\s"
 
 
-def _subject_and_verb(article: str) -> re.Pattern[str]:
-    """A short noun phrase, an aside, and a defining verb; ``article``: what may follow "is"."""
+def _subject_and_verb(article: str, noun_that: str = _IS_NOUN_THAT) -> re.Pattern[str]:
+    """A short noun phrase, an aside, and a defining verb; ``article``: what may follow "is",
+    ``noun_that``: "is" before a noun phrase with a relative clause (or nothing)."""
     return re.compile(
         r"(?:(?:An?|The)(?:[ \t]+\n?|\n)[ \t]*)?"
         rf"(?P<subject>{_WORD}(?:(?:[ \t]+\n?|\n)[ \t]*{_WORD}){{0,{MAX_SUBJECT_WORDS + 2}}}?)"
@@ -62,7 +66,7 @@ def _subject_and_verb(article: str) -> re.Pattern[str]:
         r"(?P<aside>\s+[—–]\s(?:[^—–.\n]|\n(?!\s*\n)){1,160}?\s[—–]"
         r"|,\s(?:[^,.;:\n]|\n(?!\s*\n)){1,120}?,[\"”’]?"
         r"|\s+\((?:or|also|i\.e\.,?)?\s*[^()\n]{1,40}\))?"
-        rf"\s+(?P<verb>is(?=\s+(?:{article})\s|{_IS_NOUN_THAT})"
+        rf"\s+(?P<verb>is(?=\s+(?:{article})\s{noun_that})"
         r"|are(?=\s+(?:any|all|those)\s"
         r"|\s+" + _NOT_NOUN + r"[a-z]+\s+(?:that|which|who|whose|by|of|for|in|used)\s)"
         r"|refers?\s+to|means|(?:is|are)\s+defined\s+as|denotes)\b[ \t]*"
@@ -71,7 +75,7 @@ def _subject_and_verb(article: str) -> re.Pattern[str]:
 
 _OPENING = _subject_and_verb("a|an|any|one")
 # in a footnote also "is the": "5 Stall warning indication is the activation of ..."
-_NOTE_SENTENCE = _subject_and_verb("a|an|any|one|the")
+_NOTE_SENTENCE = _subject_and_verb("a|an|any|one|the", noun_that="")
 # a footnote as the PDF converter writes it: its number, a space, a capital, at the start of
 # a line that follows a blank line or a finished sentence
 _FOOTNOTE = re.compile(r"(?:\A|(?<=\n\n)|(?<=[.!?)”’]\n))[ \t]*\d{1,3}[ \t]+(?=[A-Z])")
