@@ -203,6 +203,19 @@ def parse_heading(heading: str) -> Label | None:
     return None
 
 
+#: A lettered outline heading: "K. Payment", "B. Account Terms" (a capital letter, a dot,
+#: then a word).
+_HEADING_LETTER = re.compile(r"^\s*(?P<letter>[A-Z])\.\s+(?=[A-Z0-9\"“(])")
+
+
+def parse_lettered_heading(heading: str) -> Label | None:
+    """The lettered section a heading opens: "K. Payment" -> section k, cited "Section K"
+    (and its numbered subsections "Section K.3"). Only for headings the document marks as
+    such: in running text or a PDF line, "A. Smith" or a list item is not a section."""
+    match = _HEADING_LETTER.match(heading)
+    return Label("section", (match["letter"],)) if match else None
+
+
 @dataclass(frozen=True)
 class Citation:
     """A citation found in free text, with its position."""
@@ -232,6 +245,27 @@ def _trailing_words(text: str, end: int) -> tuple[list[str], int]:
     return [], end
 
 
+#: Kinds numbered by a lone letter in any case: "Annex C", "Part b", "Schedule A".
+_LETTER_KINDS = frozenset(
+    {"appendix", "annex", "exhibit", "schedule", "subpart", "part", "title", "chapter"}
+)
+
+
+def _letter_cited(match: re.Match[str]) -> bool:
+    """A lone letter numbers the cited kind: always for :data:`_LETTER_KINDS`; for a
+    section or clause only as "Section K" (word capitalised, capital letter, no full stop
+    between them: "this section. A person" is two sentences)."""
+    kind_raw = match["kind"]
+    if _kind_of(kind_raw) in _LETTER_KINDS:
+        return True
+    if _kind_of(kind_raw) not in CLAUSE_KINDS or not kind_raw[0].isupper():
+        return False
+    sentence_end = kind_raw.endswith(".") and KIND_ALIASES.get(kind_raw[:-1].lower()) == (
+        kind_raw[:-1].lower()
+    )
+    return match["num"].isupper() and not sentence_end
+
+
 def find_citations(text: str) -> list[Citation]:
     """Every "Article 17(3)(b)", "sec. 203(a)(1)", "§4.2", "Chapter III" in a text."""
     found: list[Citation] = []
@@ -241,21 +275,7 @@ def find_citations(text: str) -> list[Citation]:
         kind = _kind_of(match["kind"])
         if kind in ROMAN_KINDS and match["num"].isalpha() and roman_to_int(match["num"]) is None:
             continue
-        if (
-            match["num"].isalpha()
-            and len(match["num"]) == 1
-            and kind
-            not in (
-                "appendix",
-                "annex",
-                "exhibit",
-                "schedule",
-                "subpart",
-                "part",
-                "title",
-                "chapter",
-            )
-        ):
+        if len(match["num"]) == 1 and match["num"].isalpha() and not _letter_cited(match):
             continue
         label = _label(match["kind"], match["num"], match["parens"])
         words, end = _trailing_words(text, match.end())

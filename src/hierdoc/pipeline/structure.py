@@ -19,6 +19,7 @@ numbering gets a slug.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -26,10 +27,11 @@ from markdown_it import MarkdownIt
 
 from ..models import Section
 from .headings import plain_heading
-from .numbering import parse_heading, slugify
+from .numbering import parse_heading, parse_lettered_heading, slugify
 from .outline import OutlineNode, outline
 
 PREAMBLE_ID = "preamble"
+_LETTERED_ID = re.compile(r"section-[a-z]")
 CHAIN_HEAD = 2
 """Outermost headings a breadcrumb keeps (see :func:`bounded_chain`)."""
 CHAIN_TAIL = 10
@@ -109,7 +111,7 @@ def _heading_nodes(text: str, title: str) -> list[_Node]:
         )
         while stack and stack[-1][0] >= heading.level:
             stack.pop()
-        label = parse_heading(heading.text)
+        label = parse_heading(heading.text) or parse_lettered_heading(heading.text)
         nodes.append(
             _Node(
                 heading.text,
@@ -181,7 +183,9 @@ def _assign_ids(nodes: list[_Node]) -> list[str]:
         if node.kind != "enum":
             parent_id = ids[node.parent] if node.parent is not None else None
             section_id = node.local_id
-            if counts[section_id] > 1 and parent_id not in (None, PREAMBLE_ID):
+            if _subsection(node, nodes, parent_id, counts[section_id] > 1):
+                section_id = f"{parent_id}-{section_id.removeprefix('section-')}"
+            elif counts[section_id] > 1 and parent_id not in (None, PREAMBLE_ID):
                 section_id = f"{parent_id}-{section_id}"
             ids[index] = _unique(section_id, used)
     for index, node in enumerate(nodes):
@@ -193,6 +197,17 @@ def _assign_ids(nodes: list[_Node]) -> list[str]:
                 section_id = f"{parent_id or PREAMBLE_ID}-{node.local_id.rsplit('.', 1)[-1]}"
             ids[index] = _unique(section_id, used)
     return ids
+
+
+def _subsection(node: _Node, nodes: list[_Node], parent_id: str | None, repeated: bool) -> bool:
+    """A bare clause number under a section heading numbers a subsection of it: "1." under
+    "K. Payment" is cited "Section K.1" (``section-k-1``), as is a "1." repeated under each
+    of "3.", "4." (``section-3-1``). Under a lettered section it always is."""
+    if node.parent is None or parent_id is None or node.kind != "section":
+        return False
+    if nodes[node.parent].kind != "section" or node.local_id.count("-") != 1:
+        return False
+    return repeated or _LETTERED_ID.fullmatch(parent_id) is not None
 
 
 def _unique(section_id: str, used: set[str]) -> str:

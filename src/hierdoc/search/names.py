@@ -7,6 +7,13 @@ every contract that mentions a party. A document is named in two ways:
   case-insensitively and between word boundaries; only names that cannot be an
   ordinary phrase count (they hold a digit or one of ``. _ - %``, or are three
   words or more), so a title such as "Agreement" names nothing;
+* **as written, in short**: the query writes a short form of its title or file name
+  (:class:`ShortNames`): a phrase of the title that holds a document word, capitalised as a
+  name is ("the Pilot Agreement", "the Corporate Terms" of "GitHub Corporate Terms of
+  Service"), the acronym of such a phrase in capitals ("the DPA" of "Data Processing
+  Agreement"), or an identifier of the title or file name, letters then numbers ("FIPS 200"
+  of ``nist-fips-200.pdf``, "SP 800-63B"); a short name that several documents share names
+  them all;
 * **by its name's words**: the query holds at least half of the weight of the
   words of its name (title and file stem, lower-cased, plural "s" dropped), each
   word weighted by its inverse frequency among the documents' names, a document
@@ -28,6 +35,7 @@ from urllib.parse import unquote
 
 from ..models import DocumentRecord
 from .analyze import ENGLISH_STOP_WORDS
+from .short_names import ShortNames
 
 #: Words with which people name a document ("the cloud agreement", "the PCI standard").
 # fmt: off
@@ -137,7 +145,8 @@ class DocumentNames:
         self._words: dict[str, set[str]] = {}
         self._names: dict[str, list[set[str]]] = {}
         self._holders: dict[str, list[str]] = defaultdict(list)
-        for document in documents:
+        self._documents = list(documents)
+        for document in self._documents:
             for name in name_strings(document):
                 if _written_form(name):
                     opening = tuple(_WORD.findall(name)[:2])
@@ -148,6 +157,7 @@ class DocumentNames:
             for word in words:
                 self._holders[word].append(document.source)
         self.count = len(self._words)
+        self._short = ShortNames(self._documents, DOCUMENT_WORDS)
         frequency = Counter(w for words in self._words.values() for w in words)
         self._idf = {w: math.log(1 + self.count / df) for w, df in frequency.items()}
 
@@ -158,6 +168,8 @@ class DocumentNames:
         allowed = set(scope)
         lowered = query.lower()
         spans = self._as_written(lowered, allowed)
+        if len(lowered) == len(query):
+            spans = _outermost([*spans, *self._short.find(query, allowed)])
         if spans:
             sources = tuple(dict.fromkeys(source for _, _, source in spans))
             same = len(lowered) == len(query)
@@ -174,12 +186,7 @@ class DocumentNames:
                 if allowed and source not in allowed:
                     continue
                 spans += [(start, end, source) for start, end in _occurrences(query, name)]
-        kept = [
-            s
-            for s in spans
-            if not any(o[0] <= s[0] and s[1] <= o[1] and o[1] - o[0] > s[1] - s[0] for o in spans)
-        ]
-        return sorted(kept)
+        return _outermost(spans)
 
     def _by_words(self, query: str, allowed: set[str]) -> Naming | None:
         asked = _words(query)
@@ -207,6 +214,16 @@ class DocumentNames:
             for words in self._names[source]
         ]
         return max(shares, default=0.0)
+
+
+def _outermost(spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The spans not inside a longer one ("GitHub Terms of Service" over "Terms of Service")."""
+    kept = [
+        s
+        for s in spans
+        if not any(o[0] <= s[0] and s[1] <= o[1] and o[1] - o[0] > s[1] - s[0] for o in spans)
+    ]
+    return sorted(set(kept))
 
 
 def _occurrences(text: str, name: str) -> Iterable[tuple[int, int]]:

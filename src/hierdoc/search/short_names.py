@@ -1,0 +1,173 @@
+"""Short names of documents: how a question names a document it does not write out in full.
+
+People rarely write a document's whole title: "Section 3.2 of the DPA" means the "Data
+Processing Agreement", "Section 4 of FIPS 200" the file ``nist-fips-200.pdf``, "the Pilot
+Agreement" the document titled so. Three short forms are read from each document's titles
+(its title, its metadata title, its file stem), never from a list of known documents:
+
+* a **phrase** of a title: two or more consecutive words of one part of the title (parts
+  are split at " - ", "|", ":" and brackets) that begin and end with a word that is not a
+  stop word and hold a document word ("agreement", "license", "terms") and another word:
+  "General Public License" of "GNU General Public License v3.0 - GNU Project". In the query
+  its words must be capitalised, as a name is: "the pilot agreement ends" is prose;
+* an **acronym** of such a phrase of three words or more: the initials of its words, with
+  and without its inner stop words ("Terms of Service": "TOS"), at least three letters,
+  written in the query with at least two capitals ("DPA", "ToS");
+* an **identifier**: one or two words of letters followed by all the numbers after them
+  ("FIPS 200", "SP 800-63B", "GPL 3.0"), in any case; the query's identifier must not go on
+  with more numbers ("SP 800-53" is not "SP 800-63B").
+
+A short name that several documents have names all of them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from urllib.parse import unquote
+
+from ..models import DocumentRecord
+from ..pipeline.numbering import KIND_ALIASES
+from .analyze import ENGLISH_STOP_WORDS
+
+_TOKEN = re.compile(r"[A-Za-z0-9]+")
+_TITLE_PART = re.compile(r"\s[-–—|:]\s|[()\[\]|:]")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}$")
+#: Letters that number an identifier are at most this many words before its numbers.
+IDENTIFIER_PREFIX = 2
+MIN_ACRONYM = 3
+
+
+@dataclass(frozen=True)
+class ShortName:
+    words: tuple[str, ...]
+    """Lower-cased tokens of the name."""
+    source: str
+    form: str
+    """"phrase", "acronym" or "identifier"."""
+
+
+class ShortNames:
+    """The short names of a set of documents, and where a query writes them."""
+
+    def __init__(self, documents: Iterable[DocumentRecord], document_words: frozenset[str]):
+        self._by_first: dict[str, set[ShortName]] = defaultdict(set)
+        for document in documents:
+            for short in short_names(document, document_words):
+                self._by_first[short.words[0]].add(short)
+
+    def find(self, query: str, allowed: set[str]) -> list[tuple[int, int, str]]:
+        """(start, end, source) of each short name the query writes."""
+        tokens = list(_TOKEN.finditer(query))
+        lowered = [t.group().lower() for t in tokens]
+        spans: list[tuple[int, int, str]] = []
+        for i, word in enumerate(lowered):
+            for short in self._by_first.get(word, ()):
+                end = i + len(short.words)
+                if allowed and short.source not in allowed:
+                    continue
+                if tuple(lowered[i:end]) != short.words:
+                    continue
+                if _written_as(short.form, [t.group() for t in tokens[i:end]]) and not (
+                    short.form == "identifier" and _goes_on(query, tokens, end)
+                ):
+                    spans.append((tokens[i].start(), tokens[end - 1].end(), short.source))
+        return spans
+
+
+def short_names(document: DocumentRecord, document_words: frozenset[str]) -> set[ShortName]:
+    """Every short name of one document (see the module)."""
+    found: set[ShortName] = set()
+    for title in _titles(document):
+        for part in _TITLE_PART.split(title):
+            words = [w.lower() for w in _TOKEN.findall(_CAMEL.sub(" ", part))]
+            for run in _phrases(words, document_words):
+                found.add(ShortName(run, document.source, "phrase"))
+                found |= {ShortName((a,), document.source, "acronym") for a in _acronyms(run)}
+            found |= {ShortName(i, document.source, "identifier") for i in _identifiers(words)}
+    return found
+
+
+def _titles(document: DocumentRecord) -> list[str]:
+    """Title, metadata title and file stem (separators as spaces)."""
+    stem = _EXTENSION.sub("", unquote(PurePosixPath(document.source).name))
+    found = [
+        document.title,
+        str(document.metadata.get("title") or ""),
+        re.sub(r"[_\-.]+", " ", stem),
+    ]
+    return list(dict.fromkeys(t for t in found if t.strip()))
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _phrases(words: Sequence[str], document_words: frozenset[str]) -> Iterable[tuple[str, ...]]:
+    """Runs of two words or more that begin and end with a content word and hold a document
+    word and another content word."""
+    for start in range(len(words)):
+        for end in range(start + 2, len(words) + 1):
+            run = words[start:end]
+            if run[0] in ENGLISH_STOP_WORDS or run[-1] in ENGLISH_STOP_WORDS:
+                continue
+            content = [w for w in run if w not in ENGLISH_STOP_WORDS and not w.isdigit()]
+            kinds = [_singular(w) in document_words for w in content]
+            if any(kinds) and not all(kinds):
+                yield tuple(run)
+
+
+def _acronyms(run: Sequence[str]) -> set[str]:
+    if len(run) < MIN_ACRONYM or any(w[0].isdigit() for w in run):
+        return set()
+    every = "".join(w[0] for w in run)
+    content = "".join(w[0] for w in run if w not in ENGLISH_STOP_WORDS)
+    return {a for a in (every, content) if len(a) >= MIN_ACRONYM}
+
+
+def _identifiers(words: Sequence[str]) -> Iterable[tuple[str, ...]]:
+    """Letters then every number after them: ("fips", "200"), ("sp", "800", "63b")."""
+    for start, word in enumerate(words):
+        if not _identifier_letters(word) or start + 1 >= len(words):
+            continue
+        end = start + 1
+        while end < len(words) and any(c.isdigit() for c in words[end]):
+            end += 1
+        if end == start + 1:
+            continue
+        for first in range(max(0, start + 1 - IDENTIFIER_PREFIX), start + 1):
+            if all(_identifier_letters(w) for w in words[first : start + 1]):
+                yield tuple(words[first:end])
+
+
+def _identifier_letters(word: str) -> bool:
+    """A word that can name a document before its number: not "section" nor a stop word."""
+    return (
+        len(word) >= 2
+        and word.isalpha()
+        and word not in ENGLISH_STOP_WORDS
+        and word not in KIND_ALIASES
+    )
+
+
+def _written_as(form: str, written: Sequence[str]) -> bool:
+    """A phrase's words capitalised; an acronym with two capitals at least."""
+    if form == "phrase":
+        return all(
+            w[0].isupper() or w[0].isdigit() for w in written if w.lower() not in ENGLISH_STOP_WORDS
+        )
+    if form == "acronym":
+        return sum(c.isupper() for c in written[0]) >= 2
+    return True
+
+
+def _goes_on(query: str, tokens: Sequence[re.Match[str]], end: int) -> bool:
+    """The identifier written in the query continues with another number ("800-63B-1")."""
+    if end >= len(tokens):
+        return False
+    gap = query[tokens[end - 1].end() : tokens[end].start()]
+    return gap in ("-", ".", "") and any(c.isdigit() for c in tokens[end].group())

@@ -1,0 +1,75 @@
+"""Documents named in a query by a short form of their title or file name (issue 13):
+"the DPA", "FIPS 200", "the Pilot Agreement", "the Corporate Terms"; shared short names
+narrow to every document that has them; prose and other numbers name nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from hierdoc.models import DocumentRecord
+from hierdoc.search.names import DocumentNames
+
+TITLES = {
+    "c/acme-data-processing-agreement.docx": "Data Processing Agreement",
+    "c/acme-pilot-agreement.docx": "Pilot Agreement",
+    "c/acme-software-license-agreement.docx": "Software License Agreement",
+    "p/github-terms.md": "GitHub Terms of Service",
+    "p/github-corporate-terms.md": "GitHub Corporate Terms of Service",
+    "l/gpl.html": "GNU General Public License v3.0 - GNU Project - Free Software Foundation",
+    "l/fdl.html": "GNU Free Documentation License - GNU Project - Free Software Foundation",
+    "s/nist-fips-200.pdf": "Minimum Security Requirements for Federal Information Systems",
+    "s/nist-sp-800-63b.pdf": "Digital Identity Guidelines",
+}
+
+
+@pytest.fixture(scope="module")
+def names() -> DocumentNames:
+    return DocumentNames([DocumentRecord(s, t, "h", "x", 1) for s, t in TITLES.items()])
+
+
+@pytest.mark.parametrize(
+    ("query", "sources", "rest"),
+    [
+        ("Section 3.2 of the DPA", ["c/acme-data-processing-agreement.docx"], "Section 3.2 of the"),
+        ("Section 5.2 of the Pilot Agreement", ["c/acme-pilot-agreement.docx"], None),
+        ("Section D.3 of the Corporate Terms", ["p/github-corporate-terms.md"], None),
+        ("Section D.4 of the GitHub Terms of Service", ["p/github-terms.md"], None),
+        ("Section 16 of the General Public License", ["l/gpl.html"], None),
+        ("Section 7 of the Free Documentation License", ["l/fdl.html"], None),
+        ("FIPS 200 Section 3", ["s/nist-fips-200.pdf"], "Section 3"),
+        ("Section 5.2.2 of SP 800-63B", ["s/nist-sp-800-63b.pdf"], None),
+        ("Section 7.1.1 of NIST SP 800-63B", ["s/nist-sp-800-63b.pdf"], None),
+        ("the GPL 3.0 patent clause", ["l/gpl.html"], None),
+    ],
+)
+def test_a_short_name_names_its_document(
+    names: DocumentNames, query: str, sources: list[str], rest: str | None
+) -> None:
+    naming = names.named(query)
+    assert naming is not None and list(naming.sources) == sources
+    if rest is not None:
+        assert naming.rest(query) == rest
+
+
+def test_a_short_name_several_documents_share_names_them_all(names: DocumentNames) -> None:
+    naming = names.named("what do the Terms of Service say about refunds")
+    assert naming is not None
+    assert set(naming.sources) == {"p/github-terms.md", "p/github-corporate-terms.md"}
+    naming = names.named("the TOS on refunds")
+    assert naming is not None
+    assert set(naming.sources) == {"p/github-terms.md", "p/github-corporate-terms.md"}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "which general public license terms apply",  # prose: not capitalised as a name
+        "what does the dpa require",  # an acronym is written in capitals
+        "Section 4 of SP 800-53",  # another identifier of the same series
+        "Section 200",  # a number is not a name
+        "the Agreement and the License",  # document words alone
+        "the Free Software Foundation",  # a title phrase without a document word
+    ],
+)
+def test_prose_and_other_identifiers_name_nothing(names: DocumentNames, query: str) -> None:
+    assert names.named(query) is None
