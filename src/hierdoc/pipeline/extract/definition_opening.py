@@ -78,7 +78,7 @@ _OPENING = _subject_and_verb("a|an|any|one")
 _NOTE_SENTENCE = _subject_and_verb("a|an|any|one|the", noun_that="")
 # a footnote as the PDF converter writes it: its number, a space, a capital, at the start of
 # a line that follows a blank line or a finished sentence
-_FOOTNOTE = re.compile(r"(?:\A|(?<=\n\n)|(?<=[.!?)”’]\n))[ \t]*\d{1,3}[ \t]+(?=[A-Z])")
+_FOOTNOTE = re.compile(r"^[ \t]*\d{1,3}[ \t]+(?=[A-Z])", re.MULTILINE)
 # a footnote opening with a generic subject and its verb: "10 A flight control law generates
 # commands to move flight control surfaces ..." (the verb stays in the definition)
 _NOTE_GENERIC = re.compile(
@@ -127,6 +127,8 @@ def footnote_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     is a visual alert ..."): the subject is the term."""
     text = marked.plain
     for note in _FOOTNOTE.finditer(text):
+        if not _opens_note(text, note.start()):
+            continue
         stop = _FOOTNOTE_END.search(text, note.end())
         limit = stop.start() if stop else len(text)
         starts = [note.end()]
@@ -149,9 +151,7 @@ def _found(marked: Unmarked, match: re.Match[str], limit: int) -> Iterator[Found
 
 
 _PURPOSE = re.compile(
-    r"(?:^|(?<=[.!?;:])\s+)For\s+(?:the\s+)?purposes?\s+of\s+(?:this|these|the)\s+"
-    r"[^,.;:\n]{1,60},\s+",
-    re.MULTILINE,
+    r"\bFor\s+(?:the\s+)?purposes?\s+of\s+(?:this|these|the)\s+[^,.;:\n]{1,60},\s+"
 )
 _Q = "\"'‘’“”"
 _PURPOSE_CLAUSE = re.compile(
@@ -167,6 +167,8 @@ def purpose_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     ‘‘low’’ AOA is a relatively small angle ...': each clause of the sentence defines."""
     text = marked.plain
     for lead in _PURPOSE.finditer(text):
+        if not _opens_sentence(text, lead.start()):
+            continue
         stop = _sentence_end(text, lead.end())
         position = lead.end()
         while (clause := _PURPOSE_CLAUSE.match(text, position, stop)) is not None:
@@ -181,6 +183,21 @@ def purpose_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
             if following is None:
                 break
             position = following.end()
+
+
+def _opens_note(text: str, start: int) -> bool:
+    """A line that starts the text, follows a blank line or a line ending a sentence."""
+    return start < 2 or text[start - 2] in "\n.!?)”’"
+
+
+def _opens_sentence(text: str, start: int) -> bool:
+    """A position at a line's start or after a sentence's (or clause's) end and a space."""
+    before = text[max(0, start - 80) : start]
+    return (
+        start == 0
+        or before.endswith("\n")
+        or (before[-1:].isspace() and before.rstrip()[-1:] in ".!?;:")
+    )
 
 
 def _next_clause(text: str, start: int, stop: int) -> re.Match[str] | None:
