@@ -310,8 +310,10 @@ def citation_is_right(
         return False
     if result.section_id in wanted:
         return True
-    stored = index.chunks([result.chunk_id]).get(result.chunk_id)
-    return stored is not None and bool(wanted & set(stored.chunk.sections))
+    # the chunk where a wanted section begins ("11. Definitions" opens the chunk of "11.1");
+    # stored chunks do not carry the sections beginning in them, the sections table does
+    begins = {s.chunk_id for w in wanted for s in index.store.sections(w, source)}
+    return result.chunk_id in begins
 
 
 def citation_scores(
