@@ -18,6 +18,8 @@ returned whole: a passage never starts or ends inside a sentence.
 
 Highlights are offsets into ``content`` of the query's terms (as BM25 analyses them),
 each occurrence of a quoted phrase or identifier, and the cited section's own text.
+A result's further passages, from the same sentence scores, are chosen in
+:mod:`hierdoc.search.passage_sets`.
 """
 
 from __future__ import annotations
