@@ -85,7 +85,13 @@ def test_lettered_and_mixed_citations_parse(text: str, ids: list[str]) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["as set out in this section. A person may object", "in section a of the form", "Section a"],
+    [
+        "as set out in this section. A person may object",
+        "in section a of the form",
+        "Section a",
+        "Requirement Section Compliant",
+        "This Act Section ISO/IEC Standard",
+    ],
 )
 def test_a_letter_after_a_sentence_or_in_lower_case_is_no_citation(text: str) -> None:
     assert find_citations(text) == []

@@ -254,7 +254,8 @@ _LETTER_KINDS = frozenset(
 def _letter_cited(match: re.Match[str]) -> bool:
     """A lone letter numbers the cited kind: always for :data:`_LETTER_KINDS`; for a
     section or clause only as "Section K" (word capitalised, capital letter, no full stop
-    between them: "this section. A person" is two sentences)."""
+    between them: "this section. A person" is two sentences; the letter a whole word:
+    "Section ISO/IEC" in a table header is no Section I)."""
     kind_raw = match["kind"]
     if _kind_of(kind_raw) in _LETTER_KINDS:
         return True
@@ -263,7 +264,8 @@ def _letter_cited(match: re.Match[str]) -> bool:
     sentence_end = kind_raw.endswith(".") and KIND_ALIASES.get(kind_raw[:-1].lower()) == (
         kind_raw[:-1].lower()
     )
-    return match["num"].isupper() and not sentence_end
+    after = match.string[match.end("num") : match.end("num") + 1]
+    return match["num"].isupper() and not sentence_end and not after.isalnum()
 
 
 def find_citations(text: str) -> list[Citation]:
