@@ -33,7 +33,7 @@ def names() -> DocumentNames:
         ("Section 3.2 of the DPA", ["c/acme-data-processing-agreement.docx"], "Section 3.2 of the"),
         ("Section 5.2 of the Pilot Agreement", ["c/acme-pilot-agreement.docx"], None),
         ("Section D.3 of the Corporate Terms", ["p/github-corporate-terms.md"], None),
-        ("Section D.4 of the GitHub Terms of Service", ["p/github-terms.md"], None),
+        ("Section D.4 of the GitHub Terms", ["p/github-terms.md"], None),
         ("Section 16 of the General Public License", ["l/gpl.html"], None),
         ("Section 7 of the Free Documentation License", ["l/fdl.html"], None),
         ("FIPS 200 Section 3", ["s/nist-fips-200.pdf"], "Section 3"),
@@ -47,6 +47,7 @@ def test_a_short_name_names_its_document(
 ) -> None:
     naming = names.named(query)
     assert naming is not None and list(naming.sources) == sources
+    assert naming.how == "by a short name"
     if rest is not None:
         assert naming.rest(query) == rest
 
@@ -73,3 +74,9 @@ def test_a_short_name_several_documents_share_names_them_all(names: DocumentName
 )
 def test_prose_and_other_identifiers_name_nothing(names: DocumentNames, query: str) -> None:
     assert names.named(query) is None
+
+
+def test_a_full_title_written_out_is_named_as_written(names: DocumentNames) -> None:
+    naming = names.named("Section 3 of the Data Processing Agreement")
+    assert naming is not None and naming.how == "as written"
+    assert naming.sources == ("c/acme-data-processing-agreement.docx",)

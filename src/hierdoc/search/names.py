@@ -77,7 +77,8 @@ _PARTY_KEY = re.compile(r"part(y|ies)|counterpart(y|ies)|client|customer|vendor|
 
 @dataclass(frozen=True)
 class Naming:
-    """The documents a query names and how (``"as written"`` or ``"by its name's words"``)."""
+    """The documents a query names and how (``"as written"``, ``"by a short name"`` or
+    ``"by its name's words"``)."""
 
     sources: tuple[str, ...]
     how: str
@@ -167,13 +168,13 @@ class DocumentNames:
             return None
         allowed = set(scope)
         lowered = query.lower()
-        spans = self._as_written(lowered, allowed)
-        if len(lowered) == len(query):
-            spans = _outermost([*spans, *self._short.find(query, allowed)])
+        full = self._as_written(lowered, allowed)
+        same = len(lowered) == len(query)
+        spans = _outermost([*full, *self._short.find(query, allowed)]) if same else full
         if spans:
             sources = tuple(dict.fromkeys(source for _, _, source in spans))
-            same = len(lowered) == len(query)
-            return Naming(sources, "as written", tuple((s, e) for s, e, _ in spans) if same else ())
+            how = "as written" if set(spans) & set(full) else "by a short name"
+            return Naming(sources, how, tuple((s, e) for s, e, _ in spans) if same else ())
         return self._by_words(query, allowed)
 
     def _as_written(self, query: str, allowed: set[str]) -> list[tuple[int, int, str]]:
