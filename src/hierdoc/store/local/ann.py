@@ -39,7 +39,7 @@ CONNECTIVITY = 16
 """Edges per node (HNSW's M)."""
 EXPANSION_ADD = 64
 """Candidate list while building (efConstruction)."""
-EXPANSION_SEARCH = 128
+EXPANSION_SEARCH = 256
 """Smallest candidate list while searching (ef); a search that fetches more uses more."""
 DTYPE = "i8"
 """How the graph stores its copy of the vectors (the segment's float32 rows rescore)."""
