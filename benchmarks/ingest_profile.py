@@ -9,6 +9,7 @@ machine's load. ``--profile`` prints instead where the time goes besides embeddi
 (cProfile, a stand-in embedder that costs nothing).
 
     python benchmarks/ingest_profile.py [--before [NAME=]/tmp/before/src ...] [--repeat 2]
+    python benchmarks/ingest_profile.py --free ...   # everything but embedding, same table
     python benchmarks/ingest_profile.py --profile [--corpus pdf]
 """
 
@@ -99,12 +100,13 @@ def corpus(name: str, work: Path) -> Path:
     return folder
 
 
-def measure(name: str, work: Path) -> dict:
-    """One fresh ingest of corpus ``name`` with the real model (in this process)."""
+def measure(name: str, work: Path, free: bool = False) -> dict:
+    """One fresh ingest of corpus ``name`` with the real model, or with ``free`` the
+    stand-in that costs nothing (in this process)."""
     from hierdoc import Index, Settings
     from hierdoc.pipeline.embed import LocalEmbedder
 
-    embedder = TimedEmbedder(LocalEmbedder())
+    embedder = TimedEmbedder(FreeEmbedder() if free else LocalEmbedder())
     embedder.embed_documents([])  # loaded before the clock starts
     source = corpus(name, work)
     directory = Path(tempfile.mkdtemp(prefix="ingest-profile-", dir=work))
@@ -159,12 +161,13 @@ def profile(name: str, work: Path, top: int) -> None:
     pstats.Stats(profiler).sort_stats("cumulative").print_stats(top)
 
 
-def run_one(variant: str, src: str | None, name: str, work: Path) -> dict:
+def run_one(variant: str, src: str | None, name: str, work: Path, free: bool) -> dict:
     """One measurement in a fresh process, importing hierdoc from ``src`` when given."""
     environment = dict(os.environ, HF_HUB_OFFLINE="1")
     if src:
         environment["PYTHONPATH"] = src
     command = [sys.executable, __file__, "--one", name, "--work", str(work)]
+    command += ["--free"] if free else []
     done = subprocess.run(command, env=environment, capture_output=True, text=True, check=True)
     return {"variant": variant, "corpus": name, **json.loads(done.stdout.strip().splitlines()[-1])}
 
@@ -181,12 +184,15 @@ def main() -> None:
     parser.add_argument("--corpus", action="append", choices=CORPORA)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument(
+        "--free", action="store_true", help="a stand-in embedder that costs nothing"
+    )
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(measure(args.one, args.work)))
+        print(json.dumps(measure(args.one, args.work, args.free)))
         return
     work = Path(tempfile.mkdtemp(prefix="ingest-profile-"))
     names = args.corpus or list(CORPORA)
@@ -201,7 +207,7 @@ def main() -> None:
         for _ in range(args.repeat):
             for name in names:
                 for variant, src in variants:
-                    rows.append(run_one(variant, src, name, work))
+                    rows.append(run_one(variant, src, name, work, args.free))
                     print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
         _table(rows)
     finally:
