@@ -37,7 +37,7 @@ Graph = Any
 
 CONNECTIVITY = 16
 """Edges per node (HNSW's M)."""
-EXPANSION_ADD = 64
+EXPANSION_ADD = 128
 """Candidate list while building (efConstruction)."""
 EXPANSION_SEARCH = 256
 """Smallest candidate list while searching (ef); a search that fetches more uses more."""
