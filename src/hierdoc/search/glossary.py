@@ -251,7 +251,7 @@ _Keys = re.Pattern[str] | tuple[str, ...] | None
 
 
 def _phrase_pattern(phrases: dict[str, dict[str, None]]) -> _Keys:
-    """What finds the keys of ``phrases`` in a text: the keys longest first, or, for many
+    r"""What finds the keys of ``phrases`` in a text: the keys longest first, or, for many
     keys (a glossary read whole), the pattern ``(?<![\w-])(key|...)(?![\w-])``. A glossary
     read by key holds a few keys for each query, and compiling a pattern for them cost
     more than the rest of its lookup."""
