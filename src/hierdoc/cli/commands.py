@@ -117,7 +117,7 @@ def _print_response(response: SearchResponse, fmt: str) -> None:
         for note in response.notes:
             click.secho(f"note: {note}", fg="yellow", err=True)
     names = {r.source: _relative(r.source) for r in response.results}
-    marks = export.terminal_marks(click.get_text_stream("stdout"))
+    marks = export.terminal_marks()
     click.echo(export.render(response, fmt, names, marks), nl=fmt != "csv", color=True)
 
 
@@ -203,7 +203,7 @@ def show(state: State, chunk_id: str, as_json: bool) -> None:
     click.echo(f"{_relative(view['source'])}  [{view['section_id']}]  {view['chunk_id']}")
     click.echo()
     content, span = view["content"], view["section_span"] or []
-    marks = export.terminal_marks(click.get_text_stream("stdout"))
+    marks = export.terminal_marks()
     click.echo(export.mark(content, 0, len(content), [tuple(span)] if span else [], marks))
     click.echo()
     if view["section"] and view["section"]["section_id"] != view["section_id"]:
