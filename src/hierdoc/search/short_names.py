@@ -109,23 +109,27 @@ def _singular(word: str) -> str:
 
 def _phrases(words: Sequence[str], document_words: frozenset[str]) -> Iterable[tuple[str, ...]]:
     """Runs of two words or more that begin and end with a content word and hold a document
-    word and another content word."""
+    word and another content word (each word classified once: a title of n words has
+    n^2/2 runs, and a corpus has as many titles as documents)."""
+    stop = [w in ENGLISH_STOP_WORDS for w in words]
+    content = [not s and not w.isdigit() for w, s in zip(words, stop, strict=True)]
+    document = [c and _singular(w) in document_words for w, c in zip(words, content, strict=True)]
     for start in range(len(words)):
-        for end in range(start + 2, len(words) + 1):
-            run = words[start:end]
-            if run[0] in ENGLISH_STOP_WORDS or run[-1] in ENGLISH_STOP_WORDS:
-                continue
-            content = [w for w in run if w not in ENGLISH_STOP_WORDS and not w.isdigit()]
-            kinds = [_singular(w) in document_words for w in content]
-            if any(kinds) and not all(kinds):
-                yield tuple(run)
+        if stop[start]:
+            continue
+        held = other = 0
+        for last in range(start, len(words)):
+            held += content[last] and document[last]
+            other += content[last] and not document[last]
+            if last > start and not stop[last] and held and other:
+                yield tuple(words[start : last + 1])
 
 
 def _acronyms(run: Sequence[str]) -> set[str]:
     if len(run) < MIN_ACRONYM or any(w[0].isdigit() for w in run):
         return set()
-    every = "".join(w[0] for w in run)
-    content = "".join(w[0] for w in run if w not in ENGLISH_STOP_WORDS)
+    every = "".join([w[0] for w in run])
+    content = "".join([w[0] for w in run if w not in ENGLISH_STOP_WORDS])
     return {a for a in (every, content) if len(a) >= MIN_ACRONYM}
 
 
