@@ -5,6 +5,7 @@ finds pysbd's own boundaries."""
 from __future__ import annotations
 
 import json
+import random
 import re
 import shutil
 import sqlite3
@@ -354,6 +355,20 @@ def test_a_chunk_said_to_hold_no_query_term_has_no_token_yielding_one() -> None:
     gdpr = require(GDPR_MD).read_text()[:5_000]
     assert passages.may_hold(gdpr, ["process"])
     assert not passages.may_hold(gdpr, ["zebra", "quokka"])
+
+
+def test_the_tokens_analysed_for_a_passage_are_those_may_hold_lets_through() -> None:
+    """passages._may_yield finds, for all of a chunk's distinct tokens at once, the ones
+    may_hold lets through one by one (and every non-ASCII token): only those are analysed."""
+    texts = _sample_texts() + [p.read_text() for p in sorted(FIXTURES.rglob("*.md"))]
+    tokens = tuple(dict.fromkeys(t for text in texts for t in token_words(text)))
+    vocabulary = sorted({term for t in tokens[:2_000] for term in analyze(t)})
+    rng = random.Random(18)
+    for size in (1, 2, 5, 12):
+        terms = rng.sample(vocabulary, size) + ["1,000", "u.s.c", "zebra"][: size % 4]
+        expected = [t for t in tokens if not t.isascii() or passages.may_hold(t, terms)]
+        assert passages._may_yield(tokens, terms) == expected, terms
+    assert passages._may_yield(tokens[:50], ["x", "zebra"]) == list(tokens[:50])
 
 
 def test_a_few_glossary_keys_are_found_as_the_compiled_pattern_finds_them() -> None:

@@ -27,10 +27,11 @@ from __future__ import annotations
 import math
 import re
 import weakref
-from bisect import bisect_left
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate
 
 import numpy as np
 
@@ -214,9 +215,10 @@ def _term_hits(
         return []
     tokens = _tokens(content, units)
     wanted = idf.keys()
+    candidates = _may_yield(tokens.distinct, wanted)
     hit = {
         word: tuple(dict.fromkeys(t for t in terms if t in idf))
-        for word, terms in tokens.terms.items()
+        for word, terms in tokens_terms(candidates).items()
         if not wanted.isdisjoint(terms)
     }
     if not hit:
@@ -251,12 +253,40 @@ def may_hold(text: str, terms: Iterable[str]) -> bool:
     return any(term[:-1] in haystack for term in terms for haystack in haystacks)
 
 
+def _may_yield(tokens: Sequence[str], terms: Collection[str]) -> list[str]:
+    """The ``tokens`` for which :func:`may_hold` holds (and every non-ASCII one), found for
+    all of them at once: each term's stem is looked for in the tokens joined, lower-cased,
+    as :func:`may_hold` does for one text, and each find is mapped back to its token."""
+    if any(len(term) < 2 for term in terms):
+        return list(tokens)
+    lowered = [t.lower() for t in tokens]
+    commas = [t.replace(",", "") for t in lowered]
+    found = {i for i, t in enumerate(tokens) if not t.isascii()}
+    for variant in (lowered, commas, [t.replace(".", "") for t in commas]):
+        found.update(_holding(variant, {term[:-1] for term in terms}))
+    return [tokens[i] for i in sorted(found)]
+
+
+def _holding(words: Sequence[str], parts: Collection[str]) -> set[int]:
+    """The positions of ``words`` that hold one of ``parts`` (none holds a newline)."""
+    joined = "\n".join(words)
+    starts = list(accumulate((len(w) + 1 for w in words[:-1]), initial=0))
+    held: set[int] = set()
+    for part in parts:
+        at = joined.find(part)
+        while at >= 0:
+            held.add(bisect_right(starts, at) - 1)
+            at = joined.find(part, at + 1)
+    return held
+
+
 @dataclass(frozen=True)
 class _Tokens:
     """A chunk's tokens (:func:`~hierdoc.search.analyze.token_spans`) by sentence unit."""
 
-    terms: dict[str, Sequence[str]]
-    """Each distinct token with its index terms (repeats kept)."""
+    distinct: tuple[str, ...]
+    """Each distinct token, as written; only those that may yield a query term (by
+    :func:`may_hold`) are analysed, since analysing a token is what costs here."""
     lengths: tuple[int, ...]
     """How many tokens start in each unit."""
     words: tuple[tuple[str, ...], ...] | None
@@ -271,13 +301,13 @@ def _tokens(content: str, units: tuple[Span, ...]) -> _Tokens:
     if _apart(content, units):
         words = tuple(tuple(token_words(content, s, e)) for s, e in units)
         lengths = tuple(len(w) for w in words)
-        distinct = {w for unit in words for w in unit}
-        return _Tokens(tokens_terms(distinct), lengths, words)
+        distinct = tuple({w: None for unit in words for w in unit})
+        return _Tokens(distinct, lengths, words)
     spans = token_spans(content)
     starts = [s for s, _ in spans]
     lengths = tuple(bisect_left(starts, e) - bisect_left(starts, s) for s, e in units)
-    distinct = {content[s:e] for s, e in spans}
-    return _Tokens(tokens_terms(distinct), lengths, None)
+    distinct = tuple({content[s:e]: None for s, e in spans})
+    return _Tokens(distinct, lengths, None)
 
 
 def _apart(content: str, units: Sequence[Span]) -> bool:
