@@ -27,11 +27,10 @@ from __future__ import annotations
 import math
 import re
 import weakref
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from itertools import accumulate
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -215,7 +214,7 @@ def _term_hits(
         return []
     tokens = _tokens(content, units)
     wanted = idf.keys()
-    candidates = _may_yield(tokens.distinct, wanted)
+    candidates = _may_yield(tokens, wanted)
     hit = {
         word: tuple(dict.fromkeys(t for t in terms if t in idf))
         for word, terms in tokens_terms(candidates).items()
@@ -253,31 +252,22 @@ def may_hold(text: str, terms: Iterable[str]) -> bool:
     return any(term[:-1] in haystack for term in terms for haystack in haystacks)
 
 
-def _may_yield(tokens: Sequence[str], terms: Collection[str]) -> list[str]:
-    """The ``tokens`` for which :func:`may_hold` holds (and every non-ASCII one), found for
-    all of them at once: each term's stem is looked for in the tokens joined, lower-cased,
-    as :func:`may_hold` does for one text, and each find is mapped back to its token."""
+def _may_yield(tokens: _Tokens, terms: Collection[str]) -> list[str]:
+    """The distinct ``tokens`` for which :func:`may_hold` holds (and every non-ASCII one),
+    found for all of them at once: each term's stem is looked for in the tokens joined,
+    lower-cased, as :func:`may_hold` does for one text, and each find is mapped back to its
+    token."""
     if any(len(term) < 2 for term in terms):
-        return list(tokens)
-    lowered = [t.lower() for t in tokens]
-    commas = [t.replace(",", "") for t in lowered]
-    found = {i for i, t in enumerate(tokens) if not t.isascii()}
-    for variant in (lowered, commas, [t.replace(".", "") for t in commas]):
-        found.update(_holding(variant, {term[:-1] for term in terms}))
-    return [tokens[i] for i in sorted(found)]
-
-
-def _holding(words: Sequence[str], parts: Collection[str]) -> set[int]:
-    """The positions of ``words`` that hold one of ``parts`` (none holds a newline)."""
-    joined = "\n".join(words)
-    starts = list(accumulate((len(w) + 1 for w in words[:-1]), initial=0))
-    held: set[int] = set()
-    for part in parts:
-        at = joined.find(part)
-        while at >= 0:
-            held.add(bisect_right(starts, at) - 1)
-            at = joined.find(part, at + 1)
-    return held
+        return list(tokens.distinct)
+    parts = {term[:-1] for term in terms}
+    found = set(tokens.foreign)
+    for joined in tokens.haystacks:
+        for part in parts:
+            at = joined.find(part)
+            while at >= 0:
+                found.add(joined.count("\n", 0, at))
+                at = joined.find(part, at + 1)
+    return [tokens.distinct[i] for i in sorted(found)]
 
 
 @dataclass(frozen=True)
@@ -291,6 +281,19 @@ class _Tokens:
     """How many tokens start in each unit."""
     words: tuple[tuple[str, ...], ...] | None
     """Each unit's tokens; None when a token may run across units or lie outside them."""
+
+    @cached_property
+    def haystacks(self) -> tuple[str, str, str]:
+        """The distinct tokens, one per line (no token holds a newline), as :func:`may_hold`
+        reads a text: lower-cased; without commas; without commas and dots."""
+        lowered = "\n".join(self.distinct).lower()
+        commas = lowered.replace(",", "")
+        return lowered, commas, commas.replace(".", "")
+
+    @cached_property
+    def foreign(self) -> tuple[int, ...]:
+        """The positions of the non-ASCII tokens, which are always analysed."""
+        return tuple(i for i, t in enumerate(self.distinct) if not t.isascii())
 
 
 @lru_cache(maxsize=2048)
