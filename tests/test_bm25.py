@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import threading
@@ -12,6 +13,7 @@ import pytest
 from hierdoc.models import SearchFilter
 from hierdoc.search.analyze import ANALYZER_VERSION, analyze, analyze_words
 from hierdoc.search.searcher import keyword_terms
+from hierdoc.store.local import check
 from hierdoc.store.local.bm25 import STATE_FILE, Bm25Entry, Bm25Index
 
 
@@ -359,3 +361,50 @@ def test_equal_scores_rank_by_chunk_id_also_at_the_cut(index: Bm25Index) -> None
     assert ids(index.search("escrow", 10)) == ["z", "a", "b", "c", "d"]
     assert ids(index.search("escrow", 3)) == ["z", "a", "b"]
     assert ids(index.phrase_search("escrow clause", 2)) == ["a", "b"]
+
+
+def test_a_commit_checksums_only_the_files_it_wrote(
+    index: Bm25Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """tantivy never rewrites a segment's file: a commit keeps the recorded checksums of
+    the files it did not write and reads only new files and meta.json, so its cost does
+    not grow with the index; the state still lists every current file."""
+    build(index, *(entry(f"a{i}", f"first batch text {i}") for i in range(20)), generation=1)
+    first = json.loads((index.directory / STATE_FILE).read_text())["files"]
+    read: list[str] = []
+    original = check.bm25_checksum
+    monkeypatch.setattr(check, "bm25_checksum", lambda p: read.append(p.name) or original(p))
+    build(index, entry("b", "second batch text"), generation=2)
+    recorded = json.loads((index.directory / STATE_FILE).read_text())["files"]
+    kept = [name for name in first if name in recorded and name != "meta.json"]
+    assert kept and not set(kept) & set(read)
+    assert "meta.json" in read
+    assert set(recorded) == {p.name for p in check._segment_files(index.directory)}
+    assert index.damage() is None
+
+
+def test_large_files_are_checked_by_samples_and_damage_in_a_sample_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file over FULL_CHECK_BYTES is recorded as "s:<crc>" of its size and 64 blocks
+    (opening a large index reads a few MB, not all of it); flipping a byte that a block
+    reads is damage. Checksums recorded whole (by an older version) still verify."""
+    monkeypatch.setattr(check, "FULL_CHECK_BYTES", 256)
+    path = tmp_path / "bm25"
+    index = build(QueriedIndex(path), *(entry(f"c{i}", f"clause {i} " * 30) for i in range(50)))
+    files = json.loads((path / STATE_FILE).read_text())["files"]
+    sampled = [name for name, crc in files.items() if crc.startswith("s:")]
+    assert sampled and index.damage() is None
+    target = max((path / name for name in sampled), key=lambda p: p.stat().st_size)
+    data = bytearray(target.read_bytes())
+    data[0] ^= 0xFF
+    target.write_bytes(bytes(data))
+    assert index.damage() == f"{target.name} does not match its checksum"
+    index.close()
+    monkeypatch.setattr(check, "FULL_CHECK_BYTES", 64 << 20)
+    whole = tmp_path / "whole"
+    build(QueriedIndex(whole), entry("x", "text")).close()
+    assert not any(
+        c.startswith("s:") for c in json.loads((whole / STATE_FILE).read_text())["files"].values()
+    )
+    assert QueriedIndex(whole).damage() is None

@@ -35,6 +35,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import tantivy
 from tantivy import Occur, Query
@@ -157,7 +158,7 @@ class Bm25Index:
             "generation": generation,
             "schema": SCHEMA_VERSION,
             "analyzer": self._analyzer_version,
-            "files": bm25_checksums(self.directory),
+            "files": bm25_checksums(self.directory, self._recorded_files()),
         }
         tmp = self.directory / f"{STATE_FILE}.tmp"
         with open(tmp, "w", encoding="utf-8") as fh:
@@ -165,6 +166,16 @@ class Bm25Index:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, self.directory / STATE_FILE)
+
+    def _recorded_files(self) -> Any:
+        """The file checksums the last commit recorded (None when unreadable)."""
+        if self.directory is None:
+            return None
+        try:
+            state = json.loads((self.directory / STATE_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return state.get("files") if isinstance(state, dict) else None
 
     # -- writes ----------------------------------------------------------------
 
@@ -236,11 +247,7 @@ class Bm25Index:
         """Why the files on disk differ from those committed (see :mod:`.check`), or None."""
         if self.directory is None:
             return None
-        try:
-            state = json.loads((self.directory / STATE_FILE).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None  # no state: the generation check already calls for a rebuild
-        return bm25_damage(self.directory, state.get("files") if isinstance(state, dict) else None)
+        return bm25_damage(self.directory, self._recorded_files())
 
     # -- reads -----------------------------------------------------------------
 

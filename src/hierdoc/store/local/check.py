@@ -36,6 +36,8 @@ from ...errors import NotFoundError, StoreError
 BM25_STATE_FILE = "hierdoc-bm25.json"
 VECTOR_FILES = ("manifest.json",)
 _CHUNK_BYTES = 1 << 20
+#: Files up to this size are checksummed whole, larger ones by samples (:func:`sampled_crc`).
+FULL_CHECK_BYTES = 64 << 20
 
 
 class DamagedIndexError(StoreError):
@@ -88,9 +90,40 @@ def _segment_files(directory: Path) -> Iterator[Path]:
         yield from sorted(directory.glob(prefix + ".*"))
 
 
-def bm25_checksums(directory: Path) -> dict[str, str]:
-    """File name -> CRC-32 for tantivy's current files in ``directory`` (written at commit)."""
-    return {path.name: crc32_file(path) for path in _segment_files(directory)}
+def sampled_crc(path: Path) -> str:
+    """A CRC-32 of the whole file when small, else of its size and 64 blocks spread over it."""
+    size = path.stat().st_size
+    crc = zlib.crc32(str(size).encode())
+    with open(path, "rb") as handle:
+        if size <= FULL_CHECK_BYTES:
+            return f"{zlib.crc32(handle.read(), crc):08x}"
+        piece = min(65536, size)
+        for block in range(64):
+            handle.seek(block * (size - piece) // 63)
+            crc = zlib.crc32(handle.read(piece), crc)
+    return f"{crc:08x}"
+
+
+def bm25_checksum(path: Path) -> str:
+    """The CRC-32 of a BM25 file; of a file over :data:`FULL_CHECK_BYTES`, the
+    :func:`sampled_crc` marked ``s:``, so that opening a large index does not read it all."""
+    if path.stat().st_size > FULL_CHECK_BYTES:
+        return f"s:{sampled_crc(path)}"
+    return crc32_file(path)
+
+
+def bm25_checksums(directory: Path, recorded: Any = None) -> dict[str, str]:
+    """File name -> :func:`bm25_checksum` for tantivy's current files in ``directory``
+    (written at commit). A file the last commit ``recorded`` keeps its checksum: tantivy
+    never rewrites a segment's file (a change writes new ones), so a commit reads only the
+    new files and ``meta.json``, not the whole index."""
+    known = recorded if isinstance(recorded, dict) else {}
+    return {
+        path.name: known[path.name]
+        if path.name in known and path.name != "meta.json"
+        else bm25_checksum(path)
+        for path in _segment_files(directory)
+    }
 
 
 def bm25_damage(directory: Path, recorded: Any) -> str | None:
@@ -101,7 +134,7 @@ def bm25_damage(directory: Path, recorded: Any) -> str | None:
     for name, expected in recorded.items():
         path = directory / name
         try:
-            actual = crc32_file(path)
+            actual = bm25_checksum(path) if expected.startswith("s:") else crc32_file(path)
         except OSError:
             return f"{name} is missing"
         if actual != expected:

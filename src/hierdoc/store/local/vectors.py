@@ -33,6 +33,7 @@ import numpy as np
 
 from ...models import Hit
 from . import ann
+from .check import sampled_crc
 
 MANIFEST = "manifest.json"
 ANN_ROWS = 50_000
@@ -46,9 +47,6 @@ BLOCK_ROWS = 65_536
 """Rows read or written at a time when a segment is streamed."""
 MAP_BYTES = 64 << 20
 """A segment matrix bigger than this is memory-mapped; a smaller one is read into memory."""
-FULL_CHECK_BYTES = 64 << 20
-"""A segment matrix up to this size is checked whole on load; a bigger one by its size
-and sampled blocks (``hierdoc check`` reads everything)."""
 
 
 @dataclass(frozen=True)
@@ -94,19 +92,6 @@ class _State:
 
 def _starts(counts: Sequence[int]) -> np.ndarray:
     return np.concatenate(([0], np.cumsum(np.asarray(counts, dtype=np.int64)))).astype(np.int64)
-
-
-def _sampled_crc(path: Path) -> str:
-    """A CRC-32 of the whole file when small, else of its size and 64 blocks spread over it."""
-    size = path.stat().st_size
-    crc = zlib.crc32(str(size).encode())
-    with open(path, "rb") as handle:
-        if size <= FULL_CHECK_BYTES:
-            return f"{zlib.crc32(handle.read(), crc):08x}"
-        for block in range(64):
-            handle.seek(block * (size - 65536) // 63)
-            crc = zlib.crc32(handle.read(65536), crc)
-    return f"{crc:08x}"
 
 
 class VectorIndex:
@@ -168,7 +153,7 @@ class VectorIndex:
     def _load_segment(self, name: str, checksum: str) -> Segment:
         matrix_file = self._directory / f"{name}.npy"
         meta_file = self._directory / f"{name}.json"
-        recorded = f"{_sampled_crc(matrix_file)}:{zlib.crc32(meta_file.read_bytes()):08x}"
+        recorded = f"{sampled_crc(matrix_file)}:{zlib.crc32(meta_file.read_bytes()):08x}"
         if recorded != checksum:
             raise ValueError(f"segment {name} does not match its checksum")
         meta = json.loads(meta_file.read_text())
@@ -373,7 +358,7 @@ class VectorIndex:
 
     def _checksum(self, name: str) -> str:
         meta = (self._directory / f"{name}.json").read_bytes()
-        return f"{_sampled_crc(self._directory / f'{name}.npy')}:{zlib.crc32(meta):08x}"
+        return f"{sampled_crc(self._directory / f'{name}.npy')}:{zlib.crc32(meta):08x}"
 
     def _remove_unused(self, live: set[str]) -> None:
         """Files of segments the manifest no longer lists (a reader that still maps one
