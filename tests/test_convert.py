@@ -525,3 +525,24 @@ def test_discover_then_convert_reports_problems(tmp_path: Path) -> None:
         except ConversionError as error:
             outcomes[path.name] = f"error: {error.reason}"
     assert outcomes == {"empty.txt": "error: empty file", "ok.md": "Fine"}
+
+
+def test_file_identities_resolved_per_folder_equal_real_paths(tmp_path: Path) -> None:
+    """discover_files resolves each folder once, not each file: the identities it keys files
+    by are the real paths, through symlinked folders, symlinked files and relative paths."""
+    from hierdoc.pipeline.convert import _identities
+
+    real = tmp_path / "real"
+    (real / "sub").mkdir(parents=True)
+    for name in ("a.md", "sub/b.md"):
+        (real / name).write_text("x")
+    (tmp_path / "linked").symlink_to(real, target_is_directory=True)
+    (real / "c.md").symlink_to(real / "sub" / "b.md")
+    identity = _identities()
+    paths = [
+        real / "a.md", real / "sub" / "b.md", tmp_path / "linked" / "a.md",
+        tmp_path / "linked" / "sub" / "b.md", real / "c.md", real / "sub" / ".." / "a.md",
+        real / "sub" / "..",
+    ]  # fmt: skip
+    for path in paths:
+        assert identity(path) == Path(os.path.realpath(path)), path

@@ -241,3 +241,13 @@ def test_a_text_without_a_title_gets_one_as_a_file_would(tmp_path, embedder) -> 
         index.ingest_texts(documents)
         titles = {r.source: r.title for r in index.search("seals", mode="keyword").results}
     assert titles == {"manual-7": "Pump Maintenance Manual", "notes-3": "notes-3"}
+
+
+def test_is_under_compares_whole_path_components() -> None:
+    from hierdoc.pipeline.ingest import is_under
+
+    roots = [Path("/data/acts"), Path("/")]
+    assert is_under("/data/acts", roots[:1]) and is_under("/data/acts/x.md", roots[:1])
+    assert not is_under("/data/actsX/x.md", roots[:1]) and not is_under("/data/a.md", roots[:1])
+    assert is_under("/anything.md", roots[1:])
+    assert is_under("/data/acts/x.md", [Path("/data/acts/")])

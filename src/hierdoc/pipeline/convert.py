@@ -15,7 +15,7 @@ import hashlib
 import os
 import re
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -191,11 +191,12 @@ def discover_files(
     files: list[Path] = []
     problems: list[FileProblem] = []
     seen: set[Path] = set()
+    identity = _identities()
     for root in roots:
         for item in _expand(root, scope, explicit=True):
             if isinstance(item, FileProblem):
                 problems.append(item)
-            elif (key := _identity(item)) not in seen:
+            elif (key := identity(item)) not in seen:
                 seen.add(key)
                 files.append(item)
     return files, problems
@@ -485,6 +486,23 @@ def _classify(path: Path) -> Path | FileProblem:
 def _identity(path: Path) -> Path:
     """The real path; ``os.path.realpath`` never raises, not even on a symlink loop."""
     return Path(os.path.realpath(path))
+
+
+def _identities() -> Callable[[Path], Path]:
+    """:func:`_identity` for many files: a file that is not a symbolic link is its folder's
+    real path joined with its name, so each folder is resolved once (resolving every file
+    of a 4,000-file folder took a quarter of a second of each re-ingest)."""
+    folders: dict[Path, Path] = {}
+
+    def identity(path: Path) -> Path:
+        if path.name in ("", ".", "..") or path.is_symlink():
+            return _identity(path)
+        parent = path.parent
+        if parent not in folders:
+            folders[parent] = _identity(parent)
+        return folders[parent] / path.name
+
+    return identity
 
 
 # --------------------------------------------------------------------------- helpers

@@ -106,9 +106,12 @@ class IngestOptions:
 
 
 def is_under(source: str, roots: list[Path]) -> bool:
-    """Whether ``source`` is one of ``roots`` or inside one of them."""
-    path = Path(source)
-    return any(path == root or root in path.parents for root in roots)
+    """Whether ``source`` is one of ``roots`` or inside one of them (compared as strings:
+    this runs once per stored document on every folder ingest)."""
+    for root in map(str, roots):
+        if source == root or source.startswith(root.rstrip(os.sep) + os.sep):
+            return True
+    return False
 
 
 @dataclass
