@@ -27,6 +27,7 @@ from hierdoc.models import (
 )
 from hierdoc.pipeline.extract.acronyms import normalize_acronym, normalize_phrase
 from hierdoc.pipeline.extract.definitions import normalize_term
+from hierdoc.search.names import name_keys
 from hierdoc.store.base import ContextEntry, IndexMeta, TextAnalyzer
 
 
@@ -228,6 +229,17 @@ class MemoryStore:
             for a in self.acronyms()
             if normalize_acronym(a.acronym) in keys or normalize_phrase(a.long_form) in long_forms
         ]
+
+    def name_keys(self, kind: str, keys: Sequence[str]) -> list[tuple[str, str, str]] | None:
+        return [
+            (key, value, source)
+            for source in sorted(self._documents)
+            for k, key, value in name_keys(self._documents[source].record)
+            if k == kind and key in keys
+        ]
+
+    def document_count(self) -> int:
+        return len(self._documents)
 
     def chunk_terms(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}

@@ -39,9 +39,10 @@ LARGE_TABLES = {
     "crossrefs",
     "chunk_terms",
     "vectors",
+    "document_names",
 }
 #: The aliases the record store's statements give those tables (a plan names the alias).
-ALIASES = {"c": "chunks", "cs": "chunk_sections", "v": "vectors"}
+ALIASES = {"c": "chunks", "cs": "chunk_sections", "v": "vectors", "s": "sections"}
 _SCAN = re.compile(r"\bSCAN (?:TABLE )?(\w+)")
 
 
@@ -68,7 +69,7 @@ def _connection(index: Index) -> sqlite3.Connection:
 def _query_path_statements(index: Index) -> list[str]:
     """Every SELECT that searches (each mode, with and without filters), ``show``,
     ``define`` and ``references`` issue, with their parameters bound."""
-    index.glossary()  # reads the document records once per index generation
+    index.glossary()
     store = index.store
     with_children = next(
         s
@@ -96,6 +97,7 @@ def _query_path_statements(index: Index) -> list[str]:
                     "deposit fee",
                     "Section 2.1(a) fees",
                     "Section 2",
+                    "deposit fee under the escrow agreement",
                 ):
                     index.search(query, mode=mode, **filt)
         index.show(with_children.section_id)
@@ -133,11 +135,16 @@ def test_every_query_path_statement_uses_an_index(index: Index) -> None:
         "FROM chunk_terms WHERE chunk_id IN",
         "FROM chunks WHERE source IN",
         "FROM chunks WHERE chunk_type IN",
-        "FROM sections WHERE source = ",
+        "FROM sections s LEFT JOIN chunks c ON c.chunk_id = s.chunk_id WHERE s.source = ",
+        "FROM sections s LEFT JOIN chunks c ON c.chunk_id = s.chunk_id WHERE s.section_id = ",
         "FROM acronyms WHERE acronym_norm IN",
         "FROM acronyms WHERE long_form_norm IN",
         "SELECT c.source, c.chunk_id, c.section_id FROM chunks c",
         "FROM chunk_sections cs WHERE cs.chunk_id = chunks.chunk_id",
+        "FROM document_names WHERE kind = 'written' AND key IN",
+        "FROM document_names WHERE kind = 'short' AND key IN",
+        "FROM document_names WHERE kind = 'word' AND key IN",
+        "FROM document_names WHERE kind = 'names' AND key IN",
     ):
         assert needle in text, needle
 
@@ -277,7 +284,7 @@ def test_a_version_2_file_is_read_without_pages_and_migrated_by_a_writer(tmp_pat
 
     writer = RecordStore(path)
     writer.set_up()
-    assert writer.get_meta("schema_version") == str(SCHEMA_VERSION) == "3"
+    assert writer.get_meta("schema_version") == str(SCHEMA_VERSION) == "5"
     document = DocumentRecord("b.md", "Beta", "h", "pdf", 5, 0, pages=4, metadata={"type": "x"})
     writer.replace_document(document, [], [], [])
     assert writer.documents()[1] == document and writer.documents()[1].metadata == {"type": "x"}

@@ -12,8 +12,9 @@ contract into the results.
 An index is not read whole for this: :meth:`Glossary.from_store` gives a
 :class:`KeyedGlossary`, which looks up, for each query, the entries it could name (its
 words as acronyms, its word runs as long forms and defined terms) through the indexes on
-their keys, and answers from those as the whole glossary would. Only the document records
-are read once per index generation (for :mod:`.names` and the document count).
+their keys, and answers from those as the whole glossary would; the documents a query
+names are read by key too (:func:`.names.document_names`), and the document count is a
+count.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from ..pipeline.extract.acronyms import normalize_acronym, normalize_phrase
 from ..pipeline.extract.definitions import normalize_term
 from ..store.base import Store
 from .analyze import ENGLISH_STOP_WORDS
-from .names import DocumentNames
+from .names import DocumentNames, document_names
 
 _WORD = re.compile(r"[A-Za-z](?:[A-Za-z0-9&.\-]*[A-Za-z0-9])?\.?")
 _ASKS_MEANING = re.compile(
@@ -101,10 +102,13 @@ class Glossary:
         """The glossary of what ``store`` holds: acronyms, definitions, document names; read
         by key per query (:class:`KeyedGlossary`) unless the index cannot look acronyms up
         by key (then read whole, as before)."""
-        documents = store.documents()
+        names = document_names(store)
         if store.acronyms_matching([], []) is None:
-            return cls(store.acronyms(), store.all_definitions(), documents)
-        return KeyedGlossary(store, documents)
+            glossary = cls(store.acronyms(), store.all_definitions())
+        else:
+            glossary = KeyedGlossary(store)
+        glossary.names, glossary.documents = names, names.count
+        return glossary
 
     def lookup(self, query: str) -> QueryVocabulary:
         found = QueryVocabulary()
@@ -173,8 +177,8 @@ class KeyedGlossary(Glossary):
     """The glossary of a store, read by key: each lookup reads the acronyms and definitions
     the query could name (indexed lookups) into a small :class:`Glossary` that answers."""
 
-    def __init__(self, store: Store, documents: list[DocumentRecord]) -> None:
-        super().__init__([], [], documents)
+    def __init__(self, store: Store) -> None:
+        super().__init__([], [])
         self._store = store
 
     def lookup(self, query: str) -> QueryVocabulary:

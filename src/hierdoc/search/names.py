@@ -20,22 +20,30 @@ every contract that mentions a party. A document is named in two ways:
   word ("agreement", "policy", "standard", ...) is in the query, and no other
   document comes close (half its weight or less).
 
-Naming is computed once per index generation from the stored document records.
+What names a document is computed when the document is written (:func:`name_keys`) and
+stored with it, keyed by what a query must hold to name it: a written name by its first
+two words, a short name by its first token, a name word by itself. A query then reads
+the keys its own words can match (:class:`KeyedNames`), and a name word's document
+frequency is the count of its holders, so naming costs the same in an index of ten
+documents or of ten thousand. :class:`DocumentNames` is the same reading from document
+records held in memory: an index written before the keys were stored, opened read-only.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import Protocol
 from urllib.parse import unquote
 
 from ..models import DocumentRecord
 from .analyze import ENGLISH_STOP_WORDS
-from .short_names import ShortNames
+from .short_names import ShortName, ShortNames, short_names
 
 #: Words with which people name a document ("the cloud agreement", "the PCI standard").
 # fmt: off
@@ -73,6 +81,30 @@ COMPANY_WORDS = frozenset(
     }
 )
 _PARTY_KEY = re.compile(r"part(y|ies)|counterpart(y|ies)|client|customer|vendor|supplier|company")
+
+
+NAME_KEYS_VERSION = 1
+"""Changes whenever :func:`name_keys` would give a document other keys: a store holding
+keys of another version rebuilds them (a writer) or is read as records (a reader)."""
+WRITTEN, SHORT, WORD, NAMES = "written", "short", "word", "names"
+"""The kinds of name key: a written-form name by its opening words, a short name by its
+first token, a name word (its holders give its document frequency), a document's names
+(their word sets, JSON) by its source."""
+
+NameKey = tuple[str, str, str]
+"""(kind, key, value) of one thing that names a document."""
+NameRows = Callable[[str, Sequence[str]], "list[tuple[str, str, str]] | None"]
+"""A store's lookup: (key, value, source) of the name keys of a kind whose key is given."""
+
+
+class NamedStore(Protocol):
+    """What :func:`document_names` reads of a store."""
+
+    def name_keys(self, kind: str, keys: Sequence[str]) -> list[tuple[str, str, str]] | None: ...
+
+    def document_count(self) -> int: ...
+
+    def documents(self) -> list[DocumentRecord]: ...
 
 
 @dataclass(frozen=True)
@@ -138,12 +170,30 @@ def _words(text: str) -> set[str]:
     }
 
 
+def name_keys(document: DocumentRecord) -> list[NameKey]:
+    """Everything that names ``document``, each under the key a query finds it by: what a
+    store writes with the document (the in-memory :class:`DocumentNames` reads the same)."""
+    found: dict[NameKey, None] = {}
+    for name in name_strings(document):
+        opening = _WORD.findall(name)[:2]
+        if _written_form(name) and opening:
+            found[(WRITTEN, " ".join(opening), name)] = None
+    for short in sorted(short_names(document, DOCUMENT_WORDS), key=lambda n: n.value):
+        found[(SHORT, short.key, short.value)] = None
+    names = _name_words(document)
+    for word in sorted(set().union(*names)):
+        found[(WORD, word, "")] = None
+    if names:
+        found[(NAMES, document.source, json.dumps([sorted(words) for words in names]))] = None
+    return list(found)
+
+
 class DocumentNames:
-    """What names each indexed document, and which documents a query names."""
+    """What names each indexed document, and which documents a query names: built from
+    document records held in memory (:class:`KeyedNames` reads a store by key instead)."""
 
     def __init__(self, documents: Iterable[DocumentRecord]) -> None:
         self._by_opening: dict[tuple[str, ...], list[tuple[str, str]]] = defaultdict(list)
-        self._words: dict[str, set[str]] = {}
         self._names: dict[str, list[set[str]]] = {}
         self._holders: dict[str, list[str]] = defaultdict(list)
         self._documents = list(documents)
@@ -153,14 +203,10 @@ class DocumentNames:
                     opening = tuple(_WORD.findall(name)[:2])
                     self._by_opening[opening].append((name, document.source))
             self._names[document.source] = _name_words(document)
-            words = set().union(*self._names[document.source])
-            self._words[document.source] = words
-            for word in words:
+            for word in set().union(*self._names[document.source]):
                 self._holders[word].append(document.source)
-        self.count = len(self._words)
+        self.count = len(self._names)
         self._short = ShortNames(self._documents, DOCUMENT_WORDS)
-        frequency = Counter(w for words in self._words.values() for w in words)
-        self._idf = {w: math.log(1 + self.count / df) for w, df in frequency.items()}
 
     def named(self, query: str, scope: Sequence[str] = ()) -> Naming | None:
         """The documents ``query`` names (within ``scope`` when given), or None."""
@@ -170,7 +216,10 @@ class DocumentNames:
         lowered = query.lower()
         full = self._as_written(lowered, allowed)
         same = len(lowered) == len(query)
-        spans = _outermost([*full, *self._short.find(query, allowed)]) if same else full
+        if same:
+            spans = _outermost([*full, *self._short_names(query).find(query, allowed)])
+        else:
+            spans = full
         if spans:
             sources = tuple(dict.fromkeys(source for _, _, source in spans))
             how = "as written" if set(spans) & set(full) else "by a short name"
@@ -182,39 +231,106 @@ class DocumentNames:
         spans: list[tuple[int, int, str]] = []
         words = _WORD.findall(query)
         openings = {*zip(words, words[1:], strict=False), *((w,) for w in words)}
-        for opening in openings:
-            for name, source in self._by_opening.get(opening, ()):
-                if allowed and source not in allowed:
-                    continue
-                spans += [(start, end, source) for start, end in _occurrences(query, name)]
+        for name, source in self._written(openings):
+            if allowed and source not in allowed:
+                continue
+            spans += [(start, end, source) for start, end in _occurrences(query, name)]
         return _outermost(spans)
 
     def _by_words(self, query: str, allowed: set[str]) -> Naming | None:
+        """The one document whose name's words the query holds, far ahead of any other
+        (the weights summed exactly, :func:`math.fsum`, so that ties are ties). Only the
+        leader's coverage is needed: a leader tied with another has no margin."""
         asked = _words(query)
         if not asked & DOCUMENT_WORDS:
             return None
-        candidates = {s for w in asked for s in self._holders.get(w, ())}
-        scored = []
-        for source in candidates:
-            if allowed and source not in allowed:
-                continue
-            held = sum(self._idf[w] for w in self._words[source] & asked)
-            scored.append((held, self._coverage(source, asked), source))
+        holders = self._holders_of(asked)
+        idf = self._idf(holders)
+        weights: dict[str, list[float]] = defaultdict(list)
+        for word, sources in holders.items():
+            for source in sources:
+                if not allowed or source in allowed:
+                    weights[source].append(idf[word])
+        scored = sorted(((math.fsum(w), source) for source, w in weights.items()), reverse=True)
         if not scored:
             return None
-        scored.sort(reverse=True)
-        held, coverage, source = scored[0]
-        if coverage < MIN_COVERAGE or (len(scored) > 1 and held < MIN_MARGIN * scored[1][0]):
+        held, source = scored[0]
+        if len(scored) > 1 and held < MIN_MARGIN * scored[1][0]:
+            return None
+        if self._coverage(source, asked, holders) < MIN_COVERAGE:
             return None
         return Naming((source,), "by its name's words")
 
-    def _coverage(self, source: str, asked: set[str]) -> float:
+    def _idf(self, holders: dict[str, list[str]]) -> dict[str, float]:
+        return {w: math.log(1 + self.count / len(s)) for w, s in holders.items() if s}
+
+    def _coverage(self, source: str, asked: set[str], holders: dict[str, list[str]]) -> float:
         """The largest share of one of the document's names that the query holds."""
+        names = self._names_of(source)
+        unknown = set().union(*names) - set(holders)
+        idf = self._idf({**holders, **self._holders_of(unknown)})
         shares = [
-            sum(self._idf[w] for w in words & asked) / sum(self._idf[w] for w in words)
-            for words in self._names[source]
+            math.fsum(idf[w] for w in words & asked) / math.fsum(idf[w] for w in words)
+            for words in names
         ]
         return max(shares, default=0.0)
+
+    # the lookups (:class:`KeyedNames` reads them from a store)
+
+    def _written(self, openings: set[tuple[str, ...]]) -> list[tuple[str, str]]:
+        """(name, source) of the written-form names that open with one of ``openings``."""
+        return [found for opening in openings for found in self._by_opening.get(opening, ())]
+
+    def _short_names(self, query: str) -> ShortNames:
+        """Short names holding every one ``query`` can write."""
+        return self._short
+
+    def _holders_of(self, words: Iterable[str]) -> dict[str, list[str]]:
+        """The documents whose names hold each word (the words no name holds left out)."""
+        return {w: self._holders[w] for w in words if self._holders.get(w)}
+
+    def _names_of(self, source: str) -> list[set[str]]:
+        return self._names.get(source, [])
+
+
+class KeyedNames(DocumentNames):
+    """The names of a store's documents, read for each query by the keys its words can
+    match (:func:`name_keys`, written with each document): nothing is read whole."""
+
+    def __init__(self, rows: NameRows, count: int) -> None:
+        super().__init__([])
+        self._rows = rows
+        self.count = count
+
+    def _lookup(self, kind: str, keys: Sequence[str]) -> list[tuple[str, str, str]]:
+        return (self._rows(kind, list(keys)) or []) if keys else []
+
+    def _written(self, openings: set[tuple[str, ...]]) -> list[tuple[str, str]]:
+        keys = sorted(" ".join(opening) for opening in openings)
+        return [(value, source) for _, value, source in self._lookup(WRITTEN, keys)]
+
+    def _short_names(self, query: str) -> ShortNames:
+        rows = self._lookup(SHORT, ShortNames.tokens(query))
+        return ShortNames.of(ShortName.parse(value, source) for _, value, source in rows)
+
+    def _holders_of(self, words: Iterable[str]) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = defaultdict(list)
+        for word, _, source in self._lookup(WORD, sorted(words)):
+            found[word].append(source)
+        return dict(found)
+
+    def _names_of(self, source: str) -> list[set[str]]:
+        rows = self._lookup(NAMES, [source])
+        return [set(words) for words in json.loads(rows[0][1])] if rows else []
+
+
+def document_names(store: NamedStore) -> DocumentNames:
+    """The names of ``store``'s documents: read by key when the index holds the keys of
+    :data:`NAME_KEYS_VERSION`, else built from every document record (an index written
+    before, opened for reading)."""
+    if store.name_keys(WORD, []) is None:
+        return DocumentNames(store.documents())
+    return KeyedNames(store.name_keys, store.document_count())
 
 
 def _outermost(spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:

@@ -50,6 +50,22 @@ class ShortName:
     form: str
     """"phrase", "acronym" or "identifier"."""
 
+    @property
+    def key(self) -> str:
+        """What the name is looked up by: its first word (as a query token, lower-cased)."""
+        return self.words[0]
+
+    @property
+    def value(self) -> str:
+        """The form and the words, one string ("phrase pilot agreement"); tokens hold no
+        space, so :meth:`parse` gives the name back."""
+        return " ".join([self.form, *self.words])
+
+    @classmethod
+    def parse(cls, value: str, source: str) -> ShortName:
+        form, *words = value.split(" ")
+        return cls(tuple(words), source, form)
+
 
 class ShortNames:
     """The short names of a set of documents, and where a query writes them."""
@@ -57,8 +73,23 @@ class ShortNames:
     def __init__(self, documents: Iterable[DocumentRecord], document_words: frozenset[str]):
         self._by_first: dict[str, set[ShortName]] = defaultdict(set)
         for document in documents:
-            for short in short_names(document, document_words):
-                self._by_first[short.words[0]].add(short)
+            self.add(short_names(document, document_words))
+
+    @classmethod
+    def of(cls, shorts: Iterable[ShortName]) -> ShortNames:
+        """The short names given (those a store looked up by a query's tokens)."""
+        found = cls((), frozenset())
+        found.add(shorts)
+        return found
+
+    def add(self, shorts: Iterable[ShortName]) -> None:
+        for short in shorts:
+            self._by_first[short.key].add(short)
+
+    @staticmethod
+    def tokens(query: str) -> list[str]:
+        """The lower-cased tokens of a query: the keys its short names can have."""
+        return list(dict.fromkeys(t.lower() for t in _TOKEN.findall(query)))
 
     def find(self, query: str, allowed: set[str]) -> list[tuple[int, int, str]]:
         """(start, end, source) of each short name the query writes."""

@@ -289,6 +289,19 @@ class Store(Protocol):
         before the keys were stored): the caller then reads :meth:`acronyms`."""
         ...
 
+    def name_keys(self, kind: str, keys: Sequence[str]) -> list[tuple[str, str, str]] | None:
+        """(key, value, source) of the document name keys of ``kind`` whose key is among
+        ``keys`` (an index lookup): the keys :func:`hierdoc.search.names.name_keys` gives
+        each document, stored when it is written and removed with it. None when the index
+        holds no current keys (written before they were stored, or of another
+        ``NAME_KEYS_VERSION``, not yet rebuilt by a writer): the caller then reads
+        :meth:`documents`."""
+        ...
+
+    def document_count(self) -> int:
+        """How many documents the index holds (a count, not a read of the records)."""
+        ...
+
     def chunk_terms(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]: ...
 
     def references_from(self, chunk_ids: Sequence[str]) -> list[CrossRef]: ...

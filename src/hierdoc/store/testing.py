@@ -36,6 +36,7 @@ from ..models import (
 )
 from ..pipeline.extract.definitions import normalize_term
 from ..search.analyze import TEXT_ANALYZER
+from ..search.names import NAMES, SHORT, WORD, WRITTEN, name_keys
 from .base import ContextEntry, IndexBusyError, IndexMeta, Store
 
 DIMENSION = 4
@@ -165,6 +166,22 @@ FILTERS = [
 ]
 
 
+def _expected_names(documents: Sequence[DocumentRecord]) -> set[tuple[str, str, str, str]]:
+    return {(kind, *row, d.source) for d in documents for kind, *row in name_keys(d)}
+
+
+def _name_rows(store: Store, documents: Sequence[DocumentRecord]) -> set[tuple[str, ...]]:
+    """The stored name keys of every key ``documents`` have (kind, key, value, source)."""
+    found: set[tuple[str, ...]] = set()
+    for kind in (WRITTEN, SHORT, WORD, NAMES):
+        keys = sorted({key for k, key, _, _ in _expected_names(documents) if k == kind})
+        rows = store.name_keys(kind, keys)
+        assert rows is not None
+        assert len(rows) == len(set(rows)), rows
+        found |= {(kind, *row) for row in rows}
+    return found
+
+
 def _ids(hits: Sequence) -> list[str]:
     return [h.chunk_id for h in hits]
 
@@ -277,6 +294,28 @@ class StoreContract:
         assert filled.documents() == [] and filled.all_definitions() == []
         assert filled.keyword_search(TEXT_ANALYZER.terms("escrow"), 10, None) == []
         assert filled.context_cache.get("m", "p1", "doc", "chunk") == "kept context"
+
+    def test_name_keys_are_stored_and_go_with_their_document(self, filled: Store) -> None:
+        """The name keys of each document (search.names.name_keys) are looked up by kind
+        and key, a new version's replace the old, and a deleted document's are gone."""
+        documents = filled.documents()
+        assert filled.document_count() == 2
+        assert filled.name_keys(WORD, []) == []
+        assert _name_rows(filled, documents) == _expected_names(documents)
+        found = filled.name_keys(WORD, ["alpha", "beta", "gamma"])
+        assert sorted(found or []) == [("alpha", "", "a.md"), ("beta", "", "b.md")]
+        renamed = replace(documents[1], title="Gamma Services Agreement", metadata={})
+        chunks = corpus_chunks("b.md")
+        filled.write_document(renamed, corpus_sections("b.md"), chunks, corpus_vectors(chunks))
+        filled.flush()
+        assert _name_rows(filled, [documents[0], renamed]) == _expected_names(
+            [documents[0], renamed]
+        )
+        assert filled.name_keys(WORD, ["beta"]) == []
+        filled.delete_documents(["a.md"])
+        filled.flush()
+        assert filled.document_count() == 1
+        assert _name_rows(filled, [documents[0], renamed]) == _expected_names([renamed])
 
     def test_meta_and_context_cache(self, store: Store) -> None:
         meta = IndexMeta("model-x", DIMENSION, "abc123", {"calls": 3, "model": "m"})

@@ -31,6 +31,7 @@ from ...models import (
 )
 from ...pipeline.extract.definitions import normalize_term
 from .contexts import ContextRows
+from .names import fill_names, insert_names, lookup_names, names_current
 from .schema import (
     OLDEST_VERSION,
     SCHEMA,
@@ -48,6 +49,13 @@ from .schema import (
     section_clause,
     stored_chunk,
 )
+from .sections import INSERT_SECTION, section_rows, select_sections
+
+PAGE_SIZE = 8192
+"""Bytes per page of a new file. A vector row (1.5 kB at 384 dimensions) or a chunk row
+(1-2 kB) fits twice in a 4 kB page, which leaves ~0.9 kB empty; 8 kB pages hold five:
+vectors 2,053 -> 1,641 and chunks 1,964 -> 1,369 bytes each at 10k synthetic acts
+(benchmarks/sqlite_footprint.py). SQLite sets it before the first table is written."""
 
 
 def _section_of_row(prefix: str) -> tuple[str, list[str]]:
@@ -91,6 +99,7 @@ class RecordStore(ContextRows):
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._version = 0
         self._columns: set[tuple[str, str]] = set()
+        self._names_ready = False
         if self.ready:
             self._check_schema()
 
@@ -109,7 +118,8 @@ class RecordStore(ContextRows):
         every column (a file written at version 3 before ``sentences`` was added lacks it)."""
         version = int(self.get_meta("schema_version") or 0) if self.ready else 0
         with self._lock:
-            return version == SCHEMA_VERSION and not missing_columns(self._db)
+            columns = not missing_columns(self._db)
+            return version == SCHEMA_VERSION and columns and names_current(self._db)
 
     def set_up(self) -> None:
         """Create the schema, or bring an older one up to date (a write: the caller holds the
@@ -118,6 +128,7 @@ class RecordStore(ContextRows):
         if self.ready:
             self._check_schema()  # a newer file is left as it is
         with self._lock:
+            self._db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # a new file's; others keep theirs
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.executescript(SCHEMA)
         version = self.get_meta("schema_version")
@@ -128,6 +139,9 @@ class RecordStore(ContextRows):
                 migrate(db, int(version))
         with self.transaction() as db:
             add_missing_columns(db)  # a version-3 file written before some of them
+        with self.transaction() as db:
+            if not names_current(db):
+                fill_names(db)  # a file written before the name keys, or with others
         self._check_schema()
 
     def _check_schema(self) -> None:
@@ -236,24 +250,7 @@ class RecordStore(ContextRows):
                     json.dumps(document.metadata, ensure_ascii=False, default=str),
                 ),
             )
-            starts = {i: stored.chunk.chunk_id for stored in chunks for i in stored.chunk.sections}
-            db.executemany(
-                "INSERT INTO sections VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        document.source,
-                        s.section_id,
-                        s.heading,
-                        s.level,
-                        s.path[-1] if s.path else None,
-                        s.ordinal,
-                        s.kind,
-                        starts.get(s.section_id),
-                        s.heading_line + s.body,
-                    )
-                    for s in sections
-                ],
-            )
+            db.executemany(INSERT_SECTION, section_rows(document.source, sections, chunks))
             db.executemany(
                 "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [chunk_row(stored) for stored in chunks],
@@ -271,6 +268,7 @@ class RecordStore(ContextRows):
                 ],
             )
             self._write_extraction(db, extraction)
+            insert_names(db, [document])
             self._bump(db)
 
     @staticmethod
@@ -359,24 +357,20 @@ class RecordStore(ContextRows):
     def sections(self, section_id: str, source: str | None = None) -> list[SectionRecord]:
         """Every section with this id (one per document that has it), or ``source``'s."""
         if source is not None:
-            where = "WHERE source = ? AND section_id = ?"
+            where = "WHERE s.source = ? AND s.section_id = ?"
             return self._select_sections(where, [source, section_id])
-        return self._select_sections("WHERE section_id = ?", [section_id])
+        return self._select_sections("WHERE s.section_id = ?", [section_id])
 
     def sections_of_source(self, source: str) -> list[SectionRecord]:
-        return self._select_sections("WHERE source = ?", [source])
+        return self._select_sections("WHERE s.source = ?", [source])
 
     def children(self, source: str, section_id: str) -> list[SectionRecord]:
-        return self._select_sections("WHERE source = ? AND parent_id = ?", [source, section_id])
+        where = "WHERE s.source = ? AND s.parent_id = ?"
+        return self._select_sections(where, [source, section_id])
 
     def _select_sections(self, where: str, params: list[str]) -> list[SectionRecord]:
         with self._lock:
-            rows = self._db.execute(
-                "SELECT source, section_id, heading, level, parent_id, ordinal, kind, chunk_id, "
-                f"text FROM sections {where} ORDER BY source, ordinal",
-                params,
-            ).fetchall()
-        return [SectionRecord(*row) for row in rows]
+            return select_sections(self._db, where, params)
 
     def definitions(self, term_norms: Sequence[str]) -> list[Definition]:
         if not term_norms:
@@ -439,6 +433,24 @@ class RecordStore(ContextRows):
                     ).fetchall()
                 found.update((row[0], Acronym(*row[1:])) for row in rows)
         return [found[rowid] for rowid in sorted(found)]
+
+    def name_keys(self, kind: str, keys: Sequence[str]) -> list[tuple[str, str, str]] | None:
+        """(key, value, source) of the document name keys of ``kind`` whose key is among
+        ``keys``; None for a file whose keys are not current (:mod:`.names`)."""
+        with self._lock:
+            if not self._names_ready:
+                self._names_ready = self._has_table("document_names") and names_current(self._db)
+            return lookup_names(self._db, kind, keys) if self._names_ready else None
+
+    def _has_table(self, name: str) -> bool:
+        row = self._db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+        ).fetchone()
+        return row is not None
+
+    def document_count(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT count(*) FROM documents").fetchone()[0]
 
     def references_from(self, chunk_ids: Sequence[str]) -> list[CrossRef]:
         if not chunk_ids:

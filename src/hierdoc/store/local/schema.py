@@ -8,7 +8,9 @@ cascades to has an index on the column the cascade looks up.
 Version 2 added ``chunk_sections`` and the indexes; version 3 the page span and the sentence
 offsets (JSON, ``Chunk.sentences``) of each chunk, the page count and metadata (JSON) of
 each document, and the lookup keys of each acronym and long form (so that the glossary
-reads the entries a query names, not every entry). An older file is migrated in
+reads the entries a query names, not every entry); version 4 ``document_names``, the name
+keys of each document (:mod:`.names`); version 5 a section's text as a span of the chunk it
+begins in (``text_start``, ``text_end``; :mod:`.sections`). An older file is migrated in
 place by the next writer (:func:`migrate`); until then readers use the old queries.
 """
 
@@ -21,8 +23,9 @@ from collections.abc import Sequence
 from ...errors import StoreError
 from ...models import Chunk, DocumentRecord, StoredChunk
 from ...pipeline.extract.acronyms import normalize_acronym, normalize_phrase
+from .sections import store_spans
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 5
 #: The oldest version a writer migrates in place (and a reader reads as it is).
 OLDEST_VERSION = 1
 
@@ -49,6 +52,8 @@ CREATE TABLE IF NOT EXISTS sections (
     kind TEXT NOT NULL,
     chunk_id TEXT,
     text TEXT NOT NULL,
+    text_start INTEGER,
+    text_end INTEGER,
     PRIMARY KEY (source, section_id)
 );
 CREATE INDEX IF NOT EXISTS sections_by_id ON sections(section_id);
@@ -86,6 +91,15 @@ CREATE TABLE IF NOT EXISTS crossrefs (
 CREATE INDEX IF NOT EXISTS crossrefs_by_chunk ON crossrefs(chunk_id);
 CREATE INDEX IF NOT EXISTS crossrefs_by_target ON crossrefs(target_section_id);
 CREATE INDEX IF NOT EXISTS crossrefs_by_source ON crossrefs(source);
+-- what names each document, by the key a query finds it by (search.names.name_keys)
+CREATE TABLE IF NOT EXISTS document_names (
+    source TEXT NOT NULL REFERENCES documents(source) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS document_names_by_key ON document_names(kind, key);
+CREATE INDEX IF NOT EXISTS document_names_by_source ON document_names(source);
 CREATE TABLE IF NOT EXISTS contexts (
     model TEXT NOT NULL,
     prompt_version TEXT NOT NULL,
@@ -148,6 +162,7 @@ VERSION_3_COLUMNS = (
     ("acronyms", "acronym_norm", "TEXT"),
     ("acronyms", "long_form_norm", "TEXT"),
 )
+VERSION_5_COLUMNS = (("sections", "text_start", "INTEGER"), ("sections", "text_end", "INTEGER"))
 #: Indexes on columns of :data:`VERSION_3_COLUMNS`: created once the columns exist.
 VERSION_3_INDEXES = """
 CREATE INDEX IF NOT EXISTS acronyms_by_key ON acronyms(acronym_norm);
@@ -194,19 +209,21 @@ def migrate(db: sqlite3.Connection, version: int) -> None:
             "INSERT OR IGNORE INTO chunk_sections (chunk_id, section_id) "
             "SELECT c.chunk_id, j.value FROM chunks c, json_each(c.section_path) j"
         )
-    if version < 3:
-        add_missing_columns(db)
+    if version < 5:
+        add_missing_columns(db)  # version 3's and 5's
+        store_spans(db)
     db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
 
 
 def missing_columns(db: sqlite3.Connection) -> list[tuple[str, str, str]]:
-    """The columns of :data:`VERSION_3_COLUMNS` a file lacks (one written at version 3
-    before ``sentences`` was added has no such column)."""
+    """The columns of :data:`VERSION_3_COLUMNS` and :data:`VERSION_5_COLUMNS` a file lacks
+    (one written at version 3 before ``sentences`` was added has no such column)."""
+    added = VERSION_3_COLUMNS + VERSION_5_COLUMNS
     present = {
         table: {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
-        for table in {table for table, _, _ in VERSION_3_COLUMNS}
+        for table in {table for table, _, _ in added}
     }
-    return [entry for entry in VERSION_3_COLUMNS if entry[1] not in present[entry[0]]]
+    return [entry for entry in added if entry[1] not in present[entry[0]]]
 
 
 def add_missing_columns(db: sqlite3.Connection) -> None:

@@ -138,7 +138,9 @@ class LocalStore:
             return  # the writer lock was taken: derived indexes are current on disk
         generation = self.records.generation
         current = self._current_on_disk(generation) and self.records.current
-        if not self.read_only and not current:
+        if current:
+            return  # both derived indexes on disk are loaded and checked: nothing to follow
+        if not self.read_only:
             try:
                 with self.lock_writer(wait=False):
                     return  # taking the lock migrated the schema, rebuilt them on disk
@@ -479,6 +481,12 @@ class LocalStore:
         self, keys: Sequence[str], long_forms: Sequence[str]
     ) -> list[Acronym] | None:
         return self.records.acronyms_matching(keys, long_forms)
+
+    def name_keys(self, kind: str, keys: Sequence[str]) -> list[tuple[str, str, str]] | None:
+        return self.records.name_keys(kind, keys)
+
+    def document_count(self) -> int:
+        return self.records.document_count()
 
     def chunk_terms(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
         return self.records.chunk_terms(chunk_ids)

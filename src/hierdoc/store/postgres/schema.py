@@ -146,6 +146,18 @@ MIGRATIONS: list[list[str]] = [
         "DROP INDEX sections_by_heading",
         "CREATE INDEX sections_by_heading ON sections (md5(lower(heading)))",
     ],
+    [
+        # what names each document, by the key a query finds it by (search.names.name_keys);
+        # the documents already stored get theirs from the next writer (.names)
+        """CREATE TABLE document_names (
+            id bigserial PRIMARY KEY,
+            source text NOT NULL REFERENCES documents ON DELETE CASCADE,
+            kind text NOT NULL,
+            key text NOT NULL,
+            value text NOT NULL)""",
+        "CREATE INDEX document_names_by_key ON document_names (kind, md5(key))",
+        "CREATE INDEX document_names_by_source ON document_names (source)",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

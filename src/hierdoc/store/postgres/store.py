@@ -31,7 +31,7 @@ from ...models import (
     StoreStats,
 )
 from ..base import ContextCache, ContextEntry, IndexMeta, TextAnalyzer, locked_write
-from . import lexical, records, vectors, writes
+from . import lexical, names, records, vectors, writes
 from .connection import transaction
 from .lock import WriterLock
 from .reindex import analyzer_current, ensure_analyzer
@@ -103,6 +103,7 @@ class PostgresStore:
         self._lock = lock
         self._wait = wait
         self._holding = False
+        self._names_ready = False
         self.location = location
         """The database URL (password masked) and schema, for messages and stats."""
 
@@ -124,6 +125,9 @@ class PostgresStore:
         if dimension_to_set(self.pool, dimension, reset):
             with self.lock_writer(), transaction(self.pool) as conn:
                 set_dimension(conn, dimension)
+        if not self.read_only and not self._read(names.names_current):
+            with self.lock_writer(), transaction(self.pool) as conn:
+                names.fill_names(conn)
         if analyzer_current(self.pool, self._analyzer):
             return
         if self.read_only:
@@ -294,6 +298,15 @@ class PostgresStore:
     ) -> list[Acronym] | None:
         where = "acronym_norm = ANY(%s) OR long_form_norm = ANY(%s)"
         return self._read(records.select, Acronym, where, (list(keys), list(long_forms)))
+
+    def name_keys(self, kind: str, keys: Sequence[str]) -> list[tuple[str, str, str]] | None:
+        if not self._names_ready:
+            self._names_ready = self._read(names.names_current)
+        return self._read(names.lookup_names, kind, keys) if self._names_ready else None
+
+    def document_count(self) -> int:
+        row = self._read(lambda conn: conn.execute("SELECT count(*) FROM documents").fetchone())
+        return int(row[0])
 
     def chunk_terms(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
         return self._read(records.chunk_terms, chunk_ids) if chunk_ids else {}

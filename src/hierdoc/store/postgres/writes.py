@@ -21,6 +21,7 @@ from ...pipeline.extract.acronyms import normalize_acronym, normalize_phrase
 from ...pipeline.extract.definitions import normalize_term
 from ..base import TextAnalyzer
 from .lexical import LexicalRow, fieldnorm, lexical_row
+from .names import insert_names
 
 _CHUNK_COLUMNS = (
     "chunk_id, source, ordinal, section_id, heading, parent_chain, section_path, "
@@ -56,6 +57,7 @@ def replace_document(
     insert_postings(conn, rows)
     _insert_vectors(conn, chunks, vectors)
     _insert_extraction(conn, extraction or Extraction())
+    insert_names(conn, [document])
     bump(conn)
 
 
