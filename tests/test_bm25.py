@@ -403,8 +403,13 @@ def test_large_files_are_checked_by_samples_and_damage_in_a_sample_is_found(
     index.close()
     monkeypatch.setattr(check, "FULL_CHECK_BYTES", 64 << 20)
     whole = tmp_path / "whole"
-    build(QueriedIndex(whole), entry("x", "text")).close()
-    assert not any(
-        c.startswith("s:") for c in json.loads((whole / STATE_FILE).read_text())["files"].values()
-    )
-    assert QueriedIndex(whole).damage() is None
+    older = build(QueriedIndex(whole), *(entry(f"c{i}", f"clause {i} " * 30) for i in range(50)))
+    recorded = json.loads((whole / STATE_FILE).read_text())["files"]
+    assert not any(c.startswith("s:") for c in recorded.values())
+    monkeypatch.setattr(check, "FULL_CHECK_BYTES", 256)
+    assert older.damage() is None  # whole checksums recorded earlier still verify whole
+    build(older, entry("y", "more text"), generation=2)
+    renewed = json.loads((whole / STATE_FILE).read_text())["files"]
+    big = [n for n in recorded if n in renewed and (whole / n).stat().st_size > 256]
+    assert big and all(renewed[n].startswith("s:") for n in big)
+    assert older.damage() is None

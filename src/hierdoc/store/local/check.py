@@ -119,11 +119,19 @@ def bm25_checksums(directory: Path, recorded: Any = None) -> dict[str, str]:
     new files and ``meta.json``, not the whole index."""
     known = recorded if isinstance(recorded, dict) else {}
     return {
-        path.name: known[path.name]
-        if path.name in known and path.name != "meta.json"
-        else bm25_checksum(path)
+        path.name: known[path.name] if _kept(path, known) else bm25_checksum(path)
         for path in _segment_files(directory)
     }
+
+
+def _kept(path: Path, known: dict[str, str]) -> bool:
+    """Whether the recorded checksum of ``path`` still serves: a segment file recorded in the
+    form its size calls for (a big file recorded whole by an earlier version is sampled
+    anew, so that opening stops reading all of it)."""
+    recorded = known.get(path.name)
+    if recorded is None or path.name == "meta.json":
+        return False
+    return recorded.startswith("s:") == (path.stat().st_size > FULL_CHECK_BYTES)
 
 
 def bm25_damage(directory: Path, recorded: Any) -> str | None:
