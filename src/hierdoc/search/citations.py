@@ -65,7 +65,7 @@ def cite_sections(
         first_id = next(iter(exact.values()))[0]
         cited = CitedSections({"text": label, "section_id": first_id, "resolved": True})
         cited.notes += _where_note(label, list(exact), documents)
-        return _fill(store, cited, exact, filt, limit)
+        return fill_sections(store, cited, exact, filt, limit)
     nearest = _nearest(store, levels[1:], filt)
     cited = CitedSections({"text": label, "section_id": None, "resolved": False})
     if not nearest:
@@ -74,16 +74,16 @@ def cite_sections(
         section_id = next(iter(nearest.values()))[0]
         cited.citation["section_id"] = section_id
         cited.notes.append(
-            f"no {label} in {_name(documents[0])}: showing {section_id}, "
+            f"no {label} in {name_of(documents[0])}: showing {section_id}, "
             "the nearest section that holds it"
         )
-        return _fill(store, cited, nearest, filt, limit)
-    where = ", ".join(f"{s[0]} in {_name(src)}" for src, s in list(nearest.items())[:3])
+        return fill_sections(store, cited, nearest, filt, limit)
+    where = ", ".join(f"{s[0]} in {name_of(src)}" for src, s in list(nearest.items())[:3])
     cited.notes.append(f"no {label} in any of the {len(documents)} documents (nearest: {where})")
     return cited
 
 
-def _fill(
+def fill_sections(
     store: Store,
     cited: CitedSections,
     holders: dict[str, tuple[str, str]],
@@ -146,18 +146,18 @@ def _where_note(label: str, have: list[str], documents: Sequence[str]) -> list[s
     missing = [d for d in documents if d not in held]
     if not missing and len(have) == 1:
         return []
-    note = f"{label} is in {_names(have)}"
+    note = f"{label} is in {names_of(have)}"
     if missing:
-        note += f"; not in {_names(missing)}"
+        note += f"; not in {names_of(missing)}"
     return [note]
 
 
-def _names(sources: Sequence[str]) -> str:
-    names = [_name(s) for s in sources[:NAMES_IN_NOTE]]
+def names_of(sources: Sequence[str]) -> str:
+    names = [name_of(s) for s in sources[:NAMES_IN_NOTE]]
     if len(sources) <= NAMES_IN_NOTE:
         return ", ".join(names)
     return ", ".join(names) + f" and {len(sources) - NAMES_IN_NOTE} others"
 
 
-def _name(source: str) -> str:
+def name_of(source: str) -> str:
     return PurePosixPath(source).name or source

@@ -37,9 +37,16 @@ from ..pipeline.extract.definitions import normalize_term
 from ..pipeline.numbering import find_citations
 from ..store.base import Store
 from .analyze import analyze, analyze_query, analyze_words
-from .citations import cite_sections, section_starts
+from .citations import CitedSections, cite_sections, section_starts
 from .fuse import best_possible, weighted_rrf
 from .glossary import Glossary, QueryVocabulary
+from .relative_citations import (
+    RelativeCitation,
+    RestRanking,
+    attach_relative,
+    cite_relatives,
+    find_relative_citations,
+)
 from .rerank import Reranker, rerank
 
 _QUOTED = re.compile(r"[\"“”„]([^\"“”„]{2,})[\"“”„]")
@@ -60,6 +67,8 @@ class ParsedQuery:
     remainder: str
     identifiers: tuple[str, ...] = ()
     """Names as code writes them: `backticked` words, camelCase, snake_case."""
+    relative: tuple[RelativeCitation, ...] = ()
+    """Citations by own labels only: "paragraph (k)" (:mod:`.relative_citations`)."""
 
 
 def parse_query(query: str) -> ParsedQuery:
@@ -69,9 +78,11 @@ def parse_query(query: str) -> ParsedQuery:
         name = m.group(1).strip().removesuffix("()")
         (identifiers if name and len(name.split()) == 1 else phrases).append(name)
     citations = find_citations(query)
+    relative = find_relative_citations(query, [(c.start, c.end) for c in citations])
+    citations, relative = attach_relative(query, citations, relative)
     cited = tuple((c.text, tuple(c.label.candidate_ids())) for c in citations)
     remainder = query
-    for citation in sorted(citations, key=lambda c: c.start, reverse=True):
+    for citation in sorted([*citations, *relative], key=lambda c: c.start, reverse=True):
         remainder = remainder[: citation.start] + " " + remainder[citation.end :]
     return ParsedQuery(
         query,
@@ -79,6 +90,7 @@ def parse_query(query: str) -> ParsedQuery:
         cited,
         remainder.strip(),
         tuple(dict.fromkeys(identifiers)),
+        tuple(relative),
     )
 
 
@@ -102,13 +114,16 @@ def exact_search(
     vocabulary: QueryVocabulary | None = None,
     documents: Sequence[str] = (),
     widespread: Callable[[int], bool] | None = None,
+    relative: Sequence[CitedSections] = (),
 ) -> _Exact:
-    """Cited sections (in each of ``documents``, the documents in scope), phrases,
-    identifiers, headings (unless ``widespread`` across documents), defining chunks."""
+    """Cited sections (in each of ``documents``, the documents in scope; ``relative``:
+    the query's relative citations, resolved), phrases, identifiers, headings (unless
+    ``widespread`` across documents), defining chunks."""
     found = _Exact([], [], [], [])
     ordered: list[str] = []
-    for text, candidates in parsed.cited:
-        cited = cite_sections(store, text, candidates, filt, documents, k)
+    numbered = [cite_sections(store, t, ids, filt, documents, k) for t, ids in parsed.cited]
+    for cited in [*numbered, *relative]:
+        text = cited.citation["text"]
         found.citations.append(cited.citation)
         found.notes += cited.notes
         found.pins.update(dict.fromkeys(cited.pinned, cited.pin))
@@ -235,14 +250,25 @@ class Searcher:
                 f"the query has {len(query):,} characters; the limit is "
                 f"{settings.max_query_chars:,} (max_query_chars)"
             )
-        filt, naming_notes, asked = self._narrow(query.strip(), filt)
+        filt, naming_notes, asked, named = self._narrow(query.strip(), filt)
         parsed = parse_query(asked)
         vocabulary = self._glossary.lookup(parsed.text) if self._glossary else QueryVocabulary()
         expanded = vocabulary.expand(parsed.text)
         depth = max(settings.candidate_depth, settings.top_k)
         widespread = self._glossary.widespread if self._glossary else None
         scope = self._scope(filt) if parsed.cited else []
-        exact = exact_search(self._store, parsed, depth, filt, vocabulary, scope, widespread)
+        relative = cite_relatives(
+            self._store,
+            parsed.relative,
+            filt,
+            named,
+            self._scope(filt) if parsed.relative else [],
+            RestRanking(parsed.remainder, self._embed_query, settings.search_mode),
+            depth,
+        )
+        exact = exact_search(
+            self._store, parsed, depth, filt, vocabulary, scope, widespread, relative
+        )
         rankings: dict[str, list[Hit]] = {}
         if settings.search_mode in ("hybrid", "exact"):
             rankings["exact"] = exact.hits
@@ -278,23 +304,25 @@ class Searcher:
 
     def _narrow(
         self, text: str, filt: SearchFilter | None
-    ) -> tuple[SearchFilter | None, list[str], str]:
-        """The filter narrowed to the documents the query names, with a note saying so, and
-        the query without the names written in it (they would only add noise to ranking
-        within those documents)."""
+    ) -> tuple[SearchFilter | None, list[str], str, tuple[str, ...]]:
+        """The filter narrowed to the documents the query names, with a note saying so, the
+        query without the names written in it (they would only add noise to ranking
+        within those documents), and the documents named."""
         if self._glossary is None:
-            return filt, [], text
+            return filt, [], text, ()
         scope = filt.sources if filt is not None else ()
         naming = self._glossary.names.named(text, scope)
         if naming is None:
-            return filt, [], text
+            return filt, [], text, ()
         rest = naming.rest(text)
-        asked = rest if analyze(_QUOTED.sub(" ", rest)) or parse_query(rest).cited else text
+        cites = parse_query(rest)
+        asked = rest if analyze(_QUOTED.sub(" ", rest)) or cites.cited or cites.relative else text
         if set(naming.sources) == set(scope):
-            return filt, [], asked
+            return filt, [], asked, naming.sources
         names = ", ".join(PurePosixPath(s).name or s for s in naming.sources)
         note = f"searched only {names}: named in the query ({naming.how})"
-        return replace(filt or SearchFilter(), sources=naming.sources), [note], asked
+        narrowed = replace(filt or SearchFilter(), sources=naming.sources)
+        return narrowed, [note], asked, naming.sources
 
     def _scope(self, filt: SearchFilter | None) -> list[str]:
         """The documents a search covers: those filtered to, else every indexed one."""
@@ -445,7 +473,7 @@ def _has_terms(parsed: ParsedQuery) -> bool:
 def _asked_for_missing(parsed: ParsedQuery, exact: _Exact) -> bool:
     """The query cites sections none of which any document in scope has, or quotes a
     phrase that no text holds: what it asks for is not in the index."""
-    if parsed.cited and not any(c["resolved"] for c in exact.citations):
+    if (parsed.cited or parsed.relative) and not any(c["resolved"] for c in exact.citations):
         return True
     return bool(exact.missing_phrases)
 
