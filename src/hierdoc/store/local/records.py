@@ -30,6 +30,7 @@ from ...models import (
     StoredChunk,
 )
 from ...pipeline.extract.definitions import normalize_term
+from ..section_spans import section_rows
 from .contexts import ContextRows
 from .names import fill_names, insert_names, lookup_names, names_current
 from .schema import (
@@ -49,7 +50,7 @@ from .schema import (
     section_clause,
     stored_chunk,
 )
-from .sections import INSERT_SECTION, section_rows, select_sections
+from .sections import INSERT_SECTION, select_sections
 
 PAGE_SIZE = 8192
 """Bytes per page of a new file. A vector row (1.5 kB at 384 dimensions) or a chunk row
