@@ -22,7 +22,7 @@ every contract that mentions a party. A document is named in two ways:
 
 What names a document is computed when the document is written (:func:`name_keys`) and
 stored with it, keyed by what a query must hold to name it: a written name by its first
-two words, a short name by its first token, a name word by itself. A query then reads
+two words, a short name by its first two tokens, a name word by itself. A query then reads
 the keys its own words can match (:class:`KeyedNames`), and a name word's document
 frequency is the count of its holders, so naming costs the same in an index of ten
 documents or of ten thousand. :class:`DocumentNames` is the same reading from document
@@ -83,12 +83,12 @@ COMPANY_WORDS = frozenset(
 _PARTY_KEY = re.compile(r"part(y|ies)|counterpart(y|ies)|client|customer|vendor|supplier|company")
 
 
-NAME_KEYS_VERSION = 1
+NAME_KEYS_VERSION = 2
 """Changes whenever :func:`name_keys` would give a document other keys: a store holding
 keys of another version rebuilds them (a writer) or is read as records (a reader)."""
 WRITTEN, SHORT, WORD, NAMES = "written", "short", "word", "names"
 """The kinds of name key: a written-form name by its opening words, a short name by its
-first token, a name word (its holders give its document frequency), a document's names
+first two tokens, a name word (its holders give its document frequency), a document's names
 (their word sets, JSON) by its source."""
 
 NameKey = tuple[str, str, str]
@@ -310,7 +310,7 @@ class KeyedNames(DocumentNames):
         return [(value, source) for _, value, source in self._lookup(WRITTEN, keys)]
 
     def _short_names(self, query: str) -> ShortNames:
-        rows = self._lookup(SHORT, ShortNames.tokens(query))
+        rows = self._lookup(SHORT, ShortNames.keys(query))
         return ShortNames.of(ShortName.parse(value, source) for _, value, source in rows)
 
     def _holders_of(self, words: Iterable[str]) -> dict[str, list[str]]:

@@ -52,8 +52,10 @@ class ShortName:
 
     @property
     def key(self) -> str:
-        """What the name is looked up by: its first word (as a query token, lower-cased)."""
-        return self.words[0]
+        """What the name is looked up by: its first two words (one for an acronym), as a
+        query's lower-cased tokens (:meth:`ShortNames.keys`). Not the first word alone:
+        every act's file name gives the identifier "act NNN"."""
+        return " ".join(self.words[:2])
 
     @property
     def value(self) -> str:
@@ -84,12 +86,15 @@ class ShortNames:
 
     def add(self, shorts: Iterable[ShortName]) -> None:
         for short in shorts:
-            self._by_first[short.key].add(short)
+            self._by_first[short.words[0]].add(short)
 
     @staticmethod
-    def tokens(query: str) -> list[str]:
-        """The lower-cased tokens of a query: the keys its short names can have."""
-        return list(dict.fromkeys(t.lower() for t in _TOKEN.findall(query)))
+    def keys(query: str) -> list[str]:
+        """The keys (:attr:`ShortName.key`) of the short names a query can write: each of
+        its lower-cased tokens, and each two consecutive ones."""
+        tokens = [t.lower() for t in _TOKEN.findall(query)]
+        pairs = [f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)]
+        return list(dict.fromkeys([*tokens, *pairs]))
 
     def find(self, query: str, allowed: set[str]) -> list[tuple[int, int, str]]:
         """(start, end, source) of each short name the query writes."""

@@ -52,7 +52,7 @@ def lookup_names(
     db: sqlite3.Connection, kind: str, keys: Sequence[str]
 ) -> list[tuple[str, str, str]]:
     """(key, value, source) of the name keys of ``kind`` whose key is among ``keys``,
-    through ``document_names_by_key``."""
+    through the table's primary key (kind, key, ...)."""
     found: list[tuple[str, str, str]] = []
     for start in range(0, len(keys), _BATCH):
         batch = list(keys[start : start + _BATCH])
