@@ -158,6 +158,15 @@ MIGRATIONS: list[list[str]] = [
         "CREATE INDEX document_names_by_key ON document_names (kind, md5(key))",
         "CREATE INDEX document_names_by_source ON document_names (source)",
     ],
+    [
+        # a section's text as a span of the chunk it begins in (store.section_spans): text
+        # keeps what the span leaves out; a text its chunk holds whole becomes a span
+        "ALTER TABLE sections ADD COLUMN text_start integer",
+        "ALTER TABLE sections ADD COLUMN text_end integer",
+        "UPDATE sections s SET text_start = strpos(c.content, s.text) - 1, "
+        "text_end = strpos(c.content, s.text) - 1 + char_length(s.text), text = '' "
+        "FROM chunks c WHERE c.chunk_id = s.chunk_id AND strpos(c.content, s.text) > 0",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -267,15 +267,15 @@ class PostgresStore:
 
     def sections(self, section_id: str, source: str | None = None) -> list[SectionRecord]:
         if source is not None:
-            where = "source = %s AND section_id = %s"
+            where = "s.source = %s AND s.section_id = %s"
             return self._read(records.select, SectionRecord, where, (source, section_id))
-        return self._read(records.select, SectionRecord, "section_id = %s", (section_id,))
+        return self._read(records.select, SectionRecord, "s.section_id = %s", (section_id,))
 
     def sections_of_source(self, source: str) -> list[SectionRecord]:
-        return self._read(records.select, SectionRecord, "source = %s", (source,))
+        return self._read(records.select, SectionRecord, "s.source = %s", (source,))
 
     def children(self, source: str, section_id: str) -> list[SectionRecord]:
-        where = "source = %s AND parent_id = %s"
+        where = "s.source = %s AND s.parent_id = %s"
         return self._read(records.select, SectionRecord, where, (source, section_id))
 
     def sections_with_heading(self, heading: str) -> list[str]:

@@ -20,6 +20,7 @@ from ...models import DocumentRecord, Extraction, Section, StoredChunk, section_
 from ...pipeline.extract.acronyms import normalize_acronym, normalize_phrase
 from ...pipeline.extract.definitions import normalize_term
 from ..base import TextAnalyzer
+from ..section_spans import section_rows
 from .lexical import LexicalRow, fieldnorm, lexical_row
 from .names import insert_names
 
@@ -100,16 +101,12 @@ def _insert_sections(
     sections: Sequence[Section],
     chunks: Sequence[StoredChunk],
 ) -> None:
-    starts = {i: stored.chunk.chunk_id for stored in chunks for i in stored.chunk.sections}
     with conn.cursor().copy(
         "COPY sections (source, section_id, heading, level, parent_id, ordinal, kind, "
-        "chunk_id, text) FROM STDIN"
+        "chunk_id, text, text_start, text_end) FROM STDIN"
     ) as copy:
-        for s in sections:
-            copy.write_row(
-                (source, s.section_id, s.heading, s.level, s.path[-1] if s.path else None,
-                 s.ordinal, s.kind, starts.get(s.section_id), s.heading_line + s.body)
-            )  # fmt: skip
+        for row in section_rows(source, sections, chunks):
+            copy.write_row(row)
 
 
 def _insert_chunks(
