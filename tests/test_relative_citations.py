@@ -9,6 +9,7 @@ import pytest
 
 from hierdoc import Index, Settings, TextDocument
 from hierdoc.models import SectionRecord
+from hierdoc.search import relative_citations
 from hierdoc.search.relative_citations import (
     find_relative_citations,
     labelled_sections,
@@ -272,3 +273,21 @@ def test_a_filter_to_one_document_is_where_the_citation_is_looked_for(index: Ind
     pinned = [r for r in response.results if r.pinned]
     assert [r.chunk_id for r in pinned] == [_begins(index, "office_lease.md", "section-5-b")]
     assert any("section-6-b" in note for note in response.notes)
+
+
+def test_a_document_named_in_the_query_is_where_the_citation_is_looked_for(
+    index: Index,
+) -> None:
+    response = index.search("paragraph (b) of office_lease.md")
+    pinned = [r.chunk_id for r in response.results if r.pinned]
+    assert pinned == [_begins(index, "office_lease.md", "section-5-b")]
+    assert any("named in the query" in note for note in response.notes)
+
+
+def test_with_many_documents_and_no_other_words_those_headed_by_the_label_are_read(
+    index: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(relative_citations, "MAX_DOCUMENTS", 1)
+    response = index.search("paragraph (b)")
+    assert len({r.source for r in response.results if r.pinned}) == 1
+    assert any("the first 1 of 2 documents" in note for note in response.notes)

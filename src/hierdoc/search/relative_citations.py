@@ -6,12 +6,19 @@ the section of some document whose heading opens with those parenthesised labels
 a "(2)" under a "(b)"). Which document it means is not written in the citation, so it is
 resolved, in this order:
 
-* within the documents the query names or the search is filtered to (:mod:`.names`);
+* within the documents the query names (:mod:`.names`) or the one it is filtered to;
 * else within the document the rest of the query points at: the words around the
   citation ("737 MAX AD") ranked by the hybrid search, when one document holds most of
   that ranking (:data:`MIN_SHARE`, :data:`MIN_MARGIN` ahead of the next);
-* else in each document in scope that has such a section, as a number every document
-  has ("Section 8") is, with a note saying where it is.
+* else in each of the documents that ranking puts near the first (within
+  :data:`MIN_MARGIN` of it) that has such a section, or, with no other words, in each
+  document in scope, as a number every document has ("Section 8") is, with a note saying
+  where it is. A document the query clearly means but that has no such section lends
+  none of another's: the note says it has none.
+
+Written next to a numbered citation, a relative one is part of it (:func:`attach_relative`):
+"Article 17 paragraph (3)" cites ``article-17-3``, "paragraph (a) of § 39.13"
+``section-39-13-a``.
 
 Within one document the shallowest section wins (a lettered paragraph "(k)" before a
 "(k)" of a nested list), then the one whose label path is exactly the cited one, then the
@@ -246,7 +253,7 @@ def choose_documents(
     """Where ``citation`` is looked for: the documents ``named`` (or the one filtered to),
     else the one the ranking ``rest`` of the query's other words points at, else those it
     ranks, else (no other words) those in ``scope``: all when few, else those with a section
-    headed by the citation's label alone."""
+    headed by the citation's last label alone ("(k)": an indexed look-up)."""
     if named:
         return Pointing(list(named), "named in the query")
     if filt is not None and len(filt.sources) == 1:
@@ -262,7 +269,8 @@ def choose_documents(
         return Pointing(contenders, "among the documents the rest of the query ranks first")
     if len(scope) <= MAX_DOCUMENTS:
         return Pointing(list(scope), "the query names no document")
-    headed = section_starts(store, store.sections_with_heading(citation.label), filt)
+    own = f"({citation.labels[-1]})"
+    headed = section_starts(store, store.sections_with_heading(own), filt)
     return Pointing(list(dict.fromkeys(s for s, _, _ in headed)), "the query names no document")
 
 
@@ -335,6 +343,11 @@ def cite_relative(
                 f"{text} in {name_of(source)}: {chosen.section_id} of {len(matches)} sections "
                 f"labelled {citation.label}, the shallowest first (also {others})"
             )
+    if len(documents) > MAX_DOCUMENTS:
+        cited.notes.append(
+            f"{text} was looked for in the first {MAX_DOCUMENTS} of {len(documents)} "
+            "documents with such a label: name the document to cite its section"
+        )
     if not holders:
         where = names_of(list(documents)) if documents else "the index"
         cited.notes.append(f"no section labelled {citation.label} in {where} ({how})")
