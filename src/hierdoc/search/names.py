@@ -24,9 +24,10 @@ What names a document is computed when the document is written (:func:`name_keys
 stored with it, keyed by what a query must hold to name it: a written name by its first
 two words, a short name by its first two tokens, a name word by itself. A query then reads
 the keys its own words can match (:class:`KeyedNames`), and a name word's document
-frequency is the count of its holders, so naming costs the same in an index of ten
-documents or of ten thousand. :class:`DocumentNames` is the same reading from document
-records held in memory: an index written before the keys were stored, opened read-only.
+frequency is the count of its holders: nothing is read for every document, and a new
+process names documents from its first query on. :class:`DocumentNames` is the same
+reading from document records held in memory: an index written before the keys were
+stored, opened read-only.
 """
 
 from __future__ import annotations
