@@ -263,20 +263,20 @@ def test_a_postgres_index_without_keys_is_read_as_before_and_filled_by_a_writer(
     options = fresh_options()
     documents = _random_documents(30, 4)
     try:
-        store = open_pg(options)
+        holder = open_pg(options, hold_writer=True)
         for document in documents:
-            store.write_document(document, [], [], [])
-        store.close()
+            holder.write_document(document, [], [], [])
         with psycopg.connect(options["url"]) as conn:
             conn.execute(f"SET search_path TO {options['schema']}")
             conn.execute("DELETE FROM document_names")  # as migration 3 leaves them
             conn.execute(f"DELETE FROM meta WHERE key = '{NAMES_STAMP}'")
-        reader = open_pg(options, read_only=True)
-        assert reader.name_keys("word", []) is None
-        assert not isinstance(document_names(reader), KeyedNames)
-        reader.close()
-        store = open_pg(options)
-        store.close()
+        # another process writes: this one opens and names from the records
+        for store in (open_pg(options), open_pg(options, read_only=True)):
+            assert store.name_keys("word", []) is None
+            assert not isinstance(document_names(store), KeyedNames)
+            store.close()
+        holder.close()
+        open_pg(options).close()  # the next writer fills the keys
         reader = open_pg(options, read_only=True)
         keyed = document_names(reader)
         assert isinstance(keyed, KeyedNames) and keyed.count == len(documents)

@@ -30,7 +30,14 @@ from ...models import (
     StoredChunk,
     StoreStats,
 )
-from ..base import ContextCache, ContextEntry, IndexMeta, TextAnalyzer, locked_write
+from ..base import (
+    ContextCache,
+    ContextEntry,
+    IndexBusyError,
+    IndexMeta,
+    TextAnalyzer,
+    locked_write,
+)
 from . import lexical, names, records, vectors, writes
 from .connection import transaction
 from .lock import WriterLock
@@ -126,8 +133,7 @@ class PostgresStore:
             with self.lock_writer(), transaction(self.pool) as conn:
                 set_dimension(conn, dimension)
         if not self.read_only and not self._read(names.names_current):
-            with self.lock_writer(), transaction(self.pool) as conn:
-                names.fill_names(conn)
+            self._fill_names()
         if analyzer_current(self.pool, self._analyzer):
             return
         if self.read_only:
@@ -137,6 +143,15 @@ class PostgresStore:
             )
         with self.lock_writer(), transaction(self.pool) as conn:
             ensure_analyzer(conn, self._analyzer)
+
+    def _fill_names(self) -> None:
+        """Store the name keys of every document (an index migrated to them), unless another
+        process writes: readers name documents from the records until a writer fills them."""
+        try:
+            with self.lock_writer(wait=False), transaction(self.pool) as conn:
+                names.fill_names(conn)
+        except IndexBusyError:
+            pass
 
     def _read(self, function: Any, *args: Any) -> Any:
         with self.pool.connection() as conn:
