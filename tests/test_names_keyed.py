@@ -250,7 +250,12 @@ def test_an_index_written_before_is_read_as_before_and_migrated_on_open(tmp_path
         named = [index.glossary().names.named(q) for q in queries]
     assert named[0] is not None
     with Index.open(directory, Settings(), embedder=HashEmbedder()) as index:  # type: ignore[arg-type]
+        statements: list[str] = []
+        index.store.records._db.set_trace_callback(statements.append)  # type: ignore[attr-defined]
         assert isinstance(index.glossary().names, KeyedNames)
+        index.glossary().lookup(queries[0])
+        index.store.records._db.set_trace_callback(None)  # type: ignore[attr-defined]
+        assert statements and not [s for s in statements if "FROM documents ORDER BY" in s]
         assert [[r.chunk_id for r in index.search(q).results] for q in queries] == before
         assert [index.glossary().names.named(q) for q in queries] == named
 
