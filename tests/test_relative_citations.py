@@ -233,11 +233,9 @@ def test_the_rest_of_the_query_points_at_the_document_whose_section_is_cited(
     first = response.results[0]
     assert first.pinned and first.source == "jet_directive.md"
     assert first.chunk_id == _begins(index, "jet_directive.md", section_id)
-    assert response.citations[0] == {
-        "text": query.split(" of ")[0].removeprefix("jet AD "),
-        "section_id": section_id,
-        "resolved": True,
-    }
+    text = query.split(" of ")[0].removeprefix("jet AD ")
+    assert response.citations[0] == {"text": text, "section_id": section_id, "resolved": True}
+    assert first.pin == f"cites {text}: {section_id}"
     assert all(r.source == "jet_directive.md" for r in response.results if r.pinned)
 
 

@@ -39,6 +39,13 @@ class CitedSections:
     ordered: list[str] = field(default_factory=list)
     """Pinned chunks, then each section's subtree: the exact modality's list."""
     notes: list[str] = field(default_factory=list)
+    section_pins: dict[str, str] = field(default_factory=dict)
+    """Pins of their own for pinned chunks, naming the section read ("cites paragraph (k):
+    section-39-13-k"; a relative citation's text holds no number)."""
+
+    def pins(self) -> dict[str, str]:
+        """Why each pinned chunk comes first."""
+        return {chunk_id: self.section_pins.get(chunk_id, self.pin) for chunk_id in self.pinned}
 
     @property
     def pin(self) -> str:

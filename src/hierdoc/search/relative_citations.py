@@ -354,6 +354,7 @@ def cite_relative(
         return cited
     cited.citation.update(section_id=next(iter(holders.values()))[0], resolved=True)
     cited.notes.insert(0, _where_note(text, holders, how))
+    cited.section_pins = {chunk: f"cites {text}: {section}" for section, chunk in holders.values()}
     return fill_sections(store, cited, holders, filt, limit)
 
 

@@ -126,7 +126,7 @@ def exact_search(
         text = cited.citation["text"]
         found.citations.append(cited.citation)
         found.notes += cited.notes
-        found.pins.update(dict.fromkeys(cited.pinned, cited.pin))
+        found.pins.update(cited.pins())
         found.pinned += cited.pinned
         ordered += cited.ordered
         if not cited.ordered:
