@@ -195,6 +195,20 @@ def test_the_shallowest_section_with_the_labels_comes_first_and_paths_match_from
     assert labelled_sections(sections, ["a", "2"]) == []
 
 
+def test_a_label_in_the_cited_case_comes_before_a_shallower_one_in_the_other() -> None:
+    sections = [
+        _section("section-5", "Sec. 5. Grants", 1, None, 0),
+        _section("section-5-a", "(a)", 2, "section-5", 1),
+        _section("section-5-a-1", "(1)", 3, "section-5-a", 2),
+        _section("section-5-a-1-a", "(A)", 4, "section-5-a-1", 3),
+    ]
+    assert [s.record.section_id for s in labelled_sections(sections, ["A"])] == [
+        "section-5-a-1-a",
+        "section-5-a",
+    ]
+    assert labelled_sections(sections, ["a"])[0].record.section_id == "section-5-a"
+
+
 def test_a_ranking_points_at_a_document_only_when_it_holds_most_of_it() -> None:
     sources = {"1": "ad", "2": "ad", "3": "lease", "4": "ad", "5": "lease"}
     clear = ranked_documents({"keyword": ["1", "2", "3"], "semantic": ["4", "1"]}, sources)

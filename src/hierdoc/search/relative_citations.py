@@ -20,9 +20,11 @@ Written next to a numbered citation, a relative one is part of it (:func:`attach
 "Article 17 paragraph (3)" cites ``article-17-3``, "paragraph (a) of § 39.13"
 ``section-39-13-a``.
 
-Within one document the shallowest section wins (a lettered paragraph "(k)" before a
-"(k)" of a nested list), then the one whose label path is exactly the cited one, then the
-first; a note says which was chosen when several match.
+Within one document a section labelled in the cited case wins ("subparagraph (A)" of a US
+statute is not its subsection "(a)"; either case is read when none is written alike), then
+the shallowest (a lettered paragraph "(k)" before a "(k)" of a nested list), then the one
+whose label path is exactly the cited one, then the first; a note says which was chosen
+when several match.
 """
 
 from __future__ import annotations
@@ -177,7 +179,7 @@ class LabelledSection:
 
     @property
     def rank(self) -> tuple[int, bool, bool, int]:
-        return (self.record.level, not self.exact, not self.same_case, self.record.ordinal)
+        return (not self.same_case, self.record.level, not self.exact, self.record.ordinal)
 
 
 def labelled_sections(
@@ -341,7 +343,7 @@ def cite_relative(
             others = ", ".join(m.record.section_id for m in matches[1:4])
             cited.notes.append(
                 f"{text} in {name_of(source)}: {chosen.section_id} of {len(matches)} sections "
-                f"labelled {citation.label}, the shallowest first (also {others})"
+                f"labelled {citation.label}, as cited and shallowest first (also {others})"
             )
     if len(documents) > MAX_DOCUMENTS:
         cited.notes.append(
