@@ -13,6 +13,7 @@ import random
 import sqlite3
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -20,10 +21,12 @@ from typing import Any
 import pytest
 
 from hierdoc import Index, Settings
-from hierdoc.models import SectionRecord
+from hierdoc.models import DocumentRecord, Section, SectionRecord
 from hierdoc.store.local.records import PAGE_SIZE, RecordStore
 from hierdoc.store.local.schema import SCHEMA_VERSION
+from hierdoc.store.local.sections import select_sections
 from hierdoc.store.section_spans import section_text, text_span
+from hierdoc.store.testing import corpus_chunks
 
 from .datasets import GDPR_MD, require
 from .hash_embedder import HashEmbedder
@@ -41,6 +44,7 @@ BENCHMARK = Path(__file__).parents[1] / "benchmarks" / "sqlite_footprint.py"
         ("## A\n\nbody", "elsewhere", (None, None, "elsewhere")),
         ("abc", "", (0, 0, "")),
         ("x" * 100 + "tail", "tail and on", (100, 104, " and on")),
+        ("a\0b", "b", (None, None, "b")),  # SQLite's substr stops at a NUL
     ],
 )
 def test_text_span_keeps_what_the_chunk_holds_and_the_rest(
@@ -61,6 +65,26 @@ def test_text_span_rebuilds_any_text() -> None:
         else:
             text = "".join(rng.choice("ab \n§é") for _ in range(rng.randint(0, 80)))
         assert section_text(content, *text_span(content, text)) == text
+
+
+def test_sqlite_slices_characters_as_python_does(tmp_path: Path) -> None:
+    """Offsets are characters: SQLite's substr over 2-, 3- and 4-byte UTF-8 gives the
+    Python slice; a NUL before the end keeps the text whole (substr would stop there)."""
+    content = "## Über 😀\n\n中文 text é\n\n## Next\n\nnul\0 after"
+    texts = ["## Über 😀\n\n中文 text é\n\n", "## Next\n\nnul\0 after", "中文 text"]
+    sections = [Section(f"s{i}", f"s{i}", 1, (), (), text, "", i) for i, text in enumerate(texts)]
+    template = corpus_chunks("a.md")[0]
+    chunk = replace(template.chunk, content=content, sections=("s0", "s1", "s2"))
+    records = RecordStore(tmp_path / "records.sqlite")
+    records.set_up()
+    document = DocumentRecord("a.md", "A", "h", "md", len(content), 1)
+    records.replace_document(document, sections, [replace(template, chunk=chunk)], [])
+    assert [r.text for r in records.sections_of_source("a.md")] == texts
+    spans = records._db.execute("SELECT text_start FROM sections ORDER BY ordinal").fetchall()
+    assert spans == [(0,), (None,), (content.index("中文"),)]
+    # a reader that has not seen the columns yet is told to ask again with spans
+    assert select_sections(records._db, "WHERE s.source = 'a.md'", [], False) is None
+    records.close()
 
 
 @pytest.fixture(scope="module")
@@ -169,9 +193,11 @@ def test_an_older_file_is_read_whole_then_migrated_to_spans(
     old = {(r.source, r.section_id): r.text for r in _records(reader)}
     assert old == texts and path.read_bytes() == before  # read as it is, nothing written
 
+    whole_bytes = path.stat().st_size
     writer = RecordStore(path)
     assert not writer.current
     writer.set_up()
+    assert path.stat().st_size < 0.9 * whole_bytes  # VACUUMed after the migration
     assert writer.current and writer.get_meta("schema_version") == str(SCHEMA_VERSION)
     assert {(r.source, r.section_id): r.text for r in _records(writer)} == texts
     assert {(r.source, r.section_id): r.text for r in _records(reader)} == texts  # still open

@@ -21,14 +21,17 @@ PROBE_CHARS = 64
 
 def text_span(content: str, text: str) -> tuple[int | None, int | None, str]:
     """(start, end, rest) with ``content[start:end] + rest == text``, as much of the text as
-    possible in the span; (None, None, text) when no part of it starts in ``content``."""
+    possible in the span; (None, None, text) when no part of it starts in ``content``, or
+    when a NUL comes before the span's end (SQLite's substr stops at the first NUL)."""
     at = content.find(text)
     if at >= 0:
-        return at, at + len(text), ""
-    start = _start_of_tail(content, text)
-    if start is None:
-        return None, None, text
-    return start, len(content), text[len(content) - start :]
+        span = at, at + len(text), ""
+    else:
+        start = _start_of_tail(content, text)
+        if start is None:
+            return None, None, text
+        span = start, len(content), text[len(content) - start :]
+    return (None, None, text) if "\0" in content[: span[1]] else span
 
 
 def _start_of_tail(content: str, text: str) -> int | None:

@@ -50,7 +50,7 @@ from .schema import (
     section_clause,
     stored_chunk,
 )
-from .sections import INSERT_SECTION, select_sections
+from .sections import INSERT_SECTION, SPANS_VERSION, select_sections
 
 PAGE_SIZE = 8192
 """Bytes per page of a new file. A vector row (1.5 kB at 384 dimensions) or a chunk row
@@ -138,12 +138,22 @@ class RecordStore(ContextRows):
         elif int(version) < SCHEMA_VERSION:
             with self.transaction() as db:
                 migrate(db, int(version))
+            if int(version) < SPANS_VERSION:
+                self._compact()
         with self.transaction() as db:
             add_missing_columns(db)  # a version-3 file written before some of them
         with self.transaction() as db:
             if not names_current(db):
                 fill_names(db)  # a file written before the name keys, or with others
         self._check_schema()
+
+    def _compact(self) -> None:
+        """Give back the pages that migrating to spans emptied: VACUUM rewrites the file in
+        rowid order (open readers go on reading their snapshot), then the write-ahead log
+        it filled is truncated (unless a reader still holds it)."""
+        with self._lock:
+            self._db.execute("VACUUM")
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
 
     def _check_schema(self) -> None:
         version = self.get_meta("schema_version")
@@ -371,7 +381,9 @@ class RecordStore(ContextRows):
 
     def _select_sections(self, where: str, params: list[str]) -> list[SectionRecord]:
         with self._lock:
-            return select_sections(self._db, where, params)
+            spans = self._has_column("sections", "text_start")
+            found = select_sections(self._db, where, params, spans)
+            return found if found is not None else select_sections(self._db, where, params, True)
 
     def definitions(self, term_norms: Sequence[str]) -> list[Definition]:
         if not term_norms:

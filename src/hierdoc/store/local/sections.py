@@ -9,8 +9,10 @@ from __future__ import annotations
 import sqlite3
 
 from ...models import SectionRecord
-from ..section_spans import section_text, text_span
+from ..section_spans import text_span
 
+SPANS_VERSION = 5
+"""The schema version that stores spans (an older file is migrated, then VACUUMed)."""
 INSERT_SECTION = (
     "INSERT INTO sections (source, section_id, heading, level, parent_id, ordinal, kind, "
     "chunk_id, text, text_start, text_end) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -18,33 +20,34 @@ INSERT_SECTION = (
 _BATCH = 1000
 
 
-def select_sections(db: sqlite3.Connection, where: str, params: list[str]) -> list[SectionRecord]:
-    """Sections (``where`` over the alias ``s``) in document order, their text rebuilt.
-    ``s.*`` is read, not named columns, so that one statement sees one schema: a reader
-    of a file that a writer migrates meanwhile gets spans or whole texts, never a mix."""
-    cursor = db.execute(
-        "SELECT s.*, c.content FROM sections s LEFT JOIN chunks c ON c.chunk_id = s.chunk_id "
-        f"{where} ORDER BY s.source, s.ordinal",
-        params,
-    )
+_FIELDS = ("source", "section_id", "heading", "level", "parent_id", "ordinal", "kind", "chunk_id")
+#: The sections of a file with spans, each text sliced out of its chunk by SQLite (substr
+#: counts characters, as Python does; a span is never stored over a NUL, see text_span).
+_SPANNED = (
+    f"SELECT {', '.join('s.' + name for name in _FIELDS)}, CASE WHEN s.text_start IS NULL "
+    "THEN s.text ELSE coalesce(substr(c.content, s.text_start + 1, s.text_end - s.text_start), "
+    "'') || s.text END FROM sections s LEFT JOIN chunks c ON c.chunk_id = s.chunk_id"
+)
+
+
+def select_sections(
+    db: sqlite3.Connection, where: str, params: list[str], spans: bool
+) -> list[SectionRecord] | None:
+    """Sections (``where`` over the alias ``s``) in document order, with their text.
+    ``spans``: the file is known to have the span columns (they never go away). Else
+    ``s.*`` is read, so that one statement sees one schema: whole texts are returned as
+    they are, and None when the columns are there (a writer migrated the file since)."""
+    order = "ORDER BY s.source, s.ordinal"
+    if spans:
+        rows = db.execute(f"{_SPANNED} {where} {order}", params).fetchall()
+        return [SectionRecord(*row) for row in rows]
+    cursor = db.execute(f"SELECT s.* FROM sections s {where} {order}", params)
     rows = cursor.fetchall()
     names = [column[0] for column in cursor.description]
-    return [section_record(dict(zip(names, row, strict=True))) for row in rows]
-
-
-def section_record(row: dict) -> SectionRecord:
-    start, end = row.get("text_start"), row.get("text_end")
-    return SectionRecord(
-        row["source"],
-        row["section_id"],
-        row["heading"],
-        row["level"],
-        row["parent_id"],
-        row["ordinal"],
-        row["kind"],
-        row["chunk_id"],
-        section_text(row["content"], start, end, row["text"]),
-    )
+    if "text_start" in names:
+        return None
+    fields = [names.index(name) for name in (*_FIELDS, "text")]
+    return [SectionRecord(*(row[i] for i in fields)) for row in rows]
 
 
 def store_spans(db: sqlite3.Connection) -> None:

@@ -22,7 +22,6 @@ from ...models import (
     SectionRecord,
     StoredChunk,
 )
-from ..section_spans import section_text
 from .filters import filter_sql
 from .vectors import grouped
 
@@ -107,8 +106,10 @@ _SELECTS: dict[type, str] = {
     "to_char(ingested_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), "
     "pages, metadata "
     "FROM documents WHERE {where} ORDER BY source",
+    # the text sliced out of its chunk (store.section_spans; substr counts characters)
     SectionRecord: "SELECT s.source, s.section_id, s.heading, s.level, s.parent_id, s.ordinal, "
-    "s.kind, s.chunk_id, s.text, s.text_start, s.text_end, c.content FROM sections s "
+    "s.kind, s.chunk_id, CASE WHEN s.text_start IS NULL THEN s.text ELSE coalesce(substr("
+    "c.content, s.text_start + 1, s.text_end - s.text_start), '') || s.text END FROM sections s "
     "LEFT JOIN chunks c ON c.chunk_id = s.chunk_id WHERE {where} ORDER BY s.source, s.ordinal",
     Definition: "SELECT term, definition, source, section_id, chunk_id, style "
     "FROM definitions WHERE {where} ORDER BY source, id",
@@ -121,14 +122,7 @@ def select(conn: psycopg.Connection, record: type, where: str = "TRUE", params: 
     rows = conn.execute(_SELECTS[record].format(where=where), params).fetchall()
     if record is DocumentRecord:
         return [DocumentRecord(*row[:-2], pages=row[-2], metadata=row[-1]) for row in rows]
-    if record is SectionRecord:
-        return [_section_record(row) for row in rows]
     return [record(*row) for row in rows]
-
-
-def _section_record(row: tuple) -> SectionRecord:
-    *fields, rest, start, end, content = row
-    return SectionRecord(*fields, section_text(content, start, end, rest))
 
 
 def headings_matching(conn: psycopg.Connection, heading: str) -> list[str]:
