@@ -177,7 +177,11 @@ def vector_recall(index: Index, count: int) -> dict:
             block = np.asarray(segment.matrix[first : first + 200_000])
             scores = block @ queries.T
             for q in range(len(queries)):
-                top = np.argpartition(-scores[:, q], 10)[:10]
+                top = (
+                    np.argsort(-scores[:, q])[:10]
+                    if len(block) <= 10
+                    else np.argpartition(-scores[:, q], 10)[:10]
+                )
                 best[q] += [(float(scores[t, q]), segment.chunk_ids[first + t]) for t in top]
             del block
     found, samples = 0, []

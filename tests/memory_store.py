@@ -241,6 +241,9 @@ class MemoryStore:
     def document_count(self) -> int:
         return len(self._documents)
 
+    def chunk_count(self) -> int:
+        return sum(len(d.chunks) for d in self._documents.values())
+
     def chunk_terms(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}
         for extraction in self._extractions():

@@ -386,10 +386,10 @@ def test_a_commit_checksums_only_the_files_it_wrote(
 def test_large_files_are_checked_by_samples_and_damage_in_a_sample_is_found(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A file over FULL_CHECK_BYTES is recorded as "s:<crc>" of its size and 64 blocks
+    """A file over BM25_WHOLE_BYTES is recorded as "s:<crc>" of its size and 64 blocks
     (opening a large index reads a few MB, not all of it); flipping a byte that a block
     reads is damage. Checksums recorded whole (by an older version) still verify."""
-    monkeypatch.setattr(check, "FULL_CHECK_BYTES", 256)
+    monkeypatch.setattr(check, "BM25_WHOLE_BYTES", 256)
     path = tmp_path / "bm25"
     index = build(QueriedIndex(path), *(entry(f"c{i}", f"clause {i} " * 30) for i in range(50)))
     files = json.loads((path / STATE_FILE).read_text())["files"]
@@ -401,12 +401,12 @@ def test_large_files_are_checked_by_samples_and_damage_in_a_sample_is_found(
     target.write_bytes(bytes(data))
     assert index.damage() == f"{target.name} does not match its checksum"
     index.close()
-    monkeypatch.setattr(check, "FULL_CHECK_BYTES", 64 << 20)
+    monkeypatch.setattr(check, "BM25_WHOLE_BYTES", 64 << 20)
     whole = tmp_path / "whole"
     older = build(QueriedIndex(whole), *(entry(f"c{i}", f"clause {i} " * 30) for i in range(50)))
     recorded = json.loads((whole / STATE_FILE).read_text())["files"]
     assert not any(c.startswith("s:") for c in recorded.values())
-    monkeypatch.setattr(check, "FULL_CHECK_BYTES", 256)
+    monkeypatch.setattr(check, "BM25_WHOLE_BYTES", 256)
     assert older.damage() is None  # whole checksums recorded earlier still verify whole
     build(older, entry("y", "more text"), generation=2)
     renewed = json.loads((whole / STATE_FILE).read_text())["files"]

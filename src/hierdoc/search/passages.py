@@ -121,7 +121,7 @@ def _chunk_total(store: Store) -> int:
     generation = store.generation
     known = _TOTALS.get(store)
     if known is None or known[0] != generation:
-        known = (generation, sum(d.chunk_count for d in store.documents()))
+        known = (generation, store.chunk_count())
         _TOTALS[store] = known
     return known[1]
 

@@ -300,6 +300,7 @@ class StoreContract:
         and key, a new version's replace the old, and a deleted document's are gone."""
         documents = filled.documents()
         assert filled.document_count() == 2
+        assert filled.chunk_count() == sum(d.chunk_count for d in documents) > 0
         assert filled.name_keys(WORD, []) == []
         assert _name_rows(filled, documents) == _expected_names(documents)
         found = filled.name_keys(WORD, ["alpha", "beta", "gamma"])

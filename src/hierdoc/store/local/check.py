@@ -38,6 +38,9 @@ VECTOR_FILES = ("manifest.json",)
 _CHUNK_BYTES = 1 << 20
 #: Files up to this size are checksummed whole, larger ones by samples (:func:`sampled_crc`).
 FULL_CHECK_BYTES = 64 << 20
+#: BM25 files up to this size are checksummed whole; bigger ones by samples (tantivy's
+#: files are many: at 1M chunks, 79 files of 856 MB, 350 MB of them under 64 MB).
+BM25_WHOLE_BYTES = 4 << 20
 
 
 class DamagedIndexError(StoreError):
@@ -90,12 +93,13 @@ def _segment_files(directory: Path) -> Iterator[Path]:
         yield from sorted(directory.glob(prefix + ".*"))
 
 
-def sampled_crc(path: Path) -> str:
-    """A CRC-32 of the whole file when small, else of its size and 64 blocks spread over it."""
+def sampled_crc(path: Path, whole_up_to: int | None = None) -> str:
+    """A CRC-32 of the whole file when small (up to ``whole_up_to``, by default
+    :data:`FULL_CHECK_BYTES`), else of its size and 64 blocks spread over it."""
     size = path.stat().st_size
     crc = zlib.crc32(str(size).encode())
     with open(path, "rb") as handle:
-        if size <= FULL_CHECK_BYTES:
+        if size <= (FULL_CHECK_BYTES if whole_up_to is None else whole_up_to):
             return f"{zlib.crc32(handle.read(), crc):08x}"
         piece = min(65536, size)
         for block in range(64):
@@ -105,10 +109,10 @@ def sampled_crc(path: Path) -> str:
 
 
 def bm25_checksum(path: Path) -> str:
-    """The CRC-32 of a BM25 file; of a file over :data:`FULL_CHECK_BYTES`, the
+    """The CRC-32 of a BM25 file; of a file over :data:`BM25_WHOLE_BYTES`, the
     :func:`sampled_crc` marked ``s:``, so that opening a large index does not read it all."""
-    if path.stat().st_size > FULL_CHECK_BYTES:
-        return f"s:{sampled_crc(path)}"
+    if path.stat().st_size > BM25_WHOLE_BYTES:
+        return f"s:{sampled_crc(path, BM25_WHOLE_BYTES)}"
     return crc32_file(path)
 
 
@@ -131,7 +135,7 @@ def _kept(path: Path, known: dict[str, str]) -> bool:
     recorded = known.get(path.name)
     if recorded is None or path.name == "meta.json":
         return False
-    return recorded.startswith("s:") == (path.stat().st_size > FULL_CHECK_BYTES)
+    return recorded.startswith("s:") == (path.stat().st_size > BM25_WHOLE_BYTES)
 
 
 def bm25_damage(directory: Path, recorded: Any) -> str | None:

@@ -465,6 +465,15 @@ class RecordStore(ContextRows):
         with self._lock:
             return self._db.execute("SELECT count(*) FROM documents").fetchone()[0]
 
+    def chunk_rows(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+    def chunk_count(self) -> int:
+        with self._lock:
+            row = self._db.execute("SELECT coalesce(sum(chunk_count), 0) FROM documents")
+            return int(row.fetchone()[0])
+
     def references_from(self, chunk_ids: Sequence[str]) -> list[CrossRef]:
         if not chunk_ids:
             return []

@@ -234,7 +234,9 @@ class LocalStore:
         return self._vectors_current(generation, self._chunk_count())
 
     def _chunk_count(self) -> int:
-        return self.records.counts()["chunks"]
+        """The rows of the chunks table itself (what the derived indexes must each hold one
+        entry for), without counting the other tables as ``counts`` does."""
+        return self.records.chunk_rows()
 
     def _bm25_current(self, bm25: Bm25Index, generation: int) -> bool:
         """The BM25 index reflects ``generation``, passes its checksums and holds one
@@ -487,6 +489,9 @@ class LocalStore:
 
     def document_count(self) -> int:
         return self.records.document_count()
+
+    def chunk_count(self) -> int:
+        return self.records.chunk_count()
 
     def chunk_terms(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
         return self.records.chunk_terms(chunk_ids)

@@ -323,6 +323,11 @@ class PostgresStore:
         row = self._read(lambda conn: conn.execute("SELECT count(*) FROM documents").fetchone())
         return int(row[0])
 
+    def chunk_count(self) -> int:
+        sql = "SELECT coalesce(sum(chunk_count), 0) FROM documents"
+        row = self._read(lambda conn: conn.execute(sql).fetchone())
+        return int(row[0])
+
     def chunk_terms(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
         return self._read(records.chunk_terms, chunk_ids) if chunk_ids else {}
 
