@@ -463,8 +463,7 @@ class Index:
 
     def sections(self, section_id: str, source: str | None = None) -> list[SectionRecord]:
         """Sections with this id (one per document that has it, or only in ``source``)."""
-        found = self.store.sections(section_id)
-        return [s for s in found if s.source == source] if source else found
+        return self.store.sections(section_id, source or None)
 
     def children(self, source: str, section_id: str) -> list[SectionRecord]:
         """The sections directly under a section of one document."""
