@@ -113,3 +113,51 @@ def test_hr8847_sections_and_subdivisions() -> None:
     assert by_id["section-110-8"].heading.startswith("(8) ARTIFICIAL GENERAL INTELLIGENCE")
     titles = [s for s in sections if s.kind == "title"]
     assert [t.section_id for t in titles] == [f"title-{n}" for n in range(1, 12)]
+
+
+TABLE_OF_SECTIONS = """# Guidelines
+
+## Authentication and Lifecycle Management
+
+### 2 Introduction
+
+#### Section Name Normative/Informative
+
+1. Purpose | Informative
+2. Introduction | Informative
+
+Appendix A — Strength of Memorized
+Secrets
+
+Informative
+
+### 11 References
+
+Standards.
+
+### Appendix A—Strength of Memorized Secrets
+
+This appendix is informative.
+"""
+
+
+def test_a_marked_heading_keeps_its_id_from_a_table_row_with_its_number() -> None:
+    sections = parse_sections(TABLE_OF_SECTIONS, "Guidelines")
+    by_id = {s.section_id: s for s in sections}
+    assert by_id["appendix-a"].heading == "Appendix A—Strength of Memorized Secrets"
+    rows = [s for s in sections if s.heading.startswith("Appendix A —")]
+    assert [s.section_id for s in rows] == ["section-name-normative-informative-appendix-a"]
+
+
+def test_numbers_every_use_of_which_is_marked_stay_qualified() -> None:
+    text = (
+        "# Act\n\n## Chapter I\n\n### Section 1\n\nOne.\n\n## Chapter II\n\n### Section 1\n\nTwo.\n"
+    )
+    ids = [s.section_id for s in parse_sections(text, "Act")]
+    assert ids == [
+        "preamble",
+        "chapter-1",
+        "chapter-1-section-1",
+        "chapter-2",
+        "chapter-2-section-1",
+    ]

@@ -51,7 +51,9 @@ citation top-1
     Each gold query goes through ``Index.search`` (default settings: hybrid) on an index
     holding every real document. It is right when the first result comes from this
     document and its section, or a section beginning in its chunk, is a gold section match
-    (label and heading as for section recall) of the cited number.
+    (label and heading as for section recall) of the cited number. When the first result
+    is pinned (a cited section), each pinned result counts as first: a citation that names
+    no document pins the section of every document that has it, in no order of its own.
 
 page accuracy
     Each gold phrase is searched as a quoted phrase (exact mode) within the document; right
@@ -298,14 +300,10 @@ def definition_scores(gold: Gold, found: Sequence[tuple[str, str]], score: Docum
     missed = [g.term for g in required if not any(defines(g, t, d) for t, d in right)]
     score.definition_recall = 1 - len(missed) / len(required)
     score.misses["definitions"] = missed
-    score.misses["wrong_definitions"] = [
-        f"{t} = {d[:60]}" for t, d in found if (t, d) not in right
-    ]
+    score.misses["wrong_definitions"] = [f"{t} = {d[:60]}" for t, d in found if (t, d) not in right]
 
 
-def citation_is_right(
-    index: Index, result: SearchResult, source: str, wanted: set[str]
-) -> bool:
+def citation_is_right(index: Index, result: SearchResult, source: str, wanted: set[str]) -> bool:
     if result.source != source:
         return False
     if result.section_id in wanted:
@@ -314,6 +312,16 @@ def citation_is_right(
     # stored chunks do not carry the sections beginning in them, the sections table does
     begins = {s.chunk_id for w in wanted for s in index.store.sections(w, source)}
     return result.chunk_id in begins
+
+
+def cited_head(results: Sequence[SearchResult]) -> list[SearchResult]:
+    """The results a citation's top-1 is read from: the first, or when it is pinned, every
+    pinned one. A citation that names no document and that several documents hold pins
+    each one's section first, in an order the query does not decide ("Section 17" is
+    clause 17 of the GPL and of a covenant alike)."""
+    if not results:
+        return []
+    return [r for r in results if r.pinned] if results[0].pinned else results[:1]
 
 
 def citation_scores(
@@ -326,7 +334,8 @@ def citation_scores(
             for s in matching_sections(sections, citation.section, citation.heading)
         }
         results = index.search(citation.query).results
-        if not (results and wanted and citation_is_right(index, results[0], source, wanted)):
+        head = cited_head(results)
+        if not (wanted and any(citation_is_right(index, r, source, wanted) for r in head)):
             top = f"{Path(results[0].source).name}#{results[0].section_id}" if results else "-"
             missed.append(f"{citation.query} -> {top}")
     score.citation_top1 = 1 - len(missed) / len(gold.citations)

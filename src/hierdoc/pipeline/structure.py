@@ -59,6 +59,8 @@ class _Node:
     """"preamble", "heading", a block kind such as "article", or "enum"."""
     local_id: str
     style: str = ""
+    marked: bool = False
+    """A heading the document marks as one (Markdown ``#``), not a numbered line in a body."""
 
 
 def find_headings(text: str) -> list[_Heading]:
@@ -120,6 +122,7 @@ def _heading_nodes(text: str, title: str) -> list[_Node]:
                 stack[-1][1] if stack else None,
                 label.kind if label else "heading",
                 label.section_id() if label else slugify(heading.text),
+                marked=True,
             )
         )
         stack.append((heading.level, len(nodes) - 1))
@@ -140,6 +143,7 @@ def _split_by_numbering(node: _Node, offset: int) -> list[_Node]:
         node.parent,
         node.kind,
         node.local_id,
+        marked=node.marked,
     )
     result = [head]
     for index, item in enumerate(found):
@@ -171,23 +175,30 @@ def _assign_ids(nodes: list[_Node]) -> list[str]:
     (``article-6`` + ``1`` + ``a``); decimal clauses ("3.", "4.2") outside any
     numbered block are sections, as contracts cite them (``section-3``,
     ``section-4-2``); a block id used more than once in the document is qualified
-    by its parent ("Section 3" of Chapter IV is ``chapter-4-section-3``).
+    by its parent ("Section 3" of Chapter IV is ``chapter-4-section-3``), unless only one of
+    its uses is a marked heading: a numbered line repeating a heading's number in a
+    document that marks its headings is a table row or a contents entry ("Appendix A —
+    Strength of..." in a table of sections), and the heading keeps the id citations look up.
     Headings and blocks take their ids first (their parents are never numbered
     paragraphs), so an item of a numbered list before clause 1 ("1. Name") does
     not take ``section-1`` from it.
     """
     counts = Counter(n.local_id for n in nodes if n.kind != "enum")
+    marked = Counter(n.local_id for n in nodes if n.kind != "enum" and n.marked)
+    kept = {i for i, n in marked.items() if n == 1 and counts[i] > 1 and i != PREAMBLE_ID}
     ids: list[str] = [""] * len(nodes)
-    used: set[str] = set()
+    used: set[str] = set(kept)
     for index, node in enumerate(nodes):
         if node.kind != "enum":
             parent_id = ids[node.parent] if node.parent is not None else None
             section_id = node.local_id
-            if _subsection(node, nodes, parent_id, counts[section_id] > 1):
+            repeated = counts[section_id] > 1 and not (node.marked and marked[section_id] == 1)
+            if _subsection(node, nodes, parent_id, repeated):
                 section_id = f"{parent_id}-{section_id.removeprefix('section-')}"
-            elif counts[section_id] > 1 and parent_id not in (None, PREAMBLE_ID):
+            elif repeated and parent_id not in (None, PREAMBLE_ID):
                 section_id = f"{parent_id}-{section_id}"
-            ids[index] = _unique(section_id, used)
+            kept_here = node.marked and section_id in kept
+            ids[index] = section_id if kept_here else _unique(section_id, used)
     for index, node in enumerate(nodes):
         if node.kind == "enum":
             parent_id = ids[node.parent] if node.parent is not None else None
