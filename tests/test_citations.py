@@ -233,3 +233,18 @@ def test_the_pin_is_shown_in_the_cli_text_json_and_the_mcp_tool(index: Index) ->
     tool = run_search(index, "Section 8.4")
     assert tool.structured["results"][0]["pin"] == "cites Section 8.4"
     assert "score 1.000 · pinned: cites Section 8.4 (fusion 0." in tool.text
+
+
+@pytest.mark.parametrize("mode", ["semantic", "keyword"])
+def test_a_single_modality_still_says_what_is_not_there_and_pins_nothing(
+    index: Index, mode: str
+) -> None:
+    missing = index.search("Section 10.7", mode=mode)
+    assert missing.no_match and missing.results == []
+    assert any("no Section 10.7 in any of the 4 documents" in n for n in missing.notes)
+    absent = index.search('"reasonable best efforts"', mode=mode)
+    assert absent.no_match
+    assert absent.notes == ['no text holds "reasonable best efforts" as written']
+    found = index.search("Section 8.4 liability", mode=mode)
+    assert found.citations[0]["resolved"] and not any(r.pinned for r in found.results)
+    assert any("not in" in n and "gpl.md" in n for n in found.notes), found.notes

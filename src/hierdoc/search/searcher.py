@@ -115,13 +115,17 @@ def exact_search(
     documents: Sequence[str] = (),
     widespread: Callable[[int], bool] | None = None,
     relative: Sequence[CitedSections] = (),
+    ranked: bool = True,
 ) -> _Exact:
     """Cited sections (in each of ``documents``, the documents in scope; ``relative``:
     the query's relative citations, resolved), phrases, identifiers, headings (unless
-    ``widespread`` across documents), defining chunks."""
+    ``widespread`` across documents), defining chunks. Not ``ranked`` (a semantic or a
+    keyword search, which never fuses this list): only what the response says whatever
+    the mode, whether the cited sections and the quoted phrases exist, with their notes."""
     found = _Exact([], [], [], [])
     ordered: list[str] = []
-    numbered = [cite_sections(store, t, ids, filt, documents, k) for t, ids in parsed.cited]
+    limit = k if ranked else 0
+    numbered = [cite_sections(store, t, ids, filt, documents, limit) for t, ids in parsed.cited]
     for cited in [*numbered, *relative]:
         text = cited.citation["text"]
         found.citations.append(cited.citation)
@@ -131,18 +135,20 @@ def exact_search(
         ordered += cited.ordered
         if not cited.ordered:
             words = analyze_words(text.strip())
-            mentions = [hit.chunk_id for hit in store.phrase_search(words, k, filt)]
+            mentions = [hit.chunk_id for hit in store.phrase_search(words, limit or 1, filt)]
             ordered += mentions
             if mentions:
                 found.notes.append(f"{text.strip()} is mentioned in the text only")
             elif not cited.notes:
                 found.notes.append(f"no section {text.strip()}: not found in the index")
     for phrase in parsed.phrases:
-        hits = store.phrase_search(analyze_words(phrase), k, filt)
+        hits = store.phrase_search(analyze_words(phrase), limit or 1, filt)
         if not hits:
             found.missing_phrases.append(phrase)
             found.notes.append(f'no text holds "{phrase}" as written')
         ordered += [hit.chunk_id for hit in hits]
+    if not ranked:
+        return found
     for identifier in parsed.identifiers:
         ordered += [hit.chunk_id for hit in _identifier_search(store, identifier, k, filt)]
     ordered += _heading_hits(store, parsed.text, filt, widespread)
@@ -267,8 +273,9 @@ class Searcher:
             RestRanking(parsed.remainder, self._embed_query, settings.search_mode),
             depth,
         )
+        fused_modes = settings.search_mode in ("hybrid", "exact")
         exact = exact_search(
-            self._store, parsed, depth, filt, vocabulary, scope, widespread, relative
+            self._store, parsed, depth, filt, vocabulary, scope, widespread, relative, fused_modes
         )
         rankings: dict[str, list[Hit]] = {}
         if settings.search_mode in ("hybrid", "exact"):
