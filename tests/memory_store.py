@@ -171,11 +171,20 @@ class MemoryStore:
         }
         return [s for s in self._chunks() if s.chunk.chunk_id in starting]
 
-    def section_starts(self, section_ids: Sequence[str]) -> list[tuple[str, str, str]]:
+    def section_starts(
+        self, section_ids: Sequence[str], sources: Sequence[str] | None = None
+    ) -> list[tuple[str, str, str]]:
         return [
             (s.chunk.source, s.chunk.chunk_id, s.chunk.section_id)
             for s in self.chunks_of_sections(section_ids)
+            if sources is None or s.chunk.source in sources
         ]
+
+    def count_sections(self, section_ids: Sequence[str], limit: int) -> int:
+        held = sum(
+            r.section_id in section_ids for d in self._documents.values() for r in d.sections
+        )
+        return min(held, limit)
 
     def chunks_under(self, section_id: str, filt: SearchFilter | None = None) -> list[StoredChunk]:
         under = SearchFilter(section_prefix=section_id)

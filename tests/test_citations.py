@@ -11,6 +11,7 @@ import pytest
 from hierdoc import Index, Settings, TextDocument
 from hierdoc.errors import NotFoundError
 from hierdoc.models import SearchResponse
+from hierdoc.search import citations, searcher
 
 from .hash_embedder import HashEmbedder
 
@@ -248,3 +249,19 @@ def test_a_single_modality_still_says_what_is_not_there_and_pins_nothing(
     found = index.search("Section 8.4 liability", mode=mode)
     assert found.citations[0]["resolved"] and not any(r.pinned for r in found.results)
     assert any("not in" in n and "gpl.md" in n for n in found.notes), found.notes
+
+
+def test_a_number_more_documents_have_than_widespread_is_pinned_where_the_query_ranks_first(
+    index: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(citations, "WIDESPREAD", 2)
+    monkeypatch.setattr(searcher, "WIDESPREAD", 2)
+    ranked_first = [("passwords numeric", "pci_standard.md"), ("convey a covered work", "gpl.md")]
+    for words, first in ranked_first:
+        response = index.search(f"Section 8 {words}", top_k=10)
+        pinned = [r for r in response.results if r.pinned]
+        assert 1 <= len(pinned) <= 2 and pinned[0].source == first, pinned
+        assert response.results[: len(pinned)] == pinned
+        assert any("is in more than 2 documents" in n for n in response.notes), response.notes
+    exact_only = index.search("Section 8", mode="exact", top_k=10)
+    assert len([r for r in exact_only.results if r.pinned]) == 3  # no ranking to prefer by

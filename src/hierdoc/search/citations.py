@@ -11,12 +11,14 @@ level with its equivalent clause kinds (``clause-8-4``, ``requirement-8-4``):
   stands in for the number in another document; the parent is shown only when the
   search covers a single document (named in the query, filtered to, or the only
   one indexed), with a note saying so;
-* the notes say which documents have the cited section and which do not.
+* the notes say which documents have the cited section and which do not;
+* a number more than :data:`WIDESPREAD` documents have is pinned in those of them that
+  the query's words and meaning rank first (``preferred``), with a note saying so.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
@@ -26,6 +28,10 @@ from ..store.base import Store
 
 #: At most this many document names in a note; the rest are counted.
 NAMES_IN_NOTE = 5
+#: A number more documents than this have ("Article 5" in 40,000 acts) is pinned only in
+#: those of them the query's other modalities rank first: no result list shows them all,
+#: and finding every one would cost a read per document.
+WIDESPREAD = 50
 
 
 @dataclass
@@ -61,12 +67,23 @@ def cite_sections(
     filt: SearchFilter | None,
     documents: Sequence[str],
     limit: int | None = None,
+    preferred: Callable[[], list[str]] | None = None,
 ) -> CitedSections:
     """Resolve one citation in every document of ``documents`` (the documents in scope).
     ``ordered`` stops once it holds ``limit`` distinct chunks (the exact modality keeps no
-    more), so a number every document has is not followed into every subtree."""
+    more), so a number every document has is not followed into every subtree.
+    ``preferred``: the documents the query's other modalities rank first, best first."""
     label = text.strip()
     levels = [(i, *equivalent_ids(i)) for i in candidate_ids]
+    exact = _widespread_starts(store, levels[0], filt, preferred) if levels else None
+    if exact:
+        first_id = next(iter(exact.values()))[0]
+        cited = CitedSections({"text": label, "section_id": first_id, "resolved": True})
+        cited.notes.append(
+            f"{label} is in more than {WIDESPREAD} documents: pinned in the "
+            f"{len(exact)} of them that rank first for the query"
+        )
+        return fill_sections(store, cited, exact, filt, limit)
     exact = _starts(store, levels[0], filt) if levels else {}
     if exact:
         first_id = next(iter(exact.values()))[0]
@@ -110,23 +127,50 @@ def fill_sections(
     return cited
 
 
+def _widespread_starts(
+    store: Store,
+    ids: Sequence[str],
+    filt: SearchFilter | None,
+    preferred: Callable[[], list[str]] | None,
+) -> dict[str, tuple[str, str]] | None:
+    """:func:`_starts` in the preferred documents, when more than :data:`WIDESPREAD`
+    documents have the number and the filter names no documents; None otherwise, or when
+    none of the preferred has it."""
+    if preferred is None or (filt is not None and filt.sources):
+        return None
+    if store.count_sections(list(ids), WIDESPREAD + 1) <= WIDESPREAD:
+        return None
+    ranked = list(dict.fromkeys(preferred()))[:WIDESPREAD]
+    found = _starts(store, ids, filt, ranked)
+    return {source: found[source] for source in ranked if source in found} or None
+
+
 def _starts(
-    store: Store, ids: Sequence[str], filt: SearchFilter | None
+    store: Store,
+    ids: Sequence[str],
+    filt: SearchFilter | None,
+    sources: Sequence[str] | None = None,
 ) -> dict[str, tuple[str, str]]:
     """Per document: the first of ``ids`` it has, with the chunk where that section begins."""
     found: dict[str, tuple[str, str]] = {}
-    for source, chunk_id, chunk_section in section_starts(store, ids, filt):
+    for source, chunk_id, chunk_section in section_starts(store, ids, filt, sources):
         if source not in found:
             found[source] = (chunk_section if chunk_section in ids else ids[0], chunk_id)
     return found
 
 
 def section_starts(
-    store: Store, ids: Sequence[str], filt: SearchFilter | None
+    store: Store,
+    ids: Sequence[str],
+    filt: SearchFilter | None,
+    sources: Sequence[str] | None = None,
 ) -> list[tuple[str, str, str]]:
     """:meth:`Store.section_starts` that ``filt`` lets through: ids only (one row per
-    document that has a number every document has), whole chunks read only to filter."""
-    starts = store.section_starts(list(ids))
+    document that has a number every document has), whole chunks read only to filter.
+    A filter naming documents is looked up in those documents only."""
+    if sources is None and filt is not None and filt.sources:
+        sources = list(filt.sources)
+    starts = store.section_starts(list(ids), sources)
     if filt is None or filt.empty:
         return starts
     ids = [c for source, c, _ in starts if not filt.sources or source in filt.sources]

@@ -18,6 +18,8 @@ import re
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
+from itertools import zip_longest
 from pathlib import PurePosixPath
 
 import numpy as np
@@ -37,7 +39,7 @@ from ..pipeline.extract.definitions import normalize_term
 from ..pipeline.numbering import find_citations
 from ..store.base import Store
 from .analyze import analyze, analyze_query, analyze_words
-from .citations import CitedSections, cite_sections, section_starts
+from .citations import WIDESPREAD, CitedSections, cite_sections, section_starts
 from .fuse import best_possible, weighted_rrf
 from .glossary import Glossary, QueryVocabulary
 from .relative_citations import (
@@ -116,16 +118,21 @@ def exact_search(
     widespread: Callable[[int], bool] | None = None,
     relative: Sequence[CitedSections] = (),
     ranked: bool = True,
+    preferred: Callable[[], list[str]] | None = None,
 ) -> _Exact:
     """Cited sections (in each of ``documents``, the documents in scope; ``relative``:
     the query's relative citations, resolved), phrases, identifiers, headings (unless
     ``widespread`` across documents), defining chunks. Not ``ranked`` (a semantic or a
     keyword search, which never fuses this list): only what the response says whatever
-    the mode, whether the cited sections and the quoted phrases exist, with their notes."""
+    the mode, whether the cited sections and the quoted phrases exist, with their notes.
+    ``preferred``: the documents the other modalities rank first (for a number too many
+    documents have, see :func:`cite_sections`)."""
     found = _Exact([], [], [], [])
     ordered: list[str] = []
     limit = k if ranked else 0
-    numbered = [cite_sections(store, t, ids, filt, documents, limit) for t, ids in parsed.cited]
+    numbered = [
+        cite_sections(store, t, ids, filt, documents, limit, preferred) for t, ids in parsed.cited
+    ]
     for cited in [*numbered, *relative]:
         text = cited.citation["text"]
         found.citations.append(cited.citation)
@@ -192,6 +199,16 @@ def _identifier_search(
     """
     terms = analyze(identifier)
     return store.keyword_search(terms[:1], k, filt) if terms else []
+
+
+def ranked_sources(store: Store, rankings: dict[str, list[Hit]]) -> list[str]:
+    """The documents of the best hits of ``rankings``, best first (the lists taken rank by
+    rank in turn): at most :data:`WIDESPREAD` chunks are read."""
+    lists = [[h.chunk_id for h in hits] for hits in rankings.values()]
+    interleaved = [i for row in zip_longest(*lists) for i in row if i is not None]
+    ids = list(dict.fromkeys(interleaved))[:WIDESPREAD]
+    stored = store.get_chunks(ids)
+    return list(dict.fromkeys(stored[i].chunk.source for i in ids if i in stored))
 
 
 def keyword_terms(store: Store, text: str) -> list[str]:
@@ -273,21 +290,31 @@ class Searcher:
             RestRanking(parsed.remainder, self._embed_query, settings.search_mode),
             depth,
         )
-        fused_modes = settings.search_mode in ("hybrid", "exact")
-        exact = exact_search(
-            self._store, parsed, depth, filt, vocabulary, scope, widespread, relative, fused_modes
-        )
-        rankings: dict[str, list[Hit]] = {}
-        if settings.search_mode in ("hybrid", "exact"):
-            rankings["exact"] = exact.hits
+        others: dict[str, list[Hit]] = {}
         if settings.search_mode in ("hybrid", "keyword"):
             terms = keyword_terms(self._store, expanded)
-            rankings["keyword"] = self._store.keyword_search(terms, depth, filt)
+            others["keyword"] = self._store.keyword_search(terms, depth, filt)
         if settings.search_mode in ("hybrid", "semantic"):
             embedded = expanded if vocabulary.asks_meaning else parsed.text
-            rankings["semantic"] = self._store.vector_search(
+            others["semantic"] = self._store.vector_search(
                 self._embed_query(embedded), depth, filt
             )
+        fused_modes = settings.search_mode in ("hybrid", "exact")
+        preferred = partial(ranked_sources, self._store, others) if others else None
+        exact = exact_search(
+            self._store,
+            parsed,
+            depth,
+            filt,
+            vocabulary,
+            scope,
+            widespread,
+            relative,
+            fused_modes,
+            preferred,
+        )
+        rankings: dict[str, list[Hit]] = {"exact": exact.hits} if fused_modes else {}
+        rankings.update(others)
         response = SearchResponse(
             query, settings.search_mode, True, [], naming_notes + exact.notes, exact.citations
         )

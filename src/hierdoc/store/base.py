@@ -237,10 +237,18 @@ class Store(Protocol):
         """The chunks in which the given sections begin, in document order."""
         ...
 
-    def section_starts(self, section_ids: Sequence[str]) -> list[tuple[str, str, str]]:
+    def section_starts(
+        self, section_ids: Sequence[str], sources: Sequence[str] | None = None
+    ) -> list[tuple[str, str, str]]:
         """(source, chunk id, the chunk's section id) of each chunk of
         :meth:`chunks_of_sections`, in the same order, without reading the chunks: a number
-        every document has ("Article 5") is pinned in each from these few columns."""
+        every document has ("Article 5") is pinned in each from these few columns. Only in
+        ``sources`` when given (a key lookup per document)."""
+        ...
+
+    def count_sections(self, section_ids: Sequence[str], limit: int) -> int:
+        """How many sections have one of these ids, counted no further than ``limit`` (a
+        number 40,000 documents have is not counted through)."""
         ...
 
     def chunks_under(self, section_id: str, filt: SearchFilter | None = None) -> list[StoredChunk]:

@@ -249,6 +249,16 @@ class StoreContract:
             ]
             assert filled.section_starts(ids) == expected, ids
         assert filled.section_starts(["article-17"]) == [("a.md", "a.md#2", "article-17")]
+        both = ["article-17", "article-2"]
+        assert [s[0] for s in filled.section_starts(both)] == ["a.md", "b.md"]
+        assert filled.section_starts(both, ["b.md"]) == [("b.md", "b.md#1", "article-2")]
+        assert filled.section_starts(both, ["c.md"]) == filled.section_starts(both, []) == []
+
+    def test_sections_are_counted_up_to_a_limit(self, filled: Store) -> None:
+        ids = ["article-17", "article-2", "article-1", "nowhere"]
+        assert filled.count_sections(ids, 10) == 3
+        assert filled.count_sections(ids, 2) == 2
+        assert filled.count_sections(["nowhere"], 10) == filled.count_sections([], 10) == 0
 
     def test_a_new_version_replaces_the_whole_document(self, filled: Store) -> None:
         chunk = replace(corpus_chunks("a.md")[0].chunk, chunk_id="a.md#new", content="Gone.")

@@ -350,20 +350,39 @@ class RecordStore(ContextRows):
         where = f"WHERE c.chunk_id IN (SELECT chunk_id FROM sections WHERE section_id IN ({marks}))"
         return list(self._select_chunks(where, list(section_ids)).values())
 
-    def section_starts(self, section_ids: Sequence[str]) -> list[tuple[str, str, str]]:
-        """(source, chunk id, chunk's section id) of :meth:`chunks_of_sections`' chunks."""
-        if not section_ids:
+    def section_starts(
+        self, section_ids: Sequence[str], sources: Sequence[str] | None = None
+    ) -> list[tuple[str, str, str]]:
+        """(source, chunk id, chunk's section id) of :meth:`chunks_of_sections`' chunks,
+        only in ``sources`` when given."""
+        if not section_ids or (sources is not None and not sources):
             return []
         marks = ",".join("?" * len(section_ids))
+        within, params = "", list(section_ids)
+        if sources is not None:
+            within = f" AND source IN ({','.join('?' * len(sources))})"
+            params += list(sources)
         with self._lock:
             rows = self._db.execute(
                 "SELECT c.source, c.chunk_id, c.section_id FROM chunks c JOIN documents d "
                 "USING (source) WHERE c.chunk_id IN "
-                f"(SELECT chunk_id FROM sections WHERE section_id IN ({marks})) "
+                f"(SELECT chunk_id FROM sections WHERE section_id IN ({marks}){within}) "
                 "ORDER BY c.source, c.ordinal",
-                list(section_ids),
+                params,
             ).fetchall()
         return [(source, chunk_id, section_id) for source, chunk_id, section_id in rows]
+
+    def count_sections(self, section_ids: Sequence[str], limit: int) -> int:
+        if not section_ids:
+            return 0
+        marks = ",".join("?" * len(section_ids))
+        with self._lock:
+            row = self._db.execute(
+                "SELECT count(*) FROM (SELECT 1 FROM sections "
+                f"WHERE section_id IN ({marks}) LIMIT ?)",
+                [*section_ids, limit],
+            ).fetchone()
+        return int(row[0])
 
     def sections(self, section_id: str, source: str | None = None) -> list[SectionRecord]:
         """Every section with this id (one per document that has it), or ``source``'s."""

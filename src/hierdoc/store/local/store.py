@@ -432,8 +432,13 @@ class LocalStore:
     def chunks_of_sections(self, section_ids: Sequence[str]) -> list[StoredChunk]:
         return self.records.chunks_of_sections(section_ids)
 
-    def section_starts(self, section_ids: Sequence[str]) -> list[tuple[str, str, str]]:
-        return self.records.section_starts(section_ids)
+    def section_starts(
+        self, section_ids: Sequence[str], sources: Sequence[str] | None = None
+    ) -> list[tuple[str, str, str]]:
+        return self.records.section_starts(section_ids, sources)
+
+    def count_sections(self, section_ids: Sequence[str], limit: int) -> int:
+        return self.records.count_sections(section_ids, limit)
 
     def chunks_under(self, section_id: str, filt: SearchFilter | None = None) -> list[StoredChunk]:
         """The filter's sources and types narrow the lookup of the subtree (a citation's

@@ -77,17 +77,31 @@ def chunks_of_sections(conn: psycopg.Connection, section_ids: Sequence[str]) -> 
 
 
 def section_starts(
-    conn: psycopg.Connection, section_ids: Sequence[str]
+    conn: psycopg.Connection, section_ids: Sequence[str], sources: Sequence[str] | None = None
 ) -> list[tuple[str, str, str]]:
-    """(source, chunk id, chunk's section id) of :func:`chunks_of_sections`' chunks."""
-    if not section_ids:
+    """(source, chunk id, chunk's section id) of :func:`chunks_of_sections`' chunks, only
+    in ``sources`` when given."""
+    if not section_ids or (sources is not None and not sources):
         return []
+    within = " AND source = ANY(%s)" if sources is not None else ""
+    params: list = [list(section_ids)] + ([list(sources)] if sources is not None else [])
     rows = conn.execute(
         "SELECT c.source, c.chunk_id, c.section_id FROM chunks c WHERE c.chunk_id IN "
-        "(SELECT chunk_id FROM sections WHERE section_id = ANY(%s)) ORDER BY c.source, c.ordinal",
-        (list(section_ids),),
+        f"(SELECT chunk_id FROM sections WHERE section_id = ANY(%s){within}) "
+        "ORDER BY c.source, c.ordinal",
+        params,
     ).fetchall()
     return [(source, chunk_id, section_id) for source, chunk_id, section_id in rows]
+
+
+def count_sections(conn: psycopg.Connection, section_ids: Sequence[str], limit: int) -> int:
+    if not section_ids:
+        return 0
+    row = conn.execute(
+        "SELECT count(*) FROM (SELECT 1 FROM sections WHERE section_id = ANY(%s) LIMIT %s) s",
+        (list(section_ids), limit),
+    ).fetchone()
+    return int(row[0]) if row else 0
 
 
 def chunks_under(

@@ -260,8 +260,13 @@ class PostgresStore:
     def chunks_of_sections(self, section_ids: Sequence[str]) -> list[StoredChunk]:
         return self._read(records.chunks_of_sections, section_ids)
 
-    def section_starts(self, section_ids: Sequence[str]) -> list[tuple[str, str, str]]:
-        return self._read(records.section_starts, section_ids)
+    def section_starts(
+        self, section_ids: Sequence[str], sources: Sequence[str] | None = None
+    ) -> list[tuple[str, str, str]]:
+        return self._read(records.section_starts, section_ids, sources)
+
+    def count_sections(self, section_ids: Sequence[str], limit: int) -> int:
+        return self._read(records.count_sections, section_ids, limit)
 
     def chunks_under(self, section_id: str, filt: SearchFilter | None = None) -> list[StoredChunk]:
         return self._read(records.chunks_under, section_id, filt)
