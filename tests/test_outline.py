@@ -166,3 +166,16 @@ def test_decimal_clauses_in_plain_text_are_sections() -> None:
         "2. TERM\n2.1 This Agreement lasts one year.\n"
     )
     assert _ids(text) == ["section-1", "section-1-1", "section-1-2", "section-2", "section-2-1"]
+
+
+def test_an_item_or_two_missing_does_not_end_the_list() -> None:
+    """"(k)" lost in conversion (or reserved): "(l)" and "(m)" are still the paragraphs
+    after "(j)"; further apart, an item is text."""
+    items = "\n".join(f"({c}) Paragraph {c}." for c in "abcdefghij")
+    ids = _ids(f"§ 39.13 Directives\n\n{items}\n(l) Sensor test.\n(m) Reporting.\n")
+    assert ids[-3:] == ["section-39-13-j", "section-39-13-l", "section-39-13-m"]
+    ids = _ids("Article 4\n\n1. The terms are:\n(a) first;\n(b) second;\n(e) fifth;\n(f) sixth.\n")
+    assert ids == ["article-4", "article-4-1", "article-4-1-a", "article-4-1-b", "article-4-1-e",
+                   "article-4-1-f"]  # fmt: skip
+    far = _ids("Article 4\n\n1. The terms are:\n(a) first;\n(b) second;\n(f) sixth.\n")
+    assert far == ["article-4", "article-4-1", "article-4-1-a", "article-4-1-b"]

@@ -228,8 +228,13 @@ class _Level:
     prefix: tuple[str, ...] = ()
 
 
-def _continues(level: _Level, style: str, value: int, mark: Mark) -> bool:
-    if level.style != style or value != level.value + 1:
+#: Items an enumeration may skip and go on: "(l)" after "(j)" when "(k)" was lost in
+#: conversion or left out as reserved. Further apart, the item is read as text.
+MAX_SKIPPED = 2
+
+
+def _continues(level: _Level, style: str, value: int, mark: Mark, skipped: int = 0) -> bool:
+    if level.style != style or value != level.value + 1 + skipped:
         return False
     return not style.startswith("decimal") or tuple(mark.value.split(".")[:-1]) == level.prefix
 
@@ -255,6 +260,11 @@ def _place_enum(stack: list[_Level], mark: Mark) -> tuple[int, str, int] | None:
     for style, value in mark.styles:
         if _opens_level(stack, style, value, mark):
             return len(stack), style, value
+    for skipped in range(1, MAX_SKIPPED + 1):
+        for depth in range(len(stack) - 1, -1, -1):
+            for style, value in mark.styles:
+                if _continues(stack[depth], style, value, mark, skipped):
+                    return depth, style, value
     return None
 
 
