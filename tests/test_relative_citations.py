@@ -125,6 +125,37 @@ def test_a_kind_word_and_labels_or_labels_of_something_are_a_relative_citation(
 
 
 @pytest.mark.parametrize(
+    ("query", "cited"),
+    [
+        ("paragraphs (h) and (k) of it", [("paragraph (h)", ("h",)), ("paragraph (k)", ("k",))]),
+        (
+            "subsections (b)(2), (c), or (d)",
+            [("subsection (b)(2)", ("b", "2")), ("subsection (c)", ("c",)),
+             ("subsection (d)", ("d",))],
+        ),  # fmt: skip
+        ("Paragraphs (j) of the rule", [("Paragraph (j)", ("j",))]),
+    ],
+)
+def test_a_plural_kind_word_cites_each_group_of_labels(
+    query: str, cited: list[tuple[str, tuple[str, ...]]]
+) -> None:
+    found = find_relative_citations(query)
+    assert [(c.text, c.labels) for c in found] == cited
+    assert found[0].start == 0
+    assert all(a.end == b.start for a, b in zip(found, found[1:], strict=False))
+
+
+def test_each_paragraph_of_a_plural_citation_is_pinned(index: Index) -> None:
+    response = index.search("paragraphs (c) and (d) of the 900 jet directive")
+    pinned = [r for r in response.results if r.pinned]
+    assert {r.source for r in pinned} == {"jet_directive.md"}
+    assert {c["section_id"] for c in response.citations} == {"section-39-13-c", "section-39-13-d"}
+    assert all(c["resolved"] for c in response.citations)
+    begins = {_begins(index, "jet_directive.md", f"section-39-13-{x}") for x in "cd"}
+    assert {r.chunk_id for r in pinned} == begins
+
+
+@pytest.mark.parametrize(
     "query",
     [
         "Article 17(3) of the GDPR",

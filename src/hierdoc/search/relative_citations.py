@@ -69,6 +69,14 @@ RELATIVE_PATTERN = re.compile(
     r"(?=\s+of\b))(?![\w(])",
     re.IGNORECASE,
 )
+_GROUP = rf"(?:\((?:{LABEL_VALUE})\)){{1,5}}"
+#: "paragraphs (h) and (i)", "subsections (b), (c), or (d)": each group is a citation.
+PLURAL_PATTERN = re.compile(
+    rf"(?<![\w§.\-])(?P<kind>{'|'.join(re.escape(k) for k in KIND_WORDS if k[-1] != '.')})s\s*"
+    rf"{_GROUP}(?:\s*,\s*{_GROUP})*(?:\s*,?\s*(?:and|or)\s+{_GROUP})?(?![\w(])",
+    re.IGNORECASE,
+)
+_GROUP_PATTERN = re.compile(_GROUP)
 _LABEL_PART = re.compile(rf"\(({LABEL_VALUE})\)")
 _OWN_LABELS = re.compile(r"^\s*((?:\([0-9A-Za-z]{1,6}\))+)")
 
@@ -102,13 +110,30 @@ def find_relative_citations(
 ) -> list[RelativeCitation]:
     """Every relative citation of ``text`` outside the spans ``taken`` (numbered citations:
     "Article 17(3)" holds no relative one)."""
-    found = []
+    found = _plural_citations(text, taken)
+    taken = [*taken, *((c.start, c.end) for c in found)]
     for match in RELATIVE_PATTERN.finditer(text):
         if any(start < match.end() and match.start() < end for start, end in taken):
             continue
         labels = tuple(_LABEL_PART.findall(match["labels"] or match["bare"]))
         written = text[match.start() : match.end()]
         found.append(RelativeCitation(written, labels, match.start(), match.end()))
+    return found
+
+
+def _plural_citations(text: str, taken: Sequence[tuple[int, int]]) -> list[RelativeCitation]:
+    """Each parenthesised group of "paragraphs (h) and (i)" as a citation of its own
+    ("paragraph (h)", "paragraph (i)"); the spans cover the whole phrase between them."""
+    found = []
+    for match in PLURAL_PATTERN.finditer(text):
+        if any(start < match.end() and match.start() < end for start, end in taken):
+            continue
+        start = match.start()
+        for group in _GROUP_PATTERN.finditer(text, match.end("kind"), match.end()):
+            labels = tuple(_LABEL_PART.findall(group[0]))
+            written = f"{match['kind']} {group[0]}"
+            found.append(RelativeCitation(written, labels, start, group.end()))
+            start = group.end()
     return found
 
 
