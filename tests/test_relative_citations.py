@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from hierdoc import Index, Settings, TextDocument
+from hierdoc.errors import NotFoundError
 from hierdoc.models import SectionRecord
 from hierdoc.search import relative_citations
 from hierdoc.search.relative_citations import (
@@ -18,6 +19,7 @@ from hierdoc.search.relative_citations import (
     ranked_documents,
 )
 from hierdoc.search.searcher import parse_query
+from hierdoc.tools.logic import run_get_section
 
 from .hash_embedder import HashEmbedder
 
@@ -334,3 +336,19 @@ def test_with_many_documents_and_no_other_words_those_headed_by_the_label_are_re
     response = index.search("paragraph (b)")
     assert len({r.source for r in response.results if r.pinned}) == 1
     assert any("the first 1 of 2 documents" in note for note in response.notes)
+
+
+def test_show_and_get_section_read_a_relative_citation_where_search_resolves_it(
+    index: Index,
+) -> None:
+    asked = "subsection (c)(2) of the 900 jet directive"
+    view = index.show(asked)
+    assert view.section is not None and view.section.section_id == "section-39-13-c-2"
+    assert view.chunk.chunk.source == "jet_directive.md"
+    assert any("resolved to section section-39-13-c-2 of jet_directive.md" in n for n in view.notes)
+    output = run_get_section(index, asked)
+    assert output.structured["section"]["section_id"] == "section-39-13-c-2"
+    assert output.structured["source"] == "jet_directive.md"
+    with pytest.raises(NotFoundError):
+        index.show("paragraph (zz) of the 900 jet directive")
+    assert index.cited_section("the unsafe condition of the jet") is None

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import fields, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 import numpy as np
@@ -44,6 +44,7 @@ from .search.analyze import TEXT_ANALYZER
 from .search.choices import listed_choices, section_ids, unknown_section
 from .search.glossary import Glossary
 from .search.passages import QueryVectors, add_passages
+from .search.relative_citations import find_relative_citations
 from .search.rerank import reranker_for
 from .search.searcher import Searcher
 from .search.where import Where, narrow_sources
@@ -383,8 +384,34 @@ class Index:
 
     def show(self, identifier: str) -> ChunkView:
         """A chunk by chunk id, or a section by section id or citation, with its neighbours
-        (:func:`hierdoc.views.chunk_view`)."""
-        return chunk_view(self.store, identifier)
+        (:func:`hierdoc.views.chunk_view`); a relative citation ("paragraph (k) of the 737
+        MAX AD") is resolved as search resolves it (:meth:`cited_section`)."""
+        try:
+            return chunk_view(self.store, identifier)
+        except NotFoundError:
+            cited = self.cited_section(identifier)
+            if cited is None:
+                raise
+            view = chunk_view(self.store, cited[1], cited[0])
+            name = PurePosixPath(cited[0]).name
+            view.notes.append(f"{identifier!r} resolved to section {cited[1]} of {name}")
+            return view
+
+    def cited_section(
+        self, text: str, source: str | Iterable[str] | None = None
+    ) -> tuple[str, str] | None:
+        """(source, section id) a relative citation names ("paragraph (k) of the 737 MAX
+        AD", "subsection (b)(2)"), in the document search resolves it in; None when ``text``
+        holds none or it resolves nowhere."""
+        if not find_relative_citations(text):
+            return None
+        response = self.search(text, top_k=1, mode="hybrid", source=source)
+        first = response.results[0] if response.results else None
+        for cited in response.citations:
+            section_id = cited["section_id"]
+            if first and first.pinned and section_id and self.sections(section_id, first.source):
+                return first.source, section_id
+        return None
 
     def define(self, term: str) -> DefinitionLookup:
         """Every definition of a term in the corpus, with its citation; conflicts flagged."""

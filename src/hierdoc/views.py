@@ -67,19 +67,22 @@ class ChunkView:
         }
 
 
-def chunk_view(store: Store, identifier: str) -> ChunkView:
+def chunk_view(store: Store, identifier: str, source: str | None = None) -> ChunkView:
     """A chunk by chunk id, or a section by section id or citation ("Art. 17(3)(b)"), with
-    its neighbours; for a section, its own text, where it is in the chunk, and its children."""
+    its neighbours; for a section, its own text, where it is in the chunk, and its children.
+    ``source``: the document whose section is meant (else the first that has it)."""
     found = store.get_chunks([identifier]).get(identifier)
     section, notes = None, []
     if found is None:
-        section_id = _section_of(store, identifier)
+        section_id = _section_of(store, identifier, source)
         if section_id is None:
             raise NotFoundError(f"no chunk or section with id {identifier!r}")
         if section_id != identifier:
             notes.append(f"{identifier!r} resolved to section {section_id}")
-        section = store.sections(section_id)[0]
-        found = store.chunks_of_sections([section_id])[0]
+        section = store.sections(section_id, source)[0]
+        found = store.get_chunks([section.chunk_id or ""]).get(section.chunk_id or "")
+        if found is None:
+            raise NotFoundError(f"section {section_id!r} has no text in the index")
     siblings = store.chunks_of_source(found.chunk.source)
     ids = [s.chunk.chunk_id for s in siblings]
     position = ids.index(found.chunk.chunk_id)
@@ -94,13 +97,14 @@ def chunk_view(store: Store, identifier: str) -> ChunkView:
     return ChunkView(found, previous, following, section, children, own, notes)
 
 
-def _section_of(store: Store, identifier: str) -> str | None:
-    """The section id itself, else the most specific section a citation in it names."""
+def _section_of(store: Store, identifier: str, source: str | None = None) -> str | None:
+    """The section id itself, else the most specific section a citation in it names (in
+    ``source`` when given)."""
     candidates = [identifier, identifier.strip().lower()]
     for citation in find_citations(identifier)[:1]:
         candidates += citation.label.candidate_ids()
     for candidate in dict.fromkeys(candidates):
-        if store.sections(candidate) and store.chunks_of_sections([candidate]):
+        if any(s.chunk_id for s in store.sections(candidate, source)):
             return candidate
     return None
 

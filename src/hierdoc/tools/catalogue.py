@@ -51,7 +51,7 @@ documents do not answer the question: say so rather than guess.""")
 CITATION_SPELLINGS = (
     '"Article 17(3)(b)", "Art. 17(3)(b)", "Article 17 paragraph 3 point (b)", '
     '"Article 17(3), point (b)", "Section 203(a)(1)", "sec. 203(a)(1)", "§ 203(a)(1)", "§ 4.2", '
-    '"Chapter III"'
+    '"Chapter III", "paragraph (k) of the 737 MAX AD", "paragraphs (h) and (k)"'
 )
 
 _DESCRIPTIONS = {

@@ -146,6 +146,12 @@ def _resolve_target(index: Index, identifier: str, source: str | None) -> _Targe
         records = _in(index.sections(candidate), sources)
         if records:
             return _section_target(index, text, candidate, records)
+    cited = index.cited_section(text, sources)
+    if cited is not None:
+        target = _Target(*cited)
+        name = _names(index).get(cited[0], cited[0])
+        target.notes.append(f"{text!r} resolved to section {cited[1]} of {name}")
+        return target
     where = f" in document {source!r}" if sources else ""
     raise NotFoundError(
         f"no section or chunk with id {text!r}{where}: use a section id from search results "
