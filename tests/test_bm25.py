@@ -413,3 +413,22 @@ def test_large_files_are_checked_by_samples_and_damage_in_a_sample_is_found(
     big = [n for n in recorded if n in renewed and (whole / n).stat().st_size > 256]
     assert big and all(renewed[n].startswith("s:") for n in big)
     assert older.damage() is None
+
+
+def test_hits_tied_with_the_kth_are_ordered_by_chunk_id_whatever_the_build(tmp_path: Path) -> None:
+    """Boilerplate repeated across documents ties: the top k are the best, then the tied
+    ones with the smallest chunk ids, the same for any order the chunks were added in."""
+    tied = [entry(f"copy-{n:03d}", "The supplier shall keep records.") for n in range(120)]
+    better = [entry(f"best-{n}", "records records records kept by the supplier") for n in range(3)]
+    other = [entry(f"other-{n}", "Termination for convenience.") for n in range(40)]
+    found = []
+    for seed in (0, 1):
+        entries = tied + better + other
+        random.Random(seed).shuffle(entries)
+        index = QueriedIndex(tmp_path / f"bm25-{seed}")
+        build(index, *entries)
+        found.append(index.search("supplier records", 10))
+        index.close()
+    assert ids(found[0]) == ids(found[1])
+    assert ids(found[0]) == [f"best-{n}" for n in range(3)] + [f"copy-{n:03d}" for n in range(7)]
+    assert len({h.score for h in found[0][3:]}) == 1

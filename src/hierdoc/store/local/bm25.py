@@ -331,13 +331,20 @@ def _regex_literal(text: str) -> str:
 _REGEX_META = frozenset("\\.+*?()|[]{}^$#&-~")
 
 
+#: How much wider a search goes when the k-th hit's score is tied beyond its limit (each
+#: search scores every matching document again, so few wide steps beat many narrow ones).
+TIE_GROWTH = 8
+
+
 def _without_cut_ties(searcher: tantivy.Searcher, query: Query, k: int) -> list:
     """The top ``k`` hits and every hit tied with the k-th, so that equal scores can be
     ordered by chunk id: tantivy orders ties by where a document landed in its segments,
-    which differs from one build of the same corpus to the next."""
+    which differs from one build of the same corpus to the next. Hits below the k-th
+    score are left out (their chunk ids would be read for nothing)."""
     limit = k
     while True:
         hits = searcher.search(query, limit=limit, count=False).hits
         if len(hits) < limit or hits[-1][0] < hits[k - 1][0]:
-            return hits
-        limit *= 2
+            floor = hits[k - 1][0] if len(hits) >= k else float("-inf")
+            return [hit for hit in hits if hit[0] >= floor]
+        limit *= TIE_GROWTH
