@@ -263,5 +263,6 @@ def test_a_number_more_documents_have_than_widespread_is_pinned_where_the_query_
         assert 1 <= len(pinned) <= 2 and pinned[0].source == first, pinned
         assert response.results[: len(pinned)] == pinned
         assert any("is in more than 2 documents" in n for n in response.notes), response.notes
-    exact_only = index.search("Section 8", mode="exact", top_k=10)
-    assert len([r for r in exact_only.results if r.pinned]) == 3  # no ranking to prefer by
+    exact_only = index.search("Section 8 convey a covered work", mode="exact", top_k=10)
+    pinned = [r for r in exact_only.results if r.pinned]  # the query's keywords rank
+    assert 1 <= len(pinned) <= 2 and pinned[0].source == "gpl.md", pinned

@@ -300,7 +300,7 @@ class Searcher:
                 self._embed_query(embedded), depth, filt
             )
         fused_modes = settings.search_mode in ("hybrid", "exact")
-        preferred = partial(ranked_sources, self._store, others) if others else None
+        preferred = partial(self._preferred, others, expanded, depth, filt)
         exact = exact_search(
             self._store,
             parsed,
@@ -336,6 +336,16 @@ class Searcher:
         no_match = self._no_match(parsed, rankings, response.results, settings)
         response.no_match = no_match or missing
         return response
+
+    def _preferred(
+        self, others: dict[str, list[Hit]], text: str, depth: int, filt: SearchFilter | None
+    ) -> list[str]:
+        """The documents the other modalities rank first (for a number too many documents
+        have, see :func:`cite_sections`); an exact search ranks the query's keywords."""
+        if not others:
+            terms = keyword_terms(self._store, text)
+            others = {"keyword": self._store.keyword_search(terms, depth, filt)}
+        return ranked_sources(self._store, others)
 
     def _narrow(
         self, text: str, filt: SearchFilter | None
