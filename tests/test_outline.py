@@ -179,3 +179,19 @@ def test_an_item_or_two_missing_does_not_end_the_list() -> None:
                    "article-4-1-f"]  # fmt: skip
     far = _ids("Article 4\n\n1. The terms are:\n(a) first;\n(b) second;\n(f) sixth.\n")
     assert far == ["article-4", "article-4-1", "article-4-1-a", "article-4-1-b"]
+
+
+def test_an_i_followed_by_ii_opens_a_roman_list_even_where_it_could_follow_h() -> None:
+    items = "\n".join(f"({c}) Paragraph {c}." for c in "abcdefgh")
+    ids = _ids(
+        f"§ 39.13 Directives\n\n{items}\n(1) one under h;\n(i) roman one;\n(ii) roman two.\n"
+        "(i) Minimum equipment list.\n(j) Jay.\n"
+    )
+    assert ids[-6:] == [
+        "section-39-13-h",
+        "section-39-13-h-1",
+        "section-39-13-h-1-i",
+        "section-39-13-h-1-ii",
+        "section-39-13-i",
+        "section-39-13-j",
+    ]

@@ -251,8 +251,15 @@ def _opens_level(stack: list[_Level], style: str, value: int, mark: Mark) -> boo
     return True
 
 
-def _place_enum(stack: list[_Level], mark: Mark) -> tuple[int, str, int] | None:
-    """(stack depth to keep, style, value) for an enumeration item, or None if it is text."""
+def _place_enum(
+    stack: list[_Level], mark: Mark, following: Mark | None = None
+) -> tuple[int, str, int] | None:
+    """(stack depth to keep, style, value) for an enumeration item, or None if it is text.
+    An "(i)" that could go on from "(h)" but is followed by "(ii)" opens a Roman list."""
+    if following is not None and _opens_roman_list(mark, following):
+        for style, value in mark.styles:
+            if style.startswith("paren-roman") and _opens_level(stack, style, value, mark):
+                return len(stack), style, value
     for depth in range(len(stack) - 1, -1, -1):
         for style, value in mark.styles:
             if _continues(stack[depth], style, value, mark):
@@ -268,19 +275,26 @@ def _place_enum(stack: list[_Level], mark: Mark) -> tuple[int, str, int] | None:
     return None
 
 
+def _opens_roman_list(mark: Mark, following: Mark) -> bool:
+    """``mark`` reads as a Roman one and ``following`` as the Roman two of the same case."""
+    romans = {s for s, value in mark.styles if s.startswith("paren-roman") and value == 1}
+    return any(style in romans and value == 2 for style, value in following.styles)
+
+
 def build_outline(marks: list[Mark], root_kind: str = "") -> list[OutlineNode]:
     """Decide which marks open sections and where each nests."""
     nodes: list[OutlineNode] = []
     blocks: list[tuple[str, int | None]] = [(root_kind, None)]
     enums: list[_Level] = []
-    for mark in marks:
+    for position, mark in enumerate(marks):
         if mark.kind != "enum":
             blocks = _pop_blocks(blocks, mark.kind)
             nodes.append(OutlineNode(mark, blocks[-1][1], mark.kind))
             blocks.append((mark.kind, len(nodes) - 1))
             enums = []
             continue
-        placed = _place_enum(enums, mark)
+        following = marks[position + 1] if position + 1 < len(marks) else None
+        placed = _place_enum(enums, mark, following)
         if placed is None:
             continue
         depth, style, value = placed
