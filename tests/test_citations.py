@@ -11,7 +11,7 @@ import pytest
 from hierdoc import Index, Settings, TextDocument
 from hierdoc.errors import NotFoundError
 from hierdoc.models import SearchResponse
-from hierdoc.search import citations, searcher
+from hierdoc.search import citations
 
 from .hash_embedder import HashEmbedder
 
@@ -255,7 +255,6 @@ def test_a_number_more_documents_have_than_widespread_is_pinned_where_the_query_
     index: Index, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(citations, "WIDESPREAD", 2)
-    monkeypatch.setattr(searcher, "WIDESPREAD", 2)
     ranked_first = [("passwords numeric", "pci_standard.md"), ("convey a covered work", "gpl.md")]
     for words, first in ranked_first:
         response = index.search(f"Section 8 {words}", top_k=10)

@@ -39,7 +39,7 @@ from ..pipeline.extract.definitions import normalize_term
 from ..pipeline.numbering import find_citations
 from ..store.base import Store
 from .analyze import analyze, analyze_query, analyze_words
-from .citations import WIDESPREAD, CitedSections, cite_sections, section_starts
+from .citations import CitedSections, cite_sections, section_starts
 from .fuse import best_possible, weighted_rrf
 from .glossary import Glossary, QueryVocabulary
 from .relative_citations import (
@@ -201,12 +201,17 @@ def _identifier_search(
     return store.keyword_search(terms[:1], k, filt) if terms else []
 
 
+#: Chunks read to learn which documents the other modalities rank first: enough for a
+#: page of results from different documents.
+PREFERRED_CHUNKS = 20
+
+
 def ranked_sources(store: Store, rankings: dict[str, list[Hit]]) -> list[str]:
     """The documents of the best hits of ``rankings``, best first (the lists taken rank by
-    rank in turn): at most :data:`WIDESPREAD` chunks are read."""
+    rank in turn): at most :data:`PREFERRED_CHUNKS` chunks are read."""
     lists = [[h.chunk_id for h in hits] for hits in rankings.values()]
     interleaved = [i for row in zip_longest(*lists) for i in row if i is not None]
-    ids = list(dict.fromkeys(interleaved))[:WIDESPREAD]
+    ids = list(dict.fromkeys(interleaved))[:PREFERRED_CHUNKS]
     stored = store.get_chunks(ids)
     return list(dict.fromkeys(stored[i].chunk.source for i in ids if i in stored))
 
