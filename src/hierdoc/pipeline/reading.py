@@ -49,6 +49,9 @@ from .tokenizer import Tokenizer
 CHUNKS_AHEAD = 256
 """Chunks of documents read but not yet taken by the main thread before the reader waits
 (a document larger than this still goes alone)."""
+WAKE_EVERY = 64
+"""Events without chunks handed over before the main thread is woken for them (it is woken
+at once for a document to write, and when the reader ends)."""
 
 
 @dataclass(frozen=True)
@@ -300,12 +303,16 @@ class ReadAhead:
                     if self._error is not None:
                         raise self._error
                     return
-                event = self._events.popleft()
-                self._ahead -= _chunks(event)
+                taken = list(self._events)
+                self._events.clear()
+                self._ahead -= sum(_chunks(event) for event in taken)
                 self._changed.notify_all()
-            yield event
+            yield from taken
 
     def _post(self, event: Event) -> None:
+        """Hand an event over. Events without chunks (an unchanged file, a failure) wake the
+        main thread only :data:`WAKE_EVERY` at a time: a re-ingest of thousands of unchanged
+        files spent more time passing the lock back and forth than hashing them."""
         size = _chunks(event)
         with self._changed:
             while self._ahead and self._ahead + size > self._limit and not self._stopped:
@@ -314,7 +321,8 @@ class ReadAhead:
                 raise _Stopped
             self._events.append(event)
             self._ahead += size
-            self._changed.notify_all()
+            if size or len(self._events) >= WAKE_EVERY:
+                self._changed.notify_all()
 
     def _run(self, produce: Callable[[Post], None]) -> None:
         try:
