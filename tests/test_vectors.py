@@ -165,3 +165,15 @@ def test_merges_stream_mapped_segments_and_keep_exact_answers(
     for query in _windows(rng, 10):
         for store in (index, reader):
             assert [h.chunk_id for h in store.search(query, 10)] == _brute_force(live, query, 10)
+
+
+def test_rows_of_a_mapped_matrix_are_prefetched_without_changing_them(tmp_path: Path) -> None:
+    """The read-ahead hint covers any run of rows up to the file's last byte, and is a
+    no-op on a matrix held in memory."""
+    rows = np.random.default_rng(3).standard_normal((5000, 384)).astype(np.float32)
+    np.save(tmp_path / "m.npy", rows)
+    mapped = np.load(tmp_path / "m.npy", mmap_mode="r")
+    first, lengths = np.array([0, 17, 2500, 4998]), np.array([3, 1, 40, 2])
+    vectors._prefetch(mapped, first, lengths)
+    vectors._prefetch(rows, first, lengths)
+    assert np.array_equal(mapped[[0, 17, 2539, 4999]], rows[[0, 17, 2539, 4999]])
