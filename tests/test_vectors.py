@@ -174,6 +174,6 @@ def test_rows_of_a_mapped_matrix_are_prefetched_without_changing_them(tmp_path: 
     np.save(tmp_path / "m.npy", rows)
     mapped = np.load(tmp_path / "m.npy", mmap_mode="r")
     first, lengths = np.array([0, 17, 2500, 4998]), np.array([3, 1, 40, 2])
-    vectors._prefetch(mapped, first, lengths)
-    vectors._prefetch(rows, first, lengths)
+    assert vectors._prefetch(mapped, first, lengths) == 4
+    assert vectors._prefetch(rows, first, lengths) == 0
     assert np.array_equal(mapped[[0, 17, 2539, 4999]], rows[[0, 17, 2539, 4999]])

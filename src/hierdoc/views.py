@@ -79,7 +79,7 @@ def chunk_view(store: Store, identifier: str, source: str | None = None) -> Chun
             raise NotFoundError(f"no chunk or section with id {identifier!r}")
         if section_id != identifier:
             notes.append(f"{identifier!r} resolved to section {section_id}")
-        section = store.sections(section_id, source)[0]
+        section = next(s for s in store.sections(section_id, source) if s.chunk_id)
         found = store.get_chunks([section.chunk_id or ""]).get(section.chunk_id or "")
         if found is None:
             raise NotFoundError(f"section {section_id!r} has no text in the index")

@@ -190,8 +190,9 @@ def search(
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.pass_obj
 def show(state: State, chunk_id: str, as_json: bool) -> None:
-    """Show a chunk, or a section by id or citation ("Art. 17(3)(b)"): the chunk holding
-    it with the section marked, its children and the neighbouring chunks."""
+    """Show a chunk, or a section by id or citation ("Art. 17(3)(b)", "paragraph (k) of
+    the 737 MAX AD"): the chunk holding it with the section marked, its children and the
+    neighbouring chunks."""
     with state.open_reader() as index:
         view = index.show(chunk_id).to_dict()
     if as_json:

@@ -260,18 +260,25 @@ def _place_enum(
         for style, value in mark.styles:
             if style.startswith("paren-roman") and _opens_level(stack, style, value, mark):
                 return len(stack), style, value
-    for depth in range(len(stack) - 1, -1, -1):
-        for style, value in mark.styles:
-            if _continues(stack[depth], style, value, mark):
-                return depth, style, value
+    if placed := _continuation(stack, mark):
+        return placed
     for style, value in mark.styles:
         if _opens_level(stack, style, value, mark):
             return len(stack), style, value
     for skipped in range(1, MAX_SKIPPED + 1):
-        for depth in range(len(stack) - 1, -1, -1):
-            for style, value in mark.styles:
-                if _continues(stack[depth], style, value, mark, skipped):
-                    return depth, style, value
+        if placed := _continuation(stack, mark, skipped):
+            return placed
+    return None
+
+
+def _continuation(
+    stack: list[_Level], mark: Mark, skipped: int = 0
+) -> tuple[int, str, int] | None:
+    """The deepest open level the item goes on from, ``skipped`` items after its last."""
+    for depth in range(len(stack) - 1, -1, -1):
+        for style, value in mark.styles:
+            if _continues(stack[depth], style, value, mark, skipped):
+                return depth, style, value
     return None
 
 

@@ -75,20 +75,18 @@ def cite_sections(
     ``preferred``: the documents the query's other modalities rank first, best first."""
     label = text.strip()
     levels = [(i, *equivalent_ids(i)) for i in candidate_ids]
-    exact = _widespread_starts(store, levels[0], filt, preferred) if levels else None
+    widespread = _widespread_starts(store, levels[0], filt, preferred) if levels else None
+    exact = widespread or (_starts(store, levels[0], filt) if levels else {})
     if exact:
         first_id = next(iter(exact.values()))[0]
         cited = CitedSections({"text": label, "section_id": first_id, "resolved": True})
-        cited.notes.append(
-            f"{label} is in more than {WIDESPREAD} documents: pinned in the "
-            f"{len(exact)} of them that rank first for the query"
-        )
-        return fill_sections(store, cited, exact, filt, limit)
-    exact = _starts(store, levels[0], filt) if levels else {}
-    if exact:
-        first_id = next(iter(exact.values()))[0]
-        cited = CitedSections({"text": label, "section_id": first_id, "resolved": True})
-        cited.notes += _where_note(label, list(exact), documents)
+        if widespread:
+            cited.notes.append(
+                f"{label} is in more than {WIDESPREAD} documents: pinned in the "
+                f"{len(exact)} of them that rank first for the query"
+            )
+        else:
+            cited.notes += _where_note(label, list(exact), documents)
         return fill_sections(store, cited, exact, filt, limit)
     nearest = _nearest(store, levels[1:], filt)
     cited = CitedSections({"text": label, "section_id": None, "resolved": False})

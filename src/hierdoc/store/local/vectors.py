@@ -471,22 +471,26 @@ def _search_segment(
     return [(float(scores[i]), int(i)) for i in top]
 
 
-def _prefetch(matrix: np.ndarray, first: np.ndarray, lengths: np.ndarray) -> None:
+def _prefetch(matrix: np.ndarray, first: np.ndarray, lengths: np.ndarray) -> int:
     """Ask the kernel for the pages of the rows about to be read from a memory-mapped
     matrix (``MADV_WILLNEED``, one call per run of rows): on a cold page cache the reads
-    then go out together instead of one page fault after another."""
+    then go out together instead of one page fault after another. Returns the runs asked
+    for (0 for a matrix in memory; it stops at the first the kernel refuses)."""
     mapping = getattr(matrix, "_mmap", None)
     if mapping is None or not hasattr(mmap, "MADV_WILLNEED"):
-        return
+        return 0
     row_bytes = matrix.shape[1] * matrix.itemsize
     data_start = matrix.offset % mmap.ALLOCATIONGRANULARITY  # where numpy's mapping starts
+    asked = 0
     for row, count in zip(first.tolist(), lengths.tolist(), strict=True):
         start = data_start + row * row_bytes
         aligned = start - start % mmap.PAGESIZE
         try:
             mapping.madvise(mmap.MADV_WILLNEED, aligned, start - aligned + count * row_bytes)
         except (OSError, ValueError):
-            return
+            break
+        asked += 1
+    return asked
 
 
 def _rescored(
