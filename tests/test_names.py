@@ -80,3 +80,16 @@ def test_a_full_title_written_out_is_named_as_written(names: DocumentNames) -> N
     naming = names.named("Section 3 of the Data Processing Agreement")
     assert naming is not None and naming.how == "as written"
     assert naming.sources == ("c/acme-data-processing-agreement.docx",)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "TDP-43 inhibition blocks neuronal loss",  # an identifier-like topic word
+        "FIPS 200 controls reduce risk",  # no citation, no document word, not after "the"
+    ],
+)
+def test_a_short_name_in_a_query_about_no_document_names_nothing(
+    names: DocumentNames, query: str
+) -> None:
+    assert names.named(query) is None

@@ -43,7 +43,9 @@ from typing import Protocol
 from urllib.parse import unquote
 
 from ..models import DocumentRecord
+from ..pipeline.numbering import KIND_ALIASES, find_citations
 from .analyze import ENGLISH_STOP_WORDS
+from .relative_citations import find_relative_citations
 from .short_names import ShortName, ShortNames, short_names
 
 #: Words with which people name a document ("the cloud agreement", "the PCI standard").
@@ -60,6 +62,9 @@ MIN_COVERAGE = 0.5
 MIN_MARGIN = 2.0
 
 _WORD = re.compile(r"[a-z0-9]+")
+_THE_BEFORE = re.compile(r"\bthe\s+$", re.IGNORECASE)
+#: Words that say a query is about a document or a part of one.
+POINTING_WORDS = DOCUMENT_WORDS | {k.rstrip(".") for k in KIND_ALIASES if k[0].isalpha()}
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}$")
 #: Company suffixes: "Acme Corp" is named by "Acme".
 COMPANY_WORDS = frozenset(
@@ -218,7 +223,8 @@ class DocumentNames:
         full = self._as_written(lowered, allowed)
         same = len(lowered) == len(query)
         if same:
-            spans = _outermost([*full, *self._short_names(query).find(query, allowed)])
+            short = self._short_names(query).find(query, allowed)
+            spans = _outermost([*full, *_meant_as_names(query, short)])
         else:
             spans = full
         if spans:
@@ -354,3 +360,22 @@ def _occurrences(text: str, name: str) -> Iterable[tuple[int, int]]:
         if not (before.isalnum() or before == "_" or after.isalnum() or after == "_"):
             yield start, end
         start = text.find(name, start + 1)
+
+
+def _meant_as_names(
+    query: str, spans: list[tuple[int, int, str]]
+) -> list[tuple[int, int, str]]:
+    """The short names of ``spans`` the query means as names: written after "the" ("the
+    DPA", "the GPL 3.0"), or anywhere in a query that cites a section or says it means a
+    document ("FIPS 200 Section 3", "the TDP-43 clause"). Otherwise a short form is more
+    often a topic than a name ("TDP-43", "interleukin-2", "CRP" in scientific claims)."""
+    if not spans or _points_at_a_document(query):
+        return spans
+    return [span for span in spans if _THE_BEFORE.search(query, 0, span[0])]
+
+
+def _points_at_a_document(query: str) -> bool:
+    words = _WORD.findall(query.lower())
+    if any(w.removesuffix("s") in POINTING_WORDS or w in POINTING_WORDS for w in words):
+        return True
+    return bool(find_citations(query) or find_relative_citations(query))
