@@ -457,7 +457,9 @@ def _search_segment(
         return []
     if segment.graph is not None:
         return _rescored(segment, query, ann.candidates(segment, query, k, allowed, gone), k)
-    scores = np.maximum.reduceat(_dot(segment.matrix, query), segment.starts[:-1])
+    scores = _dot(segment.matrix, query)
+    if len(scores) != len(segment.chunk_ids):  # some chunk has several windows
+        scores = np.maximum.reduceat(scores, segment.starts[:-1])
     if alive is not None:
         scores[~alive] = -np.inf
     if allowed is not None:
