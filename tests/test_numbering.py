@@ -67,6 +67,30 @@ def test_plain_words_are_not_citations() -> None:
     assert find_citations("part of the deal in this chapter of life") == []
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "antibodies which cross-react with the antigen",  # "ch c": chapter C (100)
+        "PPAR ligands reduce inflammation",  # "PAR li": part LI (51)
+        "the approach c is taken",
+        "Such c. 5 rules apply",
+    ],
+)
+def test_a_kind_word_inside_another_word_cites_nothing(text: str) -> None:
+    """A citation's kind word begins a word: before, the tail of "which" or "PPAR" read as
+    "ch."/"par." and the query lost those characters to the citation."""
+    assert find_citations(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("see ch. 3", "chapter-3"), ("(Article 5)", "article-5"), ("1Article 5", "article-5")],
+)
+def test_a_kind_word_after_a_bracket_or_a_digit_still_cites(text: str, expected: str) -> None:
+    (citation,) = find_citations(text)
+    assert citation.label.section_id() == expected
+
+
 def test_roman_numerals() -> None:
     assert roman_to_int("XIV") == 14
     assert roman_to_int("IIII") is None

@@ -75,7 +75,7 @@ _NUMBER = (
 )
 _PARENS = rf"(?:\s?{PAREN})*"
 _KIND_RE = (
-    r"(?P<kind>§§?|(?:" + "|".join(_KIND_WORDS) + r")\b\.?)\s*"
+    r"(?P<kind>§§?|(?<![^\W\d_])(?:" + "|".join(_KIND_WORDS) + r")\b\.?)\s*"
     r"(?P<num>" + _NUMBER + r")(?P<parens>" + _PARENS + r")"
 )
 KIND_PATTERN = re.compile(_KIND_RE, re.IGNORECASE)
