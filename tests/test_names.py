@@ -20,11 +20,26 @@ TITLES = {
     "s/nist-fips-200.pdf": "Minimum Security Requirements for Federal Information Systems",
     "s/nist-sp-800-63b.pdf": "Digital Identity Guidelines",
 }
+#: Scientific abstracts (BEIR SciFact) beside them: their titles give short names
+#: ("Apolipoprotein E4", "SHP-2", the acronyms "PPAR" and "TSP" of the title phrases
+#: "placenta. Properties and allosteric regulation" and "term synaptic plasticity") that
+#: claims write as topics.
+ABSTRACTS = {
+    "sci/24906548": "Apolipoprotein E4 as a predictor of outcomes in pediatric mild traumatic"
+    " brain injury.",
+    "sci/18038250": "Control of CNS Cell-Fate Decisions by SHP-2 and Its Dysregulation in"
+    " Noonan Syndrome",
+    "sci/393001": "High Km soluble 5'-nucleotidase from human placenta. Properties and"
+    " allosteric regulation by IMP and ATP.",
+    "sci/10790846": "A rapamycin-sensitive signaling pathway contributes to long-term synaptic"
+    " plasticity in the hippocampus.",
+}
 
 
 @pytest.fixture(scope="module")
 def names() -> DocumentNames:
-    return DocumentNames([DocumentRecord(s, t, "h", "x", 1) for s, t in TITLES.items()])
+    titles = {**TITLES, **ABSTRACTS}
+    return DocumentNames([DocumentRecord(s, t, "h", "x", 1) for s, t in titles.items()])
 
 
 @pytest.mark.parametrize(
@@ -40,6 +55,13 @@ def names() -> DocumentNames:
         ("Section 5.2.2 of SP 800-63B", ["s/nist-sp-800-63b.pdf"], None),
         ("Section 7.1.1 of NIST SP 800-63B", ["s/nist-sp-800-63b.pdf"], None),
         ("the GPL 3.0 patent clause", ["l/gpl.html"], None),
+        # after "the" and going on with prose or a version, not with another term
+        ("what does the DPA say about deletion", ["c/acme-data-processing-agreement.docx"], None),
+        ("Under the DPA, who pays for audits?", ["c/acme-data-processing-agreement.docx"], None),
+        ("the DPA (signed 2024) on audits", ["c/acme-data-processing-agreement.docx"], None),
+        ("the GPL v3 on patents", ["l/gpl.html"], None),
+        ("the FIPS 200 baseline for low-impact systems", ["s/nist-fips-200.pdf"], None),
+        ("Section 4 of the SHP-2 MAPK pathway", ["sci/18038250"], None),  # cites: a name
     ],
 )
 def test_a_short_name_names_its_document(
@@ -87,6 +109,13 @@ def test_a_full_title_written_out_is_named_as_written(names: DocumentNames) -> N
     [
         "TDP-43 inhibition blocks neuronal loss",  # an identifier-like topic word
         "FIPS 200 controls reduce risk",  # no citation, no document word, not after "the"
+        # after "the", but one word of a compound term: another term in capitals follows
+        "Lymphadenopathy is observed in knockin mouse lacking the SHP-2 MAPK pathway.",
+        "Female carriers of the Apolipoprotein E4 (APOE4) allele have increased risk.",
+        # not after "the", and no citation: the "PAR li" of "PPAR ligands" and the "ch c"
+        # of "which cross-react" are inside words (tests/test_numbering.py)
+        "PPAR-RXRs are inhibited by PPAR ligands.",
+        "HAM/TSP patients produce antibodies which cross-react with an epitope in Tax.",
     ],
 )
 def test_a_short_name_in_a_query_about_no_document_names_nothing(

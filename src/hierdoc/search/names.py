@@ -63,6 +63,9 @@ MIN_MARGIN = 2.0
 
 _WORD = re.compile(r"[a-z0-9]+")
 _THE_BEFORE = re.compile(r"\bthe\s+$", re.IGNORECASE)
+#: The word after a short name in the same noun phrase: after spaces or a hyphen, or as the
+#: first word of a bracket that glosses the name ("Apolipoprotein E4 (APOE4) allele").
+_NEXT_WORD = re.compile(r"[ \t-]*(?:\(\s*)?([A-Za-z][A-Za-z0-9]*)")
 #: Words that say a query is about a document or a part of one.
 POINTING_WORDS = DOCUMENT_WORDS | {k.rstrip(".") for k in KIND_ALIASES if k[0].isalpha()}
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}$")
@@ -362,19 +365,34 @@ def _occurrences(text: str, name: str) -> Iterable[tuple[int, int]]:
         start = text.find(name, start + 1)
 
 
-def _meant_as_names(
-    query: str, spans: list[tuple[int, int, str]]
-) -> list[tuple[int, int, str]]:
-    """The short names of ``spans`` the query means as names: written after "the" ("the
-    DPA", "the GPL 3.0"), or anywhere in a query that cites a section or says it means a
-    document ("FIPS 200 Section 3", "the TDP-43 clause"). Otherwise a short form is more
-    often a topic than a name ("TDP-43", "interleukin-2", "CRP" in scientific claims)."""
+def _meant_as_names(query: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The short names of ``spans`` the query means as names: anywhere in a query that cites
+    a section or says it means a document ("FIPS 200 Section 3", "the TDP-43 clause"), else
+    written after "the" as the whole of what "the" introduces ("the DPA", "the GPL 3.0").
+    Otherwise a short form is more often a topic than a name ("TDP-43", "interleukin-2",
+    "CRP" in scientific claims)."""
     if not spans or _points_at_a_document(query):
         return spans
-    return [span for span in spans if _THE_BEFORE.search(query, 0, span[0])]
+    return [
+        span
+        for span in spans
+        if _THE_BEFORE.search(query, 0, span[0]) and not _goes_on_as_a_term(query, span[1])
+    ]
+
+
+def _goes_on_as_a_term(query: str, end: int) -> bool:
+    """The short name ending at ``end`` is followed by another term written in capitals
+    ("the SHP-2 MAPK pathway", "the Apolipoprotein E4 (APOE4) allele"): it is one word of
+    a compound term, and the "the" before it is the compound's, not the name's. A document's
+    name goes on with prose ("the DPA say", "the TOS on refunds") or its version ("the GPL
+    3.0", "the GPL v3"), not with another acronym."""
+    match = _NEXT_WORD.match(query, end)
+    return match is not None and sum(c.isupper() for c in match.group(1)) >= 2
 
 
 def _points_at_a_document(query: str) -> bool:
+    """The query says it means a document or a part of one: a document word ("agreement",
+    "clause") or a citation ("Section 3", "paragraph (k)")."""
     words = _WORD.findall(query.lower())
     if any(w.removesuffix("s") in POINTING_WORDS or w in POINTING_WORDS for w in words):
         return True
