@@ -460,17 +460,20 @@ def _search_segment(
     scores = _dot(segment.matrix, query)
     if len(scores) != len(segment.chunk_ids):  # some chunk has several windows
         scores = np.maximum.reduceat(scores, segment.starts[:-1])
+    live = len(scores)
     if alive is not None:
         scores[~alive] = -np.inf
     if allowed is not None:
         ids = segment.chunk_ids
         scores[~np.fromiter((c in allowed for c in ids), bool, len(ids))] = -np.inf
-    count = min(k, int(np.isfinite(scores).sum()))
+    if alive is not None or allowed is not None:
+        live = int(np.isfinite(scores).sum())
+    count = min(k, live)
     if count == 0:
         return []
-    top = np.argpartition(-scores, count - 1)[:count]
+    top = np.argpartition(scores, len(scores) - count)[len(scores) - count :]
     top = top[np.lexsort((top, -scores[top]))]
-    return [(float(scores[i]), int(i)) for i in top]
+    return list(zip(scores[top].tolist(), top.tolist(), strict=True))
 
 
 def _prefetch(matrix: np.ndarray, first: np.ndarray, lengths: np.ndarray) -> int:
