@@ -14,9 +14,12 @@ agreement", its file name) narrows the search to that document
 
 from __future__ import annotations
 
+import os
 import re
+import threading
 import weakref
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import zip_longest
@@ -252,6 +255,22 @@ def document_sources(store: Store) -> tuple[str, ...]:
     return known[1]
 
 
+_WORKERS: dict[int, ThreadPoolExecutor] = {}
+_WORKERS_LOCK = threading.Lock()
+
+
+def _worker() -> ThreadPoolExecutor:
+    """The threads that rank the semantic modality beside BM25: one pool per process, keyed
+    by its id, since a forked child inherits the pool but not its threads."""
+    with _WORKERS_LOCK:
+        pool = _WORKERS.get(os.getpid())
+        if pool is None:
+            pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="hierdoc-rank")
+            _WORKERS.clear()
+            _WORKERS[os.getpid()] = pool
+        return pool
+
+
 class Searcher:
     """Runs one query against a store with an embedder for the query vector."""
 
@@ -295,15 +314,8 @@ class Searcher:
             RestRanking(parsed.remainder, self._embed_query, settings.search_mode),
             depth,
         )
-        others: dict[str, list[Hit]] = {}
-        if settings.search_mode in ("hybrid", "keyword"):
-            terms = keyword_terms(self._store, expanded)
-            others["keyword"] = self._store.keyword_search(terms, depth, filt)
-        if settings.search_mode in ("hybrid", "semantic"):
-            embedded = expanded if vocabulary.asks_meaning else parsed.text
-            others["semantic"] = self._store.vector_search(
-                self._embed_query(embedded), depth, filt
-            )
+        embedded = expanded if vocabulary.asks_meaning else parsed.text
+        others = self._rank_modalities(settings.search_mode, expanded, embedded, depth, filt)
         fused_modes = settings.search_mode in ("hybrid", "exact")
         preferred = partial(self._preferred, others, expanded, depth, filt)
         exact = exact_search(
@@ -341,6 +353,34 @@ class Searcher:
         no_match = self._no_match(parsed, rankings, response.results, settings)
         response.no_match = no_match or missing
         return response
+
+    def _rank_modalities(
+        self,
+        mode: str,
+        expanded: str,
+        embedded: str,
+        depth: int,
+        filt: SearchFilter | None,
+    ) -> dict[str, list[Hit]]:
+        """The keyword ranking of ``expanded`` and the semantic one of ``embedded``, those the
+        mode asks for. In hybrid mode the query is embedded and the vectors searched in
+        another thread while this one runs BM25: the model and the vector product release
+        the GIL, so on an idle machine the two overlap (embedding a query with the local
+        model takes longer than BM25)."""
+
+        def semantic() -> list[Hit]:
+            return self._store.vector_search(self._embed_query(embedded), depth, filt)
+
+        others: dict[str, list[Hit]] = {}
+        pending = _worker().submit(semantic) if mode == "hybrid" else None
+        if mode in ("hybrid", "keyword"):
+            terms = keyword_terms(self._store, expanded)
+            others["keyword"] = self._store.keyword_search(terms, depth, filt)
+        if pending is not None:
+            others["semantic"] = pending.result()
+        elif mode == "semantic":
+            others["semantic"] = semantic()
+        return others
 
     def _preferred(
         self, others: dict[str, list[Hit]], text: str, depth: int, filt: SearchFilter | None
