@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 
+from hierdoc import Index, Settings, TextDocument
 from hierdoc.pipeline.embed import EmbedInput
 
 
@@ -27,3 +30,12 @@ class HashEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._vector(text)
+
+
+@contextmanager
+def hash_index(directory: Path, documents: dict[str, str]) -> Iterator[Index]:
+    """An index of ``documents`` (name: text) embedded by :class:`HashEmbedder`, open for
+    writing until the block ends."""
+    with Index.open(directory, Settings(), embedder=HashEmbedder()) as opened:
+        opened.ingest_texts([TextDocument(name, text) for name, text in documents.items()])
+        yield opened

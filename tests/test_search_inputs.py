@@ -5,19 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from hierdoc import Index, Settings, TextDocument
+from hierdoc import Index
 from hierdoc.errors import InputError, NotFoundError
 
-from .hash_embedder import HashEmbedder
+from .hash_embedder import hash_index
 
 DOC = "# Agreement\n\n## Article 1 - Escrow\n\nThe escrow agent holds the funds.\n"
 
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory: pytest.TempPathFactory):
-    directory = tmp_path_factory.mktemp("inputs") / "index"
-    with Index.open(directory, Settings(), embedder=HashEmbedder()) as opened:
-        opened.ingest_texts([TextDocument("agreement.md", DOC)])
+    with hash_index(tmp_path_factory.mktemp("inputs") / "index", {"agreement.md": DOC}) as opened:
         yield opened
 
 

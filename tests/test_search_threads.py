@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hierdoc import Index, Settings, TextDocument
+from hierdoc import Index, Settings
 from hierdoc.search import searcher
 
-from .hash_embedder import HashEmbedder
+from .hash_embedder import HashEmbedder, hash_index
 
 ACT = """# Data Act
 
@@ -38,9 +38,7 @@ QUERIES = ["how long are records kept", "Article 2(2)", "copy of a record", "wha
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory: pytest.TempPathFactory):
-    directory = tmp_path_factory.mktemp("threads") / "index"
-    with Index.open(directory, Settings(), embedder=HashEmbedder()) as opened:
-        opened.ingest_texts([TextDocument("act.md", ACT)])
+    with hash_index(tmp_path_factory.mktemp("threads") / "index", {"act.md": ACT}) as opened:
         yield opened
 
 
@@ -72,8 +70,8 @@ class _FailingEmbedder(HashEmbedder):
 
 
 def test_an_embedding_error_in_the_worker_reaches_the_caller(tmp_path: Path) -> None:
-    with Index.open(tmp_path / "index", Settings(), embedder=HashEmbedder()) as writer:
-        writer.ingest_texts([TextDocument("act.md", ACT)])
+    with hash_index(tmp_path / "index", {"act.md": ACT}):
+        pass
     reader = Index.open(tmp_path / "index", Settings(), embedder=_FailingEmbedder(), mode="r")
     with reader, pytest.raises(RuntimeError, match="service is down"):
         reader.search("records")
