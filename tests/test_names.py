@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from hierdoc.models import DocumentRecord
-from hierdoc.search.names import DocumentNames
+from hierdoc.search.names import DOCUMENT_WORDS, DocumentNames
+from hierdoc.search.short_names import short_names
 
 TITLES = {
     "c/acme-data-processing-agreement.docx": "Data Processing Agreement",
@@ -21,9 +22,9 @@ TITLES = {
     "s/nist-sp-800-63b.pdf": "Digital Identity Guidelines",
 }
 #: Scientific abstracts (BEIR SciFact) beside them: their titles give short names
-#: ("Apolipoprotein E4", "SHP-2", the acronyms "PPAR" and "TSP" of the title phrases
-#: "placenta. Properties and allosteric regulation" and "term synaptic plasticity") that
-#: claims write as topics.
+#: ("Apolipoprotein E4", "SHP-2") that claims write as topics, and gave the acronyms "PPAR"
+#: and "TSP" of "placenta. Properties and allosteric regulation" (across a full stop) and
+#: "long-term synaptic plasticity" (the "term" of "long-term" taken for a document word).
 ABSTRACTS = {
     "sci/24906548": "Apolipoprotein E4 as a predictor of outcomes in pediatric mild traumatic"
     " brain injury.",
@@ -121,4 +122,77 @@ def test_a_full_title_written_out_is_named_as_written(names: DocumentNames) -> N
 def test_a_short_name_in_a_query_about_no_document_names_nothing(
     names: DocumentNames, query: str
 ) -> None:
+    assert names.named(query) is None
+
+
+def _short(title: str, source: str = "x/doc") -> set[str]:
+    """The short names of a document titled so, as "form words" ("acronym dpa")."""
+    return {
+        n.value for n in short_names(DocumentRecord(source, title, "h", "x", 1), DOCUMENT_WORDS)
+    }
+
+
+GDPR = (
+    "Regulation (EU) 2016/679 of the European Parliament and of the Council of 27 April 2016"
+    " on the protection of natural persons with regard to the processing of personal data and"
+    " on the free movement of such data, and repealing Directive 95/46/EC (General Data"
+    " Protection Regulation)"
+)
+
+
+@pytest.mark.parametrize(
+    ("title", "kept"),
+    [
+        ("GitHub Terms of Service", {"acronym tos", "phrase terms of service"}),
+        ("Data Processing Agreement", {"acronym dpa", "phrase data processing agreement"}),
+        (GDPR, {"acronym gdpr", "phrase general data protection regulation"}),
+        ("GNU General Public License v3.0", {"acronym gpl", "phrase general public license v3"}),
+        ("Software License Agreement", {"acronym sla", "phrase software license"}),
+        # a document word followed by another word still heads the run ending with it
+        (
+            "non-disclosure-agreement-template.txt",
+            {"acronym nda", "phrase non disclosure agreement"},
+        ),
+        # an abbreviation is no end of a sentence
+        ("Federal Register Vol. 85, No. 162", {"identifier vol 85"}),
+    ],
+)
+def test_a_formal_title_keeps_its_short_names(title: str, kept: set[str]) -> None:
+    assert kept <= _short(title)
+
+
+def test_an_acronym_runs_within_one_sentence_of_a_title() -> None:
+    found = _short(ABSTRACTS["sci/393001"])
+    assert "acronym ppar" not in found
+    assert not [name for name in found if "placenta properties" in name]
+    assert "acronym par" in found  # the second sentence alone, as any title phrase
+
+
+@pytest.mark.parametrize(
+    ("title", "described"),
+    [
+        (ABSTRACTS["sci/10790846"], "plasticity"),  # no "TSP" of "term synaptic plasticity"
+        ("Transcription regulation networks in yeast", "networks"),  # no "TRN"
+        ("Series A Term Sheet", "sheet"),  # a term sheet is no "Terms"
+    ],
+)
+def test_a_document_word_describing_the_next_word_names_nothing_with_it(
+    title: str, described: str
+) -> None:
+    assert not [name for name in _short(title) if described in name.split()]
+    assert not [name for name in _short(title) if name.startswith("acronym")]
+
+
+def test_term_names_a_document_in_the_plural_only() -> None:
+    """A document is "Terms" ("the Corporate Terms"); the "term" of "long-term" is a span of
+    time, and "long term" no name."""
+    assert _short(ABSTRACTS["sci/10790846"]) == set()
+    assert "phrase corporate terms" in _short("Corporate Terms")
+
+
+@pytest.mark.parametrize("query", ["Section 2 of the PPAR", "Section 4 of the TSP"])
+def test_acronyms_across_a_sentence_or_of_a_described_word_name_nothing(
+    names: DocumentNames, query: str
+) -> None:
+    """A citation makes any short name a name: these were the abstracts' acronyms."""
     assert names.named(query) is None

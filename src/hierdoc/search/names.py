@@ -8,7 +8,7 @@ every contract that mentions a party. A document is named in two ways:
   ordinary phrase count (they hold a digit or one of ``. _ - %``, or are three
   words or more), so a title such as "Agreement" names nothing;
 * **as written, in short**: the query writes a short form of its title or file name
-  (:class:`ShortNames`): a phrase of the title that holds a document word, capitalised as a
+  (:class:`ShortNames`): a phrase of the title headed by a document word, capitalised as a
   name is ("the Pilot Agreement", "the Corporate Terms" of "GitHub Corporate Terms of
   Service"), the acronym of such a phrase in capitals ("the DPA" of "Data Processing
   Agreement"), or an identifier of the title or file name, letters then numbers ("FIPS 200"
@@ -92,7 +92,7 @@ COMPANY_WORDS = frozenset(
 _PARTY_KEY = re.compile(r"part(y|ies)|counterpart(y|ies)|client|customer|vendor|supplier|company")
 
 
-NAME_KEYS_VERSION = 2
+NAME_KEYS_VERSION = 3
 """Changes whenever :func:`name_keys` would give a document other keys: a store holding
 keys of another version rebuilds them (a writer) or is read as records (a reader)."""
 WRITTEN, SHORT, WORD, NAMES = "written", "short", "word", "names"

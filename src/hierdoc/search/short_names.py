@@ -6,10 +6,11 @@ Agreement" the document titled so. Three short forms are read from each document
 (its title, its metadata title, its file stem), never from a list of known documents:
 
 * a **phrase** of a title: two or more consecutive words of one part of the title (parts
-  are split at " - ", "|", ":" and brackets) that begin and end with a word that is not a
-  stop word and hold a document word ("agreement", "license", "terms") and another word:
-  "General Public License" of "GNU General Public License v3.0 - GNU Project". In the query
-  its words must be capitalised, as a name is: "the pilot agreement ends" is prose;
+  are split at " - ", "|", ":", brackets and the end of a sentence) that begin and end with
+  a word that is not a stop word and hold a document word ("agreement", "license", "terms")
+  heading its phrase, and another word: "General Public License" of "GNU General Public
+  License v3.0 - GNU Project". In the query its words must be capitalised, as a name is:
+  "the pilot agreement ends" is prose;
 * an **acronym** of such a phrase of three words or more: the initials of its words, with
   and without its inner stop words ("Terms of Service": "TOS"), at least three letters,
   written in the query with at least two capitals ("DPA", "ToS");
@@ -35,11 +36,18 @@ from .analyze import ENGLISH_STOP_WORDS
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
 _TITLE_PART = re.compile(r"\s[-–—|:]\s|[()\[\]|:]")
+#: The end of a sentence: a full stop (or "?", "!") after a word of two small letters at
+#: least, then a capitalised word ("placenta. Properties"); not an initial ("U.S. Code")
+#: nor an abbreviation before a number ("Vol. 85, No. 162", "Figs. S1").
+_SENTENCE_END = re.compile(r"(?<=[a-z]{2})[.!?]\s+(?=[A-Z][a-z])")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}$")
 #: Letters that number an identifier are at most this many words before its numbers.
 IDENTIFIER_PREFIX = 2
 MIN_ACRONYM = 3
+#: Document words that name a document in the plural only: "Terms of Service", "Standard
+#: Terms", but the "term" of "long-term" or "term sheet" is a span of time or a word.
+PLURAL_ONLY = frozenset({"term"})
 
 
 @dataclass(frozen=True)
@@ -119,7 +127,7 @@ def short_names(document: DocumentRecord, document_words: frozenset[str]) -> set
     """Every short name of one document (see the module)."""
     found: set[ShortName] = set()
     for title in _titles(document):
-        for part in _TITLE_PART.split(title):
+        for part in _title_parts(title):
             words = [w.lower() for w in _TOKEN.findall(_CAMEL.sub(" ", part))]
             for run in _phrases(words, document_words):
                 found.add(ShortName(run, document.source, "phrase"))
@@ -139,26 +147,64 @@ def _titles(document: DocumentRecord) -> list[str]:
     return list(dict.fromkeys(t for t in found if t.strip()))
 
 
+def _title_parts(title: str) -> list[str]:
+    """The parts of a title a short name lies within: split at its separators (" - ", ":",
+    brackets) and at the end of each sentence. A name's words run within one sentence: the
+    initials of "placenta. Properties and allosteric regulation" are no acronym "PPAR"."""
+    return [part for sentence in _SENTENCE_END.split(title) for part in _TITLE_PART.split(sentence)]
+
+
 def _singular(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
 def _phrases(words: Sequence[str], document_words: frozenset[str]) -> Iterable[tuple[str, ...]]:
     """Runs of two words or more that begin and end with a content word and hold a document
-    word and another content word (each word classified once: a title of n words has
-    n^2/2 runs, and a corpus has as many titles as documents)."""
+    word heading the run and another content word (each word classified once: a title of n
+    words has n^2/2 runs, and a corpus has as many titles as documents).
+
+    A document word heads a run that ends with it ("Data Processing Agreement") or goes on
+    from it with a stop word or a number ("Terms of Service", "License v3.0"); one followed
+    in the run by another word describes that word (:func:`_describing`)."""
     stop = [w in ENGLISH_STOP_WORDS for w in words]
     content = [not s and not w.isdigit() for w, s in zip(words, stop, strict=True)]
-    document = [c and _singular(w) in document_words for w, c in zip(words, content, strict=True)]
+    document = [
+        c and _document_word(w, document_words) for w, c in zip(words, content, strict=True)
+    ]
+    describing = _describing(words, document, content)
     for start in range(len(words)):
         if stop[start]:
             continue
-        held = other = 0
+        held = other = 0  # document words heading the run before its last word; others
         for last in range(start, len(words)):
-            held += content[last] and document[last]
             other += content[last] and not document[last]
-            if last > start and not stop[last] and held and other:
+            if last > start and not stop[last] and (held or document[last]) and other:
                 yield tuple(words[start : last + 1])
+            held += document[last] and not describing[last]
+
+
+def _document_word(word: str, document_words: frozenset[str]) -> bool:
+    """One of ``document_words``, in the singular or the plural ("agreements"), or in the
+    plural only for a word of :data:`PLURAL_ONLY` ("terms", not "term")."""
+    singular = _singular(word)
+    return singular in document_words and (singular != word or word not in PLURAL_ONLY)
+
+
+def _describing(
+    words: Sequence[str], document: Sequence[bool], content: Sequence[bool]
+) -> list[bool]:
+    """Which document words describe the word after them, a word not a stop word nor a
+    number or version: the "regulation" of "transcription regulation networks", the
+    "standard" of "standard deviation", the "NDA" of "NDA template". Such a word names no
+    document with the words after it (no acronym "TRN"), as "Terms" does in "Terms of
+    Service" and "License" in "License v3.0"."""
+    return [
+        document[i]
+        and i + 1 < len(words)
+        and content[i + 1]
+        and not any(c.isdigit() for c in words[i + 1])
+        for i in range(len(words))
+    ]
 
 
 def _acronyms(run: Sequence[str]) -> set[str]:
