@@ -1,11 +1,13 @@
-"""Hybrid search ranks the semantic modality in a worker thread beside BM25
+"""Hybrid search searches the vectors in a worker thread beside BM25
 (``Searcher._rank_modalities``): the results are those of running both in turn, searches
-from many threads at once agree, an embedder's error reaches the caller, and a forked
-child (which inherits the pool object but not its threads) still searches."""
+from many threads at once agree, the embedder is called from the caller's thread and its
+error reaches the caller, and a forked child (which inherits the pool object but not its
+threads) still searches."""
 
 from __future__ import annotations
 
 import multiprocessing
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -75,6 +77,25 @@ def test_an_embedding_error_in_the_worker_reaches_the_caller(tmp_path: Path) -> 
     reader = Index.open(tmp_path / "index", Settings(), embedder=_FailingEmbedder(), mode="r")
     with reader, pytest.raises(RuntimeError, match="service is down"):
         reader.search("records")
+
+
+class _ThreadBoundEmbedder(HashEmbedder):
+    """Like an embedder holding a sqlite connection or a session made in its thread."""
+
+    def __init__(self) -> None:
+        self.thread = threading.get_ident()
+
+    def embed_query(self, text: str) -> np.ndarray:
+        assert threading.get_ident() == self.thread, "embedded in another thread"
+        return super().embed_query(text)
+
+
+def test_the_query_is_embedded_in_the_callers_thread(tmp_path: Path) -> None:
+    with hash_index(tmp_path / "index", {"act.md": ACT}):
+        pass
+    reader = Index.open(tmp_path / "index", Settings(), embedder=_ThreadBoundEmbedder(), mode="r")
+    with reader:
+        assert reader.search("how long are records kept").results
 
 
 def _search_in_child(index: Index, queue: multiprocessing.Queue) -> None:

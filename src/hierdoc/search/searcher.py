@@ -363,23 +363,22 @@ class Searcher:
         filt: SearchFilter | None,
     ) -> dict[str, list[Hit]]:
         """The keyword ranking of ``expanded`` and the semantic one of ``embedded``, those the
-        mode asks for. In hybrid mode the query is embedded and the vectors searched in
-        another thread while this one runs BM25: the model and the vector product release
-        the GIL, so on an idle machine the two overlap (embedding a query with the local
-        model takes longer than BM25)."""
-
-        def semantic() -> list[Hit]:
-            return self._store.vector_search(self._embed_query(embedded), depth, filt)
-
+        mode asks for. In hybrid mode the vectors are searched in another thread while this
+        one runs BM25 (the vector product and the graph walk release the GIL). The query is
+        embedded here first: an embedder need not be safe to call from another thread."""
         others: dict[str, list[Hit]] = {}
-        pending = _worker().submit(semantic) if mode == "hybrid" else None
+        pending = None
+        if mode in ("hybrid", "semantic"):
+            vector = self._embed_query(embedded)
+            if mode == "hybrid":
+                pending = _worker().submit(self._store.vector_search, vector, depth, filt)
+            else:
+                others["semantic"] = self._store.vector_search(vector, depth, filt)
         if mode in ("hybrid", "keyword"):
             terms = keyword_terms(self._store, expanded)
             others["keyword"] = self._store.keyword_search(terms, depth, filt)
         if pending is not None:
             others["semantic"] = pending.result()
-        elif mode == "semantic":
-            others["semantic"] = semantic()
         return others
 
     def _preferred(
