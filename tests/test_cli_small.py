@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -180,3 +181,23 @@ def test_ctrl_c_during_ingest_says_what_was_saved_and_resumes(
     assert _run(commands.ingest, index, str(docs), "--json") == 0
     report = json.loads(capsys.readouterr().out)
     assert len(report["unchanged"]) == 2 and len(report["added"]) == 2
+
+
+def test_search_says_when_the_name_keys_are_from_an_older_version(
+    tmp_path: Path, capsys
+) -> None:
+    """An index whose document-name keys another version wrote is searched all the same
+    (names read from the records); the note says why it is slower and what updates it,
+    and goes once a writer has stored the keys anew."""
+    directory = tmp_path / "index"
+    with Index.open(directory, Settings(), embedder=HashEmbedder()) as index:
+        index.ingest_texts([TextDocument("act.md", ACT)])
+    with sqlite3.connect(directory / "records.sqlite") as db:
+        db.execute("UPDATE meta SET value = '1' WHERE key = 'name_keys_version'")
+    assert _run(commands.search, directory, "controller") == 0
+    captured = capsys.readouterr()
+    assert "written by an older hierdoc" in captured.err
+    assert "act.md" in captured.out
+    Index.open(directory, Settings(), embedder=HashEmbedder(), mode="w").close()
+    assert _run(commands.search, directory, "controller") == 0
+    assert "older hierdoc" not in capsys.readouterr().err

@@ -13,9 +13,11 @@ from typing import Any
 
 import click
 
+from ..api import Index
 from ..models import SEARCH_MODES, SearchResponse
 from ..pipeline.contextualize import ContextProgress
 from ..pipeline.ingest import IngestStopped
+from ..search.names import WORD
 from ..search.where import parse_where
 from . import export
 from .ingest_checks import check_paths, check_report
@@ -121,6 +123,20 @@ def _print_response(response: SearchResponse, fmt: str) -> None:
     click.echo(export.render(response, fmt, names, marks), nl=fmt != "csv", color=True)
 
 
+def _say_if_name_keys_are_old(index: Index) -> None:
+    """A note on stderr when the index holds document-name keys of another hierdoc version:
+    until a writer stores them anew, each search process names documents by reading every
+    document's record (0.35 s at 4,348 documents, 3.5 s at 43,600)."""
+    store = index.store
+    if store.name_keys(WORD, []) is None and store.document_count():
+        click.echo(
+            "note: this index was written by an older hierdoc; a search reads every "
+            "document's record to find the documents a query names, until "
+            "`hierdoc ingest` of its folder updates the index",
+            err=True,
+        )
+
+
 @click.command()
 @click.argument("query")
 @click.option("--mode", type=click.Choice(SEARCH_MODES))
@@ -172,6 +188,7 @@ def search(
     (HIERDOC_QUERY_EMBEDDER=torch: with torch, as ingest does).
     """
     with state.open_reader() as index:
+        _say_if_name_keys_are_old(index)
         response = index.search(
             query,
             top_k=top_k,
