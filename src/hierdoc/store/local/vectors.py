@@ -27,6 +27,7 @@ import uuid
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import BinaryIO
 
@@ -65,6 +66,11 @@ class Segment:
     @property
     def rows(self) -> int:
         return int(self.starts[-1])
+
+    @cached_property
+    def one_window_each(self) -> bool:
+        """Every chunk has exactly one window: rows are chunks, no best-window reduction."""
+        return bool(np.all(np.diff(self.starts) == 1))
 
     def position(self, chunk_id: str) -> int | None:
         if not self.positions and self.chunk_ids:
@@ -458,7 +464,7 @@ def _search_segment(
     if segment.graph is not None:
         return _rescored(segment, query, ann.candidates(segment, query, k, allowed, gone), k)
     scores = _dot(segment.matrix, query)
-    if len(scores) != len(segment.chunk_ids):  # some chunk has several windows
+    if not segment.one_window_each:
         scores = np.maximum.reduceat(scores, segment.starts[:-1])
     live = len(scores)
     if alive is not None:
