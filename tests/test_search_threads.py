@@ -1,8 +1,8 @@
 """Hybrid search searches the vectors in a worker thread beside BM25
 (``Searcher._rank_modalities``): the results are those of running both in turn, searches
-from many threads at once agree, the embedder is called from the caller's thread and its
-error reaches the caller, and a forked child (which inherits the pool object but not its
-threads) still searches."""
+from many threads at once agree, the embedder is called from the caller's thread, its
+error and the worker's reach the caller, and a forked child (which inherits the pool
+object but not its threads) still searches."""
 
 from __future__ import annotations
 
@@ -71,12 +71,23 @@ class _FailingEmbedder(HashEmbedder):
         raise RuntimeError("the embedding service is down")
 
 
-def test_an_embedding_error_in_the_worker_reaches_the_caller(tmp_path: Path) -> None:
+def test_an_embedding_error_reaches_the_caller(tmp_path: Path) -> None:
     with hash_index(tmp_path / "index", {"act.md": ACT}):
         pass
     reader = Index.open(tmp_path / "index", Settings(), embedder=_FailingEmbedder(), mode="r")
     with reader, pytest.raises(RuntimeError, match="service is down"):
         reader.search("records")
+
+
+def test_a_vector_search_error_in_the_worker_reaches_the_caller(
+    index: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def failing(*args: object) -> list:
+        raise OSError("a vector segment cannot be read")
+
+    monkeypatch.setattr(index.store, "vector_search", failing)
+    with pytest.raises(OSError, match="cannot be read"):
+        index.search("records")
 
 
 class _ThreadBoundEmbedder(HashEmbedder):
