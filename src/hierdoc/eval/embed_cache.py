@@ -29,7 +29,7 @@ class CachingEmbedder:
         self.name = inner.name
         self.dimension = inner.dimension
         self.computed = 0
-        self._code = _code_digest(type(inner))
+        self._code = _code_digest(type(inner)) + getattr(inner, "precision", "")
         self._queries: dict[str, np.ndarray] = {}
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
