@@ -183,9 +183,7 @@ def test_ctrl_c_during_ingest_says_what_was_saved_and_resumes(
     assert len(report["unchanged"]) == 2 and len(report["added"]) == 2
 
 
-def test_search_says_when_the_name_keys_are_from_an_older_version(
-    tmp_path: Path, capsys
-) -> None:
+def test_search_says_when_the_name_keys_are_from_an_older_version(tmp_path: Path, capsys) -> None:
     """An index whose document-name keys another version wrote is searched all the same
     (names read from the records); the note says why it is slower and what updates it,
     and goes once a writer has stored the keys anew."""

@@ -169,7 +169,7 @@ def test_decimal_clauses_in_plain_text_are_sections() -> None:
 
 
 def test_an_item_or_two_missing_does_not_end_the_list() -> None:
-    """"(k)" lost in conversion (or reserved): "(l)" and "(m)" are still the paragraphs
+    """ "(k)" lost in conversion (or reserved): "(l)" and "(m)" are still the paragraphs
     after "(j)"; further apart, an item is text."""
     items = "\n".join(f"({c}) Paragraph {c}." for c in "abcdefghij")
     ids = _ids(f"§ 39.13 Directives\n\n{items}\n(l) Sensor test.\n(m) Reporting.\n")

@@ -218,8 +218,8 @@ def test_citations_top1(
 ) -> None:
     _open_target(request, "citations", gold.name)
     score = default_scores[gold.name]
-    assert score.citation_top1 is not None and score.citation_top1 >= 0.95, (
-        score.misses.get("citations")
+    assert score.citation_top1 is not None and score.citation_top1 >= 0.95, score.misses.get(
+        "citations"
     )
 
 

@@ -132,8 +132,11 @@ def test_a_kind_word_and_labels_or_labels_of_something_are_a_relative_citation(
         ("paragraphs (h) and (k) of it", [("paragraph (h)", ("h",)), ("paragraph (k)", ("k",))]),
         (
             "subsections (b)(2), (c), or (d)",
-            [("subsection (b)(2)", ("b", "2")), ("subsection (c)", ("c",)),
-             ("subsection (d)", ("d",))],
+            [
+                ("subsection (b)(2)", ("b", "2")),
+                ("subsection (c)", ("c",)),
+                ("subsection (d)", ("d",)),
+            ],
         ),  # fmt: skip
         ("Paragraphs (j) of the rule", [("Paragraph (j)", ("j",))]),
     ],

@@ -271,9 +271,7 @@ def _place_enum(
     return None
 
 
-def _continuation(
-    stack: list[_Level], mark: Mark, skipped: int = 0
-) -> tuple[int, str, int] | None:
+def _continuation(stack: list[_Level], mark: Mark, skipped: int = 0) -> tuple[int, str, int] | None:
     """The deepest open level the item goes on from, ``skipped`` items after its last."""
     for depth in range(len(stack) - 1, -1, -1):
         for style, value in mark.styles:
