@@ -6,7 +6,6 @@ give the results of the intact index (or a clear error), and what ``hierdoc chec
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -68,10 +67,11 @@ def _zero_vector_rows(directory: Path) -> None:
 
 
 def _reorder_vector_ids(directory: Path) -> None:
-    for meta_file in (directory / "vectors").glob("seg-*.json"):
-        meta = json.loads(meta_file.read_text())
-        meta["chunk_ids"] = meta["chunk_ids"][::-1]
-        meta_file.write_text(json.dumps(meta))
+    for ids_file in (directory / "vectors").glob("seg-*.ids"):
+        with open(ids_file, "r+b") as handle:
+            ids = np.load(handle)
+            handle.seek(0)
+            np.save(handle, ids[::-1])
 
 
 def _corrupt_bm25_store(directory: Path) -> None:

@@ -5,6 +5,7 @@ high recall, and a damaged segment is refused."""
 from __future__ import annotations
 
 import json
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -177,3 +178,58 @@ def test_rows_of_a_mapped_matrix_are_prefetched_without_changing_them(tmp_path: 
     assert vectors._prefetch(mapped, first, lengths) == 4
     assert vectors._prefetch(rows, first, lengths) == 0
     assert np.array_equal(mapped[[0, 17, 2539, 4999]], rows[[0, 17, 2539, 4999]])
+
+
+def test_ids_and_starts_are_read_without_parsing(tmp_path: Path, monkeypatch) -> None:
+    """A segment's ids and window starts are ``.npy`` arrays, memory-mapped in a big
+    segment like its matrix; ids of any width and script come back as written."""
+    monkeypatch.setattr(vectors, "MAP_BYTES", 256)
+    rng = np.random.default_rng(7)
+    names = ["a#1", "Überlassungsvertrag § 3 (2)#0", "契約#12", "x" * 300]
+    added = [(name, _windows(rng, 1 + i)) for i, name in enumerate(names)]
+    added += _document(rng, "long", 60)
+    VectorIndex(tmp_path, DIMENSION).replace(set(), added, generation=1)
+    assert not list(tmp_path.glob("seg-*.json"))
+    reader = VectorIndex(tmp_path, DIMENSION)
+    assert reader.load_cache()
+    (segment,) = reader._state.segments
+    assert isinstance(segment.chunk_ids.raw, np.memmap) and isinstance(segment.starts, np.memmap)
+    assert list(segment.chunk_ids) == [c for c, _ in added]
+    assert segment.chunk_ids[2] == "契約#12" and segment.position("x" * 300) == 3
+    query = added[1][1][1]
+    assert reader.search(query, 1)[0].chunk_id == names[1]
+    assert [h.chunk_id for h in reader.search(query, 3, {names[0], names[3]})] == _brute_force(
+        dict(added), query, 3, {names[0], names[3]}
+    )
+
+
+def test_a_segment_written_with_json_ids_is_still_read(tmp_path: Path) -> None:
+    """Indexes written before the ``.ids``/``.starts`` files keep a ``<name>.json`` of ids
+    and window counts per segment: they load, search and take changes as before."""
+    from hierdoc.store.local.check import sampled_crc
+
+    rng = np.random.default_rng(8)
+    first = _document(rng, "a", 30)
+    VectorIndex(tmp_path, DIMENSION).replace(set(), first, generation=1)
+    (segment,) = tmp_path.glob("seg-*.npy")
+    name = segment.name.removesuffix(".npy")
+    ids = np.load(tmp_path / f"{name}.ids").tolist()
+    counts = np.diff(np.load(tmp_path / f"{name}.starts")).tolist()
+    meta = json.dumps({"chunk_ids": [i.decode() for i in ids], "counts": counts})
+    (tmp_path / f"{name}.json").write_text(meta)
+    for part in ("ids", "starts"):
+        (tmp_path / f"{name}.{part}").unlink()
+    manifest = json.loads((tmp_path / MANIFEST).read_text())
+    crc = zlib.crc32(meta.encode())
+    manifest["segments"][0]["checksum"] = f"{sampled_crc(segment)}:{crc:08x}"
+    (tmp_path / MANIFEST).write_text(json.dumps(manifest))
+
+    legacy = VectorIndex(tmp_path, DIMENSION)
+    assert legacy.load_cache() and len(legacy) == 30
+    second = _document(rng, "b", 4)
+    legacy.replace({"a#5"}, second, generation=2)
+    live = {c: w for c, w in first + second if c != "a#5"}
+    reader = VectorIndex(tmp_path, DIMENSION)
+    assert reader.load_cache()
+    for query in _windows(rng, 5):
+        assert [h.chunk_id for h in reader.search(query, 6)] == _brute_force(live, query, 6)

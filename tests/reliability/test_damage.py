@@ -6,7 +6,6 @@ did (or with a clear error); the next writer repairs the files from SQLite, afte
 
 from __future__ import annotations
 
-import json
 import random
 import shutil
 from collections.abc import Callable
@@ -65,10 +64,11 @@ def _zero_vectors(rng: random.Random, index: Path) -> None:
 
 
 def _shuffle_ids(rng: random.Random, index: Path) -> None:
-    path = rng.choice(_files(index, "vectors", "seg-*.json"))
-    meta = json.loads(path.read_text())
-    rng.shuffle(meta["chunk_ids"])
-    path.write_text(json.dumps(meta))
+    path = rng.choice(_files(index, "vectors", "seg-*.ids"))
+    ids = np.load(path).tolist()
+    rng.shuffle(ids)
+    with open(path, "wb") as handle:
+        np.save(handle, np.array(ids))
 
 
 def _garbage_state(rng: random.Random, index: Path) -> None:

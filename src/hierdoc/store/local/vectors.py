@@ -3,7 +3,11 @@
 A segment holds the window vectors of some chunks, a chunk's windows in consecutive
 rows of a float32 matrix of unit rows; a chunk scores as its best window. Its files in
 ``vectors/`` never change once written: ``<name>.npy`` (memory-mapped when over 64 MB),
-``<name>.json`` (chunk ids and window counts) and, for a segment of at least
+``<name>.ids`` (the chunk ids, UTF-8 in a fixed-width byte array) and ``<name>.starts``
+(the row where each chunk's windows start), both ``.npy`` data memory-mapped like the
+matrix, so that opening a big segment parses nothing and a search decodes only the ids
+it returns (segments written before these files keep a ``<name>.json``, still read),
+and, for a segment of at least
 :data:`ANN_ROWS` rows, ``<name>.usearch`` (an HNSW graph, :mod:`.ann`). ``manifest.json``
 lists the live segments in order with the chunk ids deleted from each (tombstones) and
 their checksums, and is stamped with the record store's generation; it is replaced
@@ -51,13 +55,37 @@ MAP_BYTES = 64 << 20
 """A segment matrix bigger than this is memory-mapped; a smaller one is read into memory."""
 
 
+class ChunkIds(Sequence[str]):
+    """A segment's chunk ids as stored: UTF-8 bytes in a fixed-width array (memory-mapped
+    in a big segment), decoded one at a time as they are read."""
+
+    def __init__(self, raw: np.ndarray) -> None:
+        self.raw = raw
+
+    @classmethod
+    def of(cls, chunk_ids: Sequence[str]) -> ChunkIds:
+        encoded = [c.encode() for c in chunk_ids]
+        width = max((len(e) for e in encoded), default=1)
+        return cls(np.array(encoded, dtype=f"S{max(width, 1)}"))
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    def __getitem__(self, position: int) -> str:  # type: ignore[override]
+        return bytes(self.raw[position]).decode()
+
+    def __iter__(self) -> Iterator[str]:
+        for block in range(0, len(self.raw), BLOCK_ROWS):
+            yield from (b.decode() for b in self.raw[block : block + BLOCK_ROWS].tolist())
+
+
 @dataclass(frozen=True)
 class Segment:
     """One immutable segment, loaded (its matrix memory-mapped)."""
 
     name: str
     matrix: np.ndarray
-    chunk_ids: list[str]
+    chunk_ids: Sequence[str]
     starts: np.ndarray
     """Row where each chunk's windows start; ``starts[-1]`` is the row count."""
     graph: ann.Graph | None = None
@@ -73,9 +101,17 @@ class Segment:
         return bool(np.all(np.diff(self.starts) == 1))
 
     def position(self, chunk_id: str) -> int | None:
+        """Where ``chunk_id`` is in the segment; the first call maps every id (once)."""
         if not self.positions and self.chunk_ids:
             self.positions.update((c, i) for i, c in enumerate(self.chunk_ids))
         return self.positions.get(chunk_id)
+
+    def mask(self, chunk_ids: Iterable[str]) -> np.ndarray:
+        """Which of the segment's chunks are among ``chunk_ids``, by position."""
+        found = np.zeros(len(self.chunk_ids), dtype=bool)
+        positions = [p for p in map(self.position, chunk_ids) if p is not None]
+        found[np.asarray(positions, dtype=np.int64)] = True
+        return found
 
 
 @dataclass(frozen=True)
@@ -92,8 +128,7 @@ class _State:
         if not gone:
             return None
         if segment.name not in self._alive:
-            ids = segment.chunk_ids
-            self._alive[segment.name] = np.fromiter((c not in gone for c in ids), bool, len(ids))
+            self._alive[segment.name] = ~segment.mask(gone)
         return self._alive[segment.name]
 
 
@@ -158,22 +193,26 @@ class VectorIndex:
         return True
 
     def _load_segment(self, name: str, checksum: str) -> Segment:
-        matrix_file = self._directory / f"{name}.npy"
-        meta_file = self._directory / f"{name}.json"
-        recorded = f"{sampled_crc(matrix_file)}:{zlib.crc32(meta_file.read_bytes()):08x}"
-        if recorded != checksum:
+        if self._checksum(name) != checksum:
             raise ValueError(f"segment {name} does not match its checksum")
-        meta = json.loads(meta_file.read_text())
-        mapped = matrix_file.stat().st_size > MAP_BYTES
-        matrix = np.load(matrix_file, mmap_mode="r" if mapped else None, allow_pickle=False)
-        starts = _starts(meta["counts"])
-        if matrix.shape != (int(starts[-1]), self.dimension) or len(meta["chunk_ids"]) != len(
-            meta["counts"]
+        matrix = _load_array(self._directory / f"{name}.npy")
+        legacy = self._directory / f"{name}.json"
+        if legacy.exists():
+            meta = json.loads(legacy.read_text())
+            chunk_ids: Sequence[str] = meta["chunk_ids"]
+            starts = _starts(meta["counts"])
+        else:
+            chunk_ids = ChunkIds(_load_array(self._directory / f"{name}.ids"))
+            starts = _load_array(self._directory / f"{name}.starts")
+        if (
+            matrix.shape != (int(starts[-1]), self.dimension)
+            or len(chunk_ids) != len(starts) - 1
+            or starts.dtype != np.int64
         ):
             raise ValueError(f"segment {name} has the wrong shape")
         graph_file = self._directory / f"{name}.usearch"
         graph = ann.open_graph(graph_file) if graph_file.exists() else None
-        return Segment(name, matrix, meta["chunk_ids"], starts, graph)
+        return Segment(name, matrix, chunk_ids, starts, graph)
 
     def materialize(self) -> tuple[np.ndarray, list[str], np.ndarray]:
         """Every live vector as one (matrix, chunk ids, row owners), in segment order: what
@@ -269,15 +308,15 @@ class VectorIndex:
         self._directory.mkdir(parents=True, exist_ok=True)
         matrix_file = self._directory / f"{name}.npy"
         rows = _write_matrix(matrix_file, blocks, self.dimension)
-        meta = {"chunk_ids": chunk_ids, "counts": counts}
-        (self._directory / f"{name}.json").write_text(json.dumps(meta))
+        _save_array(self._directory / f"{name}.ids", ChunkIds.of(chunk_ids).raw)
+        _save_array(self._directory / f"{name}.starts", _starts(counts))
         graph = None
         if rows >= ANN_ROWS and ann.available():
             graph_file = self._directory / f"{name}.usearch"
             graph = ann.build_graph(graph_file, _file_blocks(matrix_file), self.dimension)
-        mapped = matrix_file.stat().st_size > MAP_BYTES
-        matrix = np.load(matrix_file, mmap_mode="r" if mapped else None, allow_pickle=False)
-        return Segment(name, matrix, chunk_ids, _starts(counts), graph)
+        matrix = _load_array(matrix_file)
+        ids = ChunkIds(_load_array(self._directory / f"{name}.ids"))
+        return Segment(name, matrix, ids, _load_array(self._directory / f"{name}.starts"), graph)
 
     def _maintain(self, state: _State) -> _State:
         """Rewrite segments with many tombstones, then merge full size tiers."""
@@ -315,11 +354,9 @@ class VectorIndex:
 
         def live_blocks() -> Iterator[np.ndarray]:
             for segment in parts:
-                gone = deleted.get(segment.name, frozenset())
-                ids = segment.chunk_ids
-                keep = np.fromiter((c not in gone for c in ids), bool, len(ids))
+                keep = ~segment.mask(deleted.get(segment.name, frozenset()))
                 lengths = np.diff(segment.starts)
-                chunk_ids.extend(c for c, kept in zip(ids, keep, strict=True) if kept)
+                chunk_ids.extend(c for c, kept in zip(segment.chunk_ids, keep, strict=True) if kept)
                 counts.extend(int(n) for n in lengths[keep])
                 rows_kept = np.repeat(keep, lengths)
                 first = 0
@@ -364,8 +401,13 @@ class VectorIndex:
         self._remove_unused({s.name for s in state.segments})
 
     def _checksum(self, name: str) -> str:
-        meta = (self._directory / f"{name}.json").read_bytes()
-        return f"{sampled_crc(self._directory / f'{name}.npy')}:{zlib.crc32(meta):08x}"
+        """The matrix's sampled CRC, then the ids' and starts' (or the legacy JSON's CRC)."""
+        matrix = sampled_crc(self._directory / f"{name}.npy")
+        legacy = self._directory / f"{name}.json"
+        if legacy.exists():
+            return f"{matrix}:{zlib.crc32(legacy.read_bytes()):08x}"
+        parts = (sampled_crc(self._directory / f"{name}.{part}") for part in ("ids", "starts"))
+        return ":".join((matrix, *parts))
 
     def _remove_unused(self, live: set[str]) -> None:
         """Files of segments the manifest no longer lists (a reader that still maps one
@@ -412,6 +454,18 @@ def _write_matrix(path: Path, blocks: Iterable[np.ndarray], dimension: int) -> i
         if handle.tell() != data_start:
             raise ValueError(f"the header of {path.name} changed length")
     return rows
+
+
+def _save_array(path: Path, array: np.ndarray) -> None:
+    """``array`` as ``.npy`` data at ``path`` (no ``.npy`` suffix added)."""
+    with open(path, "wb") as handle:
+        np.save(handle, array, allow_pickle=False)
+
+
+def _load_array(path: Path) -> np.ndarray:
+    """A ``.npy`` array, memory-mapped when over :data:`MAP_BYTES`."""
+    mapped = path.stat().st_size > MAP_BYTES
+    return np.load(path, mmap_mode="r" if mapped else None, allow_pickle=False)
 
 
 def _write_header(handle: BinaryIO, rows: int, dimension: int) -> None:
@@ -470,8 +524,7 @@ def _search_segment(
     if alive is not None:
         scores[~alive] = -np.inf
     if allowed is not None:
-        ids = segment.chunk_ids
-        scores[~np.fromiter((c in allowed for c in ids), bool, len(ids))] = -np.inf
+        scores[~segment.mask(allowed)] = -np.inf
     if alive is not None or allowed is not None:
         live = int(np.isfinite(scores).sum())
     count = min(k, live)
