@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from hierdoc.store.local import ann, vectors
+from hierdoc.store.local.check import sampled_crc
 from hierdoc.store.local.vectors import MANIFEST, VectorIndex
 
 DIMENSION = 16
@@ -203,33 +204,66 @@ def test_ids_and_starts_are_read_without_parsing(tmp_path: Path, monkeypatch) ->
     )
 
 
-def test_a_segment_written_with_json_ids_is_still_read(tmp_path: Path) -> None:
-    """Indexes written before the ``.ids``/``.starts`` files keep a ``<name>.json`` of ids
-    and window counts per segment: they load, search and take changes as before."""
-    from hierdoc.store.local.check import sampled_crc
+def _as_legacy(directory: Path) -> None:
+    """Rewrite each segment's ids and starts as the ``<name>.json`` indexes before the
+    ``.ids``/``.starts`` files had, its checksum in the manifest to match."""
+    manifest = json.loads((directory / MANIFEST).read_text())
+    for entry in manifest["segments"]:
+        name = entry["name"]
+        ids = [i.decode() for i in np.load(directory / f"{name}.ids").tolist()]
+        counts = np.diff(np.load(directory / f"{name}.starts")).tolist()
+        meta = json.dumps({"chunk_ids": ids, "counts": counts})
+        (directory / f"{name}.json").write_text(meta)
+        for part in ("ids", "starts"):
+            (directory / f"{name}.{part}").unlink()
+        matrix_crc = sampled_crc(directory / f"{name}.npy")
+        entry["checksum"] = f"{matrix_crc}:{zlib.crc32(meta.encode()):08x}"
+    (directory / MANIFEST).write_text(json.dumps(manifest))
 
+
+def test_a_segment_written_with_json_ids_is_read_then_upgraded(tmp_path: Path) -> None:
+    """Indexes written before the ``.ids``/``.starts`` files keep a ``<name>.json`` of ids
+    and window counts per segment: they load, search and take changes as before, and
+    ``upgrade_legacy`` moves them to the new files without rewriting the matrix."""
     rng = np.random.default_rng(8)
     first = _document(rng, "a", 30)
     VectorIndex(tmp_path, DIMENSION).replace(set(), first, generation=1)
-    (segment,) = tmp_path.glob("seg-*.npy")
-    name = segment.name.removesuffix(".npy")
-    ids = np.load(tmp_path / f"{name}.ids").tolist()
-    counts = np.diff(np.load(tmp_path / f"{name}.starts")).tolist()
-    meta = json.dumps({"chunk_ids": [i.decode() for i in ids], "counts": counts})
-    (tmp_path / f"{name}.json").write_text(meta)
-    for part in ("ids", "starts"):
-        (tmp_path / f"{name}.{part}").unlink()
-    manifest = json.loads((tmp_path / MANIFEST).read_text())
-    crc = zlib.crc32(meta.encode())
-    manifest["segments"][0]["checksum"] = f"{sampled_crc(segment)}:{crc:08x}"
-    (tmp_path / MANIFEST).write_text(json.dumps(manifest))
+    _as_legacy(tmp_path)
+    (matrix_file,) = tmp_path.glob("seg-*.npy")
+    matrix_inode = matrix_file.stat().st_ino
 
     legacy = VectorIndex(tmp_path, DIMENSION)
     assert legacy.load_cache() and len(legacy) == 30
     second = _document(rng, "b", 4)
     legacy.replace({"a#5"}, second, generation=2)
     live = {c: w for c, w in first + second if c != "a#5"}
+    assert legacy.upgrade_legacy() == 1 and legacy.upgrade_legacy() == 0
+    assert not list(tmp_path.glob("seg-*.json"))
+    assert matrix_inode in {p.stat().st_ino for p in tmp_path.glob("seg-*.npy")}
     reader = VectorIndex(tmp_path, DIMENSION)
-    assert reader.load_cache()
+    assert reader.load_cache() and reader.generation == 2
     for query in _windows(rng, 5):
-        assert [h.chunk_id for h in reader.search(query, 6)] == _brute_force(live, query, 6)
+        for store in (legacy, reader):
+            assert [h.chunk_id for h in store.search(query, 6)] == _brute_force(live, query, 6)
+
+
+def test_the_next_ingest_upgrades_legacy_segments(tmp_path: Path) -> None:
+    from hierdoc import Index, Settings
+    from hierdoc.models import TextDocument
+
+    from .hash_embedder import HashEmbedder, hash_index
+
+    documents = {
+        f"act-{i}.md": f"# Act {i}\n\n## Article 1\n\nText {i} of the act." for i in range(5)
+    }
+    with hash_index(tmp_path, documents) as index:
+        before = [h.chunk_id for h in index.search("Text 3 of the act", top_k=5).results]
+    _as_legacy(tmp_path / "vectors")
+    with Index.open(tmp_path, Settings(), embedder=HashEmbedder(), mode="r") as reader:
+        assert [h.chunk_id for h in reader.search("Text 3 of the act", top_k=5).results] == before
+    assert list((tmp_path / "vectors").glob("seg-*.json"))
+    with Index.open(tmp_path, Settings(), embedder=HashEmbedder()) as writer:
+        writer.ingest_texts([TextDocument("act-9.md", "# Act 9\n\n## Article 1\n\nUnrelated.")])
+    assert not list((tmp_path / "vectors").glob("seg-*.json"))
+    with Index.open(tmp_path, Settings(), embedder=HashEmbedder(), mode="r") as reader:
+        assert [h.chunk_id for h in reader.search("Text 3 of the act", top_k=5).results] == before

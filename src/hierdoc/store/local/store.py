@@ -195,10 +195,10 @@ class LocalStore:
             bm25.add(self._bm25_entry(s) for s in self.records.iter_chunks())
             bm25.commit(generation)
         self.bm25 = bm25
-        if self.vectors.saved and self.vectors.generation == generation:
-            return  # the matrix in memory is the cache on disk, and current
-        if not self._vectors_current(generation, chunks):
+        in_memory_current = self.vectors.saved and self.vectors.generation == generation
+        if not in_memory_current and not self._vectors_current(generation, chunks):
             self.vectors.rebuild(self.iter_vectors(), generation)
+        self.vectors.upgrade_legacy()
 
     def _let_go(self) -> None:
         """On releasing the lock: flush, and give tantivy's writer lock back."""

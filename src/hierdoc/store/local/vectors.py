@@ -27,6 +27,7 @@ import heapq
 import json
 import mmap
 import os
+import shutil
 import uuid
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
@@ -318,6 +319,37 @@ class VectorIndex:
         ids = ChunkIds(_load_array(self._directory / f"{name}.ids"))
         return Segment(name, matrix, ids, _load_array(self._directory / f"{name}.starts"), graph)
 
+    def upgrade_legacy(self) -> int:
+        """Give each segment still described by ``<name>.json`` its ``.ids`` and ``.starts``
+        files under a new name (the matrix and graph hard-linked, not copied) and commit the
+        manifest; returns how many. Readers see it as they see a merge: a new segment
+        name in the manifest, the old files removed once they are out of it."""
+        state = self._state
+        renamed = {
+            segment.name: self._relinked(segment)
+            for segment in state.segments
+            if (self._directory / f"{segment.name}.json").exists()
+        }
+        if not renamed:
+            return 0
+        segments = tuple(renamed.get(s.name, s) for s in state.segments)
+        deleted = {(renamed[n].name if n in renamed else n): g for n, g in state.deleted.items()}
+        checksums = {n: c for n, c in state.checksums.items() if n not in renamed}
+        self._commit(_State(segments, deleted, state.generation, checksums), obsolete=False)
+        return len(renamed)
+
+    def _relinked(self, segment: Segment) -> Segment:
+        name = f"seg-{uuid.uuid4().hex[:12]}"
+        for suffix in ("npy", "usearch"):
+            source = self._directory / f"{segment.name}.{suffix}"
+            if source.exists():
+                _link(source, self._directory / f"{name}.{suffix}")
+        _save_array(self._directory / f"{name}.ids", ChunkIds.of(segment.chunk_ids).raw)
+        _save_array(self._directory / f"{name}.starts", np.asarray(segment.starts, np.int64))
+        ids = ChunkIds(_load_array(self._directory / f"{name}.ids"))
+        starts = _load_array(self._directory / f"{name}.starts")
+        return Segment(name, segment.matrix, ids, starts, segment.graph)
+
     def _maintain(self, state: _State) -> _State:
         """Rewrite segments with many tombstones, then merge full size tiers."""
         segments = list(state.segments)
@@ -454,6 +486,14 @@ def _write_matrix(path: Path, blocks: Iterable[np.ndarray], dimension: int) -> i
         if handle.tell() != data_start:
             raise ValueError(f"the header of {path.name} changed length")
     return rows
+
+
+def _link(source: Path, target: Path) -> None:
+    """``target`` as a hard link to ``source``, or a copy where links are not supported."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
 
 
 def _save_array(path: Path, array: np.ndarray) -> None:
