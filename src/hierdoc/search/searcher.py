@@ -18,7 +18,7 @@ import os
 import re
 import threading
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -255,6 +255,27 @@ def document_sources(store: Store) -> tuple[str, ...]:
     return known[1]
 
 
+class AllDocuments(Sequence[str]):
+    """Every indexed document's source, counted by the store and read only when listed:
+    a query citing a number every document has needs how many there are, not their names
+    (the sources of 43,600 documents took 80 ms on a first query)."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._count: int | None = None
+
+    def __len__(self) -> int:
+        if self._count is None:
+            self._count = self._store.document_count()
+        return self._count
+
+    def __getitem__(self, position: int) -> str:  # type: ignore[override]
+        return document_sources(self._store)[position]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(document_sources(self._store))
+
+
 _WORKERS: dict[int, ThreadPoolExecutor] = {}
 _WORKERS_LOCK = threading.Lock()
 
@@ -413,11 +434,11 @@ class Searcher:
         narrowed = replace(filt or SearchFilter(), sources=naming.sources)
         return narrowed, [note], asked, naming.sources
 
-    def _scope(self, filt: SearchFilter | None) -> list[str]:
+    def _scope(self, filt: SearchFilter | None) -> Sequence[str]:
         """The documents a search covers: those filtered to, else every indexed one."""
         if filt is not None and filt.sources:
             return list(filt.sources)
-        return list(document_sources(self._store))
+        return AllDocuments(self._store)
 
     def _order(
         self, rankings: dict[str, list[Hit]], pinned: list[str], settings: SearchSettings
