@@ -16,15 +16,18 @@ bigger flush makes fewer, bigger segments).
 Then, in a fresh process: ``Index.open`` and the first query, p50/p95 per mode
 (stand-in query embedding: microseconds), vector recall@10 of the store's search against
 brute force over the stored vectors, peak RSS. Build and search print one JSON line each.
+``--cold`` first asks the kernel to drop the index's files from the page cache
+(``posix_fadvise(DONTNEED)`` on each), so that open and the first query read from disk.
 
     python benchmarks/scale_1m.py build --work /tmp/hierdoc-ann/1m [--chunks 1000000]
-    python benchmarks/scale_1m.py search --work /tmp/hierdoc-ann/1m [--queries 100]
+    python benchmarks/scale_1m.py search --work /tmp/hierdoc-ann/1m [--queries 100] [--cold]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import sys
 import time
@@ -199,8 +202,24 @@ def vector_recall(index: Index, count: int) -> dict:
     }
 
 
-def search(work: Path, count: int) -> dict:
+def evict(directory: Path) -> int:
+    """Drop every file under ``directory`` from the page cache; returns the bytes asked."""
+    asked = 0
+    for path in directory.rglob("*"):
+        if path.is_file():
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
+            asked += path.stat().st_size
+    return asked
+
+
+def search(work: Path, count: int, cold: bool = False) -> dict:
     embedder = scale.StandInEmbedder()
+    if cold:
+        evict(work / "index")
     started = time.perf_counter()
     index = Index.open(work / "index", Settings(), embedder=embedder, mode="r")  # type: ignore[arg-type]
     opened = time.perf_counter() - started
@@ -211,6 +230,7 @@ def search(work: Path, count: int) -> dict:
     index.search(texts[0])
     first = time.perf_counter() - started
     row = {
+        "page cache": "dropped" if cold else "as found",
         "open ms": round(opened * 1000),
         "first query ms": round(first * 1000),
         "open + first query ms": round((opened + first) * 1000),
@@ -234,11 +254,12 @@ def main() -> None:
     parser.add_argument("--flush", type=int, default=250_000, help="chunks between flushes")
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--minutes", type=float, default=600, help="stop at a flush after this")
+    parser.add_argument("--cold", action="store_true", help="drop the index from the page cache")
     args = parser.parse_args()
     if args.step == "build":
         print(json.dumps(build(args.work, args.chunks, args.template, args.flush, args.minutes)))
     else:
-        print(json.dumps(search(args.work, args.queries)))
+        print(json.dumps(search(args.work, args.queries, args.cold)))
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ storage format only changes what is passed in.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import zlib
 from collections.abc import Iterator
@@ -102,10 +103,25 @@ def sampled_crc(path: Path, whole_up_to: int | None = None) -> str:
         if size <= (FULL_CHECK_BYTES if whole_up_to is None else whole_up_to):
             return f"{zlib.crc32(handle.read(), crc):08x}"
         piece = min(65536, size)
-        for block in range(64):
-            handle.seek(block * (size - piece) // 63)
+        offsets = [block * (size - piece) // 63 for block in range(64)]
+        _ask_ahead(handle.fileno(), offsets, piece)
+        for offset in offsets:
+            handle.seek(offset)
             crc = zlib.crc32(handle.read(piece), crc)
     return f"{crc:08x}"
+
+
+def _ask_ahead(fd: int, offsets: list[int], length: int) -> None:
+    """Tell the kernel every block about to be read (``POSIX_FADV_WILLNEED``), so that on a
+    cold page cache the 64 reads go to the disk together rather than one after another."""
+    advise = getattr(os, "posix_fadvise", None)
+    if advise is None:
+        return
+    for offset in offsets:
+        try:
+            advise(fd, offset, length, os.POSIX_FADV_WILLNEED)
+        except OSError:
+            return
 
 
 def bm25_checksum(path: Path) -> str:
