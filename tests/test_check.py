@@ -145,3 +145,73 @@ def test_a_deleted_records_file_is_an_error_and_wipes_nothing(
     with pytest.raises(SystemExit):
         main(["--index", str(directory), "search", "refund"])
     assert "records.sqlite is missing" in capsys.readouterr().err
+
+
+def _kept_and_counted(directory: Path) -> tuple[int | None, int]:
+    import sqlite3
+
+    from hierdoc.store.local.schema import stored_chunk_total
+
+    db = sqlite3.connect(directory / "records.sqlite")
+    try:
+        return stored_chunk_total(db), db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    finally:
+        db.close()
+
+
+def test_the_kept_chunk_total_follows_every_change(tmp_path: Path) -> None:
+    """Opening compares the derived indexes with the row count the triggers keep; it
+    follows additions, replacements, deletions (a cascade from documents) and a clear."""
+    directory = tmp_path / "index"
+    long_text = "# Long\n\n" + "\n\n".join(f"## Part {i}\n\nClause {i} text." for i in range(9))
+    with _open(directory) as index:
+        from hierdoc.models import TextDocument
+
+        index.ingest_texts([TextDocument(n, t) for n, t in DOCS.items()])
+        index.ingest_texts([TextDocument("long.md", long_text)])
+        kept, counted = _kept_and_counted(directory)
+        assert kept == counted > len(DOCS)
+        index.ingest_texts([TextDocument("long.md", "# Long\n\nNow one clause.")])
+        index.remove(["fees.md"])
+        kept, counted = _kept_and_counted(directory)
+        assert kept == counted == len(DOCS)
+    with _open(directory, "r") as reader:
+        assert reader.store.records.chunk_rows() == len(DOCS)
+
+
+def test_check_finds_and_repairs_a_wrong_chunk_total(
+    index_copy: tuple[Path, dict], capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sqlite3
+
+    directory, answers = index_copy
+    with sqlite3.connect(directory / "records.sqlite") as db:
+        db.execute("UPDATE chunk_total SET rows = rows + 5")
+    with pytest.raises(SystemExit):
+        main(["--index", str(directory), "check"])
+    assert f"chunk total: kept as {len(DOCS) + 5} rows" in capsys.readouterr().out
+    main(["--index", str(directory), "check", "--repair"])
+    assert "ok:" in capsys.readouterr().out
+    assert _kept_and_counted(directory) == (len(DOCS), len(DOCS))
+    assert _answers(directory) == answers
+
+
+def test_a_file_without_the_kept_total_is_counted_then_given_one(
+    index_copy: tuple[Path, dict],
+) -> None:
+    """A file written before ``chunk_total``: readers count the rows; the next writer to
+    take the lock adds the table and its triggers, filled from a count."""
+    import sqlite3
+
+    directory, answers = index_copy
+    with sqlite3.connect(directory / "records.sqlite") as db:
+        db.execute("DROP TRIGGER chunk_total_up")
+        db.execute("DROP TRIGGER chunk_total_down")
+        db.execute("DROP TABLE chunk_total")
+    assert _answers(directory) == answers
+    with _open(directory, "r") as reader:
+        assert reader.store.records.chunk_rows() == len(DOCS)
+    with _open(directory) as writer, writer.store.lock_writer():
+        pass
+    assert _kept_and_counted(directory) == (len(DOCS), len(DOCS))
+    assert _answers(directory) == answers

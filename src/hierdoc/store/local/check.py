@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import NotFoundError, StoreError
+from .schema import stored_chunk_total
 
 BM25_STATE_FILE = "hierdoc-bm25.json"
 VECTOR_FILES = ("manifest.json",)
@@ -208,6 +209,10 @@ def full_check(directory: Path, records_file: str, bm25_reader: Any) -> CheckRep
         generation = int(_meta(db, "generation") or 0)
         chunk_ids = [row[0] for row in db.execute("SELECT chunk_id FROM chunks")]
         report.chunks = len(chunk_ids)
+        kept = stored_chunk_total(db)
+        if kept is not None and kept != len(chunk_ids):
+            problem = f"kept as {kept:,} rows, the chunks table holds {len(chunk_ids):,}"
+            report.findings.append(Finding("chunk total", problem))
         report.findings += _check_bm25(directory / "bm25", generation, set(chunk_ids), bm25_reader)
         report.findings += _check_vectors(directory / "vectors", generation, db)
     finally:

@@ -45,10 +45,12 @@ from .schema import (
     chunk_section_rows,
     document_columns,
     document_record,
+    fill_chunk_total,
     migrate,
     missing_columns,
     section_clause,
     stored_chunk,
+    stored_chunk_total,
 )
 from .sections import INSERT_SECTION, SPANS_VERSION, select_sections
 
@@ -120,7 +122,12 @@ class RecordStore(ContextRows):
         version = int(self.get_meta("schema_version") or 0) if self.ready else 0
         with self._lock:
             columns = not missing_columns(self._db)
-            return version == SCHEMA_VERSION and columns and names_current(self._db)
+            return (
+                version == SCHEMA_VERSION
+                and columns
+                and names_current(self._db)
+                and stored_chunk_total(self._db) is not None
+            )
 
     def set_up(self) -> None:
         """Create the schema, or bring an older one up to date (a write: the caller holds the
@@ -145,6 +152,9 @@ class RecordStore(ContextRows):
         with self.transaction() as db:
             if not names_current(db):
                 fill_names(db)  # a file written before the name keys, or with others
+        with self.transaction() as db:
+            if stored_chunk_total(db) is None:
+                fill_chunk_total(db)  # a file written before the triggers kept it
         self._check_schema()
 
     def _compact(self) -> None:
@@ -485,8 +495,17 @@ class RecordStore(ContextRows):
             return self._db.execute("SELECT count(*) FROM documents").fetchone()[0]
 
     def chunk_rows(self) -> int:
+        """The rows of ``chunks``: as its triggers keep them, else counted (an older file)."""
         with self._lock:
-            return int(self._db.execute("SELECT count(*) FROM chunks").fetchone()[0])
+            total = stored_chunk_total(self._db)
+            if total is None:
+                total = int(self._db.execute("SELECT count(*) FROM chunks").fetchone()[0])
+            return total
+
+    def recount_chunks(self) -> None:
+        """Set the kept row count of ``chunks`` from a count (``hierdoc check --repair``)."""
+        with self.transaction() as db:
+            fill_chunk_total(db)
 
     def chunk_count(self) -> int:
         with self._lock:

@@ -367,6 +367,7 @@ class LocalStore:
         """Rebuild the BM25 index and the vector cache on disk from the records
         (``hierdoc check --repair``)."""
         generation = self.records.generation
+        self.records.recount_chunks()
         self.bm25 = self._fresh_bm25(self.bm25) if self.bm25 is not None else self._disk_bm25()
         self.bm25.add(self._bm25_entry(s) for s in self.records.iter_chunks())
         self.bm25.commit(generation)
