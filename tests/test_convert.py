@@ -496,6 +496,31 @@ def test_discover_explicit_files_dedup_and_order(tmp_path: Path) -> None:
     assert problems == [FileProblem(str(odd), "unsupported file type '.csv'")]
 
 
+@pytest.mark.skipif(os.name != "posix", reason="file names of raw bytes")
+def test_a_file_name_that_is_not_utf8_is_reported_and_the_folder_goes_on(
+    tmp_path: Path,
+) -> None:
+    """A name of Latin-1 bytes reaches Python with surrogate escapes, which the index
+    cannot store: the file is reported as such, the rest of the folder is ingested."""
+    from hierdoc import Index, Settings
+
+    from .hash_embedder import HashEmbedder
+
+    folder = tmp_path / "docs"
+    write(folder / "good.md", "# Good\n\nThe supplier shall deliver the goods.\n")
+    bad = os.fsencode(folder) + b"/caf\xe9 contract.md"
+    with open(bad, "wb") as handle:
+        handle.write(b"# Caf\xc3\xa9\n\nThe buyer shall pay.\n")
+    files, problems = discover_files([folder])
+    assert files == [folder / "good.md"]
+    assert [p.source for p in problems] == [os.fsdecode(bad)]
+    assert "not valid UTF-8" in problems[0].reason and "rename" in problems[0].reason
+    with Index.open(tmp_path / "index", Settings(), embedder=HashEmbedder()) as index:  # type: ignore[arg-type]
+        report = index.ingest([folder])
+        assert [p.reason for p in report.problems] == [problems[0].reason]
+        assert index.search("supplier").results[0].source.endswith("good.md")
+
+
 def test_discover_skips_paths_inside_index_dir(tmp_path: Path) -> None:
     inside = write(tmp_path / ".hierdoc/store.md", "x")
     files, problems = discover_files([inside])

@@ -196,10 +196,27 @@ def discover_files(
         for item in _expand(root, scope, explicit=True):
             if isinstance(item, FileProblem):
                 problems.append(item)
+            elif not _utf8_name(item):
+                problems.append(FileProblem(str(item), _NOT_UTF8_NAME))
             elif (key := identity(item)) not in seen:
                 seen.add(key)
                 files.append(item)
     return files, problems
+
+
+_NOT_UTF8_NAME = (
+    "the file name is not valid UTF-8 (the index stores names as UTF-8): rename the file"
+)
+
+
+def _utf8_name(path: Path) -> bool:
+    """Whether the path encodes as UTF-8: a name of other bytes reaches Python with
+    surrogate escapes, which SQLite cannot store."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def choose_title(text: str, markitdown_title: str | None, stem: str) -> str:
