@@ -458,14 +458,17 @@ class VectorIndex:
         if k <= 0 or not state.segments:
             return []
         query = np.asarray(query, dtype=np.float32)
-        found: list[tuple[float, int, int, str]] = []
+        found: list[tuple[float, int, int]] = []
         for order, segment in enumerate(state.segments):
             gone = state.deleted.get(segment.name, frozenset())
             alive = state.alive(segment)
             for score, position in _search_segment(segment, query, k, allowed, gone, alive):
-                found.append((-score, order, position, segment.chunk_ids[position]))
+                found.append((-score, order, position))
         best = heapq.nsmallest(k, found)
-        return [Hit(chunk_id, -negative) for negative, _, _, chunk_id in best]
+        return [
+            Hit(state.segments[order].chunk_ids[position], -negative)
+            for negative, order, position in best
+        ]
 
 
 def _write_matrix(path: Path, blocks: Iterable[np.ndarray], dimension: int) -> int:
