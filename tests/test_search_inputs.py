@@ -52,3 +52,35 @@ def test_a_query_longer_than_the_limit_is_refused_at_once(index: Index) -> None:
         index.search(long_query)
     assert index.search(long_query, max_query_chars=10_000).results
     assert index.search("escrow", top_k=1, chunk_type="content").results
+
+
+def test_a_source_is_named_by_path_file_name_or_suffix_without_reading_every_record(
+    tmp_path, monkeypatch
+) -> None:
+    """``source=`` takes a stored source, an absolute or relative path to it, its file
+    name or a path suffix; it is looked up in a map built once per index generation, not
+    by reading every document record on each query."""
+    from hierdoc.search.sources import SourceNames
+
+    names = SourceNames.of(["/d/a/nda.md", "/d/b/nda.md", "/d/b/msa.md", "rel/notes.txt"])
+    assert names.matching("nda.md") == ["/d/a/nda.md", "/d/b/nda.md"]
+    assert names.matching("b/nda.md") == ["/d/b/nda.md"]
+    assert names.matching("/d/b/msa.md") == ["/d/b/msa.md"]
+    assert names.matching("rel/notes.txt") == ["rel/notes.txt"]
+    assert names.matching("d/b") == [] and names.matching("") == []
+    monkeypatch.chdir(tmp_path)
+    assert SourceNames.of([str(tmp_path / "x" / "y.md")]).matching("x/y.md") == [
+        str(tmp_path / "x" / "y.md")
+    ]
+    documents = {"docs/alpha.md": "# Alpha\n\nThe supplier delivers.", "beta.md": "# Beta\n\nNo."}
+    with hash_index(tmp_path / "index", documents) as index:
+        monkeypatch.setattr(type(index.store), "documents", _refuse_documents)
+        assert index.resolve_sources(["alpha.md", "beta.md"]) == ["docs/alpha.md", "beta.md"]
+        hits = index.search("supplier", source="alpha.md").results
+        assert hits and {h.source for h in hits} == {"docs/alpha.md"}
+        with pytest.raises(NotFoundError, match="no indexed document matches source 'gamma.md'"):
+            index.search("supplier", source="gamma.md")
+
+
+def _refuse_documents(self: object) -> list:
+    raise AssertionError("every document record was read to resolve a source")

@@ -47,6 +47,7 @@ from .search.passages import QueryVectors, add_passages
 from .search.relative_citations import find_relative_citations
 from .search.rerank import reranker_for
 from .search.searcher import Searcher
+from .search.sources import source_names
 from .search.where import Where, narrow_sources
 from .store import StoreRequest, open_store
 from .views import (
@@ -363,17 +364,12 @@ class Index:
         if source is None:
             return []
         wanted = [source] if isinstance(source, str) else list(source)
-        known = [d.source for d in self.store.documents()]
+        known = source_names(self.store)
         resolved: list[str] = []
         for item in (w.strip() for w in wanted):
-            absolute = str(Path(item).resolve())
-            matches = [
-                k
-                for k in known
-                if k in (item, absolute) or Path(k).name == item or k.endswith("/" + item)
-            ]
+            matches = known.matching(item)
             if not matches:
-                names = listed_choices(item, {Path(k).name for k in known})
+                names = listed_choices(item, known.file_names())
                 raise NotFoundError(
                     f"no indexed document matches source {item!r}; indexed: {names}"
                 )
