@@ -470,3 +470,45 @@ def test_gdpr_relative_references_resolve_inside_their_article() -> None:
 def test_clause_kinds_resolve_to_bare_numbered_clauses(text, known, expected) -> None:
     (ref,) = refs(text)
     assert resolve(ref, ("section-1",), known) == expected
+
+
+def _act_with_references(number: int) -> str:
+    return (
+        f"# Act {number}\n\n## Article 1 Scope\n\nThis Act {number} applies as set out in "
+        "Article 2.\n\n## Article 2 Duties\n\n1. Each bank shall report.\n\n2. The report "
+        "referred to in paragraph 1 is yearly, as Article 1 says.\n"
+    )
+
+
+def test_references_stay_in_the_document_the_id_is_looked_at_in(tmp_path) -> None:
+    """Every act has "article-2": the references of one act's Article 2 are its own, the
+    subtree and the incoming references of that act only, whichever act is named."""
+    from .hash_embedder import hash_index
+
+    documents = {f"act-{n}.md": _act_with_references(n) for n in range(3)}
+    with hash_index(tmp_path / "index", documents) as index:
+        for source in documents:
+            lookup = index.references("article-2", source)
+            assert lookup.section_id == "article-2"
+            assert lookup.outgoing and {r.source for r in lookup.outgoing} == {source}
+            assert lookup.incoming and {r.source for r in lookup.incoming} == {source}
+            assert any(r.section_id == "article-1" for r in lookup.incoming)
+        first = index.references("article-2")
+        assert {r.source for r in first.outgoing + first.incoming} == {"act-0.md"}
+
+
+def test_references_of_more_ids_than_one_statement_takes(tmp_path) -> None:
+    """SQLite caps a statement's parameters: thousands of chunk or section ids are looked
+    up in batches, in (source, insertion) order, without an error."""
+    from .hash_embedder import hash_index
+
+    documents = {f"act-{n}.md": _act_with_references(n) for n in range(3)}
+    with hash_index(tmp_path / "index", documents) as index:
+        records = index.store.records
+        chunk_ids = [s.chunk.chunk_id for d in documents for s in index.chunks_of_source(d)]
+        padded = [f"missing-{i}" for i in range(40_000)] + chunk_ids
+        assert records.references_from(padded) == records.references_from(chunk_ids)
+        assert len(records.references_from(chunk_ids)) >= 9
+        targets = [f"missing-{i}" for i in range(40_000)] + ["article-1", "article-2"]
+        found = records.references_to(targets)
+        assert found == sorted(found, key=lambda r: r.source) and len(found) >= 6

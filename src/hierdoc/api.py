@@ -420,22 +420,36 @@ class Index:
             definitions = self.store.definitions([normalize_term(f) for f in acronym_forms])
         return DefinitionLookup(term, definitions)
 
-    def references(self, identifier: str) -> ReferenceLookup:
-        """Outgoing and incoming cross-references of a chunk or section id."""
-        view = self.show(identifier)
+    def references(self, identifier: str, source: str | None = None) -> ReferenceLookup:
+        """Outgoing and incoming cross-references of a chunk or section id, in one document:
+        ``source`` (named as for ``source=``), else the one :meth:`show` finds the id in.
+        A section id many documents share ("article-3") is looked at in that document only."""
+        if source is None:
+            view = self.show(identifier)
+        else:
+            home = self.resolve_sources(source)[0]
+            view = chunk_view(self.store, identifier, home)
         chunk = view.chunk.chunk
-        section_id = chunk.section_id if identifier == chunk.chunk_id else identifier
+        home = chunk.source
+        section = view.section
+        section_id = section.section_id if section is not None else chunk.section_id
         outgoing_chunks = [chunk.chunk_id]
-        if identifier == section_id:
-            outgoing_chunks += [s.chunk.chunk_id for s in self.store.chunks_under(section_id)]
+        if section is not None:
+            within = SearchFilter(sources=(home,))
+            under = self.store.chunks_under(section_id, within)
+            outgoing_chunks += [s.chunk.chunk_id for s in under]
         outgoing = self.store.references_from(list(dict.fromkeys(outgoing_chunks)))
-        targets = [section_id] + [s.section_id for s in self._descendants(section_id)]
-        incoming = self.store.references_to(targets)
+        targets = [section_id] + [s.section_id for s in self._descendants(section_id, home)]
+        incoming = [
+            ref
+            for ref in self.store.references_to(targets)
+            if (ref.target_source or ref.source) == home
+        ]
         return ReferenceLookup(section_id, outgoing, incoming)
 
-    def _descendants(self, section_id: str) -> list[SectionRecord]:
+    def _descendants(self, section_id: str, source: str) -> list[SectionRecord]:
         found = []
-        for section in self.store.sections(section_id):
+        for section in self.store.sections(section_id, source):
             stack = [section]
             while stack:
                 current = stack.pop()

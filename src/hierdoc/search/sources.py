@@ -42,9 +42,7 @@ class SourceNames:
         absolute = str(Path(item).resolve())
         candidates = self.by_name.get(os.path.basename(item), ())
         found = {s for s in (item, absolute) if s in self.sources}
-        found.update(
-            s for s in candidates if os.path.basename(s) == item or s.endswith("/" + item)
-        )
+        found.update(s for s in candidates if os.path.basename(s) == item or s.endswith("/" + item))
         return sorted(found)
 
     def file_names(self) -> set[str]:

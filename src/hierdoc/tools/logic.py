@@ -236,7 +236,7 @@ def run_define(index: Index, term: str) -> ToolOutput:
 def run_references(index: Index, id: str, source: str | None = None) -> ToolOutput:
     """The ``references`` tool: outgoing and incoming cross-references, in one document."""
     target = _resolve_target(index, id, source)
-    lookup = index.references(target.chunk_id or target.section_id)
+    lookup = index.references(target.chunk_id or target.section_id, target.source)
     outgoing = [r for r in lookup.outgoing if r.source == target.source]
     if target.chunk_id is None:
         outgoing = _made_within(index, target, outgoing)

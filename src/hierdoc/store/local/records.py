@@ -513,25 +513,27 @@ class RecordStore(ContextRows):
             return int(row.fetchone()[0])
 
     def references_from(self, chunk_ids: Sequence[str]) -> list[CrossRef]:
-        if not chunk_ids:
-            return []
-        marks = ",".join("?" * len(chunk_ids))
-        return self._select_references(f"WHERE chunk_id IN ({marks})", list(chunk_ids))
+        return self._select_references("chunk_id", chunk_ids)
 
     def references_to(self, section_ids: Sequence[str]) -> list[CrossRef]:
-        if not section_ids:
-            return []
-        marks = ",".join("?" * len(section_ids))
-        return self._select_references(f"WHERE target_section_id IN ({marks})", list(section_ids))
+        return self._select_references("target_section_id", section_ids)
 
-    def _select_references(self, where: str, params: list[str]) -> list[CrossRef]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT text, source, chunk_id, section_id, target_section_id, target_source, "
-                f"external FROM crossrefs {where} ORDER BY source, rowid",
-                params,
-            ).fetchall()
-        return [CrossRef(*row[:6], external=bool(row[6])) for row in rows]
+    def _select_references(self, column: str, values: Sequence[str]) -> list[CrossRef]:
+        """The references whose ``column`` is among ``values``, in (source, rowid) order;
+        looked up 500 values at a time (SQLite caps the parameters of one statement)."""
+        rows: list[tuple] = []
+        values = list(dict.fromkeys(values))
+        for start in range(0, len(values), 500):
+            batch = list(values[start : start + 500])
+            marks = ",".join("?" * len(batch))
+            with self._lock:
+                rows += self._db.execute(
+                    "SELECT source, rowid, text, chunk_id, section_id, target_section_id, "
+                    f"target_source, external FROM crossrefs WHERE {column} IN ({marks})",
+                    batch,
+                ).fetchall()
+        rows.sort(key=lambda row: (row[0], row[1]))
+        return [CrossRef(r[2], r[0], *r[3:7], external=bool(r[7])) for r in rows]
 
     def chunks_of_source(self, source: str) -> list[StoredChunk]:
         return list(self._select_chunks("WHERE c.source = ?", [source]).values())
