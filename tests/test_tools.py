@@ -153,3 +153,35 @@ def test_unknown_ids_and_sections_are_not_found_and_bad_arguments_are_input_erro
     with pytest.raises(InputError, match="top_k must be between 1 and 100, got 0") as error:
         run_search(index, "fees", top_k=0)
     assert not isinstance(error.value, NotFoundError)
+
+
+def test_the_tools_read_no_list_of_every_document(tmp_path, monkeypatch) -> None:
+    """A search, section or references answer names its few documents by looking each up
+    (a corpus may hold 43,600), and a section id many documents share lists at most
+    MAX_OTHER_SOURCES of the others."""
+    from hierdoc import Index
+    from hierdoc.tools.logic import MAX_OTHER_SOURCES
+
+    from .hash_embedder import hash_index
+
+    act = "# Act {n}\n\n## Article 1 Scope\n\nAct {n} covers banks, as Article 2 says.\n\n"
+    act += "## Article 2 Duties\n\nEach bank of Act {n} shall report.\n"
+    documents = {f"acts/act-{n:02d}.md": act.format(n=n) for n in range(MAX_OTHER_SOURCES + 5)}
+    documents["other/act-00.md"] = act.format(n=99)
+    with hash_index(tmp_path / "index", documents) as index:
+
+        def refuse(self: Index) -> list:
+            raise AssertionError("the tool read every document record")
+
+        monkeypatch.setattr(Index, "documents", refuse)
+        found = run_search(PublicOnly(index), "banks report", source="act-03.md")
+        assert "act-03.md" in found.text and "acts/act-03.md" not in found.text
+        shared = run_search(PublicOnly(index), "banks report", source="acts/act-00.md")
+        assert "acts/act-00.md" in shared.text  # two documents are called act-00.md
+        section = run_get_section(PublicOnly(index), "article-1")
+        others = section.structured["other_sources"]
+        assert len(others) == MAX_OTHER_SOURCES
+        assert any("and 5 more; pass source" in n for n in section.structured["notes"])
+        refs = run_references(PublicOnly(index), "article-2", source="act-07.md")
+        assert refs.structured["source"] == "acts/act-07.md"
+        assert {r["source"] for r in refs.structured["incoming"]} == {"acts/act-07.md"}

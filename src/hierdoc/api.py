@@ -337,9 +337,19 @@ class Index:
 
     def _known_section(self, section: str | None) -> str | None:
         """``section`` when some document has a section with that id; else NotFoundError."""
-        if section is None or self.store.sections(section):
+        return None if section is None else self.known_section(section, lead="no section")
+
+    def known_section(
+        self, section: str, sources: Sequence[str] | None = None, lead: str = "no section with id"
+    ) -> str:
+        """``section`` when a document (of ``sources``, when given) has a section with that
+        id, found by key; else :class:`NotFoundError` naming the closest ids there are."""
+        if sources is None:
+            if self.store.count_sections([section], 1):
+                return section
+        elif any(self.store.sections(section, source) for source in sources):
             return section
-        raise unknown_section(section, section_ids(self.store))
+        raise unknown_section(section, section_ids(self.store, sources), bool(sources), lead)
 
     def glossary(self) -> Glossary:
         """The corpus's acronyms and defined terms, rebuilt when the index changes."""
@@ -375,6 +385,11 @@ class Index:
                 )
             resolved += matches
         return list(dict.fromkeys(resolved))
+
+    def display_name(self, source: str) -> str:
+        """How answers name a document: its file name, or the whole source when another
+        indexed document has the same file name (looked up, not listed)."""
+        return source_names(self.store).display_name(source)
 
     # inspection
 

@@ -74,15 +74,14 @@ def chunk_view(store: Store, identifier: str, source: str | None = None) -> Chun
     found = store.get_chunks([identifier]).get(identifier)
     section, notes = None, []
     if found is None:
-        section_id = _section_of(store, identifier, source)
-        if section_id is None:
+        section = _section_of(store, identifier, source)
+        if section is None:
             raise NotFoundError(f"no chunk or section with id {identifier!r}")
-        if section_id != identifier:
-            notes.append(f"{identifier!r} resolved to section {section_id}")
-        section = next(s for s in store.sections(section_id, source) if s.chunk_id)
+        if section.section_id != identifier:
+            notes.append(f"{identifier!r} resolved to section {section.section_id}")
         found = store.get_chunks([section.chunk_id or ""]).get(section.chunk_id or "")
         if found is None:
-            raise NotFoundError(f"section {section_id!r} has no text in the index")
+            raise NotFoundError(f"section {section.section_id!r} has no text in the index")
     siblings = store.chunks_of_source(found.chunk.source)
     ids = [s.chunk.chunk_id for s in siblings]
     position = ids.index(found.chunk.chunk_id)
@@ -97,15 +96,16 @@ def chunk_view(store: Store, identifier: str, source: str | None = None) -> Chun
     return ChunkView(found, previous, following, section, children, own, notes)
 
 
-def _section_of(store: Store, identifier: str, source: str | None = None) -> str | None:
-    """The section id itself, else the most specific section a citation in it names (in
-    ``source`` when given)."""
+def _section_of(store: Store, identifier: str, source: str | None = None) -> SectionRecord | None:
+    """The first section (in ``source`` when given) with the id itself and text in the
+    index, else with the most specific id a citation in it names."""
     candidates = [identifier, identifier.strip().lower()]
     for citation in find_citations(identifier)[:1]:
         candidates += citation.label.candidate_ids()
     for candidate in dict.fromkeys(candidates):
-        if any(s.chunk_id for s in store.sections(candidate, source)):
-            return candidate
+        for section in store.sections(candidate, source):
+            if section.chunk_id:
+                return section
     return None
 
 

@@ -33,7 +33,14 @@ def unknown_section(
     return NotFoundError(f"{lead} {section!r}{where}; sections: {listed_choices(section, ids)}")
 
 
+#: The most documents whose section ids are read to suggest one for an unknown id.
+SUGGESTION_DOCUMENTS = 50
+
+
 def section_ids(store: Store, sources: Sequence[str] | None = None) -> set[str]:
-    """Every section id of the documents (all when ``sources`` is None)."""
-    documents = sources if sources is not None else [d.source for d in store.documents()]
-    return {s.section_id for source in documents for s in store.sections_of_source(source)}
+    """The section ids to suggest from: those of ``sources``, else of the first
+    :data:`SUGGESTION_DOCUMENTS` documents (a corpus of 43,600 acts holds 7.7 million
+    sections; documents of one kind share most of their ids)."""
+    documents = sorted(store.document_hashes()) if sources is None else list(sources)
+    chosen = documents[:SUGGESTION_DOCUMENTS]
+    return {s.section_id for source in chosen for s in store.sections_of_source(source)}

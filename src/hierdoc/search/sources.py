@@ -48,6 +48,12 @@ class SourceNames:
     def file_names(self) -> set[str]:
         return set(self.by_name)
 
+    def display_name(self, source: str) -> str:
+        """The source's file name, or the whole source when another document has that
+        file name too."""
+        name = os.path.basename(source)
+        return name if len(self.by_name.get(name, ())) <= 1 else source
+
 
 _NAMES: weakref.WeakKeyDictionary[Store, tuple[int, SourceNames]] = weakref.WeakKeyDictionary()
 

@@ -10,7 +10,7 @@ not hold raises :class:`hierdoc.errors.NotFoundError`. No tool takes a file path
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +19,6 @@ from ..config import MAX_TOP_K
 from ..errors import InputError, NotFoundError
 from ..models import CrossRef, SectionRecord
 from ..pipeline.numbering import find_citations
-from ..search.choices import unknown_section
 from .catalogue import check_output
 from .render import (
     display_names,
@@ -44,8 +43,25 @@ class ToolOutput:
     text: str
 
 
-def _names(index: Index) -> dict[str, str]:
-    return display_names(d.source for d in index.documents())
+class _DisplayNames(Mapping[str, str]):
+    """The display name of each source an answer shows, looked up as it is asked for: an
+    answer names a few documents, where a corpus may hold 43,600."""
+
+    def __init__(self, index: Index) -> None:
+        self._index = index
+
+    def __getitem__(self, source: str) -> str:
+        return self._index.display_name(source)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+def _names(index: Index) -> Mapping[str, str]:
+    return _DisplayNames(index)
 
 
 def _sources(index: Index, source: str | None) -> list[str] | None:
@@ -89,22 +105,15 @@ def run_search(
 def _check_section(index: Index, section: str | None, sources: list[str] | None) -> str | None:
     if section is None or not section.strip():
         return None
-    section_id = section.strip().lower()
-    records = _in(index.sections(section_id), sources)
-    if not records:
-        documents = sources if sources is not None else [d.source for d in index.documents()]
-        ids = {
-            part
-            for source in documents
-            for stored in index.chunks_of_source(source)
-            for part in (*stored.chunk.section_path, *stored.chunk.sections)
-        }
-        raise unknown_section(section_id, ids, bool(sources), lead="no section with id")
-    return section_id
+    return index.known_section(section.strip().lower(), sources)
 
 
 def _in(records: list[SectionRecord], sources: list[str] | None) -> list[SectionRecord]:
     return records if sources is None else [r for r in records if r.source in sources]
+
+
+#: The most other documents an answer names when several have the section asked for.
+MAX_OTHER_SOURCES = 20
 
 
 @dataclass
@@ -170,8 +179,10 @@ def _section_target(
             target.notes.append(f"section {wanted[0]} is not in the index")
     if len(records) > 1:
         names = _names(index)
-        target.other_sources = [r.source for r in records[1:]]
+        target.other_sources = [r.source for r in records[1 : 1 + MAX_OTHER_SOURCES]]
         others = ", ".join(names.get(s, s) for s in target.other_sources)
+        if len(records) - 1 > MAX_OTHER_SOURCES:
+            others += f" and {len(records) - 1 - MAX_OTHER_SOURCES:,} more"
         target.notes.append(
             f"{len(records)} documents have a section {section_id}; this is the one in "
             f"{names.get(target.source, target.source)} (also in: {others}; pass source to choose)"

@@ -8,7 +8,7 @@ Many MCP clients show the model only the text, so each passage names its documen
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +23,11 @@ def display_names(sources: Iterable[str]) -> dict[str, str]:
     return {s: Path(s).name if counts[Path(s).name] == 1 else s for s in sources}
 
 
-def _name(names: dict[str, str], source: str) -> str:
+def _name(names: Mapping[str, str], source: str) -> str:
     return names.get(source, Path(source).name)
 
 
-def cite(names: dict[str, str], source: str, chain: list[str], section_id: str) -> str:
+def cite(names: Mapping[str, str], source: str, chain: list[str], section_id: str) -> str:
     """``file.md · Chapter III > Article 17 · [article-17]``: how every passage is cited."""
     where = " > ".join(chain)
     parts = [_name(names, source)] + ([where] if where else [])
@@ -41,7 +41,7 @@ def _clip(text: str, limit: int, hint: str = "") -> str:
     return text[:limit].rstrip() + f" … (cut{hint})"
 
 
-def render_search(data: dict[str, Any], names: dict[str, str]) -> str:
+def render_search(data: dict[str, Any], names: Mapping[str, str]) -> str:
     """Ranked passages with their citations, then the defined terms they use."""
     results = data["results"]
     plural = "passage" if len(results) == 1 else "passages"
@@ -105,13 +105,13 @@ def _ref_text(ref: dict[str, Any]) -> str:
     return f"{ref['text']} → {ref['target_section_id'] or 'not in the index'}"
 
 
-def _definition_line(definition: dict[str, Any], names: dict[str, str]) -> str:
+def _definition_line(definition: dict[str, Any], names: Mapping[str, str]) -> str:
     where = _name(names, definition["source"])
     text = _clip(definition["definition"], DEFINITION_PREVIEW_CHARS)
     return f'- "{definition["term"]}" ({where} [{definition["section_id"]}]): {text}'
 
 
-def render_section(data: dict[str, Any], names: dict[str, str]) -> str:
+def render_section(data: dict[str, Any], names: Mapping[str, str]) -> str:
     """The asked section, the passage holding it, its children and neighbours."""
     section = data.get("section")
     asked_id = section["section_id"] if section else data["section_id"]
@@ -133,7 +133,7 @@ def render_section(data: dict[str, Any], names: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
-def render_define(data: dict[str, Any], names: dict[str, str]) -> str:
+def render_define(data: dict[str, Any], names: Mapping[str, str]) -> str:
     """Every definition with its citation; a conflict is said first."""
     definitions = data["definitions"]
     if not definitions:
@@ -147,7 +147,7 @@ def render_define(data: dict[str, Any], names: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
-def render_references(data: dict[str, Any], names: dict[str, str]) -> str:
+def render_references(data: dict[str, Any], names: Mapping[str, str]) -> str:
     """Outgoing, then incoming cross-references of one section."""
     lines = [f"Cross-references of [{data['section_id']}] in {_name(names, data['source'])}"]
     lines += [f"note: {note}" for note in data["notes"]]
