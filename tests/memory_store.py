@@ -194,6 +194,9 @@ class MemoryStore:
             if under.matches(s.chunk) and (not filt or filt.matches(s.chunk))
         ]
 
+    def chunk_ids_under(self, section_id: str, filt: SearchFilter | None = None) -> list[str]:
+        return [s.chunk.chunk_id for s in self.chunks_under(section_id, filt)]
+
     def sources_with_context(self, context_source: str) -> set[str]:
         return {s.chunk.source for s in self._chunks() if s.context_source == context_source}
 

@@ -451,8 +451,7 @@ class Index:
         outgoing_chunks = [chunk.chunk_id]
         if section is not None:
             within = SearchFilter(sources=(home,))
-            under = self.store.chunks_under(section_id, within)
-            outgoing_chunks += [s.chunk.chunk_id for s in under]
+            outgoing_chunks += self.store.chunk_ids_under(section_id, within)
         outgoing = self.store.references_from(list(dict.fromkeys(outgoing_chunks)))
         targets = [section_id] + [s.section_id for s in self._descendants(section_id, home)]
         incoming = [

@@ -119,7 +119,7 @@ def fill_sections(
         if limit is not None and len(distinct) >= limit:
             break
         within = replace(filt or SearchFilter(), sources=(source,))
-        under = [s.chunk.chunk_id for s in store.chunks_under(section_id, within)]
+        under = store.chunk_ids_under(section_id, within)
         cited.ordered += under
         distinct.update(under)
     return cited

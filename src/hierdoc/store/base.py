@@ -255,6 +255,11 @@ class Store(Protocol):
         """Chunks in the subtree of a section id (``SearchFilter(section_prefix=...)``)."""
         ...
 
+    def chunk_ids_under(self, section_id: str, filt: SearchFilter | None = None) -> list[str]:
+        """The ids of :meth:`chunks_under`, in its order, without reading the chunks (a
+        citation fills its ranking with the subtree's ids in up to 50 documents)."""
+        ...
+
     def sources_with_context(self, context_source: str) -> set[str]:
         """Documents with at least one chunk whose context came from ``context_source``."""
         ...

@@ -239,6 +239,8 @@ class StoreContract:
         assert _ids(c.chunk for c in filled.chunks_of_sections(["article-17"])) == ["a.md#2"]
         under = filled.chunks_under("article-17")
         assert _ids(c.chunk for c in under) == ["a.md#2", "a.md#3"]
+        assert filled.chunk_ids_under("article-17") == ["a.md#2", "a.md#3"]
+        assert filled.chunk_ids_under("nowhere") == []
         assert filled.chunks_of_sections(["nowhere"]) == []
 
     def test_section_starts_are_the_chunks_of_sections_in_brief(self, filled: Store) -> None:
@@ -445,6 +447,8 @@ class StoreContract:
         if filt.section_prefix:
             under = filled.chunks_under(filt.section_prefix, filt)
             assert {s.chunk.chunk_id for s in under} == allowed
+            ids = filled.chunk_ids_under(filt.section_prefix, filt)
+            assert ids == [s.chunk.chunk_id for s in under]
 
     def test_stats_count_what_is_stored(self, filled: Store) -> None:
         stats = filled.stats()

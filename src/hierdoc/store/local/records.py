@@ -15,6 +15,7 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Literal, overload
 
 import numpy as np
 
@@ -538,8 +539,17 @@ class RecordStore(ContextRows):
     def chunks_of_source(self, source: str) -> list[StoredChunk]:
         return list(self._select_chunks("WHERE c.source = ?", [source]).values())
 
-    def chunk_ids_matching(self, filt: SearchFilter) -> set[str]:
-        """Ids of the chunks a filter lets through (sources, types, section subtree)."""
+    @overload
+    def chunk_ids_matching(
+        self, filt: SearchFilter, ordered: Literal[False] = False
+    ) -> set[str]: ...
+
+    @overload
+    def chunk_ids_matching(self, filt: SearchFilter, ordered: Literal[True]) -> list[str]: ...
+
+    def chunk_ids_matching(self, filt: SearchFilter, ordered: bool = False) -> set[str] | list[str]:
+        """Ids of the chunks a filter lets through (sources, types, section subtree); with
+        ``ordered``, a list in (source, ordinal) order."""
         clauses, params = [], []
         if filt.sources:
             clauses.append(f"source IN ({','.join('?' * len(filt.sources))})")
@@ -556,9 +566,10 @@ class RecordStore(ContextRows):
             clauses.append(clause)
             params += values
         where = " AND ".join(clauses) or "1"
+        order = " ORDER BY source, ordinal" if ordered else ""
         with self._lock:
-            rows = self._db.execute(f"SELECT chunk_id FROM chunks WHERE {where}", params)
-            return {row[0] for row in rows}
+            rows = self._db.execute(f"SELECT chunk_id FROM chunks WHERE {where}{order}", params)
+            return [row[0] for row in rows] if ordered else {row[0] for row in rows}
 
     def iter_chunks(self) -> Iterator[StoredChunk]:
         yield from self._select_chunks("", []).values()

@@ -456,6 +456,16 @@ class LocalStore:
             key=lambda s: (s.chunk.source, s.chunk.ordinal),
         )
 
+    def chunk_ids_under(self, section_id: str, filt: SearchFilter | None = None) -> list[str]:
+        within = SearchFilter(section_prefix=section_id)
+        if filt is not None:
+            within = replace(filt, section_prefix=section_id)
+        ordered = self.records.chunk_ids_matching(within, ordered=True)
+        if filt is not None and filt.section_prefix:
+            kept = self.records.chunk_ids_matching(filt)
+            ordered = [chunk_id for chunk_id in ordered if chunk_id in kept]
+        return list(ordered)
+
     def sources_with_context(self, context_source: str) -> set[str]:
         return self.records.sources_with_context(context_source)
 

@@ -107,12 +107,28 @@ def count_sections(conn: psycopg.Connection, section_ids: Sequence[str], limit: 
 def chunks_under(
     conn: psycopg.Connection, section_id: str, filt: SearchFilter | None
 ) -> list[StoredChunk]:
+    where, params = _under_sql(section_id, filt)
+    return select_chunks(conn, where, params)
+
+
+def chunk_ids_under(
+    conn: psycopg.Connection, section_id: str, filt: SearchFilter | None
+) -> list[str]:
+    where, params = _under_sql(section_id, filt)
+    rows = conn.execute(
+        f"SELECT c.chunk_id FROM chunks c WHERE {where} ORDER BY c.source, c.ordinal", params
+    )
+    return [row[0] for row in rows.fetchall()]
+
+
+def _under_sql(section_id: str, filt: SearchFilter | None) -> tuple[str, dict[str, Any]]:
+    """The WHERE clause (alias ``c``) of a section's subtree that ``filt`` lets through."""
     under, params = filter_sql(SearchFilter(section_prefix=section_id), "c")
     extra, more = filter_sql(filt, "c")
     if "filter_prefix" in more:
         extra = extra.replace("filter_prefix", "filter_prefix_2")
         more["filter_prefix_2"] = more.pop("filter_prefix")
-    return select_chunks(conn, f"{under} AND {extra}", {**params, **more})
+    return f"{under} AND {extra}", {**params, **more}
 
 
 _SELECTS: dict[type, str] = {

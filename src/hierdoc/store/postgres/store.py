@@ -271,6 +271,9 @@ class PostgresStore:
     def chunks_under(self, section_id: str, filt: SearchFilter | None = None) -> list[StoredChunk]:
         return self._read(records.chunks_under, section_id, filt)
 
+    def chunk_ids_under(self, section_id: str, filt: SearchFilter | None = None) -> list[str]:
+        return self._read(records.chunk_ids_under, section_id, filt)
+
     def sources_with_context(self, context_source: str) -> set[str]:
         rows = self._read(
             lambda conn: conn.execute(
