@@ -212,6 +212,31 @@ def test_where_filters_by_value_and_list_member(corpus: Path) -> None:
     assert len(_names(pdfs)) == 4
 
 
+def test_where_reads_the_records_once_per_index_generation(
+    corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``where`` filter looks at every document's metadata: the records are read once per
+    index generation, not on each query, and a filter every document passes filters
+    nothing."""
+    from hierdoc.search.where import narrow_sources
+
+    with _open(corpus) as index:
+        store_type = type(index.store)
+        read = store_type.documents
+        reads: list[int] = []
+
+        def counted(self: Any) -> list:
+            reads.append(1)
+            return read(self)
+
+        monkeypatch.setattr(store_type, "documents", counted)
+        first = index.search("walnut", mode="keyword", where={"type": "contract"}).results
+        again = index.search("walnut", mode="keyword", where={"tags": "cloud"}).results
+        assert _names(first) == {"msa.md", "nda.md"} and _names(again) == {"msa.md"}
+        assert narrow_sources(index.store, [], {"format": "markdown"}) == []
+        assert len(reads) == 1
+
+
 def test_where_with_no_match_says_what_the_index_holds(corpus: Path) -> None:
     with _open(corpus) as index:
         with pytest.raises(NotFoundError, match="type=lease .*type: contract, policy"):

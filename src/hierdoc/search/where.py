@@ -10,6 +10,7 @@ runs with the matching documents as its source filter.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -79,13 +80,30 @@ def sources_where(documents: Sequence[DocumentRecord], where: Where) -> list[str
 
 def narrow_sources(store: Store, named: Sequence[str], where: Where | None) -> list[str]:
     """The source filter of a search: the ``named`` sources (all when none), narrowed to
-    those matching ``where``; empty means no filter."""
+    those matching ``where``; empty means no filter (also when every document matches)."""
     if not where:
         return list(named)
-    matching = sources_where(store.documents(), where)
+    documents = document_records(store)
+    matching = sources_where(documents, where)
     if not named:
-        return matching
+        return [] if len(matching) == len(documents) else matching
     both = [s for s in named if s in set(matching)]
     if not both:
         raise NotFoundError("no document both matches the source filter and the where filter")
     return both
+
+
+_RECORDS: weakref.WeakKeyDictionary[Store, tuple[int, list[DocumentRecord]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def document_records(store: Store) -> list[DocumentRecord]:
+    """Every document record, read once per store and index generation: a ``where`` filter
+    looks at each document's metadata (0.34 s to read at 43,600 documents)."""
+    generation = store.generation
+    known = _RECORDS.get(store)
+    if known is None or known[0] != generation:
+        known = (generation, store.documents())
+        _RECORDS[store] = known
+    return known[1]
