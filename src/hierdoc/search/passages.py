@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import math
 import re
-import weakref
 from bisect import bisect_left
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -41,6 +40,7 @@ from ..pipeline.tokenizer import Tokenizer, default_tokenizer
 from ..store.base import Store
 from .analyze import token_spans, token_words, tokens_terms
 from .passage_sets import DEFAULT_SET_CHARS, passage_set
+from .per_generation import PerGeneration
 from .searcher import keyword_terms, parse_query
 
 Span = tuple[int, int]
@@ -113,17 +113,8 @@ def query_evidence(
     return QueryEvidence(idf, patterns, cited, vector)
 
 
-_TOTALS: weakref.WeakKeyDictionary[Store, tuple[int, int]] = weakref.WeakKeyDictionary()
-
-
-def _chunk_total(store: Store) -> int:
-    """The number of chunks indexed (BM25's N), read once per store and index generation."""
-    generation = store.generation
-    known = _TOTALS.get(store)
-    if known is None or known[0] != generation:
-        known = (generation, store.chunk_count())
-        _TOTALS[store] = known
-    return known[1]
+#: The number of chunks indexed (BM25's N), read once per store and index generation.
+_chunk_total = PerGeneration(lambda store: store.chunk_count())
 
 
 def _phrase_pattern(phrase: str) -> re.Pattern[str]:

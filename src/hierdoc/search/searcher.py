@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import re
 import threading
-import weakref
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -45,6 +44,7 @@ from .analyze import analyze, analyze_query, analyze_words
 from .citations import CitedSections, cite_sections, section_starts
 from .fuse import best_possible, weighted_rrf
 from .glossary import Glossary, QueryVocabulary
+from .per_generation import PerGeneration
 from .relative_citations import (
     RelativeCitation,
     RestRanking,
@@ -238,21 +238,10 @@ def keyword_terms(store: Store, text: str) -> list[str]:
     return list(terms)
 
 
-_SOURCES: weakref.WeakKeyDictionary[Store, tuple[int, tuple[str, ...]]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def document_sources(store: Store) -> tuple[str, ...]:
-    """Every indexed document's source, in order, read once per store and index generation
-    (a citation's note names the documents that lack it): from the sources and hashes, not
-    the whole records (0.43 s at 43,600 documents)."""
-    generation = store.generation
-    known = _SOURCES.get(store)
-    if known is None or known[0] != generation:
-        known = (generation, tuple(sorted(store.document_hashes())))
-        _SOURCES[store] = known
-    return known[1]
+#: Every indexed document's source, in order, read once per store and index generation
+#: (a citation's note names the documents that lack it): from the sources and hashes, not
+#: the whole records (0.43 s at 43,600 documents).
+document_sources = PerGeneration(lambda store: tuple(sorted(store.document_hashes())))
 
 
 class AllDocuments(Sequence[str]):

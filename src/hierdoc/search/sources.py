@@ -10,12 +10,11 @@ look-up, not a pass over every document record (at 43,600 documents that pass to
 from __future__ import annotations
 
 import os
-import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..store.base import Store
+from .per_generation import PerGeneration
 from .searcher import document_sources
 
 
@@ -55,14 +54,5 @@ class SourceNames:
         return name if len(self.by_name.get(name, ())) <= 1 else source
 
 
-_NAMES: weakref.WeakKeyDictionary[Store, tuple[int, SourceNames]] = weakref.WeakKeyDictionary()
-
-
-def source_names(store: Store) -> SourceNames:
-    """The :class:`SourceNames` of ``store``, built once per index generation."""
-    generation = store.generation
-    known = _NAMES.get(store)
-    if known is None or known[0] != generation:
-        known = (generation, SourceNames.of(document_sources(store)))
-        _NAMES[store] = known
-    return known[1]
+#: The :class:`SourceNames` of a store, built once per index generation.
+source_names = PerGeneration(lambda store: SourceNames.of(document_sources(store)))

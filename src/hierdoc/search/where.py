@@ -10,13 +10,13 @@ runs with the matching documents as its source filter.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..errors import InputError, NotFoundError
 from ..models import DocumentRecord
 from ..store.base import Store
+from .per_generation import PerGeneration
 
 Where = Mapping[str, str | Sequence[str]]
 RECORD_KEYS = ("format", "title")
@@ -93,17 +93,6 @@ def narrow_sources(store: Store, named: Sequence[str], where: Where | None) -> l
     return both
 
 
-_RECORDS: weakref.WeakKeyDictionary[Store, tuple[int, list[DocumentRecord]]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def document_records(store: Store) -> list[DocumentRecord]:
-    """Every document record, read once per store and index generation: a ``where`` filter
-    looks at each document's metadata (0.34 s to read at 43,600 documents)."""
-    generation = store.generation
-    known = _RECORDS.get(store)
-    if known is None or known[0] != generation:
-        known = (generation, store.documents())
-        _RECORDS[store] = known
-    return known[1]
+#: Every document record, read once per store and index generation: a ``where`` filter
+#: looks at each document's metadata (0.34 s to read at 43,600 documents).
+document_records = PerGeneration(lambda store: store.documents())
