@@ -180,6 +180,17 @@ class MemoryStore:
             if sources is None or s.chunk.source in sources
         ]
 
+    def section_holders(self, section_id: str, limit: int) -> list[str]:
+        held = [
+            d.source
+            for d in self.documents()
+            if any(r.section_id == section_id and r.chunk_id for r in self._sections(d.source))
+        ]
+        return held[:limit]
+
+    def _sections(self, source: str) -> list[SectionRecord]:
+        return self._documents[source].sections
+
     def count_sections(self, section_ids: Sequence[str], limit: int) -> int:
         held = sum(
             r.section_id in section_ids for d in self._documents.values() for r in d.sections

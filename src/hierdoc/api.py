@@ -516,6 +516,14 @@ class Index:
         """Sections with this id (one per document that has it, or only in ``source``)."""
         return self.store.sections(section_id, source or None)
 
+    def section_holders(self, section_id: str, limit: int = 1) -> list[str]:
+        """The first ``limit`` documents, in source order, with text for this section id."""
+        return self.store.section_holders(section_id, limit)
+
+    def count_section(self, section_id: str) -> int:
+        """How many documents have a section with this id."""
+        return self.store.count_sections([section_id], 2**62)
+
     def children(self, source: str, section_id: str) -> list[SectionRecord]:
         """The sections directly under a section of one document."""
         return self.store.children(source, section_id)

@@ -103,7 +103,13 @@ def _section_of(store: Store, identifier: str, source: str | None = None) -> Sec
     for citation in find_citations(identifier)[:1]:
         candidates += citation.label.candidate_ids()
     for candidate in dict.fromkeys(candidates):
-        for section in store.sections(candidate, source):
+        holder = source
+        if holder is None:
+            holders = store.section_holders(candidate, 1)
+            if not holders:
+                continue
+            holder = holders[0]
+        for section in store.sections(candidate, holder):
             if section.chunk_id:
                 return section
     return None

@@ -235,6 +235,12 @@ class StoreContract:
             f"a.md#{i}" for i in range(4)
         ]
 
+    def test_section_holders_are_the_first_documents_with_the_section(self, filled: Store) -> None:
+        for section_id in ("article-17", "article-1", "nowhere"):
+            expected = [s.source for s in filled.sections(section_id) if s.chunk_id]
+            for limit in (1, 2, 10):
+                assert filled.section_holders(section_id, limit) == expected[:limit]
+
     def test_chunks_of_sections_and_under(self, filled: Store) -> None:
         assert _ids(c.chunk for c in filled.chunks_of_sections(["article-17"])) == ["a.md#2"]
         under = filled.chunks_under("article-17")

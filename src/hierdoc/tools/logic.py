@@ -108,10 +108,6 @@ def _check_section(index: Index, section: str | None, sources: list[str] | None)
     return index.known_section(section.strip().lower(), sources)
 
 
-def _in(records: list[SectionRecord], sources: list[str] | None) -> list[SectionRecord]:
-    return records if sources is None else [r for r in records if r.source in sources]
-
-
 #: The most other documents an answer names when several have the section asked for.
 MAX_OTHER_SOURCES = 20
 
@@ -152,9 +148,9 @@ def _resolve_target(index: Index, identifier: str, source: str | None) -> _Targe
             raise NotFoundError(f"chunk {text!r} is not in document {source!r}")
         return _Target(chunk.source, chunk.section_id, chunk_id=text)
     for candidate in _candidate_ids(text):
-        records = _in(index.sections(candidate), sources)
-        if records:
-            return _section_target(index, text, candidate, records)
+        holders, count = _holders(index, candidate, sources)
+        if holders:
+            return _section_target(index, text, candidate, holders, count)
     cited = index.cited_section(text, sources)
     if cited is not None:
         target = _Target(*cited)
@@ -168,23 +164,33 @@ def _resolve_target(index: Index, identifier: str, source: str | None) -> _Targe
     )
 
 
+def _holders(index: Index, section_id: str, sources: list[str] | None) -> tuple[list[str], int]:
+    """The first documents (of ``sources``, when given) with text for the section id, and
+    how many have it: looked up, where a bare id may be in 43,600 documents."""
+    if sources is None:
+        holders = index.section_holders(section_id, MAX_OTHER_SOURCES + 1)
+        return holders, index.count_section(section_id) if len(holders) > 1 else len(holders)
+    held = sorted(s for s in sources if any(r.chunk_id for r in index.sections(section_id, s)))
+    return held, len(held)
+
+
 def _section_target(
-    index: Index, asked: str, section_id: str, records: list[SectionRecord]
+    index: Index, asked: str, section_id: str, holders: list[str], count: int
 ) -> _Target:
-    target = _Target(records[0].source, section_id)
+    target = _Target(holders[0], section_id)
     if section_id != asked.lower():
         target.notes.append(f"{asked!r} resolved to section {section_id}")
         wanted = _candidate_ids(asked)[1:2]
         if wanted and wanted[0] != section_id:
             target.notes.append(f"section {wanted[0]} is not in the index")
-    if len(records) > 1:
+    if count > 1:
         names = _names(index)
-        target.other_sources = [r.source for r in records[1 : 1 + MAX_OTHER_SOURCES]]
+        target.other_sources = holders[1 : 1 + MAX_OTHER_SOURCES]
         others = ", ".join(names.get(s, s) for s in target.other_sources)
-        if len(records) - 1 > MAX_OTHER_SOURCES:
-            others += f" and {len(records) - 1 - MAX_OTHER_SOURCES:,} more"
+        if count - 1 > len(target.other_sources):
+            others += f" and {count - 1 - len(target.other_sources):,} more"
         target.notes.append(
-            f"{len(records)} documents have a section {section_id}; this is the one in "
+            f"{count:,} documents have a section {section_id}; this is the one in "
             f"{names.get(target.source, target.source)} (also in: {others}; pass source to choose)"
         )
     return target

@@ -383,6 +383,15 @@ class RecordStore(ContextRows):
             ).fetchall()
         return [(source, chunk_id, section_id) for source, chunk_id, section_id in rows]
 
+    def section_holders(self, section_id: str, limit: int) -> list[str]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT source FROM sections WHERE section_id = ? AND chunk_id IS NOT NULL "
+                "ORDER BY source LIMIT ?",
+                (section_id, limit),
+            ).fetchall()
+        return [row[0] for row in rows]
+
     def count_sections(self, section_ids: Sequence[str], limit: int) -> int:
         if not section_ids:
             return 0

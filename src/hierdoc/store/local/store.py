@@ -439,6 +439,9 @@ class LocalStore:
     ) -> list[tuple[str, str, str]]:
         return self.records.section_starts(section_ids, sources)
 
+    def section_holders(self, section_id: str, limit: int) -> list[str]:
+        return self.records.section_holders(section_id, limit)
+
     def count_sections(self, section_ids: Sequence[str], limit: int) -> int:
         return self.records.count_sections(section_ids, limit)
 

@@ -94,6 +94,15 @@ def section_starts(
     return [(source, chunk_id, section_id) for source, chunk_id, section_id in rows]
 
 
+def section_holders(conn: psycopg.Connection, section_id: str, limit: int) -> list[str]:
+    rows = conn.execute(
+        "SELECT source FROM sections WHERE section_id = %s AND chunk_id IS NOT NULL "
+        "ORDER BY source LIMIT %s",
+        (section_id, limit),
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
 def count_sections(conn: psycopg.Connection, section_ids: Sequence[str], limit: int) -> int:
     if not section_ids:
         return 0

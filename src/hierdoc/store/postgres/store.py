@@ -265,6 +265,9 @@ class PostgresStore:
     ) -> list[tuple[str, str, str]]:
         return self._read(records.section_starts, section_ids, sources)
 
+    def section_holders(self, section_id: str, limit: int) -> list[str]:
+        return self._read(records.section_holders, section_id, limit)
+
     def count_sections(self, section_ids: Sequence[str], limit: int) -> int:
         return self._read(records.count_sections, section_ids, limit)
 
