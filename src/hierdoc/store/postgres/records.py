@@ -95,12 +95,17 @@ def section_starts(
 
 
 def section_holders(conn: psycopg.Connection, section_id: str, limit: int) -> list[str]:
-    rows = conn.execute(
+    return first_column(
+        conn,
         "SELECT source FROM sections WHERE section_id = %s AND chunk_id IS NOT NULL "
         "ORDER BY source LIMIT %s",
         (section_id, limit),
-    ).fetchall()
-    return [row[0] for row in rows]
+    )
+
+
+def first_column(conn: psycopg.Connection, sql: str, params: Any) -> list[Any]:
+    """The first column of every row ``sql`` returns."""
+    return [row[0] for row in conn.execute(sql, params).fetchall()]
 
 
 def count_sections(conn: psycopg.Connection, section_ids: Sequence[str], limit: int) -> int:
@@ -124,10 +129,8 @@ def chunk_ids_under(
     conn: psycopg.Connection, section_id: str, filt: SearchFilter | None
 ) -> list[str]:
     where, params = _under_sql(section_id, filt)
-    rows = conn.execute(
-        f"SELECT c.chunk_id FROM chunks c WHERE {where} ORDER BY c.source, c.ordinal", params
-    )
-    return [row[0] for row in rows.fetchall()]
+    sql = f"SELECT c.chunk_id FROM chunks c WHERE {where} ORDER BY c.source, c.ordinal"
+    return first_column(conn, sql, params)
 
 
 def _under_sql(section_id: str, filt: SearchFilter | None) -> tuple[str, dict[str, Any]]:
@@ -166,12 +169,12 @@ def select(conn: psycopg.Connection, record: type, where: str = "TRUE", params: 
 
 def headings_matching(conn: psycopg.Connection, heading: str) -> list[str]:
     wanted = heading.strip().lower()
-    rows = conn.execute(
+    return first_column(
+        conn,
         "SELECT DISTINCT section_id FROM sections "
         "WHERE md5(lower(heading)) = md5(%s) AND lower(heading) = %s ORDER BY section_id",
         (wanted, wanted),
-    ).fetchall()
-    return [row[0] for row in rows]
+    )
 
 
 def chunk_terms(conn: psycopg.Connection, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
