@@ -45,7 +45,8 @@ class ToolOutput:
 
 class _DisplayNames(Mapping[str, str]):
     """The display name of each source an answer shows, looked up as it is asked for: an
-    answer names a few documents, where a corpus may hold 43,600."""
+    answer names a few documents, where a corpus may hold 43,600. For look-ups only: it
+    lists no keys."""
 
     def __init__(self, index: Index) -> None:
         self._index = index
@@ -169,7 +170,9 @@ def _holders(index: Index, section_id: str, sources: list[str] | None) -> tuple[
     how many have it: looked up, where a bare id may be in 43,600 documents."""
     if sources is None:
         holders = index.section_holders(section_id, MAX_OTHER_SOURCES + 1)
-        return holders, index.count_section(section_id) if len(holders) > 1 else len(holders)
+        if len(holders) <= MAX_OTHER_SOURCES:
+            return holders, len(holders)  # every holder is listed: no count needed
+        return holders, index.count_section(section_id)
     held = sorted(s for s in sources if any(r.chunk_id for r in index.sections(section_id, s)))
     return held, len(held)
 
