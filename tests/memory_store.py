@@ -278,9 +278,10 @@ class MemoryStore:
     def references_from(self, chunk_ids: Sequence[str]) -> list[CrossRef]:
         return [r for e in self._extractions() for r in e.references if r.chunk_id in chunk_ids]
 
-    def references_to(self, section_ids: Sequence[str]) -> list[CrossRef]:
+    def references_to(self, section_ids: Sequence[str], into: str | None = None) -> list[CrossRef]:
         return [r for e in self._extractions() for r in e.references
-                if r.target_section_id in section_ids]  # fmt: skip
+                if r.target_section_id in section_ids
+                and into in (None, r.target_source or r.source)]  # fmt: skip
 
     def _terms(self) -> dict[str, list[str]]:
         return {c: t for d in self._documents.values() for c, t in d.terms.items()}

@@ -454,11 +454,7 @@ class Index:
             outgoing_chunks += self.store.chunk_ids_under(section_id, within)
         outgoing = self.store.references_from(list(dict.fromkeys(outgoing_chunks)))
         targets = [section_id] + [s.section_id for s in self._descendants(section_id, home)]
-        incoming = [
-            ref
-            for ref in self.store.references_to(targets)
-            if (ref.target_source or ref.source) == home
-        ]
+        incoming = self.store.references_to(targets, into=home)
         return ReferenceLookup(section_id, outgoing, incoming)
 
     def _descendants(self, section_id: str, source: str) -> list[SectionRecord]:

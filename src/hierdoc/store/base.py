@@ -330,7 +330,10 @@ class Store(Protocol):
 
     def references_from(self, chunk_ids: Sequence[str]) -> list[CrossRef]: ...
 
-    def references_to(self, section_ids: Sequence[str]) -> list[CrossRef]: ...
+    def references_to(self, section_ids: Sequence[str], into: str | None = None) -> list[CrossRef]:
+        """References whose target is one of these section ids; with ``into``, only those
+        into that document (their target's document, or their own when it has none)."""
+        ...
 
     # retrieval
 

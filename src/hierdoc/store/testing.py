@@ -389,6 +389,8 @@ class StoreContract:
         (ref,) = filled.references_from(["a.md#2"])
         assert (ref.target_section_id, ref.resolved) == ("article-1", True)
         assert filled.references_to(["article-1"]) == [ref]
+        assert filled.references_to(["article-1"], into=ref.target_source or ref.source) == [ref]
+        assert filled.references_to(["article-1"], into="elsewhere.md") == []
 
     def test_keyword_search_scores_bm25(self, filled: Store) -> None:
         chunks = self.all_chunks()

@@ -525,22 +525,27 @@ class RecordStore(ContextRows):
     def references_from(self, chunk_ids: Sequence[str]) -> list[CrossRef]:
         return self._select_references("chunk_id", chunk_ids)
 
-    def references_to(self, section_ids: Sequence[str]) -> list[CrossRef]:
-        return self._select_references("target_section_id", section_ids)
+    def references_to(self, section_ids: Sequence[str], into: str | None = None) -> list[CrossRef]:
+        return self._select_references("target_section_id", section_ids, into)
 
-    def _select_references(self, column: str, values: Sequence[str]) -> list[CrossRef]:
-        """The references whose ``column`` is among ``values``, in (source, rowid) order;
-        looked up 500 values at a time (SQLite caps the parameters of one statement)."""
+    def _select_references(
+        self, column: str, values: Sequence[str], into: str | None = None
+    ) -> list[CrossRef]:
+        """The references whose ``column`` is among ``values`` (and that point ``into`` a
+        document, when given), in (source, rowid) order; looked up 500 values at a time
+        (SQLite caps the parameters of one statement)."""
         rows: list[tuple] = []
         values = list(dict.fromkeys(values))
+        into_clause = "" if into is None else " AND coalesce(target_source, source) = ?"
         for start in range(0, len(values), 500):
             batch = list(values[start : start + 500])
             marks = ",".join("?" * len(batch))
             with self._lock:
                 rows += self._db.execute(
                     "SELECT source, rowid, text, chunk_id, section_id, target_section_id, "
-                    f"target_source, external FROM crossrefs WHERE {column} IN ({marks})",
-                    batch,
+                    f"target_source, external FROM crossrefs WHERE {column} IN ({marks})"
+                    + into_clause,
+                    batch + ([] if into is None else [into]),
                 ).fetchall()
         rows.sort(key=lambda row: (row[0], row[1]))
         return [CrossRef(r[2], r[0], *r[3:7], external=bool(r[7])) for r in rows]

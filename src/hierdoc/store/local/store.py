@@ -519,8 +519,8 @@ class LocalStore:
     def references_from(self, chunk_ids: Sequence[str]) -> list[CrossRef]:
         return self.records.references_from(chunk_ids)
 
-    def references_to(self, section_ids: Sequence[str]) -> list[CrossRef]:
-        return self.records.references_to(section_ids)
+    def references_to(self, section_ids: Sequence[str], into: str | None = None) -> list[CrossRef]:
+        return self.records.references_to(section_ids, into)
 
     # retrieval
 

@@ -347,11 +347,15 @@ class PostgresStore:
             return []
         return self._read(records.select_references, "chunk_id = ANY(%s)", (list(chunk_ids),))
 
-    def references_to(self, section_ids: Sequence[str]) -> list[CrossRef]:
+    def references_to(self, section_ids: Sequence[str], into: str | None = None) -> list[CrossRef]:
         if not section_ids:
             return []
-        where = "target_section_id = ANY(%s)"
-        return self._read(records.select_references, where, (list(section_ids),))
+        if into is None:
+            where, params = "target_section_id = ANY(%s)", (list(section_ids),)
+        else:
+            where = "target_section_id = ANY(%s) AND coalesce(target_source, source) = %s"
+            params = (list(section_ids), into)
+        return self._read(records.select_references, where, params)
 
     # retrieval
 
