@@ -25,8 +25,12 @@ def _clustered(rng: np.random.Generator, centres: np.ndarray, labels: np.ndarray
 
 @pytest.fixture
 def small_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Graphs at 2,000 rows, built by one thread: concurrent inserts give a different graph
+    each build (filtered recall ranged 0.978-1.0 over runs of the test below), and a test
+    must not pass or fail by the thread schedule."""
     monkeypatch.setattr(vectors, "ANN_ROWS", 2_000)
     monkeypatch.setattr(ann, "EXACT_ROWS", 100)
+    monkeypatch.setattr(ann, "BUILD_THREADS", 1)
 
 
 def _corpus(rng: np.random.Generator) -> tuple[dict[str, np.ndarray], dict[str, int]]:

@@ -49,6 +49,9 @@ EXACT_ROWS = 20_000
 """When at most this many rows belong to chunks that may be returned, score them exactly."""
 SHARE_SAMPLE = 2_000
 """Allowed chunks looked up to estimate what share of a segment a large filter allows."""
+BUILD_THREADS = 0
+"""Threads that insert into a graph (0: every core). Concurrent inserts make the graph,
+and so an approximate search's misses, differ from one build to the next."""
 
 
 def available() -> bool:
@@ -75,7 +78,7 @@ def build_graph(path: Path, blocks: Iterable[np.ndarray], dimension: int) -> Gra
     first = 0
     for block in blocks:
         keys = np.arange(first, first + len(block), dtype=np.uint64)
-        graph.add(keys, np.ascontiguousarray(block, dtype=np.float32), threads=0)
+        graph.add(keys, np.ascontiguousarray(block, dtype=np.float32), threads=BUILD_THREADS)
         first += len(block)
     temporary = path.with_suffix(".tmp")
     graph.save(str(temporary))
@@ -129,7 +132,8 @@ def candidates(
             if segment.chunk_ids[p] not in gone
             and (allowed is None or segment.chunk_ids[p] in allowed)
         ]
-        if len(usable) >= k or fetch >= segment.rows:
+        # stop with a margin of usable candidates: their order in the graph is approximate
+        if len(usable) >= OVERFETCH * k or fetch >= segment.rows:
             return np.asarray(usable, dtype=np.int64)
         fetch *= 4
 
