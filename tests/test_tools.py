@@ -50,8 +50,9 @@ def test_result_shapes_are_typed_as_the_dataclasses_declare() -> None:
 
 
 def test_check_output_keeps_only_the_advertised_fields() -> None:
-    data = {"documents": [], "total_chunks": 0, "secret": "dropped"}
-    assert check_output("list_documents", data) == {"documents": [], "total_chunks": 0}
+    data = {"documents": [], "total_chunks": 0, "total_documents": 0, "secret": "dropped"}
+    expected = {"documents": [], "total_chunks": 0, "total_documents": 0}
+    assert check_output("list_documents", data) == expected
 
 
 def test_validate_fills_defaults_and_rejects_bad_calls() -> None:
@@ -185,3 +186,21 @@ def test_the_tools_read_no_list_of_every_document(tmp_path, monkeypatch) -> None
         refs = run_references(PublicOnly(index), "article-2", source="act-07.md")
         assert refs.structured["source"] == "acts/act-07.md"
         assert {r["source"] for r in refs.structured["incoming"]} == {"acts/act-07.md"}
+
+
+def test_list_documents_lists_the_first_documents_and_counts_them_all(
+    tmp_path, monkeypatch
+) -> None:
+    from hierdoc.tools import logic
+
+    from .hash_embedder import hash_index
+
+    monkeypatch.setattr(logic, "MAX_LISTED_DOCUMENTS", 3)
+    documents = {f"act-{n}.md": f"# Act {n}\n\nText of act {n}." for n in range(5)}
+    with hash_index(tmp_path / "index", documents) as index:
+        listed = logic.run_list_documents(PublicOnly(index))
+        data = listed.structured
+        assert [d["name"] for d in data["documents"]] == ["act-0.md", "act-1.md", "act-2.md"]
+        assert data["total_documents"] == 5
+        assert data["total_chunks"] == sum(len(index.chunks_of_source(s)) for s in documents)
+        assert listed.text.startswith("5 documents, ") and "the first 3 by name" in listed.text

@@ -48,7 +48,7 @@ from .search.relative_citations import find_relative_citations
 from .search.rerank import reranker_for
 from .search.searcher import Searcher
 from .search.sources import source_names
-from .search.where import Where, narrow_sources
+from .search.where import Where, document_records, narrow_sources
 from .store import StoreRequest, open_store
 from .views import (
     ChunkView,
@@ -488,8 +488,8 @@ class Index:
     # reading the records: what the agent tools, evaluation and benchmarks use
 
     def documents(self) -> list[DocumentRecord]:
-        """The indexed documents, by source."""
-        return self.store.documents()
+        """The indexed documents, by source (read once per index generation)."""
+        return list(document_records(self.store))
 
     def chunks(self, chunk_ids: Sequence[str]) -> dict[str, StoredChunk]:
         """Chunks by id; ids not in the index are left out."""

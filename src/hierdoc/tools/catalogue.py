@@ -96,9 +96,10 @@ for get_section; pass `source` when several documents have that id. Use it to fi
 conditions and related obligations, then read them with get_section.""",
     "list_documents": """\
 List the indexed documents: file name, title, format, number of passages and metadata (front
-matter, document properties). Use it to learn what the corpus holds, to get the file names that
-the `source` argument of search, get_section and references accepts, and the metadata that the
-`where` argument of search filters on.""",
+matter, document properties); the first 200 by name when there are more, with the total. Use it
+to learn what the corpus holds, to get the file names that the `source` argument of search,
+get_section and references accepts, and the metadata that the `where` argument of search
+filters on.""",
 }
 
 DESCRIPTIONS = {name: _unwrap(text) for name, text in _DESCRIPTIONS.items()}
@@ -320,7 +321,10 @@ DocumentOut = _shape(
     ("metadata", dict[str, Any], {}),
 )
 DocumentsOutput = create_model(
-    "DocumentsOutput", documents=(list[DocumentOut], ...), total_chunks=(int, ...)
+    "DocumentsOutput",
+    documents=(list[DocumentOut], ...),
+    total_chunks=(int, ...),
+    total_documents=(int, ...),
 )
 
 

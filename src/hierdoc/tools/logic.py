@@ -21,7 +21,6 @@ from ..models import CrossRef, SectionRecord
 from ..pipeline.numbering import find_citations
 from .catalogue import check_output
 from .render import (
-    display_names,
     render_define,
     render_documents,
     render_references,
@@ -282,10 +281,16 @@ def _made_within(index: Index, target: _Target, refs: list[CrossRef]) -> list[Cr
     return [r for r in refs if r.section_id == sid or r.section_id.startswith(sid + "-")]
 
 
+#: The most documents ``list_documents`` lists (the first by source); it gives the totals.
+MAX_LISTED_DOCUMENTS = 200
+
+
 def run_list_documents(index: Index) -> ToolOutput:
-    """The ``list_documents`` tool."""
+    """The ``list_documents`` tool: the first :data:`MAX_LISTED_DOCUMENTS` documents, and
+    how many documents and passages there are in all (a corpus of 43,600 acts would be
+    megabytes of listing, more than a model can read)."""
     records = index.documents()
-    names = display_names(d.source for d in records)
+    names = _names(index)
     documents = [
         {
             "source": d.source,
@@ -296,9 +301,13 @@ def run_list_documents(index: Index) -> ToolOutput:
             "chunks": d.chunk_count,
             "metadata": d.metadata,
         }
-        for d in records
+        for d in records[:MAX_LISTED_DOCUMENTS]
     ]
-    data = {"documents": documents, "total_chunks": sum(d["chunks"] for d in documents)}
+    data = {
+        "documents": documents,
+        "total_chunks": sum(d.chunk_count for d in records),
+        "total_documents": len(records),
+    }
     structured = check_output("list_documents", data)
     return ToolOutput(structured, render_documents(structured))
 

@@ -165,7 +165,13 @@ def render_references(data: dict[str, Any], names: Mapping[str, str]) -> str:
 def render_documents(data: dict[str, Any]) -> str:
     """One line per document: name, title, passages and format."""
     documents = data["documents"]
-    lines = [f"{len(documents)} document(s), {data['total_chunks']} passages:"]
+    total = data["total_documents"]
+    lines = [f"{total} document(s), {data['total_chunks']} passages:"]
+    if total > len(documents):
+        lines[0] = (
+            f"{total:,} documents, {data['total_chunks']:,} passages; the first "
+            f"{len(documents)} by name (narrow a search with `where` or `source`):"
+        )
     lines += [
         f"- {d['name']}: {d['title']} ({d['chunks']} passages, {d['format']})" for d in documents
     ]
