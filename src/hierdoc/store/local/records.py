@@ -538,7 +538,7 @@ class RecordStore(ContextRows):
         values = list(dict.fromkeys(values))
         into_clause = "" if into is None else " AND coalesce(target_source, source) = ?"
         for start in range(0, len(values), 500):
-            batch = list(values[start : start + 500])
+            batch = values[start : start + 500]
             marks = ",".join("?" * len(batch))
             with self._lock:
                 rows += self._db.execute(

@@ -446,20 +446,12 @@ class LocalStore:
         return self.records.count_sections(section_ids, limit)
 
     def chunks_under(self, section_id: str, filt: SearchFilter | None = None) -> list[StoredChunk]:
-        """The filter's sources and types narrow the lookup of the subtree (a citation's
-        subtree in one document reads that document's chunks, not every document's)."""
-        within = SearchFilter(section_prefix=section_id)
-        if filt is not None:
-            within = replace(filt, section_prefix=section_id)
-        under = self.records.chunk_ids_matching(within)
-        if filt is not None and filt.section_prefix:
-            under &= self.records.chunk_ids_matching(filt)
-        return sorted(
-            self.records.chunks(sorted(under)).values(),
-            key=lambda s: (s.chunk.source, s.chunk.ordinal),
-        )
+        found = self.records.chunks(self.chunk_ids_under(section_id, filt))
+        return sorted(found.values(), key=lambda s: (s.chunk.source, s.chunk.ordinal))
 
     def chunk_ids_under(self, section_id: str, filt: SearchFilter | None = None) -> list[str]:
+        """The filter's sources and types narrow the lookup of the subtree (a citation's
+        subtree in one document reads that document's chunks, not every document's)."""
         within = SearchFilter(section_prefix=section_id)
         if filt is not None:
             within = replace(filt, section_prefix=section_id)
@@ -467,7 +459,7 @@ class LocalStore:
         if filt is not None and filt.section_prefix:
             kept = self.records.chunk_ids_matching(filt)
             ordered = [chunk_id for chunk_id in ordered if chunk_id in kept]
-        return list(ordered)
+        return ordered
 
     def sources_with_context(self, context_source: str) -> set[str]:
         return self.records.sources_with_context(context_source)

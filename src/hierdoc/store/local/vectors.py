@@ -66,8 +66,7 @@ class ChunkIds(Sequence[str]):
     @classmethod
     def of(cls, chunk_ids: Sequence[str]) -> ChunkIds:
         encoded = [c.encode() for c in chunk_ids]
-        width = max((len(e) for e in encoded), default=1)
-        return cls(np.array(encoded, dtype=f"S{max(width, 1)}"))
+        return cls(np.array(encoded, dtype=f"S{max([1, *map(len, encoded)])}"))
 
     def __len__(self) -> int:
         return len(self.raw)
@@ -319,15 +318,21 @@ class VectorIndex:
         self._directory.mkdir(parents=True, exist_ok=True)
         matrix_file = self._directory / f"{name}.npy"
         rows = _write_matrix(matrix_file, blocks, self.dimension)
-        _save_array(self._directory / f"{name}.ids", ChunkIds.of(chunk_ids).raw)
-        _save_array(self._directory / f"{name}.starts", _starts(counts))
+        ids, starts = self._written_ids(name, chunk_ids, _starts(counts))
         graph = None
         if rows >= ANN_ROWS and ann.available():
             graph_file = self._directory / f"{name}.usearch"
             graph = ann.build_graph(graph_file, _file_blocks(matrix_file), self.dimension)
-        matrix = _load_array(matrix_file)
-        ids = ChunkIds(_load_array(self._directory / f"{name}.ids"))
-        return Segment(name, matrix, ids, _load_array(self._directory / f"{name}.starts"), graph)
+        return Segment(name, _load_array(matrix_file), ids, starts, graph)
+
+    def _written_ids(
+        self, name: str, chunk_ids: Sequence[str], starts: np.ndarray
+    ) -> tuple[ChunkIds, np.ndarray]:
+        """Write a segment's ``.ids`` and ``.starts`` files and return them loaded."""
+        ids_file, starts_file = (self._directory / f"{name}.{part}" for part in ("ids", "starts"))
+        _save_array(ids_file, ChunkIds.of(chunk_ids).raw)
+        _save_array(starts_file, np.asarray(starts, np.int64))
+        return ChunkIds(_load_array(ids_file)), _load_array(starts_file)
 
     def upgrade_legacy(self) -> int:
         """Give each segment still described by ``<name>.json`` its ``.ids`` and ``.starts``
@@ -354,10 +359,7 @@ class VectorIndex:
             source = self._directory / f"{segment.name}.{suffix}"
             if source.exists():
                 _link(source, self._directory / f"{name}.{suffix}")
-        _save_array(self._directory / f"{name}.ids", ChunkIds.of(segment.chunk_ids).raw)
-        _save_array(self._directory / f"{name}.starts", np.asarray(segment.starts, np.int64))
-        ids = ChunkIds(_load_array(self._directory / f"{name}.ids"))
-        starts = _load_array(self._directory / f"{name}.starts")
+        ids, starts = self._written_ids(name, segment.chunk_ids, segment.starts)
         return Segment(name, segment.matrix, ids, starts, segment.graph)
 
     def _maintain(self, state: _State) -> _State:
