@@ -139,7 +139,11 @@ def _say_if_name_keys_are_old(index: Index) -> None:
 
 @click.command()
 @click.argument("query")
-@click.option("--mode", type=click.Choice(SEARCH_MODES))
+@click.option(
+    "--mode",
+    type=click.Choice(SEARCH_MODES),
+    help="Retrieval: all fused (hybrid), embeddings, BM25, or exact phrases [default: hybrid].",
+)
 @click.option("--top-k", "-k", type=int, help="Number of results (1-100) [default: 10].")
 @click.option("--min-score", type=float, help="Drop results scoring below this.")
 @click.option("--source", multiple=True, help="Only search this document (repeatable).")
