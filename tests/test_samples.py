@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from hierdoc import Index, Settings
+from hierdoc.views import DocumentSummary
 
 from .hash_embedder import HashEmbedder
 
@@ -38,7 +39,7 @@ def sample_index(tmp_path_factory):
         yield index
 
 
-def summaries(index: Index) -> dict[str, object]:
+def summaries(index: Index) -> dict[str, DocumentSummary]:
     return {Path(s.source).name: s for s in index.document_summaries()}
 
 
