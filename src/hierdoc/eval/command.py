@@ -38,8 +38,7 @@ def _stderr(message: str) -> None:
 @click.option(
     "--path",
     type=click.Path(exists=True),
-    help="Dataset directory or file [default: the dataset's folder in $HIERDOC_DATASETS, "
-    "or ../shared/datasets beside the repository].",
+    help="Dataset directory or file [default: the dataset's place in $HIERDOC_DATASETS].",
 )
 @click.option("--split", default="test", show_default=True, help="BEIR qrels split.")
 @click.option(
