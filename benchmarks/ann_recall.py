@@ -37,12 +37,13 @@ from pathlib import Path
 
 import numpy as np
 
+from hierdoc.eval.datasets import default_datasets
 from hierdoc.models import Hit
 from hierdoc.store.local import ann, vectors
 from hierdoc.store.local.vectors import VectorIndex
 
 CACHE = Path("/tmp/hierdoc-ann")
-SCIFACT = Path("/work/shared/datasets/scifact")
+SCIFACT = default_datasets() / "scifact"
 REAL_ROWS = 100_000
 K = 10
 ASKED = (10, 50)

@@ -26,9 +26,9 @@ import time
 from datetime import date
 from pathlib import Path
 
-DATASETS = Path(
-    os.environ.get("HIERDOC_DATASETS", Path(__file__).resolve().parents[2] / "shared" / "datasets")
-)
+from hierdoc.eval.datasets import default_datasets
+
+DATASETS = default_datasets()
 GDPR_MD = DATASETS / "gdpr" / "gdpr.md"
 MODES = ("hybrid", "semantic", "keyword", "exact")
 VARIANTS = {"before": "torch", "after": "numpy"}

@@ -27,7 +27,7 @@ from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
-from hierdoc.eval.datasets import load_dataset
+from hierdoc.eval.datasets import default_datasets, load_dataset
 from hierdoc.eval.report import EvalReport, format_metric, markdown_table
 from hierdoc.eval.runner import run_eval
 from hierdoc.eval.variants import resolve_variants
@@ -261,7 +261,12 @@ def replace_section(path: Path, text: str) -> None:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--datasets", help="datasets folder (default $HIERDOC_DATASETS)")
+    parser.add_argument(
+        "--datasets",
+        type=Path,
+        default=default_datasets(),
+        help="datasets folder (default: $HIERDOC_DATASETS, here %(default)s)",
+    )
     parser.add_argument("--only", default=",".join(DATASETS), help="comma-separated datasets")
     parser.add_argument("--variants", default="standard", help="variant names or groups")
     parser.add_argument("--baselines", default=",".join(BASELINES))
@@ -277,12 +282,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    if args.datasets:
-        os.environ["HIERDOC_DATASETS"] = args.datasets
-    elif "HIERDOC_DATASETS" not in os.environ:
-        os.environ["HIERDOC_DATASETS"] = str(
-            Path(__file__).resolve().parents[2] / "shared/datasets"
-        )
+    os.environ["HIERDOC_DATASETS"] = str(args.datasets)  # load_dataset reads it
     variants = resolve_variants(args.variants)
     baselines = [b for b in args.baselines.split(",") if b and b != "none"]
     started, load_start = time.perf_counter(), load_average()

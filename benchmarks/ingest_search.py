@@ -64,6 +64,7 @@ import numpy as np
 import hierdoc.pipeline.ingest
 from hierdoc import Index
 from hierdoc.config import Settings
+from hierdoc.eval.datasets import default_datasets
 from hierdoc.pipeline.embed import EmbedInput, LocalEmbedder
 from hierdoc.pipeline.numbering import parse_heading
 
@@ -558,18 +559,11 @@ def load_average() -> str:
     return " / ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
 
 
-def default_datasets() -> Path:
-    env = os.environ.get("HIERDOC_DATASETS")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", type=Path, default=default_datasets(),
-                        help="folder with gdpr/ and pdf/ (default: $HIERDOC_DATASETS "
-                        "or ../shared/datasets next to the repository)")  # fmt: skip
+                        help="folder with gdpr/ and pdf/ (default: $HIERDOC_DATASETS, "
+                        "here %(default)s)")  # fmt: skip
     parser.add_argument("--queries", type=int, default=120, help="queries per corpus")
     parser.add_argument("--top-k", type=int, default=10)
     parser.add_argument("--warmup", type=int, default=5, help="warm-up queries per method")

@@ -137,7 +137,7 @@ def test_text_stats_lists_the_documents(act_index: Path, capsys) -> None:
 def test_a_source_reached_through_a_symlink_is_not_a_chain_of_dotdots(
     tmp_path: Path, monkeypatch, capsys
 ) -> None:
-    real = tmp_path / "shared" / "datasets" / "acts"
+    real = tmp_path / "corpora" / "acts"
     real.mkdir(parents=True)
     (real / "act.md").write_text(ACT)
     work = tmp_path / "home" / "me" / "project"

@@ -35,7 +35,11 @@ def _stderr(message: str) -> None:
     required=True,
     help="Which loader to use.",
 )
-@click.option("--path", type=click.Path(exists=True), help="Dataset directory or file.")
+@click.option(
+    "--path",
+    type=click.Path(exists=True),
+    help="Dataset directory or file [default: the dataset's place in $HIERDOC_DATASETS].",
+)
 @click.option("--split", default="test", show_default=True, help="BEIR qrels split.")
 @click.option(
     "--limit",
