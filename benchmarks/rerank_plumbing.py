@@ -1,4 +1,4 @@
-"""Reranking plumbing (issue 17): what a reranker costs per query and how it moves each
+"""Reranking plumbing: what a reranker costs per query and how it moves each
 set's main metric, with every API provider answered by the loopback fake of its API.
 
 The fake (tests/fakeapi.py) ranks by word overlap with the query: it is not a model, so
@@ -6,7 +6,7 @@ the metric columns show that the reranked order is really what gets returned, no
 real reranker would gain (that needs Cohere, Voyage or Jina, out of reach here). The
 latency column is hierdoc's side of a reranked search plus a loopback round trip.
 
-    python benchmarks/rerank_plumbing.py --datasets ../shared/datasets [--limit 100]
+    python benchmarks/rerank_plumbing.py --datasets $HIERDOC_DATASETS [--limit 100]
 """
 
 from __future__ import annotations

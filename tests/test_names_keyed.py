@@ -1,4 +1,4 @@
-"""Documents named in a query, read by key from the store (issue 18): the same answers as
+"""Documents named in a query, read by key from the store: the same answers as
 the names built from every document record, without reading the records.
 
 Each document's name keys are written with it (``document_names``); a query looks up the

@@ -1,4 +1,4 @@
-"""Every SQLite access on the query path uses an index (issue 18).
+"""Every SQLite access on the query path uses an index.
 
 The searches, ``show``, ``define`` and ``references`` of a small local index are
 traced on the record store's connection, and each SELECT they issue is run again

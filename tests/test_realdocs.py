@@ -1,4 +1,4 @@
-"""Real documents (issue 13): the gold files are well formed, and the issue's targets hold.
+"""Real documents: the gold files are well formed, and the accuracy targets hold.
 
 The targets (``realdocs_targets``, also ``slow``: converting the PDFs takes a minute or two)
 are measured with the default converters on one index holding every document (hash
@@ -181,7 +181,7 @@ def test_section_numbers_found(gold: Gold, default_scores: dict[str, DocumentSco
     )
 
 
-#: Targets not reached yet (issue 13 is open): run, reported as xfail, and as XPASS once met.
+#: Targets a document does not reach: run, reported as xfail, and as XPASS once met.
 OPEN_TARGETS = {
     "definitions": {},
     "citations": {},
@@ -190,7 +190,7 @@ OPEN_TARGETS = {
 
 def _open_target(request: pytest.FixtureRequest, target: str, name: str) -> None:
     if name in OPEN_TARGETS[target]:
-        reason = f"issue 13 open: {OPEN_TARGETS[target][name]}"
+        reason = f"target not met: {OPEN_TARGETS[target][name]}"
         request.applymarker(pytest.mark.xfail(reason=reason, strict=False))
 
 
