@@ -102,7 +102,7 @@ def run_code(src: Path, paths: list[Path]) -> dict[str, list[tuple[str, str]]]:
 
 
 def worktree(revision: str) -> Path:
-    """A checkout of ``revision`` under /tmp (made once), for the old code."""
+    """A checkout of ``revision`` under /tmp (made once), to measure beside this one."""
     commit = subprocess.run(
         ["git", "-C", str(ROOT), "rev-parse", "--short", revision],
         check=True,

@@ -3,8 +3,8 @@ the names built from every document record, without reading the records.
 
 Each document's name keys are written with it (``document_names``); a query looks up the
 keys its words can match. The keyed names are compared with the in-memory ones on the
-real documents' names and on random titles, and an index written before the keys were
-stored is read as before by a reader and filled once by a writer."""
+real documents' names and on random titles, and an index written without the keys is
+read from its records by a reader and filled once by a writer."""
 
 from __future__ import annotations
 
