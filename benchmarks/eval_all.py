@@ -137,7 +137,7 @@ def main_of(report: EvalReport | None, name: str) -> float | None:
 
 
 def targets(reports: dict[str, EvalReport]) -> str:
-    """The issue's targets against the default hybrid, met or not."""
+    """The retrieval targets against the default hybrid, met or not."""
     rows = []
     codebase = main_of(reports.get("anthropic"), "hybrid")
     if codebase is not None:

@@ -143,7 +143,7 @@ def test_split_heading_reads_the_labels_of_formal_documents() -> None:
 
 
 def test_clean_headings_and_ids_are_those_without_markup() -> None:
-    """The issue's examples of markup leaking into headings and ids are not clean."""
+    """Typical markup leaking into headings and ids (emphasis, links, escapes) is not clean."""
     assert not heading_is_clean("<u>Liability Caps</u>.")
     assert not heading_is_clean("**Limitation of Liability**")
     assert not heading_is_clean("Access and Use. " + "During the Subscription Period " * 8)
