@@ -124,7 +124,7 @@ def test_every_query_path_statement_uses_an_index(index: Index) -> None:
         if large:
             scans[sql] = plan
     assert not scans, scans
-    # the heading and section-filter lookups are among the statements checked
+    # the key lookups of the query path are among the statements checked
     text = "\n".join(statements)
     for needle in (
         "FROM sections WHERE lower(heading) = ",
