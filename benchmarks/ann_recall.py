@@ -191,7 +191,7 @@ def synthetic(base: np.ndarray, count: int, seed: int) -> np.ndarray:
     the real set's anisotropy and neighbourhood structure: many passages close to each
     other, as in a large corpus of similar documents, where uniform random vectors in 384
     dimensions have none (their nearest neighbour is at cosine ~0.2, the worst case for
-    any graph index; BENCHMARKS.md reports the neighbour similarities of each set).
+    any graph index).
     """
     rng = np.random.default_rng(seed)
     scale, axes = _spread(base)

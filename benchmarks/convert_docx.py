@@ -1,4 +1,4 @@
-"""DOCX converters compared on structure fidelity and speed (issue 13).
+"""DOCX converters compared on structure fidelity and speed.
 
     python benchmarks/convert_docx.py              # markitdown, structured, docx2python, docling
     python benchmarks/convert_docx.py --misses     # also the gold numbers each one missed

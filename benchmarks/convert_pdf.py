@@ -3,7 +3,7 @@
 Converters, each on every PDF (HR 8847 from ``$HIERDOC_DATASETS``, the NIST PDFs in
 tests/realdocs, the Federal Register pages in tests/fixtures/pdf):
 
-* ``markitdown``: hierdoc's old path (markitdown -> pdfminer.six), text tidied as before;
+* ``markitdown``: the ``pdf_converter: markitdown`` path (markitdown -> pdfminer.six);
 * ``structured``: hierdoc.pipeline.convert_pdf (pypdfium2 boxes, layout rebuilt);
 * for speed only: ``pdfplumber`` (``extract_text`` per page) and raw ``pypdfium2``
   (``get_text_range`` per page, no layout).

@@ -1,9 +1,9 @@
-"""Definitions precision and recall (issue 13), per document, old code against new.
+"""Definitions precision and recall per document, optionally beside the code at a revision.
 
     python benchmarks/definitions.py                       # the code in this checkout
-    python benchmarks/definitions.py --before 9058cf2~     # and the code at a revision
-    python benchmarks/definitions.py --before 9058cf2~ --wrong   # list what each got wrong
-    python benchmarks/definitions.py --old-extractor 9058cf2~    # only the extractor old
+    python benchmarks/definitions.py --before REV          # and the code at a revision
+    python benchmarks/definitions.py --before REV --wrong  # list what each got wrong
+    python benchmarks/definitions.py --old-extractor REV   # only the extractor from REV
 
 Documents: the GDPR and HR 8847 (gold in benchmarks/definitions_gold/, read from
 ``$HIERDOC_DATASETS``) and every real document of tests/realdocs with a gold file.
@@ -105,7 +105,7 @@ def run_code(src: Path, paths: list[Path]) -> dict[str, list[tuple[str, str]]]:
 
 
 def worktree(revision: str) -> Path:
-    """A checkout of ``revision`` under /tmp (made once), for the old code."""
+    """A checkout of ``revision`` under /tmp (made once), to measure beside this one."""
     commit = subprocess.run(
         ["git", "-C", str(ROOT), "rev-parse", "--short", revision],
         check=True,

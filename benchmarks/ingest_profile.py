@@ -1,4 +1,4 @@
-"""Ingest throughput (issue 18): wall time, time inside the embedder and the share of
+"""Ingest throughput: wall time, time inside the embedder and the share of
 everything else, with the real model, on HR 8847 (a 78-page PDF) and a folder of real
 contracts (the 123 ContractNLI test NDAs as text files).
 

@@ -1,4 +1,4 @@
-"""Ingest cost of deeply nested numbering (issue 16.3): time and SQLite bytes per KB of input.
+"""Ingest cost of deeply nested numbering: time and SQLite bytes per KB of input.
 
 A clause numbered ``1.1.1...1`` at depth k has a label of about 2k characters, so a file
 nested 1,000 deep is about 1 MB. The shallow row is the same clauses 10 deep, repeated to

@@ -1,4 +1,4 @@
-"""PostgreSQL vs the local backend on real data and real vectors (issue 15), in one run.
+"""PostgreSQL vs the local backend on real data and real vectors, in one run.
 
 For each set (SciFact, ContractNLI, the codebase set, and the GDPR), the local index is
 built (or reused) as ``hierdoc eval`` builds it, with the evaluation's embedding cache

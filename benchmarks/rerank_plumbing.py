@@ -1,4 +1,4 @@
-"""Reranking plumbing (issue 17): what a reranker costs per query and how it moves each
+"""Reranking plumbing: what a reranker costs per query and how it moves each
 set's main metric, with every API provider answered by the loopback fake of its API.
 
 The fake (tests/fakeapi.py) ranks by word overlap with the query: it is not a model, so

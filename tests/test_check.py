@@ -1,7 +1,8 @@
-"""Damage to the derived files is detected and repaired from SQLite, never served (issue 16.6).
+"""Damage to the derived files is detected and repaired from SQLite, never served.
 
-Each case damages a real index the way the issue's probe did, then checks that searches
-give the results of the intact index (or a clear error), and what ``hierdoc check`` says.
+Each case damages a real index (flipped bytes, truncated or deleted files, zeroed rows),
+then checks that searches give the results of the intact index (or a clear error), and what
+``hierdoc check`` says.
 """
 
 from __future__ import annotations
@@ -116,7 +117,7 @@ def test_the_writer_repairs_the_files_and_check_agrees(
 def test_check_repair_rebuilds_a_bm25_index_that_lost_documents(
     index_copy: tuple[Path, dict], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The state of issue 16.1: BM25 stamped current while holding fewer documents."""
+    """BM25 stamped current while holding fewer documents than SQLite."""
     directory, answers = index_copy
     with _open(directory, "w") as index:
         index.store.bm25.delete_source(next(iter(index.store.document_hashes())))

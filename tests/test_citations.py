@@ -1,4 +1,4 @@
-"""Citations across documents (issue 13): a cited number is found in each document that
+"""Citations across documents: a cited number is found in each document that
 has it and never stands for a parent in another; named documents narrow the search;
 missing citations and phrases are no_match with a note; scores never rise down the list."""
 

@@ -1,4 +1,4 @@
-"""Lettered sections (issue 13): terms of service number their parts "A.", "B." and the
+"""Lettered sections: terms of service number their parts "A.", "B." and the
 clauses under each "1.", "2.", cited "Section K.3" and "Section P"; the structure gives
 them those ids, the citation parser reads them, and a search finds them among documents."""
 

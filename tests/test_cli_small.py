@@ -1,4 +1,4 @@
-"""The small CLI defects of issue 14 (item 10): did-you-mean for config fields, a bad flag
+"""Small CLI behaviours: did-you-mean for config fields, a bad flag
 blamed on the flag, ``refs`` without repeats, ``stats`` listing the documents, sources
 through a symlink shown as a sensible path, and what Ctrl-C during ingest says.
 

@@ -1,4 +1,4 @@
-"""The DOCX converter renders Word's automatic numbering (issue 13).
+"""The DOCX converter renders Word's automatic numbering.
 
 The fixtures in tests/fixtures/docx/ take every number from numbering.xml (see
 make_fixtures.py); gold.json lists what Word shows. markitdown (mammoth) drops

@@ -362,7 +362,7 @@ def test_normalize_term(left: str, right: str) -> None:
     assert normalize_term(left) == normalize_term(right)
 
 
-# --- issue 13: emphasis, pointers, the parenthetical rule's noise ---------------------
+# --- emphasis, pointers, the parenthetical rule's noise ----------------------------
 
 
 @pytest.mark.parametrize(

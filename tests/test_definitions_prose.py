@@ -1,4 +1,4 @@
-"""Definitions in prose and plain glossaries (issue 13): a section's opening sentence that
+"""Definitions in prose and plain glossaries: a section's opening sentence that
 defines what its heading names, a condition after a quoted term, PDF table rows without
 outer bars, terms set as sub-headings of a glossary."""
 

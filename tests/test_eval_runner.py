@@ -10,7 +10,7 @@ import pytest
 from hierdoc.api import Index
 from hierdoc.config import Settings
 from hierdoc.eval import indexes
-from hierdoc.eval.baselines import ChunkData, SeedBaseline
+from hierdoc.eval.baselines import Bm25NumpyRrf, ChunkData
 from hierdoc.eval.datasets import EvalQuery, load_beir, load_scifact, slice_corpus
 from hierdoc.eval.runner import run_eval
 from hierdoc.eval.variants import VARIANTS, hierdoc_method, resolve_variants
@@ -35,8 +35,8 @@ def test_scifact_slice_end_to_end(tmp_path, embedder) -> None:
     """30 claims over their judged abstracts plus 100 distractors: hybrid vs dense."""
     corpus = slice_corpus(load_scifact(require(SCIFACT)), 30, distractors=100)
     assert len(corpus.queries) == 30 and 100 < len(corpus.documents) <= 140
-    report = run_eval(corpus, [VARIANTS["hybrid"]], ["dense", "seed"], tmp_path, embedder)
-    assert [r.name for r in report.results] == ["hybrid", "dense", "seed"]
+    report = run_eval(corpus, [VARIANTS["hybrid"]], ["dense", "bm25-numpy-rrf"], tmp_path, embedder)
+    assert [r.name for r in report.results] == ["hybrid", "dense", "bm25-numpy-rrf"]
     for result in report.results:
         assert 0 < result.metrics["nDCG@10"] <= 1
         assert 0 < result.metrics["R@10"] <= 1
@@ -124,9 +124,9 @@ def test_a_variant_searches_with_its_own_settings_and_leaves_the_index_alone(
         assert index.settings.model_dump() == before
 
 
-def test_seed_fusion_keeps_its_tie_order() -> None:
-    """The seed fuses with weighted_rrf's sums but breaks ties by first appearance (its
-    semantic side first), not by chunk id."""
+def test_bm25_numpy_rrf_fusion_keeps_its_tie_order() -> None:
+    """rank_bm25 + numpy + RRF fuses with weighted_rrf's sums but breaks ties by first
+    appearance (its semantic side first), not by chunk id."""
     data = ChunkData(
         ["z", "a"],
         ["s", "s"],
@@ -135,7 +135,7 @@ def test_seed_fusion_keeps_its_tie_order() -> None:
         np.arange(2),
         {"s": np.arange(2)},
     )
-    seed = SeedBaseline(data, lambda text: np.array([1.0, 0.0], dtype=np.float32), (1.0, 1.0))
-    seed.semantic = lambda query, k: ["z"]
-    seed.keyword = lambda query, k: ["a"]
-    assert seed.hybrid(EvalQuery("q", "apple", {}), 2) == ["z", "a"]
+    rrf = Bm25NumpyRrf(data, lambda text: np.array([1.0, 0.0], dtype=np.float32), (1.0, 1.0))
+    rrf.semantic = lambda query, k: ["z"]
+    rrf.keyword = lambda query, k: ["a"]
+    assert rrf.hybrid(EvalQuery("q", "apple", {}), 2) == ["z", "a"]

@@ -1,4 +1,4 @@
-"""ContractNLI corpus-wide (issue 17): each hypothesis named by its NDA's title and searched
+"""ContractNLI corpus-wide: each hypothesis named by its NDA's title and searched
 over all NDAs; Doc@1 and span metrics judged only on the right NDA's chunks."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The exact modality by specificity (issue 17): defining chunks only for terms a query asks
+"""The exact modality by specificity: defining chunks only for terms a query asks
 about or few documents define, never for generic ones; documents named in a query."""
 
 from __future__ import annotations

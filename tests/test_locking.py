@@ -222,7 +222,7 @@ def test_opening_no_index_for_reading_creates_nothing(tmp_path: Path) -> None:
 def test_killed_writer_then_reader_then_writer_leaves_every_index_complete(
     tmp_path: Path,
 ) -> None:
-    """Issue 16, defect 1: BM25 and vectors lag SQLite after kill -9; a long-lived reader
+    """BM25 and vectors lag SQLite after a kill -9 in the flush; a long-lived reader
     opens; another process ingests; both documents must be found by every modality."""
     directory = tmp_path / "index"
     _open(directory).close()

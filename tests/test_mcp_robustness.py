@@ -1,4 +1,4 @@
-"""The MCP server against malformed traffic and slow starts (issue 16.7 and 16.8).
+"""The MCP server against malformed traffic and slow starts.
 
 Raw bytes go down the real server's stdin and HTTP socket: every line that is not a
 JSON-RPC message gets a JSON-RPC error, a body that is not UTF-8 JSON is a 400, and no

@@ -1,4 +1,4 @@
-"""Documents named in a query by a short form of their title or file name (issue 13):
+"""Documents named in a query by a short form of their title or file name:
 "the DPA", "FIPS 200", "the Pilot Agreement", "the Corporate Terms"; shared short names
 narrow to every document that has them; prose and other numbers name nothing."""
 

@@ -1,10 +1,10 @@
-"""Documents named in a query, read by key from the store (issue 18): the same answers as
+"""Documents named in a query, read by key from the store: the same answers as
 the names built from every document record, without reading the records.
 
 Each document's name keys are written with it (``document_names``); a query looks up the
 keys its words can match. The keyed names are compared with the in-memory ones on the
-real documents' names and on random titles, and an index written before the keys were
-stored is read as before by a reader and filled once by a writer."""
+real documents' names and on random titles, and an index written without the keys is
+read from its records by a reader and filled once by a writer."""
 
 from __future__ import annotations
 

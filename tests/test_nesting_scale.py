@@ -1,9 +1,10 @@
-"""Deeply nested numbering costs time and storage in proportion to the input (issue 16.3).
+"""Deeply nested numbering costs time and storage in proportion to the input.
 
 A clause numbered ``1.1.1...1`` at depth k has a label of about 2k characters, so a file
-nested 1,000 deep is about 1 MB. Before the fix every chunk carried the headings and ids
-of all its ancestors (as text in SQLite, in its embedded context and as BM25 filter
-terms), which made the cost grow with depth times size: 500 levels took minutes.
+nested 1,000 deep is about 1 MB. A chunk that carried the headings and ids of all its
+ancestors (as text in SQLite, in its embedded context and as BM25 filter terms) would
+make the cost grow with depth times size (500 levels would take minutes); breadcrumbs
+and section paths are bounded instead.
 Times are compared within one run (the machine is shared), with a generous margin.
 """
 

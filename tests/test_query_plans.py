@@ -1,4 +1,4 @@
-"""Every SQLite access on the query path uses an index (issue 18).
+"""Every SQLite access on the query path uses an index.
 
 The searches, ``show``, ``define`` and ``references`` of a small local index are
 traced on the record store's connection, and each SELECT they issue is run again
@@ -124,7 +124,7 @@ def test_every_query_path_statement_uses_an_index(index: Index) -> None:
         if large:
             scans[sql] = plan
     assert not scans, scans
-    # the lookups the issue measured are among the statements checked
+    # the key lookups of the query path are among the statements checked
     text = "\n".join(statements)
     for needle in (
         "FROM sections WHERE lower(heading) = ",

@@ -1,4 +1,4 @@
-"""Real documents (issue 13): the gold files are well formed, and the issue's targets hold.
+"""Real documents: the gold files are well formed, and the accuracy targets hold.
 
 The targets (``realdocs_targets``, also ``slow``: converting the PDFs takes a minute or two)
 are measured with the default converters on one index holding every document (hash
@@ -143,7 +143,7 @@ def test_split_heading_reads_the_labels_of_formal_documents() -> None:
 
 
 def test_clean_headings_and_ids_are_those_without_markup() -> None:
-    """The issue's examples of markup leaking into headings and ids are not clean."""
+    """Typical markup leaking into headings and ids (emphasis, links, escapes) is not clean."""
     assert not heading_is_clean("<u>Liability Caps</u>.")
     assert not heading_is_clean("**Limitation of Liability**")
     assert not heading_is_clean("Access and Use. " + "During the Subscription Period " * 8)
@@ -181,7 +181,7 @@ def test_section_numbers_found(gold: Gold, default_scores: dict[str, DocumentSco
     )
 
 
-#: Targets not reached yet (issue 13 is open): run, reported as xfail, and as XPASS once met.
+#: Targets a document does not reach: run, reported as xfail, and as XPASS once met.
 OPEN_TARGETS = {
     "definitions": {},
     "citations": {},
@@ -190,7 +190,7 @@ OPEN_TARGETS = {
 
 def _open_target(request: pytest.FixtureRequest, target: str, name: str) -> None:
     if name in OPEN_TARGETS[target]:
-        reason = f"issue 13 open: {OPEN_TARGETS[target][name]}"
+        reason = f"target not met: {OPEN_TARGETS[target][name]}"
         request.applymarker(pytest.mark.xfail(reason=reason, strict=False))
 
 

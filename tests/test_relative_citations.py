@@ -1,4 +1,4 @@
-"""Relative citations (issue 13): "paragraph (k)", "subsection (b)(2)", "(k) of the AD" cite
+"""Relative citations: "paragraph (k)", "subsection (b)(2)", "(k) of the AD" cite
 the section whose own labels are those, in the document the query names or points at; a
 citation no document is clearly meant for is looked up in each candidate, and one written
 next to a numbered citation is part of it ("Article 17 paragraph (3)")."""

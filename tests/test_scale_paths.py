@@ -1,4 +1,4 @@
-"""Work moved off the query path (issue 18): sentence offsets computed at ingest and
+"""Work kept off the query path: sentence offsets computed at ingest and
 stored with each chunk, so that a search never segments text; the faster pysbd wrapper
 finds pysbd's own boundaries."""
 

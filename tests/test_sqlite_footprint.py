@@ -1,4 +1,4 @@
-"""A section's text is stored once (issue 18): as a span of the chunk it begins in.
+"""A section's text is stored once: as a span of the chunk it begins in.
 
 Sections are read back character for character as they were written, from a new file
 (GDPR and the fixtures, with chunks small enough that sections run on into the next

@@ -222,9 +222,9 @@ def _as_legacy(directory: Path) -> None:
 
 
 def test_a_segment_written_with_json_ids_is_read_then_upgraded(tmp_path: Path) -> None:
-    """Indexes written before the ``.ids``/``.starts`` files keep a ``<name>.json`` of ids
-    and window counts per segment: they load, search and take changes as before, and
-    ``upgrade_legacy`` moves them to the new files without rewriting the matrix."""
+    """A segment described by a ``<name>.json`` of ids and window counts (no ``.ids`` or
+    ``.starts`` files) loads, searches and takes changes, and ``upgrade_legacy`` moves it to
+    the new files without rewriting the matrix."""
     rng = np.random.default_rng(8)
     first = _document(rng, "a", 30)
     VectorIndex(tmp_path, DIMENSION).replace(set(), first, generation=1)

@@ -1,4 +1,4 @@
-"""kill -9 during ingest, at named crash points and at random times (issue 16).
+"""kill -9 during ingest, at named crash points and at random times.
 
 Each trial interrupts an ingest (a first ingest of 30 documents, or an update that changes,
 adds and deletes some), then checks the index as it was left (a reader finds every

@@ -1,4 +1,4 @@
-"""Malformed MCP traffic (issue 16.7): hundreds of bad messages down the real server's
+"""Malformed MCP traffic: hundreds of bad messages down the real server's
 stdin and HTTP socket; every one is answered with an error, none gets a traceback, and
 the server keeps answering well-formed calls."""
 

@@ -63,7 +63,7 @@ def _stderr(message: str) -> None:
 )
 @click.option(
     "--baselines",
-    default="dense,bm25,seed",
+    default="dense,bm25,bm25-numpy-rrf",
     show_default=True,
     help=f"Comma-separated baselines ({', '.join(BASELINES)}), or 'none'.",
 )

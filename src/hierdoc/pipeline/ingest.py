@@ -54,7 +54,7 @@ from .prepared import (
     stored_chunk,
     with_llm,
 )
-from .progress import ProgressEvent as ProgressEvent  # importable from here, as before
+from .progress import ProgressEvent as ProgressEvent  # also importable from here
 from .progress import ProgressFn, Tracker
 from .reading import Details, Failed, Post, ReadAhead, Reader, Ready, Skipped
 from .reuse import Previous

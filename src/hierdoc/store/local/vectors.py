@@ -547,7 +547,7 @@ def _file_blocks(path: Path) -> Iterator[np.ndarray]:
 def _dot(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
     """Each row's dot product with ``query``, in this thread: a BLAS product spreads one
     query over every core, and under load (or beside other searches) that ran 3-6x slower
-    than one thread here (BENCHMARKS.md, "Scale")."""
+    than one thread on a 2-core machine."""
     return np.einsum("ij,j->i", matrix, query)
 
 
