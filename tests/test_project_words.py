@@ -3,9 +3,9 @@
 Every text file git tracks is read for process words: issue numbers, numbered work
 sessions or work periods, a baseline named after where it came from, numbered stops. A
 hit fails with ``path:line`` and the words found. CHANGELOG.md records the history by
-version and is exempt, as is this file, which names the words it looks for. Sessions in the product's own sense (pytest fixture
-scope, MCP, HTTP and database sessions) are not process words, so only a session with an
-ordinal in front of it counts.
+version and is exempt, as is this file, which names the words it looks for. Sessions in
+the product's own sense (pytest fixture scope, MCP, HTTP and database sessions) are not
+process words, so only a session with an ordinal in front of it counts.
 """
 
 from __future__ import annotations
