@@ -22,6 +22,7 @@ from ..models import Extraction, Section, SectionRecord
 from ..search.analyze import TEXT_ANALYZER
 from ..store import StoreRequest, open_store
 from ..store.base import DimensionError, Store, redact
+from .state import State, index_options, pass_state
 
 _URL_SCHEMES = ("postgresql://", "postgres://")
 _PROBE_DIMENSION = 1
@@ -122,15 +123,24 @@ def migrate(source_store: Store, target: Store) -> tuple[int, int, int]:
 
 
 @click.command("migrate")
-@click.option("--from", "source", required=True, help="Index directory or postgresql:// URL.")
+@index_options
+@click.option(
+    "--from", "source", help="Index directory or postgresql:// URL [default: the --index]."
+)
 @click.option("--to", "target", required=True, help="Index directory or postgresql:// URL.")
 @click.option("--from-schema", default="public", show_default=True, help="PostgreSQL schema.")
 @click.option("--to-schema", default="public", show_default=True, help="PostgreSQL schema.")
 @click.option("--force", is_flag=True, help="Empty the target first if it holds documents.")
+@pass_state
 def migrate_command(
-    source: str, target: str, from_schema: str, to_schema: str, force: bool
+    state: State, source: str | None, target: str, from_schema: str, to_schema: str, force: bool
 ) -> None:
     """Copy an index to another backend (local <-> postgres) without re-embedding."""
+    reads_no_config = "migrate copies the index as stored, with no settings"
+    state.refuse("migrate", {"config": reads_no_config, "tool": reads_no_config})
+    source = source or state.index_option
+    if source is None:
+        raise click.UsageError("give the index to copy: --from DIR|URL (or --index DIR)")
     origin = open_source(source, from_schema)
     try:
         dimension = origin.read_meta().dimension or _PROBE_DIMENSION

@@ -106,5 +106,6 @@ def tool_schema(state: State, schema_format: SchemaFormat, only: tuple[str, ...]
 
     Run the calls a model makes with hierdoc.tools.call_tool(index, name, arguments).
     """
+    state.refuse("tool-schema", {"index": "the schema describes the tools, not an index"})
     definitions = tool_definitions(schema_format, state.settings(), only or None)
     click.echo(json.dumps(definitions, indent=2, ensure_ascii=False))

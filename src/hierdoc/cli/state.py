@@ -78,6 +78,10 @@ class State:
             raise click.UsageError(f"hierdoc {command} does not take --{name}: {options[name]}")
 
 
+pass_state = click.make_pass_decorator(State, ensure=True)
+"""The group's :class:`State`, or a new one when a command runs on its own (in tests)."""
+
+
 def _setter(attribute: str, convert: Callable[[str], Any] = str) -> Callable[..., None]:
     def callback(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
         if value is not None:
