@@ -336,3 +336,49 @@ def test_errors_exit_2(
     for command in (commands.show, commands.refs, commands.define):
         with pytest.raises(NotFoundError, match="no indexed document matches source 'zz'"):
             _run(capsys, command, two_documents, "section-3", "--source", "zz")
+
+
+# -- --version and --help load nothing heavy ------------------------------------------
+
+HEAVY = ("numpy", "torch", "pydantic", "yaml", "mcp", "importlib.metadata")
+HEAVY_HIERDOC = ("hierdoc.api", "hierdoc.config", "hierdoc.store", "hierdoc.search")
+HEAVY_HIERDOC += ("hierdoc.views", "hierdoc.tools.agents", "hierdoc.eval")
+
+LOADS = """
+import json, sys
+from hierdoc.cli import cli, main
+
+def heavy():
+    return sorted(m for m in sys.modules if m.split(".")[0] in HEAVY or m in HEAVY
+                  or m.startswith(HEAVY_HIERDOC))
+
+loaded = {}
+for args in ARGS:
+    try:
+        main(args)
+    except SystemExit:
+        pass
+    loaded[" ".join(args)] = heavy()
+print(json.dumps(loaded), file=sys.stderr)
+"""
+
+
+def test_version_and_help_import_nothing_heavy() -> None:
+    """``--version``, ``--help`` and every command's ``--help`` (but ``eval``'s, whose
+    options list the evaluation's variants and baselines) in one process, the modules
+    loaded after each checked: no numpy, torch, pydantic, API, store or search."""
+    import subprocess
+    import sys
+
+    with click.Context(cli) as ctx:
+        names = [name for name in cli.list_commands(ctx) if name != "eval"]
+    arguments = [["--version"], ["--help"], *([name, "--help"] for name in names)]
+    program = f"HEAVY = {HEAVY!r}\nHEAVY_HIERDOC = {HEAVY_HIERDOC!r}\nARGS = {arguments!r}\n"
+    done = subprocess.run(
+        [sys.executable, "-c", program + LOADS], capture_output=True, text=True, check=True
+    )
+    loaded = json.loads(done.stderr.strip().splitlines()[-1])
+    assert list(loaded) == [" ".join(args) for args in arguments]
+    assert loaded == {key: [] for key in loaded}
+    assert "Usage: hierdoc search [OPTIONS] QUERY" in done.stdout
+    assert "hierdoc, version " in done.stdout

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     )
     from .models import IngestReport, SearchFilter, SearchResponse, SearchResult, TextDocument
 
+__version__ = "0.1.0"
+
 _HOMES = {
     "api": ("ChunkView", "Index"),
     "config": ("SearchSettings", "Settings", "load_settings"),

@@ -25,6 +25,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
+from .. import __version__
 from .check import check
 from .commands import define, ingest, refs, search, show, stats
 from .manage import ls, outline, rm
@@ -88,7 +89,7 @@ class LazyGroup(click.Group):
 @click.option("--config", type=click.Path(dir_okay=False), help=CONFIG_HELP)
 @click.option("--tool", help=TOOL_HELP)
 @click.option("--debug", is_flag=True, help=DEBUG_HELP)
-@click.version_option(package_name="hierdoc")
+@click.version_option(__version__, package_name="hierdoc")
 @click.pass_context
 def cli(
     ctx: click.Context, index: str | None, config: str | None, tool: str | None, debug: bool

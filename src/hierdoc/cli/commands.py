@@ -19,6 +19,7 @@ import click
 
 from ..models import SEARCH_MODES, SearchResponse
 from . import export
+from .ingest_progress import SavedCounter, progress_printer
 from .state import State, index_options
 
 if TYPE_CHECKING:
@@ -77,7 +78,6 @@ def ingest(
     """
     from ..pipeline.ingest import IngestStopped
     from .ingest_checks import check_paths, check_report
-    from .ingest_progress import SavedCounter, progress_printer
 
     overrides = {"max_chunk_tokens": max_chunk_tokens, "chunk_overlap": chunk_overlap}
     check_paths(state, list(paths) or state.settings(**overrides).sources)
@@ -247,9 +247,7 @@ def _also_in(others: list[str], more: int, shown: str) -> None:
     if not others:
         return
     names = ", ".join(_relative(o) for o in others) + (f" and {more:,} more" if more else "")
-    click.secho(
-        f"also in: {names} (this is {_relative(shown)}; choose with --source)", fg="yellow"
-    )
+    click.secho(f"also in: {names} (this is {_relative(shown)}; choose with --source)", fg="yellow")
 
 
 @click.command()
