@@ -8,9 +8,10 @@ readable line (a :class:`hierdoc.errors.HierdocError`'s message is written for t
 user); ``--debug`` shows the traceback.
 
 The global options (``--index``, ``--config``, ``--tool``, ``--debug``) go before or
-after the subcommand. Heavy parts load when a command runs, never for ``--help`` or
-``--version``: the command modules import the API in their bodies, ``eval`` and
-``migrate`` are imported on use, and ``serve`` imports the MCP server when it starts.
+after the subcommand. Heavy parts load when a command runs, not for ``--version`` or
+``--help`` (``eval --help`` excepted: its options list the evaluation's variants and
+baselines): the command modules import the API in their bodies, ``eval`` and ``migrate``
+are imported on use, and ``serve`` imports the MCP server when it starts.
 """
 
 from __future__ import annotations
