@@ -272,15 +272,22 @@ def test_a_source_naming_several_documents_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     documents = [TextDocument("a/terms.md", ALPHA), TextDocument("b/terms.md", BETA)]
+    documents.append(TextDocument("old/b/terms.md", GAMMA))
     with Index.open(tmp_path / "index", Settings(), embedder=HashEmbedder()) as index:
         index.ingest_texts(documents)
     for command in (commands.show, commands.refs, commands.define):
-        with pytest.raises(InputError, match=r"names 2 documents \(a/terms.md, b/terms.md\)"):
+        with pytest.raises(
+            InputError, match=r"names 3 documents \(a/terms.md, b/terms.md, old/b/terms.md\)"
+        ):
             _run(capsys, command, tmp_path / "index", "section-3", "--source", "terms.md")
     code, out, _ = _run(
         capsys, commands.show, tmp_path / "index", "section-3", "--source", "b/terms.md"
     )
-    assert code == 0 and "b/terms.md  [section-3]" in out
+    assert code == 0 and out.splitlines()[1].startswith("b/terms.md  [section-3]")
+    code, _, err = _run(
+        capsys, commands.show, tmp_path / "index", "section-1", "--source", "old/b/terms.md"
+    )
+    assert code == 0
 
 
 # -- exit status -----------------------------------------------------------------------

@@ -395,9 +395,14 @@ class Index:
     # inspection
 
     def one_source(self, source: str) -> str:
-        """The one stored document ``source`` names (as for ``source=``); a name that
-        matches several is an :class:`InputError` listing them, never a silent choice."""
+        """The one stored document ``source`` names (as for ``source=``): the document
+        stored under that name (or absolute path) itself, else the only one it names; a
+        name that matches several is an :class:`InputError` listing them, never a silent
+        choice."""
         matches = self.resolve_sources(source)
+        exact = [m for m in (source, str(Path(source).resolve())) if m in matches]
+        if exact:
+            return exact[0]
         if len(matches) > 1:
             names = ", ".join(self.display_name(m) for m in matches[:MAX_OTHER_SOURCES])
             raise InputError(
