@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
+from ..errors import NotFoundError
 from ..models import SEARCH_MODES, SearchResponse
 from . import export
 from .ingest_progress import SavedCounter, progress_printer
@@ -229,17 +230,10 @@ def _nothing_found(as_json: bool, data: dict[str, Any], message: str) -> NoRetur
     sys.exit(NOTHING_FOUND)
 
 
-def _lookup(index: Index, source: str | None, lookup: Any, *args: str) -> Any:
-    """``lookup(*args, home)`` in the document ``source`` names (None: any); a
-    :class:`NotFoundError` of the lookup comes back as the error, not raised (a source
-    that names no document is an error and is raised)."""
-    from ..errors import NotFoundError
-
-    home = None if source is None else index.one_source(source)
-    try:
-        return lookup(*args, home)
-    except NotFoundError as missing:
-        return missing
+def _home(index: Index, source: str | None) -> str | None:
+    """The stored document ``source`` names (None: any); one that names no document, or
+    several, is an error."""
+    return None if source is None else index.one_source(source)
 
 
 def _also_in(others: list[str], more: int, shown: str) -> None:
@@ -262,10 +256,11 @@ def show(state: State, chunk_id: str, source: str | None, as_json: bool) -> None
     neighbouring chunks. A section id that several documents have is shown in the first,
     the others named (choose with --source). Exits with 1 when there is no such id."""
     with state.open_reader() as index:
-        found = _lookup(index, source, index.show, chunk_id)
-    if isinstance(found, Exception):
-        _nothing_found(as_json, {"id": chunk_id, "source": source}, str(found))
-    view = found.to_dict()
+        home = _home(index, source)
+        try:
+            view = index.show(chunk_id, home).to_dict()
+        except NotFoundError as missing:
+            _nothing_found(as_json, {"id": chunk_id, "source": source}, str(missing))
     if as_json:
         _echo_json({**view, "no_match": False})
         return
@@ -300,7 +295,7 @@ def define(state: State, term: str, source: str | None, as_json: bool) -> None:
     """Definitions of a term (or an acronym) in the corpus, with where they are: every
     document's definition, each named. Exits with 1 when the term is not defined."""
     with state.open_reader() as index:
-        lookup = index.define(term, None if source is None else index.one_source(source))
+        lookup = index.define(term, _home(index, source))
     data = {**lookup.to_dict(), "no_match": not lookup.definitions}
     if not lookup.definitions:
         where = f" in {source}" if source else " in the index"
@@ -332,9 +327,11 @@ def refs(state: State, identifier: str, source: str | None, as_json: bool) -> No
     that has the id, the others named (choose with --source). Exits with 1 when there is
     no such id or it has no references."""
     with state.open_reader() as index:
-        found = _lookup(index, source, index.references, identifier)
-    if isinstance(found, Exception):
-        _nothing_found(as_json, {"id": identifier, "source": source}, str(found))
+        home = _home(index, source)
+        try:
+            found = index.references(identifier, home)
+        except NotFoundError as missing:
+            _nothing_found(as_json, {"id": identifier, "source": source}, str(missing))
     data = {**found.to_dict(), "no_match": not (found.outgoing or found.incoming)}
     if as_json:
         _echo_json(data)
