@@ -236,6 +236,20 @@ def test_a_section_only_one_document_has_names_no_others(
     ]
 
 
+def test_many_other_documents_are_counted_beyond_those_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    documents = [TextDocument(f"act-{n:02d}.md", GAMMA) for n in range(24)]
+    with Index.open(tmp_path / "index", Settings(), embedder=HashEmbedder()) as index:
+        index.ingest_texts(documents)
+    code, out, _ = _run(capsys, commands.show, tmp_path / "index", "section-7", "--json")
+    data = json.loads(out)
+    assert data["source"] == "act-00.md" and data["more_sources"] == 3
+    assert data["other_sources"] == [f"act-{n:02d}.md" for n in range(1, 21)]
+    code, out, _ = _run(capsys, commands.show, tmp_path / "index", "section-7")
+    assert "act-20.md and 3 more (this is act-00.md; choose with --source)" in out
+
+
 def test_refs_names_the_document_and_takes_source(
     two_documents: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

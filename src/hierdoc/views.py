@@ -86,7 +86,7 @@ def other_holders(store: Store, section_id: str, shown: str) -> tuple[list[str],
     others = [h for h in holders if h != shown][:MAX_OTHER_SOURCES]
     if len(holders) <= MAX_OTHER_SOURCES + 1:
         return others, 0
-    return others, store.count_sections([section_id], 2**62) - 1 - len(others)
+    return others, max(0, store.count_sections([section_id], 2**62) - 1 - len(others))
 
 
 def chunk_view(store: Store, identifier: str, source: str | None = None) -> ChunkView:
