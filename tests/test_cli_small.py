@@ -75,7 +75,7 @@ def test_an_unknown_config_field_suggests_the_close_one(tmp_path: Path, capsys) 
     config.write_text("max_chunk_tokns: 300\ntop_k: 5\n")
     with pytest.raises(ConfigError, match=r"did you mean 'max_chunk_tokens'\?"):
         load_settings(config)
-    assert _main("--config", str(config), "--index", str(tmp_path / "i"), "stats") == 1
+    assert _main("--config", str(config), "--index", str(tmp_path / "i"), "stats") == 2
     err = capsys.readouterr().err
     assert "max_chunk_tokns: unknown field (did you mean 'max_chunk_tokens'?)" in err
     assert not (tmp_path / "i").exists()
@@ -96,7 +96,7 @@ def test_a_bad_flag_is_blamed_on_the_flag(tmp_path: Path, capsys) -> None:
         "--index", str(index), "ingest", str(tmp_path / "a.md"), "--max-chunk-tokens", "10"
     )
     err = capsys.readouterr().err
-    assert code == 1
+    assert code == 2
     assert err.startswith("error: --max-chunk-tokens 10: ") and "settings" not in err
 
 

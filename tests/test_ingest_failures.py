@@ -280,7 +280,7 @@ def test_the_cli_reports_a_stopped_run_as_json_and_one_error_line(
         main(["--config", str(config), "--index", str(tmp_path / "index"), "ingest", "--json",
               str(corpus)])  # fmt: skip
     captured = capsys.readouterr()
-    assert exit_info.value.code == 1
+    assert exit_info.value.code == 2
     report = json.loads(captured.out)
     assert report["stopped"].startswith("ingest stopped: ") and "HTTP 401" in report["stopped"]
     assert len(report["problems"]) == 3 and report["added"] == []

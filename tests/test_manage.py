@@ -244,13 +244,13 @@ def test_outline_of_an_unknown_document_is_not_found(built: Path) -> None:
 
 
 @pytest.mark.parametrize("args", [["ls"], ["rm", "gdpr.md"], ["outline", "gdpr.md"]])
-def test_without_an_index_each_command_exits_1_and_creates_nothing(
+def test_without_an_index_each_command_exits_2_and_creates_nothing(
     tmp_path: Path, capsys, args: list[str]
 ) -> None:
     directory = tmp_path / "none"
     with pytest.raises(SystemExit) as exited:
         main(["--index", str(directory), *args])
-    assert exited.value.code == 1
+    assert exited.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: no index at {directory}") and err.count("\n") == 1
     assert not directory.exists() and list(tmp_path.iterdir()) == []

@@ -729,7 +729,7 @@ def test_http_on_a_non_loopback_address_is_refused(capsys, tmp_path) -> None:
 def test_a_missing_index_is_a_clear_error_and_is_not_created(capsys, tmp_path) -> None:
     missing = tmp_path / "nothing-here"
     code, err = run_main(capsys, "--index", str(missing))
-    assert code == 1
+    assert code == 2
     assert f"no index at {missing}" in err and "hierdoc" in err
     assert not missing.exists()
 
@@ -739,7 +739,7 @@ def test_an_empty_index_is_refused(capsys, tmp_path) -> None:
 
     Index.open(tmp_path / "empty", Settings()).close()
     code, err = run_main(capsys, "--index", str(tmp_path / "empty"))
-    assert code == 1 and "holds no documents" in err
+    assert code == 2 and "holds no documents" in err
 
 
 @pytest.mark.parametrize(

@@ -112,7 +112,7 @@ def test_migrate_refuses_a_target_with_documents(
         with Index.open(directory, Settings(), embedder=HashEmbedder()) as index:
             index.ingest([FIXTURES / "acronyms"])
     code, _, err = _run(capsys, "migrate", "--from", str(source), "--to", str(target))
-    assert code == 1 and "already holds documents: use --force" in err
+    assert code == 2 and "already holds documents: use --force" in err
     code, _, err = _run(capsys, "migrate", "--from", str(tmp_path / "none"), "--to", str(target))
     assert code != 0 and f"no index at {tmp_path / 'none'}" in err
     assert not (tmp_path / "none").exists()

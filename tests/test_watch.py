@@ -162,16 +162,14 @@ SCRIPT = textwrap.dedent(
     signal.signal(signal.SIGINT, signal.default_int_handler)
     sys.path.insert(0, sys.argv[3])
     from hash_embedder import HashEmbedder
-    from hierdoc import Index
     from hierdoc.cli import main
-    watch_module = importlib.import_module("hierdoc.cli.watch")
+    api = importlib.import_module("hierdoc.api")
+    real_open = api.Index.open
 
-    class HashIndex(Index):
-        @classmethod
-        def open(cls, path=None, settings=None, embedder=None, **options):
-            return Index.open(path, settings, HashEmbedder(), **options)
+    def open_with_hashes(path=None, settings=None, embedder=None, **options):
+        return real_open(path, settings, HashEmbedder(), **options)
 
-    watch_module.Index = HashIndex
+    api.Index.open = staticmethod(open_with_hashes)
     main(["--index", sys.argv[1], "watch", sys.argv[2], "--debounce", "50"])
     """
 )

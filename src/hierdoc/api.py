@@ -51,6 +51,7 @@ from .search.sources import source_names
 from .search.where import Where, document_records, narrow_sources
 from .store import StoreRequest, open_store
 from .views import (
+    MAX_OTHER_SOURCES,
     ChunkView,
     DefinitionLookup,
     DocumentSummary,
@@ -393,20 +394,43 @@ class Index:
 
     # inspection
 
-    def show(self, identifier: str) -> ChunkView:
+    def one_source(self, source: str) -> str:
+        """The one stored document ``source`` names (as for ``source=``): the document
+        stored under that name (or absolute path) itself, else the only one it names; a
+        name that matches several is an :class:`InputError` listing them, never a silent
+        choice."""
+        matches = self.resolve_sources(source)
+        exact = [m for m in (source, str(Path(source).resolve())) if m in matches]
+        if exact:
+            return exact[0]
+        if len(matches) > 1:
+            names = ", ".join(self.display_name(m) for m in matches[:MAX_OTHER_SOURCES])
+            raise InputError(
+                f"source {source!r} names {len(matches)} documents ({names}): name one"
+            )
+        return matches[0]
+
+    def show(self, identifier: str, source: str | None = None) -> ChunkView:
         """A chunk by chunk id, or a section by section id or citation, with its neighbours
         (:func:`hierdoc.views.chunk_view`); a relative citation ("paragraph (k) of the 737
-        MAX AD") is resolved as search resolves it (:meth:`cited_section`)."""
+        MAX AD") is resolved as search resolves it (:meth:`cited_section`). ``source``
+        (named as for ``source=``): the document to look in; without it, a section id that
+        several documents have is shown in the first, the others listed in the view's
+        ``other_sources``."""
+        home = None if source is None else self.one_source(source)
         try:
-            return chunk_view(self.store, identifier)
+            view = chunk_view(self.store, identifier, home)
         except NotFoundError:
-            cited = self.cited_section(identifier)
+            cited = self.cited_section(identifier, home)
             if cited is None:
                 raise
             view = chunk_view(self.store, cited[1], cited[0])
             name = PurePosixPath(cited[0]).name
             view.notes.append(f"{identifier!r} resolved to section {cited[1]} of {name}")
             return view
+        if home is not None and view.chunk.chunk.source != home:
+            raise NotFoundError(f"chunk {identifier!r} is not in document {source!r}")
+        return view
 
     def cited_section(
         self, text: str, source: str | Iterable[str] | None = None
@@ -424,8 +448,9 @@ class Index:
                 return first.source, section_id
         return None
 
-    def define(self, term: str) -> DefinitionLookup:
-        """Every definition of a term in the corpus, with its citation; conflicts flagged."""
+    def define(self, term: str, source: str | Iterable[str] | None = None) -> DefinitionLookup:
+        """Every definition of a term in the corpus (in the documents ``source`` names,
+        when given), with its citation; conflicts flagged."""
         wanted = normalize_term(term.strip(" \"'‘’“”"))
         if not wanted:
             raise InputError("the term is empty")
@@ -433,17 +458,16 @@ class Index:
         if not definitions:
             acronym_forms = self.glossary().lookup(wanted).expansions
             definitions = self.store.definitions([normalize_term(f) for f in acronym_forms])
+        if source is not None:
+            within = set(self.resolve_sources(source))
+            definitions = [d for d in definitions if d.source in within]
         return DefinitionLookup(term, definitions)
 
     def references(self, identifier: str, source: str | None = None) -> ReferenceLookup:
         """Outgoing and incoming cross-references of a chunk or section id, in one document:
         ``source`` (named as for ``source=``), else the one :meth:`show` finds the id in.
         A section id many documents share ("article-3") is looked at in that document only."""
-        if source is None:
-            view = self.show(identifier)
-        else:
-            home = self.resolve_sources(source)[0]
-            view = chunk_view(self.store, identifier, home)
+        view = self.show(identifier, source)
         chunk = view.chunk.chunk
         home = chunk.source
         section = view.section
@@ -455,7 +479,8 @@ class Index:
         outgoing = self.store.references_from(list(dict.fromkeys(outgoing_chunks)))
         targets = [section_id] + [s.section_id for s in self._descendants(section_id, home)]
         incoming = self.store.references_to(targets, into=home)
-        return ReferenceLookup(section_id, outgoing, incoming)
+        others = view.other_sources, view.more_sources
+        return ReferenceLookup(section_id, outgoing, incoming, home, *others)
 
     def _descendants(self, section_id: str, source: str) -> list[SectionRecord]:
         found = []

@@ -11,23 +11,31 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ..errors import ConfigError
-from ..search.analyze import TEXT_ANALYZER
-from ..store.local.bm25 import Bm25Index
-from ..store.local.check import CheckReport, full_check, stored_dimension
-from ..store.local.store import RECORDS_FILE, LocalStore
 from .state import State, index_options
+
+if TYPE_CHECKING:
+    from ..store.local.bm25 import Bm25Index
+    from ..store.local.check import CheckReport
 
 
 def _read_bm25(directory: Path) -> Bm25Index:
+    from ..search.analyze import TEXT_ANALYZER
+    from ..store.local.bm25 import Bm25Index
+
     return Bm25Index(directory, TEXT_ANALYZER.version, read_only=True)
 
 
 def run_check(directory: Path, repair: bool, wait: bool = False) -> CheckReport:
     """Check ``directory``; with ``repair``, rebuild damaged derived indexes and check again."""
+    from ..search.analyze import TEXT_ANALYZER
+    from ..store.local.check import full_check, stored_dimension
+    from ..store.local.store import RECORDS_FILE, LocalStore
+
     report = full_check(directory, RECORDS_FILE, _read_bm25)
     if not repair or report.ok or not all(f.repairable for f in report.findings):
         return report
