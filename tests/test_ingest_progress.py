@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from hierdoc import Index, Settings
-from hierdoc.cli.ingest_progress import progress_printer
+from hierdoc.cli.ingest_progress import progress_printer, status_line
 from hierdoc.pipeline import ingest, progress
 from hierdoc.pipeline.ingest import ProgressEvent
+from hierdoc.pipeline.progress import Tracker, Work
 
 from .hash_embedder import HashEmbedder
 from .test_ingest_reuse import APPENDED, _document
@@ -65,6 +66,93 @@ def test_events_stay_compatible() -> None:
     event = ProgressEvent("done", "a.md", 1, 2)
     assert (event.kind, event.source, event.position, event.total) == ("done", "a.md", 1, 2)
     assert event.chunks_done == 0 and event.rate is None and event.eta is None
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _tracker(*work: Work) -> tuple[Tracker, Clock, list[ProgressEvent]]:
+    clock, events = Clock(), []
+    return Tracker(events.append, work, clock=clock), clock, events
+
+
+def _read_and_embed(tracker: Tracker, position: int, chunks: int, reused: int = 0) -> None:
+    tracker.read(chunks, position)
+    tracker.reused(reused, chunks, "a.md", position)
+    tracker.embedded_now(chunks - reused, "a.md", position)
+    tracker.document("done", "a.md", position)
+
+
+def test_the_eta_counts_the_documents_not_read_yet_by_their_size() -> None:
+    tracker, clock, events = _tracker(*[Work(".md", 1000)] * 4)
+    assert tracker.eta() is None, "nothing embedded yet"
+    clock.now += 5
+    _read_and_embed(tracker, 1, 10)
+    assert tracker.rate == 2.0
+    assert tracker.chunks_expected() == 40
+    assert tracker.eta() == 15.0, "30 chunks expected from 3 unread files, at 2 a second"
+    assert events[-1].chunks_expected == 40 and events[-1].eta == 15.0
+    clock.now += 5
+    _read_and_embed(tracker, 2, 10)
+    assert tracker.eta() == 10.0
+
+
+def test_each_kind_of_file_has_its_own_chunks_per_byte() -> None:
+    tracker, clock, _ = _tracker(Work(".md", 1000), Work(".pdf", 10_000), Work(".md", 3000))
+    clock.now += 10
+    _read_and_embed(tracker, 1, 10)
+    assert tracker.chunks_expected() == 10 + 100 + 30, "the PDF at the only rate known"
+    clock.now += 10
+    _read_and_embed(tracker, 2, 20)
+    assert tracker.chunks_expected() == 10 + 20 + 30
+    assert tracker.eta() == 30 / 1.5
+
+
+def test_re_used_chunks_are_not_counted_in_the_rate_or_the_work_left() -> None:
+    tracker, clock, _ = _tracker(*[Work(".md", 1000)] * 4)
+    clock.now += 2
+    _read_and_embed(tracker, 1, 10, reused=8)
+    assert tracker.chunks_done == 10 and tracker.embedded == 2
+    assert tracker.rate == 1.0, "2 chunks embedded in 2 seconds, not 10"
+    assert tracker.eta() == pytest.approx(6.0), "a fifth of the 30 expected chunks to embed"
+
+
+def test_skipped_and_failed_documents_leave_the_work() -> None:
+    tracker, clock, _ = _tracker(*[Work(".md", 1000)] * 4)
+    clock.now += 5
+    _read_and_embed(tracker, 1, 10)
+    tracker.document("skip", "b.md", 2)
+    tracker.document("fail", "c.md", 3)
+    tracker.document("fail", "c.md", 3)
+    assert tracker.chunks_expected() == 20
+    assert tracker.eta() == 5.0
+
+
+def test_chunks_read_and_not_embedded_are_left_to_do() -> None:
+    tracker, clock, _ = _tracker(Work(".md", 1000), Work(".md", 1000))
+    tracker.read(10, 1)
+    tracker.read(30, 2)
+    tracker.reused(0, 10, "a.md", 1)
+    clock.now += 4
+    tracker.embedded_now(8, "a.md", 1)
+    assert tracker.eta() == (2 + 30) / 2
+    tracker.undo(8)
+    assert tracker.eta() is None
+
+
+def test_the_status_line_shows_the_expected_chunks_and_the_eta() -> None:
+    tracker, clock, events = _tracker(*[Work(".pdf", 5000)] * 3)
+    clock.now += 20
+    _read_and_embed(tracker, 1, 40)
+    line = status_line(events[-1], 1)
+    assert line == "Ingesting 1/3 files  chunks 40/~120  2.0/s  ETA 40s  a.md"
 
 
 def _lines(err: str) -> list[str]:

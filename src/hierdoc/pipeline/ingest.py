@@ -55,7 +55,7 @@ from .prepared import (
     with_llm,
 )
 from .progress import ProgressEvent as ProgressEvent  # importable from here, as before
-from .progress import ProgressFn, Tracker
+from .progress import ProgressFn, Tracker, Work
 from .reading import Details, Failed, Post, ReadAhead, Reader, Ready, Skipped
 from .reuse import Previous
 from .tokenizer import Tokenizer
@@ -150,7 +150,7 @@ class Ingestor:
             self._store.delete_documents(stale)
             run.report.removed += stale
 
-        report = self._session(len(files), progress, each)
+        report = self._session([Work.of_file(f) for f in files], progress, each)
         report.problems[:0] = problems
         return report
 
@@ -162,10 +162,10 @@ class Ingestor:
         def each(run: _Run) -> None:
             self._read(run, lambda reader, post: reader.texts(documents, post))
 
-        return self._session(len(documents), progress, each)
+        return self._session([Work("text", len(d.text)) for d in documents], progress, each)
 
     def _session(
-        self, total: int, progress: ProgressFn | None, body: Callable[[_Run], None]
+        self, work: list[Work], progress: ProgressFn | None, body: Callable[[_Run], None]
     ) -> IngestReport:
         started = time.perf_counter()
         if self.options.force:
@@ -174,7 +174,7 @@ class Ingestor:
         if self.options.llm and self.options.contextual:
             for source in self._store.sources_with_context("structural"):
                 known[source] = ""  # an LLM context failed last time: redo, the cache has the rest
-        run = _Run(IngestReport(), Tracker(progress or (lambda event: None), total), known)
+        run = _Run(IngestReport(), Tracker(progress or (lambda event: None), work), known)
         try:
             body(run)
             self._write_pending(run)
@@ -237,7 +237,7 @@ class Ingestor:
 
     def _queue(self, run: _Run, prepared: Prepared) -> None:
         run.pending.append(prepared)
-        run.tracker.read(len(prepared.chunks))
+        run.tracker.read(len(prepared.chunks), prepared.position)
         if sum(len(p.chunks) for p in run.pending) >= EMBED_BATCH:
             self._write_pending(run)
 
@@ -280,24 +280,21 @@ class Ingestor:
                 source, position = prepared.record.source, prepared.position
                 run.tracker.stage(source, position, "embedding", len(prepared.chunks), reused)
         reused = sum(p.reused for p in batch)
-        run.tracker.reused(reused, batch[-1].record.source, batch[-1].position)
+        checked = sum(len(p.chunks) for p in batch)
+        run.tracker.reused(reused, checked, batch[-1].record.source, batch[-1].position)
 
     def _embed(
         self, run: _Run, embedder: Embedder, inputs: list[EmbedInput], last: Prepared
     ) -> list[np.ndarray]:
         """Embed in slices, telling the tracker after each; a failure takes the counts back."""
         vectors: list[np.ndarray] = []
-        spent = 0.0
         try:
             for start in range(0, len(inputs), EMBED_SLICE):
                 part = inputs[start : start + EMBED_SLICE]
-                began = time.perf_counter()
                 vectors += embedder.embed_documents(part)
-                seconds = time.perf_counter() - began
-                spent += seconds
-                run.tracker.embedded_now(len(part), seconds, last.record.source, last.position)
+                run.tracker.embedded_now(len(part), last.record.source, last.position)
         except Exception:
-            run.tracker.undo(len(vectors), spent)
+            run.tracker.undo(len(vectors))
             raise
         return vectors
 
