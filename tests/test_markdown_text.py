@@ -48,6 +48,7 @@ def test_blocks_lose_their_markup_and_keep_their_numbers() -> None:
 def test_every_character_of_the_text_keeps_its_offset() -> None:
     text = (
         "## 4.2 **Fees** and [the *schedule*](https://example.com/a_(b)) \\*net\\*\n\n"
+        "See [**the rates**](rates.md) and ![a chart](chart.png) here.\n\n"
         "| Item | **Price** |\n| --- | --- |\n| Setup &amp; support | 100 |\n"
     )
     for line in md.cells(text):
@@ -56,7 +57,7 @@ def test_every_character_of_the_text_keeps_its_offset() -> None:
                 assert text[cell.offset] == cell.char, (cell, text[cell.offset - 5 : cell.offset])
     notes = [c for line in md.cells(text) for c in line if c.style.kind == md.NOTE]
     address = "".join(c.char for c in notes)
-    assert address == " (https://example.com/a_(b))"
+    assert address == " (https://example.com/a_(b)) (rates.md)"
     assert text[notes[2].offset] == "h", "the address maps onto the link's destination"
 
 

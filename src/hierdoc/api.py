@@ -116,6 +116,7 @@ class Index:
             create=mode == "w" or rebuild,
         )
         self._store: Store | None = None
+        self._store_lock = threading.Lock()
         try:
             self._store = self._open_store(self._request)
         except NotFoundError:
@@ -257,8 +258,10 @@ class Index:
                 f"the index at {self.directory} is open for reading (mode='r'): "
                 "open it with mode='w' to ingest or remove"
             )
-        if self._store is None and create:
-            self._store = self._open_store(replace(self._request, create=True))
+        if create:
+            with self._store_lock:
+                if self._store is None:
+                    self._store = self._open_store(replace(self._request, create=True))
         return self.store.lock_writer(self._wait)
 
     def _ingestor(self, force: bool) -> Ingestor:

@@ -48,6 +48,9 @@ Line = list[Cell]
 Spans = Sequence[tuple[int, int]]
 
 _BREAK_TAG = re.compile(r"<br\s*/?>", re.IGNORECASE)
+_SPACE = re.compile(r"\s")
+_DESTINATION_START = re.compile(r"[*_`~]*\]\(")
+"""What follows a link's text in the source: closing emphasis, then ``](``."""
 
 
 @lru_cache(maxsize=1)
@@ -203,7 +206,7 @@ class _Builder:
         if char.isspace():
             at = self.cursor if self.cursor < len(self.source) else -1
             if at >= 0 and not self.source[at].isspace():
-                match = re.compile(r"\s").search(self.source, self.cursor, self.cursor + 64)
+                match = _SPACE.search(self.source, self.cursor, self.cursor + 64)
                 at = match.start() if match else -1
         else:
             at = self.source.find(char, self.cursor, self.cursor + 256)
@@ -227,10 +230,12 @@ class _Builder:
     def _skip_destination(self) -> int:
         """Move the cursor past ``](destination)`` when it follows; where the destination
         starts (the cursor when there is none)."""
-        source, at = self.source, self.cursor
-        if not source.startswith("](", at):
-            return at
-        depth, end = 0, at + 2
+        source = self.source
+        opening = _DESTINATION_START.match(source, self.cursor)
+        if opening is None:
+            return self.cursor
+        at = opening.end()
+        depth, end = 0, at
         while end < len(source):
             if source[end] == "(":
                 depth += 1
@@ -240,7 +245,7 @@ class _Builder:
                 depth -= 1
             end += 1
         self.cursor = end + 1
-        return at + 2
+        return at
 
     def _html(self, html: str, style: Style) -> None:
         if _BREAK_TAG.fullmatch(html.strip()):
