@@ -161,6 +161,18 @@ def test_markdown_keeps_the_documents_markup_and_marks_inside_it() -> None:
     assert "**" not in html and "<h3>" not in html
 
 
+def test_markdown_quotes_each_line_of_the_passage_in_one_block() -> None:
+    from markdown_it import MarkdownIt
+
+    text = "Intro.\n\n1. First point\n2. Second *point*\n\n- a bullet\n"
+    quoted = export._quoted(export.Snippet.of(text, 0, len(text), []).markdown())
+    html = MarkdownIt("commonmark").render(quoted)
+    assert html == (
+        "<blockquote>\n<p>Intro.<br />\n1. First point<br />\n"
+        "2. Second <em>point</em><br />\n• a bullet</p>\n</blockquote>\n"
+    )
+
+
 def test_a_snippet_cut_inside_bold_shows_no_stray_delimiters() -> None:
     text = "Recital words here. " * 30 + "The **Service Provider** must notify the Customer."
     at = text.index("Provider")

@@ -156,7 +156,7 @@ def render_text(response: SearchResponse, names: dict[str, str], marks: Marks) -
         breadcrumb = " > ".join(result.parent_chain) or result.title
         ranks = ", ".join(f"{m} #{r}" for m, r in result.ranks.items() if r is not None)
         head = f"{rank}. {breadcrumb}"
-        lines.append(f"\x1b[1m{head}\x1b[0m" if marks is TERMINAL_MARKS else head)
+        lines.append(f"\x1b[1m{head}\x1b[0m" if marks.styled else head)
         source = names.get(result.source, result.source)
         if result.pinned:
             ranks += f"; pinned: {result.pin}, fusion {result.fusion_score or 0:.3f}"

@@ -400,7 +400,13 @@ def markdown(line: Line, spans: Spans) -> str:
     for style, group in groupby(shown, key=lambda pair: replace(pair[0].style, kind=TEXT)):
         parts.append(_markdown_run(list(group), style))
     text = "".join(parts)
-    return _LINE_START.sub(r"\\\1", text) if line and line[0].style.kind == TEXT else text
+    return _LINE_START.sub(_escaped_start, text)
+
+
+def _escaped_start(match: re.Match[str]) -> str:
+    """A mark, or a number's dot, that would start a block at the start of a line, escaped."""
+    mark = match.group(1)
+    return mark[:-1] + "\\" + mark[-1] if mark[0].isdigit() else "\\" + mark
 
 
 def _markdown_run(run: list[tuple[Cell, bool]], style: Style) -> str:
