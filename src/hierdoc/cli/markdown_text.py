@@ -18,9 +18,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import groupby, pairwise
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 TEXT, DECORATION, NOTE = "text", "decoration", "note"
 """What a cell is: the document's text; a bullet, number or table rule the renderer
@@ -55,6 +57,8 @@ _DESTINATION_START = re.compile(r"[*_`~]*\]\(")
 
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt  # imported when output is rendered: not for --help
+
     return MarkdownIt("commonmark").enable("table")
 
 
