@@ -80,12 +80,12 @@ def test_json_is_the_results_json_with_passage_and_highlights() -> None:
     assert (result["page_start"], result["page_end"]) == (12, 13)
 
 
-def test_markdown_cites_file_section_and_pages_and_bolds_the_match() -> None:
+def test_markdown_cites_file_section_and_pages_and_marks_the_match() -> None:
     text = export.render(_response(_result()), "markdown", NAMES, export.PLAIN_MARKS)
     assert text.startswith('# Results for "Art. 17(3)(b), legal obligation" (hybrid search)')
     assert "## 1. Chapter III > Article 17 - Right to erasure" in text
     assert "`docs/gdpr.pdf`, section `article-17`, pp. 12-13" in text
-    assert "> … **(b) for compliance with a legal obligation" in text
+    assert "> … <mark>(b) for compliance with a legal obligation" in text
 
 
 def test_text_marks_matches_plainly_off_a_terminal_and_in_bold_on_one() -> None:
@@ -107,13 +107,88 @@ def test_a_long_passage_is_cut_to_a_snippet_centred_on_its_match() -> None:
         passage=Passage(content, 0, len(content)),
         highlights=[(at, at + len("erase"))],
     )
-    snippet = export.snippet(result, export.PLAIN_MARKS, limit=200)
+    (snippet,) = export.snippet(result, limit=200).text(export.PLAIN_MARKS)
     assert "[[erase]]" in snippet
     body = snippet.strip("… ")
     assert len(body) <= 200 + len("[[]]")
     left, right = body.split("[[erase]]")
     assert abs(len(left) - len(right)) < 40
     assert snippet.startswith("… ") and snippet.endswith(" …")
+
+
+MARKED_UP = (
+    "### 4.2 Fees\n\n"
+    "**Customer** shall pay [the fees](https://example.com/fees) within `30` days.\n\n"
+    "| Item | Price |\n| --- | --- |\n| **Setup** | 100 |\n"
+)
+CUSTOMER = MARKED_UP.index("Customer")
+
+
+def _marked_up(*spans: tuple[int, int]) -> export.Snippet:
+    return export.Snippet.of(MARKED_UP, 0, len(MARKED_UP), list(spans))
+
+
+def test_text_off_a_terminal_renders_the_markdown_as_plain_text() -> None:
+    lines = _marked_up((CUSTOMER, CUSTOMER + 8)).text(export.PLAIN_MARKS)
+    assert lines == [
+        "4.2 Fees",
+        "[[Customer]] shall pay the fees (https://example.com/fees) within 30 days.",
+        "Item | Price",
+        "Setup | 100",
+    ]
+
+
+def test_a_terminal_shows_the_documents_markup_as_styles_and_the_match_on_top() -> None:
+    heading, sentence, header, row = _marked_up((CUSTOMER, CUSTOMER + 8)).text(
+        export.TERMINAL_MARKS
+    )
+    assert heading == "\x1b[1m4.2 Fees\x1b[0m"
+    assert sentence.startswith("\x1b[1;33mCustomer\x1b[0m shall pay \x1b[4mthe fees\x1b[0m")
+    assert "\x1b[36m30\x1b[0m days." in sentence
+    assert "**" not in sentence and "`" not in sentence and "](" not in sentence
+    assert row == "\x1b[1mSetup\x1b[0m | 100"
+
+
+def test_markdown_keeps_the_documents_markup_and_marks_inside_it() -> None:
+    from markdown_it import MarkdownIt
+
+    shall = MARKED_UP.index("shall")
+    lines = _marked_up((CUSTOMER + 4, shall + 5)).markdown()
+    assert lines[1].startswith("**Cust<mark>omer</mark>** <mark>shall</mark> pay [the fees](")
+    html = MarkdownIt("commonmark").render(export._quoted(lines))
+    assert "<strong>Cust<mark>omer</mark></strong> <mark>shall</mark> pay" in html
+    assert '<a href="https://example.com/fees">the fees</a> within <code>30</code>' in html
+    assert "**" not in html and "<h3>" not in html
+
+
+def test_markdown_quotes_each_line_of_the_passage_in_one_block() -> None:
+    from markdown_it import MarkdownIt
+
+    text = "Intro.\n\n1. First point\n2. Second *point*\n\n- a bullet\n"
+    quoted = export._quoted(export.Snippet.of(text, 0, len(text), []).markdown())
+    html = MarkdownIt("commonmark").render(quoted)
+    assert html == (
+        "<blockquote>\n<p>Intro.<br />\n1. First point<br />\n"
+        "2. Second <em>point</em><br />\n• a bullet</p>\n</blockquote>\n"
+    )
+
+
+def test_a_snippet_cut_inside_bold_shows_no_stray_delimiters() -> None:
+    text = "Recital words here. " * 30 + "The **Service Provider** must notify the Customer."
+    at = text.index("Provider")
+    result = _result(content=text, passage=Passage(text, 0, len(text)), highlights=[(at, at + 8)])
+    snippet = export.snippet(result, limit=60)
+    assert snippet.cut_before
+    (plain,) = snippet.text(export.PLAIN_MARKS)
+    assert "[[Provider]]" in plain and "*" not in plain
+    (terminal,) = snippet.text(export.TERMINAL_MARKS)
+    assert "\x1b[1;33mProvider\x1b[0m" in terminal
+
+
+def test_show_renders_the_chunk_and_marks_its_section() -> None:
+    start = MARKED_UP.index("| Item")
+    shown = export.rendered(MARKED_UP, [(start, len(MARKED_UP))], export.PLAIN_MARKS)
+    assert shown.splitlines()[-2:] == ["[[Item | Price]]", "[[Setup | 100]]"]
 
 
 def test_mcp_text_shows_the_passage_under_its_breadcrumb() -> None:

@@ -219,6 +219,29 @@ def test_opening_no_index_for_reading_creates_nothing(tmp_path: Path) -> None:
     assert not missing.exists() and not any(empty.iterdir())
 
 
+def test_a_default_open_of_no_index_reads_nothing_and_creates_nothing(tmp_path: Path) -> None:
+    missing = tmp_path / "mistyped"
+    with _open(missing) as index:
+        for read in (lambda: index.search("escrow"), index.stats, index.documents):
+            with pytest.raises(NotFoundError, match=f"no index at {missing}: run `hierdoc ingest"):
+                read()
+        with pytest.raises(NotFoundError, match=f"no index at {missing}"):
+            index.remove("first.md")
+    assert not missing.exists()
+
+
+def test_the_first_ingest_creates_the_index(tmp_path: Path) -> None:
+    directory = tmp_path / "new" / "index"
+    with _open(directory) as index:
+        assert not directory.exists()
+        text = "# Escrow\n\nThe escrow agent holds the walnut deposit."
+        index.ingest_texts([TextDocument("first.md", text)])
+        assert [r.source for r in index.search("walnut deposit").results] == ["first.md"]
+    assert (directory / "records.sqlite").is_file()
+    with _open(directory, mode="r") as reader:
+        assert reader.stats().documents == 1
+
+
 def test_killed_writer_then_reader_then_writer_leaves_every_index_complete(
     tmp_path: Path,
 ) -> None:

@@ -737,7 +737,7 @@ def test_a_missing_index_is_a_clear_error_and_is_not_created(capsys, tmp_path) -
 def test_an_empty_index_is_refused(capsys, tmp_path) -> None:
     from hierdoc import Index, Settings
 
-    Index.open(tmp_path / "empty", Settings()).close()
+    Index.open(tmp_path / "empty", Settings(), mode="w").close()  # a writer creates it
     code, err = run_main(capsys, "--index", str(tmp_path / "empty"))
     assert code == 2 and "holds no documents" in err
 

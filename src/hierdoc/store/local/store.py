@@ -73,8 +73,9 @@ class LocalStore:
         read_only: bool = False,
         hold_writer: bool = False,
         wait: bool = False,
+        create: bool = True,
     ) -> None:
-        """Open (or, unless ``read_only``, create) the index in ``directory``.
+        """Open (or, unless ``read_only`` or not ``create``, create) the index in ``directory``.
 
         ``reset`` empties it first and lets a different embedding model take over
         (``hierdoc ingest --force``); cached LLM contexts are kept. ``hold_writer``
@@ -88,6 +89,7 @@ class LocalStore:
         self._wait = wait
         self._holding = False
         self._reset_pending = reset
+        self._create = create
         self._lock = WriterLock(directory / LOCK_FILE)
         self._pending_removed: set[str] = set()
         self._pending_added: list[tuple[str, np.ndarray]] = []
@@ -107,6 +109,8 @@ class LocalStore:
         if damaged is not None:
             raise damaged  # the derived indexes cannot give the records back: wipe nothing
         if not self.read_only:
+            if not self._create and not path.is_file():
+                raise self._no_index()
             self.directory.mkdir(parents=True, exist_ok=True)
             if not os.access(self.directory, os.W_OK):  # a read-only mount refuses even root
                 raise StoreError(
@@ -118,8 +122,11 @@ class LocalStore:
         if records is None or not records.ready:
             if records is not None:
                 records.close()
-            raise NotFoundError(f"no index at {self.directory}: run `hierdoc ingest PATH`")
+            raise self._no_index()
         return records
+
+    def _no_index(self) -> NotFoundError:
+        return NotFoundError(f"no index at {self.directory}: run `hierdoc ingest PATH`")
 
     def _open(self, reset: bool, hold_writer: bool) -> None:
         if hold_writer:
