@@ -17,6 +17,7 @@ import click
 from ..errors import ConfigError
 from ..search.analyze import TEXT_ANALYZER
 from ..store.local.bm25 import Bm25Index
+from ..store.local.builds import live_data
 from ..store.local.check import CheckReport, full_check, stored_dimension
 from ..store.local.store import RECORDS_FILE, LocalStore
 from .state import State, index_options
@@ -28,18 +29,26 @@ def _read_bm25(directory: Path) -> Bm25Index:
 
 def run_check(directory: Path, repair: bool, wait: bool = False) -> CheckReport:
     """Check ``directory``; with ``repair``, rebuild damaged derived indexes and check again."""
-    report = full_check(directory, RECORDS_FILE, _read_bm25)
+    report = _check_live(directory)
     if not repair or report.ok or not all(f.repairable for f in report.findings):
         return report
-    dimension = stored_dimension(directory, RECORDS_FILE)
+    dimension = stored_dimension(live_data(directory)[0], RECORDS_FILE)
     store = LocalStore(directory, dimension, TEXT_ANALYZER, hold_writer=True, wait=wait)
     try:
         store.rebuild_derived()
     finally:
         store.close()
-    after = full_check(directory, RECORDS_FILE, _read_bm25)
+    after = _check_live(directory)
     after.repaired = sorted(report.parts())
     return after
+
+
+def _check_live(directory: Path) -> CheckReport:
+    """:func:`full_check` of the live data (in ``directory``, or the build it names), as
+    the report of ``directory``; a rebuild under way is not looked at."""
+    report = full_check(live_data(directory)[0], RECORDS_FILE, _read_bm25)
+    report.directory = directory
+    return report
 
 
 def format_report(report: CheckReport) -> list[str]:

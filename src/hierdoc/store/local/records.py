@@ -340,6 +340,34 @@ class RecordStore(ContextRows):
             db.executemany("DELETE FROM documents WHERE source = ?", [(s,) for s in sources])
             self._bump(db)
 
+    def carry_over(self, previous: Path, keys: Sequence[str], generation: int) -> None:
+        """Copy into this new file the context cache and the meta ``keys`` of the record file
+        at ``previous``, and start its generation at ``generation`` (a rebuild beside it)."""
+        with self._lock:
+            self._db.execute("ATTACH DATABASE ? AS previous", (str(previous),))
+            try:
+                with self.transaction() as db:
+                    db.execute(
+                        "INSERT OR REPLACE INTO contexts SELECT model, prompt_version, "
+                        "document_hash, chunk_hash, context, created_at FROM previous.contexts"
+                    )
+                    marks = ",".join("?" * len(keys))
+                    db.execute(
+                        "INSERT OR REPLACE INTO meta SELECT key, value FROM previous.meta "
+                        f"WHERE key IN ({marks})",
+                        list(keys),
+                    )
+                    db.execute(
+                        "INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (str(generation),)
+                    )
+            finally:
+                self._db.execute("DETACH DATABASE previous")
+
+    def checkpoint(self) -> None:
+        """Copy the write-ahead log into the file and sync it (before the file goes live)."""
+        with self._lock:
+            self._db.execute("PRAGMA wal_checkpoint(FULL)").fetchone()
+
     def clear(self) -> None:
         with self.transaction() as db:
             db.execute("DELETE FROM documents")
