@@ -25,6 +25,7 @@ from hierdoc.config import Settings
 from hierdoc.errors import HierdocError
 from hierdoc.search.analyze import TEXT_ANALYZER
 from hierdoc.store.local.bm25 import Bm25Index
+from hierdoc.store.local.builds import live_data
 from hierdoc.store.local.check import full_check
 from hierdoc.store.local.store import RECORDS_FILE
 from tests.hash_embedder import HashEmbedder
@@ -131,7 +132,7 @@ def _bm25_reader(path: Path) -> Bm25Index:
 
 def check_report(directory: Path) -> list[str]:
     """What ``hierdoc check`` finds wrong with the index (empty: consistent)."""
-    report = full_check(directory, RECORDS_FILE, _bm25_reader)
+    report = full_check(live_data(directory)[0], RECORDS_FILE, _bm25_reader)
     return [f"{f.part}: {f.problem}" for f in report.findings]
 
 
