@@ -63,12 +63,14 @@ def open_index(directory: Path, mode: str | None = None, wait: bool = False) -> 
 # -- children -----------------------------------------------------------------------------
 
 
-def _child(directory: str, folders: list[str], env: dict[str, str], wait: bool, out: Any) -> None:
+def _child(
+    directory: str, folders: list[str], env: dict[str, str], wait: bool, force: bool, out: Any
+) -> None:
     os.environ.update(env)
     code, result = EXIT_OK, {}
     try:
         with open_index(Path(directory), "w" if wait else None, wait=wait) as index:
-            report = index.ingest([Path(f) for f in folders])
+            report = index.ingest([Path(f) for f in folders], force=force)
         problems = [[p.source, p.reason] for p in report.problems]
         result = {"added": report.added, "problems": problems}
     except HierdocError as error:
@@ -107,11 +109,17 @@ class Child:
 
 
 def start_ingest(
-    directory: Path, folders: list[Path], env: dict[str, str] | None = None, wait: bool = False
+    directory: Path,
+    folders: list[Path],
+    env: dict[str, str] | None = None,
+    wait: bool = False,
+    force: bool = False,
 ) -> Child:
+    """An ingest of ``folders`` in a child process (``force``: a rebuild, ``ingest --force``)."""
     queue = _CONTEXT.Queue()
+    paths = [str(f) for f in folders]
     process = _CONTEXT.Process(
-        target=_child, args=(str(directory), [str(f) for f in folders], env or {}, wait, queue)
+        target=_child, args=(str(directory), paths, env or {}, wait, force, queue)
     )
     process.start()
     return Child(process, queue)
