@@ -125,6 +125,22 @@ def start_ingest(
     return Child(process, queue)
 
 
+def interrupted_ingest(
+    directory: Path,
+    folders: list[Path],
+    env: dict[str, str],
+    kill_after: float | None,
+    force: bool = False,
+) -> int:
+    """The exit code of an ingest in a child that a crash point named in ``env`` ends, or
+    a kill after ``kill_after`` seconds."""
+    child = start_ingest(directory, folders, env, force=force)
+    if kill_after is not None:
+        time.sleep(kill_after)
+        child.kill()
+    return child.wait()[0]
+
+
 def killed_wait(child: Child) -> int:
     """Wait for a child that is expected to die (no report)."""
     child.process.join(120)

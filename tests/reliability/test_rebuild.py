@@ -23,6 +23,7 @@ from .harness import (
     EXIT_OK,
     Figures,
     check_report,
+    interrupted_ingest,
     reference_chunks,
     start_ingest,
     stored_chunks,
@@ -65,11 +66,7 @@ class Rebuilds:
         index = self.root / "index"
         shutil.rmtree(index, ignore_errors=True)
         shutil.copytree(self.base, index)
-        child = start_ingest(index, [self.folder], env, force=True)
-        if kill_after is not None:
-            time.sleep(kill_after)
-            child.kill()
-        code, _ = child.wait()
+        code = interrupted_ingest(index, [self.folder], env, kill_after, force=True)
         self.count += 1
         self.kills += code in (CRASH_EXIT_CODE, -9)
         found = stored_chunks(index)

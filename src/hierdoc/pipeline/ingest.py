@@ -98,6 +98,8 @@ class LLMContexts:
 class IngestOptions:
     settings: IngestSettings
     force: bool = False
+    """Read and write every document again, re-using nothing (the caller has the store
+    write into an empty index: ``Store.begin_rebuild``)."""
     llm: LLMContexts | None = None
 
     @property
@@ -168,12 +170,7 @@ class Ingestor:
         self, total: int, progress: ProgressFn | None, body: Callable[[_Run], None]
     ) -> IngestReport:
         started = time.perf_counter()
-        if self.options.force:
-            self._store.clear()
-        known = self._store.document_hashes()
-        if self.options.llm and self.options.contextual:
-            for source in self._store.sources_with_context("structural"):
-                known[source] = ""  # an LLM context failed last time: redo, the cache has the rest
+        known = {} if self.options.force else self._known()
         run = _Run(IngestReport(), Tracker(progress or (lambda event: None), total), known)
         try:
             body(run)
@@ -182,6 +179,14 @@ class Ingestor:
             self._store.flush()
             run.report.seconds = time.perf_counter() - started
         return run.report
+
+    def _known(self) -> dict[str, str]:
+        """Source -> content hash of the stored documents (an unchanged file is skipped)."""
+        known = self._store.document_hashes()
+        if self.options.llm and self.options.contextual:
+            for source in self._store.sources_with_context("structural"):
+                known[source] = ""  # an LLM context failed last time: redo, the cache has the rest
+        return known
 
     def _read(self, run: _Run, produce: Callable[[Reader, Post], None]) -> None:
         """Handle, in order, what a reading thread posts (see ``reading.py``)."""
