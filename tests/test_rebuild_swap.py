@@ -4,6 +4,7 @@ leaves the old index as it was, and its leftovers are deleted by the next writer
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -231,3 +232,54 @@ def test_threads_of_one_reader_follow_the_swap(built) -> None:
     assert not errors, errors[0]
     assert len(reader.store.documents()) == NEW
     reader.close()
+
+
+@pytest.mark.slow
+def test_cli_readers_during_ingest_force_see_every_document(tmp_path: Path, capsys) -> None:
+    """`hierdoc ingest --force` of a small real corpus (real model) in another process while
+    `hierdoc ls`, `search` and `stats` run: each shows the old documents or the new ones."""
+    from hierdoc.cli import main
+
+    fixtures = Path(__file__).parent / "fixtures"
+    corpus, index = tmp_path / "docs", str(tmp_path / "index")
+    corpus.mkdir()
+    for path in [*fixtures.glob("acronyms/*.md"), *fixtures.glob("docx/*.docx")]:
+        (corpus / path.name).write_bytes(path.read_bytes())
+
+    def cli(*args: str) -> str:
+        try:
+            main(["--index", index, *args])
+        except SystemExit as stop:
+            assert not stop.code, capsys.readouterr().err
+        return capsys.readouterr().out
+
+    def listing() -> dict[str, tuple]:
+        listed = json.loads(cli("ls", "--json"))
+        return {d["source"]: (d["chars"], d["ingested_at"]) for d in listed}
+
+    cli("ingest", str(corpus), "--quiet")
+
+    old = listing()
+    time.sleep(1.1)  # ingested_at, to the second, tells the new documents from the old
+    (corpus / "automatic_enrollment.md").write_text("# Automatic enrollment\n\nRevised.\n")
+    (corpus / "escrow.md").write_bytes((fixtures / "definitions/escrow_agreement.md").read_bytes())
+    command = "from hierdoc.cli import main; main()"
+    writer = subprocess.Popen(
+        [sys.executable, "-c", command, "--index", index, "ingest", str(corpus), "--force"],
+        stderr=subprocess.DEVNULL,
+    )
+    states = []
+    try:
+        while writer.poll() is None:
+            listed = listing()
+            stats = json.loads(cli("stats", "--json"))["documents"]
+            found = json.loads(cli("search", "notice deadline", "--json"))["results"]
+            new = len(listed) == len(old) + 1 and not set(listed.items()) & set(old.items())
+            assert listed == old or new
+            assert stats in (len(old), len(old) + 1) and found
+            states.append("old" if listed == old else "new")
+    finally:
+        writer.wait()
+    assert writer.returncode == 0
+    assert len(listing()) == len(old) + 1
+    assert states == sorted(states, key=lambda s: s == "new") and "old" in states

@@ -234,9 +234,12 @@ class Ingestor:
         self._fail_all(run, rest, f"not indexed: the run stopped when {model} answered {answer}")
         fix = _FIXES.get(failure.status or 0, "check its configuration")
         written = len(run.report.added) + len(run.report.updated)
+        kept = f"{written} document(s) written before stay indexed; run again to go on"
+        if self.options.force:
+            kept = "the rebuild was dropped and the index keeps the documents it held"
         return IngestStopped(
-            f"ingest stopped: {model} refused the request ({answer}): {fix}; {written} "
-            f"document(s) written before stay indexed; run again to go on ({describe(cause)})",
+            f"ingest stopped: {model} refused the request ({answer}): {fix}; {kept} "
+            f"({describe(cause)})",
             run.report,
         )
 
