@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from hierdoc import Index, Settings
+from hierdoc import Index, Settings, TextDocument
 from hierdoc.cli.check import run_check
 from hierdoc.store.base import DimensionError
 from hierdoc.store.local.builds import POINTER, live_data
@@ -68,7 +68,7 @@ SLOW_WRITER = textwrap.dedent(
     from pathlib import Path
     sys.path.insert(0, sys.argv[3])
     from hash_embedder import HashEmbedder
-    from hierdoc import Index, Settings
+    from hierdoc import Index, Settings, TextDocument
 
     class SlowEmbedder(HashEmbedder):
         def embed_documents(self, inputs):
@@ -179,16 +179,20 @@ def test_a_reader_of_another_model_is_told_when_the_index_is_rebuilt(built) -> N
 
 def test_each_rebuild_deletes_the_data_it_replaces_and_a_stopped_one(built, tmp_path) -> None:
     folder, directory, _ = built
+    opened_before = _open(directory)  # writes, after the rebuilds, into the data now live
     for _ in range(2):
         with _open(directory) as index:
             index.ingest([folder], force=True)
         assert len(_builds(directory)) == 1 and live_data(directory)[0].is_dir()
+    opened_before.ingest_texts([TextDocument("late.md", "# Late\n\nLiability is unlimited.")])
+    opened_before.close()
+    assert run_check(directory, repair=False).ok
     live = _builds(directory)
     stray = directory / "build-0123456789ab"  # as a rebuild killed before its swap leaves it
     (stray / "bm25").mkdir(parents=True)
     (stray / "records.sqlite").write_bytes(b"partial")
     with _open(directory, mode="r") as reader:  # readers ignore it
-        assert len(reader.store.documents()) == NEW
+        assert len(reader.store.documents()) == NEW + 1
     with _open(directory) as index:
         index.ingest([folder])  # the next writer deletes it
     assert _builds(directory) == live

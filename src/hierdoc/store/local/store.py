@@ -113,8 +113,8 @@ class LocalStore:
         self._highest = 0
         self.bm25: Bm25Index | None = None
         self.data, self._stamp = live_data(directory)
-        self.vectors = VectorIndex(self.data / "vectors", dimension)
         self._records = self._open_records()
+        self.vectors = VectorIndex(self.data / "vectors", dimension)
         try:
             self._open(reset, hold_writer)
         except BaseException:
@@ -145,7 +145,6 @@ class LocalStore:
                     return records
                 records.close()
             self.data, self._stamp = live_data(self.directory)
-            self.vectors = VectorIndex(self.data / "vectors", self._dimension)
         raise StoreError(
             f"the index at {self.directory} was rebuilt {OPEN_ATTEMPTS} times while it was "
             "being opened: open it again"
@@ -365,18 +364,18 @@ class LocalStore:
         with self._refresh_lock:
             if not self._moved():
                 return
-            kept = self.data, self._stamp, self.vectors
+            kept = self.data, self._stamp
             self.data, self._stamp = live_data(self.directory)
             try:
                 records = self._open_records()
             except BaseException:
-                self.data, self._stamp, self.vectors = kept
+                self.data, self._stamp = kept
                 raise
             try:
                 self._check_dimension(self._dimension, records)
             except DimensionError:
                 records.close()
-                self.data, self._stamp, self.vectors = kept
+                self.data, self._stamp = kept
                 raise
             self._retired.append((time.monotonic(), self._records))
             self._records = records
