@@ -38,10 +38,11 @@ Stamp = tuple[int, int, int] | None
 """The pointer file's inode, modification time and size; None when there is none."""
 
 
-def pointer_stamp(directory: Path) -> Stamp:
-    """The identity of ``current`` now (a ``stat``: cheap enough before every read)."""
+def pointer_stamp(pointer: str) -> Stamp:
+    """The identity of the pointer file at ``pointer`` now (one ``stat``, 1.5-2 us: cheap
+    enough before every read)."""
     try:
-        found = os.stat(directory / POINTER)
+        found = os.stat(pointer)
     except FileNotFoundError:
         return None
     return found.st_ino, found.st_mtime_ns, found.st_size

@@ -55,7 +55,15 @@ from ..base import (
     locked_write,
 )
 from .bm25 import Bm25Entry, Bm25Index, Bm25IndexError
-from .builds import live_data, new_build, point_to, pointer_stamp, remove_data, remove_leftovers
+from .builds import (
+    POINTER,
+    live_data,
+    new_build,
+    point_to,
+    pointer_stamp,
+    remove_data,
+    remove_leftovers,
+)
 from .check import records_missing
 from .lock import LOCK_FILE, WriterLock, holder_alive
 from .records import RecordStore
@@ -112,6 +120,7 @@ class LocalStore:
         self._retired: list[tuple[float, RecordStore]] = []
         self._highest = 0
         self.bm25: Bm25Index | None = None
+        self._pointer = str(directory / POINTER)
         self.data, self._stamp = live_data(directory)
         self._records = self._open_records()
         self.vectors = VectorIndex(self.data / "vectors", dimension)
@@ -125,7 +134,7 @@ class LocalStore:
     def records(self) -> RecordStore:
         """The live data's record store: a store that does not hold the writer lock follows
         a rebuild another store has swapped in (one ``stat`` of the pointer per read)."""
-        if not self._lock.held and pointer_stamp(self.directory) != self._stamp:
+        if not self._lock.held and pointer_stamp(self._pointer) != self._stamp:
             self._follow_pointer()
         if self._retired:
             self._close_retired()
@@ -152,7 +161,7 @@ class LocalStore:
 
     def _moved(self) -> bool:
         """Whether another store has swapped a rebuild in since this one found the data."""
-        return pointer_stamp(self.directory) != self._stamp
+        return pointer_stamp(self._pointer) != self._stamp
 
     def _records_in(self, data: Path) -> RecordStore:
         path = data / RECORDS_FILE
@@ -334,7 +343,7 @@ class LocalStore:
         self._records.checkpoint()
         crash_point("rebuild-complete")
         point_to(self.directory, self.data)
-        self._stamp = pointer_stamp(self.directory)
+        self._stamp = pointer_stamp(self._pointer)
         self._build = None
         crash_point("rebuild-published")
         live.close()
