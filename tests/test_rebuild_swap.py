@@ -5,6 +5,7 @@ leaves the old index as it was, and its leftovers are deleted by the next writer
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -287,3 +288,21 @@ def test_cli_readers_during_ingest_force_see_every_document(tmp_path: Path, caps
     assert writer.returncode == 0
     assert len(listing()) == len(old) + 1
     assert states == sorted(states, key=lambda s: s == "new") and "old" in states
+
+
+def test_contexts_an_llm_wrote_for_a_stopped_rebuild_are_kept(built) -> None:
+    _, directory, _ = built
+    with _open(directory) as index:
+        store = index.store
+        with store.lock_writer():
+            assert store.begin_rebuild()
+            store.context_cache.put("m", "p1", "doc", "dropped", "paid for")
+            store.context_cache.put("m", "p1", "doc", "killed", "paid for too")
+            killed = directory / "build-0123456789ab"  # the files a kill -9 leaves
+            shutil.copytree(store.data, killed)  # type: ignore[attr-defined]
+            store.context_cache.put("m", "p1", "doc", "killed", "")
+            store.abandon_rebuild()
+        assert store.context_cache.get("m", "p1", "doc", "dropped") == "paid for"
+    with _open(directory, mode="w") as index:  # the next writer keeps them, deletes the rest
+        assert index.store.context_cache.get("m", "p1", "doc", "killed") == "paid for too"
+    assert _builds(directory) == []

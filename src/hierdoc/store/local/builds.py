@@ -103,13 +103,19 @@ def remove_data(directory: Path, data: Path) -> None:
             path.unlink(missing_ok=True)
 
 
+def stopped_builds(directory: Path, live: Path) -> list[Path]:
+    """The build directories that are not the live data: rebuilds that stopped before
+    their swap, or data a swap replaced and a crash kept from being deleted."""
+    found = [p for p in directory.glob("build-*") if BUILD.fullmatch(p.name) and p.is_dir()]
+    return sorted(p for p in found if p != live)
+
+
 def remove_leftovers(directory: Path, live: Path) -> None:
     """Delete what is not the live data (the writer lock is held, so nobody builds): the
-    build directories of rebuilds that stopped or were replaced, the pointer's temporary
-    file, and the data in the index directory itself once a build is live."""
-    for path in directory.glob("build-*"):
-        if path != live and BUILD.fullmatch(path.name) and path.is_dir():
-            shutil.rmtree(path, ignore_errors=True)
+    :func:`stopped_builds`, the pointer's temporary file, and the data in the index
+    directory itself once a build is live."""
+    for path in stopped_builds(directory, live):
+        shutil.rmtree(path, ignore_errors=True)
     (directory / f"{POINTER}.tmp").unlink(missing_ok=True)
     if live != directory:
         remove_data(directory, directory)

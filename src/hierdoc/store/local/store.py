@@ -23,7 +23,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
@@ -63,6 +63,7 @@ from .builds import (
     pointer_stamp,
     remove_data,
     remove_leftovers,
+    stopped_builds,
 )
 from .check import records_missing
 from .lock import LOCK_FILE, WriterLock, holder_alive
@@ -245,9 +246,11 @@ class LocalStore:
         the schema and a pending reset, then derived indexes rebuilt on disk if they lag."""
         if self._moved():
             self._follow_pointer()
-        remove_leftovers(self.directory, self.data)
         if not self._records.current:
             self._records.set_up()
+        for build in stopped_builds(self.directory, self.data):
+            self._keep_contexts(build)
+        remove_leftovers(self.directory, self.data)
         if self._reset_pending:
             self._reset_pending = False
             if not self._start_build(reset=True):
@@ -256,6 +259,14 @@ class LocalStore:
         if self._records.get_meta("dimension") is None:
             self._records.set_meta("dimension", str(self._dimension))
         self._catch_up_derived()
+
+    def _keep_contexts(self, build: Path) -> None:
+        """The LLM contexts a stopped rebuild cached, copied into the live records (a build
+        killed before its records were set up has none to give)."""
+        records = build / RECORDS_FILE
+        if records.is_file():
+            with suppress(sqlite3.Error):
+                self._records.keep_contexts(records)
 
     def _catch_up_derived(self) -> None:
         """The BM25 index and the vector cache of the data written here, rebuilt on disk
@@ -361,6 +372,7 @@ class LocalStore:
             self.bm25.close()
         self._records.close()
         self.data, self._records, self.bm25, self.vectors = live
+        self._keep_contexts(build)
         self._pending_removed, self._pending_added = set(), []
         remove_data(self.directory, build)
         if self._lock.held:
