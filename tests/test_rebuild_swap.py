@@ -19,6 +19,7 @@ from hierdoc import Index, Settings, TextDocument
 from hierdoc.cli.check import run_check
 from hierdoc.store.base import DimensionError
 from hierdoc.store.local.builds import POINTER, live_data
+from hierdoc.store.local.check import DamagedIndexError
 
 from .hash_embedder import HashEmbedder
 
@@ -306,3 +307,12 @@ def test_contexts_an_llm_wrote_for_a_stopped_rebuild_are_kept(built) -> None:
     with _open(directory, mode="w") as index:  # the next writer keeps them, deletes the rest
         assert index.store.context_cache.get("m", "p1", "doc", "killed") == "paid for too"
     assert _builds(directory) == []
+
+
+def test_a_pointer_that_names_no_build_is_a_clear_error(built) -> None:
+    _, directory, _ = built
+    (directory / POINTER).write_text("../elsewhere\n")
+    with pytest.raises(DamagedIndexError, match="not a build directory"):
+        _open(directory, mode="r")
+    with pytest.raises(DamagedIndexError):
+        _open(directory)
