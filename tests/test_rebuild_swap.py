@@ -139,9 +139,16 @@ def _interrupt_after(documents: int):
 def test_an_interrupted_forced_ingest_keeps_the_old_index(built) -> None:
     folder, directory, old = built
     with _open(directory) as index:
+        seen = []
+
+        def progress(event) -> None:
+            seen.append(index.store.generation)
+            _interrupt_after(10)(event)
+
         with pytest.raises(_Interrupt):
-            index.ingest([folder], force=True, progress=_interrupt_after(10))
+            index.ingest([folder], force=True, progress=progress)
         assert _hashes(index) == old  # the writer itself is back on the live index
+        assert index.store.generation > max(seen)  # no generation of the build comes back
         assert len(index.search("liability", mode="keyword", top_k=100).results) == OLD
     assert _builds(directory) == [] and not (directory / POINTER).exists()
     with _open(directory, mode="r") as reader:

@@ -377,6 +377,15 @@ class RecordStore(ContextRows):
         with self._with(build) as db:
             _copy_contexts(db)
 
+    def advance_generation(self, past: int) -> None:
+        """Move the generation beyond ``past`` when it is not already."""
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE meta SET value = ? WHERE key = 'generation' "
+                "AND CAST(value AS INTEGER) <= ?",
+                (str(past + 1), past),
+            )
+
     def checkpoint(self) -> None:
         """Copy the write-ahead log into the file and sync it (before the file goes live)."""
         with self._lock:

@@ -361,8 +361,11 @@ class LocalStore:
         remove_data(self.directory, live.data)
 
     def abandon_rebuild(self) -> None:
-        """Drop the rebuild under way (its directory is deleted) and write to the live data
-        again; nothing when none is under way."""
+        """Drop the rebuild under way (its directory is deleted; the LLM contexts it cached
+        are kept) and write to the live data again; nothing when none is under way. The
+        live generation moves past the build's, so that nothing keyed by a generation takes
+        the live records for the build's (unless the build was for another vector size:
+        then the live index is left untouched, for a store that can no longer use it)."""
         live, self._build = self._build, None
         if live is None:
             return
@@ -375,8 +378,10 @@ class LocalStore:
         self._keep_contexts(build)
         self._pending_removed, self._pending_added = set(), []
         remove_data(self.directory, build)
-        if self._lock.held:
-            self._catch_up_derived()
+        if self._records.get_meta("dimension") == str(self._dimension):
+            self._catch_up_derived()  # the file lock is held, even while it is let go
+            self._records.advance_generation(self._highest)
+            self._flush()  # BM25 and the vectors stamped with that generation
 
     def _follow_pointer(self) -> None:
         """Read from the data a rebuild has swapped in: the record store is replaced at once
