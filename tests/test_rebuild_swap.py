@@ -156,23 +156,26 @@ def test_an_interrupted_forced_ingest_keeps_the_old_index(built) -> None:
     assert run_check(directory, repair=False).ok
 
 
-def test_a_rebuild_opened_with_another_model_and_not_finished_keeps_the_old_one(built) -> None:
+@pytest.mark.parametrize("model", [HashEmbedder, OtherModel])
+def test_a_rebuild_opened_and_not_finished_keeps_the_old_index(built, model) -> None:
+    """`ingest --force` interrupted (Ctrl-C), with the same model or another one."""
     folder, directory, old = built
-    rebuilding = Index.open(directory, Settings(), embedder=OtherModel(), rebuild=True)
+    rebuilding = Index.open(directory, Settings(), embedder=model(), rebuild=True)
     with pytest.raises(_Interrupt), rebuilding as index:
         assert index.store.documents() == []  # the writer writes into the new index
         with _open(directory, mode="r") as reader:
             assert _hashes(reader) == old
-        index.ingest([folder], progress=_interrupt_after(5))
+        index.ingest([folder], force=True, progress=_interrupt_after(5))
     with _open(directory, mode="r") as reader:
         assert _hashes(reader) == old
         assert reader.stats().embedding_model == HashEmbedder.name
-    assert _builds(directory) == []
-    with Index.open(directory, Settings(), embedder=OtherModel(), rebuild=True) as index:
+        assert len(reader.search("liability", mode="hybrid", top_k=100).results) == OLD
+    assert _builds(directory) == [] and run_check(directory, repair=False).ok
+    with Index.open(directory, Settings(), embedder=model(), rebuild=True) as index:
         index.ingest([folder])
-    with Index.open(directory, Settings(), embedder=OtherModel(), mode="r") as reader:
+    with Index.open(directory, Settings(), embedder=model(), mode="r") as reader:
         assert len(reader.store.documents()) == NEW
-        assert reader.stats().embedding_model == "test:other"
+        assert reader.stats().embedding_model == model.name
     assert run_check(directory, repair=False).ok
 
 
