@@ -8,7 +8,9 @@ the file ``current``, replaced in one rename, names it, and the old data is dele
 Readers resolve ``current`` when they open and look at it again (one ``stat``) before
 each read, so they see the whole old index until the switch and the whole new one after
 it. A rebuild that stops before the switch (an error, ``kill -9``) leaves ``current`` as
-it was; the next writer deletes every build directory that ``current`` does not name.
+it was; the next writer copies the LLM contexts such a build cached into the live
+records, then deletes every build directory that ``current`` does not name. A rebuild
+needs the disk space of both indexes until the swap.
 """
 
 from __future__ import annotations
