@@ -20,6 +20,7 @@ import itertools
 import os
 import shutil
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -755,7 +756,7 @@ class LocalStore:
         return self.vectors.search(vector, k, allowed)
 
     def stats(self) -> StoreStats:
-        size = sum(f.stat().st_size for f in self.data.rglob("*") if f.is_file())
+        size = _bytes_under(self.data)
         meta = self.read_meta()
         return StoreStats(
             **self.records.counts(),
@@ -814,6 +815,18 @@ class _LockedCache:
 
     def entries(self) -> Iterator[ContextEntry]:
         return iter([ContextEntry(*row) for row in self._store.records.context_entries()])
+
+
+def _bytes_under(directory: Path) -> int:
+    """The size of the files under ``directory``; a file a writer deletes meanwhile (a merged
+    vector segment, the data a rebuild replaced) counts for nothing."""
+    size = 0
+    for folder, _, files in os.walk(directory):  # a folder gone meanwhile is passed over
+        for name in files:
+            with suppress(FileNotFoundError):
+                found = os.stat(os.path.join(folder, name), follow_symlinks=False)
+                size += found.st_size if stat.S_ISREG(found.st_mode) else 0
+    return size
 
 
 def _grouped(rows: Iterable[tuple[str, bytes]]) -> Iterator[tuple[str, np.ndarray]]:
