@@ -14,13 +14,16 @@ from pathlib import Path
 
 import click
 
-from ..errors import ConfigError
+from ..errors import ConfigError, NotFoundError, StoreError
 from ..search.analyze import TEXT_ANALYZER
 from ..store.local.bm25 import Bm25Index
-from ..store.local.builds import live_data
+from ..store.local.builds import POINTER, live_data, pointer_stamp
 from ..store.local.check import CheckReport, full_check, stored_dimension
 from ..store.local.store import RECORDS_FILE, LocalStore
 from .state import State, index_options
+
+SWAPS_CHECKED = 3
+"""Times ``check`` starts again when a rebuild is swapped in while it reads."""
 
 
 def _read_bm25(directory: Path) -> Bm25Index:
@@ -45,10 +48,24 @@ def run_check(directory: Path, repair: bool, wait: bool = False) -> CheckReport:
 
 def _check_live(directory: Path) -> CheckReport:
     """:func:`full_check` of the live data (in ``directory``, or the build it names), as
-    the report of ``directory``; a rebuild under way is not looked at."""
-    report = full_check(live_data(directory)[0], RECORDS_FILE, _read_bm25)
-    report.directory = directory
-    return report
+    the report of ``directory``; a rebuild under way is not looked at, and one swapped in
+    during the check (its files deleted under it) is checked again."""
+    pointer = str(directory / POINTER)
+    for _ in range(SWAPS_CHECKED):
+        data, stamp = live_data(directory)
+        try:
+            report = full_check(data, RECORDS_FILE, _read_bm25)
+        except NotFoundError:
+            if pointer_stamp(pointer) == stamp:
+                raise
+        else:
+            if pointer_stamp(pointer) == stamp:
+                report.directory = directory
+                return report
+    raise StoreError(
+        f"the index at {directory} was rebuilt {SWAPS_CHECKED} times during the check: "
+        "check it again"
+    )
 
 
 def format_report(report: CheckReport) -> list[str]:
