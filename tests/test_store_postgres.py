@@ -107,3 +107,26 @@ def test_a_waiting_writer_goes_on_when_the_holder_lets_go() -> None:
         waiter.close()
     finally:
         drop_schema(options)
+
+
+def test_a_reset_writes_over_the_documents_of_the_same_vector_size() -> None:
+    """Opening with ``reset`` (``ingest --force``) leaves readers every document until the
+    rebuild is published; with another vector size the index is emptied at once."""
+    options = fresh_options()
+    try:
+        writer = open_pg(options)
+        write_corpus(writer, "a.md")
+        write_corpus(writer, "b.md")
+        writer.close()
+        reader = open_pg(options, read_only=True)
+        rebuilding = open_pg(options, reset=True, hold_writer=True)
+        write_corpus(rebuilding, "b.md", "h2")
+        assert reader.document_hashes() == {"a.md": "h1", "b.md": "h2"}
+        rebuilding.publish_rebuild()
+        assert reader.document_hashes() == {"b.md": "h2"}
+        rebuilding.close()
+        open_pg(options, dimension=DIMENSION + 1, reset=True, hold_writer=True).close()
+        assert reader.document_hashes() == {}
+        reader.close()
+    finally:
+        drop_schema(options)

@@ -10,7 +10,7 @@ import hashlib
 import json
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import fields, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
@@ -136,9 +136,11 @@ class Index:
         mode: Literal["r", "w"] | None = None,
         wait: bool = False,
     ) -> Index:
-        """Open the index at ``path``; ``rebuild`` empties it first, and lets the
-        configured embedding model replace the one that built it. ``mode`` and ``wait``:
-        see :class:`Index` (``mode="r"`` for readers, ``"w"`` for a writer session)."""
+        """Open the index at ``path``; ``rebuild`` starts an empty index beside it, which
+        the configured embedding model may fill in place of the one that built it: readers
+        see the old index until the first ingest into the new one succeeds, and closing
+        before that keeps the old one. ``mode`` and ``wait``: see :class:`Index`
+        (``mode="r"`` for readers, ``"w"`` for a writer session)."""
         settings = settings or Settings()
         directory = settings.index_dir(path)
         return cls(directory, settings, embedder, rebuild=rebuild, mode=mode, wait=wait)
@@ -236,7 +238,10 @@ class Index:
         force: bool = False,
         progress: ProgressFn | None = None,
     ) -> IngestReport:
-        """Index files and folders; unchanged files are skipped, deleted ones removed."""
+        """Index files and folders; unchanged files are skipped, deleted ones removed.
+
+        ``force`` rebuilds the index beside the live one, which readers see whole until
+        the new one is complete and swapped in; a rebuild that fails leaves it as it was."""
         if paths is None:
             paths = self.settings.sources
         elif isinstance(paths, (str, Path)):
@@ -245,11 +250,13 @@ class Index:
         if not paths:
             raise InputError("nothing to ingest: give a path, or 'source' in the config")
         with self._writing():
-            ingestor = self._ingestor(force)
-            try:
-                return ingestor.run(paths, progress)
-            finally:
-                self._record_context_usage(ingestor.options.llm)
+            force = self._forced(force)
+            with self._rebuilding(force):
+                ingestor = self._ingestor(force)
+                try:
+                    return ingestor.run(paths, progress)
+                finally:
+                    self._record_context_usage(ingestor.options.llm)
 
     def _writing(self, create: bool = True) -> AbstractContextManager[None]:
         """The writer lock for one ingest or removal (already held in mode "w"); the first
@@ -265,13 +272,28 @@ class Index:
                     self._store = self._open_store(replace(self._request, create=True))
         return self.store.lock_writer(self._wait)
 
+    def _forced(self, force: bool) -> bool:
+        """Whether an ingest rebuilds everything: asked to, or the chunking settings changed."""
+        return force or self.store.read_meta().fingerprint not in (None, self._fingerprint())
+
+    @contextmanager
+    def _rebuilding(self, force: bool) -> Iterator[None]:
+        """Writes of the block go to a rebuild beside the live index when ``force`` (or
+        one started at open), swapped in when the block ends well; a rebuild the block
+        started is dropped when it fails (one started at open is dropped by :meth:`close`)."""
+        started = force and self.store.begin_rebuild()
+        try:
+            yield
+        except BaseException:
+            if started:
+                self.store.abandon_rebuild()
+            raise
+        self.store.publish_rebuild()
+
     def _ingestor(self, force: bool) -> Ingestor:
-        """An ingestor for this index; a change of chunking settings re-ingests everything."""
-        fingerprint = self._fingerprint()
+        """An ingestor for this index that re-uses nothing when ``force``."""
         meta = self.store.read_meta()
-        if meta.fingerprint not in (None, fingerprint):
-            force = True
-        self.store.write_meta(replace(meta, fingerprint=fingerprint))
+        self.store.write_meta(replace(meta, fingerprint=self._fingerprint()))
         options = IngestOptions(self.settings, force=force)
         options.llm = self._llm_contexts()
         return Ingestor(self.store, self.embedder, self.tokenizer(), options)
@@ -309,11 +331,13 @@ class Index:
     ) -> IngestReport:
         """Index documents given as text (or as ready-made chunks); unchanged ones are skipped."""
         with self._writing():
-            ingestor = self._ingestor(force)
-            try:
-                return ingestor.run_texts(list(documents), progress)
-            finally:
-                self._record_context_usage(ingestor.options.llm)
+            force = self._forced(force)
+            with self._rebuilding(force):
+                ingestor = self._ingestor(force)
+                try:
+                    return ingestor.run_texts(list(documents), progress)
+                finally:
+                    self._record_context_usage(ingestor.options.llm)
 
     def remove(self, sources: str | Iterable[str]) -> list[str]:
         """Remove documents (named as for ``source=``: see :meth:`resolve_sources`) under the

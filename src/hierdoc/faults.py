@@ -21,6 +21,9 @@ CRASH_POINTS = (
     "vectors-saved",
 )
 """Where a crash may be asked for, in the order an ingest reaches them."""
+REBUILD_CRASH_POINTS = ("rebuild-complete", "rebuild-published")
+"""Where a crash may be asked for after the writes of a rebuild (``ingest --force``): its
+index complete beside the live one, then named by the pointer."""
 
 _reached: dict[str, int] = {}
 

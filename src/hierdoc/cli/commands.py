@@ -91,7 +91,7 @@ def ingest(
         try:
             report = index.ingest(list(paths) or None, force=force, progress=saved)
         except KeyboardInterrupt:
-            click.echo(f"\n{saved.interrupted()}", err=True)
+            click.echo(f"\n{saved.interrupted(rebuilding=force)}", err=True)
             raise SystemExit(130) from None
         except IngestStopped as stopped:
             if as_json:

@@ -122,9 +122,15 @@ class SavedCounter:
         if self.inner is not None:
             self.inner(event)
 
-    def interrupted(self) -> str:
-        """``interrupted: 2 documents written ...; run the same command to resume ...``."""
+    def interrupted(self, rebuilding: bool = False) -> str:
+        """``interrupted: 2 documents written ...; run the same command to resume ...``; for
+        a rebuild (``--force``), that the index was left as it was."""
         of = f" of {self.total}" if self.total else ""
+        if rebuilding:
+            return (
+                f"interrupted: the rebuild was dropped after {self.written} documents{of}; "
+                "the index is as it was before. Run the same command to rebuild it"
+            )
         unchanged = f", {self.unchanged} unchanged" if self.unchanged else ""
         return (
             f"interrupted: {self.written} documents written to the index{of}{unchanged}; "

@@ -102,6 +102,8 @@ class LLMContexts:
 class IngestOptions:
     settings: IngestSettings
     force: bool = False
+    """Read and write every document again, re-using nothing (the caller has the store
+    write into an empty index: ``Store.begin_rebuild``)."""
     llm: LLMContexts | None = None
 
     @property
@@ -172,12 +174,7 @@ class Ingestor:
         self, work: list[Work], progress: ProgressFn | None, body: Callable[[_Run], None]
     ) -> IngestReport:
         started = time.perf_counter()
-        if self.options.force:
-            self._store.clear()
-        known = self._store.document_hashes()
-        if self.options.llm and self.options.contextual:
-            for source in self._store.sources_with_context("structural"):
-                known[source] = ""  # an LLM context failed last time: redo, the cache has the rest
+        known = {} if self.options.force else self._known()
         run = _Run(IngestReport(), Tracker(progress or (lambda event: None), work), known)
         try:
             body(run)
@@ -186,6 +183,14 @@ class Ingestor:
             self._store.flush()
             run.report.seconds = time.perf_counter() - started
         return run.report
+
+    def _known(self) -> dict[str, str]:
+        """Source -> content hash of the stored documents (an unchanged file is skipped)."""
+        known = self._store.document_hashes()
+        if self.options.llm and self.options.contextual:
+            for source in self._store.sources_with_context("structural"):
+                known[source] = ""  # an LLM context failed last time: redo, the cache has the rest
+        return known
 
     def _read(self, run: _Run, produce: Callable[[Reader, Post], None]) -> None:
         """Handle, in order, what a reading thread posts (see ``reading.py``)."""
@@ -233,9 +238,12 @@ class Ingestor:
         self._fail_all(run, rest, f"not indexed: the run stopped when {model} answered {answer}")
         fix = _FIXES.get(failure.status or 0, "check its configuration")
         written = len(run.report.added) + len(run.report.updated)
+        kept = f"{written} document(s) written before stay indexed; run again to go on"
+        if self.options.force:
+            kept = "the rebuild was dropped and the index keeps the documents it held"
         return IngestStopped(
-            f"ingest stopped: {model} refused the request ({answer}): {fix}; {written} "
-            f"document(s) written before stay indexed; run again to go on ({describe(cause)})",
+            f"ingest stopped: {model} refused the request ({answer}): {fix}; {kept} "
+            f"({describe(cause)})",
             run.report,
         )
 

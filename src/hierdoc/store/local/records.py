@@ -86,6 +86,13 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
         return sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False)
 
 
+def _copy_contexts(db: sqlite3.Connection) -> None:
+    db.execute(
+        "INSERT OR REPLACE INTO contexts SELECT model, prompt_version, document_hash, "
+        "chunk_hash, context, created_at FROM other.contexts"
+    )
+
+
 class RecordStore(ContextRows):
     """``read_only`` opens an existing file without writing to it; otherwise the file is
     created, but the schema is written (or an older one migrated) only by :meth:`set_up`
@@ -339,6 +346,50 @@ class RecordStore(ContextRows):
         with self.transaction() as db:
             db.executemany("DELETE FROM documents WHERE source = ?", [(s,) for s in sources])
             self._bump(db)
+
+    @contextmanager
+    def _with(self, other: Path) -> Iterator[sqlite3.Connection]:
+        """A transaction in which the record file at ``other`` is attached as ``other``."""
+        with self._lock:
+            self._db.execute("ATTACH DATABASE ? AS other", (str(other),))
+            try:
+                with self.transaction() as db:
+                    yield db
+            finally:
+                self._db.execute("DETACH DATABASE other")
+
+    def carry_over(self, previous: Path, keys: Sequence[str], generation: int) -> None:
+        """Copy into this new file the context cache and the meta ``keys`` of the record file
+        at ``previous``, and start its generation at ``generation`` (a rebuild beside it)."""
+        with self._with(previous) as db:
+            _copy_contexts(db)
+            marks = ",".join("?" * len(keys))
+            db.execute(
+                "INSERT OR REPLACE INTO meta SELECT key, value FROM other.meta "
+                f"WHERE key IN ({marks})",
+                list(keys),
+            )
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (str(generation),))
+
+    def keep_contexts(self, build: Path) -> None:
+        """Copy in the contexts cached in the record file at ``build``: a rebuild that was
+        dropped keeps what its LLM calls paid for."""
+        with self._with(build) as db:
+            _copy_contexts(db)
+
+    def advance_generation(self, past: int) -> None:
+        """Move the generation beyond ``past`` when it is not already."""
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE meta SET value = ? WHERE key = 'generation' "
+                "AND CAST(value AS INTEGER) <= ?",
+                (str(past + 1), past),
+            )
+
+    def checkpoint(self) -> None:
+        """Copy the write-ahead log into the file and sync it (before the file goes live)."""
+        with self._lock:
+            self._db.execute("PRAGMA wal_checkpoint(FULL)").fetchone()
 
     def clear(self) -> None:
         with self.transaction() as db:

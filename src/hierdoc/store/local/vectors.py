@@ -158,6 +158,10 @@ class VectorIndex:
         """The state in memory is the one in ``manifest.json`` (loaded from or saved to it)."""
 
     @property
+    def directory(self) -> Path:
+        return self._directory
+
+    @property
     def generation(self) -> int | None:
         return self._state.generation
 
