@@ -45,7 +45,7 @@ def pointer_stamp(pointer: str) -> Stamp:
     enough before every read)."""
     try:
         found = os.stat(pointer)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no index there (or no folder)
         return None
     return found.st_ino, found.st_mtime_ns, found.st_size
 
@@ -57,7 +57,7 @@ def live_data(directory: Path) -> tuple[Path, Stamp]:
         with open(directory / POINTER, encoding="utf-8") as pointer:
             found = os.fstat(pointer.fileno())
             name = pointer.read().strip()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # never rebuilt, or no index at all
         return directory, None
     if not BUILD.fullmatch(name):
         raise DamagedIndexError(
