@@ -155,6 +155,9 @@ CREATE TABLE IF NOT EXISTS vectors (
 -- the rows of chunks, kept by triggers (a cascade from documents fires them too): opening
 -- an index compares each derived index with this instead of counting 1M rows from disk
 CREATE TABLE IF NOT EXISTS chunk_total (rows INTEGER NOT NULL);
+-- the documents each write changed, until the BM25 index on disk has them (changes.py)
+CREATE TABLE IF NOT EXISTS changes (generation INTEGER NOT NULL, source TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS changes_by_generation ON changes(generation);
 CREATE TRIGGER IF NOT EXISTS chunk_total_up AFTER INSERT ON chunks
 BEGIN UPDATE chunk_total SET rows = rows + 1; END;
 CREATE TRIGGER IF NOT EXISTS chunk_total_down AFTER DELETE ON chunks

@@ -18,7 +18,7 @@ import shutil
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
 
@@ -49,6 +49,7 @@ from ..base import (
     locked_write,
 )
 from .bm25 import Bm25Entry, Bm25Index, Bm25IndexError
+from .bm25_tail import TailedBm25
 from .check import records_missing
 from .lock import LOCK_FILE, WriterLock, holder_alive
 from .records import RecordStore
@@ -92,7 +93,7 @@ class LocalStore:
         self._pending_removed: set[str] = set()
         self._pending_added: list[tuple[str, np.ndarray]] = []
         self._refresh_lock = threading.Lock()
-        self.bm25: Bm25Index | None = None
+        self.bm25: Bm25Index | TailedBm25 | None = None
         self.vectors = VectorIndex(directory / "vectors", dimension)
         self.records = self._open_records()
         try:
@@ -256,7 +257,7 @@ class LocalStore:
     def _read_bm25(self) -> Bm25Index | None:
         """The BM25 index on disk for reading, reloaded; None when it cannot be opened.
         Opened read-only: only the lock holder creates or writes it (:meth:`_disk_bm25`)."""
-        current = self.bm25
+        current = self.bm25.base if isinstance(self.bm25, TailedBm25) else self.bm25
         try:
             if current is not None and not current.in_memory:
                 current.refresh()
@@ -266,19 +267,42 @@ class LocalStore:
             return None
 
     def _follow(self, generation: int) -> None:
-        """Catch up without writing: the disk copies when current (or a live writer is on it),
-        else copies rebuilt in memory."""
+        """Catch up without writing: the disk copies when current, or while a live writer is
+        on them (with the documents committed since, :mod:`.bm25_tail`), else copies rebuilt
+        in memory."""
         writer_live = holder_alive(self._lock.path)
-        bm25 = self._read_bm25()
+        bm25: Bm25Index | TailedBm25 | None = self._read_bm25()
         chunks = self._chunk_count()
-        usable = bm25 is not None and (writer_live or self._bm25_current(bm25, generation, chunks))
-        if bm25 is None or not usable:
+        if bm25 is not None and writer_live:
+            bm25 = self._with_tail(bm25)
+        elif bm25 is None or not self._bm25_current(bm25, generation, chunks):
             bm25 = Bm25Index(None, self._analyzer.version)
             bm25.add(self._bm25_entry(s) for s in self.records.iter_chunks())
             bm25.commit(generation)
         self.bm25 = bm25
         if not self._vectors_current(generation, chunks):
             self.vectors.rebuild(self.iter_vectors(), generation, save=False)
+
+    def _with_tail(self, bm25: Bm25Index) -> Bm25Index | TailedBm25:
+        """``bm25`` (on disk, a writer live) with the documents SQLite has committed since its
+        generation, read from SQLite in one snapshot; ``bm25`` alone when it is current, or
+        when the writer is rebuilding it (its generation is before the changes kept)."""
+        for _ in range(2):  # the writer may forget the changes as this reads: read it again
+            if bm25.generation is None:
+                return bm25
+            with self.records.snapshot():
+                generation = self.records.generation
+                changed = self.records.changed_since(bm25.generation)
+                if bm25.generation == generation:
+                    return bm25
+                changed_chunks = [self.chunks_of_source(source) for source in sorted(changed or ())]
+            if changed is not None:
+                tail = Bm25Index(None, self._analyzer.version)
+                tail.add(self._bm25_entry(s) for chunks in changed_chunks for s in chunks)
+                tail.commit(generation)
+                return TailedBm25(bm25, tail, changed, generation)
+            bm25.refresh()
+        return bm25
 
     def _bm25_entry(self, stored: StoredChunk) -> Bm25Entry:
         chunk = stored.chunk
@@ -393,6 +417,8 @@ class LocalStore:
         generation = self.records.generation
         self.bm25.commit(generation)
         crash_point("bm25-committed")
+        with suppress(sqlite3.OperationalError):  # a full disk: the rows are only read again
+            self.records.forget_changes(generation)
         if self._pending_removed or self._pending_added or self.vectors.generation != generation:
             self.vectors.replace(self._pending_removed, self._pending_added, generation)
             crash_point("vectors-saved")
