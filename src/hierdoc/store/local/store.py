@@ -53,7 +53,7 @@ from .bm25_tail import TailedBm25
 from .check import records_missing
 from .lock import LOCK_FILE, WriterLock, holder_alive
 from .records import RecordStore
-from .vectors import VectorIndex
+from .vectors import VectorDamageError, VectorIndex
 
 META_KEYS = ("embedding_model", "dimension", "fingerprint", "context_usage")
 RECORDS_FILE = "records.sqlite"
@@ -420,7 +420,10 @@ class LocalStore:
         with suppress(sqlite3.OperationalError):  # a full disk: the rows are only read again
             self.records.forget_changes(generation)
         if self._pending_removed or self._pending_added or self.vectors.generation != generation:
-            self.vectors.replace(self._pending_removed, self._pending_added, generation)
+            try:
+                self.vectors.replace(self._pending_removed, self._pending_added, generation)
+            except VectorDamageError:  # a segment to merge is damaged: the records have all
+                self.vectors.rebuild(self.iter_vectors(), generation)
             crash_point("vectors-saved")
         self._pending_removed, self._pending_added = set(), []
 
@@ -557,7 +560,23 @@ class LocalStore:
     def vector_search(self, vector: np.ndarray, k: int, filt: SearchFilter | None) -> list[Hit]:
         self.refresh()
         allowed = None if filt is None or filt.empty else self.records.chunk_ids_matching(filt)
-        return self.vectors.search(vector, k, allowed)
+        try:
+            return self.vectors.search(vector, k, allowed)
+        except VectorDamageError:
+            self._rebuild_damaged_vectors()
+            return self.vectors.search(vector, k, allowed)
+
+    def _rebuild_damaged_vectors(self) -> None:
+        """Vectors rebuilt from the records after a block failed its checksum on the way to a
+        search: on disk by the writer (what it had pending is in the records), else in
+        memory."""
+        with self._refresh_lock:
+            generation = self.records.generation
+            if self._lock.held:
+                self.vectors.rebuild(self.iter_vectors(), generation)
+                self._pending_removed, self._pending_added = set(), []
+            else:
+                self.vectors.rebuild(self.iter_vectors(), generation, save=False)
 
     def stats(self) -> StoreStats:
         size = sum(f.stat().st_size for f in self.directory.rglob("*") if f.is_file())
