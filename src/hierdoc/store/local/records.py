@@ -33,6 +33,7 @@ from ...models import (
 from ...pipeline.extract.definitions import normalize_term
 from ..section_spans import section_rows
 from .changes import changed_since, changes_ready, forget_changes, record_changes, start_changes
+from .connection import RecordConnection
 from .contexts import ContextRows
 from .names import fill_names, insert_names, lookup_names, names_current
 from .schema import (
@@ -80,11 +81,15 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
     open its WAL side files (a read-only mount, where nobody can write either)."""
     uri = path.resolve().as_uri()
     try:
-        db = sqlite3.connect(f"{uri}?mode=ro", uri=True, check_same_thread=False)
+        db = sqlite3.connect(
+            f"{uri}?mode=ro", uri=True, check_same_thread=False, factory=RecordConnection
+        )
         db.execute("SELECT count(*) FROM sqlite_master").fetchone()
         return db
     except sqlite3.OperationalError:
-        return sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False)
+        return sqlite3.connect(
+            f"{uri}?immutable=1", uri=True, check_same_thread=False, factory=RecordConnection
+        )
 
 
 class RecordStore(ContextRows):
@@ -97,7 +102,7 @@ class RecordStore(ContextRows):
             self._db = _connect_read_only(path)
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(path, check_same_thread=False)
+            self._db = sqlite3.connect(path, check_same_thread=False, factory=RecordConnection)
         self._db.isolation_level = None
         self._lock = threading.RLock()
         self._db.execute("PRAGMA foreign_keys=ON")
