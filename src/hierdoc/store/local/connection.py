@@ -5,8 +5,10 @@ quote stored text (SQLite's own message for text that is not UTF-8 quotes the te
 
 from __future__ import annotations
 
+import functools
 import re
 import sqlite3
+from collections.abc import Callable
 from typing import Any
 
 from .check import DamagedIndexError
@@ -30,42 +32,31 @@ def damaged(error: sqlite3.Error) -> DamagedIndexError | None:
     return None
 
 
+def _translated(read: Callable[..., Any]) -> Callable[..., Any]:
+    """``read``, raising :func:`damaged` errors in place of SQLite's."""
+
+    @functools.wraps(read)
+    def translated(self: sqlite3.Cursor, *args: Any) -> Any:
+        try:
+            return read(self, *args)
+        except sqlite3.DatabaseError as error:
+            raise damaged(error) or error from None
+
+    return translated
+
+
 class RecordCursor(sqlite3.Cursor):
     """A cursor whose reads raise :func:`damaged` errors in place of SQLite's."""
 
-    def execute(self, sql: str, parameters: Any = ()) -> RecordCursor:
-        try:
-            return super().execute(sql, parameters)
-        except sqlite3.DatabaseError as error:
-            raise damaged(error) or error from None
-
-    def fetchone(self) -> Any:
-        try:
-            return super().fetchone()
-        except sqlite3.DatabaseError as error:
-            raise damaged(error) or error from None
-
-    def fetchmany(self, size: int | None = None) -> list[Any]:
-        try:
-            return super().fetchmany(self.arraysize if size is None else size)
-        except sqlite3.DatabaseError as error:
-            raise damaged(error) or error from None
-
-    def fetchall(self) -> list[Any]:
-        try:
-            return super().fetchall()
-        except sqlite3.DatabaseError as error:
-            raise damaged(error) or error from None
-
-    def __next__(self) -> Any:
-        try:
-            return super().__next__()
-        except sqlite3.DatabaseError as error:
-            raise damaged(error) or error from None
+    execute = _translated(sqlite3.Cursor.execute)
+    fetchone = _translated(sqlite3.Cursor.fetchone)
+    fetchmany = _translated(sqlite3.Cursor.fetchmany)
+    fetchall = _translated(sqlite3.Cursor.fetchall)
+    __next__ = _translated(sqlite3.Cursor.__next__)
 
 
 class RecordConnection(sqlite3.Connection):
     """A connection whose ``execute`` gives :class:`RecordCursor` cursors."""
 
-    def execute(self, sql: str, parameters: Any = ()) -> RecordCursor:
+    def execute(self, sql: str, parameters: Any = ()) -> sqlite3.Cursor:
         return self.cursor(RecordCursor).execute(sql, parameters)
