@@ -21,6 +21,22 @@ DIMENSION = 384
 DOCUMENTS, CHUNKS_EACH = 45, 1_000  # 45,000 rows: 69 MB, one memory-mapped segment
 
 
+def _chunk(source: str, n: int) -> StoredChunk:
+    chunk = Chunk(
+        chunk_id=f"{source}#{n}",
+        source=source,
+        title=source,
+        section_id=f"s-{n}",
+        heading=f"S {n}",
+        parent_chain=(f"S {n}",),
+        section_path=(f"s-{n}",),
+        content=f"w{n}",
+        ordinal=n,
+        token_count=1,
+    )
+    return StoredChunk(chunk, "")
+
+
 def _fill(directory: Path) -> np.ndarray:
     rng = np.random.default_rng(5)
     vectors = rng.standard_normal((DOCUMENTS * CHUNKS_EACH, DIMENSION)).astype(np.float32)
@@ -29,11 +45,7 @@ def _fill(directory: Path) -> np.ndarray:
     try:
         for d in range(DOCUMENTS):
             source = f"doc{d}.md"
-            chunks = [
-                StoredChunk(Chunk(f"{source}#{c}", source, f"Doc {d}", f"s-{c}", f"S {c}",
-                                  (f"S {c}",), (f"s-{c}",), f"w{c}", c, 1), "")  # fmt: skip
-                for c in range(CHUNKS_EACH)
-            ]
+            chunks = [_chunk(source, c) for c in range(CHUNKS_EACH)]
             rows = vectors[d * CHUNKS_EACH : (d + 1) * CHUNKS_EACH]
             record = DocumentRecord(source, f"Doc {d}", f"h{d}", "md", 10, CHUNKS_EACH)
             store.write_document(record, [], chunks, [row[None, :] for row in rows])

@@ -74,3 +74,28 @@ def test_a_search_reading_the_damaged_text_names_the_damage_not_the_text(tmp_pat
     for message in failed:
         assert "not UTF-8 (column content)" in message and "hierdoc check" in message
         assert "party" not in message and "pays fees" not in message
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "found"),
+    [
+        ("section_path", '["s-1"', "chunks.section_path is not valid JSON"),
+        ("sentences", "[99999]", "chunks.sentences holds offsets outside the chunk's text"),
+        ("overlap_chars", "-4", "chunks.overlap_chars is outside the chunk's text"),
+    ],
+)
+def test_check_reports_fields_a_search_would_misread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], column: str, value: str, found: str
+) -> None:
+    write_corpus(tmp_path / "docs", 3)
+    index = tmp_path / "index"
+    with open_index(index) as writer:
+        writer.ingest([tmp_path / "docs"])
+    with sqlite3.connect(index / RECORDS_FILE) as db:
+        db.execute(f"UPDATE chunks SET {column} = ? WHERE content LIKE ?", (value, "%pays fees%"))
+    assert _check(index) == 1
+    out, err = capsys.readouterr()
+    assert f"records: {found}: 3 row(s)" in out and "--repair cannot fix" in err
+    if column == "section_path":
+        with open_index(index, "r") as reader, pytest.raises(StoreError, match="not JSON"):
+            reader.search(marker(1), mode="keyword", top_k=10)

@@ -35,7 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import NotFoundError, StoreError
+from ...errors import NotFoundError
+from .connection import DamagedIndexError
 from .schema import stored_chunk_total
 
 BM25_STATE_FILE = "hierdoc-bm25.json"
@@ -46,10 +47,6 @@ FULL_CHECK_BYTES = 64 << 20
 #: BM25 files up to this size are checksummed whole; bigger ones by samples (tantivy's
 #: files are many: at 1M chunks, 79 files of 856 MB, 350 MB of them under 64 MB).
 BM25_WHOLE_BYTES = 4 << 20
-
-
-class DamagedIndexError(StoreError):
-    """The index's records are damaged or missing and cannot be rebuilt from what is left."""
 
 
 @dataclass
@@ -331,7 +328,7 @@ def _chunk_offsets(row: dict[str, Any]) -> Iterator[tuple[str, str]]:
     sentences = row.get("sentences")
     if isinstance(sentences, str) and _parses_as(sentences, list):
         cuts = json.loads(sentences)
-        if not all(isinstance(c, int) and 0 < c <= length for c in cuts) or cuts != sorted(cuts):
+        if not all(isinstance(c, int) and 0 <= c <= length for c in cuts) or cuts != sorted(cuts):
             yield "sentences", "holds offsets outside the chunk's text"
 
 

@@ -1,19 +1,27 @@
 """The record store's SQLite connection, whose read errors from a damaged file are
-:class:`~.check.DamagedIndexError`: they say what is damaged and what to do, and never
-quote stored text (SQLite's own message for text that is not UTF-8 quotes the text).
+:class:`DamagedIndexError`: they say what is damaged and what to do, and never quote
+stored text (SQLite's own message for text that is not UTF-8 quotes the text); and
+:func:`stored_json`, the same for a JSON field that does not parse.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import re
 import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-from .check import DamagedIndexError
+from ...errors import StoreError
 
 _COLUMN = re.compile(r"column '([A-Za-z_][A-Za-z0-9_]*)'")
+
+
+class DamagedIndexError(StoreError):
+    """The index's records are damaged or missing and cannot be rebuilt from what is left."""
+
+
 FIX = (
     "run `hierdoc check`; --repair cannot fix records.sqlite (the source of truth): restore "
     "it from a backup, or rebuild the index with: hierdoc ingest PATH --force"
@@ -53,6 +61,16 @@ class RecordCursor(sqlite3.Cursor):
     fetchmany = _translated(sqlite3.Cursor.fetchmany)
     fetchall = _translated(sqlite3.Cursor.fetchall)
     __next__ = _translated(sqlite3.Cursor.__next__)
+
+
+def stored_json(value: str, column: str) -> Any:
+    """The JSON ``value`` of ``column`` as read from the records."""
+    try:
+        return json.loads(value)
+    except (TypeError, ValueError):
+        raise DamagedIndexError(
+            f"records.sqlite holds a {column} that is not JSON: {FIX}"
+        ) from None
 
 
 class RecordConnection(sqlite3.Connection):
