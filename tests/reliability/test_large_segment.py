@@ -11,14 +11,15 @@ import pytest
 
 from hierdoc.models import Chunk, DocumentRecord, StoredChunk
 from hierdoc.search.analyze import TEXT_ANALYZER
+from hierdoc.store.local import ann
 from hierdoc.store.local.check import FULL_CHECK_BYTES
 from hierdoc.store.local.store import LocalStore
-from hierdoc.store.local.vectors import MAP_BYTES
+from hierdoc.store.local.vectors import ANN_ROWS, MAP_BYTES
 
 pytestmark = [pytest.mark.reliability, pytest.mark.slow]
 
 DIMENSION = 384
-DOCUMENTS, CHUNKS_EACH = 45, 1_000  # 45,000 rows: 69 MB, one memory-mapped segment
+CHUNKS_EACH = 1_000
 
 
 def _chunk(source: str, n: int) -> StoredChunk:
@@ -37,13 +38,13 @@ def _chunk(source: str, n: int) -> StoredChunk:
     return StoredChunk(chunk, "")
 
 
-def _fill(directory: Path) -> np.ndarray:
+def _fill(directory: Path, documents: int) -> np.ndarray:
     rng = np.random.default_rng(5)
-    vectors = rng.standard_normal((DOCUMENTS * CHUNKS_EACH, DIMENSION)).astype(np.float32)
+    vectors = rng.standard_normal((documents * CHUNKS_EACH, DIMENSION)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     store = LocalStore(directory, DIMENSION, TEXT_ANALYZER, hold_writer=True)
     try:
-        for d in range(DOCUMENTS):
+        for d in range(documents):
             source = f"doc{d}.md"
             chunks = [_chunk(source, c) for c in range(CHUNKS_EACH)]
             rows = vectors[d * CHUNKS_EACH : (d + 1) * CHUNKS_EACH]
@@ -67,11 +68,19 @@ def _unsampled_row(path: Path, rows: int) -> int:
     raise AssertionError("every row is sampled")
 
 
-def test_a_zeroed_row_in_a_large_segment_never_changes_results(tmp_path: Path) -> None:
+@pytest.mark.parametrize("documents", [45, 51], ids=["exact", "hnsw"])
+def test_a_zeroed_row_in_a_large_segment_never_changes_results(
+    tmp_path: Path, documents: int
+) -> None:
+    """45,000 rows (69 MB) are searched exactly; 51,000 through an HNSW graph whose
+    candidates are rescored from the matrix. Either way the matrix is memory-mapped and
+    only sampled on open."""
     directory = tmp_path / "index"
-    vectors = _fill(directory)
+    vectors = _fill(directory, documents)
     [matrix_file] = (directory / "vectors").glob("seg-*.npy")
-    assert matrix_file.stat().st_size > max(MAP_BYTES, FULL_CHECK_BYTES)  # sampled on open
+    assert matrix_file.stat().st_size > max(MAP_BYTES, FULL_CHECK_BYTES)
+    graphs = list((directory / "vectors").glob("seg-*.usearch"))
+    assert len(graphs) == (len(vectors) >= ANN_ROWS and ann.available())
     row = _unsampled_row(matrix_file, len(vectors))
     with open(matrix_file, "r+b") as handle:
         handle.seek(matrix_file.stat().st_size - (len(vectors) - row) * DIMENSION * 4)
