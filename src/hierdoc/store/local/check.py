@@ -37,6 +37,7 @@ import numpy as np
 
 from ...errors import NotFoundError
 from .connection import DamagedIndexError
+from .records_check import record_problems
 from .schema import stored_chunk_total
 
 BM25_STATE_FILE = "hierdoc-bm25.json"
@@ -223,113 +224,9 @@ def full_check(directory: Path, records_file: str, bm25_reader: Any) -> CheckRep
     return report
 
 
-#: The tables whose values a search or ``show`` reads (``vectors`` is checked against the
-#: vector cache; ``contexts`` is read at ingest).
-RECORD_TABLES = (
-    "meta",
-    "documents",
-    "sections",
-    "chunks",
-    "chunk_sections",
-    "chunk_terms",
-    "definitions",
-    "acronyms",
-    "crossrefs",
-    "document_names",
-)
-#: JSON columns and the type each holds.
-JSON_COLUMNS = {
-    ("documents", "metadata"): dict,
-    ("chunks", "parent_chain"): list,
-    ("chunks", "section_path"): list,
-    ("chunks", "sentences"): list,
-}
-
-
 def records_findings(db: sqlite3.Connection) -> list[Finding]:
-    """What in the records a search would fail on or misread: text that is not UTF-8, JSON
-    that does not parse, offsets outside their chunk. Findings name the table, column and
-    row, never the stored text."""
-    bad: dict[str, list[int | None]] = {}
-    for table in RECORD_TABLES:
-        if db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
-            _scan_table(db, table, bad)
-    spans = _SPANS_OUTSIDE if _has_column(db, "sections", "text_start") else None
-    if spans and (rows := [row[0] for row in db.execute(spans)]):
-        bad["sections.text_start/text_end lie outside their chunk's text"] = rows
-    return [Finding("records", f"{what}: {_rows(rows)}", False) for what, rows in bad.items()]
-
-
-def _rows(rowids: list[int | None]) -> str:
-    first = f", first rowid {rowids[0]}" if rowids[0] is not None else ""
-    return f"{len(rowids):,} row(s){first}"
-
-
-_SPANS_OUTSIDE = (
-    "SELECT s.rowid FROM sections s JOIN chunks c ON c.chunk_id = s.chunk_id "
-    "WHERE s.text_start IS NOT NULL AND (s.text_start < 0 OR s.text_end < s.text_start "
-    "OR s.text_end > length(c.content)) ORDER BY s.rowid"
-)
-
-
-def _without_rowid(db: sqlite3.Connection, table: str) -> bool:
-    row = db.execute("SELECT sql FROM sqlite_master WHERE name = ?", (table,)).fetchone()
-    return "WITHOUT ROWID" in row[0].upper()
-
-
-def _has_column(db: sqlite3.Connection, table: str, column: str) -> bool:
-    return any(row[1] == column for row in db.execute(f"PRAGMA table_info({table})"))
-
-
-def _scan_table(db: sqlite3.Connection, table: str, bad: dict[str, list[int | None]]) -> None:
-    """Add to ``bad`` (problem -> rowids) what :func:`records_findings` finds in ``table``."""
-    rowid = "NULL" if _without_rowid(db, table) else "rowid"
-    db.text_factory = bytes
-    try:
-        cursor = db.execute(f"SELECT {rowid}, * FROM {table}")  # noqa: S608 - a known name
-        names = [column[0] for column in cursor.description][1:]
-        for rowid, *values in cursor:
-            row = dict(zip(names, values, strict=True))
-            for name, problem in _row_problems(table, row):
-                bad.setdefault(f"{table}.{name} {problem}", []).append(rowid)
-    finally:
-        db.text_factory = str
-
-
-def _row_problems(table: str, row: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    text: dict[str, Any] = {}
-    for name, value in row.items():
-        if isinstance(value, bytes):
-            try:
-                value = value.decode("utf-8")
-            except UnicodeDecodeError:
-                yield name, "is not valid UTF-8"
-                continue
-        text[name] = value
-        kind = JSON_COLUMNS.get((table, name))
-        if kind is not None and value is not None and not _parses_as(value, kind):
-            yield name, "is not valid JSON"
-    if table == "chunks" and isinstance(text.get("content"), str):
-        yield from _chunk_offsets(text)
-
-
-def _parses_as(value: Any, kind: type) -> bool:
-    try:
-        return isinstance(json.loads(value), kind)
-    except (TypeError, ValueError):
-        return False
-
-
-def _chunk_offsets(row: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    """Offsets into a chunk's content that lie outside it."""
-    length = len(row["content"])
-    if not isinstance(row.get("overlap_chars"), int) or not 0 <= row["overlap_chars"] <= length:
-        yield "overlap_chars", "is outside the chunk's text"
-    sentences = row.get("sentences")
-    if isinstance(sentences, str) and _parses_as(sentences, list):
-        cuts = json.loads(sentences)
-        if not all(isinstance(c, int) and 0 <= c <= length for c in cuts) or cuts != sorted(cuts):
-            yield "sentences", "holds offsets outside the chunk's text"
+    """What in the records a search would fail on or misread (:mod:`.records_check`)."""
+    return [Finding("records", problem, repairable=False) for problem in record_problems(db)]
 
 
 def _read_only(directory: Path, records_file: str) -> sqlite3.Connection:
