@@ -207,6 +207,7 @@ def full_check(directory: Path, records_file: str, bm25_reader: Any) -> CheckRep
             problem = "integrity_check: " + "; ".join(integrity[:3])
             report.findings.append(Finding("records", problem, repairable=False))
             return report
+        report.chunks = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
         report.findings += records_findings(db)
         if report.findings:
             return report
