@@ -99,3 +99,17 @@ def test_check_reports_fields_a_search_would_misread(
     if column == "section_path":
         with open_index(index, "r") as reader, pytest.raises(StoreError, match="not JSON"):
             reader.search(marker(1), mode="keyword", top_k=10)
+
+
+def test_check_says_what_to_do_with_a_records_file_that_is_not_a_database(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_corpus(tmp_path / "docs", 2)
+    index = tmp_path / "index"
+    with open_index(index) as writer:
+        writer.ingest([tmp_path / "docs"])
+    (index / RECORDS_FILE).write_bytes(bytes(range(256)) * 64)
+    assert _check(index, "--repair") == 1
+    out, err = capsys.readouterr()
+    assert "records: records.sqlite is damaged (SQLite: file is not a database)" in out
+    assert "--repair cannot fix records.sqlite" in err

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import NotFoundError
-from .connection import DamagedIndexError
+from .connection import DamagedIndexError, damage
 from .records_check import record_problems
 from .schema import stored_chunk_total
 
@@ -202,13 +202,7 @@ def full_check(directory: Path, records_file: str, bm25_reader: Any) -> CheckRep
         return report
     db = _read_only(directory, records_file)
     try:
-        integrity = [row[0] for row in db.execute("PRAGMA integrity_check")]
-        if integrity != ["ok"]:
-            problem = "integrity_check: " + "; ".join(integrity[:3])
-            report.findings.append(Finding("records", problem, repairable=False))
-            return report
-        report.chunks = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
-        report.findings += records_findings(db)
+        report.findings += _records_damage(db, report)
         if report.findings:
             return report
         generation = int(_meta(db, "generation") or 0)
@@ -223,6 +217,19 @@ def full_check(directory: Path, records_file: str, bm25_reader: Any) -> CheckRep
     finally:
         db.close()
     return report
+
+
+def _records_damage(db: sqlite3.Connection, report: CheckReport) -> list[Finding]:
+    """SQLite's integrity check, then every value a search reads (counting the chunks)."""
+    try:
+        integrity = [row[0] for row in db.execute("PRAGMA integrity_check")]
+        if integrity != ["ok"]:
+            problem = "integrity_check: " + "; ".join(integrity[:3])
+            return [Finding("records", problem, repairable=False)]
+        report.chunks = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        return records_findings(db)
+    except sqlite3.DatabaseError as error:
+        return [Finding("records", damage(error) or f"unreadable ({error})", repairable=False)]
 
 
 def records_findings(db: sqlite3.Connection) -> list[Finding]:

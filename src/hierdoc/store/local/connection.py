@@ -28,16 +28,23 @@ FIX = (
 )
 
 
-def damaged(error: sqlite3.Error) -> DamagedIndexError | None:
-    """The project error for a read that failed on a damaged file; None for other errors."""
+def damage(error: sqlite3.Error) -> str | None:
+    """What a failed read says of the file, without the stored text SQLite's message may
+    quote; None for an error that is not damage."""
     message = str(error)
     if message.startswith("Could not decode to UTF-8"):
         found = _COLUMN.search(message)
         column = f" (column {found.group(1)})" if found else ""
-        return DamagedIndexError(f"records.sqlite holds text that is not UTF-8{column}: {FIX}")
+        return f"records.sqlite holds text that is not UTF-8{column}"
     if "malformed" in message or "not a database" in message:
-        return DamagedIndexError(f"records.sqlite is damaged (SQLite: {message}): {FIX}")
+        return f"records.sqlite is damaged (SQLite: {message})"
     return None
+
+
+def damaged(error: sqlite3.Error) -> DamagedIndexError | None:
+    """The project error for a read that failed on a damaged file; None for other errors."""
+    found = damage(error)
+    return None if found is None else DamagedIndexError(f"{found}: {FIX}")
 
 
 def _translated(read: Callable[..., Any]) -> Callable[..., Any]:
