@@ -3,7 +3,8 @@
 It reads ``records.sqlite`` (``PRAGMA integrity_check``), every BM25 document and every
 cached vector, and prints what it found (:func:`hierdoc.store.local.check.full_check`).
 ``--repair`` takes the writer lock and rebuilds the BM25 index and the vector cache from
-the records; damaged records cannot be repaired (restore them, or ``ingest --force``).
+the records; damaged records cannot be repaired, and it says so (restore them, or
+``ingest --force``).
 The exit status is 1 when a problem remains.
 """
 
@@ -104,6 +105,15 @@ def check(state: State, repair: bool, wait: bool) -> None:
     for line in format_report(report):
         click.echo(line)
     if not report.ok:
-        hint = "" if repair else "; run hierdoc check --repair"
-        click.echo(f"problems found{hint}", err=True)
+        click.echo(f"problems found{_what_to_do(report, repair)}", err=True)
         sys.exit(1)
+
+
+def _what_to_do(report: CheckReport, repair: bool) -> str:
+    if any(not finding.repairable for finding in report.findings):
+        return (
+            "; --repair cannot fix records.sqlite (the source of truth, from which the other "
+            "files are rebuilt): restore it from a backup, or rebuild the index from the "
+            "documents with: hierdoc ingest PATH --force"
+        )
+    return "" if repair else "; run hierdoc check --repair"

@@ -56,6 +56,7 @@ from ..base import (
     locked_write,
 )
 from .bm25 import Bm25Entry, Bm25Index, Bm25IndexError
+from .bm25_tail import TailedBm25
 from .builds import (
     POINTER,
     live_data,
@@ -69,7 +70,7 @@ from .builds import (
 from .check import records_missing
 from .lock import LOCK_FILE, WriterLock, holder_alive
 from .records import RecordStore
-from .vectors import VectorIndex
+from .vectors import VectorDamageError, VectorIndex
 
 META_KEYS = ("embedding_model", "dimension", "fingerprint", "context_usage")
 RECORDS_FILE = "records.sqlite"
@@ -123,7 +124,7 @@ class LocalStore:
         """The live data while a rebuild fills ``self.data`` beside it (not yet visible)."""
         self._retired: list[tuple[float, RecordStore]] = []
         self._highest = 0
-        self.bm25: Bm25Index | None = None
+        self.bm25: Bm25Index | TailedBm25 | None = None
         self._pointer = str(directory / POINTER)
         self.data, self._stamp = live_data(directory)
         self._records = self._open_records()
@@ -482,7 +483,7 @@ class LocalStore:
     def _read_bm25(self) -> Bm25Index | None:
         """The BM25 index on disk for reading, reloaded; None when it cannot be opened.
         Opened read-only: only the lock holder creates or writes it (:meth:`_disk_bm25`)."""
-        current = self.bm25
+        current = self.bm25.base if isinstance(self.bm25, TailedBm25) else self.bm25
         try:
             if self._ours(current):
                 current.refresh()
@@ -492,13 +493,15 @@ class LocalStore:
             return None
 
     def _follow(self, generation: int) -> None:
-        """Catch up without writing: the disk copies when current (or a live writer is on it),
-        else copies rebuilt in memory."""
+        """Catch up without writing: the disk copies when current, or while a live writer is
+        on them (with the documents committed since, :mod:`.bm25_tail`), else copies rebuilt
+        in memory."""
         writer_live = holder_alive(self._lock.path)
-        bm25 = self._read_bm25()
+        bm25: Bm25Index | TailedBm25 | None = self._read_bm25()
         chunks = self._chunk_count()
-        usable = bm25 is not None and (writer_live or self._bm25_current(bm25, generation, chunks))
-        if bm25 is None or not usable:
+        if bm25 is not None and writer_live:
+            bm25 = self._with_tail(bm25)
+        elif bm25 is None or not self._bm25_current(bm25, generation, chunks):
             bm25 = Bm25Index(None, self._analyzer.version)
             bm25.add(self._bm25_entry(s) for s in self.records.iter_chunks())
             bm25.commit(generation)
@@ -508,6 +511,27 @@ class LocalStore:
         if not self._vectors_current(generation, chunks, vectors):
             vectors.rebuild(self.iter_vectors(), generation, save=False)
         self.bm25, self.vectors = bm25, vectors
+
+    def _with_tail(self, bm25: Bm25Index) -> Bm25Index | TailedBm25:
+        """``bm25`` (on disk, a writer live) with the documents SQLite has committed since its
+        generation, read from SQLite in one snapshot; ``bm25`` alone when it is current, or
+        when the writer is rebuilding it (its generation is before the changes kept)."""
+        for _ in range(2):  # the writer may forget the changes as this reads: read it again
+            if bm25.generation is None:
+                return bm25
+            with self.records.snapshot():
+                generation = self.records.generation
+                changed = self.records.changed_since(bm25.generation)
+                if bm25.generation == generation:
+                    return bm25
+                changed_chunks = [self.chunks_of_source(source) for source in sorted(changed or ())]
+            if changed is not None:
+                tail = Bm25Index(None, self._analyzer.version)
+                tail.add(self._bm25_entry(s) for chunks in changed_chunks for s in chunks)
+                tail.commit(generation)
+                return TailedBm25(bm25, tail, changed, generation)
+            bm25.refresh()
+        return bm25
 
     def _bm25_entry(self, stored: StoredChunk) -> Bm25Entry:
         chunk = stored.chunk
@@ -622,8 +646,13 @@ class LocalStore:
         generation = self.records.generation
         self.bm25.commit(generation)
         crash_point("bm25-committed")
+        with suppress(sqlite3.OperationalError):  # a full disk: the rows are only read again
+            self.records.forget_changes(generation)
         if self._pending_removed or self._pending_added or self.vectors.generation != generation:
-            self.vectors.replace(self._pending_removed, self._pending_added, generation)
+            try:
+                self.vectors.replace(self._pending_removed, self._pending_added, generation)
+            except VectorDamageError:  # a segment to merge is damaged: the records have all
+                self.vectors.rebuild(self.iter_vectors(), generation)
             crash_point("vectors-saved")
         self._pending_removed, self._pending_added = set(), []
 
@@ -760,7 +789,23 @@ class LocalStore:
     def vector_search(self, vector: np.ndarray, k: int, filt: SearchFilter | None) -> list[Hit]:
         self.refresh()
         allowed = None if filt is None or filt.empty else self.records.chunk_ids_matching(filt)
-        return self.vectors.search(vector, k, allowed)
+        try:
+            return self.vectors.search(vector, k, allowed)
+        except VectorDamageError:
+            self._rebuild_damaged_vectors()
+            return self.vectors.search(vector, k, allowed)
+
+    def _rebuild_damaged_vectors(self) -> None:
+        """Vectors rebuilt from the records after a block failed its checksum on the way to a
+        search: on disk by the writer (what it had pending is in the records), else in
+        memory."""
+        with self._refresh_lock:
+            generation = self.records.generation
+            if self._lock.held:
+                self.vectors.rebuild(self.iter_vectors(), generation)
+                self._pending_removed, self._pending_added = set(), []
+            else:
+                self.vectors.rebuild(self.iter_vectors(), generation, save=False)
 
     def stats(self) -> StoreStats:
         size = _bytes_under(self.data)
