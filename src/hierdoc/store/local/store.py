@@ -68,6 +68,7 @@ from .builds import (
     stopped_builds,
 )
 from .check import records_missing
+from .connection import DamagedIndexError
 from .lock import LOCK_FILE, WriterLock, holder_alive
 from .records import RecordStore
 from .vectors import VectorDamageError, VectorIndex
@@ -274,7 +275,7 @@ class LocalStore:
         killed before its records were set up has none to give)."""
         records = build / RECORDS_FILE
         if records.is_file():
-            with suppress(sqlite3.Error):
+            with suppress(sqlite3.Error, DamagedIndexError):  # a file never written whole
                 self._records.keep_contexts(records)
 
     def _catch_up_derived(self) -> None:
