@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 import re
 import sys
-from pathlib import Path
 
 import pytest
 
 from hierdoc.pipeline.numbering import parse_heading
+from tests.paths import REPOSITORY
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+BENCHMARKS = REPOSITORY / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
 from structure import SUBSET, Counts, DocumentResult, figures, measure, total  # noqa: E402
