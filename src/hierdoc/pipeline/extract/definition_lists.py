@@ -109,6 +109,7 @@ def table_definitions(marked: Unmarked, in_section: bool) -> Iterator[FoundDefin
         header = [collapse(cell).casefold().strip("*_ :") for cell, _ in rows[0]]
         columns = _table_columns(header, in_section)
         if columns is None:
+            yield from key_term_definitions(marked, rows)
             continue
         term_col, def_col = columns
         for row in rows[1:]:
@@ -206,3 +207,209 @@ def _heading_term_ok(term: str) -> bool:
     if _LABEL.match(term) or _STRUCTURAL.match(term) or term[-1] in ".;,?!)":
         return False
     return not _VERB_WORDS.intersection(word.casefold() for word in words)
+
+
+# --- Term / :   definition (an HTML <dl>) ---------------------------------------------------
+
+# A definition list as markdownify writes an HTML <dl> (Pandoc's syntax): each <dt> on a line
+# of its own, its <dd> on the next line after ":   ", further paragraphs indented.
+_DD = re.compile(r"^:[ \t]+(?=\S)", re.MULTILINE)
+_DD_MORE = re.compile(r"(?:\n[ \t]*(?=\n)|\n(?: {4}|\t)[^\n]*)*")
+# a link to the term itself after its name, as Sphinx writes one: "Wheel[¶](#term-Wheel ...)"
+_SELF_LINK = re.compile(r"\s*\[[^\w\]]{1,2}\]\([^)\n]*\)\s*$")
+_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
+_ALIAS = re.compile(
+    r"\s+\((?:or|also|abbreviated)?\s*[\"“‘']?(?P<alias>[^()\"“”‘’']{1,40}?)"
+    r"[\"”’']?\)$"
+)
+_DT_TERM = re.compile(r"[^\W_][\w\-’'./& ]*")
+
+
+def described_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
+    """The terms of a definition list (``Term`` then ``:   definition``), each defined by its
+    description; several terms on consecutive lines share the description below them."""
+    text = marked.plain
+    for dd in _DD.finditer(text):
+        body_end = _description_end(text, dd.end())
+        definition = _LINK.sub(r"\1", text[dd.end() : body_end])
+        definition = trim(collapse(definition))
+        if not _reads_as_definition(definition):
+            continue
+        for term, start in _dt_terms(text, dd.start()):
+            yield FoundDefinition(term, definition, start, body_end, "glossary")
+
+
+def _description_end(text: str, start: int) -> int:
+    """The end of a description: its first line and the indented lines after it."""
+    line_end = text.find("\n", start)
+    if line_end < 0:
+        return len(text)
+    more = _DD_MORE.match(text, line_end).end()
+    return line_end + len(text[line_end:more].rstrip())
+
+
+def _dt_terms(text: str, dd_start: int) -> Iterator[tuple[str, int]]:
+    """The terms on the lines just above a description, with their offsets."""
+    end = dd_start - 1
+    while end > 0:
+        start = text.rfind("\n", 0, end) + 1
+        line = text[start:end]
+        if not line.strip() or line.startswith((":", " ", "\t", "|", "#")):
+            return
+        yield from _dt_names(line, start)
+        end = start - 1
+
+
+def _dt_names(line: str, offset: int) -> Iterator[tuple[str, int]]:
+    """A term line's name, and the alias in its closing parenthesis ("Source Distribution
+    (or "sdist")"); an acronym there ("decentralized identifier (DID)") is the acronyms'."""
+    name = _LINK.sub(r"\1", _SELF_LINK.sub("", line)).strip()
+    alias = _ALIAS.search(name)
+    names = [name[: alias.start()]] if alias else [name]
+    if alias and not alias.group("alias").isupper():
+        names.append(alias.group("alias"))
+    for term in names:
+        term = collapse(term).strip("\"'‘’“”`*_ ")
+        if _DT_TERM.fullmatch(term) and len(term.split()) <= MAX_TERM_WORDS:
+            yield term, offset + max(0, line.find(term))
+
+
+# --- | Term | value | (the key terms of a cover page) --------------------------------------
+
+MIN_KEY_TERMS = 3
+MAX_KEY_LABEL_WORDS = 15
+# a bold term, and perhaps a short description after it (no sentence: "**Order Form** The key
+# terms of this Agreement are as follows:" introduces the rows below)
+_KEY_CELL = re.compile(r"\s*“(?P<term>[^“”]+)”\s*(?:[“]?(?P<label>[^“”\n]*[^“”\s.:;])[”]?\s*)?")
+
+
+def key_term_definitions(
+    marked: Unmarked, rows: list[list[tuple[str, int]]]
+) -> list[FoundDefinition]:
+    """A two-column table whose first cells name terms in bold, each with its value (a
+    contract's cover page: "**Governing Law** | The laws of the State of Delaware"); a
+    second bold run in the first cell describes the term ("**Effective Date** **The date the
+    Agreement starts**"). At least three such rows, and most rows with a value are such."""
+    if any(len(row) != 2 for row in rows):
+        return []
+    valued = [row for row in rows if row[1][0].strip()]
+    found = [item for row in valued if (item := _key_term(marked, row)) is not None]
+    return found if len(found) >= MIN_KEY_TERMS and 2 * len(found) > len(valued) else []
+
+
+def _key_term(marked: Unmarked, row: list[tuple[str, int]]) -> FoundDefinition | None:
+    (cell, offset), (value, value_offset) = row
+    key = _KEY_CELL.fullmatch(marked.quoted, offset, offset + len(cell))
+    if key is None or key.start("term") - 1 not in marked.emphasised:
+        return None
+    term = collapse(key.group("term"))
+    label = key.group("label") or ""
+    if not _title_case(term) or len(label.split()) > MAX_KEY_LABEL_WORDS:
+        return None
+    definition = trim(collapse(marked.plain[value_offset : value_offset + len(value)]))
+    if label:
+        definition = f"{collapse(label)}: {definition}"
+    return FoundDefinition(term, definition, key.start("term"), value_offset + len(value), "table")
+
+
+def _title_case(term: str) -> bool:
+    """A name: a few words, each significant one capitalised, no sentence punctuation."""
+    words = term.split()
+    if not 0 < len(words) <= MAX_GLOSSARY_WORDS or term[-1] in ".:;,?!" or _STRUCTURAL.match(term):
+        return False
+    significant = [word for word in words if word.casefold() not in _SMALL_WORDS]
+    return bool(significant) and all(word[0].isupper() or word[0].isdigit() for word in significant)
+
+
+# --- Term<TAB>Definition (a plain-text table under a header naming its columns) -------------
+
+MAX_COLUMN_TERM_WORDS = 15
+# a cell boundary: a tab, or " | " as the PDF converter writes a row
+_CELL_BREAK = re.compile(r"[ \t]*(?:\t|[ \t]\|[ \t])[ \t]*")
+_ROW_VERB = re.compile(r"(?i)(?:(?P<means>means|shall\s+mean)\b[ \t:,]*|(?P<has>has)\s+(?=the\s))")
+
+
+def column_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
+    """Rows of a two-column table written as lines of text (cells split by a tab or " | "),
+    under a header that names a term column and a definition column ("Defined Terms<TAB>
+    Definitions"); a line that is not a row (a lettered point, a wrapped line) continues
+    the definition above it. A blank line ends the table unless a row follows it."""
+    text = marked.plain
+    position = 0
+    while (header := _column_header(text, position)) is not None:
+        rows = list(_column_rows(text, header))
+        yield from (_column_row(marked, *row) for row in rows)
+        position = rows[-1][2] if rows else header
+
+
+def _column_header(text: str, position: int) -> int | None:
+    """The end of the next header line from ``position``, if any."""
+    for line in re.finditer(r"^[^\n]*\S[^\n]*$", text[position:], re.MULTILINE):
+        cells = _CELL_BREAK.split(line.group().strip())
+        names = [collapse(cell).casefold().strip("*_ :") for cell in cells]
+        if len(names) == 2 and names[0] in _COLUMN_TERMS and names[1] in _DEF_HEADERS:
+            return position + line.end()
+    return None
+
+
+_COLUMN_TERMS = _TERM_HEADERS | {"defined terms"}
+
+
+def _column_rows(text: str, start: int) -> Iterator[tuple[int, int, int]]:
+    """(term start, definition start, row end) of each row after a header ending at ``start``."""
+    row: list[int] | None = None
+    blank = False
+    for line in re.finditer(r"^[^\n]*$", text[start + 1 :], re.MULTILINE):
+        begin, content = start + 1 + line.start(), line.group()
+        cells = _CELL_BREAK.search(content.strip())
+        lead = len(content) - len(content.lstrip())
+        alone = _term_alone(text, begin, content)
+        if (cells and _column_term_ok(content.strip()[: cells.start()])) or alone:
+            if row:
+                yield row[0], row[1], row[2]
+            definition = begin + len(content) + 2 if alone else begin + lead + cells.end()
+            row = [begin + lead, definition, begin + len(content.rstrip())]
+        elif not content.strip():
+            blank = True
+            continue
+        elif row is None or (blank and not _continues(content)):
+            break
+        else:
+            row[2] = begin + len(content.rstrip())
+        blank = False
+    if row:
+        yield row[0], row[1], row[2]
+
+
+def _term_alone(text: str, begin: int, content: str) -> bool:
+    """A term on a line of its own whose definition opens the next line after a tab (an
+    empty first cell): "Payment Service Provider" then "<TAB>Has the meaning given ..."."""
+    after = begin + len(content) + 1
+    return (
+        "\t" not in content
+        and _column_term_ok(content.strip())
+        and text.startswith("\t", after)
+        and not text[after + 1 : after + 2].isspace()
+    )
+
+
+def _continues(line: str) -> bool:
+    """After a blank line, what still belongs to the row above: a point ("(a) in relation
+    to ...") or a line in lower case (a definition broken by a page)."""
+    return bool(MARKER.match(line)) or line.lstrip()[:1].islower()
+
+
+def _column_term_ok(term: str) -> bool:
+    words = term.split()
+    if not words or len(words) > MAX_COLUMN_TERM_WORDS or not term[0].isalnum():
+        return False
+    return not MARKER.fullmatch(term) and not _STRUCTURAL.match(term) and term[-1] not in ":;,"
+
+
+def _column_row(marked: Unmarked, term_start: int, def_start: int, end: int) -> FoundDefinition:
+    text = marked.plain
+    term = collapse(_CELL_BREAK.split(text[term_start:def_start])[0]).strip("\"'‘’“”`")
+    verb = _ROW_VERB.match(text, def_start)
+    style = "pointer" if verb and verb.group("has") else "table"
+    definition, end = clean_definition(marked, verb.end() if verb else def_start, end)
+    return FoundDefinition(term, definition, term_start, end, style)

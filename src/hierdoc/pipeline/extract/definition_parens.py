@@ -50,6 +50,8 @@ _LEAD_WORDS = word_set(
     " also referred to as called known the a an and or and/or respectively severally singly"
     " any one of them"
 )
+# "(collectively, the “Parties”)", "(together, “Securities”)": a name for a group or a list
+_COLLECTIVE = re.compile(r"(?i)\b(?:collectively|together|jointly)\b")
 _UNQUOTED = re.compile(
     r"^\s*(?:hereinafter\s*,?\s*(?:(?:referred\s+to\s+as|called)\s+)?|(?:referred\s+to\s+as|called)\s+)"
     r"(?:the\s+)?(?P<term>[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*){0,4})\s*$"
@@ -99,7 +101,7 @@ def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
         terms = _named_terms(match)
         if not terms:
             continue
-        collective = "collectively" in match.group("body").casefold()
+        collective = bool(_COLLECTIVE.search(match.group("body")))
         before = _text_before(marked.plain, match.start(), not collective)
         closes_item = _closes_item(marked.quoted, match.start(), match.end())
         relative = _RELATIVE.match(marked.plain, match.end())

@@ -38,12 +38,19 @@ from collections.abc import Iterator
 
 from .definition_lists import (
     bare_row_definitions,
+    column_definitions,
+    described_definitions,
     glossary_definitions,
     heading_definitions,
     table_definitions,
 )
 from .definition_markup import QTERM, QTERM_ANON, QUOTED_TERM, Unmarked, term_at, unmark
-from .definition_opening import footnote_definitions, opening_definitions, purpose_definitions
+from .definition_opening import (
+    footnote_definitions,
+    opening_definitions,
+    prose_definitions,
+    purpose_definitions,
+)
 from .definition_parens import parenthetical_definitions
 from .definition_text import (
     MAX_TERM_WORDS,
@@ -211,11 +218,14 @@ def find_definitions(text: str, in_definitions_section: bool = False) -> list[Fo
         if not any(start <= item.start < end for (start, end), _ in means)
     ]
     extra = list(table_definitions(marked, in_definitions_section))
+    extra += described_definitions(marked)
+    extra += column_definitions(marked)
     extra += opening_definitions(marked)
     extra += footnote_definitions(marked)
     extra += purpose_definitions(marked)
     if in_definitions_section:
         extra = list(glossary_definitions(marked)) + extra + list(bare_row_definitions(marked))
+        extra += prose_definitions(marked)
         if not is_definitions_heading(text.split("\n", 1)[0]):
             extra += heading_definitions(marked)
     found += [item for item in extra if not _overlaps(item, spans)]
