@@ -24,6 +24,8 @@ from .definition_text import (
     clean_definition,
     collapse,
     trim,
+    unlink,
+    without_abbreviation,
     word_set,
 )
 from .layout import MARKER, item_start, paragraph_end, tables
@@ -42,6 +44,8 @@ _PRONOUNS = word_set("we you i they he she it this these our your")
 _NOT_GLOSSARY = word_set(
     "note notes example examples e.g see source nb important warning tip caution"
 )
+# words that open a source or a condition, not a term: "Per NISTIR 8062: ...", "In ...:"
+_LEADS = word_set("per in as for see under from according if when where")
 # labels of signature blocks and forms ("By: ____", "Name: ...") are not defined terms
 _FORM_LABELS = (
     word_set("by name title date signature sign signed its email e-mail telephone tel phone")
@@ -91,6 +95,8 @@ def _glossary_term_ok(text: str, term: str, line_start: int, prefix: str) -> boo
     words = term.casefold().split()
     if not words or len(words) > MAX_GLOSSARY_WORDS or _STRUCTURAL.match(term):
         return False
+    if words[0] in _LEADS or "[" in term:
+        return False  # "Per NISTIR 8062: Enabling ...", "Per [ISO 9241](#iso): Extent ..."
     label = words[0] in _NOT_GLOSSARY and (len(words) == 1 or words[1].isdigit())
     if label or _VERB_WORDS.intersection(words) or " ".join(words) in _FORM_LABELS:
         return False
@@ -190,7 +196,7 @@ def heading_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     heading = _TERM_HEADING.match(text)
     if heading is None:
         return
-    term = collapse(heading.group("term")).strip("\"'‘’“”`:")
+    term = without_abbreviation(collapse(heading.group("term")).strip("\"'‘’“”`:"))
     body = len(text) - len(text[heading.end() :].lstrip())
     if body >= len(text) or not _heading_term_ok(term) or item_start(text, body) is not None:
         return
@@ -217,10 +223,8 @@ _DD = re.compile(r"^:[ \t]+(?=\S)", re.MULTILINE)
 _DD_MORE = re.compile(r"(?:\n[ \t]*(?=\n)|\n(?: {4}|\t)[^\n]*)*")
 # a link to the term itself after its name, as Sphinx writes one: "Wheel[¶](#term-Wheel ...)"
 _SELF_LINK = re.compile(r"\s*\[[^\w\]]{1,2}\]\([^)\n]*\)\s*$")
-_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
 _ALIAS = re.compile(
-    r"\s+\((?:or|also|abbreviated)?\s*[\"“‘']?(?P<alias>[^()\"“”‘’']{1,40}?)"
-    r"[\"”’']?\)$"
+    r"\s+\((?:or|also|abbreviated)\s+[\"“‘']?(?P<alias>[^()\"“”‘’']{1,40}?)[\"”’']?\)$"
 )
 _DT_TERM = re.compile(r"[^\W_][\w\-’'./& ]*")
 
@@ -231,8 +235,7 @@ def described_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     text = marked.plain
     for dd in _DD.finditer(text):
         body_end = _description_end(text, dd.end())
-        definition = _LINK.sub(r"\1", text[dd.end() : body_end])
-        definition = trim(collapse(definition))
+        definition = trim(collapse(unlink(text[dd.end() : body_end])))
         if not _reads_as_definition(definition):
             continue
         for term, start in _dt_terms(text, dd.start()):
@@ -249,25 +252,31 @@ def _description_end(text: str, start: int) -> int:
 
 
 def _dt_terms(text: str, dd_start: int) -> Iterator[tuple[str, int]]:
-    """The terms on the lines just above a description, with their offsets."""
+    """The terms on the lines just above a description, with their offsets. Terms that
+    Sphinx links to themselves ("License Expression[¶](#term-...)") may be a blank line
+    apart: several terms sharing one description."""
     end = dd_start - 1
+    linked = False
     while end > 0:
         start = text.rfind("\n", 0, end) + 1
         line = text[start:end]
+        above = text[text.rfind("\n", 0, max(0, start - 1)) + 1 : max(0, start - 1)]
+        if not line.strip() and linked and start > 0 and _SELF_LINK.search(above):
+            end = start - 1
+            continue
         if not line.strip() or line.startswith((":", " ", "\t", "|", "#")):
             return
         yield from _dt_names(line, start)
+        linked = bool(_SELF_LINK.search(line))
         end = start - 1
 
 
 def _dt_names(line: str, offset: int) -> Iterator[tuple[str, int]]:
     """A term line's name, and the alias in its closing parenthesis ("Source Distribution
     (or "sdist")"); an acronym there ("decentralized identifier (DID)") is the acronyms'."""
-    name = _LINK.sub(r"\1", _SELF_LINK.sub("", line)).strip()
+    name = without_abbreviation(unlink(_SELF_LINK.sub("", line)).strip())
     alias = _ALIAS.search(name)
-    names = [name[: alias.start()]] if alias else [name]
-    if alias and not alias.group("alias").isupper():
-        names.append(alias.group("alias"))
+    names = [name[: alias.start()], alias.group("alias")] if alias else [name]
     for term in names:
         term = collapse(term).strip("\"'‘’“”`*_ ")
         if _DT_TERM.fullmatch(term) and len(term.split()) <= MAX_TERM_WORDS:
@@ -338,7 +347,10 @@ def column_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     position = 0
     while (header := _column_header(text, position)) is not None:
         rows = list(_column_rows(text, header))
-        yield from (_column_row(marked, *row) for row in rows)
+        for row in rows:
+            found = _column_row(marked, *row)
+            if found is not None:
+                yield found
         position = rows[-1][2] if rows else header
 
 
@@ -406,10 +418,16 @@ def _column_term_ok(term: str) -> bool:
     return not MARKER.fullmatch(term) and not _STRUCTURAL.match(term) and term[-1] not in ":;,"
 
 
-def _column_row(marked: Unmarked, term_start: int, def_start: int, end: int) -> FoundDefinition:
+def _column_row(
+    marked: Unmarked, term_start: int, def_start: int, end: int
+) -> FoundDefinition | None:
+    """The row's definition; none for an acronym's long form alone ("CIO | Chief Information
+    Officer", an acronym list's), unless the row says it "means" it."""
     text = marked.plain
     term = collapse(_CELL_BREAK.split(text[term_start:def_start])[0]).strip("\"'‘’“”`")
     verb = _ROW_VERB.match(text, def_start)
     style = "pointer" if verb and verb.group("has") else "table"
     definition, end = clean_definition(marked, verb.end() if verb else def_start, end)
+    if not definition or (verb is None and _spelled_out(term, definition)):
+        return None
     return FoundDefinition(term, definition, term_start, end, style)

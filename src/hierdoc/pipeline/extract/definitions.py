@@ -176,7 +176,8 @@ _DEF_HEADING = re.compile(
 )
 _HEADING_NUMBER = re.compile(
     r"^(?:#+\s*)?(?:(?:section|sec|article|art|chapter|ch|part|clause|schedule|annex|appendix"
-    r"|title|rule|§+)\.?\s*)?(?:\d+[a-z]?(?:[.\-]\d+)*|[ivxlc]+|[a-z])?(?=[\s.:)\-–—]|$)"
+    r"|title|rule|§+)\.?\s*)?(?:(?:\d+[a-z]?|[a-z])(?:[.\-]\d+)+|\d+[a-z]?|[ivxlc]+|[a-z])?"
+    r"(?=[\s.:)\-–—]|$)"
     r"[\s.:)\-–—]*"
 )
 
@@ -219,17 +220,31 @@ def find_definitions(text: str, in_definitions_section: bool = False) -> list[Fo
     ]
     extra = list(table_definitions(marked, in_definitions_section))
     extra += described_definitions(marked)
-    extra += column_definitions(marked)
-    extra += opening_definitions(marked)
+    headed = _section_definitions(marked, text) if in_definitions_section else []
+    # "#### Passphrase" / "A passphrase is ...": the heading's term, defined once
+    heads = [(item.start, item.end) for item in headed if item.style == "glossary"]
+    extra += [item for item in opening_definitions(marked) if not _overlaps(item, heads)]
     extra += footnote_definitions(marked)
     extra += purpose_definitions(marked)
-    if in_definitions_section:
-        extra = list(glossary_definitions(marked)) + extra + list(bare_row_definitions(marked))
-        extra += prose_definitions(marked)
-        if not is_definitions_heading(text.split("\n", 1)[0]):
-            extra += heading_definitions(marked)
+    extra += headed
     found += [item for item in extra if not _overlaps(item, spans)]
+    # a row keeps the "means" its definition holds ('Relevant Provisions | Means, in relation
+    # to COBS, "relevant provisions" means ...')
+    found += column_definitions(marked)
     return _dedupe(found)
+
+
+def _section_definitions(marked: Unmarked, text: str) -> list[FoundDefinition]:
+    """The layouts read only in a definitions section: glossary lines, bare table rows, a
+    sub-heading naming a term, paragraphs opening with what a term is (not the one under a
+    term's heading: "#### Passphrase" / "A passphrase is ..." defines the heading's term)."""
+    found = list(glossary_definitions(marked)) + list(bare_row_definitions(marked))
+    headed = (
+        [] if is_definitions_heading(text.split("\n", 1)[0]) else list(heading_definitions(marked))
+    )
+    found += headed
+    spans = [(item.start, item.end) for item in headed]
+    return found + [item for item in prose_definitions(marked) if not _overlaps(item, spans)]
 
 
 def _titled_definitions(text: str) -> bool:
