@@ -335,6 +335,10 @@ def _title_case(term: str) -> bool:
 MAX_COLUMN_TERM_WORDS = 15
 # a cell boundary: a tab, or " | " as the PDF converter writes a row
 _CELL_BREAK = re.compile(r"[ \t]*(?:\t|[ \t]\|[ \t])[ \t]*")
+# a rule or paragraph number opening a line: "A8.2.1", "1.2.1.Guidance.4.", "12."
+_NUMBER_LABEL = re.compile(
+    r"[ \t]*(?:\d+(?:\.\w+)*|[A-Z]{1,3}\d+(?:\.\w+)+)\.?(?:\t|[ \t]*$)"  # not "C1", "2U"
+)
 _ROW_VERB = re.compile(r"(?i)(?:(?P<means>means|shall\s+mean)\b[ \t:,]*|(?P<has>has)\s+(?=the\s))")
 
 
@@ -375,6 +379,8 @@ def _column_rows(text: str, start: int) -> Iterator[tuple[int, int, int]]:
         begin, content = start + 1 + line.start(), line.group()
         cells = _CELL_BREAK.search(content.strip())
         lead = len(content) - len(content.lstrip())
+        if _NUMBER_LABEL.match(content):
+            break  # the next rule ("A8.2.1<TAB>An Insurer must ..."): the table has ended
         alone = _term_alone(text, begin, content)
         if (cells and _column_term_ok(content.strip()[: cells.start()])) or alone:
             if row:
@@ -425,6 +431,7 @@ def _column_row(
     Officer", an acronym list's), unless the row says it "means" it."""
     text = marked.plain
     term = collapse(_CELL_BREAK.split(text[term_start:def_start])[0]).strip("\"'‘’“”`")
+    term = without_abbreviation(term)
     verb = _ROW_VERB.match(text, def_start)
     style = "pointer" if verb and verb.group("has") else "table"
     definition, end = clean_definition(marked, verb.end() if verb else def_start, end)
