@@ -2,7 +2,16 @@
 
 Glossary lines count only in a definitions section (elsewhere "Note: ..." lines would be
 noise); a table counts in a definitions section, or anywhere under a header that names a
-term column and a definition/meaning column. Also only in a definitions section:
+term column and a definition/meaning column. Anywhere, by their shape:
+
+- a definition list (an HTML ``<dl>`` as markdownify writes it: ``Term`` then
+  ``:   definition``);
+- a cover page's key terms: a two-column table whose first cells are bold names
+  (``| **Governing Law** | The laws of the State of Delaware |``);
+- rows written as lines of text (``Term<TAB>Means ...``, a PDF's ``Term | ...``) under a
+  header line naming a term and a definition column.
+
+Also only in a definitions section:
 
 - a two-cell row as the PDF converter writes a table row, without outer bars
   (``Authenticator | Something the claimant possesses ...``), unless it spells out an
@@ -233,6 +242,8 @@ def described_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     """The terms of a definition list (``Term`` then ``:   definition``), each defined by its
     description; several terms on consecutive lines share the description below them."""
     text = marked.plain
+    if "\n:" not in text:
+        return
     for dd in _DD.finditer(text):
         body_end = _description_end(text, dd.end())
         definition = trim(collapse(unlink(text[dd.end() : body_end])))
@@ -289,7 +300,7 @@ MIN_KEY_TERMS = 3
 MAX_KEY_LABEL_WORDS = 15
 # a bold term, and perhaps a short description after it (no sentence: "**Order Form** The key
 # terms of this Agreement are as follows:" introduces the rows below)
-_KEY_CELL = re.compile(r"\s*“(?P<term>[^“”]+)”\s*(?:[“]?(?P<label>[^“”\n]*[^“”\s.:;])[”]?\s*)?")
+_KEY_CELL = re.compile(r"\s*“(?P<term>[^“”]+)”\s*(?:[“]?(?P<label>[^“”()\n]*[^“”()\s.:;])[”]?\s*)?")
 
 
 def key_term_definitions(
@@ -360,15 +371,18 @@ def column_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
 
 def _column_header(text: str, position: int) -> int | None:
     """The end of the next header line from ``position``, if any."""
-    for line in re.finditer(r"^[^\n]*\S[^\n]*$", text[position:], re.MULTILINE):
-        cells = _CELL_BREAK.split(line.group().strip())
-        names = [collapse(cell).casefold().strip("*_ :") for cell in cells]
-        if len(names) == 2 and names[0] in _COLUMN_TERMS and names[1] in _DEF_HEADERS:
-            return position + line.end()
-    return None
+    header = _COLUMN_HEADER.search(text, position)
+    return header.end() if header else None
 
 
-_COLUMN_TERMS = _TERM_HEADERS | {"defined terms"}
+def _names(headers: frozenset[str]) -> str:
+    return "|".join(re.escape(name).replace(r"\ ", r"\s+") for name in sorted(headers))
+
+
+_COLUMN_HEADER = re.compile(
+    rf"(?im)^[ \t]*[*_]*(?:{_names(_TERM_HEADERS | {'defined terms'})})[*_]*[ \t]*"
+    rf"(?:\t|[ \t]\|[ \t])[ \t]*[*_]*(?:{_names(_DEF_HEADERS)})[*_ \t:]*$"
+)
 
 
 def _column_rows(text: str, start: int) -> Iterator[tuple[int, int, int]]:

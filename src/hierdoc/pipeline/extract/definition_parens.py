@@ -15,8 +15,8 @@ gives something:
    of a finite verb or a bare "that date";
 3. a party of a preamble named by its appositive ("SUN PHARMA LTD., a company registered
    in India, ... (the “Party”)");
-4. for "(collectively, ...)": the list it sums up, else the noun phrase before it, else
-   the whole sentence;
+4. for "(collectively, ...)" / "(together, ...)": the list it sums up, else the noun
+   phrase before it, else the whole sentence;
 5. the whole sentence when the parenthesis closes a numbered or lettered item that
    defines nothing else ("(c) adequate, relevant and limited to what is necessary ...
    (‘data minimisation’);");

@@ -12,16 +12,21 @@ Six styles are recognised:
 - ``pointer``: ``"X" has the meaning given in Section 3.2`` / ``shall have the meaning set
   forth in ...``: the definition is elsewhere (:mod:`.definition_pointers` resolves it);
 - ``parenthetical``: ``the Receiving Party (the "Recipient")``, ``(hereinafter "the
-  Agreement")``, ``(‘data subject’)`` (:mod:`.definition_parens`);
+  Agreement")``, ``(‘data subject’)``, ``(together, the "Parties")``
+  (:mod:`.definition_parens`);
 - ``glossary``: ``Term: definition`` / ``Term — definition`` lines, only in a definitions
-  section (elsewhere "Note: ..." lines would be noise);
+  section (elsewhere "Note: ..." lines would be noise); the terms of a definition list (an
+  HTML ``<dl>``, ``Term`` then ``:   definition``), anywhere;
 - ``table``: Markdown ``| Term | Definition |`` rows, in a definitions section or under a
-  header that names a term and a definition/meaning column, and a PDF's ``Term | Definition``
-  rows in a definitions section (:mod:`.definition_lists`); also ``glossary``: a glossary's
-  sub-heading that is only a term, defined by the paragraph under it;
+  header that names a term and a definition/meaning column; rows written as text (cells
+  split by a tab or " | ") under such a header, or in a definitions section; a cover
+  page's key terms (``| **Governing Law** | The laws of ... |``) (:mod:`.definition_lists`);
+  also ``glossary``: a glossary's sub-heading that is only a term, defined by the paragraph
+  under it;
 - ``opening``: the opening sentence of a section defining what its heading names ("5.1.1
   Memorized Secrets" / "A Memorized Secret authenticator ... is a secret value ...",
-  :mod:`.definition_opening`).
+  :mod:`.definition_opening`); in a definitions section, any paragraph opening with what
+  its subject is ("Relying parties are entities that ...").
 
 A term may be quoted, emphasised or both (``**"Term"**``, ``"**Term**"``, ``*Term*``,
 ``<u>Term</u>``): :mod:`.definition_markup` reads emphasis as quotes. Where an item or
