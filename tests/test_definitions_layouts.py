@@ -109,6 +109,15 @@ def test_a_key_terms_table_defines_each_bold_name_by_its_value() -> None:
     }
 
 
+def test_a_spacer_column_empty_in_every_row_does_not_count() -> None:
+    spaced = (
+        KEY_TERMS.split("\n\n")[0]
+        .replace(" |\n", " |  |\n")
+        .replace("| --- | --- |  |", "| --- | --- | --- |")
+    )
+    assert _pairs(spaced) == _pairs(KEY_TERMS)
+
+
 def test_a_plain_two_column_table_defines_nothing() -> None:
     table = (
         "| Country | Capital |\n| --- | --- |\n| France | Paris |\n| Spain | Madrid |\n"
