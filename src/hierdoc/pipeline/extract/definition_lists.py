@@ -310,12 +310,14 @@ def key_term_definitions(
     contract's cover page: "**Governing Law** | The laws of the State of Delaware"); a
     second bold run in the first cell describes the term ("**Effective Date** **The date the
     Agreement starts**"). At least three such rows, and most rows with a value are such.
-    Columns empty in every row (a layout's spacers) do not count."""
+    Trailing columns empty in every row (a layout's margin) do not count; an empty column
+    between two others is a signature block's spacer ("| Title |  | {title} |")."""
     width = max(len(row) for row in rows)
-    used = [col for col in range(width) if any(col < len(r) and r[col][0].strip() for r in rows)]
-    if len(used) != 2 or any(len(row) <= used[1] for row in rows):
+    while width > 2 and not any(len(r) >= width and r[width - 1][0].strip() for r in rows):
+        width -= 1
+    if width != 2 or any(len(row) < 2 for row in rows):
         return []
-    rows = [[row[used[0]], row[used[1]]] for row in rows]
+    rows = [row[:2] for row in rows]
     valued = [row for row in rows if row[1][0].strip()]
     found = [item for row in valued if (item := _key_term(marked, row)) is not None]
     return found if len(found) >= MIN_KEY_TERMS and 2 * len(found) > len(valued) else []
