@@ -170,6 +170,18 @@ def test_tab_lines_without_a_header_define_nothing() -> None:
 # --- grouping parentheses and prose in a definitions section ---------------------------------
 
 
+def test_a_group_named_with_its_kin_is_named_whole() -> None:
+    text = (
+        "This Agreement is entered into by and between Media News Group, Inc. and its "
+        "subsidiaries and affiliates (collectively, the “Disclosing Party”) and Reader LLC. "
+        "Information of CEDC or any of its Subsidiaries (defined below) (together, the "
+        "“CEDC Group”) is confidential."
+    )
+    found = _pairs(text)
+    assert found["Disclosing Party"] == "Media News Group, Inc. and its subsidiaries and affiliates"
+    assert found["CEDC Group"] == "CEDC or any of its Subsidiaries"
+
+
 @pytest.mark.parametrize(
     ("text", "term", "named"),
     [

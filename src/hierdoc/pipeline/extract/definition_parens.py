@@ -50,6 +50,12 @@ _LEAD_WORDS = word_set(
     " also referred to as called known the a an and or and/or respectively severally singly"
     " any one of them"
 )
+# a name with its own kin: "CEDC or any of its Subsidiaries", "the Company and its Affiliates"
+_WITH_ITS = re.compile(
+    r"(?:\b(?:the|The)\s+)?\b[A-Z][\w.&'’-]*(?:,?\s+[A-Z][\w.&'’-]*)*,?\s+(?:and|or|and/or)\s+"
+    r"(?:any\s+of\s+|each\s+of\s+|all\s+of\s+)?(?:its|their|his|her)\s+(?:[\w-]+\s+){0,2}[\w-]+"
+    r"\s*$"
+)
 # "(collectively, the “Parties”)", "(together, “Securities”)": a name for a group or a list
 _COLLECTIVE = re.compile(r"(?i)\b(?:collectively|together|jointly)\b")
 _UNQUOTED = re.compile(
@@ -197,7 +203,9 @@ def named_thing(before: str, term: str, closes_item: bool, collective: bool = Fa
     if party:
         return party
     if collective:
-        named = _listed(_last_clause(words)) or _without_conjunction(_noun_phrase_before(before))
+        group = _WITH_ITS.search(before)
+        named = group.group().rstrip() if group else _listed(_last_clause(words))
+        named = named or _without_conjunction(_noun_phrase_before(before))
         if named:
             return named
     # "1. 'personal data' means any information relating to ... person ('data subject');"
