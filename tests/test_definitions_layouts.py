@@ -263,3 +263,37 @@ def test_committed_gold_documents(gold_file: str) -> None:
     hits = [g for g in required if any(defines(g, t, d) for t, d in right)]
     assert len(right) / len(found) >= 0.95
     assert len(hits) / len(required) >= 0.9
+
+
+# --- a standard's numbered terms and definitions ---------------------------------------------
+
+ENTRIES = """## 3 Terms and definitions
+
+For the purposes of this document, the following terms and definitions apply.
+
+3.1
+access control
+means to ensure that access to assets is authorized
+
+3.2 attack
+attempt to destroy, expose or alter an asset
+
+3.3 Fees
+The fees are set out in Schedule 2.
+
+3.4 Definitions
+In this Agreement:
+"""
+
+
+def test_numbered_entries_of_a_terms_and_definitions_clause() -> None:
+    assert _pairs(ENTRIES) == {
+        "access control": "means to ensure that access to assets is authorized",
+        "attack": "attempt to destroy, expose or alter an asset",
+    }
+    headed = "### 3.2 attack\nattempt to destroy, expose or alter an asset\n"
+    assert _pairs(headed, in_section=True) == {
+        "attack": "attempt to destroy, expose or alter an asset"
+    }
+    # a numbered sub-heading whose paragraph is a sentence is a clause, not an entry
+    assert _pairs("### 3.3 Fees\nThe fees are set out in Schedule 2.\n", in_section=True) == {}

@@ -16,6 +16,8 @@ Also only in a definitions section:
 - a two-cell row as the PDF converter writes a table row, without outer bars
   (``Authenticator | Something the claimant possesses ...``), unless it spells out an
   acronym (``CIO | Chief Information Officer`` is an acronym list's, see :mod:`.acronyms`);
+- a standard's numbered entries: "3.2", its term, its definition in lower case (ISO's
+  terms and definitions clause), the number and term on one line or two;
 - a sub-heading that is only a short term, defined by the paragraph under it (a glossary
   whose terms are set on lines of their own, in bold, which the PDF converter reads as
   headings: ``#### Authenticator`` then ``Something the claimant possesses ...``).
@@ -207,11 +209,40 @@ def heading_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
         return
     term = without_abbreviation(collapse(heading.group("term")).strip("\"'‘’“”`:"))
     body = len(text) - len(text[heading.end() :].lstrip())
+    entry = _ENTRY_NUMBER.match(term)
+    if entry and text[body : body + 1].islower():
+        term = term[entry.end() :]  # "### 3.1 access control" / "means to ensure ..."
     if body >= len(text) or not _heading_term_ok(term) or item_start(text, body) is not None:
         return
     definition, end = clean_definition(marked, body, paragraph_end(text, body))
     if _reads_as_definition(definition):
         yield FoundDefinition(term, definition, heading.start("term"), end, "glossary")
+
+
+# --- 3.1 / term / definition (the terms and definitions of a standard) ----------------------
+
+# an entry's number ("3.1", "3.4.2"), alone on its line or before its term
+_ENTRY_NUMBER = re.compile(r"\d{1,2}(?:\.\d{1,3})+\.?[ \t]+(?=\S)|\d{1,2}(?:\.\d{1,3})+\.?[ \t]*\n")
+_ENTRY = re.compile(
+    r"^[ \t]*(?P<number>\d{1,2}(?:\.\d{1,3})+)\.?(?:[ \t]*\n[ \t]*|[ \t]+)"
+    r"(?P<term>[^\W\d_][^\n.;:,]{0,80}?)[ \t]*\n[ \t]*(?P<def>[^\W\d_A-Z])",
+    re.MULTILINE,
+)
+
+
+def entry_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
+    """Numbered entries of a standard's terms and definitions (ISO style): the entry's
+    number, its term (on the same line or the next), and on the next line its definition,
+    which opens in lower case ("3.2" / "attack" / "attempt to destroy, expose, ...")."""
+    text = marked.plain
+    for entry in _ENTRY.finditer(text):
+        term = collapse(entry.group("term"))
+        if len(term.split()) > MAX_TERM_WORDS or _VERB_WORDS.intersection(term.split()):
+            continue
+        def_start = entry.start("def")
+        definition, end = clean_definition(marked, def_start, paragraph_end(text, def_start))
+        if _reads_as_definition(definition):
+            yield FoundDefinition(term, definition, entry.start("term"), end, "glossary")
 
 
 def _heading_term_ok(term: str) -> bool:

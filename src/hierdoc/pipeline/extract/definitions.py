@@ -16,7 +16,8 @@ Six styles are recognised:
   (:mod:`.definition_parens`);
 - ``glossary``: ``Term: definition`` / ``Term — definition`` lines, only in a definitions
   section (elsewhere "Note: ..." lines would be noise); the terms of a definition list (an
-  HTML ``<dl>``, ``Term`` then ``:   definition``), anywhere;
+  HTML ``<dl>``, ``Term`` then ``:   definition``), anywhere; in a definitions section, a
+  standard's numbered entries ("3.2" / "attack" / "attempt to destroy, ...");
 - ``table``: Markdown ``| Term | Definition |`` rows, in a definitions section or under a
   header that names a term and a definition/meaning column; rows written as text (cells
   split by a tab or " | ") under such a header, or in a definitions section; a cover
@@ -45,6 +46,7 @@ from .definition_lists import (
     bare_row_definitions,
     column_definitions,
     described_definitions,
+    entry_definitions,
     glossary_definitions,
     heading_definitions,
     table_definitions,
@@ -244,6 +246,7 @@ def _section_definitions(marked: Unmarked, text: str) -> list[FoundDefinition]:
     sub-heading naming a term, paragraphs opening with what a term is (not the one under a
     term's heading: "#### Passphrase" / "A passphrase is ..." defines the heading's term)."""
     found = list(glossary_definitions(marked)) + list(bare_row_definitions(marked))
+    found += entry_definitions(marked)
     headed = (
         [] if is_definitions_heading(text.split("\n", 1)[0]) else list(heading_definitions(marked))
     )
