@@ -297,3 +297,32 @@ def test_numbered_entries_of_a_terms_and_definitions_clause() -> None:
     }
     # a numbered sub-heading whose paragraph is a sentence is a clause, not an entry
     assert _pairs("### 3.3 Fees\nThe fees are set out in Schedule 2.\n", in_section=True) == {}
+
+
+RFC_TERMINOLOGY = """1.3 Terminology
+
+   This specification uses a number of terms to refer to the roles
+   played by participants in the HTTP communication.
+
+   connection
+      A transport layer virtual circuit established between two programs
+      for the purpose of communication.
+
+   request
+      An HTTP request message, as defined in section 5.
+"""
+
+
+def test_terms_with_indented_definitions_in_a_terminology_section() -> None:
+    assert _pairs(RFC_TERMINOLOGY) == {
+        "connection": "A transport layer virtual circuit established between two programs "
+        "for the purpose of communication",
+        "request": "An HTTP request message, as defined in section 5",
+    }
+    # the same layout outside a definitions section defines nothing
+    assert _pairs(RFC_TERMINOLOGY.replace("Terminology", "Architecture")) == {}
+
+
+def test_a_heading_then_its_indented_text_is_no_term() -> None:
+    text = "Overall Operation\n\n   This section gives an overview of the protocol.\n"
+    assert _pairs(text, in_section=True) == {}

@@ -245,6 +245,49 @@ def entry_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
             yield FoundDefinition(term, definition, entry.start("term"), end, "glossary")
 
 
+# --- term / indented definition (RFC terminology, reST definition lists) ---------------------
+
+_INDENTED = re.compile(
+    r"(?:\A|(?<=\n\n))(?P<indent>[ \t]*)(?P<term>[^\s|#>:][^\n]{0,80}?)[ \t]*\n"
+    r"(?P<blank>[ \t]*\n)?(?P<inner>[ \t]+)(?=\S)"
+)
+
+
+def indented_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
+    """A term on a line of its own after a blank line, its definition on the lines below it
+    indented further (an RFC's terminology, a reStructuredText definition list)::
+
+           connection
+              A transport layer virtual circuit established between two programs ...
+    """
+    text = marked.plain
+    for match in _INDENTED.finditer(text):
+        indent, inner = len(match.group("indent")), len(match.group("inner"))
+        term = collapse(match.group("term")).strip("\"'‘’“”`*")
+        # a blank line after the term only where the term is indented too (a Sphinx glossary's
+        # source); an unindented line then an indented paragraph is a heading and its text
+        apart = bool(match.group("blank")) and indent == 0
+        if inner < indent + 2 or apart or not _heading_term_ok(term):
+            continue
+        start = match.end()
+        end = _indented_end(text, start, indent)
+        definition, end = clean_definition(marked, start, end)
+        if _reads_as_definition(definition):
+            yield FoundDefinition(term, definition, match.start("term"), end, "glossary")
+
+
+def _indented_end(text: str, start: int, indent: int) -> int:
+    """Where the lines indented deeper than ``indent`` end (blank lines between them kept)."""
+    end = text.find("\n", start)
+    while 0 <= end < len(text) - 1:
+        line_end = text.find("\n", end + 1)
+        line = text[end + 1 : line_end if line_end >= 0 else len(text)]
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            break
+        end = line_end
+    return len(text) if end < 0 else len(text[:end].rstrip())
+
+
 def _heading_term_ok(term: str) -> bool:
     """A short name: no number or label ("3.2 Fees", "A. Scope"), no sentence."""
     words = term.split()

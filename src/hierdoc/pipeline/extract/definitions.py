@@ -49,6 +49,7 @@ from .definition_lists import (
     entry_definitions,
     glossary_definitions,
     heading_definitions,
+    indented_definitions,
     table_definitions,
 )
 from .definition_markup import QTERM, QTERM_ANON, QUOTED_TERM, Unmarked, term_at, unmark
@@ -158,6 +159,7 @@ _INLINE_ITEM = re.compile(
 _PART_LABEL = re.compile(
     r"(?i)^\s*(?:#+\s*)?(?:appendix|annex|schedule|exhibit|part|chapter)\s+[\w.]{1,6}\s*$"
 )
+_RULE = re.compile(r"[ \t]*([=\-~*#^+_])\1{2,}[ \t]*$")
 _UNQUOTED = re.compile(
     r"^(?P<prefix>" + MARKER.pattern + r"[ \t]+)"
     r"(?P<term>[A-Za-z][\w\-/&]*(?:['’]s)?(?:[ \t]+\w[\w\-/&]*(?:['’]s)?){0,5}?)"
@@ -247,6 +249,7 @@ def _section_definitions(marked: Unmarked, text: str) -> list[FoundDefinition]:
     term's heading: "#### Passphrase" / "A passphrase is ..." defines the heading's term)."""
     found = list(glossary_definitions(marked)) + list(bare_row_definitions(marked))
     found += entry_definitions(marked)
+    found += indented_definitions(marked)
     headed = (
         [] if is_definitions_heading(text.split("\n", 1)[0]) else list(heading_definitions(marked))
     )
@@ -257,8 +260,10 @@ def _section_definitions(marked: Unmarked, text: str) -> list[FoundDefinition]:
 
 def _titled_definitions(text: str) -> bool:
     """Whether one of the first lines is a definitions title ("APPENDIX A" then "TERMS AND
-    DEFINITIONS" in a PDF whose second line the outline did not take as a heading)."""
-    lines = [line for line in text[:400].splitlines() if line.strip()][:2]
+    DEFINITIONS" in a PDF whose second line the outline did not take as a heading); a
+    title's over- and underlines ("========", reStructuredText's) are no lines."""
+    lines = [line for line in text[:400].splitlines() if line.strip() and not _RULE.match(line)]
+    lines = lines[:2]
     if lines and _PART_LABEL.match(lines[0]):
         lines = lines[1:]
     return bool(lines) and len(lines[0]) < 60 and is_definitions_heading(lines[0])
