@@ -217,6 +217,8 @@ Relying parties are entities that rely on the subscriber's authenticator.
 
 Verifier: an entity that verifies the claimant's identity.
 
+A specific kind of: distribution that holds compiled extensions.
+
 This section is informative.
 """
 

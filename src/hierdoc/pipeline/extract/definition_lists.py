@@ -108,6 +108,8 @@ def _glossary_term_ok(text: str, term: str, line_start: int, prefix: str) -> boo
         return False
     if words[0] in _LEADS or "[" in term:
         return False  # "Per NISTIR 8062: Enabling ...", "Per [ISO 9241](#iso): Extent ..."
+    if words[0] in ("a", "an", "the") and len(words) > 1 and term.split()[1][:1].islower():
+        return False  # a sentence broken at a colon: "A specific kind of :term:`Wheel`"
     label = words[0] in _NOT_GLOSSARY and (len(words) == 1 or words[1].isdigit())
     if label or _VERB_WORDS.intersection(words) or " ".join(words) in _FORM_LABELS:
         return False
