@@ -328,3 +328,15 @@ def test_terms_with_indented_definitions_in_a_terminology_section() -> None:
 def test_a_heading_then_its_indented_text_is_no_term() -> None:
     text = "Overall Operation\n\n   This section gives an overview of the protocol.\n"
     assert _pairs(text, in_section=True) == {}
+
+
+def test_a_plural_verb_defines_both_unquoted_terms() -> None:
+    text = (
+        "## § 1030.2 Definitions.\n\n(j) Depository institution and institution mean an "
+        "institution defined in section 19(b)(1)(A) of the Federal Reserve Act.\n\n"
+        "(k) Terms and conditions means the rules of the account.\n"
+    )
+    found = _pairs(text)
+    assert found["Depository institution"] == found["institution"]
+    assert found["institution"].startswith("an institution defined in section 19(b)(1)(A)")
+    assert found["Terms and conditions"] == "the rules of the account"

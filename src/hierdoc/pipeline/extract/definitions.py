@@ -300,8 +300,7 @@ def _means_definitions(
         for match in _UNQUOTED.finditer(text):
             overlap = any(a < match.end() and match.start() < b for a, b in quoted)
             if _valid_unquoted(match.group("term")) and not overlap:
-                terms = [(match.group("term"), match.start("term"))]
-                matches.append((match.start("term"), match.end(), terms))
+                matches.append((match.start("term"), match.end(), _unquoted_terms(match)))
     matches.sort()
     for index, (start, def_start, terms) in enumerate(matches):
         limit = _next_start(text, matches, index)
@@ -404,6 +403,16 @@ def _windowed(
             if match.start() not in seen and match.start() <= hit.start():
                 seen.add(match.start())
                 yield match
+
+
+def _unquoted_terms(match: re.Match[str]) -> list[tuple[str, int]]:
+    """The term, or the two a plural verb defines: "(j) Depository institution and
+    institution mean an institution defined in ..."."""
+    term, start = match.group("term"), match.start("term")
+    joined = re.fullmatch(r"(.+?)\s+and\s+(.+)", term)
+    if joined and re.match(r"mean\b|(?:shall|will)\s+mean\b", match.group("verb")):
+        return [(joined.group(1), start), (joined.group(2), start + joined.start(2))]
+    return [(term, start)]
 
 
 def _valid_unquoted(term: str) -> bool:
