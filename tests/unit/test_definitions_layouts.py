@@ -14,11 +14,11 @@ from hierdoc.pipeline.extract.definitions import find_definitions, is_definition
 from hierdoc.pipeline.extract.document import extract_document
 from hierdoc.pipeline.structure import parse_sections
 from hierdoc.pipeline.tokenizer import default_tokenizer
+from tests.paths import REPOSITORY
+from tests.realdocs.gold import GoldDefinition
+from tests.realdocs.harness import defines
 
-from .realdocs.gold import GoldDefinition
-from .realdocs.harness import defines
-
-GOLD = Path(__file__).resolve().parent.parent / "benchmarks" / "definitions_gold"
+GOLD = REPOSITORY / "benchmarks" / "definitions_gold"
 
 
 def _pairs(text: str, in_section: bool = False) -> dict[str, str]:
