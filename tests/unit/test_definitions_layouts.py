@@ -340,3 +340,20 @@ def test_a_plural_verb_defines_both_unquoted_terms() -> None:
     assert found["Depository institution"] == found["institution"]
     assert found["institution"].startswith("an institution defined in section 19(b)(1)(A)")
     assert found["Terms and conditions"] == "the rules of the account"
+
+
+def test_terms_sharing_a_description_without_permalinks() -> None:
+    """markdownify writes consecutive <dt> a blank line apart; with the permalink marks
+    removed from the HTML, the terms are still one description's."""
+    text = (
+        "Wheel Format\n:   The binary distribution format.\n\n"
+        "License Expression\n\nSPDX Expression\n:   A string with valid SPDX syntax.\n"
+    )
+    found = _pairs(text)
+    assert (
+        found["License Expression"]
+        == found["SPDX Expression"]
+        == ("A string with valid SPDX syntax")
+    )
+    # a paragraph before the list is no term
+    assert "Introduction text" not in _pairs("Introduction text\n\nWheel\n:   A format.\n")

@@ -339,23 +339,33 @@ def _description_end(text: str, start: int) -> int:
 
 
 def _dt_terms(text: str, dd_start: int) -> Iterator[tuple[str, int]]:
-    """The terms on the lines just above a description, with their offsets. Terms that
-    Sphinx links to themselves ("License Expression[¶](#term-...)") may be a blank line
-    apart: several terms sharing one description."""
+    """The terms on the lines just above a description, with their offsets. Terms sharing
+    one description may be a blank line apart (markdownify writes consecutive ``<dt>`` so):
+    a short line between blank lines, inside the list (a description above it)."""
     end = dd_start - 1
-    linked = False
+    found = False
     while end > 0:
         start = text.rfind("\n", 0, end) + 1
         line = text[start:end]
-        above = text[text.rfind("\n", 0, max(0, start - 1)) + 1 : max(0, start - 1)]
-        if not line.strip() and linked and start > 0 and _SELF_LINK.search(above):
+        if not line.strip() and found and _shares_description(text, start):
             end = start - 1
             continue
         if not line.strip() or line.startswith((":", " ", "\t", "|", "#")):
             return
-        yield from _dt_names(line, start)
-        linked = bool(_SELF_LINK.search(line))
+        names = list(_dt_names(line, start))
+        yield from names
+        found = bool(names)
         end = start - 1
+
+
+def _shares_description(text: str, blank_start: int) -> bool:
+    """Whether the line above the blank line at ``blank_start`` is another term of the same
+    description: a term line, a blank line above it, and a description's line above that."""
+    lines = text[max(0, blank_start - 2000) : max(0, blank_start - 1)].split("\n")[-3:]
+    if len(lines) < 3 or lines[1].strip() or not lines[2].strip():
+        return False
+    described = lines[0].startswith((":", "    ", "\t"))
+    return described and any(True for _ in _dt_names(lines[2], 0))
 
 
 def _dt_names(line: str, offset: int) -> Iterator[tuple[str, int]]:
