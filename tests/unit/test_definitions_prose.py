@@ -143,8 +143,11 @@ def test_pdf_table_rows_of_a_glossary_define_their_first_cell() -> None:
             "A subject whose identity is to be verified using one or more authentication protocols",
         ),
     ]
-    # outside a definitions section a row is a table's, not a glossary entry
-    assert pairs(text.replace("Glossary", "Contacts")) == []
+    # outside a definitions section a row is a table's, not a glossary entry, unless a
+    # header names its columns as terms and definitions
+    outside = text.replace("Glossary", "Contacts")
+    assert pairs(outside.replace("Term | Definition\n", "")) == []
+    assert [term for term, _ in pairs(outside)] == ["Authenticator", "Claimant"]
 
 
 def test_terms_set_as_headings_of_a_glossary_are_defined_by_their_paragraph() -> None:
