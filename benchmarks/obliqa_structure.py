@@ -47,7 +47,8 @@ CONTAINERS = re.compile(
     r"^(?:part|chapter|schedule|app(?:endix)?|annex)\s*[0-9ivxlc]*[a-z]?:?$", re.IGNORECASE
 )
 KIND_WORDS = frozenset(
-    "section rule part chapter schedule appendix annex article paragraph clause title".split()
+    {"section", "rule", "part", "chapter", "schedule", "appendix", "annex", "article"}
+    | {"paragraph", "clause", "title"}
 )
 _INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
 
@@ -165,13 +166,16 @@ def structure(docs, misses: int) -> dict[str, list[Located]]:
         right = [x for x in found if matches(x.section_id, x.wanted)]
         total.update(passages=len(located), found=len(found), right=len(right))
         share = len(right) / max(1, len(located))
-        print(f"{key:>3} {short or '':6} {len(located):8} {len(found):6} {share:6.1%}  {path.name[:60]}")
+        counts = f"{len(located):8} {len(found):6} {share:6.1%}"
+        print(f"{key:>3} {short or '':6} {counts}  {path.name[:60]}")
         for miss in [x for x in found if x not in right][:misses]:
             print(f"      {miss.passage_id!r:32} in {miss.section_id}")
         results[key] = located
     right, passages = total["right"], total["passages"]
-    print(f"\nall: {right}/{passages} = {right / passages:.1%} of gold passages in a section whose "
-          f"id is their number ({total['found']} located in the text)")
+    print(
+        f"\nall: {right}/{passages} = {right / passages:.1%} of gold passages in a section whose "
+        f"id is their number ({total['found']} located in the text)"
+    )
     return results
 
 
@@ -213,14 +217,16 @@ def citations(docs, count: int) -> None:
         index.ingest(list(files.values()))
         print(f"\ningested {len(files)} rulebooks in {time.perf_counter() - started:.0f} s")
         sources = {d.source: d for d in index.documents()}
-        by_key = {key: next(s for s in sources if s.endswith(path.name)) for key, path in files.items()}
+        by_key = {k: next(s for s in sources if s.endswith(p.name)) for k, p in files.items()}
         right = Counter()
         for query, key, probe, alone in queries:
             form = re.sub(r"[\d.()]+", "N", query.split(" of ")[0] if " of " in query else query)
             source = by_key[key] if alone else None
             results = index.search(query, top_k=1, source=source).results
-            ok = bool(results) and results[0].source == by_key[key] and probe in squash(
-                results[0].content
+            ok = (
+                bool(results)
+                and results[0].source == by_key[key]
+                and probe in squash(results[0].content)
             )
             right.update({form: ok, f"{form} (n)": 1})
         index.close()

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from . import rule_paths
 from .headings import plain_heading
 from .numbering import (
     KIND_ALIASES,
@@ -92,6 +93,11 @@ class Mark:
     styles: list[tuple[str, int]] = field(default_factory=list)
     """For enumerations: the (style, position) readings of the value, e.g. "(i)"
     reads as the 9th lower-case letter or the 1st lower-case Roman numeral."""
+    key: tuple[str, ...] = ()
+    """For a rulebook's numbered line (kind "path"): its number's parts
+    (see :mod:`~.rule_paths`)."""
+    section_id: str = ""
+    """For a rulebook's numbered line: its id, final."""
 
 
 @dataclass
@@ -197,6 +203,7 @@ def find_marks(text: str) -> list[Mark]:
     in_fence = False
     skip_until = -1
     previous = ""
+    rulebook = rule_paths.is_rulebook(lines)
     for index, line in enumerate(lines):
         if _FENCE.match(line):
             in_fence = not in_fence
@@ -205,13 +212,31 @@ def find_marks(text: str) -> list[Mark]:
             previous = ""
         if in_fence or index <= skip_until or not line.strip():
             continue
-        block = None if _continues_sentence(previous) else _block_mark(index, lines)
+        block = _path_mark(index, lines) if rulebook else None
+        if block is None and not _continues_sentence(previous):
+            block = _block_mark(index, lines)
         mark = block or _enum_mark(index, lines)
         previous = "" if block else line
         if mark:
             marks.append(mark)
             skip_until = index + mark.heading_lines - 1
+    if rulebook:
+        paths = [m for m in marks if m.kind == "path"]
+        ids = rule_paths.path_ids([m.key for m in paths])
+        for mark, section_id in zip(paths, ids, strict=True):
+            mark.section_id = section_id
     return marks
+
+
+def _path_mark(index: int, lines: list[str]) -> Mark | None:
+    """A rulebook's numbered line: "2.1.1.(1)<TAB>The twelve ...", "1.2<TAB>Overview"."""
+    read = rule_paths.read_path(lines[index])
+    if read is None:
+        return None
+    label, key, rest = read
+    title = rule_paths.is_title(rest)
+    heading = plain_heading(f"{label} {rest}" if title else label)
+    return Mark(index, "path", label, None, heading, 1 if title or not rest else 0, key=key)
 
 
 def _continues_sentence(previous: str) -> bool:
@@ -291,12 +316,19 @@ def build_outline(marks: list[Mark], root_kind: str = "") -> list[OutlineNode]:
     nodes: list[OutlineNode] = []
     blocks: list[tuple[str, int | None]] = [(root_kind, None)]
     enums: list[_Level] = []
+    paths: list[tuple[tuple[str, ...], int]] = []
     for position, mark in enumerate(marks):
+        if mark.kind == "path":
+            paths = _open_paths(paths, mark.key)
+            nodes.append(OutlineNode(mark, paths[-1][1] if paths else blocks[-1][1], "path"))
+            paths.append((mark.key, len(nodes) - 1))
+            enums = []
+            continue
         if mark.kind != "enum":
             blocks = _pop_blocks(blocks, mark.kind)
             nodes.append(OutlineNode(mark, blocks[-1][1], mark.kind))
             blocks.append((mark.kind, len(nodes) - 1))
-            enums = []
+            enums, paths = [], []
             continue
         following = marks[position + 1] if position + 1 < len(marks) else None
         placed = _place_enum(enums, mark, following)
@@ -304,11 +336,20 @@ def build_outline(marks: list[Mark], root_kind: str = "") -> list[OutlineNode]:
             continue
         depth, style, value = placed
         enums = enums[:depth]
-        parent = enums[-1].node if enums else blocks[-1][1]
+        parent = enums[-1].node if enums else paths[-1][1] if paths else blocks[-1][1]
         nodes.append(OutlineNode(mark, parent, style))
         prefix = tuple(mark.value.split(".")[:-1]) if style.startswith("decimal") else ()
         enums.append(_Level(style, value, len(nodes) - 1, prefix))
     return nodes
+
+
+def _open_paths(
+    paths: list[tuple[tuple[str, ...], int]], key: tuple[str, ...]
+) -> list[tuple[tuple[str, ...], int]]:
+    """The open numbered lines a new one nests under: those whose number begins its own."""
+    while paths and not (len(paths[-1][0]) < len(key) and key[: len(paths[-1][0])] == paths[-1][0]):
+        paths = paths[:-1]
+    return paths
 
 
 def _pop_blocks(blocks: list[tuple[str, int | None]], kind: str) -> list[tuple[str, int | None]]:
@@ -336,7 +377,7 @@ def table_of_contents(nodes: list[OutlineNode], lines: list[str]) -> set[int]:
     Repeated means at the same place in the tree, or with the same label and
     heading ("Chapter 1 - Technology Transfer" / "CHAPTER 1 - TECHNOLOGY TRANSFER").
     """
-    blocks = [i for i, n in enumerate(nodes) if n.mark.kind != "enum"]
+    blocks = [i for i, n in enumerate(nodes) if n.mark.kind not in ("enum", "path")]
     keys = {i: _block_key(nodes, i) for i in blocks}
     headings = {i: (keys[i][-1], nodes[i].mark.heading.casefold()) for i in blocks}
     last_key = {key: i for i, key in keys.items()}
