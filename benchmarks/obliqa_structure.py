@@ -115,27 +115,32 @@ class Squashed:
         self.text, self.offsets = "".join(chars), offsets
 
 
-def probes(passage: str) -> list[str]:
-    """Lines of a passage to look for, each its first 60 characters."""
-    lines = [squash(line) for line in passage.splitlines()]
-    return [line[:60] for line in lines if len(line) >= 12]
+def probes(passage: str, shared: Counter) -> list[str]:
+    """Lines of a passage to look for, each its first 60 characters; lines that several
+    passages repeat (the headings some guidance documents copy into each paragraph) last."""
+    lines = [squash(line)[:60] for line in passage.splitlines()]
+    lines = [line for line in lines if len(line) >= 12]
+    return [x for x in lines if shared[x] == 1] + [x for x in lines if shared[x] > 1]
 
 
 def locate(text: str, sections: list[Section], gold: list[dict]) -> list[Located]:
     squashed = Squashed(text)
     starts = section_starts(sections)
+    shared = Counter(
+        line for p in gold for line in {squash(x)[:60] for x in p["Passage"].splitlines()}
+    )
     cursor, found = 0, []
     for passage in gold:
         if not passage["Passage"].strip():
             continue
         place, probe = -1, ""
-        for probe in probes(passage["Passage"]):
+        for probe in probes(passage["Passage"], shared):
             place = squashed.text.find(probe, cursor)
             if place >= 0:
                 break
         section_id = None
         if place >= 0:
-            cursor = place
+            cursor = place + 1
             offset = squashed.offsets[place]
             index = max(i for i, start in enumerate(starts) if start <= offset)
             section_id = sections[index].section_id
@@ -190,7 +195,7 @@ def citation_queries(docs, count: int, seed: int = 26) -> list[tuple[str, str, s
             continue
         for passage in gold:
             number = passage["PassageID"].strip()
-            lines = probes(passage["Passage"])
+            lines = probes(passage["Passage"], Counter())
             if _RULE_ID.match(number) and lines:
                 cited = re.sub(r"\.\(", "(", number).rstrip(".")
                 candidates.append((key, short, cited, lines[0]))

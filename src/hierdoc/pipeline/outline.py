@@ -69,6 +69,8 @@ _BLOCK = re.compile(
     r"(?P<rest>.*)$"
 )
 _PAREN_ITEM = re.compile(rf"^\((?P<value>{PAREN_VALUE})\)(?=\s|$)")
+#: "1)", "a)", "iv)": items numbered with a closing bracket only.
+_RPAREN_ITEM = re.compile(r"^(?P<value>\d{1,3}|[a-z]|[ivxl]{1,6}|[A-Z])\)(?=\s)")
 _DOT_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})*)\.(?=\s|$)")
 #: "a." / "iv." points, as Word's default lower-letter list shows them ("2.2(b)" in a citation).
 _LETTER_DOT_ITEM = re.compile(r"^(?P<value>[a-z]|[ivxl]{1,6})\.(?=\s)")
@@ -174,6 +176,12 @@ def _enum_mark(index: int, lines: list[str]) -> Mark | None:
     if match:
         readings = _enum_readings(match["value"])
         label_text = f"({match['value']})"
+    elif match := _RPAREN_ITEM.match(stripped):
+        readings = [
+            (style.replace("paren-", "rparen-"), value)
+            for style, value in _enum_readings(match["value"])
+        ]
+        label_text = f"{match['value']})"
     elif match := _LETTER_DOT_ITEM.match(stripped):
         readings = [
             (style.replace("paren-", "dot-"), value)

@@ -32,6 +32,8 @@ from .outline import OutlineNode, outline
 
 PREAMBLE_ID = "preamble"
 _LETTERED_ID = re.compile(r"section-[a-z]")
+_PARAGRAPH_STYLES = ("decimal", "rparen-arabic")
+"""Numbered paragraphs ("4.2", "1.", "21)"): outside any section they are sections."""
 CHAIN_HEAD = 2
 """Outermost headings a breadcrumb keeps (see :func:`bounded_chain`)."""
 CHAIN_TAIL = 10
@@ -209,7 +211,7 @@ def _assign_ids(nodes: list[_Node]) -> list[str]:
     for index, node in enumerate(nodes):
         if node.kind == "enum":
             parent_id = ids[node.parent] if node.parent is not None else None
-            if parent_id in (None, PREAMBLE_ID) and node.style.startswith("decimal"):
+            if parent_id in (None, PREAMBLE_ID) and node.style.startswith(_PARAGRAPH_STYLES):
                 section_id = "section-" + node.local_id.replace(".", "-")
             else:
                 section_id = f"{parent_id or PREAMBLE_ID}-{node.local_id.rsplit('.', 1)[-1]}"
