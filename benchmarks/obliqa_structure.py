@@ -41,6 +41,7 @@ from hierdoc.eval.datasets import default_datasets  # noqa: E402
 from hierdoc.models import Section  # noqa: E402
 from hierdoc.pipeline.convert import convert_file  # noqa: E402
 from hierdoc.pipeline.limits import Limits  # noqa: E402
+from hierdoc.pipeline.numbering import roman_to_int  # noqa: E402
 from hierdoc.pipeline.structure import parse_sections  # noqa: E402
 
 CONTAINERS = re.compile(
@@ -66,7 +67,10 @@ def gold_tokens(passage_id: str) -> list[str]:
         parts = parts[1:]
     tokens: list[str] = []
     for part in parts:
-        tokens += [t for t in re.split(r"[^0-9A-Za-z]+", part.lower()) if t and t not in KIND_WORDS]
+        words = [t for t in re.split(r"[^0-9A-Za-z]+", part.lower()) if t]
+        if len(words) == 2 and words[0] in KIND_WORDS and roman_to_int(words[1].upper()):
+            words[1] = str(roman_to_int(words[1].upper()))  # "SECTION VIII" is section 8
+        tokens += [t for t in words if t not in KIND_WORDS]
     return tokens
 
 

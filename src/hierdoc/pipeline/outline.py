@@ -229,11 +229,25 @@ def find_marks(text: str) -> list[Mark]:
             marks.append(mark)
             skip_until = index + mark.heading_lines - 1
     if rulebook:
+        marks = _without_restarts(marks, lines)
         paths = [m for m in marks if m.kind == "path"]
         ids = rule_paths.path_ids([m.key for m in paths])
         for mark, section_id in zip(paths, ids, strict=True):
             mark.section_id = section_id
     return marks
+
+
+def _without_restarts(marks: list[Mark], lines: list[str]) -> list[Mark]:
+    """Numbered lines that go back on their level read as list items (or text)."""
+    paths = [m for m in marks if m.kind == "path"]
+    restarted = {paths[i].line for i in rule_paths.restarts([m.key for m in paths])}
+    kept = []
+    for mark in marks:
+        if mark.line in restarted:
+            mark = _enum_mark(mark.line, lines)
+        if mark is not None:
+            kept.append(mark)
+    return kept
 
 
 def _path_mark(index: int, lines: list[str]) -> Mark | None:

@@ -46,10 +46,19 @@ _COMPONENT = (
     rf"(?:Guidance|{_KIND} ?(?:\d{{1,4}}[A-Z]?|[IVXLC]{{1,7}}|[A-Z])"
     r"|\d{1,4}[A-Z]{0,2}|[A-Z]\d{0,3}(?![A-Za-z])|\([0-9A-Za-z]{1,6}\))"
 )
+#: After the first part, a lower-case letter or Roman numeral too: "2.3.a.", "4.1.iv".
+_LATER = rf"(?:{_COMPONENT}|[a-z](?![a-z])|[ivx]{{2,5}}(?![a-z]))"
 PATH_LABEL = re.compile(
-    rf"^[ \t]*(?P<label>{_COMPONENT}(?:\.{_COMPONENT})*\.?)(?P<sep>[ ]*\t|[ \t]*$)(?P<rest>.*)$"
+    rf"^[ \t]*(?P<label>{_COMPONENT}(?:\.{_LATER})*\.?)(?P<sep>[ ]*\t|[ \t]*$)(?P<rest>.*)$"
 )
-_PART = re.compile(rf"{_COMPONENT}")
+#: In a rulebook, a number may also be followed by spaces ("PART 2.2.1.13  Profit
+#: Sharing ...", "PART 2.Guidance.1 In these Rules ..."), or a part's title may follow its
+#: number's full stop ("PART 2.DEFINITIONAL_PROVISIONS").
+_LOOSE_LABEL = re.compile(
+    rf"^[ \t]*(?P<label>{_COMPONENT}(?:\.{_LATER})*\.?)"
+    rf"(?P<sep> +(?=[A-Z\"“‘'(\[])|(?<=\.)(?=[A-Z]{{3}}))(?P<rest>.*)$"
+)
+_PART = re.compile(rf"{_COMPONENT}|(?<=\.)(?:[a-z](?![a-z])|[ivx]{{2,5}}(?![a-z]))")
 _KIND_PART = re.compile(rf"^(?P<kind>{_KIND}) ?(?P<num>.+)$")
 _TITLE_MAX = 100
 
@@ -91,13 +100,18 @@ def is_rulebook(lines: list[str]) -> bool:
 
 def read_path(line: str) -> tuple[str, tuple[str, ...], str] | None:
     """(label, key, text after it) of a numbered line of a rulebook, or None. A lone number
-    needs a tab after it ("1<TAB>GENERAL PROVISIONS"); a lone "(a)" is a list item."""
+    needs a tab after it ("1<TAB>GENERAL PROVISIONS"), or a kind ("PART 2.DEFINITIONS"); a
+    lone "(a)" is a list item."""
     match = PATH_LABEL.match(line)
+    loose = match is None
+    match = match or _LOOSE_LABEL.match(line)
     if not match:
         return None
     label = match["label"]
     several = multi_part(label)
-    if not several and ("\t" not in match["sep"] or label.startswith("(")):
+    if label.startswith("("):
+        return None
+    if not several and ("\t" not in match["sep"] and not (loose and _KIND_PART.match(label))):
         return None
     return label.strip(), path_key(label), match["rest"].strip()
 
@@ -136,6 +150,41 @@ def qualified_id(key: tuple[str, ...]) -> str:
     if not containers or own == containers[-1]:
         return "-".join(containers) or own
     return "-".join([*containers, own])
+
+
+def _order(part: str) -> tuple[str, int, str] | None:
+    """A part's kind and place in its sequence: "12" -> ("", 12, ""), "13A" -> ("", 13,
+    "a"), "part 3" -> ("part", 3, ""), "b" -> ("", 2, ""); None for "guidance"."""
+    kind, _, number = part.rpartition(" ")
+    match = re.fullmatch(r"(\d+)([a-z]*)", number)
+    if match:
+        return kind, int(match[1]), match[2]
+    if re.fullmatch(r"[a-z]", number):
+        return kind, ord(number) - ord("a") + 1, ""
+    return None
+
+
+def restarts(keys: list[tuple[str, ...]]) -> set[int]:
+    """Numbered lines that go back on their level ("1." to "16." after "5.2"): rows of a
+    table or items of a list, not rules. A line is compared with the last rule of the same
+    level and prefix; a line that goes on from such a list ("6." after the list's "5.")
+    belongs to the list."""
+    found: set[int] = set()
+    last_rule: dict[tuple[str, ...], tuple[str, int, str]] = {}
+    last_item: dict[tuple[str, ...], tuple[str, int, str]] = {}
+    for index, key in enumerate(keys):
+        order = _order(key[-1])
+        if order is None:
+            continue
+        level = (*key[:-1], order[0])
+        rule, item = last_rule.get(level), last_item.get(level)
+        if (item and order[1:] == (item[1] + 1, "")) or (rule and order[1:] <= rule[1:]):
+            found.add(index)
+            last_item[level] = order
+            continue
+        last_rule[level] = order
+        last_item.pop(level, None)
+    return found
 
 
 def path_ids(keys: list[tuple[str, ...]]) -> list[str]:
