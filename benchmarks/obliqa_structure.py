@@ -124,7 +124,7 @@ def probes(passage: str, shared: Counter) -> list[str]:
     passages repeat (the headings some guidance documents copy into each paragraph) last."""
     lines = [squash(line)[:60] for line in passage.splitlines()]
     lines = [line for line in lines if len(line) >= 12]
-    return [x for x in lines if shared[x] == 1] + [x for x in lines if shared[x] > 1]
+    return [x for x in lines if shared[x] <= 1] + [x for x in lines if shared[x] > 1]
 
 
 def locate(text: str, sections: list[Section], gold: list[dict]) -> list[Located]:
@@ -191,8 +191,8 @@ def structure(docs, misses: int) -> dict[str, list[Located]]:
 _RULE_ID = re.compile(r"^\d+(?:\.\d+[A-Z]?)+(?:\.\(\w+\))*\.?$")
 
 
-def citation_queries(docs, count: int, seed: int = 26) -> list[tuple[str, str, str, bool]]:
-    """(query, document key, probe, alone) for ``count`` gold rules of named rulebooks."""
+def citation_queries(docs, count: int, seed: int = 26) -> list[tuple[str, str, str, str]]:
+    """(query, form, document key, probe) for ``count`` gold rules of named rulebooks."""
     candidates = []
     for key, _path, short, gold in docs:
         if not short:
@@ -209,16 +209,16 @@ def citation_queries(docs, count: int, seed: int = 26) -> list[tuple[str, str, s
     queries = []
     for position, (key, short, number, probe) in enumerate(chosen):
         form = forms[position % len(forms)]
-        queries.append((form.format(n=number, d=short), key, probe, "{d}" not in form))
+        queries.append((form.format(n=number, d=short), form, key, probe))
     return queries
 
 
-def citations(docs, count: int) -> None:
+def citations(docs, count: int, show_misses: int = 0) -> None:
     from hierdoc import Index
     from tests.hash_embedder import HashEmbedder
 
     queries = citation_queries(docs, count)
-    keys = {key for _, key, _, _ in queries}
+    keys = {key for _, _, key, _ in queries}
     files = {key: path for key, path, _, _ in docs if key in keys}
     with tempfile.TemporaryDirectory() as folder:
         index = Index.open(Path(folder), embedder=HashEmbedder())
@@ -227,10 +227,9 @@ def citations(docs, count: int) -> None:
         print(f"\ningested {len(files)} rulebooks in {time.perf_counter() - started:.0f} s")
         sources = {d.source: d for d in index.documents()}
         by_key = {k: next(s for s in sources if s.endswith(p.name)) for k, p in files.items()}
-        right = Counter()
-        for query, key, probe, alone in queries:
-            form = re.sub(r"[\d.()]+", "N", query.split(" of ")[0] if " of " in query else query)
-            source = by_key[key] if alone else None
+        right, shown = Counter(), 0
+        for query, form, key, probe in queries:
+            source = by_key[key] if "{d}" not in form else None
             results = index.search(query, top_k=1, source=source).results
             ok = (
                 bool(results)
@@ -238,6 +237,10 @@ def citations(docs, count: int) -> None:
                 and probe in squash(results[0].content)
             )
             right.update({form: ok, f"{form} (n)": 1})
+            if not ok and shown < show_misses:
+                shown += 1
+                got = f"{results[0].source[-30:]} {results[0].section_id}" if results else "nothing"
+                print(f"  miss: {query!r} -> {got}")
         index.close()
     print("citation top-1:")
     total = 0
@@ -259,7 +262,7 @@ def main() -> None:
         docs = [d for d in docs if d[0] in args.doc]
     structure(docs, args.misses)
     if args.citations:
-        citations(docs, args.citations)
+        citations(docs, args.citations, args.misses)
 
 
 if __name__ == "__main__":
