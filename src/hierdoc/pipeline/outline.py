@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass, field
 
 from . import rule_paths
+from .contents import contents_lines
 from .headings import plain_heading
 from .numbering import (
     KIND_ALIASES,
@@ -212,13 +213,14 @@ def find_marks(text: str) -> list[Mark]:
     skip_until = -1
     previous = ""
     rulebook = rule_paths.is_rulebook(lines)
+    contents = contents_lines(lines)
     for index, line in enumerate(lines):
         if _FENCE.match(line):
             in_fence = not in_fence
             continue
-        if not line.strip():
+        if not line.strip() or index in contents:
             previous = ""
-        if in_fence or index <= skip_until or not line.strip():
+        if in_fence or index <= skip_until or not line.strip() or index in contents:
             continue
         block = _path_mark(index, lines) if rulebook else None
         if block is None and not _continues_sentence(previous):
