@@ -69,6 +69,8 @@ _BLOCK = re.compile(
     r"(?P<parens>(?:" + PAREN + r")*)"
     r"(?P<rest>.*)$"
 )
+#: A block label inside a line's text: a line that names two sections of a kind is a list.
+_BLOCK_AGAIN = re.compile(r"\b(?P<kind>" + _BLOCK_WORDS + r")\s*\d")
 _PAREN_ITEM = re.compile(rf"^\((?P<value>{PAREN_VALUE})\)(?=\s|$)")
 #: "1)", "a)", "iv)": items numbered with a closing bracket only.
 _RPAREN_ITEM = re.compile(r"^(?P<value>\d{1,3}|[a-z]|[ivxl]{1,6}|[A-Z])\)(?=\s)")
@@ -76,6 +78,8 @@ _DOT_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})*)\.(?=\s|$)")
 #: "a." / "iv." points, as Word's default lower-letter list shows them ("2.2(b)" in a citation).
 _LETTER_DOT_ITEM = re.compile(r"^(?P<value>[a-z]|[ivxl]{1,6})\.(?=\s)")
 _DECIMAL_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})+)(?=\s+[A-Z‘'\"“(])")
+#: An appendix's decimal clauses: "A.1.  Changes", "C.12.  Since draft-08" (``appendix-a-1``).
+_LETTERED_DECIMAL = re.compile(r"^(?P<value>[A-Z](?:\.\d{1,3})+)(?:\.(?=\s)|(?=\s+[A-Z‘'\"“(]))")
 _CAPS_TITLE = re.compile(r"^\s*(?P<title>[A-Z][A-Z0-9 ,'’&/\-]{2,80}?)\.?\s*(?:—|--|\.—)")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
@@ -126,6 +130,9 @@ def _block_mark(index: int, lines: list[str]) -> Mark | None:
         return None
     if not _heading_rest(rest) or (match["parens"] and rest.strip() and rest.strip()[0].isalnum()):
         return None
+    again = _BLOCK_AGAIN.search(rest)
+    if again and again["kind"].lower() == match["kind"].lower():
+        return None  # "Section 8.2.2: Created ; Section 8.2.3: ...": a list of references
     parts = number_parts(kind, number, _ROMAN_NUMBERED) + paren_parts(match["parens"])
     heading, used = plain_heading(stripped), 1
     title = _title_below(lines, index) if not rest.strip(" .:-–—") else None
@@ -190,7 +197,11 @@ def _enum_mark(index: int, lines: list[str]) -> Mark | None:
         ]
         label_text = f"{match['value']}."
     else:
-        match = _DOT_ITEM.match(stripped) or _DECIMAL_ITEM.match(stripped)
+        match = (
+            _DOT_ITEM.match(stripped)
+            or _DECIMAL_ITEM.match(stripped)
+            or _LETTERED_DECIMAL.match(stripped)
+        )
         if not match:
             return None
         parts = match["value"].split(".")
