@@ -10,8 +10,10 @@ files give every passage's number ("5.3.6", "2.1.1.(1)", "1.2.Guidance.1.", "Par
 
 * **structure**: each non-empty gold passage is found in the converted text (its first line
   of text after the previous passage's place), and the section that holds that place is
-  read. It is right when the section id, its kind words left out (``section``, ``rule``,
-  ``part``...), ends with the passage's number after its containers ("Part 12.Chapter 1."
+  read (or, when the passage's first line is not in the text as written and a later one
+  was found, the section or one of its ancestors). It is right when the section id, its
+  kind words left out (``section``, ``rule``, ``part``...), ends with the passage's number
+  after its containers ("Part 12.Chapter 1."
   and "PART 2." are containers; "Guidance" is kept): ``section-134`` for "Part 12.Chapter
   1.134.", ``section-2-1-1-1-guidance-1`` for "2.1.1.(1).Guidance.1.".
 * **citations**: queries generated from gold rule numbers of the rulebooks that have a short
@@ -89,6 +91,14 @@ class Located:
     wanted: list[str]
     section_id: str | None
     probe: str
+    above: tuple[str, ...] = ()
+    """The section's ancestors, when the passage was found by a later line than its first
+    (its first is not in the text as written): the passage's rule is then one of them."""
+
+    @property
+    def right(self) -> bool:
+        ids = [self.section_id or "", *self.above]
+        return any(matches(i, self.wanted) for i in ids)
 
 
 def section_starts(sections: list[Section]) -> list[int]:
@@ -142,14 +152,16 @@ def locate(text: str, sections: list[Section], gold: list[dict]) -> list[Located
             place = squashed.text.find(probe, cursor)
             if place >= 0:
                 break
-        section_id = None
+        section_id, above = None, ()
         if place >= 0:
             cursor = place + 1
             offset = squashed.offsets[place]
             index = max(i for i, start in enumerate(starts) if start <= offset)
             section_id = sections[index].section_id
+            first = probes(passage["Passage"], Counter())[:1] == [probe]
+            above = () if first else sections[index].path
         wanted = gold_tokens(passage["PassageID"])
-        found.append(Located(passage["PassageID"], wanted, section_id, probe))
+        found.append(Located(passage["PassageID"], wanted, section_id, probe, above))
     return found
 
 
@@ -172,7 +184,7 @@ def structure(docs, misses: int) -> dict[str, list[Located]]:
         sections = parse_sections(document.text, document.title)
         located = locate(document.text, sections, gold)
         found = [x for x in located if x.section_id is not None]
-        right = [x for x in found if matches(x.section_id, x.wanted)]
+        right = [x for x in found if x.right]
         total.update(passages=len(located), found=len(found), right=len(right))
         share = len(right) / max(1, len(located))
         counts = f"{len(located):8} {len(found):6} {share:6.1%}"
