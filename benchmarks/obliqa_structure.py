@@ -3,6 +3,7 @@
     python benchmarks/obliqa_structure.py                 # structure, all 40 documents
     python benchmarks/obliqa_structure.py --citations 300 # and 300 citation queries
     python benchmarks/obliqa_structure.py --misses 5      # a few misses per document
+    python benchmarks/obliqa_structure.py --questions 300 --embedder minilm
 
 The documents are plain text (``$HIERDOC_DATASETS/obliqa/documents``); the authors' passages
 files give every passage's number ("5.3.6", "2.1.1.(1)", "1.2.Guidance.1.", "Part 12.Chapter
@@ -21,6 +22,8 @@ files give every passage's number ("5.3.6", "2.1.1.(1)", "1.2.Guidance.1.", "Par
   "section 5.3.6"; the last two searched in the document alone), ingested with the hash
   stand-in embedder (citations do not depend on the model). Top-1 is right when the first
   result is in the document and holds the rule's text.
+* **questions**: dev questions (all 40 documents in one index, hybrid search): the first
+  result's section id is a gold passage's number, or the first result holds a gold passage.
 """
 
 from __future__ import annotations
@@ -225,35 +228,22 @@ def citation_queries(docs, count: int, seed: int = 26) -> list[tuple[str, str, s
     return queries
 
 
-def citations(docs, count: int, show_misses: int = 0) -> None:
-    from hierdoc import Index
-    from tests.hash_embedder import HashEmbedder
-
+def citations(index, by_key: dict[str, str], docs, count: int, show_misses: int = 0) -> None:
     queries = citation_queries(docs, count)
-    keys = {key for _, _, key, _ in queries}
-    files = {key: path for key, path, _, _ in docs if key in keys}
-    with tempfile.TemporaryDirectory() as folder:
-        index = Index.open(Path(folder), embedder=HashEmbedder())
-        started = time.perf_counter()
-        index.ingest(list(files.values()))
-        print(f"\ningested {len(files)} rulebooks in {time.perf_counter() - started:.0f} s")
-        sources = {d.source: d for d in index.documents()}
-        by_key = {k: next(s for s in sources if s.endswith(p.name)) for k, p in files.items()}
-        right, shown = Counter(), 0
-        for query, form, key, probe in queries:
-            source = by_key[key] if "{d}" not in form else None
-            results = index.search(query, top_k=1, source=source).results
-            ok = (
-                bool(results)
-                and results[0].source == by_key[key]
-                and probe in squash(results[0].content)
-            )
-            right.update({form: ok, f"{form} (n)": 1})
-            if not ok and shown < show_misses:
-                shown += 1
-                got = f"{results[0].source[-30:]} {results[0].section_id}" if results else "nothing"
-                print(f"  miss: {query!r} -> {got}")
-        index.close()
+    right, shown = Counter(), 0
+    for query, form, key, probe in queries:
+        source = by_key[key] if "{d}" not in form else None
+        results = index.search(query, top_k=1, source=source).results
+        ok = (
+            bool(results)
+            and results[0].source == by_key[key]
+            and probe in squash(results[0].content)
+        )
+        right.update({form: ok, f"{form} (n)": 1})
+        if not ok and shown < show_misses:
+            shown += 1
+            got = f"{results[0].source[-30:]} {results[0].section_id}" if results else "nothing"
+            print(f"  miss: {query!r} -> {got}")
     print("citation top-1:")
     total = 0
     for form in sorted(k for k in right if not k.endswith("(n)")):
@@ -262,19 +252,74 @@ def citations(docs, count: int, show_misses: int = 0) -> None:
     print(f"  all              {total}/{len(queries)} = {total / len(queries):.1%}")
 
 
+def questions(index, by_key: dict[str, str], dataset: Path, count: int, seed: int = 26) -> None:
+    """The first result for ``count`` dev questions: in a gold passage's document, with a
+    section id that is the passage's number, or with the passage's text in it."""
+    asked = json.loads((dataset / "dev.json").read_text())
+    asked = random.Random(seed).sample(asked, min(count, len(asked)))
+    by_id = right_id = holds = 0
+    for question in asked:
+        gold = [p for p in question["Passages"] if str(p["DocumentID"]) in by_key]
+        if not gold:
+            continue
+        results = index.search(question["Question"], top_k=1).results
+        if not results:
+            continue
+        first = results[0]
+        mine = [p for p in gold if by_key[str(p["DocumentID"])] == first.source]
+        by_id += 1
+        right_id += any(matches(first.section_id, gold_tokens(p["PassageID"])) for p in mine)
+        holds += any(
+            (lines := probes(p["Passage"], Counter())) and lines[0] in squash(first.content)
+            for p in mine
+        )
+    print(
+        f"dev questions ({by_id}): first result's section id is a gold passage's number "
+        f"{right_id / by_id:.1%}; first result holds a gold passage {holds / by_id:.1%}"
+    )
+
+
+def indexed(docs, embedder_name: str, folder: Path):
+    """An index of ``docs`` and each document key's source."""
+    from hierdoc import Index
+    from hierdoc.pipeline.embed import LocalEmbedder
+    from tests.hash_embedder import HashEmbedder
+
+    embedder = LocalEmbedder() if embedder_name == "minilm" else HashEmbedder()
+    index = Index.open(folder, embedder=embedder)
+    started = time.perf_counter()
+    index.ingest([path for _, path, _, _ in docs])
+    print(
+        f"\ningested {len(docs)} documents in {time.perf_counter() - started:.0f} s "
+        f"({embedder_name} embedder)"
+    )
+    sources = [d.source for d in index.documents()]
+    by_key = {key: next(s for s in sources if s.endswith(path.name)) for key, path, _, _ in docs}
+    return index, by_key
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--dataset", type=Path, default=default_datasets() / "obliqa")
     parser.add_argument("--misses", type=int, default=0)
     parser.add_argument("--citations", type=int, default=0)
+    parser.add_argument("--questions", type=int, default=0, help="dev questions to ask")
+    parser.add_argument("--embedder", choices=("hash", "minilm"), default="hash")
     parser.add_argument("--doc", action="append", help="document keys (1-40) to measure")
     args = parser.parse_args()
     docs = load(args.dataset)
     if args.doc:
         docs = [d for d in docs if d[0] in args.doc]
     structure(docs, args.misses)
-    if args.citations:
-        citations(docs, args.citations, args.misses)
+    if not (args.citations or args.questions):
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        index, by_key = indexed(docs, args.embedder, Path(folder))
+        if args.citations:
+            citations(index, by_key, docs, args.citations, args.misses)
+        if args.questions:
+            questions(index, by_key, args.dataset, args.questions)
+        index.close()
 
 
 if __name__ == "__main__":
