@@ -67,3 +67,9 @@ def test_contents_lines_with_leaders_wrapped_entries_and_runs_without_page_numbe
 def test_a_numbered_list_that_is_not_repeated_is_not_contents() -> None:
     lines = ["1. Pay the fee.", "2. File the form.", "3. Wait for the reply.", "", "Done."]
     assert contents_lines(lines) == set()
+
+
+def test_the_same_list_repeated_under_two_subsections_is_not_contents() -> None:
+    items = ["(1) in clause (ii), by striking and", "(2) in clause (iii) inserting and", "(3) new"]
+    lines = ["(a) Funding for programs", "", *items, "", "(b) Funding for centers", "", *items]
+    assert contents_lines(lines) == set()

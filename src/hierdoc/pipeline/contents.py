@@ -8,9 +8,10 @@ swallow the body. A line is a contents entry when:
 * it ends with a dot leader and a page number ("Title . . . . 19", "Title ...... 19",
   "Title …… 19"), or lies in a paragraph of such lines (an entry wrapped onto two lines);
   or
-* it is one of a run of at least :data:`MIN_RUN` lines with no text between them (blank
-  lines aside), each repeated later in the document as a line of its own (a contents list
-  without page numbers, as Markdown and HTML renderings have).
+* it is one of a run of at least :data:`MIN_RUN` numbered lines as short as headings with
+  no text between them (blank lines aside), each repeated later in the document, in the
+  same order and with text between the repeats (a contents list without page numbers, as
+  Markdown and HTML renderings have).
 
 The structure parser leaves contents entries out (:func:`~.outline.find_marks`); the
 sections they name are found where the document repeats them as headings.
@@ -24,6 +25,7 @@ import re
 LEADER = re.compile(r"(?:(?:\.\s?){3,}|…{2,}|\s{2,}\.{2,})\s*(?:\d{1,4}|[ivxlc]{1,6})\s*$")
 #: Lines in a run of contents entries without leaders.
 MIN_RUN = 3
+_ENTRY_MAX = 120
 _NOT_WORD = re.compile(r"[^0-9a-z]+")
 #: A numbered line's key: "3 1 2 title", "appendix a title", "chapter iv title".
 _NUMBERED = re.compile(r"^(?:\d|(?:appendix|annex|schedule|section|chapter|part|article) \w)")
@@ -55,21 +57,38 @@ def contents_lines(lines: list[str]) -> set[int]:
     """Indexes of the lines of ``lines`` that are contents entries (see the module)."""
     found = {i for i, line in enumerate(lines) if LEADER.search(line) and _key(line)}
     found |= _contents_paragraphs(lines, found)
-    last: dict[str, int] = {}
-    for index, line in enumerate(lines):
-        if line.strip():
-            last[_key(line)] = index
+    keys = [_key(line) if line.strip() else "" for line in lines]
+    later: dict[str, list[int]] = {}
+    for index, key in enumerate(keys):
+        if key:
+            later.setdefault(key, []).append(index)
     run: list[int] = []
-    for index, line in enumerate(lines):
-        if not line.strip():
+    for index, key in enumerate([*keys, "-"]):
+        if index < len(keys) and not key:
             continue
-        key = _key(line)
-        if _NUMBERED.match(key) and last.get(key, index) > index:
+        if index < len(keys) and _entry(lines[index], key) and later[key][-1] > index:
             run.append(index)
             continue
-        if len(run) >= MIN_RUN:
+        if len(run) >= MIN_RUN and _opened_with_text(run, keys, later):
             found.update(run)
         run = []
-    if len(run) >= MIN_RUN:
-        found.update(run)
     return found
+
+
+def _entry(line: str, key: str) -> bool:
+    """A numbered line as short as a heading, not a sentence or a clause of a list."""
+    text = line.strip()
+    return bool(_NUMBERED.match(key)) and len(text) <= _ENTRY_MAX and text[-1] not in ".;:,"
+
+
+def _opened_with_text(run: list[int], keys: list[str], later: dict[str, list[int]]) -> bool:
+    """The run's entries are repeated after it with text between them, as headings of
+    sections are; the same numbered lines repeated without text between (the "(1) in
+    clause (ii)" of two amended subsections) are lists, not contents."""
+    repeats = [
+        next(i for i in later[keys[r]] if i > run[-1]) for r in run if later[keys[r]][-1] > run[-1]
+    ]
+    if len(repeats) < len(run) or repeats != sorted(repeats):
+        return False
+    listed = set(repeats)
+    return any(keys[i] and i not in listed for i in range(repeats[0], repeats[-1]))
