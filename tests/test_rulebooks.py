@@ -80,10 +80,11 @@ def test_rule_numbers_are_ids_and_nest_by_their_prefix() -> None:
     assert tree["section-1-1-1"] == ("section-1", "section-1-1")
     assert tree["section-1-2-guidance"] == ("section-1", "section-1-2")
     assert tree["section-1-2-guidance-2"][-1] == "section-1-2-guidance"
-    # "2.1.1.(1)" with no line "2.1.1" of its own nests under the nearest number it extends
-    assert tree["section-2-1-1-1"] == ("section-2", "section-2-1")
+    # rule 2.1.1, written only with its paragraphs, opens where "2.1.1.(1)" does
+    assert tree["section-2-1-1"] == ("section-2", "section-2-1")
+    assert tree["section-2-1-1-1"] == ("section-2", "section-2-1", "section-2-1-1")
     assert tree["section-2-1-1-2-a"][-1] == "section-2-1-1-2"
-    assert tree["section-2-1-1-guidance-1"] == ("section-2", "section-2-1")
+    assert tree["section-2-1-1-guidance-1"][-1] == "section-2-1-1"
     assert tree["section-2-1-2"] == ("section-2", "section-2-1")
     assert tree["section-3-1"] == ("section-3",)
 
@@ -98,6 +99,13 @@ def test_a_table_numbered_from_one_inside_a_chapter_is_no_chapter() -> None:
     ]
     fees = [s for s in sections if s.path[-1:] == ("section-2-2-1",)]
     assert [s.heading for s in fees] == ["1.", "2.", "3."]
+
+
+def test_a_rule_written_only_with_its_paragraphs_holds_them_and_no_text_is_lost() -> None:
+    sections = parse_sections(GEN, "GEN")
+    rule = next(s for s in sections if s.section_id == "section-2-1-1")
+    assert (rule.heading, rule.heading_line, rule.body) == ("2.1.1", "", "")
+    assert "".join(s.heading_line + s.body for s in sections) == GEN
 
 
 def test_headings_are_the_number_and_its_title() -> None:

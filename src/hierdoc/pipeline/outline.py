@@ -242,7 +242,7 @@ def find_marks(text: str) -> list[Mark]:
             marks.append(mark)
             skip_until = index + mark.heading_lines - 1
     if rulebook:
-        marks = _without_restarts(marks, lines)
+        marks = _with_unwritten_rules(_without_restarts(marks, lines))
         paths = [m for m in marks if m.kind == "path"]
         ids = rule_paths.path_ids([m.key for m in paths])
         for mark, section_id in zip(paths, ids, strict=True):
@@ -261,6 +261,24 @@ def _without_restarts(marks: list[Mark], lines: list[str]) -> list[Mark]:
         if mark is not None:
             kept.append(mark)
     return kept
+
+
+def _with_unwritten_rules(marks: list[Mark]) -> list[Mark]:
+    """A rule whose number the document writes only with its paragraphs ("2.1.1.(1)",
+    "2.1.1.(2)", no line "2.1.1") opens where its first paragraph does, with no text of its
+    own, so that "Rule 2.1.1" is a section holding its paragraphs."""
+    seen: set[tuple[str, ...]] = set()
+    result: list[Mark] = []
+    for mark in marks:
+        parent = mark.key[:-1]
+        if mark.kind == "path" and parent not in seen and rule_paths.is_rule(parent):
+            label = ".".join(mark.value.split(".")[: -1 - mark.value.endswith(".")])
+            result.append(Mark(mark.line, "path", label, None, label, 0, key=parent))
+            seen.add(parent)
+        if mark.kind == "path":
+            seen.add(mark.key)
+        result.append(mark)
+    return result
 
 
 def _path_mark(index: int, lines: list[str]) -> Mark | None:

@@ -122,6 +122,12 @@ def is_title(rest: str) -> bool:
     return bool(text) and len(text) <= _TITLE_MAX and text[-1] not in ".;:,"
 
 
+def is_rule(key: tuple[str, ...]) -> bool:
+    """A number of two parts or more that ends with a rule's number, not a container's or
+    "Guidance": "2.1.1", not "1", "Part 12" or "1.2.Guidance"."""
+    return len(key) >= 2 and not _is_container(key[-1]) and key[-1] != "guidance"
+
+
 def _is_container(part: str) -> bool:
     return part.split(" ")[0] in CONTAINERS.values() and " " in part
 
