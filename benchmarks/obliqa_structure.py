@@ -22,6 +22,8 @@ files give every passage's number ("5.3.6", "2.1.1.(1)", "1.2.Guidance.1.", "Par
   "section 5.3.6"; the last two searched in the document alone), ingested with the hash
   stand-in embedder (citations do not depend on the model). Top-1 is right when the first
   result is in the document and holds the rule's text.
+* **references**: cross-references written "Rule 5.5.4" / "Rules 2.1.2 and 2.1.3" that
+  the extraction finds, and how many resolve to a section of their document.
 * **questions**: dev questions (all 40 documents in one index, hybrid search): the first
   result's section id is a gold passage's number, or the first result holds a gold passage.
 """
@@ -178,6 +180,28 @@ def load(dataset: Path) -> list[tuple[str, Path, str | None, list[dict]]]:
     return docs
 
 
+def references(docs) -> None:
+    """Cross-references written "Rule(s) N" in the documents: found, and resolved to a
+    section of the same document."""
+    from hierdoc.config import IngestSettings
+    from hierdoc.pipeline.chunk import chunk_document
+    from hierdoc.pipeline.extract.document import extract_document
+    from hierdoc.pipeline.tokenizer import default_tokenizer
+
+    found = resolved = 0
+    for _key, path, _short, _gold in docs:
+        document = convert_file(path, str(path), Limits())
+        sections = parse_sections(document.text, document.title)
+        chunks = chunk_document(
+            document, sections, default_tokenizer(), IngestSettings(), sentences=False
+        )
+        _, extraction = extract_document(sections, chunks)
+        rules = [r for r in extraction.references if r.text.lower().startswith("rule")]
+        found += len(rules)
+        resolved += sum(r.resolved for r in rules)
+    print(f"\n'Rule N' cross-references: {found} found, {resolved} resolved")
+
+
 def structure(docs, misses: int) -> dict[str, list[Located]]:
     results = {}
     print(f"{'doc':>3} {'short':6} {'passages':>8} {'found':>6} {'right':>6}  document")
@@ -303,6 +327,7 @@ def main() -> None:
     parser.add_argument("--dataset", type=Path, default=default_datasets() / "obliqa")
     parser.add_argument("--misses", type=int, default=0)
     parser.add_argument("--citations", type=int, default=0)
+    parser.add_argument("--references", action="store_true", help="count 'Rule N' references")
     parser.add_argument("--questions", type=int, default=0, help="dev questions to ask")
     parser.add_argument("--embedder", choices=("hash", "minilm"), default="hash")
     parser.add_argument("--doc", action="append", help="document keys (1-40) to measure")
@@ -311,6 +336,8 @@ def main() -> None:
     if args.doc:
         docs = [d for d in docs if d[0] in args.doc]
     structure(docs, args.misses)
+    if args.references:
+        references(docs)
     if not (args.citations or args.questions):
         return
     with tempfile.TemporaryDirectory() as folder:
