@@ -19,7 +19,7 @@ Agreement" the document titled so. Three short forms are read from each document
   with more numbers ("SP 800-53" is not "SP 800-63B");
 * an **abbreviation**: the word in capitals a file name begins with, as rulebooks are filed
   ("GEN" of ``GEN_VER08.181223.txt``, "FSMR" of ``FSMR (Consolidated_December 2023).txt``),
-  written in capitals in a citation: before a number or a kind of section ("GEN 5.3.6",
+  written in capitals in a citation: before a decimal number or a kind of section ("GEN 5.3.6",
   "COBS Rule 3.5.5") or after "of" / "in" / "under" ("Rule 5.3.6 of GEN"). Elsewhere such a
   word is more often a topic ("UAE", "API") than a name.
 
@@ -121,7 +121,7 @@ class ShortNames:
                     continue
                 if tuple(lowered[i:end]) != short.words:
                     continue
-                if short.form == "abbreviation" and not _in_citation(tokens, i, end):
+                if short.form == "abbreviation" and not _in_citation(query, tokens, i, end):
                     continue
                 if _written_as(short.form, [t.group() for t in tokens[i:end]]) and not (
                     short.form == "identifier" and _goes_on(query, tokens, end)
@@ -148,6 +148,7 @@ def short_names(document: DocumentRecord, document_words: frozenset[str]) -> set
 _LEADING_CAPITALS = re.compile(r"^([A-Z]{2,6})(?=[ _.\-(])")
 #: Words that lead to an abbreviation after a citation: "Rule 5.3.6 of GEN".
 _CITING_BEFORE = frozenset({"of", "in", "under"})
+_DECIMAL = re.compile(r"\d+\.\d")
 
 
 def _abbreviation(source: str) -> str | None:
@@ -156,12 +157,13 @@ def _abbreviation(source: str) -> str | None:
     return match[1] if match else None
 
 
-def _in_citation(tokens: Sequence[re.Match[str]], start: int, end: int) -> bool:
-    """The name at tokens ``start:end`` is written before a number or a kind of section
-    ("GEN 5.3.6", "GEN Rule 5.3.6") or after "of"/"in"/"under" ("Rule 5.3.6 of GEN")."""
+def _in_citation(query: str, tokens: Sequence[re.Match[str]], start: int, end: int) -> bool:
+    """The name at tokens ``start:end`` is written before a decimal number or a kind of
+    section ("GEN 5.3.6", "GEN Rule 5.3.6"; not "UAE 2020") or after "of"/"in"/"under"
+    ("Rule 5.3.6 of GEN")."""
     if end < len(tokens):
         following = tokens[end].group()
-        if following[0].isdigit() or following.lower() in KIND_ALIASES:
+        if following.lower() in KIND_ALIASES or _DECIMAL.match(query, tokens[end].start()):
             return True
     return start > 0 and tokens[start - 1].group().lower() in _CITING_BEFORE
 
