@@ -31,9 +31,30 @@ _NOT_WORD = re.compile(r"[^0-9a-z]+")
 _NUMBERED = re.compile(r"^(?:\d|(?:appendix|annex|schedule|section|chapter|part|article) \w)")
 
 
+#: A line that may be numbered: its first word a number or a kind of section.
+_STARTS_NUMBERED = re.compile(
+    r"\s*(?:\d|(?:appendix|annex|schedule|section|chapter|part|article)\s)", re.IGNORECASE
+)
+#: The key of a line of text that is no contents entry.
+_TEXT = "~"
+
+
 def _key(line: str) -> str:
     """A line as the heading it names: no leader or page number, letters and digits."""
     return " ".join(_NOT_WORD.sub(" ", LEADER.sub("", line).lower()).split())
+
+
+def _ends_with_leader(line: str) -> bool:
+    last = line.rstrip()[-1:]
+    return bool(last) and (last.isdigit() or last in "ivxlc") and LEADER.search(line) is not None
+
+
+def _line_key(line: str) -> str:
+    """The key of a line that may be a contents entry or its heading; :data:`_TEXT` for
+    other text, "" for a blank line."""
+    if not line.strip():
+        return ""
+    return _key(line) if _STARTS_NUMBERED.match(line) else _TEXT
 
 
 def _contents_paragraphs(lines: list[str], leaders: set[int]) -> set[int]:
@@ -55,12 +76,12 @@ def _contents_paragraphs(lines: list[str], leaders: set[int]) -> set[int]:
 
 def contents_lines(lines: list[str]) -> set[int]:
     """Indexes of the lines of ``lines`` that are contents entries (see the module)."""
-    found = {i for i, line in enumerate(lines) if LEADER.search(line) and _key(line)}
+    found = {i for i, line in enumerate(lines) if _ends_with_leader(line) and _key(line)}
     found |= _contents_paragraphs(lines, found)
-    keys = [_key(line) if line.strip() else "" for line in lines]
+    keys = [_line_key(line) for line in lines]
     later: dict[str, list[int]] = {}
     for index, key in enumerate(keys):
-        if key:
+        if key and key != _TEXT:
             later.setdefault(key, []).append(index)
     run: list[int] = []
     for index, key in enumerate([*keys, "-"]):
