@@ -131,9 +131,10 @@ def test_lettered_and_requirement_headings(heading: str, expected: str) -> None:
 def test_clause_kinds_are_tried_under_each_other_level_by_level() -> None:
     (citation,) = find_citations("Clause 8.4")
     assert citation.label.candidate_levels() == [
-        ("clause-8-4", "section-8-4", "requirement-8-4"),
-        ("clause-8", "section-8", "requirement-8"),
+        ("clause-8-4", "section-8-4", "requirement-8-4", "rule-8-4"),
+        ("clause-8", "section-8", "requirement-8", "rule-8"),
     ]
+    assert equivalent_ids("rule-5-3-6") == ["section-5-3-6", "clause-5-3-6", "requirement-5-3-6"]
     assert equivalent_ids("article-8") == []
 
 
