@@ -5,12 +5,12 @@ body opens later, with their text."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from hierdoc.pipeline.contents import contents_lines
 from hierdoc.pipeline.structure import parse_sections
+from tests.paths import TESTS
 
-FIXTURES = Path(__file__).parent / "fixtures" / "rfc"
+FIXTURES = TESTS / "fixtures" / "rfc"
 DRAFT = FIXTURES / "draft-ietf-httpbis-p1-messaging-18-outline.txt"
 
 
