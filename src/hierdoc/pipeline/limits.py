@@ -54,6 +54,7 @@ class Limits:
     max_zip_ratio: float = 100
     max_zip_members: int = 10_000
     max_chars: int = 50_000_000
+    max_section_depth: int = 1000
 
     @classmethod
     def from_settings(cls, settings: Any) -> Limits:
@@ -62,7 +63,14 @@ class Limits:
         return cls(**{name: getattr(settings, name, getattr(default, name)) for name in _FIELDS})
 
 
-_FIELDS = ("max_file_mb", "max_unzipped_mb", "max_zip_ratio", "max_zip_members", "max_chars")
+_FIELDS = (
+    "max_file_mb",
+    "max_unzipped_mb",
+    "max_zip_ratio",
+    "max_zip_members",
+    "max_chars",
+    "max_section_depth",
+)
 
 
 class Sniff(NamedTuple):
@@ -104,6 +112,17 @@ def size_reason(size: int, limits: Limits) -> str | None:
 def chars_reason(chars: int, limits: Limits) -> str | None:
     if chars > limits.max_chars:
         return f"text has {chars:,} characters, over max_chars {limits.max_chars}"
+    return None
+
+
+def depth_reason(depth: int, limits: Limits) -> str | None:
+    """Sections nested deeper than the limit: a clause numbered ``1.1.1...`` 5,000 levels
+    deep is 25 MB of labels, and each section carries the ids of its ancestors."""
+    if depth > limits.max_section_depth:
+        return (
+            f"sections are nested {depth:,} levels deep, "
+            f"over max_section_depth {limits.max_section_depth}"
+        )
     return None
 
 

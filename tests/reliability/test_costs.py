@@ -1,0 +1,68 @@
+"""Inputs that could cost too much are bounded by construction: what a query is
+analysed into grows with its length, not its square, and a document nested deeper
+than ``max_section_depth`` is a reported file problem. The times and peak memory
+are measured in ``benchmarks/hostile_inputs.py`` (RELIABILITY.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hierdoc import Index, Settings, TextDocument
+from hierdoc.search.glossary import MAX_KEY_ENDS, _term_candidates
+from tests.hash_embedder import HashEmbedder, hash_index
+from tests.test_nesting_scale import nested
+
+pytestmark = [pytest.mark.reliability, pytest.mark.slow]
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["\u0301" * 3000, "!" * 3000, "e" + "\u0301" * 2999, '"' * 3000, "(" * 3000],
+)
+def test_a_run_of_marks_or_punctuation_is_one_candidate_term(query: str) -> None:
+    assert len(_term_candidates(query)) <= 2
+
+
+@pytest.mark.parametrize("query", ["a!" * 1500, "a." * 1500, "(a)" * 1000, "x " * 1500])
+def test_candidate_terms_grow_linearly_with_the_query(query: str) -> None:
+    small = len(_term_candidates(query[:300]))
+    assert len(_term_candidates(query)) <= 10 * small + MAX_KEY_ENDS
+
+
+def test_candidate_terms_of_an_ordinary_query_are_every_phrase_between_boundaries() -> None:
+    found = _term_candidates("the processing of personal data (gdpr)")
+    assert {"personal data", "processing of personal data", "gdpr", "personal data (gdpr)"} <= set(
+        found
+    )
+    assert "ersonal data" not in found and "personal " not in found
+
+
+def test_a_query_of_3000_combining_marks_is_searched_in_every_mode(tmp_path: Path) -> None:
+    text = '# Agreement\n\n## Article 1\n\n"Escrow Agent" means the agent holding the funds.\n'
+    with hash_index(tmp_path / "index", {"agreement.md": text}) as index:
+        for mode in ("keyword", "exact"):
+            assert index.search("\u0301" * 3000, mode=mode).results == []
+        for mode in ("keyword", "semantic", "hybrid"):
+            found = index.search("escrow agent " + "\u0301" * 3000, mode=mode).results
+            assert [r.source for r in found] == ["agreement.md"]
+
+
+def test_sections_nested_deeper_than_the_limit_are_a_file_problem(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "deep.txt").write_text(nested(60))
+    (folder / "shallow.txt").write_text(nested(40))
+    settings = Settings(max_section_depth=50)
+    with Index.open(tmp_path / "index", settings, embedder=HashEmbedder()) as index:
+        report = index.ingest([folder])
+        texts = index.ingest_texts([TextDocument("deep-text.txt", nested(51))])
+        sources = [d.source for d in index.documents()]
+    reason = "sections are nested 60 levels deep, over max_section_depth 50"
+    assert [(p.source, p.reason) for p in report.problems] == [(str(folder / "deep.txt"), reason)]
+    assert report.added == [str(folder / "shallow.txt")] and sources == report.added
+    assert [p.reason for p in texts.problems] == [
+        "sections are nested 51 levels deep, over max_section_depth 50"
+    ]
+    assert Settings().max_section_depth == 1000
