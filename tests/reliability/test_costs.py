@@ -5,11 +5,13 @@ are measured in ``benchmarks/hostile_inputs.py`` (RELIABILITY.md)."""
 
 from __future__ import annotations
 
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
 from hierdoc import Index, Settings, TextDocument
+from hierdoc.search.analyze import _TOKENS, analyze, analyze_query, analyze_words
 from hierdoc.search.glossary import MAX_KEY_ENDS, _term_candidates
 from tests.hash_embedder import HashEmbedder, hash_index
 from tests.test_nesting_scale import nested
@@ -37,6 +39,21 @@ def test_candidate_terms_of_an_ordinary_query_are_every_phrase_between_boundarie
         found
     )
     assert "ersonal data" not in found and "personal " not in found
+
+
+@pytest.mark.parametrize("token", ["1." * 40_000, "1" + "(a)" * 25_000, "ab." * 25_000])
+def test_a_token_of_80_kb_is_analysed_in_memory_linear_in_its_length(token: str) -> None:
+    """Its prefixes longer than a term are never built (all of them: 1.6 GB), and it is
+    not kept in the token cache after its document is gone."""
+    tracemalloc.start()
+    try:
+        terms = analyze(token), analyze_words(token), analyze_query(token)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 200 * len(token)  # all prefixes: 20,000 times that
+    assert all(len(term) <= 80 for term in terms[0]) and len(terms[1]) == 1
+    assert token not in _TOKENS
 
 
 def test_a_query_of_3000_combining_marks_is_searched_in_every_mode(tmp_path: Path) -> None:
