@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from hierdoc import Index, Settings, TextDocument
+from hierdoc.pipeline.chunk import split_text
+from hierdoc.pipeline.tokenizer import PIECE_CHARS, default_tokenizer
 from hierdoc.search.analyze import _TOKENS, analyze, analyze_query, analyze_words
 from hierdoc.search.glossary import MAX_KEY_ENDS, _term_candidates
 from tests.hash_embedder import HashEmbedder, hash_index
@@ -54,6 +56,36 @@ def test_a_token_of_80_kb_is_analysed_in_memory_linear_in_its_length(token: str)
     assert peak < 200 * len(token)  # all prefixes: 20,000 times that
     assert all(len(term) <= 80 for term in terms[0]) and len(terms[1]) == 1
     assert token not in _TOKENS
+
+
+class _Recording:
+    """The default tokenizer, recording the longest text it was asked to tokenize."""
+
+    def __init__(self) -> None:
+        self.inner, self.longest = default_tokenizer(), 0
+
+    def count(self, text: str) -> int:
+        return self.inner.count(text)
+
+    def offsets(self, text: str) -> list[tuple[int, int]]:
+        self.longest = max(self.longest, len(text))
+        return self.inner.offsets(text)
+
+
+@pytest.mark.parametrize("line", ["1." * 100_000, "supplier, " * 20_000, "a" * 200_000])
+def test_a_long_line_is_split_by_tokenizing_windows_not_the_whole(line: str) -> None:
+    tokenizer = _Recording()
+    pieces = split_text(line, tokenizer, 256)
+    assert "".join(p.text for p in pieces) == line
+    assert all(tokenizer.count(p.text) <= 256 for p in pieces)
+    assert tokenizer.longest <= max(20 * 256, len(line) if line.isalpha() else 0)
+
+
+def test_a_long_line_is_counted_in_pieces_with_the_count_of_the_whole() -> None:
+    tokenizer = default_tokenizer()
+    for line in ["1." * 20_000, "The Supplier, (a) shall deliver. " * 400, "x" * 9000]:
+        whole = len(tokenizer._tokenizer.encode(line, add_special_tokens=False).ids)
+        assert tokenizer.count(line) == whole and len(line) > PIECE_CHARS
 
 
 def test_a_query_of_3000_combining_marks_is_searched_in_every_mode(tmp_path: Path) -> None:
