@@ -78,13 +78,18 @@ def _lines(rng: random.Random, scale: float) -> Files:
     """Single lines of megabytes: words, one dotted token, parenthesised groups, marks."""
     words = " ".join(rng.choice(("supplier", "shall", "deliver", "goods", "x1")) for _ in range(9))
     size = _size(scale, 8)
+    html = _repeat("<b>Clause</b> <i>one</i> ", size)
     return {
         "line-words.txt": (_repeat(words + " ", size), None),
         "line-sentences.md": (_repeat(CLAUSE, size), None),
         "line-dotted.txt": (_repeat("1.", _size(scale, 4)), None),
         "line-groups.txt": (b"1" + _repeat("(a)", _size(scale, 4)), None),
         "line-marks.txt": (b"e" + _repeat("\u0301", _size(scale, 2)), None),
-        "line-html.html": (_repeat("<b>Clause</b> <i>one</i> ", size), None),
+        "line-html.html": (
+            html,
+            "over max_html_elements" if html.count(b"<b>") > 125_000 else None,
+        ),
+        "tags-under-limit.html": (_repeat("<b>Clause</b> <i>one</i> ", 120_000 * 26), None),
     }
 
 

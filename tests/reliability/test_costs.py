@@ -12,6 +12,7 @@ import pytest
 
 from hierdoc import Index, Settings, TextDocument
 from hierdoc.pipeline.chunk import split_text
+from hierdoc.pipeline.limits import MB, Limits, html_reason
 from hierdoc.pipeline.tokenizer import PIECE_CHARS, default_tokenizer
 from hierdoc.search.analyze import _TOKENS, analyze, analyze_query, analyze_words
 from hierdoc.search.glossary import MAX_KEY_ENDS, _term_candidates
@@ -115,3 +116,25 @@ def test_sections_nested_deeper_than_the_limit_are_a_file_problem(tmp_path: Path
         "sections are nested 51 levels deep, over max_section_depth 50"
     ]
     assert Settings().max_section_depth == 1000
+
+
+def test_html_with_more_elements_than_the_limit_is_a_file_problem(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "tags.html").write_text("<p>Clause <b>one</b></p>\n" * 150)
+    (folder / "fine.html").write_text("<p>Clause <b>two</b></p>\n" * 40)
+    settings = Settings(max_html_elements=100)
+    with Index.open(tmp_path / "index", settings, embedder=HashEmbedder()) as index:
+        report = index.ingest([folder])
+    reasons = [(Path(p.source).name, p.reason) for p in report.problems]
+    assert reasons == [("tags.html", "HTML has 300 elements, over max_html_elements 100")]
+    assert [Path(s).name for s in report.added] == ["fine.html"]
+
+
+def test_html_elements_are_counted_across_the_blocks_read(tmp_path: Path) -> None:
+    path = tmp_path / "page.html"
+    path.write_bytes(b" " * (MB - 1) + b"<b>" + b" " * (MB - 2) + b"<i><u>")
+    assert html_reason(path, Limits(max_html_elements=3)) is None
+    assert html_reason(path, Limits(max_html_elements=2)) == (
+        "HTML has 3 elements, over max_html_elements 2"
+    )

@@ -9,6 +9,7 @@ stage turns a reason into a :class:`~hierdoc.pipeline.convert.ConversionError`.
 from __future__ import annotations
 
 import codecs
+import re
 import stat
 import zipfile
 from dataclasses import dataclass
@@ -55,6 +56,7 @@ class Limits:
     max_zip_members: int = 10_000
     max_chars: int = 50_000_000
     max_section_depth: int = 1000
+    max_html_elements: int = 250_000
 
     @classmethod
     def from_settings(cls, settings: Any) -> Limits:
@@ -70,6 +72,7 @@ _FIELDS = (
     "max_zip_members",
     "max_chars",
     "max_section_depth",
+    "max_html_elements",
 )
 
 
@@ -123,6 +126,25 @@ def depth_reason(depth: int, limits: Limits) -> str | None:
             f"sections are nested {depth:,} levels deep, "
             f"over max_section_depth {limits.max_section_depth}"
         )
+    return None
+
+
+_OPENING_TAG = re.compile(rb"<[A-Za-z]")
+
+
+def html_reason(path: Path, limits: Limits) -> str | None:
+    """HTML with more elements than the limit, counted in the raw bytes a block at a time:
+    the HTML converter holds a tree of about 2 KB per element (an 8 MB page of inline
+    tags took 1.4 GB)."""
+    elements = 0
+    with open(path, "rb") as fh:
+        carry = b""
+        while block := fh.read(MB):
+            data = carry + block
+            elements += len(_OPENING_TAG.findall(data))
+            carry = b"<" if data.endswith(b"<") else b""  # counted with the next block
+    if elements > limits.max_html_elements:
+        return f"HTML has {elements:,} elements, over max_html_elements {limits.max_html_elements}"
     return None
 
 
