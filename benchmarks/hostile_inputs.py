@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -79,6 +80,14 @@ def time_queries() -> None:
             print(f"{label:<18}" + "".join(f"{ms:>14.1f}" for ms in row), flush=True)
 
 
+ADDRESS_SPACE_CAP = 16 << 30
+"""The child's address space is capped (it fails instead of exhausting a shared machine)."""
+
+
+def _cap_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_CAP, ADDRESS_SPACE_CAP))
+
+
 def ingest_child(folder: Path, index: Path) -> tuple[float, int, dict[str, int]]:
     """Seconds, peak RSS in MB and the report counts of an ingest in a child process."""
     repo = Path(__file__).resolve().parents[1]
@@ -89,6 +98,7 @@ def ingest_child(folder: Path, index: Path) -> tuple[float, int, dict[str, int]]
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
+        preexec_fn=_cap_memory,
     )
     assert child.stdout is not None
     output = child.stdout.read()
