@@ -1,12 +1,12 @@
 """What hostile inputs cost: query times, and the peak memory and time of ingesting a
 folder of bad and odd files (RELIABILITY.md).
 
-    python benchmarks/hostile_inputs.py queries
+    python benchmarks/hostile_inputs.py queries [--corpus GDPR.md]
     python benchmarks/hostile_inputs.py folder [--scale 1.0] [--each]
 
 ``queries``: milliseconds of pathological queries (3,000 combining accents U+0301, runs
 of punctuation, megabyte-long tokens cut to the query limit) beside an ordinary query, in
-each mode, on a 30-document index (median of 3).
+each mode, on a 30-document index or the Markdown of ``--corpus`` (median of 3).
 
 ``folder``: the files of ``tests/reliability/odd_files.py`` at ``--scale`` (1.0: junk of
 2 MB, single lines of 8 MB, numbering nested 5,000 deep in 25 MB, 300 MB zip bombs) and
@@ -59,14 +59,17 @@ print(json.dumps({"added": len(report.added), "problems": len(report.problems)})
 """
 
 
-def time_queries() -> None:
+def time_queries(corpus: Path | None) -> None:
     documents = {
         f"doc{n}.md": f'# Agreement {n}\n\n## Article {n}\n\n"Escrow Agent" means the agent '
         f"that holds the funds of party {n} (EA) under Article {n}(1)(a).\n"
         for n in range(30)
     }
+    if corpus is not None:
+        documents = {path.name: path.read_text() for path in _files(corpus)}
     with tempfile.TemporaryDirectory() as root, hash_index(Path(root), documents) as index:
         index.search("escrow")
+        print(f"{len(documents)} documents")
         print(f"{'query':<18}" + "".join(f"{mode + ' ms':>14}" for mode in MODES))
         for label, query in QUERIES.items():
             row = []
@@ -78,6 +81,10 @@ def time_queries() -> None:
                     times.append(time.perf_counter() - started)
                 row.append(statistics.median(times) * 1000)
             print(f"{label:<18}" + "".join(f"{ms:>14.1f}" for ms in row), flush=True)
+
+
+def _files(corpus: Path) -> list[Path]:
+    return [corpus] if corpus.is_file() else sorted(p for p in corpus.rglob("*.md"))
 
 
 ADDRESS_SPACE_CAP = 16 << 30
@@ -139,9 +146,10 @@ def main() -> None:
     parser.add_argument("what", choices=("queries", "folder"))
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--each", action="store_true", help="also each large odd file alone")
+    parser.add_argument("--corpus", type=Path, help="queries: a Markdown file or folder to index")
     args = parser.parse_args()
     if args.what == "queries":
-        time_queries()
+        time_queries(args.corpus)
     else:
         ingest_folder(args.scale, args.each)
 
