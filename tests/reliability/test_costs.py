@@ -13,6 +13,7 @@ import pytest
 from hierdoc import Index, Settings, TextDocument
 from hierdoc.pipeline.chunk import split_text
 from hierdoc.pipeline.limits import MB, Limits, html_reason
+from hierdoc.pipeline.structure import MAX_SECTION_ID_CHARS, parse_sections
 from hierdoc.pipeline.tokenizer import PIECE_CHARS, default_tokenizer
 from hierdoc.search.analyze import _TOKENS, analyze, analyze_query, analyze_words
 from hierdoc.search.glossary import MAX_KEY_ENDS, _term_candidates
@@ -138,3 +139,16 @@ def test_html_elements_are_counted_across_the_blocks_read(tmp_path: Path) -> Non
     assert html_reason(path, Limits(max_html_elements=2)) == (
         "HTML has 3 elements, over max_html_elements 2"
     )
+
+
+def test_a_section_id_made_of_a_megabyte_label_is_bounded(tmp_path: Path) -> None:
+    """Every chunk of the section repeats its id: a 4 MB '1.1.1...' line made 5,000 chunks
+    carrying a 4 MB id each (5.5 GB of memory before the store gave up)."""
+    ids = [parse_sections(label, "T")[-1].section_id for label in ("1." * 5000, "1." * 5001)]
+    assert all(len(i) <= MAX_SECTION_ID_CHARS for i in ids) and ids[0] != ids[1]
+    deep = parse_sections(nested(1000), "T")[-1].section_id
+    assert "~" not in deep  # ids of the deepest nesting allowed stay whole
+    with hash_index(tmp_path / "index", {"line.txt": "1." * 100_000}) as index:
+        chunks = index.chunks_of_source("line.txt")
+    assert len(chunks) > 100
+    assert all(len(c.chunk.section_id) <= MAX_SECTION_ID_CHARS for c in chunks)

@@ -29,7 +29,7 @@ from ..models import Chunk, ConvertedDocument, Section
 from .headings import CLAUSE_WORDS
 from .numbering import slugify
 from .sentences import block_cuts
-from .structure import section_scopes, short_heading
+from .structure import bounded_id, section_scopes, short_heading
 from .tokenizer import Tokenizer, token_boundary
 
 _BLOCK_BREAK = re.compile(r"\n[ \t]*\n")
@@ -138,10 +138,7 @@ def _id_part(section_id: str) -> str:
     """The section's id as chunk ids carry it: a very long one (a clause nested hundreds
     deep) shortened, with a digest keeping it unique, as every piece of the section and
     every table keyed by chunk repeats it."""
-    if len(section_id) <= MAX_ID_PART:
-        return section_id
-    digest = hashlib.sha1(section_id.encode("utf-8")).hexdigest()[:12]
-    return f"{section_id[: MAX_ID_PART - 13]}~{digest}"
+    return bounded_id(section_id, MAX_ID_PART)
 
 
 def _is_heading_only(content: str) -> bool:

@@ -19,6 +19,7 @@ numbering gets a slug.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -38,6 +39,11 @@ CHAIN_TAIL = 10
 """Innermost headings a breadcrumb keeps: with :data:`CHAIN_HEAD`, the 12 levels of the
 deepest US Code citation (title to subclause) fit whole."""
 CHAIN_HEADING_CHARS = 160
+MAX_SECTION_ID_CHARS = 4096
+"""Longer section ids (a clause numbered ``1.1.1...`` on a line of megabytes) keep their
+start and a digest of the whole: every chunk, BM25 document and filter of the section
+repeats its id. Ids of clauses nested up to ``max_section_depth`` (1,000: about 2,000
+characters) stay whole, so that an ancestor's id still begins its descendants' ids."""
 ELIDED = "…"
 
 
@@ -241,7 +247,7 @@ def _unique(section_id: str, used: set[str]) -> str:
 def _to_sections(nodes: list[_Node], title: str) -> list[Section]:
     """Sections with their parent chains and paths, each built from its parent's, so that
     the work per section is bounded by its own size and depth, not by its ancestors' text."""
-    ids = _assign_ids(nodes)
+    ids = [bounded_id(section_id) for section_id in _assign_ids(nodes)]
     chains: list[tuple[str, ...]] = []
     paths: list[tuple[str, ...]] = []
     sections = []
@@ -270,6 +276,15 @@ def _to_sections(nodes: list[_Node], title: str) -> list[Section]:
             )
         )
     return sections
+
+
+def bounded_id(section_id: str, limit: int = MAX_SECTION_ID_CHARS) -> str:
+    """``section_id``, or its first characters and a digest of it (unique as it is) when
+    it is over ``limit`` characters."""
+    if len(section_id) <= limit:
+        return section_id
+    digest = hashlib.sha1(section_id.encode("utf-8")).hexdigest()[:12]
+    return f"{section_id[: limit - 13]}~{digest}"
 
 
 def bounded_chain(chain: tuple[str, ...]) -> tuple[str, ...]:
