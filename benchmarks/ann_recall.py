@@ -37,12 +37,13 @@ from pathlib import Path
 
 import numpy as np
 
+from hierdoc.eval.datasets import default_datasets
 from hierdoc.models import Hit
 from hierdoc.store.local import ann, vectors
 from hierdoc.store.local.vectors import VectorIndex
 
 CACHE = Path("/tmp/hierdoc-ann")
-SCIFACT = Path("/work/shared/datasets/scifact")
+SCIFACT = default_datasets() / "scifact"
 REAL_ROWS = 100_000
 K = 10
 ASKED = (10, 50)
@@ -190,7 +191,7 @@ def synthetic(base: np.ndarray, count: int, seed: int) -> np.ndarray:
     the real set's anisotropy and neighbourhood structure: many passages close to each
     other, as in a large corpus of similar documents, where uniform random vectors in 384
     dimensions have none (their nearest neighbour is at cosine ~0.2, the worst case for
-    any graph index; BENCHMARKS.md reports the neighbour similarities of each set).
+    any graph index).
     """
     rng = np.random.default_rng(seed)
     scale, axes = _spread(base)

@@ -1,4 +1,12 @@
-"""CLI latency: ``hierdoc search`` from process start to output, per mode, before and after.
+"""CLI latency: start-up (``--version``, ``--help``) and ``hierdoc search`` per mode.
+
+Start-up: ``hierdoc --version``, ``hierdoc --help`` and ``hierdoc search --help`` each
+run as a new process, interleaved with ``python -c pass`` (the interpreter alone, the
+baseline), so that the machine's load touches them alike; the table gives each
+command's median and 95th percentile, and its median minus the baseline's (what
+hierdoc's imports cost). ``--startup-only`` measures this part alone (no index needed).
+
+Search: from process start to output, per mode, before and after.
 
 Each run is a new ``hierdoc search QUERY --mode M --json`` process on a GDPR index;
 the time is from starting it to its exit (all output written). "before" sets
@@ -8,7 +16,7 @@ the two variants and of every mode are interleaved, so that a change in the mach
 load touches them alike. The results of both variants are compared: the chunk ids
 each returns for the same query and mode.
 
-Run:  python benchmarks/cli_latency.py [--index DIR] [--runs 20]
+Run:  python benchmarks/cli_latency.py [--index DIR] [--runs 20] [--startup-only]
 (without --index, the GDPR index is built once in a temporary directory).
 """
 
@@ -26,9 +34,9 @@ import time
 from datetime import date
 from pathlib import Path
 
-DATASETS = Path(
-    os.environ.get("HIERDOC_DATASETS", Path(__file__).resolve().parents[2] / "shared" / "datasets")
-)
+from hierdoc.eval.datasets import default_datasets
+
+DATASETS = default_datasets()
 GDPR_MD = DATASETS / "gdpr" / "gdpr.md"
 MODES = ("hybrid", "semantic", "keyword", "exact")
 VARIANTS = {"before": "torch", "after": "numpy"}
@@ -85,6 +93,48 @@ def run_once(index: Path, query: str, mode: str, variant: str) -> tuple[float, l
         raise RuntimeError(f"{' '.join(command)}: {done.stderr.strip()}")
     results = json.loads(done.stdout)["results"]
     return elapsed, [hit["chunk_id"] for hit in results]
+
+
+STARTUP_COMMANDS = {
+    "python -c pass": [],
+    "hierdoc --version": ["--version"],
+    "hierdoc --help": ["--help"],
+    "hierdoc search --help": ["search", "--help"],
+    "hierdoc ingest --help": ["ingest", "--help"],
+}
+"""What the start-up table times; the first (no hierdoc arguments) is the baseline."""
+
+
+def startup_command(arguments: list[str]) -> list[str]:
+    """``hierdoc ARGUMENTS``, or the bare interpreter (``python -c pass``) for none."""
+    return [*hierdoc_command(), *arguments] if arguments else [sys.executable, "-c", "pass"]
+
+
+def measure_startup(runs: int) -> dict[str, list[float]]:
+    """Seconds from start to exit of each start-up command, ``runs`` times, interleaved."""
+    times: dict[str, list[float]] = {name: [] for name in STARTUP_COMMANDS}
+    for run in range(runs):
+        names = list(STARTUP_COMMANDS)
+        for name in names if run % 2 else reversed(names):
+            command = startup_command(STARTUP_COMMANDS[name])
+            started = time.perf_counter()
+            subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+            times[name].append(time.perf_counter() - started)
+    return times
+
+
+def startup_report(times: dict[str, list[float]]) -> str:
+    baseline = statistics.median(times["python -c pass"])
+    lines = [
+        "| command | p50 s | p95 s | p50 minus `python -c pass` s |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for name, values in times.items():
+        p50 = statistics.median(values)
+        lines.append(
+            f"| `{name}` | {p50:.3f} | {percentile(values, 0.95):.3f} | {p50 - baseline:.3f} |"
+        )
+    return "\n".join(lines)
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -150,7 +200,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--index", type=Path, help="a GDPR index to reuse (built if missing)")
     parser.add_argument("--runs", type=int, default=20, help="runs per mode and variant")
+    parser.add_argument(
+        "--startup-only", action="store_true", help="only the start-up table (no index)"
+    )
     args = parser.parse_args()
+    load_before = load_average()
+    startup = measure_startup(args.runs)
+    if args.startup_only:
+        print(f"{date.today()}; {machine()}; {args.runs} runs per command")
+        print(f"load average (1, 5, 15 min) at start: {load_before}; at end: {load_average()}\n")
+        print(startup_report(startup))
+        return
     with tempfile.TemporaryDirectory() as scratch:
         index = args.index or Path(scratch) / "gdpr"
         if not (index.is_dir() and any(index.iterdir())):
@@ -159,6 +219,7 @@ def main() -> None:
         times, same, compared = measure(index, args.runs)
     print(f"{date.today()}; {machine()}; {args.runs} runs per cell")
     print(f"load average (1, 5, 15 min) at start: {load_before}; at end: {load_average()}\n")
+    print(startup_report(startup) + "\n")
     print(report(times, same, compared))
 
 

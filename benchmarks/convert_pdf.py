@@ -1,9 +1,9 @@
 """PDF conversion: speed and structure per converter, and HR 8847 ingest old vs new.
 
-Converters, each on every PDF (HR 8847 from the shared datasets, the NIST PDFs in
+Converters, each on every PDF (HR 8847 from ``$HIERDOC_DATASETS``, the NIST PDFs in
 tests/realdocs, the Federal Register pages in tests/fixtures/pdf):
 
-* ``markitdown``: hierdoc's old path (markitdown -> pdfminer.six), text tidied as before;
+* ``markitdown``: the ``pdf_converter: markitdown`` path (markitdown -> pdfminer.six);
 * ``structured``: hierdoc.pipeline.convert_pdf (pypdfium2 boxes, layout rebuilt);
 * for speed only: ``pdfplumber`` (``extract_text`` per page) and raw ``pypdfium2``
   (``get_text_range`` per page, no layout).
@@ -46,13 +46,14 @@ import pypdfium2
 
 import hierdoc.pipeline.ingest
 from hierdoc import Index, Settings
+from hierdoc.eval.datasets import default_datasets
 from hierdoc.pipeline.chunk import chunk_document
 from hierdoc.pipeline.convert import convert_file
 from hierdoc.pipeline.structure import parse_sections
 from hierdoc.pipeline.tokenizer import default_tokenizer
 
 ROOT = Path(__file__).resolve().parents[1]
-DATASETS = Path(os.environ.get("HIERDOC_DATASETS", ROOT.parent / "shared" / "datasets"))
+DATASETS = default_datasets()
 REALDOCS = ROOT / "tests" / "realdocs"
 FEDERAL_REGISTER = ROOT / "tests" / "fixtures" / "pdf" / "federal-register-2020-17221-p2-5.pdf"
 PDFS = (

@@ -25,12 +25,12 @@ a real index.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hierdoc.eval.datasets import default_datasets
 from hierdoc.pipeline.extract.crossrefs import FoundReference, find_references, resolve
 from hierdoc.pipeline.numbering import roman_to_int
 
@@ -290,10 +290,6 @@ def measure_pipeline(path: Path) -> Rate:
             right = [t for t in targets if t and (t == wanted or t.startswith(wanted + "-"))]
             pairs.append((text, article, right[0] if right else next(filter(None, targets), None)))
     return rate(pairs)
-
-
-def default_datasets() -> Path:
-    return Path(os.environ.get("HIERDOC_DATASETS", REPO.parent / "shared" / "datasets"))
 
 
 def main() -> None:

@@ -1,9 +1,9 @@
-"""Definitions precision and recall (issue 13), per document, old code against new.
+"""Definitions precision and recall per document, optionally beside the code at a revision.
 
     python benchmarks/definitions.py                       # the code in this checkout
-    python benchmarks/definitions.py --before 9058cf2~     # and the code at a revision
-    python benchmarks/definitions.py --before 9058cf2~ --wrong   # list what each got wrong
-    python benchmarks/definitions.py --old-extractor 9058cf2~    # only the extractor old
+    python benchmarks/definitions.py --before REV          # and the code at a revision
+    python benchmarks/definitions.py --before REV --wrong  # list what each got wrong
+    python benchmarks/definitions.py --old-extractor REV   # only the extractor from REV
 
 Documents: the GDPR and HR 8847 (gold in benchmarks/definitions_gold/, read from
 ``$HIERDOC_DATASETS``) and every real document of tests/realdocs with a gold file.
@@ -33,10 +33,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 GOLD_DIR = Path(__file__).resolve().parent / "definitions_gold"
-DATASETS = Path(os.environ.get("HIERDOC_DATASETS", ROOT.parent / "shared" / "datasets"))
+#: The benchmark documents with a gold file here, by their path in the datasets folder.
 DATASET_DOCUMENTS = {
-    "gdpr": DATASETS / "gdpr" / "gdpr.md",
-    "hr8847": DATASETS / "pdf" / "HR8847_CNIMDT_AIGCE_STD_Act.pdf",
+    "gdpr": Path("gdpr", "gdpr.md"),
+    "hr8847": Path("pdf", "HR8847_CNIMDT_AIGCE_STD_Act.pdf"),
 }
 
 
@@ -57,10 +57,13 @@ class Score:
 
 
 def documents() -> list[Document]:
+    # Imported here, not at the top: the child process runs another checkout's hierdoc.
+    from hierdoc.eval.datasets import default_datasets
     from tests.realdocs.gold import DOCS_DIR, GoldDefinition, load_golds
 
     found = []
-    for name, path in DATASET_DOCUMENTS.items():
+    for name, relative in DATASET_DOCUMENTS.items():
+        path = default_datasets() / relative
         data = yaml.safe_load((GOLD_DIR / f"{name}.gold.yaml").read_text(encoding="utf-8"))
         gold = tuple(
             GoldDefinition(d["term"], d["starts"], bool(d.get("optional")))
@@ -102,7 +105,7 @@ def run_code(src: Path, paths: list[Path]) -> dict[str, list[tuple[str, str]]]:
 
 
 def worktree(revision: str) -> Path:
-    """A checkout of ``revision`` under /tmp (made once), for the old code."""
+    """A checkout of ``revision`` under /tmp (made once), to measure beside this one."""
     commit = subprocess.run(
         ["git", "-C", str(ROOT), "rev-parse", "--short", revision],
         check=True,

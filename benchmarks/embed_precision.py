@@ -4,7 +4,7 @@ The local model (all-MiniLM-L6-v2) runs under bfloat16 autocast where the CPU ha
 bfloat16 instructions (``HIERDOC_EMBED_PRECISION=auto``). This measures what that buys
 and what it changes, with the two precisions loaded side by side:
 
-* **ingest**: the PDFs (default: HR 8847 from the shared datasets and NIST SP 800-63B)
+* **ingest**: the PDFs (default: HR 8847 from ``$HIERDOC_DATASETS`` and NIST SP 800-63B)
   into a fresh index each time, the precisions alternating, ``--repeat`` rounds: wall
   seconds, the seconds inside spent embedding, windows per second, and the wall seconds
   per 100 pages;
@@ -32,10 +32,11 @@ import numpy as np
 import pypdfium2
 
 from hierdoc import Index, Settings
+from hierdoc.eval.datasets import default_datasets
 from hierdoc.pipeline.embed import EmbedInput, LocalEmbedder, native_bfloat16
 
 ROOT = Path(__file__).resolve().parents[1]
-DATASETS = Path(os.environ.get("HIERDOC_DATASETS", ROOT.parent / "shared" / "datasets"))
+DATASETS = default_datasets()
 PDFS = (
     DATASETS / "pdf" / "HR8847_CNIMDT_AIGCE_STD_Act.pdf",
     ROOT / "tests" / "realdocs" / "nist-sp-800-63b.pdf",

@@ -24,7 +24,7 @@ than 254 tokens (where truncation can lose the relevant text); the difference
 from ``truncate`` per query, with a 95% paired bootstrap interval over queries,
 and win/tie/loss counts. Embedding cost: texts embedded and throughput.
 
-    python benchmarks/embed_windows.py --scifact ../shared/datasets/scifact
+    python benchmarks/embed_windows.py --scifact $HIERDOC_DATASETS/scifact
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from hierdoc.eval.datasets import default_datasets
 from hierdoc.pipeline.embed import EmbedInput, LocalEmbedder
 from hierdoc.store.local.vectors import VectorIndex
 
@@ -82,9 +83,7 @@ class Strategy:
 
 
 def default_scifact() -> Path:
-    root = os.environ.get("HIERDOC_DATASETS")
-    base = Path(root) if root else Path(__file__).resolve().parents[1] / "../shared/datasets"
-    return (base / "scifact").resolve()
+    return (default_datasets() / "scifact").resolve()
 
 
 def read_jsonl(path: Path) -> list[dict]:

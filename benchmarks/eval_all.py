@@ -3,8 +3,9 @@
 One command runs the Anthropic codebase (Pass@k as the cookbook computes it),
 BEIR SciFact (nDCG@10 by document) and ContractNLI test (span recall@k within
 each NDA) through :func:`hierdoc.eval.runner.run_eval`, with the variant grid and
-the baselines (dense brute force, rank_bm25 on whitespace tokens, the HoloDeck
-seed design) over the same chunks and vectors, and prints one markdown table.
+the baselines (dense brute force, rank_bm25 on whitespace tokens, rank_bm25 +
+numpy + RRF as HoloDeck 0.7.1 fuses them) over the same chunks and vectors, and
+prints one markdown table.
 ``--write`` replaces the "## Retrieval quality" section of BENCHMARKS.md (made
 at the end if missing) with the command, date, machine and table.
 
@@ -27,7 +28,7 @@ from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
-from hierdoc.eval.datasets import load_dataset
+from hierdoc.eval.datasets import default_datasets, load_dataset
 from hierdoc.eval.report import EvalReport, format_metric, markdown_table
 from hierdoc.eval.runner import run_eval
 from hierdoc.eval.variants import resolve_variants
@@ -43,7 +44,7 @@ LABELS = {
 }
 #: Datasets that share another's index folder (and so its embedding cache): same documents.
 INDEX_FOLDERS = {"contractnli-wide": "contractnli"}
-BASELINES = ("dense", "bm25", "seed", "seed-semantic", "seed-keyword")
+BASELINES = ("dense", "bm25", "bm25-numpy-rrf", "bm25-numpy-rrf-semantic", "bm25-numpy-rrf-keyword")
 PACKAGES = ("tantivy", "torch", "sentence-transformers", "rank-bm25", "hierdoc")
 PUBLISHED = (
     "Published reference points (other models, not this machine): SciFact nDCG@10 BM25 0.665 "
@@ -136,7 +137,7 @@ def main_of(report: EvalReport | None, name: str) -> float | None:
 
 
 def targets(reports: dict[str, EvalReport]) -> str:
-    """The issue's targets against the default hybrid, met or not."""
+    """The retrieval targets against the default hybrid, met or not."""
     rows = []
     codebase = main_of(reports.get("anthropic"), "hybrid")
     if codebase is not None:
@@ -206,12 +207,13 @@ def section(reports: dict[str, EvalReport], header: list[str]) -> str:
         "index. Baselines run in the same process over the same chunks and the same vectors as "
         "the default index (read back from its SQLite records), with the same embedder: "
         "`dense` = brute-force cosine, a chunk scoring as its best window (as hierdoc); `bm25` = "
-        "rank_bm25 BM25Okapi (k1=1.5, b=0.75) over lower-cased whitespace tokens; `seed` = "
-        "HoloDeck 0.7.1: cosine over each chunk's first window, rank_bm25 over `[a-zA-Z0-9]+` "
-        "lower-cased tokens, top_k from each side fused by RRF (k=60, weights 0.5/0.3 normalised "
-        "to 0.625/0.375), run once per cutoff k because its candidates depend on top_k; "
-        "`seed-semantic` / `seed-keyword` are its two sides alone. BM25 baselines index what "
-        "hierdoc's BM25 indexes: structural context + newline + chunk text.",
+        "rank_bm25 BM25Okapi (k1=1.5, b=0.75) over lower-cased whitespace tokens; "
+        "`bm25-numpy-rrf` = rank_bm25 + numpy + RRF as HoloDeck 0.7.1 ships it: cosine over "
+        "each chunk's first window, rank_bm25 over `[a-zA-Z0-9]+` lower-cased tokens, top_k "
+        "from each side fused by RRF (k=60, weights 0.5/0.3 normalised to 0.625/0.375), run "
+        "once per cutoff k because its candidates depend on top_k; `bm25-numpy-rrf-semantic` / "
+        "`-keyword` are its two sides alone. BM25 baselines index what hierdoc's BM25 indexes: "
+        "structural context + newline + chunk text.",
         "",
         "Metrics: the codebase's R@k columns are Pass@k exactly as the cookbook computes it "
         "(per query, golden chunks found in the top k over golden chunks, matched by stripped "
@@ -261,7 +263,12 @@ def replace_section(path: Path, text: str) -> None:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--datasets", help="datasets folder (default $HIERDOC_DATASETS)")
+    parser.add_argument(
+        "--datasets",
+        type=Path,
+        default=default_datasets(),
+        help="datasets folder (default: $HIERDOC_DATASETS, here %(default)s)",
+    )
     parser.add_argument("--only", default=",".join(DATASETS), help="comma-separated datasets")
     parser.add_argument("--variants", default="standard", help="variant names or groups")
     parser.add_argument("--baselines", default=",".join(BASELINES))
@@ -277,12 +284,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    if args.datasets:
-        os.environ["HIERDOC_DATASETS"] = args.datasets
-    elif "HIERDOC_DATASETS" not in os.environ:
-        os.environ["HIERDOC_DATASETS"] = str(
-            Path(__file__).resolve().parents[2] / "shared/datasets"
-        )
+    os.environ["HIERDOC_DATASETS"] = str(args.datasets)  # load_dataset reads it
     variants = resolve_variants(args.variants)
     baselines = [b for b in args.baselines.split(",") if b and b != "none"]
     started, load_start = time.perf_counter(), load_average()

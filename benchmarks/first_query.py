@@ -1,8 +1,8 @@
-"""Open + first query (issue 18): what a new process pays before its first answer.
+"""Open + first query: what a new process pays before its first answer.
 
-A CLI search or a fresh server opens the index and answers one query; before the
-document names were stored with their documents, that first query read every document
-record to build the names of the glossary (6.8 of 9.1 s at 11,000 documents). This opens
+A CLI search or a fresh server opens the index and answers one query. Document names
+are stored with their documents and read by key; built from every document record, the
+glossary's names would take 6.8 of 9.1 s of that first query at 11,000 documents. This opens
 each index read-only with the stand-in embedder of :mod:`scale` (its query embedding costs
 microseconds) and times, in this process: opening, the glossary, the first hybrid query
 after it, then the p50 of naming documents in a query and of hybrid search over the

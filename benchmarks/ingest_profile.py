@@ -1,4 +1,4 @@
-"""Ingest throughput (issue 18): wall time, time inside the embedder and the share of
+"""Ingest throughput: wall time, time inside the embedder and the share of
 everything else, with the real model, on HR 8847 (a 78-page PDF) and a folder of real
 contracts (the 123 ContractNLI test NDAs as text files).
 
@@ -30,9 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-DATASETS = Path(os.environ.get("HIERDOC_DATASETS", Path(__file__).parents[2] / "shared/datasets"))
-HR8847 = DATASETS / "pdf" / "HR8847_CNIMDT_AIGCE_STD_Act.pdf"
-CONTRACTNLI = DATASETS / "contractnli" / "test.json"
+HR8847 = Path("pdf", "HR8847_CNIMDT_AIGCE_STD_Act.pdf")
+CONTRACTNLI = Path("contractnli", "test.json")
 CORPORA = ("pdf", "ndas")
 
 
@@ -88,19 +87,27 @@ class InlineReadAhead:
         return iter(events)
 
 
-def corpus(name: str, work: Path) -> Path:
+def default_datasets() -> Path:
+    """The datasets folder as hierdoc finds it, imported only where needed: a child process
+    may run another checkout's hierdoc, and is given the folder instead."""
+    from hierdoc.eval.datasets import default_datasets as find
+
+    return find()
+
+
+def corpus(name: str, work: Path, datasets: Path) -> Path:
     """The input to ingest: the PDF itself, or a folder of NDAs written once."""
     if name == "pdf":
-        return HR8847
+        return datasets / HR8847
     folder = work / "ndas"
     if not folder.is_dir():
         folder.mkdir(parents=True)
-        for document in json.loads(CONTRACTNLI.read_text())["documents"]:
+        for document in json.loads((datasets / CONTRACTNLI).read_text())["documents"]:
             (folder / f"nda-{document['id']}.txt").write_text(document["text"])
     return folder
 
 
-def measure(name: str, work: Path, free: bool = False) -> dict:
+def measure(name: str, work: Path, datasets: Path, free: bool = False) -> dict:
     """One fresh ingest of corpus ``name`` with the real model, or with ``free`` the
     stand-in that costs nothing (in this process)."""
     from hierdoc import Index, Settings
@@ -108,7 +115,7 @@ def measure(name: str, work: Path, free: bool = False) -> dict:
 
     embedder = TimedEmbedder(FreeEmbedder() if free else LocalEmbedder())
     embedder.embed_documents([])  # loaded before the clock starts
-    source = corpus(name, work)
+    source = corpus(name, work, datasets)
     directory = Path(tempfile.mkdtemp(prefix="ingest-profile-", dir=work))
     with Index.open(directory, Settings(), embedder=embedder, mode="w") as index:  # type: ignore[arg-type]
         index.tokenizer()
@@ -141,13 +148,13 @@ def _pages(path: Path) -> int:
         document.close()
 
 
-def profile(name: str, work: Path, top: int) -> None:
+def profile(name: str, work: Path, datasets: Path, top: int) -> None:
     """cProfile of one ingest with the free embedder: where the non-embedding time goes."""
     from hierdoc import Index, Settings
     from hierdoc.pipeline import ingest
 
     ingest.ReadAhead = InlineReadAhead  # type: ignore[assignment,misc]
-    source = corpus(name, work)
+    source = corpus(name, work, datasets)
     directory = Path(tempfile.mkdtemp(prefix="ingest-profile-", dir=work))
     with Index.open(directory, Settings(), embedder=FreeEmbedder(), mode="w") as index:  # type: ignore[arg-type]
         index.tokenizer()
@@ -161,12 +168,15 @@ def profile(name: str, work: Path, top: int) -> None:
     pstats.Stats(profiler).sort_stats("cumulative").print_stats(top)
 
 
-def run_one(variant: str, src: str | None, name: str, work: Path, free: bool) -> dict:
+def run_one(
+    variant: str, src: str | None, name: str, work: Path, datasets: Path, free: bool
+) -> dict:
     """One measurement in a fresh process, importing hierdoc from ``src`` when given."""
     environment = dict(os.environ, HF_HUB_OFFLINE="1")
     if src:
         environment["PYTHONPATH"] = src
     command = [sys.executable, __file__, "--one", name, "--work", str(work)]
+    command += ["--datasets", str(datasets)]
     command += ["--free"] if free else []
     done = subprocess.run(command, env=environment, capture_output=True, text=True, check=True)
     return {"variant": variant, "corpus": name, **json.loads(done.stdout.strip().splitlines()[-1])}
@@ -188,18 +198,22 @@ def main() -> None:
         "--free", action="store_true", help="a stand-in embedder that costs nothing"
     )
     parser.add_argument("--top", type=int, default=40)
+    parser.add_argument(
+        "--datasets", type=Path, help="folder with pdf/ and contractnli/ [$HIERDOC_DATASETS]"
+    )
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    datasets = args.datasets or default_datasets()
     if args.one:
-        print(json.dumps(measure(args.one, args.work, args.free)))
+        print(json.dumps(measure(args.one, args.work, datasets, args.free)))
         return
     work = Path(tempfile.mkdtemp(prefix="ingest-profile-"))
     names = args.corpus or list(CORPORA)
     try:
         if args.profile:
             for name in names:
-                profile(name, work, args.top)
+                profile(name, work, datasets, args.top)
             return
         variants: list[tuple[str, str | None]] = [_variant(given) for given in args.before]
         variants.append(("after", None))
@@ -207,7 +221,7 @@ def main() -> None:
         for _ in range(args.repeat):
             for name in names:
                 for variant, src in variants:
-                    rows.append(run_one(variant, src, name, work, args.free))
+                    rows.append(run_one(variant, src, name, work, datasets, args.free))
                     print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
         _table(rows)
     finally:

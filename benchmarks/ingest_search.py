@@ -1,4 +1,4 @@
-"""Ingest and search speed on real documents, against the HoloDeck seed design.
+"""Ingest and search speed on real documents, against rank_bm25 + numpy + RRF.
 
 Two documents, each ingested into its own fresh temporary index with the real
 local model (all-MiniLM-L6-v2 on the CPU): the GDPR as Markdown
@@ -24,8 +24,8 @@ per corpus, an equal share of each kind, shuffled with ``--seed``):
 * question: a short question made of those words ("What are the rules on ...?");
 * phrase: 3-4 consecutive all-letter words from a chunk, in double quotes.
 
-Baseline, in the same process over the same chunks and vectors: the seed
-design as HoloDeck ships it (``holodeck.lib.keyword_search`` and
+Baseline, in the same process over the same chunks and vectors: rank_bm25 +
+numpy + RRF as HoloDeck 0.7.1 ships it (``holodeck.lib.keyword_search`` and
 ``hybrid_search``): rank_bm25 ``BM25Okapi`` (k1=1.5, b=0.75) over
 ``re.findall(r"[a-zA-Z0-9]+", text.lower())`` of each chunk's context + text,
 brute-force numpy cosine over one vector per chunk (its first window, the
@@ -61,9 +61,10 @@ from pathlib import Path
 
 import numpy as np
 
-import hierdoc.pipeline.ingest
+import hierdoc.pipeline.reading
 from hierdoc import Index
 from hierdoc.config import Settings
+from hierdoc.eval.datasets import default_datasets
 from hierdoc.pipeline.embed import EmbedInput, LocalEmbedder
 from hierdoc.pipeline.numbering import parse_heading
 
@@ -134,12 +135,12 @@ class TimedEmbedder:
 
 
 class TimedConvert:
-    """Wraps ``hierdoc.pipeline.ingest.convert_file`` (what the ingest stage calls) with a timer."""
+    """Wraps ``hierdoc.pipeline.reading.convert_file`` (what ingest calls) with a timer."""
 
     def __init__(self) -> None:
         self.seconds = 0.0
         self.calls = 0
-        self._original = hierdoc.pipeline.ingest.convert_file
+        self._original = hierdoc.pipeline.reading.convert_file
 
     def __enter__(self) -> TimedConvert:
         original = self._original
@@ -152,11 +153,11 @@ class TimedConvert:
                 self.seconds += time.perf_counter() - t0
                 self.calls += 1
 
-        hierdoc.pipeline.ingest.convert_file = timed
+        hierdoc.pipeline.reading.convert_file = timed
         return self
 
     def __exit__(self, *exc: object) -> None:
-        hierdoc.pipeline.ingest.convert_file = self._original
+        hierdoc.pipeline.reading.convert_file = self._original
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -278,8 +279,8 @@ def make_queries(view: CorpusView, corpus: Corpus, count: int, seed: int) -> lis
 # -- baseline ------------------------------------------------------------------
 
 
-class SeedBaseline:
-    """HoloDeck's fallback hybrid: rank_bm25 + numpy cosine + weighted, normalised RRF."""
+class Bm25NumpyRrf:
+    """HoloDeck's hybrid search: rank_bm25 + numpy cosine + weighted, normalised RRF."""
 
     def __init__(
         self,
@@ -404,7 +405,7 @@ def ingest(
 
 def run_search(
     index: Index,
-    baseline: SeedBaseline,
+    baseline: Bm25NumpyRrf,
     embedder: TimedEmbedder,
     queries: list[tuple[str, str]],
     top_k: int,
@@ -415,9 +416,9 @@ def run_search(
         mode: (lambda q, m=mode: len(index.search(q, top_k=top_k, mode=m).results))
         for mode in MODES
     }
-    methods["seed hybrid"] = lambda q: len(baseline.hybrid(q, top_k))
-    methods["seed semantic"] = lambda q: len(baseline.semantic(q, top_k))
-    methods["seed keyword"] = lambda q: len(baseline.keyword(q, top_k))
+    methods["baseline hybrid"] = lambda q: len(baseline.hybrid(q, top_k))
+    methods["baseline semantic"] = lambda q: len(baseline.semantic(q, top_k))
+    methods["baseline keyword"] = lambda q: len(baseline.keyword(q, top_k))
     methods["query embedding"] = lambda q: int(embedder.inner.embed_query(q).shape[0] > 0)
     for _, q in queries[:warmup]:
         for method in methods.values():
@@ -483,24 +484,24 @@ def ingest_table(rows: list[IngestRow]) -> str:
 
 def search_table(rows: list[SearchRow]) -> str:
     lines = [
-        "| corpus | method | p50 ms | p95 ms | mean ms | p50 vs seed | p95 vs seed "
-        "| p50 ms without query embedding | vs seed | queries with results |",
+        "| corpus | method | p50 ms | p95 ms | mean ms | p50 vs baseline | p95 vs baseline "
+        "| p50 ms without query embedding | vs baseline | queries with results |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         for name, values in r.latencies.items():
-            seed = r.latencies.get(f"seed {name}")
+            theirs = r.latencies.get(f"baseline {name}")
             p50, p95 = statistics.median(values), percentile(values, 0.95)
             vs50 = vs95 = "-"
-            if seed:
-                vs50 = f"{p50 / statistics.median(seed):.2f}×"
-                vs95 = f"{p95 / percentile(seed, 0.95):.2f}×"
+            if theirs:
+                vs50 = f"{p50 / statistics.median(theirs):.2f}×"
+                vs95 = f"{p95 / percentile(theirs, 0.95):.2f}×"
             method = f"hierdoc {name}" if name in MODES else name
-            bare, seed_bare = r.without_model.get(name), r.without_model.get(f"seed {name}")
+            bare, theirs_bare = r.without_model.get(name), r.without_model.get(f"baseline {name}")
             bare50 = f"{statistics.median(bare):.2f}" if bare else "-"
             bare_vs = "-"
-            if bare and seed_bare:
-                bare_vs = f"{statistics.median(bare) / statistics.median(seed_bare):.2f}×"
+            if bare and theirs_bare:
+                bare_vs = f"{statistics.median(bare) / statistics.median(theirs_bare):.2f}×"
             cells = [
                 r.label, method, f"{p50:.2f}", f"{p95:.2f}", f"{statistics.fmean(values):.2f}",
                 vs50, vs95, bare50, bare_vs, f"{sum(r.answered.get(name, []))}/{r.queries}",
@@ -510,7 +511,7 @@ def search_table(rows: list[SearchRow]) -> str:
 
 
 def kind_table(rows: list[SearchRow]) -> str:
-    names = [*MODES, "seed hybrid", "query embedding"]
+    names = [*MODES, "baseline hybrid", "query embedding"]
     lines = [
         "| corpus | query kind | n | hybrid: with results | "
         + " | ".join(f"{n} p50" for n in names)
@@ -558,18 +559,11 @@ def load_average() -> str:
     return " / ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
 
 
-def default_datasets() -> Path:
-    env = os.environ.get("HIERDOC_DATASETS")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", type=Path, default=default_datasets(),
-                        help="folder with gdpr/ and pdf/ (default: $HIERDOC_DATASETS "
-                        "or ../shared/datasets next to the repository)")  # fmt: skip
+                        help="folder with gdpr/ and pdf/ (default: $HIERDOC_DATASETS, "
+                        "here %(default)s)")  # fmt: skip
     parser.add_argument("--queries", type=int, default=120, help="queries per corpus")
     parser.add_argument("--top-k", type=int, default=10)
     parser.add_argument("--warmup", type=int, default=5, help="warm-up queries per method")
@@ -634,9 +628,9 @@ def main(argv: list[str] | None = None) -> int:
                 if args.show_queries:
                     log("\n".join(f"  {k:9} {q}" for k, q in queries))
                 vectors = first_window_vectors(index, view.chunk_ids)
-                baseline = SeedBaseline(view, vectors, embedder.embed_query)
+                baseline = Bm25NumpyRrf(view, vectors, embedder.embed_query)
                 notes.append(
-                    f"{corpus.label}: seed BM25Okapi built in {baseline.build_s * 1000:.0f} ms "
+                    f"{corpus.label}: baseline BM25Okapi built in {baseline.build_s * 1000:.0f} ms "
                     f"over {len(view.chunk_ids)} chunks"
                 )
                 log(f"  searching: {len(queries)} queries × {len(MODES) + 4} methods ...")
@@ -695,11 +689,11 @@ def main(argv: list[str] | None = None) -> int:
             "",
             "hierdoc modes run through `Index.search` (full pipeline: query parsing, exact "
             "lookups, tantivy BM25, numpy cosine over all windows, RRF, results built from "
-            "SQLite). `seed *` is the HoloDeck seed design over the same chunks: BM25Okapi "
+            "SQLite). `baseline *` is rank_bm25 + numpy + RRF over the same chunks: BM25Okapi "
             "(k1=1.5, b=0.75) over `[a-zA-Z0-9]+` lower-cased tokens of context + chunk, "
             "cosine over the first window vector of each chunk, RRF k=60 with weights "
-            "0.5/0.3 normalised to 0.625/0.375, top_k candidates per side. 'vs seed' is "
-            "hierdoc / seed for the matching method (hierdoc exact has no seed counterpart). "
+            "0.5/0.3 normalised to 0.625/0.375, top_k candidates per side. 'vs baseline' is "
+            "hierdoc / baseline for the matching method (hierdoc exact has none). "
             "hybrid and semantic include the query embedding; `query embedding` is "
             "`embed_query` alone; 'without query embedding' subtracts, query by query, the "
             "time spent inside `embed_query` during that search.",

@@ -1,4 +1,4 @@
-"""Ingest cost of deeply nested numbering (issue 16.3): time and SQLite bytes per KB of input.
+"""Ingest cost of deeply nested numbering: time and SQLite bytes per KB of input.
 
 A clause numbered ``1.1.1...1`` at depth k has a label of about 2k characters, so a file
 nested 1,000 deep is about 1 MB. The shallow row is the same clauses 10 deep, repeated to
@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from hierdoc import Index  # noqa: E402
 from hierdoc.config import Settings  # noqa: E402
 from tests.hash_embedder import HashEmbedder  # noqa: E402
-from tests.test_nesting_scale import nested, shallow  # noqa: E402
+from tests.unit.test_nesting_scale import nested, shallow  # noqa: E402
 
 
 def measure(text: str) -> tuple[float, float, float, int]:

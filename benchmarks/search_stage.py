@@ -1,4 +1,4 @@
-"""The search stage alone (issues 13 and 17): hierdoc's Searcher over a cached eval index,
+"""The search stage alone: hierdoc's Searcher over a cached eval index,
 without passages or reranking, beside the dense baseline, judged as ``hierdoc eval`` does.
 
 Measures what the exact modality, citations and document naming change: run it with

@@ -1,4 +1,4 @@
-"""SQLite footprint (issue 18): bytes per chunk and per section of each table and index of
+"""SQLite footprint: bytes per chunk and per section of each table and index of
 an index's ``records.sqlite``, from SQLite's ``dbstat`` virtual table.
 
 ``pages`` is what a table or index occupies on disk (whole pages, free space included);

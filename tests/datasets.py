@@ -1,15 +1,16 @@
-"""Where the shared benchmark corpora live (read-only, never copied into the repo)."""
+"""The benchmark corpora the tests read (read-only, never copied into the repo), found
+through ``$HIERDOC_DATASETS`` as everywhere else
+(:func:`hierdoc.eval.datasets.default_datasets`)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-DATASETS = Path(
-    os.environ.get("HIERDOC_DATASETS", Path(__file__).resolve().parents[2] / "shared" / "datasets")
-)
+from hierdoc.eval.datasets import default_datasets
+
+DATASETS = default_datasets()
 GDPR_MD = DATASETS / "gdpr" / "gdpr.md"
 GDPR_TXT = DATASETS / "gdpr" / "gdpr.txt"
 HR8847_PDF = DATASETS / "pdf" / "HR8847_CNIMDT_AIGCE_STD_Act.pdf"

@@ -10,7 +10,7 @@ import hashlib
 import json
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import fields, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
@@ -48,10 +48,12 @@ from .search.passages import QueryVectors, add_passages
 from .search.relative_citations import find_relative_citations
 from .search.rerank import reranker_for
 from .search.searcher import Searcher
-from .search.sources import source_names
+from .search.sources import source_names, spellings
 from .search.where import Where, document_records, narrow_sources
 from .store import StoreRequest, open_store
+from .store.base import Store
 from .views import (
+    MAX_OTHER_SOURCES,
     ChunkView,
     DefinitionLookup,
     DocumentSummary,
@@ -75,8 +77,10 @@ class Index:
     ``mode`` says how it is opened: ``"r"`` reads only (no index there is a
     :class:`NotFoundError`; nothing is created or written, so it works on a read-only
     directory), ``"w"`` holds the index's single writer lock from open to close, and the
-    default takes the lock only while it writes (``ingest``, ``ingest_texts``). A writer
-    that finds another one at work fails with an ``IndexBusyError``, or waits if ``wait``.
+    default takes the lock only while it writes (``ingest``, ``ingest_texts``) and creates
+    the index at its first ingest: until then a read (of a mistyped path, say) is a
+    :class:`NotFoundError` and no directory is made. A writer that finds another one at
+    work fails with an ``IndexBusyError``, or waits if ``wait``.
     """
 
     def __init__(
@@ -102,7 +106,7 @@ class Index:
         if embedder is None and is_api_model(settings.embedding_model):
             self._embedder = embedder_from(settings.embedding_model)
         self.model_name, dimension = self._model(settings)
-        request = StoreRequest(
+        self._request = StoreRequest(
             directory,
             dimension,
             TEXT_ANALYZER,
@@ -111,16 +115,15 @@ class Index:
             read_only=mode == "r",
             hold_writer=mode == "w" or (mode is None and rebuild),
             wait=wait,
+            create=mode == "w" or rebuild,
         )
-        self.store = open_store(settings.database_provider, request)
+        self._store: Store | None = None
+        self._store_lock = threading.Lock()
         try:
-            if rebuild:
-                meta = replace(self.store.read_meta(), embedding_model=self.model_name)
-                self.store.write_meta(meta)
-            self._check_model(self.model_name)
-        except BaseException:
-            self.store.close()
-            raise
+            self._store = self._open_store(self._request)
+        except NotFoundError:
+            if mode == "r":
+                raise  # else there is no index yet: the first write creates it
         self._glossary: tuple[int, Glossary] | None = None
         self.context_progress: Callable[[ContextProgress], None] | None = None
 
@@ -134,12 +137,34 @@ class Index:
         mode: Literal["r", "w"] | None = None,
         wait: bool = False,
     ) -> Index:
-        """Open the index at ``path``; ``rebuild`` empties it first, and lets the
-        configured embedding model replace the one that built it. ``mode`` and ``wait``:
-        see :class:`Index` (``mode="r"`` for readers, ``"w"`` for a writer session)."""
+        """Open the index at ``path``; ``rebuild`` starts an empty index beside it, which
+        the configured embedding model may fill in place of the one that built it: readers
+        see the old index until the first ingest into the new one succeeds, and closing
+        before that keeps the old one. ``mode`` and ``wait``: see :class:`Index`
+        (``mode="r"`` for readers, ``"w"`` for a writer session)."""
         settings = settings or Settings()
         directory = settings.index_dir(path)
         return cls(directory, settings, embedder, rebuild=rebuild, mode=mode, wait=wait)
+
+    def _open_store(self, request: StoreRequest) -> Store:
+        """Open the store and check that it was built with this index's embedding model."""
+        store = open_store(self.settings.database_provider, request)
+        try:
+            if request.reset:
+                meta = replace(store.read_meta(), embedding_model=self.model_name)
+                store.write_meta(meta)
+            self._check_model(store, self.model_name)
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    @property
+    def store(self) -> Store:
+        """The index's store; no index in the directory yet is a :class:`NotFoundError`."""
+        if self._store is None:
+            raise NotFoundError(f"no index at {self.directory}: run `hierdoc ingest PATH`")
+        return self._store
 
     def _model(self, settings: Settings) -> tuple[str, int]:
         """The embedding model's name and dimension, without loading a local model."""
@@ -150,11 +175,11 @@ class Index:
             model = f"{model.provider}:{model.name}"
         return local_model(model)
 
-    def _check_model(self, model: str) -> None:
-        meta = self.store.read_meta()
+    def _check_model(self, store: Store, model: str) -> None:
+        meta = store.read_meta()
         if meta.embedding_model is None:
             if self.mode != "r":
-                self.store.write_meta(replace(meta, embedding_model=model))
+                store.write_meta(replace(meta, embedding_model=model))
         elif meta.embedding_model != model:
             raise ConfigError(
                 f"this index was built with {meta.embedding_model} but the embedder is {model}: "
@@ -214,7 +239,10 @@ class Index:
         force: bool = False,
         progress: ProgressFn | None = None,
     ) -> IngestReport:
-        """Index files and folders; unchanged files are skipped, deleted ones removed."""
+        """Index files and folders; unchanged files are skipped, deleted ones removed.
+
+        ``force`` rebuilds the index beside the live one, which readers see whole until
+        the new one is complete and swapped in; a rebuild that fails leaves it as it was."""
         if paths is None:
             paths = self.settings.sources
         elif isinstance(paths, (str, Path)):
@@ -223,28 +251,50 @@ class Index:
         if not paths:
             raise InputError("nothing to ingest: give a path, or 'source' in the config")
         with self._writing():
-            ingestor = self._ingestor(force)
-            try:
-                return ingestor.run(paths, progress)
-            finally:
-                self._record_context_usage(ingestor.options.llm)
+            force = self._forced(force)
+            with self._rebuilding(force):
+                ingestor = self._ingestor(force)
+                try:
+                    return ingestor.run(paths, progress)
+                finally:
+                    self._record_context_usage(ingestor.options.llm)
 
-    def _writing(self) -> AbstractContextManager[None]:
-        """The writer lock for one ingest or removal (already held in mode "w")."""
+    def _writing(self, create: bool = True) -> AbstractContextManager[None]:
+        """The writer lock for one ingest or removal (already held in mode "w"); the first
+        write to a directory with no index creates it, when ``create``."""
         if self.mode == "r":
             raise InputError(
                 f"the index at {self.directory} is open for reading (mode='r'): "
                 "open it with mode='w' to ingest or remove"
             )
+        if create:
+            with self._store_lock:
+                if self._store is None:
+                    self._store = self._open_store(replace(self._request, create=True))
         return self.store.lock_writer(self._wait)
 
+    def _forced(self, force: bool) -> bool:
+        """Whether an ingest rebuilds everything: asked to, or the chunking settings changed."""
+        return force or self.store.read_meta().fingerprint not in (None, self._fingerprint())
+
+    @contextmanager
+    def _rebuilding(self, force: bool) -> Iterator[None]:
+        """Writes of the block go to a rebuild beside the live index when ``force`` (or
+        one started at open), swapped in when the block ends well; a rebuild the block
+        started is dropped when it fails (one started at open is dropped by :meth:`close`)."""
+        started = force and self.store.begin_rebuild()
+        try:
+            yield
+        except BaseException:
+            if started:
+                self.store.abandon_rebuild()
+            raise
+        self.store.publish_rebuild()
+
     def _ingestor(self, force: bool) -> Ingestor:
-        """An ingestor for this index; a change of chunking settings re-ingests everything."""
-        fingerprint = self._fingerprint()
+        """An ingestor for this index that re-uses nothing when ``force``."""
         meta = self.store.read_meta()
-        if meta.fingerprint not in (None, fingerprint):
-            force = True
-        self.store.write_meta(replace(meta, fingerprint=fingerprint))
+        self.store.write_meta(replace(meta, fingerprint=self._fingerprint()))
         options = IngestOptions(self.settings, force=force)
         options.llm = self._llm_contexts()
         return Ingestor(self.store, self.embedder, self.tokenizer(), options)
@@ -283,17 +333,19 @@ class Index:
         """Index documents given as text (or as ready-made chunks); unchanged ones are skipped."""
         documents = [_checked_document(document) for document in documents]
         with self._writing():
-            ingestor = self._ingestor(force)
-            try:
-                return ingestor.run_texts(documents, progress)
-            finally:
-                self._record_context_usage(ingestor.options.llm)
+            force = self._forced(force)
+            with self._rebuilding(force):
+                ingestor = self._ingestor(force)
+                try:
+                    return ingestor.run_texts(documents, progress)
+                finally:
+                    self._record_context_usage(ingestor.options.llm)
 
     def remove(self, sources: str | Iterable[str]) -> list[str]:
         """Remove documents (named as for ``source=``: see :meth:`resolve_sources`) under the
         writer lock; returns the stored sources removed. Nothing is removed if any name is
         unknown. A removed file still on disk comes back at the next ingest of its folder."""
-        with self._writing():
+        with self._writing(create=False):
             return remove_documents(self.store, self.resolve_sources(sources))
 
     async def aingest(
@@ -400,21 +452,44 @@ class Index:
 
     # inspection
 
-    def show(self, identifier: str) -> ChunkView:
+    def one_source(self, source: str) -> str:
+        """The one stored document ``source`` names (as for ``source=``): the document
+        stored under that name (or absolute path) itself, else the only one it names; a
+        name that matches several is an :class:`InputError` listing them, never a silent
+        choice."""
+        matches = self.resolve_sources(source)
+        exact = [m for m in spellings(source.strip()) if m in matches]
+        if exact:
+            return exact[0]
+        if len(matches) > 1:
+            names = ", ".join(self.display_name(m) for m in matches[:MAX_OTHER_SOURCES])
+            raise InputError(
+                f"source {source!r} names {len(matches)} documents ({names}): name one"
+            )
+        return matches[0]
+
+    def show(self, identifier: str, source: str | None = None) -> ChunkView:
         """A chunk by chunk id, or a section by section id or citation, with its neighbours
         (:func:`hierdoc.views.chunk_view`); a relative citation ("paragraph (k) of the 737
-        MAX AD") is resolved as search resolves it (:meth:`cited_section`)."""
+        MAX AD") is resolved as search resolves it (:meth:`cited_section`). ``source``
+        (named as for ``source=``): the document to look in; without it, a section id that
+        several documents have is shown in the first, the others listed in the view's
+        ``other_sources``."""
         checked_text(identifier, "the id")
+        home = None if source is None else self.one_source(source)
         try:
-            return chunk_view(self.store, identifier)
+            view = chunk_view(self.store, identifier, home)
         except NotFoundError:
-            cited = self.cited_section(identifier)
+            cited = self.cited_section(identifier, home)
             if cited is None:
                 raise
             view = chunk_view(self.store, cited[1], cited[0])
             name = PurePosixPath(cited[0]).name
             view.notes.append(f"{identifier!r} resolved to section {cited[1]} of {name}")
             return view
+        if home is not None and view.chunk.chunk.source != home:
+            raise NotFoundError(f"chunk {identifier!r} is not in document {source!r}")
+        return view
 
     def cited_section(
         self, text: str, source: str | Iterable[str] | None = None
@@ -432,8 +507,9 @@ class Index:
                 return first.source, section_id
         return None
 
-    def define(self, term: str) -> DefinitionLookup:
-        """Every definition of a term in the corpus, with its citation; conflicts flagged."""
+    def define(self, term: str, source: str | Iterable[str] | None = None) -> DefinitionLookup:
+        """Every definition of a term in the corpus (in the documents ``source`` names,
+        when given), with its citation; conflicts flagged."""
         wanted = normalize_term(checked_text(term, "the term").strip(" \"'‘’“”"))
         if not wanted:
             raise InputError("the term is empty")
@@ -441,18 +517,16 @@ class Index:
         if not definitions:
             acronym_forms = self.glossary().lookup(wanted).expansions
             definitions = self.store.definitions([normalize_term(f) for f in acronym_forms])
+        if source is not None:
+            within = set(self.resolve_sources(source))
+            definitions = [d for d in definitions if d.source in within]
         return DefinitionLookup(term, definitions)
 
     def references(self, identifier: str, source: str | None = None) -> ReferenceLookup:
         """Outgoing and incoming cross-references of a chunk or section id, in one document:
         ``source`` (named as for ``source=``), else the one :meth:`show` finds the id in.
         A section id many documents share ("article-3") is looked at in that document only."""
-        checked_text(identifier, "the id")
-        if source is None:
-            view = self.show(identifier)
-        else:
-            home = self.resolve_sources(source)[0]
-            view = chunk_view(self.store, identifier, home)
+        view = self.show(identifier, source)
         chunk = view.chunk.chunk
         home = chunk.source
         section = view.section
@@ -464,7 +538,8 @@ class Index:
         outgoing = self.store.references_from(list(dict.fromkeys(outgoing_chunks)))
         targets = [section_id] + [s.section_id for s in self._descendants(section_id, home)]
         incoming = self.store.references_to(targets, into=home)
-        return ReferenceLookup(section_id, outgoing, incoming)
+        others = view.other_sources, view.more_sources
+        return ReferenceLookup(section_id, outgoing, incoming, home, *others)
 
     def _descendants(self, section_id: str, source: str) -> list[SectionRecord]:
         found = []
@@ -538,7 +613,8 @@ class Index:
         return self.store.children(checked_text(source, "the source"), section_id)
 
     def close(self) -> None:
-        self.store.close()
+        if self._store is not None:
+            self._store.close()
 
     def __enter__(self) -> Index:
         return self

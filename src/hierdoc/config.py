@@ -228,7 +228,7 @@ class Settings(SearchSettings, IngestSettings):
     source: str | list[str] | None = None
     database: DatabaseConfig | str | None = None
 
-    # Accepted for HoloDeck compatibility; see README "Configuration".
+    # Accepted for HoloDeck compatibility; see docs/agents.md, "From a HoloDeck agent file".
     document_domain: str | None = None
     max_subsection_depth: int | None = Field(default=None, ge=1)
     enable_reranking: bool = False

@@ -29,6 +29,11 @@ class ChunkView:
     section_span: tuple[int, int] | None = None
     """Where the section's own text is in the chunk's ``content`` (for a paragraph or point)."""
     notes: list[str] = field(default_factory=list)
+    other_sources: list[str] = field(default_factory=list)
+    """Other documents with a section of this id (the first :data:`MAX_OTHER_SOURCES`),
+    when the id was looked up in no document in particular."""
+    more_sources: int = 0
+    """How many more documents than ``other_sources`` lists have the section."""
 
     def to_dict(self) -> dict[str, Any]:
         def brief(stored: StoredChunk | None) -> dict[str, Any] | None:
@@ -64,7 +69,24 @@ class ChunkView:
             "children": [{"section_id": c.section_id, "heading": c.heading} for c in self.children],
             "section_span": list(self.section_span) if self.section_span else None,
             "notes": list(self.notes),
+            "other_sources": list(self.other_sources),
+            "more_sources": self.more_sources,
         }
+
+
+MAX_OTHER_SOURCES = 20
+"""The most other documents a lookup names when several have the section asked for."""
+
+
+def other_holders(store: Store, section_id: str, shown: str) -> tuple[list[str], int]:
+    """The documents other than ``shown`` with text for the section id: the first
+    :data:`MAX_OTHER_SOURCES` in source order, and how many more there are (counted only
+    when they do not fit: a bare id may be in 43,600 documents)."""
+    holders = store.section_holders(section_id, MAX_OTHER_SOURCES + 2)
+    others = [h for h in holders if h != shown][:MAX_OTHER_SOURCES]
+    if len(holders) <= MAX_OTHER_SOURCES + 1:
+        return others, 0
+    return others, max(0, store.count_sections([section_id], 2**62) - 1 - len(others))
 
 
 def chunk_view(store: Store, identifier: str, source: str | None = None) -> ChunkView:
@@ -93,7 +115,11 @@ def chunk_view(store: Store, identifier: str, source: str | None = None) -> Chun
     spans = section_spans(store, section, chunk.section_id, chunk.content)
     children = store.children(section.source, section.section_id)
     own = spans[0] if spans and section.section_id != chunk.section_id else None
-    return ChunkView(found, previous, following, section, children, own, notes)
+    view = ChunkView(found, previous, following, section, children, own, notes)
+    if source is None:
+        others = other_holders(store, section.section_id, section.source)
+        view.other_sources, view.more_sources = others
+    return view
 
 
 def _section_of(store: Store, identifier: str, source: str | None = None) -> SectionRecord | None:
@@ -121,6 +147,11 @@ class DefinitionLookup:
     definitions: list[Definition]
 
     @property
+    def sources(self) -> list[str]:
+        """The documents that define the term, in the order of the definitions."""
+        return list(dict.fromkeys(d.source for d in self.definitions))
+
+    @property
     def conflict(self) -> bool:
         """The term is defined differently in different documents."""
         texts = {(d.source, " ".join(d.definition.split()).casefold()) for d in self.definitions}
@@ -134,6 +165,7 @@ class DefinitionLookup:
         return {
             "term": self.term,
             "conflict": self.conflict,
+            "sources": self.sources,
             "definitions": [d.to_dict() for d in self.definitions],
         }
 
@@ -148,6 +180,11 @@ class ReferenceLookup:
     section_id: str
     outgoing: list[CrossRef]
     incoming: list[CrossRef]
+    source: str = ""
+    """The document the section was looked at in."""
+    other_sources: list[str] = field(default_factory=list)
+    """Other documents with a section of this id (see :attr:`ChunkView.other_sources`)."""
+    more_sources: int = 0
 
     def __post_init__(self) -> None:
         outgoing: dict[tuple[Any, ...], CrossRef] = {}
@@ -170,6 +207,9 @@ class ReferenceLookup:
 
         return {
             "section_id": self.section_id,
+            "source": self.source,
+            "other_sources": list(self.other_sources),
+            "more_sources": self.more_sources,
             "outgoing": [r.to_dict() for r in self.outgoing],
             "incoming": [incoming(r) for r in self.incoming],
         }

@@ -1,1 +1,1 @@
-"""Real public documents with hand-written gold files (issue 13); see SOURCES.md."""
+"""Real public documents with hand-written gold files; see SOURCES.md."""

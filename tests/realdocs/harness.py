@@ -1,4 +1,4 @@
-"""Measure hierdoc on real documents against hand-written gold files (issue 13).
+"""Measure hierdoc on real documents against hand-written gold files.
 
 Each document ``NAME.EXT`` in this folder has a gold file ``NAME.gold.yaml``, written by
 reading the document (never from hierdoc's output)::

@@ -14,7 +14,7 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.test_nesting_scale import nested
+from tests.unit.test_nesting_scale import nested
 
 Outcome = str | None
 CLAUSE = "The Supplier shall deliver the goods within thirty days of the order. "

@@ -1,4 +1,4 @@
-"""A folder of 1,000+ bad inputs ingested in one run (issue 16): no crash, every file
+"""A folder of 1,000+ bad inputs ingested in one run: no crash, every file
 reported with its true reason, the good ones among them indexed, peak memory bounded.
 
 The child's peak RSS is its ``ru_maxrss`` (it includes the fork server's imports).
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_nesting_scale import nested
+from tests.unit.test_nesting_scale import nested
 
 from .harness import EXIT_OK, Figures, start_ingest
 from .odd_files import odd_folder

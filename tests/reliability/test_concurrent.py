@@ -1,4 +1,4 @@
-"""Two writers on one index, and readers while an ingest runs (issue 16.1, 16.4)."""
+"""Two writers on one index, and readers while an ingest runs."""
 
 from __future__ import annotations
 

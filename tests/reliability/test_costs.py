@@ -18,7 +18,7 @@ from hierdoc.pipeline.tokenizer import PIECE_CHARS, default_tokenizer
 from hierdoc.search.analyze import _TOKENS, analyze, analyze_query, analyze_words
 from hierdoc.search.glossary import MAX_KEY_ENDS, _term_candidates
 from tests.hash_embedder import HashEmbedder, hash_index
-from tests.test_nesting_scale import nested
+from tests.unit.test_nesting_scale import nested
 
 pytestmark = [pytest.mark.reliability, pytest.mark.slow]
 

@@ -1,4 +1,4 @@
-"""Damaged derived files (issue 16.6): random damage to the BM25 index and the vector
+"""Damaged derived files: random damage to the BM25 index and the vector
 segments never gives wrong results with exit 0. A reader answers as the intact index
 did (or with a clear error); the next writer repairs the files from SQLite, after which
 ``hierdoc check`` finds nothing.

@@ -1,4 +1,4 @@
-"""A read-only index and a full disk (issue 16.4): correct results or a clear error.
+"""A read-only index and a full disk: correct results or a clear error.
 
 Both need mounts (a read-only bind mount, a small tmpfs), so they run as root where the
 machine allows mounting, and are skipped otherwise, saying why. (chmod would not do:

@@ -21,7 +21,12 @@ from hierdoc.errors import InputError
 from hierdoc.search.sources import SourceNames
 from hierdoc.tools import call_tool, search_tool
 from tests.hash_embedder import hash_index
-from tests.test_mcp_server import build_corpus_index, server_env, start_stdio_server, stop
+from tests.integration.test_mcp_server import (
+    build_corpus_index,
+    server_env,
+    start_stdio_server,
+    stop,
+)
 
 pytestmark = [pytest.mark.reliability, pytest.mark.slow]
 

@@ -1,4 +1,4 @@
-"""Malformed MCP traffic (issue 16.7): hundreds of bad messages down the real server's
+"""Malformed MCP traffic: hundreds of bad messages down the real server's
 stdin and HTTP socket; every one is answered with an error, none gets a traceback, and
 the server keeps answering well-formed calls."""
 
@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.test_mcp_server import (
+from tests.integration.test_mcp_server import (
     build_corpus_index,
     http_server_at,
     start_stdio_server,

@@ -1,9 +1,17 @@
 """The ``hierdoc`` command: a thin click layer over :class:`hierdoc.api.Index`.
 
-Errors print as one readable line with a non-zero exit (a
-:class:`hierdoc.errors.HierdocError`'s message is written for the user); ``--debug``
-shows the traceback. Heavy parts load when their command runs: ``eval`` is imported
-from :mod:`hierdoc.eval` on use, and ``serve`` imports the MCP server in its body.
+Exit status, as grep and ripgrep have it: 0 when something was found (or done), 1 when
+a search or lookup found nothing (``search``, ``define``, ``show``, ``refs``; their
+``--json`` says ``"no_match": true``) or ``check`` found a problem, 2 on an error (a
+bad option, no index, a failed ingest), 130 when interrupted. An error prints as one
+readable line (a :class:`hierdoc.errors.HierdocError`'s message is written for the
+user); ``--debug`` shows the traceback.
+
+The global options (``--index``, ``--config``, ``--tool``, ``--debug``) go before or
+after the subcommand. Heavy parts load when a command runs, not for ``--version`` or
+``--help`` (``eval --help`` excepted: its options list the evaluation's variants and
+baselines): the command modules import the API in their bodies, ``eval`` and ``migrate``
+are imported on use, and ``serve`` imports the MCP server when it starts.
 """
 
 from __future__ import annotations
@@ -16,13 +24,18 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
+from .. import __version__
 from .check import check
 from .commands import define, ingest, refs, search, show, stats
 from .manage import ls, outline, rm
 from .serve import serve, tool_schema
-from .state import State
+from .state import CONFIG_HELP, DEBUG_HELP, INDEX_HELP, TOOL_HELP, State
 from .watch import watch
+
+ERROR_EXIT = 2
+"""The exit status of an error (1 means "nothing found", as for grep)."""
 
 LAZY_COMMANDS = {
     "eval": (
@@ -49,6 +62,14 @@ class LazyGroup(click.Group):
             self.add_command(getattr(importlib.import_module(module), attribute), cmd_name)
         return super().get_command(ctx, cmd_name)
 
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; a :class:`click.ClickException` exits with :data:`ERROR_EXIT`."""
+        try:
+            return super().invoke(ctx)
+        except click.ClickException as error:
+            error.exit_code = ERROR_EXIT
+            raise
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list of ``--help``, with the lazy ones' summaries (nothing imported)."""
         names = self.list_commands(ctx)
@@ -65,21 +86,26 @@ class LazyGroup(click.Group):
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option(
-    "--index", "index", envvar="HIERDOC_INDEX", help="Index directory [default: ./.hierdoc]."
-)
-@click.option(
-    "--config", type=click.Path(dir_okay=False), help="YAML config or HoloDeck agent file."
-)
-@click.option("--tool", help="The hierarchical_document tool to use from an agent file.")
-@click.option("--debug", is_flag=True, help="Show tracebacks on errors.")
-@click.version_option(package_name="hierdoc")
+@click.option("--index", "index", envvar="HIERDOC_INDEX", help=INDEX_HELP)
+@click.option("--config", type=click.Path(dir_okay=False), help=CONFIG_HELP)
+@click.option("--tool", help=TOOL_HELP)
+@click.option("--debug", is_flag=True, help=DEBUG_HELP)
+@click.version_option(__version__, package_name="hierdoc")
 @click.pass_context
 def cli(
     ctx: click.Context, index: str | None, config: str | None, tool: str | None, debug: bool
 ) -> None:
-    """Hybrid retrieval for formal, structured documents."""
-    ctx.obj = State(index, Path(config) if config else None, tool)
+    """Hybrid retrieval for formal, structured documents.
+
+    Global options go before or after the command. Exit status: 0 found, 1 nothing
+    found (search, define, show, refs) or a problem found (check), 2 error.
+    """
+    given = {
+        name
+        for name in ("index", "config", "tool")
+        if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE
+    }
+    ctx.obj = State(index, Path(config) if config else None, tool, given)
 
 
 for _command in (ingest, search, show, define, refs, stats, ls, rm, outline, serve, tool_schema):
@@ -105,7 +131,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(130)
     except click.ClickException as error:
         error.show()
-        sys.exit(error.exit_code)
+        sys.exit(ERROR_EXIT)
     except click.exceptions.Exit as error:
         sys.exit(error.exit_code)
     except KeyboardInterrupt:
@@ -116,4 +142,4 @@ def main(argv: list[str] | None = None) -> None:
             traceback.print_exc()
         message = error.args[0] if isinstance(error, KeyError) and error.args else error
         click.echo(f"error: {message}", err=True)
-        sys.exit(1)
+        sys.exit(ERROR_EXIT)

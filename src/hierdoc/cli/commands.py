@@ -1,28 +1,35 @@
 """The index commands: ``ingest``, ``search``, ``show``, ``define``, ``refs`` and ``stats``.
 
 Each parses its options, calls :class:`hierdoc.api.Index` and prints the result as text
-or ``--json``; errors are left to :func:`hierdoc.cli.main`.
+or ``--json``; errors are left to :func:`hierdoc.cli.main`. ``search``, ``show``,
+``define`` and ``refs`` exit with :data:`NOTHING_FOUND` when they find nothing (their
+JSON says ``"no_match": true``), as grep does. The API is imported in the commands'
+bodies, so that ``--help`` loads none of it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 import textwrap
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from ..api import Index
+from ..errors import NotFoundError
 from ..models import SEARCH_MODES, SearchResponse
-from ..pipeline.contextualize import ContextProgress
-from ..pipeline.ingest import IngestStopped
-from ..search.names import WORD
-from ..search.where import parse_where
 from . import export
-from .ingest_checks import check_paths, check_report
 from .ingest_progress import SavedCounter, progress_printer
 from .state import State, index_options
+
+if TYPE_CHECKING:
+    from ..api import Index
+    from ..pipeline.contextualize import ContextProgress
+
+NOTHING_FOUND = 1
+"""The exit status when a search or lookup finds nothing (errors exit with 2)."""
+SOURCE_HELP = "The document to look in, when several have this id (as for search --source)."
 
 
 def _echo_json(data: Any) -> None:
@@ -70,6 +77,9 @@ def ingest(
     One process writes an index at a time: another ingest fails at once naming it,
     or with --wait waits for it. Searches are never blocked.
     """
+    from ..pipeline.ingest import IngestStopped
+    from .ingest_checks import check_paths, check_report
+
     overrides = {"max_chunk_tokens": max_chunk_tokens, "chunk_overlap": chunk_overlap}
     check_paths(state, list(paths) or state.settings(**overrides).sources)
     opened = state.open_writer(rebuild=force, wait=wait, **overrides)
@@ -81,7 +91,7 @@ def ingest(
         try:
             report = index.ingest(list(paths) or None, force=force, progress=saved)
         except KeyboardInterrupt:
-            click.echo(f"\n{saved.interrupted()}", err=True)
+            click.echo(f"\n{saved.interrupted(rebuilding=force)}", err=True)
             raise SystemExit(130) from None
         except IngestStopped as stopped:
             if as_json:
@@ -127,6 +137,8 @@ def _say_if_name_keys_are_old(index: Index) -> None:
     """A note on stderr when the index holds document-name keys of another hierdoc version:
     until a writer stores them anew, each search process names documents by reading every
     document's record (0.35 s at 4,348 documents, 3.5 s at 43,600)."""
+    from ..search.names import WORD
+
     store = index.store
     if store.name_keys(WORD, []) is None and store.document_count():
         click.echo(
@@ -138,8 +150,13 @@ def _say_if_name_keys_are_old(index: Index) -> None:
 
 
 @click.command()
+@index_options
 @click.argument("query")
-@click.option("--mode", type=click.Choice(SEARCH_MODES))
+@click.option(
+    "--mode",
+    type=click.Choice(SEARCH_MODES),
+    help="Retrieval: all fused (hybrid), embeddings, BM25, or exact phrases [default: hybrid].",
+)
 @click.option("--top-k", "-k", type=int, help="Number of results (1-100) [default: 10].")
 @click.option("--min-score", type=float, help="Drop results scoring below this.")
 @click.option("--source", multiple=True, help="Only search this document (repeatable).")
@@ -186,7 +203,10 @@ def search(
     straight to that section; "quoted phrases" must appear as written.
     The local model embeds the query in numpy, without loading torch
     (HIERDOC_QUERY_EMBEDDER=torch: with torch, as ingest does).
+    Exits with 1 when nothing matches well ("no_match": true in JSON).
     """
+    from ..search.where import parse_where
+
     with state.open_reader() as index:
         _say_if_name_keys_are_old(index)
         response = index.search(
@@ -200,29 +220,63 @@ def search(
             where=parse_where(where),
         )
     _print_response(response, "json" if as_json else fmt)
+    if response.no_match:
+        sys.exit(NOTHING_FOUND)
+
+
+def _nothing_found(as_json: bool, data: dict[str, Any], message: str) -> NoReturn:
+    """Say that nothing was found (``data`` with ``no_match`` in JSON, else ``message`` on
+    stderr) and exit with :data:`NOTHING_FOUND`."""
+    if as_json:
+        _echo_json({**data, "no_match": True, "message": message})
+    else:
+        click.secho(message, fg="yellow", err=True)
+    sys.exit(NOTHING_FOUND)
+
+
+def _home(index: Index, source: str | None) -> str | None:
+    """The stored document ``source`` names (None: any); one that names no document, or
+    several, is an error."""
+    return None if source is None else index.one_source(source)
+
+
+def _also_in(others: list[str], more: int, shown: str) -> None:
+    """The other documents that have what was shown, and how to choose one."""
+    if not others:
+        return
+    names = ", ".join(_relative(o) for o in others) + (f" and {more:,} more" if more else "")
+    click.secho(f"also in: {names} (this is {_relative(shown)}; choose with --source)", fg="yellow")
 
 
 @click.command()
+@index_options
 @click.argument("chunk_id")
+@click.option("--source", help=SOURCE_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.pass_obj
-def show(state: State, chunk_id: str, as_json: bool) -> None:
+def show(state: State, chunk_id: str, source: str | None, as_json: bool) -> None:
     """Show a chunk, or a section by id or citation ("Art. 17(3)(b)", "paragraph (k) of
     the 737 MAX AD"): the chunk holding it with the section marked, its children and the
-    neighbouring chunks."""
+    neighbouring chunks. A section id that several documents have is shown in the first,
+    the others named (choose with --source). Exits with 1 when there is no such id."""
     with state.open_reader() as index:
-        view = index.show(chunk_id).to_dict()
+        home = _home(index, source)
+        try:
+            view = index.show(chunk_id, home).to_dict()
+        except NotFoundError as missing:
+            _nothing_found(as_json, {"id": chunk_id, "source": source}, str(missing))
     if as_json:
-        _echo_json(view)
+        _echo_json({**view, "no_match": False})
         return
     for note in view["notes"]:
         click.secho(f"note: {note}", fg="yellow", err=True)
     click.secho(" > ".join(view["parent_chain"]), bold=True)
     click.echo(f"{_relative(view['source'])}  [{view['section_id']}]  {view['chunk_id']}")
+    _also_in(view["other_sources"], view["more_sources"], view["source"])
     click.echo()
     content, span = view["content"], view["section_span"] or []
     marks = export.terminal_marks()
-    click.echo(export.mark(content, 0, len(content), [tuple(span)] if span else [], marks))
+    click.echo(export.rendered(content, [tuple(span)] if span else [], marks))
     click.echo()
     if view["section"] and view["section"]["section_id"] != view["section_id"]:
         click.echo(f"section: {view['section']['section_id']}  ({view['section']['heading']})")
@@ -236,19 +290,27 @@ def show(state: State, chunk_id: str, as_json: bool) -> None:
 
 
 @click.command()
+@index_options
 @click.argument("term")
+@click.option("--source", help="Only definitions in this document (as for search --source).")
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.pass_obj
-def define(state: State, term: str, as_json: bool) -> None:
-    """Definitions of a term (or an acronym) in the corpus, with where they are."""
+def define(state: State, term: str, source: str | None, as_json: bool) -> None:
+    """Definitions of a term (or an acronym) in the corpus, with where they are: every
+    document's definition, each named. Exits with 1 when the term is not defined."""
     with state.open_reader() as index:
-        lookup = index.define(term)
-    if as_json:
-        _echo_json(lookup.to_dict())
-        return
+        lookup = index.define(term, _home(index, source))
+    data = {**lookup.to_dict(), "no_match": not lookup.definitions}
     if not lookup.definitions:
-        click.secho(f"'{term}' is not defined in the index.", fg="yellow")
+        where = f" in {source}" if source else " in the index"
+        _nothing_found(as_json, data, f"'{term}' is not defined{where}.")
+    if as_json:
+        _echo_json(data)
         return
+    sources = lookup.sources
+    if len(sources) > 1:
+        names = ", ".join(_relative(s) for s in sources)
+        click.secho(f"'{term}' is defined in {len(sources)} documents: {names}", fg="yellow")
     if lookup.conflict:
         click.secho(f"'{term}' is defined differently in different documents.", fg="yellow")
     for definition in lookup.definitions:
@@ -259,17 +321,33 @@ def define(state: State, term: str, as_json: bool) -> None:
 
 
 @click.command()
+@index_options
 @click.argument("identifier")
+@click.option("--source", help=SOURCE_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.pass_obj
-def refs(state: State, identifier: str, as_json: bool) -> None:
-    """Cross-references from and to a section or chunk id."""
+def refs(state: State, identifier: str, source: str | None, as_json: bool) -> None:
+    """Cross-references from and to a section or chunk id, in one document: the first
+    that has the id, the others named (choose with --source). Exits with 1 when there is
+    no such id or it has no references."""
     with state.open_reader() as index:
-        lookup = index.references(identifier)
+        home = _home(index, source)
+        try:
+            found = index.references(identifier, home)
+        except NotFoundError as missing:
+            _nothing_found(as_json, {"id": identifier, "source": source}, str(missing))
+    data = {**found.to_dict(), "no_match": not (found.outgoing or found.incoming)}
     if as_json:
-        _echo_json(lookup.to_dict())
-        return
-    click.secho(f"{lookup.section_id} refers to:", bold=True)
+        _echo_json(data)
+    else:
+        _print_refs(found)
+    if data["no_match"]:
+        sys.exit(NOTHING_FOUND)
+
+
+def _print_refs(lookup: Any) -> None:
+    click.secho(f"{lookup.section_id} in {_relative(lookup.source)} refers to:", bold=True)
+    _also_in(lookup.other_sources, lookup.more_sources, lookup.source)
     for ref in lookup.outgoing:
         target = ref.target_section_id or ("another act" if ref.external else "not in the index")
         click.echo(f"   {ref.text}  ->  {target}")
@@ -280,6 +358,7 @@ def refs(state: State, identifier: str, as_json: bool) -> None:
 
 
 @click.command()
+@index_options
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.pass_obj
 def stats(state: State, as_json: bool) -> None:

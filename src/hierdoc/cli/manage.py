@@ -7,11 +7,15 @@ writer lock. Errors are left to :func:`hierdoc.cli.main`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
-from ..views import DocumentSummary, Outline
 from .commands import _echo_json, _relative
 from .state import State, index_options
+
+if TYPE_CHECKING:
+    from ..views import DocumentSummary, Outline
 
 COMES_BACK = (
     "a removed file that still exists on disk comes back at the next "

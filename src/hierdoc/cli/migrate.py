@@ -7,21 +7,25 @@ built with; every document's records (its sections in document order, its chunks
 vectors and extraction) are read through the :class:`~hierdoc.store.base.Store`
 protocol and written to the target, which holds its writer lock throughout, followed
 by the meta and the LLM context cache (:meth:`ContextCache.entries`). The target must
-be empty unless ``--force`` empties it first.
+be empty unless ``--force``: then the copy replaces what it holds as a rebuild does
+(``Store.begin_rebuild``), and its readers see the old index until the copy is complete.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ..errors import StoreError
 from ..models import Extraction, Section, SectionRecord
-from ..search.analyze import TEXT_ANALYZER
-from ..store import StoreRequest, open_store
-from ..store.base import DimensionError, Store, redact
+from .state import State, index_options, pass_state
+
+if TYPE_CHECKING:
+    from ..store import StoreRequest
+    from ..store.base import Store
 
 _URL_SCHEMES = ("postgresql://", "postgres://")
 _PROBE_DIMENSION = 1
@@ -37,6 +41,9 @@ def _provider(location: str) -> str:
 
 
 def _request(location: str, schema: str, dimension: int, **flags: bool) -> StoreRequest:
+    from ..search.analyze import TEXT_ANALYZER
+    from ..store import StoreRequest
+
     options = {"url": location, "schema": schema} if is_url(location) else {}
     return StoreRequest(Path(location), dimension, TEXT_ANALYZER, options=options, **flags)
 
@@ -44,6 +51,9 @@ def _request(location: str, schema: str, dimension: int, **flags: bool) -> Store
 def open_source(location: str, schema: str) -> Store:
     """The source index opened read-only with the vector size it was built with (a
     :class:`~hierdoc.errors.NotFoundError` when there is none)."""
+    from ..store import open_store
+    from ..store.base import DimensionError
+
     provider = _provider(location)
     try:
         return open_store(provider, _request(location, schema, _PROBE_DIMENSION, read_only=True))
@@ -53,6 +63,8 @@ def open_source(location: str, schema: str) -> Store:
 
 def open_target(location: str, schema: str, dimension: int, reset: bool = False) -> Store:
     """The target index, created if missing, holding its writer lock until closed."""
+    from ..store import open_store
+
     request = _request(location, schema, dimension, reset=reset, hold_writer=True)
     return open_store(_provider(location), request)
 
@@ -117,26 +129,38 @@ def migrate(source_store: Store, target: Store) -> tuple[int, int, int]:
                 entry.context,
             )  # fmt: skip
             contexts += 1
+        target.publish_rebuild()  # a target opened with reset (--force) swaps the copy in
         target.flush()
     return documents, chunks, contexts
 
 
 @click.command("migrate")
-@click.option("--from", "source", required=True, help="Index directory or postgresql:// URL.")
+@index_options
+@click.option(
+    "--from", "source", help="Index directory or postgresql:// URL [default: the --index]."
+)
 @click.option("--to", "target", required=True, help="Index directory or postgresql:// URL.")
 @click.option("--from-schema", default="public", show_default=True, help="PostgreSQL schema.")
 @click.option("--to-schema", default="public", show_default=True, help="PostgreSQL schema.")
-@click.option("--force", is_flag=True, help="Empty the target first if it holds documents.")
+@click.option("--force", is_flag=True, help="Replace what the target holds.")
+@pass_state
 def migrate_command(
-    source: str, target: str, from_schema: str, to_schema: str, force: bool
+    state: State, source: str | None, target: str, from_schema: str, to_schema: str, force: bool
 ) -> None:
     """Copy an index to another backend (local <-> postgres) without re-embedding."""
+    reads_no_config = "migrate copies the index as stored, with no settings"
+    state.refuse("migrate", {"config": reads_no_config, "tool": reads_no_config})
+    source = source or state.index_option
+    if source is None:
+        raise click.UsageError("give the index to copy: --from DIR|URL (or --index DIR)")
+    from ..store.base import redact
+
     origin = open_source(source, from_schema)
     try:
         dimension = origin.read_meta().dimension or _PROBE_DIMENSION
         destination = open_target(target, to_schema, dimension, reset=force)
         try:
-            if destination.documents():
+            if not force and destination.documents():
                 raise StoreError(
                     f"{redact(target)} already holds documents: use --force to replace them"
                 )

@@ -1,23 +1,27 @@
 """The commands that give the index to agents: ``hierdoc serve`` and ``hierdoc tool-schema``.
 
-The MCP code (and the ``mcp`` library) is imported only when ``serve`` runs.
+The MCP code (and the ``mcp`` library), the API and the tools are imported only when a
+command runs.
 """
 
 from __future__ import annotations
 
 import json
-from typing import get_args
+from typing import TYPE_CHECKING, get_args
 
 import click
 
-from ..api import Index
-from ..tools.agents import SchemaFormat, tool_definitions
-from ..tools.catalogue import TOOL_NAMES
+from ..tools.names import TOOL_NAMES, SchemaFormat
 from .state import State, index_options
+
+if TYPE_CHECKING:
+    from ..api import Index
 
 
 def open_existing(state: State) -> Index:
     """Open an existing, non-empty index; never create one (a typo must not serve nothing)."""
+    from ..api import Index
+
     settings = state.settings()
     directory = settings.index_dir(state.index_option)
     if not directory.is_dir():
@@ -106,5 +110,8 @@ def tool_schema(state: State, schema_format: SchemaFormat, only: tuple[str, ...]
 
     Run the calls a model makes with hierdoc.tools.call_tool(index, name, arguments).
     """
+    state.refuse("tool-schema", {"index": "the schema describes the tools, not an index"})
+    from ..tools.agents import tool_definitions
+
     definitions = tool_definitions(schema_format, state.settings(), only or None)
     click.echo(json.dumps(definitions, indent=2, ensure_ascii=False))

@@ -24,16 +24,15 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..api import Index
 from ..errors import HierdocError, InputError
 from ..models import IngestReport
-from ..pipeline.convert import SUPPORTED_SUFFIXES
-from ..pipeline.ingest import is_under
 from .ingest_progress import SavedCounter, progress_printer
 from .state import State, index_options
 
 if TYPE_CHECKING:
     from watchfiles import Change
+
+    from ..api import Index
 
 DEFAULT_DEBOUNCE_MS = 500
 RUST_TIMEOUT_MS = 200
@@ -65,6 +64,9 @@ class DocumentFilter:
         return sorted({*self.folders, *(f.parent for f in self.files)})
 
     def __call__(self, change: Change, path: str) -> bool:
+        from ..pipeline.convert import SUPPORTED_SUFFIXES
+        from ..pipeline.ingest import is_under
+
         real = _real(path)
         if is_under(str(real), [self.index_dir]) or not self.default(change, path):
             return False
@@ -205,6 +207,8 @@ def watch(state: State, paths: tuple[str, ...], debounce: int, quiet: bool) -> N
     missing = [p for p in paths if not os.path.exists(p)]
     if missing:
         raise InputError(f"cannot watch {', '.join(missing)}: no such file or directory")
+    from ..api import Index
+
     index = Index.open(state.index_option, state.settings(), wait=True)
     progress = None if quiet else progress_printer()
     watcher = Watcher(index, list(paths), _printer(quiet), debounce, progress, _error_line)

@@ -7,7 +7,7 @@ One job per module:
 * :mod:`.embed_cache`: document vectors cached on disk between runs;
 * :mod:`.method`: what is scored, a method ranking chunk ids for a query;
 * :mod:`.variants`: the hierdoc variant grid and the index each variant needs;
-* :mod:`.baselines`: dense, BM25 and the HoloDeck seed over the same chunks;
+* :mod:`.baselines`: dense, BM25 and rank_bm25 + numpy + RRF over the same chunks;
 * :mod:`.judging`: one query's rankings turned into every metric and its misses;
 * :mod:`.indexes`: the cached evaluation indexes and the digest of the ingest code;
 * :mod:`.report`: results, the markdown table and the JSON;

@@ -2,12 +2,12 @@
 
 * ``dense``: brute-force cosine, a chunk scoring as its best window (as hierdoc);
 * ``bm25``: rank_bm25 ``BM25Okapi`` over lower-cased whitespace tokens;
-* ``seed``: the HoloDeck 0.7.1 design: cosine over one vector per chunk (its
-  first window), rank_bm25 over ``[a-zA-Z0-9]+`` lower-cased tokens (k1=1.5,
-  b=0.75), each side's top_k fused by RRF (k=60) with weights 0.5/0.3
-  normalised to sum 1 (0.625/0.375). Its top_k candidates depend on top_k, so
-  it is run once per cutoff k; ``seed-semantic`` and ``seed-keyword`` are its
-  two sides alone.
+* ``bm25-numpy-rrf``: rank_bm25 + numpy + RRF, the hybrid search of HoloDeck 0.7.1: cosine
+  over one vector per chunk (its first window), rank_bm25 over ``[a-zA-Z0-9]+`` lower-cased
+  tokens (k1=1.5, b=0.75), each side's top_k fused by RRF (k=60) with weights 0.5/0.3
+  normalised to sum 1 (0.625/0.375). Its top_k candidates depend on top_k, so it is run once
+  per cutoff k; ``bm25-numpy-rrf-semantic`` and ``bm25-numpy-rrf-keyword`` are its two sides
+  alone.
 
 BM25 baselines index what hierdoc's BM25 indexes: the chunk's structural
 context, a newline, the chunk text. Chunks and vectors are read through the
@@ -36,17 +36,17 @@ EmbedQuery = Callable[[str], np.ndarray]
 BASELINES: dict[str, str] = {
     "dense": "dense only, brute-force cosine, best window per chunk",
     "bm25": "rank_bm25 BM25Okapi, lower-cased whitespace tokens",
-    "seed": "HoloDeck 0.7.1: first-window cosine + rank_bm25 [a-zA-Z0-9]+, RRF 0.625/0.375",
-    "seed-semantic": "the seed's dense side alone (first window)",
-    "seed-keyword": "the seed's BM25 side alone ([a-zA-Z0-9]+ tokens)",
+    "bm25-numpy-rrf": "rank_bm25 [a-zA-Z0-9]+ + numpy first-window cosine, RRF 0.625/0.375",
+    "bm25-numpy-rrf-semantic": "its numpy cosine side alone (first window)",
+    "bm25-numpy-rrf-keyword": "its rank_bm25 side alone ([a-zA-Z0-9]+ tokens)",
 }
 
-_SEED_TOKEN = re.compile(r"[a-zA-Z0-9]+")
+_ALNUM_TOKEN = re.compile(r"[a-zA-Z0-9]+")
 
 
-def seed_tokens(text: str) -> list[str]:
+def alnum_tokens(text: str) -> list[str]:
     """HoloDeck's BM25 tokenizer: ``re.findall(r"[a-zA-Z0-9]+", text.lower())``."""
-    return _SEED_TOKEN.findall(text.lower())
+    return _ALNUM_TOKEN.findall(text.lower())
 
 
 def whitespace_tokens(text: str) -> list[str]:
@@ -129,7 +129,7 @@ class _Bm25:
         self.bm25 = BM25Okapi([tokenize(t) for t in data.texts], k1=1.5, b=0.75)
 
     def top(self, query: EvalQuery, k: int) -> list[str]:
-        """The seeds' selection: top k by score, only chunks scoring above 0."""
+        """rank_bm25's top k by score, only chunks scoring above 0 (as HoloDeck selects them)."""
         scores = self.bm25.get_scores(self.tokenize(query.text))
         allowed = self.data.allowed(query)
         pool = np.arange(len(scores)) if allowed is None else allowed
@@ -143,8 +143,8 @@ def bm25_method(data: ChunkData) -> Method:
     return Method("bm25", "baseline", BASELINES["bm25"], bm25.top)
 
 
-class SeedBaseline:
-    """Baseline (c): HoloDeck 0.7.1's fallback hybrid over the index's chunks."""
+class Bm25NumpyRrf:
+    """Baseline (c): rank_bm25 + numpy + RRF (HoloDeck 0.7.1's hybrid) over the index's chunks."""
 
     def __init__(
         self,
@@ -156,7 +156,7 @@ class SeedBaseline:
         self.data = data
         self.first = np.ascontiguousarray(data.windows[data.starts])
         self.embed_query = embed_query
-        self.bm25 = _Bm25(data, seed_tokens)
+        self.bm25 = _Bm25(data, alnum_tokens)
         total = sum(weights)
         self.weights = {"semantic": weights[0] / total, "keyword": weights[1] / total}
         self.rrf_k = rrf_k
@@ -172,7 +172,7 @@ class SeedBaseline:
 
     def hybrid(self, query: EvalQuery, k: int) -> list[str]:
         """Both sides' top k fused by :func:`~hierdoc.search.fuse.weighted_rrf` (the same sums,
-        semantic side first), the top k of the fusion. Equal scores keep the seed's order, by
+        semantic side first), the top k of the fusion. Equal scores keep HoloDeck's order, by
         first appearance (semantic ranking, then keyword), not ``weighted_rrf``'s chunk id order.
         """
         sides = {"semantic": self.semantic(query, k), "keyword": self.keyword(query, k)}
@@ -188,16 +188,22 @@ def baseline_methods(
     unknown = [n for n in names if n not in BASELINES]
     if unknown:
         raise ValueError(f"unknown baseline {unknown[0]!r}; known: {', '.join(BASELINES)}")
-    seed = SeedBaseline(data, embed_query) if any(n.startswith("seed") for n in names) else None
+    wanted = any(n.startswith("bm25-numpy-rrf") for n in names)
+    rrf = Bm25NumpyRrf(data, embed_query) if wanted else None
     built: dict[str, Callable[[], Method]] = {
         "dense": lambda: dense_method(data, embed_query),
         "bm25": lambda: bm25_method(data),
-        "seed": lambda: Method("seed", "baseline", BASELINES["seed"], seed.hybrid, per_cutoff=True),
-        "seed-semantic": lambda: Method(
-            "seed-semantic", "baseline", BASELINES["seed-semantic"], seed.semantic
+        "bm25-numpy-rrf": lambda: Method(
+            "bm25-numpy-rrf", "baseline", BASELINES["bm25-numpy-rrf"], rrf.hybrid, per_cutoff=True
         ),
-        "seed-keyword": lambda: Method(
-            "seed-keyword", "baseline", BASELINES["seed-keyword"], seed.keyword
+        "bm25-numpy-rrf-semantic": lambda: Method(
+            "bm25-numpy-rrf-semantic",
+            "baseline",
+            BASELINES["bm25-numpy-rrf-semantic"],
+            rrf.semantic,
+        ),
+        "bm25-numpy-rrf-keyword": lambda: Method(
+            "bm25-numpy-rrf-keyword", "baseline", BASELINES["bm25-numpy-rrf-keyword"], rrf.keyword
         ),
     }
     return [built[n]() for n in names]

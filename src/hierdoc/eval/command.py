@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from ..cli.state import State, index_options, pass_state
 from .baselines import BASELINES
 from .datasets import load_dataset
 from .runner import DISTRACTORS_PER_QUERY, run_eval
@@ -29,13 +30,18 @@ def _stderr(message: str) -> None:
 
 
 @click.command("eval")
+@index_options
 @click.option(
     "--dataset",
     type=click.Choice(["scifact", "anthropic", "contractnli", "contractnli-wide", "beir"]),
     required=True,
     help="Which loader to use.",
 )
-@click.option("--path", type=click.Path(exists=True), help="Dataset directory or file.")
+@click.option(
+    "--path",
+    type=click.Path(exists=True),
+    help="Dataset directory or file [default: the dataset's place in $HIERDOC_DATASETS].",
+)
 @click.option("--split", default="test", show_default=True, help="BEIR qrels split.")
 @click.option(
     "--limit",
@@ -59,7 +65,7 @@ def _stderr(message: str) -> None:
 )
 @click.option(
     "--baselines",
-    default="dense,bm25,seed",
+    default="dense,bm25,bm25-numpy-rrf",
     show_default=True,
     help=f"Comma-separated baselines ({', '.join(BASELINES)}), or 'none'.",
 )
@@ -71,7 +77,9 @@ def _stderr(message: str) -> None:
     help="Where indexes and the embedding cache are kept between runs.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the full report as JSON.")
+@pass_state
 def eval_command(
+    state: State,
     dataset: str,
     path: str | None,
     split: str,
@@ -83,6 +91,8 @@ def eval_command(
     as_json: bool,
 ) -> None:
     """Measure retrieval quality on a benchmark: hierdoc variants beside baselines."""
+    own = "eval builds its own indexes under --index-dir, with each variant's settings"
+    state.refuse("eval", dict.fromkeys(("index", "config", "tool"), own))
     if distractors is not None and not limit:
         raise click.UsageError("--distractors needs --limit")
     try:

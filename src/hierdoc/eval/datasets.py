@@ -256,8 +256,20 @@ def _needed_sources(corpus: EvalCorpus, queries: Sequence[EvalQuery]) -> set[str
     return {owner[c] for q in queries for c in q.relevant if c in owner}  # type: ignore[union-attr]
 
 
+#: The repository when hierdoc runs from a source checkout (src/hierdoc/eval/ is three below it).
+_CHECKOUT = Path(__file__).resolve().parents[3]
+
+
 def default_datasets() -> Path:
-    return Path(os.environ.get("HIERDOC_DATASETS", "../shared/datasets"))
+    """The folder of the benchmark corpora, for the tests, ``benchmarks/`` and ``hierdoc eval``.
+
+    ``$HIERDOC_DATASETS`` when set, else ``../shared/datasets`` beside the repository (from
+    a source checkout) or beside the current directory (from an installed package).
+    """
+    if value := os.environ.get("HIERDOC_DATASETS"):
+        return Path(value)
+    checkout = _CHECKOUT if (_CHECKOUT / "pyproject.toml").is_file() else Path.cwd()
+    return checkout.parent / "shared" / "datasets"
 
 
 DATASET_PATHS = {

@@ -19,7 +19,7 @@ class Method:
 
     The runner asks for ``depth`` results once per query and cuts that ranking at
     every cutoff; when ``per_cutoff`` is set the top k is not a prefix of a deeper
-    top (the seed), so it asks once per cutoff instead.
+    top (rank_bm25 + numpy + RRF), so it asks once per cutoff instead.
     """
 
     name: str

@@ -1,4 +1,4 @@
-"""DOCX to Markdown that keeps the numbers Word shows (issue 13).
+"""DOCX to Markdown that keeps the numbers Word shows.
 
 Contracts number their clauses with Word's automatic numbering: the "8.4" of
 "8.4 Limitation of Liability" is not in the text but in ``word/numbering.xml``,

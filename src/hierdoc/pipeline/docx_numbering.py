@@ -1,4 +1,4 @@
-"""Word's styles and list numbering, as the numbers a reader sees (issue 13).
+"""Word's styles and list numbering, as the numbers a reader sees.
 
 :class:`Numbering` renders each numbered paragraph's label as Word shows it:
 ``w:numPr`` on the paragraph or inherited from its style (the level found

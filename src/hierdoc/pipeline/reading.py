@@ -2,7 +2,7 @@
 thread of its own while the main thread embeds and writes.
 
 The model's forward pass releases the GIL, so the CPU work of the next documents runs on
-the second core while the current ones embed (BENCHMARKS.md, "Ingest throughput"). The
+the second core while the current ones embed (BENCHMARKS.md, "Ingest work besides embedding"). The
 thread never touches the store, the report or the progress tracker: it posts one event per
 step, in document order (:class:`Skipped`, :class:`Failed`, :class:`Staged`,
 :class:`Ready`), and the main thread handles them as a sequential run did. Every write

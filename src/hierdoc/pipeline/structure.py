@@ -294,7 +294,7 @@ def bounded_chain(chain: tuple[str, ...]) -> tuple[str, ...]:
 
     Every chunk stores its breadcrumb and embeds it as context; unbounded, a clause nested
     1,000 deep would carry a thousand headings, and the index would grow with depth times
-    size (issue 16). Applied to a bounded chain plus one heading, it gives the bounded
+    size. Applied to a bounded chain plus one heading, it gives the bounded
     form of the full chain, so chains can be built parent by parent.
     """
     chain = tuple(short_heading(heading) for heading in chain)

@@ -101,7 +101,7 @@ class Glossary:
     def from_store(cls, store: Store) -> Glossary:
         """The glossary of what ``store`` holds: acronyms, definitions, document names; read
         by key per query (:class:`KeyedGlossary`) unless the index cannot look acronyms up
-        by key (then read whole, as before)."""
+        by key (then read whole)."""
         names = document_names(store)
         if store.acronyms_matching([], []) is None:
             glossary = cls(store.acronyms(), store.all_definitions())

@@ -308,6 +308,9 @@ class Searcher:
                 f"the query has {len(query):,} characters; the limit is "
                 f"{settings.max_query_chars:,} (max_query_chars)"
             )
+        if not any(character.isalnum() for character in query):
+            note = "the query has no letters or digits: nothing to search for"
+            return SearchResponse(query, settings.search_mode, True, [], [note])
         filt, naming_notes, asked, named = self._narrow(query.strip(), filt)
         parsed = parse_query(asked)
         vocabulary = self._glossary.lookup(parsed.text) if self._glossary else QueryVocabulary()

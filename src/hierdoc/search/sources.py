@@ -40,13 +40,13 @@ class SourceNames:
         """The sources ``item`` names: itself, or the path it spells, when stored; else the
         sources whose file name is ``item`` or that end with ``/item``, in source order.
         ``item`` is only compared with the stored names: nothing is looked up on disk."""
-        spellings = _spellings(item)
+        written = spellings(item)
         candidates = self.by_name.get(os.path.basename(item), ())
-        found = {s for s in spellings if s in self.sources}
+        found = {s for s in written if s in self.sources}
         found.update(
             s
             for s in candidates
-            if os.path.basename(s) == item or any(s.endswith("/" + w) for w in spellings)
+            if os.path.basename(s) == item or any(s.endswith("/" + w) for w in written)
         )
         return sorted(found)
 
@@ -60,16 +60,16 @@ class SourceNames:
         return name if len(self.by_name.get(name, ())) <= 1 else source
 
 
-def _spellings(item: str) -> tuple[str, ...]:
+def spellings(item: str) -> tuple[str, ...]:
     """``item`` as written, with ``.`` and ``..`` folded, and as an absolute path: worked
     out from the text and the working directory, never by looking at the file system
     (a caller's name must not make the server stat arbitrary paths)."""
     if not item:
         return ()
-    spellings = [item, os.path.normpath(item)]
+    found = [item, os.path.normpath(item)]
     with contextlib.suppress(OSError):  # the working directory is gone
-        spellings.append(os.path.abspath(item))
-    return tuple(dict.fromkeys(spellings))
+        found.append(os.path.abspath(item))
+    return tuple(dict.fromkeys(found))
 
 
 #: The :class:`SourceNames` of a store, built once per index generation.

@@ -1,4 +1,4 @@
-"""A section's text stored as a span of the chunk it begins in (issue 18: stored once).
+"""A section's text stored as a span of the chunk it begins in: stored once.
 
 Chunks are character spans of their sections' text (``pipeline.chunk``), so the text of a
 section is, as a rule, a slice of the content of the chunk that starts it. A store keeps

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import copy
 from collections.abc import Callable, Iterable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from ..api import Index
 from ..config import Settings
@@ -43,8 +43,8 @@ from .logic import (
     run_references,
     run_search,
 )
+from .names import SchemaFormat
 
-SchemaFormat = Literal["openai", "anthropic"]
 SK_INSTALL_HINT = "pip install 'hierdoc[sk]'"
 ToolInputError = InputError
 """What a bad call raises (an :class:`InputError`; a :class:`NotFoundError` for an unknown

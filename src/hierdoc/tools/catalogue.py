@@ -32,8 +32,7 @@ from ..models import (
     SectionRecord,
     StoredChunk,
 )
-
-TOOL_NAMES = ("search", "get_section", "define", "references", "list_documents")
+from .names import TOOL_NAMES
 
 
 def _unwrap(text: str) -> str:

@@ -19,6 +19,7 @@ from ..config import MAX_TOP_K
 from ..errors import InputError, NotFoundError
 from ..models import CrossRef, SectionRecord
 from ..pipeline.numbering import find_citations
+from ..views import MAX_OTHER_SOURCES
 from .catalogue import check_output
 from .render import (
     render_define,
@@ -106,10 +107,6 @@ def _check_section(index: Index, section: str | None, sources: list[str] | None)
     if section is None or not section.strip():
         return None
     return index.known_section(section.strip().lower(), sources)
-
-
-#: The most other documents an answer names when several have the section asked for.
-MAX_OTHER_SOURCES = 20
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Approximate nearest neighbours for big vector segments: HNSW graphs from usearch.
 
-Chosen by measurement (BENCHMARKS.md, "Scale"): usearch (Apache-2.0) stores a graph in
+Chosen by measurement: usearch (Apache-2.0) stores a graph in
 one file that is memory-mapped when read (``view``: opening costs nothing and only the
 pages a search visits are read), where faiss-cpu's HNSW was equal in recall and hnswlib
 ships only as a source package.
@@ -15,8 +15,9 @@ ones.
 
 The parameters below were chosen by measured recall@10 against brute force
 (``benchmarks/ann_recall.py``, BENCHMARKS.md "Approximate nearest neighbours"): on
-58,906 real all-MiniLM-L6-v2 vectors of SciFact text and on 1,000,000 synthetic vectors
-shaped like them (0.9993 at the defaults), unfiltered, filtered and with tombstones.
+100,000 real all-MiniLM-L6-v2 vectors of SciFact text (0.9987 at the defaults) and on
+1,000,000 synthetic vectors shaped like them (0.9993), unfiltered, filtered and with
+tombstones.
 """
 
 from __future__ import annotations
