@@ -19,6 +19,7 @@ import numpy as np
 
 from .config import INDEX_SHAPING_FIELDS, ModelRef, SearchSettings, Settings
 from .errors import ConfigError, InputError, NotFoundError
+from .inputs import checked_path, checked_strings, checked_text, checked_texts
 from .models import (
     CHUNK_TYPES,
     DocumentRecord,
@@ -47,7 +48,7 @@ from .search.passages import QueryVectors, add_passages
 from .search.relative_citations import find_relative_citations
 from .search.rerank import reranker_for
 from .search.searcher import Searcher
-from .search.sources import source_names
+from .search.sources import source_names, spellings
 from .search.where import Where, document_records, narrow_sources
 from .store import StoreRequest, open_store
 from .store.base import Store
@@ -246,7 +247,7 @@ class Index:
             paths = self.settings.sources
         elif isinstance(paths, (str, Path)):
             paths = [paths]
-        paths = list(paths)
+        paths = [checked_path(path) for path in paths]
         if not paths:
             raise InputError("nothing to ingest: give a path, or 'source' in the config")
         with self._writing():
@@ -330,12 +331,13 @@ class Index:
         progress: ProgressFn | None = None,
     ) -> IngestReport:
         """Index documents given as text (or as ready-made chunks); unchanged ones are skipped."""
+        documents = [_checked_document(document) for document in documents]
         with self._writing():
             force = self._forced(force)
             with self._rebuilding(force):
                 ingestor = self._ingestor(force)
                 try:
-                    return ingestor.run_texts(list(documents), progress)
+                    return ingestor.run_texts(documents, progress)
                 finally:
                     self._record_context_usage(ingestor.options.llm)
 
@@ -371,6 +373,8 @@ class Index:
         field, e.g. ``keyword_weight=2``; ``rerank=False`` skips the configured reranker)
         change single values; the index is never modified. ``where`` keeps the documents
         whose metadata match (``{"type": "contract"}``; see :mod:`hierdoc.search.where`)."""
+        checked_text(query, "the query", max_chars=None)  # the searcher checks the length
+        checked_strings(where, "where")
         base = settings or self.settings
         chosen = base.search_settings(top_k=top_k, mode=mode, min_score=min_score, **overrides)
         filt = SearchFilter(
@@ -389,13 +393,16 @@ class Index:
 
     def _known_section(self, section: str | None) -> str | None:
         """``section`` when some document has a section with that id; else NotFoundError."""
-        return None if section is None else self.known_section(section, lead="no section")
+        if section is None:
+            return None
+        return self.known_section(section, lead="no section")
 
     def known_section(
         self, section: str, sources: Sequence[str] | None = None, lead: str = "no section with id"
     ) -> str:
         """``section`` when a document (of ``sources``, when given) has a section with that
         id, found by key; else :class:`NotFoundError` naming the closest ids there are."""
+        checked_text(section, "the section")
         if sources is None:
             if self.store.count_sections([section], 1):
                 return section
@@ -421,11 +428,11 @@ class Index:
         absolute), its file name or a path suffix. Nothing is opened on disk.
 
         Raises :class:`NotFoundError` (listing the indexed file names) for a name that matches
-        no indexed document.
+        no indexed document, :class:`InputError` for a name that is no text.
         """
         if source is None:
             return []
-        wanted = [source] if isinstance(source, str) else list(source)
+        wanted = checked_texts([source] if isinstance(source, str) else source, "the source")
         known = source_names(self.store)
         resolved: list[str] = []
         for item in (w.strip() for w in wanted):
@@ -451,7 +458,7 @@ class Index:
         name that matches several is an :class:`InputError` listing them, never a silent
         choice."""
         matches = self.resolve_sources(source)
-        exact = [m for m in (source, str(Path(source).resolve())) if m in matches]
+        exact = [m for m in spellings(source.strip()) if m in matches]
         if exact:
             return exact[0]
         if len(matches) > 1:
@@ -468,6 +475,7 @@ class Index:
         (named as for ``source=``): the document to look in; without it, a section id that
         several documents have is shown in the first, the others listed in the view's
         ``other_sources``."""
+        checked_text(identifier, "the id")
         home = None if source is None else self.one_source(source)
         try:
             view = chunk_view(self.store, identifier, home)
@@ -502,7 +510,7 @@ class Index:
     def define(self, term: str, source: str | Iterable[str] | None = None) -> DefinitionLookup:
         """Every definition of a term in the corpus (in the documents ``source`` names,
         when given), with its citation; conflicts flagged."""
-        wanted = normalize_term(term.strip(" \"'‘’“”"))
+        wanted = normalize_term(checked_text(term, "the term").strip(" \"'‘’“”"))
         if not wanted:
             raise InputError("the term is empty")
         definitions = self.store.definitions([wanted])
@@ -569,11 +577,11 @@ class Index:
 
     def chunks(self, chunk_ids: Sequence[str]) -> dict[str, StoredChunk]:
         """Chunks by id; ids not in the index are left out."""
-        return self.store.get_chunks(chunk_ids)
+        return self.store.get_chunks(checked_texts(chunk_ids, "a chunk id"))
 
     def chunks_of_source(self, source: str) -> list[StoredChunk]:
         """The chunks of one document, in reading order."""
-        return self.store.chunks_of_source(source)
+        return self.store.chunks_of_source(checked_text(source, "the source"))
 
     def iter_chunks(self) -> Iterator[StoredChunk]:
         """Every chunk, by document and reading order."""
@@ -586,19 +594,23 @@ class Index:
 
     def sections(self, section_id: str, source: str | None = None) -> list[SectionRecord]:
         """Sections with this id (one per document that has it, or only in ``source``)."""
-        return self.store.sections(section_id, source or None)
+        checked_text(section_id, "the section id")
+        return self.store.sections(
+            section_id, checked_text(source, "the source") if source else None
+        )
 
     def section_holders(self, section_id: str, limit: int = 1) -> list[str]:
         """The first ``limit`` documents, in source order, with text for this section id."""
-        return self.store.section_holders(section_id, limit)
+        return self.store.section_holders(checked_text(section_id, "the section id"), limit)
 
     def count_section(self, section_id: str) -> int:
         """How many documents have a section with this id."""
-        return self.store.count_sections([section_id], 2**62)
+        return self.store.count_sections([checked_text(section_id, "the section id")], 2**62)
 
     def children(self, source: str, section_id: str) -> list[SectionRecord]:
         """The sections directly under a section of one document."""
-        return self.store.children(source, section_id)
+        checked_text(section_id, "the section id")
+        return self.store.children(checked_text(source, "the source"), section_id)
 
     def close(self) -> None:
         if self._store is not None:
@@ -611,9 +623,22 @@ class Index:
         self.close()
 
 
+def _checked_document(document: TextDocument) -> TextDocument:
+    """``document`` when its source, title, text, chunks and chunk ids hold no NUL and no
+    lone surrogate; else an :class:`InputError` naming it."""
+    checked_text(document.source, "a document's source")
+    where = f"document {document.source!r}"
+    checked_text(document.title, f"the title of {where}")
+    checked_text(document.text, f"the text of {where}", max_chars=None)
+    checked_strings(list(document.chunks or ()), f"the chunks of {where}", max_chars=None)
+    checked_strings(list(document.chunk_ids or ()), f"the chunk ids of {where}")
+    return document
+
+
 def _chunk_types(chunk_type: str | Iterable[str] | None) -> tuple[str, ...]:
     """The chunk types asked for, each checked: an unknown type is an InputError."""
     wanted = tuple([chunk_type] if isinstance(chunk_type, str) else chunk_type or ())
+    checked_texts(wanted, "the chunk type")
     unknown = [t for t in wanted if t not in CHUNK_TYPES]
     if unknown:
         raise InputError(f"unknown chunk_type {unknown[0]!r}; use one of {', '.join(CHUNK_TYPES)}")

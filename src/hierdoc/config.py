@@ -193,6 +193,8 @@ class IngestSettings(ChunkingSettings):
     max_zip_ratio: float = Field(default=100, gt=1)
     max_zip_members: int = Field(default=10_000, ge=1)
     max_chars: int = Field(default=50_000_000, ge=1)
+    max_section_depth: int = Field(default=1000, ge=1)
+    max_html_elements: int = Field(default=250_000, ge=1)
     follow_symlinks_outside: bool = False
     # Converters per format: "structured" = hierdoc's own (Word numbering rendered; PDF in
     # reading order with pages, running headers/footers removed), "markitdown" = markitdown.

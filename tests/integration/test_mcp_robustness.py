@@ -27,8 +27,8 @@ from mcp.client.stdio import stdio_client
 from tests.integration.test_mcp_server import (
     build_corpus_index,
     http_server_at,
-    server_command,
     server_env,
+    start_stdio_server,
     stop,
 )
 
@@ -81,14 +81,7 @@ def _lines(stream: Any, into: queue.Queue) -> None:
 
 @pytest.fixture()
 def raw_stdio(corpus_index: Path) -> Iterator[tuple[subprocess.Popen, queue.Queue]]:
-    process = subprocess.Popen(
-        server_command("--index", str(corpus_index)),
-        env=server_env(),
-        cwd=corpus_index.parent,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    process = start_stdio_server(corpus_index)
     answers: queue.Queue = queue.Queue()
     threading.Thread(target=_lines, args=(process.stdout, answers), daemon=True).start()
     try:

@@ -156,6 +156,18 @@ def server_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "hierdoc.mcp.server", *args]
 
 
+def start_stdio_server(index: Path) -> subprocess.Popen:
+    """The stdio server over ``index``, its stdin, stdout and stderr piped."""
+    return subprocess.Popen(
+        server_command("--index", str(index)),
+        env=server_env(),
+        cwd=index.parent,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
 # -- a client session held open across tests ------------------------------------------
 
 

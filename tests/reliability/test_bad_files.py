@@ -16,6 +16,7 @@ import pytest
 from tests.unit.test_nesting_scale import nested
 
 from .harness import EXIT_OK, Figures, start_ingest
+from .odd_files import odd_folder
 
 pytestmark = [pytest.mark.reliability, pytest.mark.slow]
 
@@ -106,3 +107,22 @@ def test_a_thousand_bad_files_in_one_ingest(tmp_path: Path) -> None:
     assert not wrong, wrong
     assert set(result["added"]) == good
     assert peak < PEAK_RSS_LIMIT_KB
+
+
+def test_odd_files_are_each_indexed_or_reported_with_their_reason(tmp_path: Path) -> None:
+    """Junk under document suffixes, truncated PDFs and DOCX, zip bombs, single lines of
+    hundreds of KB, deep nesting, odd encodings and empty files (odd_files.py, at a small
+    scale: benchmarks/hostile_inputs.py ingests them at full size)."""
+    expected = odd_folder(tmp_path / "odd", scale=0.05)
+    code, result = start_ingest(tmp_path / "index", [tmp_path / "odd"]).wait(timeout=600)
+    assert code == EXIT_OK, result
+    reasons = {Path(path).name: reason for path, reason in result["problems"]}
+    added = {Path(path).name for path in result["added"]}
+    wrong = {
+        name: reasons.get(name, "indexed" if name in added else "missing")
+        for name, outcome in expected.items()
+        if (outcome is None and name not in added)
+        or (outcome is not None and outcome not in reasons.get(name, ""))
+    }
+    assert not wrong, wrong
+    assert result["maxrss_kb"] < PEAK_RSS_LIMIT_KB

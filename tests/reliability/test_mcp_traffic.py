@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import queue
 import random
-import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,8 +18,7 @@ import pytest
 from tests.integration.test_mcp_server import (
     build_corpus_index,
     http_server_at,
-    server_command,
-    server_env,
+    start_stdio_server,
     stop,
 )
 
@@ -66,14 +64,7 @@ def _lines(stream: Any, into: queue.Queue) -> None:
 
 def test_malformed_stdio_traffic_is_all_answered(corpus_index: Path) -> None:
     rng = random.Random(16)
-    process = subprocess.Popen(
-        server_command("--index", str(corpus_index)),
-        env=server_env(),
-        cwd=corpus_index.parent,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    process = start_stdio_server(corpus_index)
     answers: queue.Queue = queue.Queue()
     threading.Thread(target=_lines, args=(process.stdout, answers), daemon=True).start()
     assert process.stdin is not None and process.stderr is not None

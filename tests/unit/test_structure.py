@@ -1,3 +1,7 @@
+import random
+
+from markdown_it import MarkdownIt
+
 from hierdoc.pipeline.structure import find_headings, parse_sections
 from tests.datasets import GDPR_MD, require
 
@@ -159,3 +163,15 @@ def test_numbers_every_use_of_which_is_marked_stay_qualified() -> None:
         "chapter-2",
         "chapter-2-section-1",
     ]
+
+
+def test_a_text_without_a_heading_line_is_not_parsed_and_the_headings_are_the_same() -> None:
+    """find_headings skips Markdown parsing when no line can open a heading; on random
+    texts of heading marks, fences, quotes and lists it finds what the parser finds."""
+    rng = random.Random(33)
+    pieces = ["#", " ", "\n", "=", "-", "a", "\t", ">", "```", "1.", "*", "\r", "    "]
+    for _ in range(2000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 30)))
+        tokens = MarkdownIt("commonmark").parse(text)
+        parsed = [t.map[0] for t in tokens if t.type == "heading_open" and t.level == 0 and t.map]
+        assert [h.first_line for h in find_headings(text)] == parsed, text

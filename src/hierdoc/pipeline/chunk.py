@@ -29,8 +29,8 @@ from ..models import Chunk, ConvertedDocument, Section
 from .headings import CLAUSE_WORDS
 from .numbering import slugify
 from .sentences import block_cuts
-from .structure import section_scopes, short_heading
-from .tokenizer import Tokenizer
+from .structure import bounded_id, section_scopes, short_heading
+from .tokenizer import Tokenizer, token_boundary
 
 _BLOCK_BREAK = re.compile(r"\n[ \t]*\n")
 
@@ -138,10 +138,7 @@ def _id_part(section_id: str) -> str:
     """The section's id as chunk ids carry it: a very long one (a clause nested hundreds
     deep) shortened, with a digest keeping it unique, as every piece of the section and
     every table keyed by chunk repeats it."""
-    if len(section_id) <= MAX_ID_PART:
-        return section_id
-    digest = hashlib.sha1(section_id.encode("utf-8")).hexdigest()[:12]
-    return f"{section_id[: MAX_ID_PART - 13]}~{digest}"
+    return bounded_id(section_id, MAX_ID_PART)
 
 
 def _is_heading_only(content: str) -> bool:
@@ -333,18 +330,37 @@ def _sentence_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]
 def _token_cuts(
     text: str, start: int, end: int, tokenizer: Tokenizer, max_tokens: int
 ) -> Iterator[tuple[int, int, int]]:
-    """Cut an over-long sentence at token boundaries, preferring a word start."""
-    segment = text[start:end]
-    offsets = tokenizer.offsets(segment)
-    position = 0
-    while position < len(offsets):
-        stop = min(position + max_tokens, len(offsets))
+    """Cut an over-long sentence at token boundaries, preferring a word start. The sentence
+    is tokenized a window at a time, from where the last piece ends to where a token must
+    start: memory stays bounded whatever the sentence's length."""
+    base = start
+    chars = 4 * max_tokens
+    while base < end:
+        segment, offsets = _token_window(text, base, end, tokenizer, max_tokens, chars)
+        chars = int(len(segment) / max(len(offsets), 1) * (max_tokens + 1) * 1.25) + 16
+        stop = min(max_tokens, len(offsets))
         if stop < len(offsets):
-            stop = _word_start_at_or_before(segment, offsets, stop, position)
-        left = 0 if position == 0 else offsets[position][0]
-        right = len(segment) if stop >= len(offsets) else offsets[stop][0]
-        yield start + left, start + right, stop - position
-        position = stop
+            stop = _word_start_at_or_before(segment, offsets, stop, 0)
+        right = base + len(segment) if stop >= len(offsets) else base + offsets[stop][0]
+        if stop == 0:  # nothing but what the tokenizer drops
+            right = end
+        yield base, right, stop
+        base = right
+
+
+def _token_window(
+    text: str, base: int, end: int, tokenizer: Tokenizer, max_tokens: int, chars: int
+) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` from ``base`` to a token boundary holding more than ``max_tokens`` tokens
+    (or to ``end``), with its token offsets: ``chars`` characters or more, doubled until
+    the window holds enough."""
+    while True:
+        stop = token_boundary(text, min(base + chars, end), end)
+        segment = text[base:stop]
+        offsets = tokenizer.offsets(segment)
+        if stop >= end or len(offsets) > max_tokens:
+            return segment, offsets
+        chars *= 2
 
 
 def _word_start_at_or_before(

@@ -404,8 +404,11 @@ def _check_signature(path: Path, suffix: str, limits: Limits) -> None:
     elif suffix in _OOXML_SUFFIXES:
         if reason := _limits.zip_reason(path, kind, limits):
             raise ConversionError(reason)
-    elif suffix in (".html", ".htm") and _limits.sniff_text(_limits.read_head(path)).binary:
-        raise ConversionError(_BINARY)
+    elif suffix in (".html", ".htm"):
+        if _limits.sniff_text(_limits.read_head(path)).binary:
+            raise ConversionError(_BINARY)
+        if reason := _limits.html_reason(path, limits):
+            raise ConversionError(reason)
 
 
 def _markitdown_cause(exc: Exception) -> str:

@@ -9,6 +9,7 @@ stage turns a reason into a :class:`~hierdoc.pipeline.convert.ConversionError`.
 from __future__ import annotations
 
 import codecs
+import re
 import stat
 import zipfile
 from dataclasses import dataclass
@@ -54,6 +55,8 @@ class Limits:
     max_zip_ratio: float = 100
     max_zip_members: int = 10_000
     max_chars: int = 50_000_000
+    max_section_depth: int = 1000
+    max_html_elements: int = 250_000
 
     @classmethod
     def from_settings(cls, settings: Any) -> Limits:
@@ -62,7 +65,15 @@ class Limits:
         return cls(**{name: getattr(settings, name, getattr(default, name)) for name in _FIELDS})
 
 
-_FIELDS = ("max_file_mb", "max_unzipped_mb", "max_zip_ratio", "max_zip_members", "max_chars")
+_FIELDS = (
+    "max_file_mb",
+    "max_unzipped_mb",
+    "max_zip_ratio",
+    "max_zip_members",
+    "max_chars",
+    "max_section_depth",
+    "max_html_elements",
+)
 
 
 class Sniff(NamedTuple):
@@ -104,6 +115,36 @@ def size_reason(size: int, limits: Limits) -> str | None:
 def chars_reason(chars: int, limits: Limits) -> str | None:
     if chars > limits.max_chars:
         return f"text has {chars:,} characters, over max_chars {limits.max_chars}"
+    return None
+
+
+def depth_reason(depth: int, limits: Limits) -> str | None:
+    """Sections nested deeper than the limit: a clause numbered ``1.1.1...`` 5,000 levels
+    deep is 25 MB of labels, and each section carries the ids of its ancestors."""
+    if depth > limits.max_section_depth:
+        return (
+            f"sections are nested {depth:,} levels deep, "
+            f"over max_section_depth {limits.max_section_depth}"
+        )
+    return None
+
+
+_OPENING_TAG = re.compile(rb"<[A-Za-z]")
+
+
+def html_reason(path: Path, limits: Limits) -> str | None:
+    """HTML with more elements than the limit, counted in the raw bytes a block at a time:
+    the HTML converter holds a tree of about 2 KB per element (an 8 MB page of inline
+    tags took 1.4 GB)."""
+    elements = 0
+    with open(path, "rb") as fh:
+        carry = b""
+        while block := fh.read(MB):
+            data = carry + block
+            elements += len(_OPENING_TAG.findall(data))
+            carry = b"<" if data.endswith(b"<") else b""  # counted with the next block
+    if elements > limits.max_html_elements:
+        return f"HTML has {elements:,} elements, over max_html_elements {limits.max_html_elements}"
     return None
 
 

@@ -41,7 +41,7 @@ from .convert import ConversionError, choose_title, convert_file, file_hash
 from .extract.document import extract_document
 from .failures import reason as _reason
 from .invisible import clean_text
-from .limits import Limits
+from .limits import Limits, depth_reason
 from .prepared import Prepared
 from .progress import is_large
 from .structure import PREAMBLE_ID, parse_sections
@@ -195,6 +195,9 @@ class Reader:
             if large:
                 post(Staged(source, position, "structure"))
             sections = parse_sections(document.text, document.title)
+            depth = max(section.level for section in sections)
+            if reason := depth_reason(depth, Limits.from_settings(self._settings)):
+                raise ConversionError(reason)
             chunks = chunk_document(
                 document, sections, self._tokenizer, self._settings, sentences=False
             )

@@ -19,6 +19,7 @@ numbering gets a slug.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -40,6 +41,11 @@ CHAIN_TAIL = 10
 """Innermost headings a breadcrumb keeps: with :data:`CHAIN_HEAD`, the 12 levels of the
 deepest US Code citation (title to subclause) fit whole."""
 CHAIN_HEADING_CHARS = 160
+MAX_SECTION_ID_CHARS = 4096
+"""Longer section ids (a clause numbered ``1.1.1...`` on a line of megabytes) keep their
+start and a digest of the whole: every chunk, BM25 document and filter of the section
+repeats its id. Ids of clauses nested up to ``max_section_depth`` (1,000: about 2,000
+characters) stay whole, so that an ancestor's id still begins its descendants' ids."""
 ELIDED = "…"
 
 
@@ -67,8 +73,16 @@ class _Node:
     """``local_id`` is final (a rulebook's number, see :mod:`.rule_paths`): never qualified."""
 
 
+_HEADING_LINE = re.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|=+[ \t]*$|-+[ \t]*$)", re.MULTILINE)
+"""A line that can make a top-level heading: an ATX opening or a setext underline."""
+
+
 def find_headings(text: str) -> list[_Heading]:
-    """Top-level ATX and setext headings with their line spans."""
+    """Top-level ATX and setext headings with their line spans. A text without a line that
+    could make one is not parsed: Markdown parsing takes seconds and about 50 bytes of
+    tokens per byte of a large text."""
+    if "\r" not in text and not _HEADING_LINE.search(text):
+        return []
     tokens = MarkdownIt("commonmark").parse(text)
     headings = []
     for index, token in enumerate(tokens):
@@ -242,7 +256,7 @@ def _unique(section_id: str, used: set[str]) -> str:
 def _to_sections(nodes: list[_Node], title: str) -> list[Section]:
     """Sections with their parent chains and paths, each built from its parent's, so that
     the work per section is bounded by its own size and depth, not by its ancestors' text."""
-    ids = _assign_ids(nodes)
+    ids = [bounded_id(section_id) for section_id in _assign_ids(nodes)]
     chains: list[tuple[str, ...]] = []
     paths: list[tuple[str, ...]] = []
     sections = []
@@ -271,6 +285,15 @@ def _to_sections(nodes: list[_Node], title: str) -> list[Section]:
             )
         )
     return sections
+
+
+def bounded_id(section_id: str, limit: int = MAX_SECTION_ID_CHARS) -> str:
+    """``section_id``, or its first characters and a digest of it (unique as it is) when
+    it is over ``limit`` characters."""
+    if len(section_id) <= limit:
+        return section_id
+    digest = hashlib.sha1(section_id.encode("utf-8")).hexdigest()[:12]
+    return f"{section_id[: limit - 13]}~{digest}"
 
 
 def bounded_chain(chain: tuple[str, ...]) -> tuple[str, ...]:

@@ -8,11 +8,14 @@ Chunking counts the same text several times (a section, then the chunks made of 
 :meth:`WordPieceTokenizer.count` tokenizes each distinct line once and adds up the lines'
 counts: BERT's normalizer works character by character and its pre-tokenizer splits at
 every whitespace, so a line break never joins or splits a word piece and the sum is the
-count of the whole text.
+count of the whole text. For the same reason a line is counted in pieces of about
+:data:`PIECE_CHARS`, cut before a space or an ASCII punctuation mark (a token of its own):
+a megabyte-long line never becomes one encoding of a million tokens (hundreds of MB).
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from functools import lru_cache
 from pathlib import Path
@@ -33,6 +36,31 @@ LINE_CACHE_CHARS = 16_000_000
 """Characters of lines whose counts are kept; the cache starts again past this."""
 _LINE_EDGES = " \t\r"
 """Stripped from a line before it is looked up: whitespace that is never a word piece."""
+PIECE_CHARS = 4096
+"""Longer lines are counted in pieces (see the module's docstring)."""
+_SPLIT_BEFORE = re.compile(r"[ \t\n\r!-/:-@\[-`{-~]")
+"""Characters the BERT pre-tokenizer always splits before: ASCII whitespace and
+punctuation (other whitespace and controls can be dropped by its normalizer)."""
+
+
+def token_boundary(text: str, position: int, end: int) -> int:
+    """The first position from ``position`` to ``end`` where a token must start or the
+    text ends: before a space or an ASCII punctuation mark. Text cut there tokenizes to
+    the tokens of the whole."""
+    found = _SPLIT_BEFORE.search(text, position, end)
+    return found.start() if found else end
+
+
+def line_pieces(line: str) -> list[str]:
+    """``line`` cut at token boundaries into pieces of about :data:`PIECE_CHARS`."""
+    if len(line) <= PIECE_CHARS:
+        return [line]
+    pieces, start = [], 0
+    while start < len(line):
+        cut = token_boundary(line, min(start + PIECE_CHARS, len(line)), len(line))
+        pieces.append(line[start:cut])
+        start = cut
+    return pieces
 
 
 class WordPieceTokenizer:
@@ -51,7 +79,9 @@ class WordPieceTokenizer:
     def count(self, text: str) -> int:
         """Word pieces in ``text``: the sum of its lines' counts, each line tokenized once
         while it stays in the cache (see the module's docstring)."""
-        lines = [line.strip(_LINE_EDGES) for line in text.split("\n")]
+        lines = [
+            piece.strip(_LINE_EDGES) for line in text.split("\n") for piece in line_pieces(line)
+        ]
         with self._lock:
             known = self._line_counts
             missing = [line for line in dict.fromkeys(lines) if line not in known]

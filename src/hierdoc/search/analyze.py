@@ -100,6 +100,9 @@ MAX_TERM_CHARS = 80
 MAX_PARTS = 32
 #: A cache is cleared when it grows past this many distinct tokens.
 CACHE_LIMIT = 500_000
+#: Longer tokens are analysed each time, not cached: a cache must not hold a document's
+#: megabyte-long runs (``1.1.1...``) after the document is gone.
+CACHED_TOKEN_CHARS = 1000
 
 _GROUP = r"\(\w{1,6}\)"  # a short parenthesised part: (b), (2), (iii)
 _TOKEN_RE = re.compile(rf"(?:\w+|{_GROUP})(?:{_GROUP}|[./\-'&,]\w+)*")
@@ -152,6 +155,8 @@ class _Cache(dict, Generic[_V]):
         self._compute = compute
 
     def __missing__(self, key: str) -> _V:
+        if len(key) > CACHED_TOKEN_CHARS:
+            return self._compute(key)
         if len(self) >= CACHE_LIMIT:
             self.clear()
         value = self[key] = self._compute(key)
@@ -333,7 +338,10 @@ def _structured(tok: str) -> _Token:
     hierarchical = "(" in tok or "." in tok
     if not hierarchical and "/" not in tok and not any(c.isdigit() for c in tok):
         return _compound(whole, atoms)  # co-operation, get_user_name, AT&T
-    prefixes = [whole[:s] for s in reversed(starts[2:])] if hierarchical else []
+    # only prefixes that can be terms: all of them would be quadratic in the token's length
+    prefixes = (
+        [whole[:s] for s in reversed(starts[2:]) if s <= MAX_TERM_CHARS] if hierarchical else []
+    )
     parts = _dedupe(_inner_compounds(tok), _part_terms(atoms))
     dotted_name = "(" not in tok and not any(c.isdigit() for c in tok)  # self.inner.run
     strict = hierarchical and tok[0] != "(" and not dotted_name

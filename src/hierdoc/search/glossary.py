@@ -221,31 +221,49 @@ def _word_runs(phrase: str) -> list[str]:
 
 _WORDISH = re.compile(r"[\w-]")
 
+MAX_KEY_CHARS = 256
+"""The longest substring of a query looked up as a defined term."""
+MAX_KEY_ENDS = 64
+"""The most ends tried for each start of a candidate term (a 24-word term has about 48)."""
+
 
 def _term_candidates(text: str) -> list[str]:
     """Every substring of a normalised query that a defined term's key could match in
     :func:`_phrase_pattern`: between its boundaries (no word character or hyphen just
     outside), neither starting nor ending with a space (keys are stripped), of at most
-    :data:`MAX_KEY_WORDS` words."""
+    :data:`MAX_KEY_WORDS` words and :data:`MAX_KEY_CHARS` characters. A run of other
+    characters (punctuation, combining marks) is entered at its first character and left
+    at its last, so that the candidates grow with the query's length, not its square."""
+    starts, ends = _key_boundaries(text)
+    spaces = [0]
+    for char in text:
+        spaces.append(spaces[-1] + (char == " "))
+    found: dict[str, None] = {}
+    for start in starts:
+        first = bisect_right(ends, start)
+        for end in ends[first : first + MAX_KEY_ENDS]:
+            if spaces[end] - spaces[start] >= MAX_KEY_WORDS or end - start > MAX_KEY_CHARS:
+                break
+            found[text[start:end]] = None
+    return list(found)
+
+
+def _key_boundaries(text: str) -> tuple[list[int], list[int]]:
+    """Where a candidate term can start and end in ``text`` (see :func:`_term_candidates`)."""
     size = len(text)
+    wordish = [bool(_WORDISH.match(char)) for char in text]
+    space = [char.isspace() for char in text]
     starts = [
         i
         for i in range(size)
-        if not text[i].isspace() and (i == 0 or not _WORDISH.match(text[i - 1]))
+        if not space[i] and (i == 0 or (not wordish[i - 1] and (wordish[i] or space[i - 1])))
     ]
     ends = [
         j
         for j in range(1, size + 1)
-        if not text[j - 1].isspace() and (j == size or not _WORDISH.match(text[j]))
+        if not space[j - 1] and (j == size or (not wordish[j] and (wordish[j - 1] or space[j])))
     ]
-    found: dict[str, None] = {}
-    for start in starts:
-        for end in ends[bisect_right(ends, start) :]:
-            piece = text[start:end]
-            if piece.count(" ") >= MAX_KEY_WORDS:
-                break
-            found[piece] = None
-    return list(found)
+    return starts, ends
 
 
 MAX_SCANNED_KEYS = 64

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, ValidationError, create_model
 from ..api import DefinitionLookup, ReferenceLookup
 from ..config import MAX_TOP_K, Settings
 from ..errors import InputError, NotFoundError
+from ..inputs import checked_strings
 from ..models import (
     Chunk,
     CrossRef,
@@ -362,21 +363,29 @@ class ToolSpec:
         """Checked arguments with their defaults; a dict, or the JSON string OpenAI sends.
 
         Raises :class:`InputError` with one line a model can act on: an unknown argument
-        name (which would otherwise be ignored) or one short line per invalid value.
+        name (which would otherwise be ignored), a string holding a NUL character or a
+        lone surrogate, or one short line per invalid value.
         """
         given = _as_object(arguments)
         expected = set(self.arguments.model_fields)
-        unknown = sorted(set(given) - expected)
+        unknown = sorted(_printable(name) for name in set(given) - expected)
         if unknown:
             allowed = ", ".join(sorted(expected)) or "none"
             raise InputError(
                 f"unknown argument(s) {', '.join(unknown)}; the arguments are: {allowed}"
             )
+        for name, value in given.items():
+            checked_strings(value, name)
         try:
             checked = self.arguments.model_validate(given)
         except ValidationError as error:
             raise InputError(describe_validation_error(error)) from None
         return {field: getattr(checked, field) for field in self.arguments.model_fields}
+
+
+def _printable(name: str) -> str:
+    """An argument name as a message may show it: non-ASCII characters escaped."""
+    return name.encode("ascii", "backslashreplace").decode()
 
 
 def _as_object(arguments: dict[str, Any] | str | None) -> dict[str, Any]:
