@@ -94,7 +94,7 @@ def _option_line(ctx: click.Context, param: click.Parameter) -> str | None:
     if record is None:
         return None
     declaration, help_text = record
-    if "--help" in param.opts and not param.expose_value:  # click keeps the names it was first made with
+    if "--help" in param.opts and not param.expose_value:  # click keeps its first names
         declaration = ", ".join(ctx.help_option_names)
     help_text = _portable(" ".join(help_text.split()))
     envvars = [param.envvar] if isinstance(param.envvar, str) else list(param.envvar or [])
