@@ -230,6 +230,9 @@ class MemoryStore:
         document = self._documents.get(source)
         return [r for r in document.sections if r.parent_id == section_id] if document else []
 
+    def sections_in_chunk(self, source: str, chunk_id: str) -> list[SectionRecord]:
+        return [r for r in self.sections_of_source(source) if r.chunk_id == chunk_id]
+
     def sections_with_heading(self, heading: str) -> list[str]:
         wanted = heading.strip().lower()
         return [r.section_id for d in self._documents.values() for r in d.sections

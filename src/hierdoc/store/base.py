@@ -289,6 +289,10 @@ class Store(Protocol):
 
     def children(self, source: str, section_id: str) -> list[SectionRecord]: ...
 
+    def sections_in_chunk(self, source: str, chunk_id: str) -> list[SectionRecord]:
+        """The sections of ``source`` that begin in chunk ``chunk_id``, in document order."""
+        ...
+
     def sections_with_heading(self, heading: str) -> list[str]:
         """Ids of sections whose heading equals ``heading``, ignoring case and outer spaces."""
         ...

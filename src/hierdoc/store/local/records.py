@@ -418,6 +418,11 @@ class RecordStore(ContextRows):
         where = "WHERE s.source = ? AND s.parent_id = ?"
         return self._select_sections(where, [source, section_id])
 
+    def sections_in_chunk(self, source: str, chunk_id: str) -> list[SectionRecord]:
+        """Through ``sections_by_chunk``; a file no writer has opened since it was added
+        scans the one document's rows (``sections_by_parent``)."""
+        return self._select_sections("WHERE s.source = ? AND s.chunk_id = ?", [source, chunk_id])
+
     def _select_sections(self, where: str, params: list[str]) -> list[SectionRecord]:
         with self._lock:
             spans = self._has_column("sections", "text_start")

@@ -304,6 +304,10 @@ class PostgresStore:
         where = "s.source = %s AND s.parent_id = %s"
         return self._read(records.select, SectionRecord, where, (source, section_id))
 
+    def sections_in_chunk(self, source: str, chunk_id: str) -> list[SectionRecord]:
+        where = "s.source = %s AND s.chunk_id = %s"
+        return self._read(records.select, SectionRecord, where, (source, chunk_id))
+
     def sections_with_heading(self, heading: str) -> list[str]:
         return self._read(records.headings_matching, heading)
 
