@@ -113,6 +113,7 @@ def test_a_title_after_a_cue_is_linked(sections, text, expected) -> None:
         "Section 3 (Limitation of Liability)",  # a numbered reference, no cue
         "as set out in the Confidentiality",  # "the" and no "section": a document's name
         "under the Limitation of Liability",
+        "as described in Confidentiality 2",  # a number after it: a label ("Guidance 1")
     ],
 )
 def test_a_capitalised_phrase_without_cue_or_section_is_not(sections, text) -> None:

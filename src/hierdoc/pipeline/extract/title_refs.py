@@ -8,7 +8,8 @@ taken for a reference:
 * the words are the title of a section of the same document (its heading without the
   number: "Limitation of Liability" of "5. Limitation of Liability"), a title no other
   section of the document has, of at least :data:`MIN_TITLE_CHARS` characters and at
-  most :data:`MAX_TITLE_WORDS` words, with no digit ("Guidance 1" is a label);
+  most :data:`MAX_TITLE_WORDS` words, with no digit and no number after it ("Guidance
+  1" is a label);
 * they are written as a title: capitalised as in running text ("Limitation of Liability",
   "LIMITATION OF LIABILITY"), or in quotes, or followed by "section" or "clause", or
   after "the section entitled" (which is a cue of its own);
@@ -117,7 +118,7 @@ def title_pattern(titles: Iterable[str]) -> re.Pattern[str] | None:
     cues = "|".join((*STRONG_CUES, *WEAK_CUES, *MARKED_CUES))
     return re.compile(
         rf"(?<![\w-])(?:(?P<cue>{cues})\s+(?P<the>the\s+)?(?P<named>{_NAMED}\s+)?|(?P<alone>{_NAMED})\s+)"
-        rf"(?P<open>[{_QUOTES}])?(?P<title>{spelled})(?![\w-])(?P<close>[{_QUOTES}])?"
+        rf"(?P<open>[{_QUOTES}])?(?P<title>{spelled})(?![\w-]|[ \t]*\d)(?P<close>[{_QUOTES}])?"
         rf"(?P<noun>\s+{_NOUN}\b)?",
         re.IGNORECASE,
     )
