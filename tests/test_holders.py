@@ -38,6 +38,12 @@ This Agreement starts on the Effective Date and lasts one year.
 ## 4. Notices
 
 Notices are given in writing to the addresses in the Order.
+
+## 5. Miscellaneous
+
+### 5.1 Assignment
+
+Neither party may assign this Agreement without the consent of the other.
 """
 
 CLAUSE_3 = ["section-3", "section-3-a", "section-3-b", "section-3-c", "section-3-d"]
@@ -55,7 +61,7 @@ def index(tmp_path_factory):
 
 def test_clause_3_and_its_points_are_one_chunk(index) -> None:
     (chunk,) = {r.chunk_id for r in index.search("Section 3", top_k=1).results}
-    begun = index.store.sections_in_chunk(index.documents()[0].source, chunk)
+    begun = index.store.sections_in_chunks([(index.documents()[0].source, chunk)])
     assert [r.section_id for r in begun] == CLAUSE_3
 
 
@@ -111,3 +117,25 @@ def test_json_text_csv_and_the_agent_tool_name_the_same_section(index) -> None:
     result = tool.structured["results"][0]
     assert (result["section_id"], result["sections"]) == ("section-3-d", CLAUSE_3)
     assert "[section-3-d]" in tool.text
+
+
+def test_a_carried_heading_is_the_section_of_its_own_words(index) -> None:
+    """ "5. Miscellaneous", a heading alone, is carried into the chunk of 5.1."""
+    first = index.search("Section 5", top_k=1).results[0]
+    assert (first.section_id, first.sections) == ("section-5", ["section-5-1", "section-5"])
+    assert first.parent_chain == ["5. Miscellaneous"]
+    first = index.search('"may assign this Agreement"', top_k=1).results[0]
+    assert (first.section_id, first.parent_chain) == (
+        "section-5-1",
+        ["5. Miscellaneous", "5.1 Assignment"],
+    )
+
+
+def test_a_result_with_nothing_matched_keeps_its_chunks_section(index) -> None:
+    """A citation of clause 2 matches nothing in the other chunks (found by their
+    vectors): no sentence there is better than another, so each keeps its own section,
+    even where a carried heading opens it."""
+    results = index.search("Section 2", top_k=6).results
+    assert results[0].section_id == "section-2"
+    assert all(r.section_id == r.sections[0] for r in results[1:])
+    assert any(r.sections == ["section-5-1", "section-5"] for r in results[1:])

@@ -12,15 +12,22 @@ Pages stay the chunk's: a chunk does not record where its pages break.
 
 from __future__ import annotations
 
-from ..models import SearchResult, SectionRecord, StoredChunk
-from ..pipeline.structure import bounded_chain, short_heading
+from collections.abc import Iterable
+
+from ..models import Chunk, SearchResult, SectionRecord, StoredChunk
+from ..pipeline.structure import CHAIN_HEAD, CHAIN_TAIL, bounded_chain, short_heading
 from ..store.base import Store
 
 
-def section_at(content: str, begun: list[SectionRecord], offset: int) -> SectionRecord | None:
+def section_at(
+    content: str, begun: list[SectionRecord], offset: int | None
+) -> SectionRecord | None:
     """The section, of those ``begun`` in a chunk (:func:`begun_in`), in which ``offset`` of
     its ``content`` lies: the last to begin at or before it; None when it lies before them
-    all (text that the chunk's own section carries on from the chunk before)."""
+    all (text that the chunk's own section carries on from the chunk before) or when there
+    is no offset (nothing matched)."""
+    if offset is None:
+        return None
     holder, cursor = None, 0
     for record in begun:
         at = _first_line_at(content, record.text, cursor)
@@ -32,9 +39,15 @@ def section_at(content: str, begun: list[SectionRecord], offset: int) -> Section
     return holder
 
 
-def begun_in(store: Store, stored: StoredChunk) -> list[SectionRecord]:
-    """The sections that begin in the chunk, in document order."""
-    return store.sections_in_chunk(stored.chunk.source, stored.chunk.chunk_id)
+def begun_in(store: Store, chunks: Iterable[StoredChunk]) -> dict[str, list[SectionRecord]]:
+    """The sections that begin in each of the chunks, in document order, by chunk id (one
+    lookup for a page of results)."""
+    pairs = [(c.chunk.source, c.chunk.chunk_id) for c in chunks]
+    found: dict[str, list[SectionRecord]] = {chunk_id: [] for _, chunk_id in pairs}
+    for record in store.sections_in_chunks(pairs):
+        if record.chunk_id in found:
+            found[record.chunk_id].append(record)
+    return found
 
 
 def _first_line_at(content: str, text: str, cursor: int) -> int | None:
@@ -62,13 +75,21 @@ def move_to_section(
         return
     result.section_id = holder.section_id
     result.heading = short_heading(holder.heading)
-    result.parent_chain = list(section_chain(store, holder, stored))
+    known = {r.section_id: r for r in begun}
+    result.parent_chain = list(section_chain(store, holder, stored, known))
 
 
-def section_chain(store: Store, record: SectionRecord, stored: StoredChunk) -> tuple[str, ...]:
+def section_chain(
+    store: Store,
+    record: SectionRecord,
+    stored: StoredChunk,
+    known: dict[str, SectionRecord] | None = None,
+) -> tuple[str, ...]:
     """The breadcrumb of ``record`` as the chunker builds one (bounded, the preamble left
-    out): from the chunk's own chain when the record lies under the chunk's section, else
-    from the document's top, parent by parent."""
+    out), parent by parent up to the chunk's own section or one of its ancestors, whose
+    chain is the start of the chunk's, else to the document's top; a parent in ``known``
+    (the sections begun in the chunk, by id) is not looked up."""
+    known = known or {}
     chunk = stored.chunk
     below: list[str] = []
     current: SectionRecord | None = record
@@ -76,8 +97,8 @@ def section_chain(store: Store, record: SectionRecord, stored: StoredChunk) -> t
     seen: set[str] = set()
     while current is not None and current.section_id not in seen:
         seen.add(current.section_id)
-        if current.section_id == chunk.section_id:
-            base = tuple(chunk.parent_chain)
+        if _above_chunk(current, chunk):
+            base = tuple(chunk.parent_chain[: current.level])
             break
         if current.kind == "preamble":
             if current is record:
@@ -85,9 +106,26 @@ def section_chain(store: Store, record: SectionRecord, stored: StoredChunk) -> t
             break
         below.append(current.heading)
         parent = current.parent_id
+        if parent in known:
+            current = known[parent]
+            continue
         found = store.sections(parent, current.source) if parent else []
         current = found[0] if found else None
     chain = base
     for heading in reversed(below):  # from the top down
         chain = bounded_chain((*chain, heading))
     return chain
+
+
+def _above_chunk(record: SectionRecord, chunk: Chunk) -> bool:
+    """``record`` is the chunk's own section or one of its ancestors, and the chunk's chain
+    is whole (no level left out), so that its first ``record.level`` headings are
+    ``record``'s chain."""
+    if len(chunk.parent_chain) > CHAIN_HEAD + CHAIN_TAIL or record.kind == "preamble":
+        return False
+    own = record.section_id
+    return (
+        own == chunk.section_id
+        or own in chunk.section_path
+        or (chunk.section_id.startswith(own + "-"))
+    )

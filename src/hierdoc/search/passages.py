@@ -97,9 +97,10 @@ class ChunkMatch:
     highlights: list[Span]
     units: tuple[Span, ...] = ()
     scores: tuple[float, ...] = ()
-    anchor: int = 0
+    anchor: int | None = None
     """Where in ``content`` the best match begins: the cited section, else the best
-    sentence, heading lines included (see hierdoc.search.holders)."""
+    sentence, heading lines included (see hierdoc.search.holders); None when nothing in
+    the chunk matched (a result found by its vector alone, no window better than another)."""
 
 
 def query_evidence(
@@ -147,6 +148,7 @@ def add_passages(
     if stored is None or any(i not in stored for i in ids):
         stored = store.get_chunks(ids)
     sentences = {i: stored[i].chunk.sentences for i in ids if i in stored}
+    begun = begun_in(store, [stored[i] for i in dict.fromkeys(ids) if i in stored])
     for result in response.results:
         cited = cited_section(store, result, evidence.cited)
         spans = cited[1] if cited else None
@@ -156,10 +158,9 @@ def add_passages(
         result.passage, result.highlights = match.passage, match.highlights
         result.passages = passage_set(result.content, match, set_budget)
         if result.chunk_id in stored:
-            record = stored[result.chunk_id]
-            begun = begun_in(store, record)
-            holder = cited[0] if cited else section_at(result.content, begun, match.anchor)
-            move_to_section(store, result, record, holder, begun)
+            here = begun[result.chunk_id]
+            holder = cited[0] if cited else section_at(result.content, here, match.anchor)
+            move_to_section(store, result, stored[result.chunk_id], holder, here)
     return response
 
 
@@ -187,7 +188,8 @@ def match_chunk(
     else:
         scores = _unit_scores(content, units, hits, evidence.idf, windows)
         chosen = _grow(units, scores, _anchor(units, scores, phrases, content), budget, content)
-        anchor = units[_anchor(units, scores, phrases, content, headings=True)][0]
+        best = _anchor(units, scores, phrases, content, headings=True)
+        anchor = units[best][0] if scores[best] > 0 or phrases else None
     start, end = units[chosen[0]][0], units[chosen[1]][1]
     passage = Passage(content[start:end], start, end)
     return ChunkMatch(passage, merge_spans(highlights, content), units, tuple(scores), anchor)

@@ -289,8 +289,9 @@ class Store(Protocol):
 
     def children(self, source: str, section_id: str) -> list[SectionRecord]: ...
 
-    def sections_in_chunk(self, source: str, chunk_id: str) -> list[SectionRecord]:
-        """The sections of ``source`` that begin in chunk ``chunk_id``, in document order."""
+    def sections_in_chunks(self, chunks: Sequence[tuple[str, str]]) -> list[SectionRecord]:
+        """The sections that begin in the given chunks, (source, chunk id) pairs, in
+        (source, ordinal) order: one lookup for a page of search results."""
         ...
 
     def sections_with_heading(self, heading: str) -> list[str]:
