@@ -26,7 +26,6 @@ from hierdoc.pipeline.extract.title_refs import (
     find_title_references,
     overlapping,
     title_index,
-    title_pattern,
 )
 from hierdoc.pipeline.structure import parse_sections
 from hierdoc.pipeline.tokenizer import default_tokenizer
@@ -53,13 +52,12 @@ def title_references(path: Path, context: int) -> tuple[list[str], int]:
     chunks = chunk_document(document, sections, default_tokenizer(), ChunkingSettings())
     _, extraction = extract_document(sections, chunks)
     ids = title_index(sections, document.title)
-    pattern = title_pattern(ids)
     defined = {" ".join(d.term.casefold().split()) for d in extraction.definitions}
     lines = []
     for section in sections:
         text = section.heading_line + section.body
         spans = [(r.start, r.end) for r in find_references(text)]
-        for ref in find_title_references(text, ids, pattern, section.section_id, defined):
+        for ref in find_title_references(text, ids, section.section_id, defined):
             if overlapping(spans, ref.start, ref.end):
                 continue
             around = text[max(0, ref.start - context) : ref.end + context]

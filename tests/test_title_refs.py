@@ -18,7 +18,6 @@ from hierdoc.pipeline.extract.title_refs import (
     find_title_references,
     section_title,
     title_index,
-    title_pattern,
 )
 from hierdoc.pipeline.structure import parse_sections
 from hierdoc.pipeline.tokenizer import default_tokenizer
@@ -63,7 +62,7 @@ def sections() -> list[Section]:
 
 def _linked(sections: list[Section], text: str, defined: tuple[str, ...] = ()) -> list[tuple]:
     titles = title_index(sections, "Master Services Agreement")
-    found = find_title_references(text, titles, title_pattern(titles), "", defined)
+    found = find_title_references(text, titles, "", defined)
     return [(r.text, r.section_id) for r in found]
 
 
@@ -130,7 +129,7 @@ def test_two_sections_of_one_title_are_not_guessed_between() -> None:
     sections = parse_sections(text, "A")
     titles = title_index(sections)
     assert "notices" not in titles
-    assert find_title_references("see Notices", titles, title_pattern(titles)) == []
+    assert find_title_references("see Notices", titles) == []
 
 
 def test_references_by_title_are_stored_and_followed(tmp_path) -> None:

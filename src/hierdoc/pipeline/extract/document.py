@@ -24,7 +24,6 @@ from .title_refs import (
     find_title_references,
     overlapping,
     title_index,
-    title_pattern,
 )
 
 REQUIREMENT = re.compile(
@@ -172,12 +171,11 @@ class _Titles:
 
     def __init__(self, sections: list[Section], title: str, definitions: list[Definition]):
         self.ids = title_index(sections, title)
-        self.pattern = title_pattern(self.ids)
         self.defined = {" ".join(d.term.casefold().split()) for d in definitions}
 
     def references(self, section: Section, text: str) -> list[TitleReference]:
         own = section.section_id
-        return find_title_references(text, self.ids, self.pattern, own, self.defined)
+        return find_title_references(text, self.ids, own, self.defined)
 
 
 def _references(

@@ -109,63 +109,103 @@ def _key(title: str) -> str:
     return " ".join(title.casefold().split())
 
 
-def title_pattern(titles: Iterable[str]) -> re.Pattern[str] | None:
-    """One pattern for every title of a document (longest first), after a cue."""
-    alternatives = sorted(titles, key=len, reverse=True)
-    if not alternatives:
-        return None
-    spelled = "|".join(r"\s+".join(map(re.escape, t.split())) for t in alternatives)
-    cues = "|".join((*STRONG_CUES, *WEAK_CUES, *MARKED_CUES))
-    return re.compile(
-        rf"(?<![\w-])(?:(?P<cue>{cues})\s+(?P<the>the\s+)?(?P<named>{_NAMED}\s+)?|(?P<alone>{_NAMED})\s+)"
-        rf"(?P<open>[{_QUOTES}])?(?P<title>{spelled})(?![\w-]|[ \t]*\d)(?P<close>[{_QUOTES}])?"
-        rf"(?P<noun>\s+{_NOUN}\b)?",
-        re.IGNORECASE,
-    )
+_CUE = re.compile(
+    rf"(?<![\w-])(?:(?P<cue>{'|'.join((*STRONG_CUES, *WEAK_CUES, *MARKED_CUES))})\s+"
+    rf"(?P<the>the\s+)?(?P<named>{_NAMED}\s+)?|(?P<alone>{_NAMED})\s+)(?P<open>[{_QUOTES}])?(?=\w)",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"\S+")
+_GAP = re.compile(r"\s+")
+"""The space between two words of a title (a PDF's column break puts a blank line in
+"FOR FURTHER INFORMATION\n\nCONTACT")."""
+_TRAILING = ".,;:!?)" + _QUOTES
+_CLOSE = re.compile(rf"[{_QUOTES}]")
+_NOUN_AFTER = re.compile(rf"[{_QUOTES}]?\s+{_NOUN}\b", re.IGNORECASE)
+_NUMBER_AFTER = re.compile(r"[ \t]*\d")
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """The words after a cue that are a section's title, with what surrounds them."""
+
+    match: re.Match[str]
+    title: str
+    start: int
+    end: int
+    closed: bool
+    noun: bool
+
+    @property
+    def marked(self) -> bool:
+        """Quoted, followed by "section", "clause"..., or after "the section entitled"."""
+        quoted = bool(self.match["open"]) and self.closed
+        return quoted or self.noun or bool(self.match["named"] or self.match["alone"])
 
 
 def find_title_references(
     text: str,
     titles: dict[str, str],
-    pattern: re.Pattern[str] | None,
     own: str = "",
     defined: Collection[str] = (),
 ) -> list[TitleReference]:
-    """The title references of ``text`` (module docstring); ``titles`` and ``pattern`` are
-    the document's (:func:`title_index`, :func:`title_pattern`), ``own`` the id of the
-    section the text belongs to. A title that is also one of the document's ``defined``
-    terms (case-folded: "governed by the Framework Terms" names the defined term) counts
-    only quoted or followed by "section" or "clause"."""
-    if pattern is None:
+    """The title references of ``text`` (module docstring); ``titles`` is the document's
+    (:func:`title_index`), ``own`` the id of the section the text belongs to. A title that
+    is also one of the document's ``defined`` terms (case-folded: "governed by the
+    Framework Terms" names the defined term) counts only quoted or followed by "section"
+    or "clause". Each cue costs at most :data:`MAX_TITLE_WORDS` lookups, whatever the
+    number of titles."""
+    if not titles:
         return []
     found = []
-    for match in pattern.finditer(text):
-        key = _key(match["title"])
-        section_id = titles.get(key)
-        if section_id is None or section_id == own or not _written_as_title(match):
+    for match in _CUE.finditer(text):
+        candidate = _title_after(text, match, titles)
+        if candidate is None:
             continue
-        if key in defined and not _marked(match):
+        key = _key(candidate.title)
+        section_id = titles[key]
+        if section_id == own or not _written_as_title(candidate):
             continue
-        found.append(TitleReference(match["title"], *match.span("title"), section_id))
+        if key in defined and not candidate.marked:
+            continue
+        found.append(TitleReference(candidate.title, candidate.start, candidate.end, section_id))
     return found
 
 
-def _marked(match: re.Match[str]) -> bool:
-    """Quoted, followed by "section", "clause"..., or after "the section entitled"."""
-    quoted = bool(match["open"] and match["close"])
-    return quoted or bool(match["noun"] or match["named"] or match["alone"])
+def _title_after(text: str, match: re.Match[str], titles: dict[str, str]) -> _Candidate | None:
+    """The longest run of the words after the cue that is a title (its trailing
+    punctuation left out), not followed by a number ("Guidance 1" is a label)."""
+    spans, at = [], match.end()
+    while len(spans) < MAX_TITLE_WORDS:
+        word = _WORD.match(text, at)
+        if word is None:
+            break
+        spans.append(word.span())
+        gap = _GAP.match(text, word.end())
+        if gap is None:
+            break
+        at = gap.end()
+    for count in range(len(spans), 0, -1):
+        start, end = spans[0][0], spans[count - 1][1]
+        while end > start and text[end - 1] in _TRAILING:
+            end -= 1
+        title = text[start:end]
+        if _key(title) not in titles or _NUMBER_AFTER.match(text, end):
+            continue
+        closed = bool(_CLOSE.match(text, end))
+        noun = bool(_NOUN_AFTER.match(text, end))
+        return _Candidate(match, title, start, end, closed, noun)
+    return None
 
 
-def _written_as_title(match: re.Match[str]) -> bool:
-    marked = _marked(match)
-    title = match["title"]
-    if not marked and not _capitalised(title):
-        return False
-    cue = match["cue"] or ""
-    if marked:
+def _written_as_title(candidate: _Candidate) -> bool:
+    match, title = candidate.match, candidate.title
+    if candidate.marked:
         return True
+    if not _capitalised(title):
+        return False
     if match["the"]:  # "set out in the Constitution": a document or a defined term
         return False
+    cue = match["cue"] or ""
     if re.fullmatch("|".join(STRONG_CUES), cue, re.IGNORECASE):
         return True
     weak = re.fullmatch("|".join(WEAK_CUES), cue, re.IGNORECASE)
