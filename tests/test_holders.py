@@ -8,8 +8,11 @@ import pytest
 
 from hierdoc import Index
 from hierdoc.cli.export import PLAIN_MARKS, render_csv, render_text
+from hierdoc.pipeline.structure import parse_sections
+from hierdoc.search.holders import begun_in, section_chain
 from hierdoc.tools.logic import run_search
 
+from .datasets import GDPR_MD, require
 from .hash_embedder import HashEmbedder
 
 AGREEMENT = """\
@@ -139,3 +142,33 @@ def test_a_result_with_nothing_matched_keeps_its_chunks_section(index) -> None:
     assert results[0].section_id == "section-2"
     assert all(r.section_id == r.sections[0] for r in results[1:])
     assert any(r.sections == ["section-5-1", "section-5"] for r in results[1:])
+
+
+def _chains_match_the_chunkers(index, text: str, title: str) -> int:
+    """Every section begun in every chunk: the chain built from the stored records equals
+    the one the structure stage gave it. Returns how many were compared."""
+    expected = {s.section_id: list(s.parent_chain) for s in parse_sections(text, title)}
+    (document,) = index.documents()
+    chunks = index.store.chunks_of_source(document.source)
+    begun = begun_in(index.store, chunks)
+    compared = 0
+    for stored in chunks:
+        here = begun[stored.chunk.chunk_id]
+        known = {r.section_id: r for r in here}
+        for record in here:
+            chain = section_chain(index.store, record, stored, known)
+            assert list(chain) == expected[record.section_id], record.section_id
+            compared += 1
+    return compared
+
+
+def test_holder_chains_are_the_structure_stages(index) -> None:
+    assert _chains_match_the_chunkers(index, AGREEMENT, "Services Agreement") == 11
+
+
+def test_holder_chains_of_the_gdpr(tmp_path) -> None:
+    path = require(GDPR_MD)
+    with Index.open(tmp_path / "index", embedder=HashEmbedder()) as gdpr:
+        assert not gdpr.ingest([path]).problems
+        title = gdpr.documents()[0].title
+        assert _chains_match_the_chunkers(gdpr, path.read_text(encoding="utf-8"), title) > 1000

@@ -97,8 +97,9 @@ def section_chain(
     seen: set[str] = set()
     while current is not None and current.section_id not in seen:
         seen.add(current.section_id)
-        if _above_chunk(current, chunk):
-            base = tuple(chunk.parent_chain[: current.level])
+        above = _chain_above(current, chunk)
+        if above is not None:
+            base = above
             break
         if current.kind == "preamble":
             if current is record:
@@ -117,15 +118,20 @@ def section_chain(
     return chain
 
 
-def _above_chunk(record: SectionRecord, chunk: Chunk) -> bool:
-    """``record`` is the chunk's own section or one of its ancestors, and the chunk's chain
-    is whole (no level left out), so that its first ``record.level`` headings are
-    ``record``'s chain."""
-    if len(chunk.parent_chain) > CHAIN_HEAD + CHAIN_TAIL or record.kind == "preamble":
-        return False
+def _chain_above(record: SectionRecord, chunk: Chunk) -> tuple[str, ...] | None:
+    """``record``'s chain when it is the chunk's own section or one of its ancestors: the
+    first ``record.level`` headings of the chunk's chain, when that chain is whole (no
+    level left out) and its heading at that level is ``record``'s; else None."""
+    chain = chunk.parent_chain
+    whole = len(chain) <= CHAIN_HEAD + CHAIN_TAIL and record.kind != "preamble"
+    if not whole or not 1 <= record.level <= len(chain):
+        return None
+    if chain[record.level - 1] != short_heading(record.heading):
+        return None
     own = record.section_id
-    return (
+    above = (
         own == chunk.section_id
         or own in chunk.section_path
-        or (chunk.section_id.startswith(own + "-"))
+        or chunk.section_id.startswith(own + "-")
     )
+    return tuple(chain[: record.level]) if above else None
