@@ -10,7 +10,7 @@ from bs4 import BeautifulSoup
 
 from hierdoc import Index
 from hierdoc.pipeline.convert import convert_file
-from hierdoc.pipeline.permalinks import strip_permalinks
+from hierdoc.pipeline.permalinks import may_hold_marks, strip_permalinks
 
 from .hash_embedder import HashEmbedder
 
@@ -114,3 +114,14 @@ def test_a_page_without_marks_converts_as_markitdown_does(tmp_path) -> None:
     )
     expected = MarkItDown().convert(page).text_content.strip()
     assert convert_file(page).text.strip() == expected
+
+
+def test_only_pages_that_may_hold_marks_are_parsed_twice() -> None:
+    real = Path(__file__).parent / "realdocs"
+    for name in ("sphinx-policy.html", "mkdocs-policy.html"):
+        assert may_hold_marks((HTML / name).read_bytes())
+    for name in ("gnu-gpl-3.0.html", "gnu-fdl-1.3.html"):  # <a name="..."></a> anchors only
+        assert not may_hold_marks((real / name).read_bytes())
+    assert may_hold_marks(b'<h2>Term <a href="#term">#</a></h2>')
+    assert may_hold_marks("<h2>Term <a href='#t'>🔗</a></h2>".encode())
+    assert may_hold_marks("<h2>Term</h2>".encode("utf-16"))

@@ -98,12 +98,32 @@ class PermalinkFreeHtmlConverter(HtmlConverter):
     def convert(
         self, file_stream: BinaryIO, stream_info: StreamInfo, **kwargs: Any
     ) -> DocumentConverterResult:
-        encoding = stream_info.charset or "utf-8"
-        start = file_stream.tell()
-        soup = BeautifulSoup(file_stream, "html.parser", from_encoding=encoding)
-        if strip_permalinks(soup):
-            file_stream = io.BytesIO(str(soup).encode("utf-8"))
-            stream_info = stream_info.copy_and_update(charset="utf-8")
-        else:
-            file_stream.seek(start)
-        return super().convert(file_stream, stream_info, **kwargs)
+        data = file_stream.read()
+        if may_hold_marks(data):
+            encoding = stream_info.charset or "utf-8"
+            soup = BeautifulSoup(data, "html.parser", from_encoding=encoding)
+            if strip_permalinks(soup):
+                data = str(soup).encode("utf-8")
+                stream_info = stream_info.copy_and_update(charset="utf-8")
+        return super().convert(io.BytesIO(data), stream_info, **kwargs)
+
+
+_MARK_WORDS = (
+    *(c.encode() for c in CLASSES),
+    *(w.encode() for w in ("permanent link", "direct link", "link to this", "&para;")),
+    *(w.encode() for w in ("&#182;", "&#xb6;", "¶", "🔗", "⚓", "⁋")),
+)
+_BARE_LINK = re.compile(
+    rb"<a\b[^>]*\bhref\s*=\s*[\"']?#[^>]*>\s*(?:#|\xc2\xa7|\xe2\x80\x8b)?\s*</a>", re.IGNORECASE
+)
+
+
+def may_hold_marks(data: bytes) -> bool:
+    """False when an ASCII-compatible page holds none of the classes, labels and symbols
+    of :data:`CLASSES`, :data:`LABELS` and :data:`SYMBOLS`, nor a link of a symbol alone:
+    it is converted without a second parse (which costs about as much as markitdown's
+    own). A UTF-16 page is always parsed."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in data[:1024]:
+        return True
+    lower = data.lower()
+    return any(word in lower for word in _MARK_WORDS) or _BARE_LINK.search(data) is not None
