@@ -14,7 +14,7 @@ SAMPLES ?= samples/documents
 QUERY ?= can a bank share account numbers for marketing
 BIN := $(VENV)/bin
 
-.PHONY: setup run test
+.PHONY: setup run test test-quick
 
 setup: $(VENV)/.installed
 
@@ -32,3 +32,7 @@ run: setup
 test: setup
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/python -m pytest -q
+
+test-quick: setup
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/python -m pytest -q tests/unit tests/contract -m "not postgres"

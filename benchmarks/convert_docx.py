@@ -65,7 +65,7 @@ def gold_documents() -> list[tuple[Path, tuple[GoldSection, ...]]]:
     documents = [(g.document, g.sections) for g in load_golds() if g.format == "docx"]
     fixtures = json.loads((FIXTURES / "gold.json").read_text(encoding="utf-8"))
     for name, sections in fixtures.items():
-        # "(a)" points are checked in tests/test_convert_docx.py; here the clause numbers.
+        # "(a)" points are checked in tests/unit/test_convert_docx.py; here the clause numbers.
         numbered = tuple(GoldSection(n, h) for n, h in sections if not n.startswith("("))
         documents.append((FIXTURES / name, numbered))
     return documents

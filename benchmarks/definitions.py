@@ -5,8 +5,10 @@
     python benchmarks/definitions.py --before REV --wrong  # list what each got wrong
     python benchmarks/definitions.py --old-extractor REV   # only the extractor from REV
 
-Documents: the GDPR and HR 8847 (gold in benchmarks/definitions_gold/, read from
-``$HIERDOC_DATASETS``) and every real document of tests/realdocs with a gold file.
+Documents: every gold file of benchmarks/definitions_gold/ (its ``document`` is a file of
+``docs/`` beside it, committed with its source and licence in ``docs/SOURCES.md``, or a path
+in ``$HIERDOC_DATASETS``; one that is absent is skipped) and every real document of
+tests/realdocs with a gold file.
 Each is converted, split into sections and chunks and extracted exactly as ``hierdoc
 ingest`` does (no embedding), in a child process whose ``PYTHONPATH`` is the checkout's
 ``src`` (for ``--before``, a ``git worktree`` of the revision under /tmp). A stored
@@ -33,11 +35,6 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 GOLD_DIR = Path(__file__).resolve().parent / "definitions_gold"
-#: The benchmark documents with a gold file here, by their path in the datasets folder.
-DATASET_DOCUMENTS = {
-    "gdpr": Path("gdpr", "gdpr.md"),
-    "hr8847": Path("pdf", "HR8847_CNIMDT_AIGCE_STD_Act.pdf"),
-}
 
 
 @dataclass(frozen=True)
@@ -45,6 +42,7 @@ class Document:
     name: str
     path: Path
     gold: tuple[Any, ...]  # tests.realdocs.harness.GoldDefinition
+    group: str  # the pooled row it counts in
 
 
 @dataclass(frozen=True)
@@ -62,16 +60,21 @@ def documents() -> list[Document]:
     from tests.realdocs.gold import DOCS_DIR, GoldDefinition, load_golds
 
     found = []
-    for name, relative in DATASET_DOCUMENTS.items():
-        path = default_datasets() / relative
-        data = yaml.safe_load((GOLD_DIR / f"{name}.gold.yaml").read_text(encoding="utf-8"))
+    for gold_file in sorted(GOLD_DIR.glob("*.gold.yaml")):
+        data = yaml.safe_load(gold_file.read_text(encoding="utf-8"))
+        local = GOLD_DIR / data["document"]
+        path = local if local.exists() else default_datasets() / data["document"]
         gold = tuple(
-            GoldDefinition(d["term"], d["starts"], bool(d.get("optional")))
+            GoldDefinition(str(d["term"]), str(d["starts"]), bool(d.get("optional")))
             for d in data["definitions"]
         )
         if path.exists():
-            found.append(Document(name, path, gold))
-    found += [Document(g.name, g.document, g.definitions) for g in load_golds(DOCS_DIR)]
+            name = gold_file.name.removesuffix(".gold.yaml")
+            found.append(Document(name, path, gold, "definitions_gold documents"))
+    found += [
+        Document(g.name, g.document, g.definitions, "tests/realdocs documents")
+        for g in load_golds(DOCS_DIR)
+    ]
     return found
 
 
@@ -164,8 +167,11 @@ def table(docs: list[Document], runs: dict[str, dict[str, list[tuple[str, str]]]
     for label in runs:
         header += f" | {label + ' found':>11} {'P':>6} {'R':>6}"
     lines = [header, "-" * len(header)]
-    real = [d for d in docs if d.name not in DATASET_DOCUMENTS]
-    for name, group in [(d.name, [d]) for d in docs] + [("all real documents (pooled)", real)]:
+    pooled = [
+        (f"all {label} (pooled)", [d for d in docs if d.group == label])
+        for label in dict.fromkeys(d.group for d in docs)
+    ]
+    for name, group in [(d.name, [d]) for d in docs] + pooled:
         line = f"{name:44} {sum(len(d.gold) for d in group):>4}"
         for found in runs.values():
             scores = [score(d, found[str(d.path)]) for d in group]

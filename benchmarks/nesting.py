@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from hierdoc import Index  # noqa: E402
 from hierdoc.config import Settings  # noqa: E402
 from tests.hash_embedder import HashEmbedder  # noqa: E402
-from tests.test_nesting_scale import nested, shallow  # noqa: E402
+from tests.unit.test_nesting_scale import nested, shallow  # noqa: E402
 
 
 def measure(text: str) -> tuple[float, float, float, int]:

@@ -50,7 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from store_backends import postgres_url  # noqa: E402
 
-from tests.test_store_postgres_parity import QUERIES as PARITY_QUERIES  # noqa: E402
+from tests.contract.test_store_postgres_parity import QUERIES as PARITY_QUERIES  # noqa: E402
 
 GDPR_QUERIES = [
     *PARITY_QUERIES,  # the parity test's ten, then ten more

@@ -162,7 +162,7 @@ def postgres_url(url: str | None) -> tuple[str, Callable[[], None]]:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     import pgserver  # noqa: F401 - only to find its binaries below
 
-    from tests.test_store_postgres_server import PostgresServer
+    from tests.contract.test_store_postgres_server import PostgresServer
 
     server = PostgresServer(Path(sys.modules["pgserver"].__file__).parent / "pginstall" / "bin")
     server.start()

@@ -63,6 +63,7 @@ class MemoryStore:
         self.dimension = dimension
         self._analyzer = analyzer
         self._documents: dict[str, _Document] = {}
+        self._set_aside: dict[str, _Document] | None = None
         self._meta = IndexMeta(dimension=dimension)
         self._generation = 0
         self.context_cache = _Cache()
@@ -133,6 +134,22 @@ class MemoryStore:
     def clear(self) -> None:
         self._documents.clear()
         self._generation += 1
+
+    def begin_rebuild(self) -> bool:
+        """The documents are set aside (nobody else reads them) until published or dropped."""
+        if self._set_aside is not None or not self._documents:
+            return False
+        self._set_aside, self._documents = self._documents, {}
+        self._generation += 1
+        return True
+
+    def publish_rebuild(self) -> None:
+        self._set_aside = None
+
+    def abandon_rebuild(self) -> None:
+        if self._set_aside is not None:
+            self._documents, self._set_aside = self._set_aside, None
+            self._generation += 1
 
     def flush(self) -> None:
         return None

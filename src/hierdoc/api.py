@@ -10,7 +10,7 @@ import hashlib
 import json
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import fields, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
@@ -50,6 +50,7 @@ from .search.searcher import Searcher
 from .search.sources import source_names
 from .search.where import Where, document_records, narrow_sources
 from .store import StoreRequest, open_store
+from .store.base import Store
 from .views import (
     MAX_OTHER_SOURCES,
     ChunkView,
@@ -75,8 +76,10 @@ class Index:
     ``mode`` says how it is opened: ``"r"`` reads only (no index there is a
     :class:`NotFoundError`; nothing is created or written, so it works on a read-only
     directory), ``"w"`` holds the index's single writer lock from open to close, and the
-    default takes the lock only while it writes (``ingest``, ``ingest_texts``). A writer
-    that finds another one at work fails with an ``IndexBusyError``, or waits if ``wait``.
+    default takes the lock only while it writes (``ingest``, ``ingest_texts``) and creates
+    the index at its first ingest: until then a read (of a mistyped path, say) is a
+    :class:`NotFoundError` and no directory is made. A writer that finds another one at
+    work fails with an ``IndexBusyError``, or waits if ``wait``.
     """
 
     def __init__(
@@ -102,7 +105,7 @@ class Index:
         if embedder is None and is_api_model(settings.embedding_model):
             self._embedder = embedder_from(settings.embedding_model)
         self.model_name, dimension = self._model(settings)
-        request = StoreRequest(
+        self._request = StoreRequest(
             directory,
             dimension,
             TEXT_ANALYZER,
@@ -111,16 +114,15 @@ class Index:
             read_only=mode == "r",
             hold_writer=mode == "w" or (mode is None and rebuild),
             wait=wait,
+            create=mode == "w" or rebuild,
         )
-        self.store = open_store(settings.database_provider, request)
+        self._store: Store | None = None
+        self._store_lock = threading.Lock()
         try:
-            if rebuild:
-                meta = replace(self.store.read_meta(), embedding_model=self.model_name)
-                self.store.write_meta(meta)
-            self._check_model(self.model_name)
-        except BaseException:
-            self.store.close()
-            raise
+            self._store = self._open_store(self._request)
+        except NotFoundError:
+            if mode == "r":
+                raise  # else there is no index yet: the first write creates it
         self._glossary: tuple[int, Glossary] | None = None
         self.context_progress: Callable[[ContextProgress], None] | None = None
 
@@ -134,12 +136,34 @@ class Index:
         mode: Literal["r", "w"] | None = None,
         wait: bool = False,
     ) -> Index:
-        """Open the index at ``path``; ``rebuild`` empties it first, and lets the
-        configured embedding model replace the one that built it. ``mode`` and ``wait``:
-        see :class:`Index` (``mode="r"`` for readers, ``"w"`` for a writer session)."""
+        """Open the index at ``path``; ``rebuild`` starts an empty index beside it, which
+        the configured embedding model may fill in place of the one that built it: readers
+        see the old index until the first ingest into the new one succeeds, and closing
+        before that keeps the old one. ``mode`` and ``wait``: see :class:`Index`
+        (``mode="r"`` for readers, ``"w"`` for a writer session)."""
         settings = settings or Settings()
         directory = settings.index_dir(path)
         return cls(directory, settings, embedder, rebuild=rebuild, mode=mode, wait=wait)
+
+    def _open_store(self, request: StoreRequest) -> Store:
+        """Open the store and check that it was built with this index's embedding model."""
+        store = open_store(self.settings.database_provider, request)
+        try:
+            if request.reset:
+                meta = replace(store.read_meta(), embedding_model=self.model_name)
+                store.write_meta(meta)
+            self._check_model(store, self.model_name)
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    @property
+    def store(self) -> Store:
+        """The index's store; no index in the directory yet is a :class:`NotFoundError`."""
+        if self._store is None:
+            raise NotFoundError(f"no index at {self.directory}: run `hierdoc ingest PATH`")
+        return self._store
 
     def _model(self, settings: Settings) -> tuple[str, int]:
         """The embedding model's name and dimension, without loading a local model."""
@@ -150,11 +174,11 @@ class Index:
             model = f"{model.provider}:{model.name}"
         return local_model(model)
 
-    def _check_model(self, model: str) -> None:
-        meta = self.store.read_meta()
+    def _check_model(self, store: Store, model: str) -> None:
+        meta = store.read_meta()
         if meta.embedding_model is None:
             if self.mode != "r":
-                self.store.write_meta(replace(meta, embedding_model=model))
+                store.write_meta(replace(meta, embedding_model=model))
         elif meta.embedding_model != model:
             raise ConfigError(
                 f"this index was built with {meta.embedding_model} but the embedder is {model}: "
@@ -214,7 +238,10 @@ class Index:
         force: bool = False,
         progress: ProgressFn | None = None,
     ) -> IngestReport:
-        """Index files and folders; unchanged files are skipped, deleted ones removed."""
+        """Index files and folders; unchanged files are skipped, deleted ones removed.
+
+        ``force`` rebuilds the index beside the live one, which readers see whole until
+        the new one is complete and swapped in; a rebuild that fails leaves it as it was."""
         if paths is None:
             paths = self.settings.sources
         elif isinstance(paths, (str, Path)):
@@ -223,28 +250,50 @@ class Index:
         if not paths:
             raise InputError("nothing to ingest: give a path, or 'source' in the config")
         with self._writing():
-            ingestor = self._ingestor(force)
-            try:
-                return ingestor.run(paths, progress)
-            finally:
-                self._record_context_usage(ingestor.options.llm)
+            force = self._forced(force)
+            with self._rebuilding(force):
+                ingestor = self._ingestor(force)
+                try:
+                    return ingestor.run(paths, progress)
+                finally:
+                    self._record_context_usage(ingestor.options.llm)
 
-    def _writing(self) -> AbstractContextManager[None]:
-        """The writer lock for one ingest or removal (already held in mode "w")."""
+    def _writing(self, create: bool = True) -> AbstractContextManager[None]:
+        """The writer lock for one ingest or removal (already held in mode "w"); the first
+        write to a directory with no index creates it, when ``create``."""
         if self.mode == "r":
             raise InputError(
                 f"the index at {self.directory} is open for reading (mode='r'): "
                 "open it with mode='w' to ingest or remove"
             )
+        if create:
+            with self._store_lock:
+                if self._store is None:
+                    self._store = self._open_store(replace(self._request, create=True))
         return self.store.lock_writer(self._wait)
 
+    def _forced(self, force: bool) -> bool:
+        """Whether an ingest rebuilds everything: asked to, or the chunking settings changed."""
+        return force or self.store.read_meta().fingerprint not in (None, self._fingerprint())
+
+    @contextmanager
+    def _rebuilding(self, force: bool) -> Iterator[None]:
+        """Writes of the block go to a rebuild beside the live index when ``force`` (or
+        one started at open), swapped in when the block ends well; a rebuild the block
+        started is dropped when it fails (one started at open is dropped by :meth:`close`)."""
+        started = force and self.store.begin_rebuild()
+        try:
+            yield
+        except BaseException:
+            if started:
+                self.store.abandon_rebuild()
+            raise
+        self.store.publish_rebuild()
+
     def _ingestor(self, force: bool) -> Ingestor:
-        """An ingestor for this index; a change of chunking settings re-ingests everything."""
-        fingerprint = self._fingerprint()
+        """An ingestor for this index that re-uses nothing when ``force``."""
         meta = self.store.read_meta()
-        if meta.fingerprint not in (None, fingerprint):
-            force = True
-        self.store.write_meta(replace(meta, fingerprint=fingerprint))
+        self.store.write_meta(replace(meta, fingerprint=self._fingerprint()))
         options = IngestOptions(self.settings, force=force)
         options.llm = self._llm_contexts()
         return Ingestor(self.store, self.embedder, self.tokenizer(), options)
@@ -282,17 +331,19 @@ class Index:
     ) -> IngestReport:
         """Index documents given as text (or as ready-made chunks); unchanged ones are skipped."""
         with self._writing():
-            ingestor = self._ingestor(force)
-            try:
-                return ingestor.run_texts(list(documents), progress)
-            finally:
-                self._record_context_usage(ingestor.options.llm)
+            force = self._forced(force)
+            with self._rebuilding(force):
+                ingestor = self._ingestor(force)
+                try:
+                    return ingestor.run_texts(list(documents), progress)
+                finally:
+                    self._record_context_usage(ingestor.options.llm)
 
     def remove(self, sources: str | Iterable[str]) -> list[str]:
         """Remove documents (named as for ``source=``: see :meth:`resolve_sources`) under the
         writer lock; returns the stored sources removed. Nothing is removed if any name is
         unknown. A removed file still on disk comes back at the next ingest of its folder."""
-        with self._writing():
+        with self._writing(create=False):
             return remove_documents(self.store, self.resolve_sources(sources))
 
     async def aingest(
@@ -550,7 +601,8 @@ class Index:
         return self.store.children(source, section_id)
 
     def close(self) -> None:
-        self.store.close()
+        if self._store is not None:
+            self._store.close()
 
     def __enter__(self) -> Index:
         return self

@@ -25,6 +25,7 @@ from hierdoc.config import Settings
 from hierdoc.errors import HierdocError
 from hierdoc.search.analyze import TEXT_ANALYZER
 from hierdoc.store.local.bm25 import Bm25Index
+from hierdoc.store.local.builds import live_data
 from hierdoc.store.local.check import full_check
 from hierdoc.store.local.store import RECORDS_FILE
 from tests.hash_embedder import HashEmbedder
@@ -62,12 +63,14 @@ def open_index(directory: Path, mode: str | None = None, wait: bool = False) -> 
 # -- children -----------------------------------------------------------------------------
 
 
-def _child(directory: str, folders: list[str], env: dict[str, str], wait: bool, out: Any) -> None:
+def _child(
+    directory: str, folders: list[str], env: dict[str, str], wait: bool, force: bool, out: Any
+) -> None:
     os.environ.update(env)
     code, result = EXIT_OK, {}
     try:
         with open_index(Path(directory), "w" if wait else None, wait=wait) as index:
-            report = index.ingest([Path(f) for f in folders])
+            report = index.ingest([Path(f) for f in folders], force=force)
         problems = [[p.source, p.reason] for p in report.problems]
         result = {"added": report.added, "problems": problems}
     except HierdocError as error:
@@ -106,14 +109,36 @@ class Child:
 
 
 def start_ingest(
-    directory: Path, folders: list[Path], env: dict[str, str] | None = None, wait: bool = False
+    directory: Path,
+    folders: list[Path],
+    env: dict[str, str] | None = None,
+    wait: bool = False,
+    force: bool = False,
 ) -> Child:
+    """An ingest of ``folders`` in a child process (``force``: a rebuild, ``ingest --force``)."""
     queue = _CONTEXT.Queue()
+    paths = [str(f) for f in folders]
     process = _CONTEXT.Process(
-        target=_child, args=(str(directory), [str(f) for f in folders], env or {}, wait, queue)
+        target=_child, args=(str(directory), paths, env or {}, wait, force, queue)
     )
     process.start()
     return Child(process, queue)
+
+
+def interrupted_ingest(
+    directory: Path,
+    folders: list[Path],
+    env: dict[str, str],
+    kill_after: float | None,
+    force: bool = False,
+) -> int:
+    """The exit code of an ingest in a child that a crash point named in ``env`` ends, or
+    a kill after ``kill_after`` seconds."""
+    child = start_ingest(directory, folders, env, force=force)
+    if kill_after is not None:
+        time.sleep(kill_after)
+        child.kill()
+    return child.wait()[0]
 
 
 def killed_wait(child: Child) -> int:
@@ -131,7 +156,7 @@ def _bm25_reader(path: Path) -> Bm25Index:
 
 def check_report(directory: Path) -> list[str]:
     """What ``hierdoc check`` finds wrong with the index (empty: consistent)."""
-    report = full_check(directory, RECORDS_FILE, _bm25_reader)
+    report = full_check(live_data(directory)[0], RECORDS_FILE, _bm25_reader)
     return [f"{f.part}: {f.problem}" for f in report.findings]
 
 

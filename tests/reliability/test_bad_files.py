@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_nesting_scale import nested
+from tests.unit.test_nesting_scale import nested
 
 from .harness import EXIT_OK, Figures, start_ingest
 

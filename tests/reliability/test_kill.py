@@ -24,6 +24,7 @@ from .harness import (
     EXIT_OK,
     Figures,
     check_report,
+    interrupted_ingest,
     marker,
     reference_chunks,
     search_problems,
@@ -97,11 +98,7 @@ class Trials:
     ) -> None:
         """One interrupted ingest and its recovery, recorded."""
         folder, index = self._prepare(updating)
-        child = start_ingest(index, [folder], env)
-        if kill_after is not None:
-            time.sleep(kill_after)
-            child.kill()
-        code, _ = child.wait()
+        code = interrupted_ingest(index, [folder], env, kill_after)
         self.count += 1
         self.kills += code in (CRASH_EXIT_CODE, -9)
         problems = []

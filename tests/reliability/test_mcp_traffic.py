@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.test_mcp_server import (
+from tests.integration.test_mcp_server import (
     build_corpus_index,
     http_server_at,
     server_command,

@@ -91,7 +91,7 @@ def ingest(
         try:
             report = index.ingest(list(paths) or None, force=force, progress=saved)
         except KeyboardInterrupt:
-            click.echo(f"\n{saved.interrupted()}", err=True)
+            click.echo(f"\n{saved.interrupted(rebuilding=force)}", err=True)
             raise SystemExit(130) from None
         except IngestStopped as stopped:
             if as_json:
@@ -276,7 +276,7 @@ def show(state: State, chunk_id: str, source: str | None, as_json: bool) -> None
     click.echo()
     content, span = view["content"], view["section_span"] or []
     marks = export.terminal_marks()
-    click.echo(export.mark(content, 0, len(content), [tuple(span)] if span else [], marks))
+    click.echo(export.rendered(content, [tuple(span)] if span else [], marks))
     click.echo()
     if view["section"] and view["section"]["section_id"] != view["section_id"]:
         click.echo(f"section: {view['section']['section_id']}  ({view['section']['heading']})")

@@ -2,9 +2,12 @@
 
 Every format cites each result by file, section id and pages (when the document has
 pages). Text and Markdown show the result's passage, or a snippet of it centred on its
-first match when it is longer than a screenful, with the matches marked: bold on a
-terminal, ``[[...]]`` when the output is not a terminal (or ``NO_COLOR`` is set),
-``**...**`` in Markdown.
+first match when it is longer than a screenful, rendered from the document's Markdown
+(markdown_text.py: no heading marks, emphasis delimiters or table pipes) with the
+matches marked: bold yellow on a terminal, where the document's bold, italics, code and
+links are shown as such; plain text with ``[[...]]`` when the output is not a terminal
+(or ``NO_COLOR`` is set); in Markdown, the document's markup written back and each
+match in ``<mark>``, which never pairs with an emphasis delimiter.
 """
 
 from __future__ import annotations
@@ -15,11 +18,12 @@ import json
 import os
 import re
 import sys
-import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..models import SearchResponse, SearchResult
+from . import markdown_text
+from .markdown_text import Line
 
 FORMATS = ("text", "markdown", "csv", "json")
 SNIPPET_CHARS = 480
@@ -42,15 +46,16 @@ CSV_COLUMNS = (
 
 @dataclass(frozen=True)
 class Marks:
-    """What goes around a highlighted match."""
+    """What goes around a highlighted match; ``styled``: ANSI attributes for the document's
+    own markup too (bold, italics, code, links), on a terminal."""
 
     open: str
     close: str
+    styled: bool = False
 
 
-TERMINAL_MARKS = Marks("\x1b[1;33m", "\x1b[0m")
+TERMINAL_MARKS = Marks("\x1b[1;33m", "\x1b[0m", styled=True)
 PLAIN_MARKS = Marks("[[", "]]")
-MARKDOWN_MARKS = Marks("**", "**")
 
 
 def terminal_marks(stream: io.TextIOBase | None = None) -> Marks:
@@ -68,9 +73,49 @@ def pages(result: SearchResult) -> str:
     return f"p. {first}" if last == first else f"pp. {first}-{last}"
 
 
-def snippet(result: SearchResult, marks: Marks, limit: int = SNIPPET_CHARS) -> str:
-    """The passage (whole chunk when there is none) with its matches marked, cut to
-    ``limit`` characters around its first match at word boundaries, whitespace folded."""
+@dataclass(frozen=True)
+class Snippet:
+    """What of a result's text is shown, rendered from its Markdown (see markdown_text.py):
+    its lines, the matches (offsets into the text) and whether text was cut off around it."""
+
+    lines: list[Line]
+    spans: list[tuple[int, int]]
+    cut_before: bool
+    cut_after: bool
+
+    @classmethod
+    def of(cls, text: str, start: int, end: int, spans: Sequence[tuple[int, int]]) -> Snippet:
+        inside = [(max(s, start), min(e, end)) for s, e in spans if s < end and e > start]
+        lines = markdown_text.window(markdown_text.cells(text), start, end)
+        return cls(lines, inside, start > 0, end < len(text.rstrip()))
+
+    def text(self, marks: Marks, width: int | None = None) -> list[str]:
+        """The lines for a terminal (``marks.styled``) or as plain text, each cut to
+        ``width`` characters at spaces when given."""
+        rows = self.lines
+        if width is not None:
+            rows = [row for line in self.lines for row in markdown_text.wrap(line, width)]
+        if marks.styled:
+            shown = [markdown_text.terminal(row, self.spans) for row in rows]
+        else:
+            shown = [markdown_text.plain(row, self.spans, marks.open, marks.close) for row in rows]
+        return self._ellipses(shown)
+
+    def markdown(self) -> list[str]:
+        """The lines as Markdown: the document's markup written back, matches in ``<mark>``."""
+        return self._ellipses([markdown_text.markdown(line, self.spans) for line in self.lines])
+
+    def _ellipses(self, lines: list[str]) -> list[str]:
+        if lines and self.cut_before:
+            lines[0] = "… " + lines[0]
+        if lines and self.cut_after:
+            lines[-1] += " …"
+        return lines
+
+
+def snippet(result: SearchResult, limit: int = SNIPPET_CHARS) -> Snippet:
+    """The passage (whole chunk when there is none) with its matches, cut to ``limit``
+    characters of the text around its first match at word boundaries."""
     passage = result.passage
     start, end = (passage.start, passage.end) if passage else (0, len(result.content))
     inside = [(max(s, start), min(e, end)) for s, e in result.highlights if s < end and e > start]
@@ -78,11 +123,7 @@ def snippet(result: SearchResult, marks: Marks, limit: int = SNIPPET_CHARS) -> s
         centre = (inside[0][0] + inside[0][1]) // 2 if inside else start
         left = max(start, min(centre - limit // 2, end - limit))
         start, end = _word_bounds(result.content, left, left + limit, start, end)
-        inside = [(max(s, start), min(e, end)) for s, e in inside if s < end and e > start]
-    text = mark(result.content, start, end, inside, marks)
-    before = "… " if start > 0 else ""
-    after = " …" if end < len(result.content.rstrip()) else ""
-    return before + " ".join(text.split()) + after
+    return Snippet.of(result.content, start, end, inside)
 
 
 def _word_bounds(text: str, left: int, right: int, floor: int, ceiling: int) -> tuple[int, int]:
@@ -95,16 +136,9 @@ def _word_bounds(text: str, left: int, right: int, floor: int, ceiling: int) -> 
     return left, right
 
 
-def mark(text: str, start: int, end: int, spans: Sequence[tuple[int, int]], marks: Marks) -> str:
-    """``text[start:end]`` with each of ``spans`` (offsets into ``text``) wrapped in marks."""
-    pieces, cursor = [], start
-    for s, e in sorted(spans):
-        if s < cursor:
-            continue
-        pieces += [text[cursor:s], marks.open, text[s:e], marks.close]
-        cursor = e
-    pieces.append(text[cursor:end])
-    return "".join(pieces)
+def rendered(text: str, spans: Sequence[tuple[int, int]], marks: Marks) -> str:
+    """All of a chunk's ``text`` rendered from its Markdown, ``spans`` marked."""
+    return "\n".join(Snippet.of(text, 0, len(text), spans).text(marks))
 
 
 def cite(result: SearchResult, source: str) -> str:
@@ -122,13 +156,12 @@ def render_text(response: SearchResponse, names: dict[str, str], marks: Marks) -
         breadcrumb = " > ".join(result.parent_chain) or result.title
         ranks = ", ".join(f"{m} #{r}" for m, r in result.ranks.items() if r is not None)
         head = f"{rank}. {breadcrumb}"
-        lines.append(f"\x1b[1m{head}\x1b[0m" if marks is TERMINAL_MARKS else head)
+        lines.append(f"\x1b[1m{head}\x1b[0m" if marks.styled else head)
         source = names.get(result.source, result.source)
         if result.pinned:
             ranks += f"; pinned: {result.pin}, fusion {result.fusion_score or 0:.3f}"
         lines.append(f"   {cite(result, source)}  score {result.score:.3f} ({ranks})")
-        body = snippet(result, marks)
-        lines += textwrap.wrap(body, 96, initial_indent="   ", subsequent_indent="   ")
+        lines += ["   " + line for line in snippet(result).text(marks, width=93)]
         lines.append("")
     return "\n".join(lines)
 
@@ -146,8 +179,13 @@ def render_markdown(response: SearchResponse, names: dict[str, str]) -> str:
         where += [pages(result)] if pages(result) else []
         lines += [f"## {rank}. {_md_inline(breadcrumb)}", ""]
         lines += [f"{', '.join(where)} · score {result.score:.3f}", ""]
-        lines += ["> " + _md_inline(snippet(result, MARKDOWN_MARKS)), ""]
+        lines += [_quoted(snippet(result).markdown()), ""]
     return "\n".join(lines)
+
+
+def _quoted(lines: list[str]) -> str:
+    """Lines as one block quote, each ending in a hard line break but the last."""
+    return "\\\n".join("> " + line for line in lines) if lines else ">"
 
 
 def _md_inline(text: str) -> str:

@@ -1,8 +1,9 @@
 """What ``hierdoc ingest`` prints on stderr while it runs.
 
-One status line, redrawn in place: documents done of all, then chunks embedded of
-those known so far with the rate and an ETA once embedding has started (it is what
-takes the time; a large PDF is one document for minutes). A large document also
+One status line, redrawn in place: documents done of all, then chunks done of those
+expected (from the sizes of all the documents, known at the start) with the rate and
+an ETA once embedding has started (it is what takes the time; a large PDF is one
+document for minutes). A large document also
 gets a line per stage (converting, structure, chunks, contexts, embedding), printed
 above the status line, so the first minutes of a long run are not silent.
 """
@@ -26,14 +27,22 @@ def _duration(seconds: float) -> str:
     return f"{minutes}m{seconds:02d}s" if minutes < 60 else f"{minutes // 60}h{minutes % 60:02d}m"
 
 
+def _chunks_of(event: ProgressEvent) -> str:
+    """The chunks of the run: those known, or ``~`` those expected while documents are unread."""
+    expected = event.chunks_expected
+    if expected is not None and expected > event.chunks_known:
+        return f"~{expected}"
+    return str(event.chunks_known)
+
+
 def status_line(event: ProgressEvent, documents: int) -> str:
-    """``Ingesting 2/5 files  chunks 340/1200  25.1/s  ETA 47s  gdpr.md``."""
+    """``Ingesting 2/5 files  chunks 340/~1200  25.1/s  ETA 47s  gdpr.md``."""
     parts = [f"Ingesting {documents}/{event.total} files"]
     if event.chunks_done:
-        parts.append(f"chunks {event.chunks_done}/{event.chunks_known}")
+        parts.append(f"chunks {event.chunks_done}/{_chunks_of(event)}")
     if event.rate:
         parts.append(f"{event.rate:.1f}/s")
-    if event.eta is not None and event.chunks_done < event.chunks_known:
+    if event.eta is not None and documents < event.total:
         parts.append(f"ETA {_duration(event.eta)}")
     if event.source:
         parts.append(Path(event.source).name)
@@ -113,9 +122,15 @@ class SavedCounter:
         if self.inner is not None:
             self.inner(event)
 
-    def interrupted(self) -> str:
-        """``interrupted: 2 documents written ...; run the same command to resume ...``."""
+    def interrupted(self, rebuilding: bool = False) -> str:
+        """``interrupted: 2 documents written ...; run the same command to resume ...``; for
+        a rebuild (``--force``), that the index was left as it was."""
         of = f" of {self.total}" if self.total else ""
+        if rebuilding:
+            return (
+                f"interrupted: the rebuild was dropped after {self.written} documents{of}; "
+                "the index is as it was before. Run the same command to rebuild it"
+            )
         unchanged = f", {self.unchanged} unchanged" if self.unchanged else ""
         return (
             f"interrupted: {self.written} documents written to the index{of}{unchanged}; "

@@ -7,7 +7,8 @@ built with; every document's records (its sections in document order, its chunks
 vectors and extraction) are read through the :class:`~hierdoc.store.base.Store`
 protocol and written to the target, which holds its writer lock throughout, followed
 by the meta and the LLM context cache (:meth:`ContextCache.entries`). The target must
-be empty unless ``--force`` empties it first.
+be empty unless ``--force``: then the copy replaces what it holds as a rebuild does
+(``Store.begin_rebuild``), and its readers see the old index until the copy is complete.
 """
 
 from __future__ import annotations
@@ -128,6 +129,7 @@ def migrate(source_store: Store, target: Store) -> tuple[int, int, int]:
                 entry.context,
             )  # fmt: skip
             contexts += 1
+        target.publish_rebuild()  # a target opened with reset (--force) swaps the copy in
         target.flush()
     return documents, chunks, contexts
 
@@ -140,7 +142,7 @@ def migrate(source_store: Store, target: Store) -> tuple[int, int, int]:
 @click.option("--to", "target", required=True, help="Index directory or postgresql:// URL.")
 @click.option("--from-schema", default="public", show_default=True, help="PostgreSQL schema.")
 @click.option("--to-schema", default="public", show_default=True, help="PostgreSQL schema.")
-@click.option("--force", is_flag=True, help="Empty the target first if it holds documents.")
+@click.option("--force", is_flag=True, help="Replace what the target holds.")
 @pass_state
 def migrate_command(
     state: State, source: str | None, target: str, from_schema: str, to_schema: str, force: bool
@@ -158,7 +160,7 @@ def migrate_command(
         dimension = origin.read_meta().dimension or _PROBE_DIMENSION
         destination = open_target(target, to_schema, dimension, reset=force)
         try:
-            if destination.documents():
+            if not force and destination.documents():
                 raise StoreError(
                     f"{redact(target)} already holds documents: use --force to replace them"
                 )

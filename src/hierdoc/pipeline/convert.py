@@ -25,6 +25,7 @@ from hierdoc.models import ConvertedDocument, FileProblem
 
 from ..errors import InputError
 from . import limits as _limits
+from .invisible import clean_with_offsets
 from .limits import Limits
 from .metadata import document_properties, stated_title
 
@@ -137,6 +138,7 @@ def convert_file(
         raise
     except OSError as exc:
         raise ConversionError(_os_error_reason(exc)) from exc
+    text, page_starts = clean_with_offsets(text, page_starts)
     if reason := _limits.chars_reason(len(text), limits):
         raise ConversionError(reason)
     metadata, text = document_properties(path, _FORMATS[suffix], text)

@@ -31,7 +31,7 @@ import numpy as np
 from ..config import IngestSettings
 from ..errors import FatalProviderError
 from ..faults import crash_point
-from ..models import FileProblem, IngestReport, TextDocument
+from ..models import Chunk, FileProblem, IngestReport, TextDocument
 from ..providers.llm import ContextModel
 from ..providers.retry import describe
 from ..store.base import ContextCache, Store
@@ -54,8 +54,8 @@ from .prepared import (
     stored_chunk,
     with_llm,
 )
+from .progress import Amount, ProgressFn, Tracker, Work
 from .progress import ProgressEvent as ProgressEvent  # also importable from here
-from .progress import ProgressFn, Tracker
 from .reading import Details, Failed, Post, ReadAhead, Reader, Ready, Skipped
 from .reuse import Previous
 from .tokenizer import Tokenizer
@@ -65,6 +65,10 @@ EMBED_BATCH = 64
 """Chunks collected across documents before they are embedded."""
 EMBED_SLICE = 64
 """Chunks per call to the embedder: a progress event follows each call."""
+
+
+def _amount(chunks: Sequence[Chunk]) -> Amount:
+    return Amount.of(c.content for c in chunks)
 
 
 class IngestStopped(FatalProviderError):
@@ -98,6 +102,8 @@ class LLMContexts:
 class IngestOptions:
     settings: IngestSettings
     force: bool = False
+    """Read and write every document again, re-using nothing (the caller has the store
+    write into an empty index: ``Store.begin_rebuild``)."""
     llm: LLMContexts | None = None
 
     @property
@@ -150,7 +156,7 @@ class Ingestor:
             self._store.delete_documents(stale)
             run.report.removed += stale
 
-        report = self._session(len(files), progress, each)
+        report = self._session([Work.of_file(f) for f in files], progress, each)
         report.problems[:0] = problems
         return report
 
@@ -162,19 +168,14 @@ class Ingestor:
         def each(run: _Run) -> None:
             self._read(run, lambda reader, post: reader.texts(documents, post))
 
-        return self._session(len(documents), progress, each)
+        return self._session([Work("text", len(d.text)) for d in documents], progress, each)
 
     def _session(
-        self, total: int, progress: ProgressFn | None, body: Callable[[_Run], None]
+        self, work: list[Work], progress: ProgressFn | None, body: Callable[[_Run], None]
     ) -> IngestReport:
         started = time.perf_counter()
-        if self.options.force:
-            self._store.clear()
-        known = self._store.document_hashes()
-        if self.options.llm and self.options.contextual:
-            for source in self._store.sources_with_context("structural"):
-                known[source] = ""  # an LLM context failed last time: redo, the cache has the rest
-        run = _Run(IngestReport(), Tracker(progress or (lambda event: None), total), known)
+        known = {} if self.options.force else self._known()
+        run = _Run(IngestReport(), Tracker(progress or (lambda event: None), work), known)
         try:
             body(run)
             self._write_pending(run)
@@ -182,6 +183,14 @@ class Ingestor:
             self._store.flush()
             run.report.seconds = time.perf_counter() - started
         return run.report
+
+    def _known(self) -> dict[str, str]:
+        """Source -> content hash of the stored documents (an unchanged file is skipped)."""
+        known = self._store.document_hashes()
+        if self.options.llm and self.options.contextual:
+            for source in self._store.sources_with_context("structural"):
+                known[source] = ""  # an LLM context failed last time: redo, the cache has the rest
+        return known
 
     def _read(self, run: _Run, produce: Callable[[Reader, Post], None]) -> None:
         """Handle, in order, what a reading thread posts (see ``reading.py``)."""
@@ -217,7 +226,7 @@ class Ingestor:
 
     def _fail_all(self, run: _Run, batch: Sequence[Prepared], reason: str) -> None:
         for prepared in batch:
-            run.tracker.forget(len(prepared.chunks))
+            run.tracker.forget(_amount(prepared.chunks))
             self._fail(run, prepared.record.source, reason, prepared.position)
 
     def _stop(
@@ -229,15 +238,18 @@ class Ingestor:
         self._fail_all(run, rest, f"not indexed: the run stopped when {model} answered {answer}")
         fix = _FIXES.get(failure.status or 0, "check its configuration")
         written = len(run.report.added) + len(run.report.updated)
+        kept = f"{written} document(s) written before stay indexed; run again to go on"
+        if self.options.force:
+            kept = "the rebuild was dropped and the index keeps the documents it held"
         return IngestStopped(
-            f"ingest stopped: {model} refused the request ({answer}): {fix}; {written} "
-            f"document(s) written before stay indexed; run again to go on ({describe(cause)})",
+            f"ingest stopped: {model} refused the request ({answer}): {fix}; {kept} "
+            f"({describe(cause)})",
             run.report,
         )
 
     def _queue(self, run: _Run, prepared: Prepared) -> None:
         run.pending.append(prepared)
-        run.tracker.read(len(prepared.chunks))
+        run.tracker.read(_amount(prepared.chunks), prepared.position)
         if sum(len(p.chunks) for p in run.pending) >= EMBED_BATCH:
             self._write_pending(run)
 
@@ -279,25 +291,30 @@ class Ingestor:
             if prepared.large:
                 source, position = prepared.record.source, prepared.position
                 run.tracker.stage(source, position, "embedding", len(prepared.chunks), reused)
-        reused = sum(p.reused for p in batch)
-        run.tracker.reused(reused, batch[-1].record.source, batch[-1].position)
+        reused = Amount.of(
+            c.content
+            for p in batch
+            for c, v in zip(p.chunks, p.vectors, strict=True)
+            if v is not None
+        )
+        checked = _amount([c for p in batch for c in p.chunks])
+        run.tracker.reused(reused, checked, batch[-1].record.source, batch[-1].position)
 
     def _embed(
         self, run: _Run, embedder: Embedder, inputs: list[EmbedInput], last: Prepared
     ) -> list[np.ndarray]:
         """Embed in slices, telling the tracker after each; a failure takes the counts back."""
         vectors: list[np.ndarray] = []
-        spent = 0.0
         try:
             for start in range(0, len(inputs), EMBED_SLICE):
                 part = inputs[start : start + EMBED_SLICE]
                 began = time.perf_counter()
                 vectors += embedder.embed_documents(part)
                 seconds = time.perf_counter() - began
-                spent += seconds
-                run.tracker.embedded_now(len(part), seconds, last.record.source, last.position)
+                done = Amount.of(i.text for i in part)
+                run.tracker.embedded_now(done, seconds, last.record.source, last.position)
         except Exception:
-            run.tracker.undo(len(vectors), spent)
+            run.tracker.undo(Amount.of(i.text for i in inputs[: len(vectors)]))
             raise
         return vectors
 

@@ -112,9 +112,9 @@ class Label:
 
 
 #: Kinds that name the same decimal clauses: a contract's "Clause 8.4", a standard's
-#: "Requirement 8.4" and "Section 8.4" all cite the clause numbered "8.4", whose id is
-#: ``section-8-4`` when its heading is the bare number.
-CLAUSE_KINDS = ("section", "clause", "requirement")
+#: "Requirement 8.4", a rulebook's "Rule 8.4" and "Section 8.4" all cite the clause numbered
+#: "8.4", whose id is ``section-8-4`` when its heading is the bare number.
+CLAUSE_KINDS = ("section", "clause", "requirement", "rule")
 
 
 def equivalent_ids(section_id: str) -> list[str]:

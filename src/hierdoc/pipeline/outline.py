@@ -25,6 +25,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from . import rule_paths
+from .contents import contents_lines
 from .headings import plain_heading
 from .numbering import (
     KIND_ALIASES,
@@ -67,11 +69,17 @@ _BLOCK = re.compile(
     r"(?P<parens>(?:" + PAREN + r")*)"
     r"(?P<rest>.*)$"
 )
+#: A block label inside a line's text: a line that names two sections of a kind is a list.
+_BLOCK_AGAIN = re.compile(r"\b(?P<kind>" + _BLOCK_WORDS + r")\s*\d")
 _PAREN_ITEM = re.compile(rf"^\((?P<value>{PAREN_VALUE})\)(?=\s|$)")
+#: "1)", "a)", "iv)": items numbered with a closing bracket only.
+_RPAREN_ITEM = re.compile(r"^(?P<value>\d{1,3}|[a-z]|[ivxl]{1,6}|[A-Z])\)(?=\s)")
 _DOT_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})*)\.(?=\s|$)")
 #: "a." / "iv." points, as Word's default lower-letter list shows them ("2.2(b)" in a citation).
 _LETTER_DOT_ITEM = re.compile(r"^(?P<value>[a-z]|[ivxl]{1,6})\.(?=\s)")
 _DECIMAL_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})+)(?=\s+[A-Z‘'\"“(])")
+#: An appendix's decimal clauses: "A.1.  Changes", "C.12.  Since draft-08" (``appendix-a-1``).
+_LETTERED_DECIMAL = re.compile(r"^(?P<value>[A-Z](?:\.\d{1,3})+)(?:\.(?=\s)|(?=\s+[A-Z‘'\"“(]))")
 _CAPS_TITLE = re.compile(r"^\s*(?P<title>[A-Z][A-Z0-9 ,'’&/\-]{2,80}?)\.?\s*(?:—|--|\.—)")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
@@ -92,6 +100,11 @@ class Mark:
     styles: list[tuple[str, int]] = field(default_factory=list)
     """For enumerations: the (style, position) readings of the value, e.g. "(i)"
     reads as the 9th lower-case letter or the 1st lower-case Roman numeral."""
+    key: tuple[str, ...] = ()
+    """For a rulebook's numbered line (kind "path"): its number's parts
+    (see :mod:`~.rule_paths`)."""
+    section_id: str = ""
+    """For a rulebook's numbered line: its id, final."""
 
 
 @dataclass
@@ -117,6 +130,9 @@ def _block_mark(index: int, lines: list[str]) -> Mark | None:
         return None
     if not _heading_rest(rest) or (match["parens"] and rest.strip() and rest.strip()[0].isalnum()):
         return None
+    again = _BLOCK_AGAIN.search(rest)
+    if again and again["kind"].lower() == match["kind"].lower():
+        return None  # "Section 8.2.2: Created ; Section 8.2.3: ...": a list of references
     parts = number_parts(kind, number, _ROMAN_NUMBERED) + paren_parts(match["parens"])
     heading, used = plain_heading(stripped), 1
     title = _title_below(lines, index) if not rest.strip(" .:-–—") else None
@@ -168,6 +184,12 @@ def _enum_mark(index: int, lines: list[str]) -> Mark | None:
     if match:
         readings = _enum_readings(match["value"])
         label_text = f"({match['value']})"
+    elif match := _RPAREN_ITEM.match(stripped):
+        readings = [
+            (style.replace("paren-", "rparen-"), value)
+            for style, value in _enum_readings(match["value"])
+        ]
+        label_text = f"{match['value']})"
     elif match := _LETTER_DOT_ITEM.match(stripped):
         readings = [
             (style.replace("paren-", "dot-"), value)
@@ -175,7 +197,11 @@ def _enum_mark(index: int, lines: list[str]) -> Mark | None:
         ]
         label_text = f"{match['value']}."
     else:
-        match = _DOT_ITEM.match(stripped) or _DECIMAL_ITEM.match(stripped)
+        match = (
+            _DOT_ITEM.match(stripped)
+            or _DECIMAL_ITEM.match(stripped)
+            or _LETTERED_DECIMAL.match(stripped)
+        )
         if not match:
             return None
         parts = match["value"].split(".")
@@ -197,21 +223,73 @@ def find_marks(text: str) -> list[Mark]:
     in_fence = False
     skip_until = -1
     previous = ""
+    rulebook = rule_paths.is_rulebook(lines)
+    contents = contents_lines(lines)
     for index, line in enumerate(lines):
         if _FENCE.match(line):
             in_fence = not in_fence
             continue
-        if not line.strip():
+        if not line.strip() or index in contents:
             previous = ""
-        if in_fence or index <= skip_until or not line.strip():
+        if in_fence or index <= skip_until or not line.strip() or index in contents:
             continue
-        block = None if _continues_sentence(previous) else _block_mark(index, lines)
+        block = _path_mark(index, lines) if rulebook else None
+        if block is None and not _continues_sentence(previous):
+            block = _block_mark(index, lines)
         mark = block or _enum_mark(index, lines)
         previous = "" if block else line
         if mark:
             marks.append(mark)
             skip_until = index + mark.heading_lines - 1
+    if rulebook:
+        marks = _with_unwritten_rules(_without_restarts(marks, lines))
+        paths = [m for m in marks if m.kind == "path"]
+        ids = rule_paths.path_ids([m.key for m in paths])
+        for mark, section_id in zip(paths, ids, strict=True):
+            mark.section_id = section_id
     return marks
+
+
+def _without_restarts(marks: list[Mark], lines: list[str]) -> list[Mark]:
+    """Numbered lines that go back on their level read as list items (or text)."""
+    paths = [m for m in marks if m.kind == "path"]
+    restarted = {paths[i].line for i in rule_paths.restarts([m.key for m in paths])}
+    kept = []
+    for mark in marks:
+        if mark.line in restarted:
+            mark = _enum_mark(mark.line, lines)
+        if mark is not None:
+            kept.append(mark)
+    return kept
+
+
+def _with_unwritten_rules(marks: list[Mark]) -> list[Mark]:
+    """A rule whose number the document writes only with its paragraphs ("2.1.1.(1)",
+    "2.1.1.(2)", no line "2.1.1") opens where its first paragraph does, with no text of its
+    own, so that "Rule 2.1.1" is a section holding its paragraphs."""
+    seen: set[tuple[str, ...]] = set()
+    result: list[Mark] = []
+    for mark in marks:
+        parent = mark.key[:-1]
+        if mark.kind == "path" and parent not in seen and rule_paths.is_rule(parent):
+            label = ".".join(mark.value.split(".")[: -1 - mark.value.endswith(".")])
+            result.append(Mark(mark.line, "path", label, None, label, 0, key=parent))
+            seen.add(parent)
+        if mark.kind == "path":
+            seen.add(mark.key)
+        result.append(mark)
+    return result
+
+
+def _path_mark(index: int, lines: list[str]) -> Mark | None:
+    """A rulebook's numbered line: "2.1.1.(1)<TAB>The twelve ...", "1.2<TAB>Overview"."""
+    read = rule_paths.read_path(lines[index])
+    if read is None:
+        return None
+    label, key, rest = read
+    title = rule_paths.is_title(rest)
+    heading = plain_heading(f"{label} {rest}" if title else label)
+    return Mark(index, "path", label, None, heading, 1 if title or not rest else 0, key=key)
 
 
 def _continues_sentence(previous: str) -> bool:
@@ -291,12 +369,19 @@ def build_outline(marks: list[Mark], root_kind: str = "") -> list[OutlineNode]:
     nodes: list[OutlineNode] = []
     blocks: list[tuple[str, int | None]] = [(root_kind, None)]
     enums: list[_Level] = []
+    paths: list[tuple[tuple[str, ...], int]] = []
     for position, mark in enumerate(marks):
+        if mark.kind == "path":
+            paths = _open_paths(paths, mark.key)
+            nodes.append(OutlineNode(mark, paths[-1][1] if paths else blocks[-1][1], "path"))
+            paths.append((mark.key, len(nodes) - 1))
+            enums = []
+            continue
         if mark.kind != "enum":
             blocks = _pop_blocks(blocks, mark.kind)
             nodes.append(OutlineNode(mark, blocks[-1][1], mark.kind))
             blocks.append((mark.kind, len(nodes) - 1))
-            enums = []
+            enums, paths = [], []
             continue
         following = marks[position + 1] if position + 1 < len(marks) else None
         placed = _place_enum(enums, mark, following)
@@ -304,11 +389,20 @@ def build_outline(marks: list[Mark], root_kind: str = "") -> list[OutlineNode]:
             continue
         depth, style, value = placed
         enums = enums[:depth]
-        parent = enums[-1].node if enums else blocks[-1][1]
+        parent = enums[-1].node if enums else paths[-1][1] if paths else blocks[-1][1]
         nodes.append(OutlineNode(mark, parent, style))
         prefix = tuple(mark.value.split(".")[:-1]) if style.startswith("decimal") else ()
         enums.append(_Level(style, value, len(nodes) - 1, prefix))
     return nodes
+
+
+def _open_paths(
+    paths: list[tuple[tuple[str, ...], int]], key: tuple[str, ...]
+) -> list[tuple[tuple[str, ...], int]]:
+    """The open numbered lines a new one nests under: those whose number begins its own."""
+    while paths and not (len(paths[-1][0]) < len(key) and key[: len(paths[-1][0])] == paths[-1][0]):
+        paths = paths[:-1]
+    return paths
 
 
 def _pop_blocks(blocks: list[tuple[str, int | None]], kind: str) -> list[tuple[str, int | None]]:
@@ -336,7 +430,7 @@ def table_of_contents(nodes: list[OutlineNode], lines: list[str]) -> set[int]:
     Repeated means at the same place in the tree, or with the same label and
     heading ("Chapter 1 - Technology Transfer" / "CHAPTER 1 - TECHNOLOGY TRANSFER").
     """
-    blocks = [i for i, n in enumerate(nodes) if n.mark.kind != "enum"]
+    blocks = [i for i, n in enumerate(nodes) if n.mark.kind not in ("enum", "path")]
     keys = {i: _block_key(nodes, i) for i in blocks}
     headings = {i: (keys[i][-1], nodes[i].mark.heading.casefold()) for i in blocks}
     last_key = {key: i for i, key in keys.items()}

@@ -40,6 +40,7 @@ from .context import structural_context
 from .convert import ConversionError, choose_title, convert_file, file_hash
 from .extract.document import extract_document
 from .failures import reason as _reason
+from .invisible import clean_text
 from .limits import Limits
 from .prepared import Prepared
 from .progress import is_large
@@ -155,8 +156,10 @@ class Reader:
         if self._known.get(item.source) == digest:
             post(Skipped(item.source, position))
             return
-        title = item.title or choose_title(item.text, None, item.source)
-        document = ConvertedDocument(item.source, title, item.text, digest, "text")
+        # Given chunks are substrings of the text as given: it is cleaned only without them.
+        text = item.text if item.chunks is not None else clean_text(item.text)
+        title = item.title or choose_title(text, None, item.source)
+        document = ConvertedDocument(item.source, title, text, digest, "text")
         given = None
         if item.chunks is not None:
             given = (list(item.chunks), list(item.chunk_ids) if item.chunk_ids else None)

@@ -13,10 +13,11 @@ is read again, but most of its chunks come out the same. Two things are re-used:
   of a previous chunk with the same content *and* the same structural context
   (title and parent chain): the chunk and its place are unchanged, only text
   elsewhere changed. Such a context may still mention that other text, so it is
-  not written to the cache under the new hash, and ``--force`` (which empties the
-  store) situates every chunk of an edited document afresh.
+  not written to the cache under the new hash, and ``--force`` (which rebuilds
+  the index) situates every chunk of an edited document afresh.
 
-``--force`` re-uses nothing: the store is empty when the documents are read.
+``--force`` re-uses nothing: every document is read and written again, into a new index
+(``Store.begin_rebuild``).
 """
 
 from __future__ import annotations

@@ -32,6 +32,8 @@ from .outline import OutlineNode, outline
 
 PREAMBLE_ID = "preamble"
 _LETTERED_ID = re.compile(r"section-[a-z]")
+_PARAGRAPH_STYLES = ("decimal", "rparen-arabic")
+"""Numbered paragraphs ("4.2", "1.", "21)"): outside any section they are sections."""
 CHAIN_HEAD = 2
 """Outermost headings a breadcrumb keeps (see :func:`bounded_chain`)."""
 CHAIN_TAIL = 10
@@ -61,6 +63,8 @@ class _Node:
     style: str = ""
     marked: bool = False
     """A heading the document marks as one (Markdown ``#``), not a numbered line in a body."""
+    fixed: bool = False
+    """``local_id`` is final (a rulebook's number, see :mod:`.rule_paths`): never qualified."""
 
 
 def find_headings(text: str) -> list[_Heading]:
@@ -164,6 +168,9 @@ def _outline_node(item: OutlineNode, heading_line: str, body: str, parent: int) 
         return _Node(
             mark.heading, heading_line, body, parent, "enum", mark.value.lower(), item.style
         )
+    if mark.kind == "path":
+        kind = mark.section_id.split("-")[0]
+        return _Node(mark.heading, heading_line, body, parent, kind, mark.section_id, fixed=True)
     local = mark.label.section_id() if mark.label else slugify(mark.heading)
     return _Node(mark.heading, heading_line, body, parent, mark.kind, local)
 
@@ -183,13 +190,15 @@ def _assign_ids(nodes: list[_Node]) -> list[str]:
     paragraphs), so an item of a numbered list before clause 1 ("1. Name") does
     not take ``section-1`` from it.
     """
-    counts = Counter(n.local_id for n in nodes if n.kind != "enum")
+    counts = Counter(n.local_id for n in nodes if n.kind != "enum" and not n.fixed)
     marked = Counter(n.local_id for n in nodes if n.kind != "enum" and n.marked)
     kept = {i for i, n in marked.items() if n == 1 and counts[i] > 1 and i != PREAMBLE_ID}
     ids: list[str] = [""] * len(nodes)
     used: set[str] = set(kept)
     for index, node in enumerate(nodes):
-        if node.kind != "enum":
+        if node.fixed:
+            ids[index] = _unique(node.local_id, used)
+        elif node.kind != "enum":
             parent_id = ids[node.parent] if node.parent is not None else None
             section_id = node.local_id
             repeated = counts[section_id] > 1 and not (node.marked and marked[section_id] == 1)
@@ -202,7 +211,7 @@ def _assign_ids(nodes: list[_Node]) -> list[str]:
     for index, node in enumerate(nodes):
         if node.kind == "enum":
             parent_id = ids[node.parent] if node.parent is not None else None
-            if parent_id in (None, PREAMBLE_ID) and node.style.startswith("decimal"):
+            if parent_id in (None, PREAMBLE_ID) and node.style.startswith(_PARAGRAPH_STYLES):
                 section_id = "section-" + node.local_id.replace(".", "-")
             else:
                 section_id = f"{parent_id or PREAMBLE_ID}-{node.local_id.rsplit('.', 1)[-1]}"

@@ -63,6 +63,8 @@ MIN_MARGIN = 2.0
 
 _WORD = re.compile(r"[a-z0-9]+")
 _THE_BEFORE = re.compile(r"\bthe\s+$", re.IGNORECASE)
+#: A decimal number right after a name: the "5.3.6" of "GEN 5.3.6".
+_DECIMAL_AFTER = re.compile(r"\s+\d+(?:\.\d+[A-Za-z]?)+\b")
 #: The word after a short name in the same noun phrase: after spaces or a hyphen, or as the
 #: first word of a bracket that glosses the name ("Apolipoprotein E4 (APOE4) allele").
 _NEXT_WORD = re.compile(r"[ \t-]*(?:\(\s*)?([A-Za-z][A-Za-z0-9]*)")
@@ -127,9 +129,12 @@ class Naming:
     """Where the query writes the names (as written only)."""
 
     def rest(self, query: str) -> str:
-        """The query without the names written in it: what it asks about those documents."""
+        """The query without the names written in it: what it asks about those documents.
+        A name written before a decimal number cites it, as rulebooks are cited: "GEN 5.3.6"
+        asks for section 5.3.6."""
         for start, end in sorted(self.spans, reverse=True):
-            query = query[:start] + " " + query[end:]
+            cites = _DECIMAL_AFTER.match(query, end) is not None
+            query = query[:start] + (" section " if cites else " ") + query[end:]
         return " ".join(query.split())
 
 
@@ -376,7 +381,8 @@ def _meant_as_names(query: str, spans: list[tuple[int, int, str]]) -> list[tuple
     return [
         span
         for span in spans
-        if _THE_BEFORE.search(query, 0, span[0]) and not _goes_on_as_a_term(query, span[1])
+        if (_THE_BEFORE.search(query, 0, span[0]) and not _goes_on_as_a_term(query, span[1]))
+        or _DECIMAL_AFTER.match(query, span[1])
     ]
 
 

@@ -38,6 +38,7 @@ from ..models import (
     StoredChunk,
 )
 from ..pipeline.extract.definitions import normalize_term
+from ..pipeline.invisible import clean_text
 from ..pipeline.numbering import find_citations
 from ..store.base import Store
 from .analyze import analyze, analyze_query, analyze_words
@@ -303,6 +304,7 @@ class Searcher:
     ) -> SearchResponse:
         if not query or not query.strip():
             raise InputError("the query is empty")
+        query = clean_text(query)
         if len(query) > settings.max_query_chars:
             raise InputError(
                 f"the query has {len(query):,} characters; the limit is "

@@ -16,7 +16,12 @@ Agreement" the document titled so. Three short forms are read from each document
   written in the query with at least two capitals ("DPA", "ToS");
 * an **identifier**: one or two words of letters followed by all the numbers after them
   ("FIPS 200", "SP 800-63B", "GPL 3.0"), in any case; the query's identifier must not go on
-  with more numbers ("SP 800-53" is not "SP 800-63B").
+  with more numbers ("SP 800-53" is not "SP 800-63B");
+* an **abbreviation**: the word in capitals a file name begins with, as rulebooks are filed
+  ("GEN" of ``GEN_VER08.181223.txt``, "FSMR" of ``FSMR (Consolidated_December 2023).txt``),
+  written in capitals in a citation: before a decimal number or a kind of section ("GEN 5.3.6",
+  "COBS Rule 3.5.5") or after "of" / "in" / "under" ("Rule 5.3.6 of GEN"). Elsewhere such a
+  word is more often a topic ("UAE", "API") than a name.
 
 A short name that several documents have names all of them.
 """
@@ -56,7 +61,7 @@ class ShortName:
     """Lower-cased tokens of the name."""
     source: str
     form: str
-    """"phrase", "acronym" or "identifier"."""
+    """"phrase", "acronym", "identifier" or "abbreviation"."""
 
     @property
     def key(self) -> str:
@@ -116,6 +121,8 @@ class ShortNames:
                     continue
                 if tuple(lowered[i:end]) != short.words:
                     continue
+                if short.form == "abbreviation" and not _in_citation(query, tokens, i, end):
+                    continue
                 if _written_as(short.form, [t.group() for t in tokens[i:end]]) and not (
                     short.form == "identifier" and _goes_on(query, tokens, end)
                 ):
@@ -133,7 +140,32 @@ def short_names(document: DocumentRecord, document_words: frozenset[str]) -> set
                 found.add(ShortName(run, document.source, "phrase"))
                 found |= {ShortName((a,), document.source, "acronym") for a in _acronyms(run)}
             found |= {ShortName(i, document.source, "identifier") for i in _identifiers(words)}
+    if abbreviation := _abbreviation(document.source):
+        found.add(ShortName((abbreviation.lower(),), document.source, "abbreviation"))
     return found
+
+
+_LEADING_CAPITALS = re.compile(r"^([A-Z]{2,6})(?=[ _.\-(])")
+#: Words that lead to an abbreviation after a citation: "Rule 5.3.6 of GEN".
+_CITING_BEFORE = frozenset({"of", "in", "under"})
+_DECIMAL = re.compile(r"\d+\.\d")
+
+
+def _abbreviation(source: str) -> str | None:
+    """The word in capitals a file name begins with ("GEN_VER08.181223.txt"), if any."""
+    match = _LEADING_CAPITALS.match(unquote(PurePosixPath(source).name))
+    return match[1] if match else None
+
+
+def _in_citation(query: str, tokens: Sequence[re.Match[str]], start: int, end: int) -> bool:
+    """The name at tokens ``start:end`` is written before a decimal number or a kind of
+    section ("GEN 5.3.6", "GEN Rule 5.3.6"; not "UAE 2020") or after "of"/"in"/"under"
+    ("Rule 5.3.6 of GEN")."""
+    if end < len(tokens):
+        following = tokens[end].group()
+        if following.lower() in KIND_ALIASES or _DECIMAL.match(query, tokens[end].start()):
+            return True
+    return start > 0 and tokens[start - 1].group().lower() in _CITING_BEFORE
 
 
 def _titles(document: DocumentRecord) -> list[str]:
@@ -248,6 +280,8 @@ def _written_as(form: str, written: Sequence[str]) -> bool:
         )
     if form == "acronym":
         return sum(c.isupper() for c in written[0]) >= 2
+    if form == "abbreviation":
+        return written[0].isupper()
     return True
 
 

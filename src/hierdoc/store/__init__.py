@@ -42,6 +42,9 @@ class StoreRequest:
     """Take the writer lock before writing anything and hold it until ``close``."""
     wait: bool = False
     """When another process holds the writer lock, wait for it instead of failing."""
+    create: bool = True
+    """Create the index when there is none; else no index there is a
+    :class:`NotFoundError` and nothing is created (a backend keeping no files may ignore it)."""
 
 
 StoreFactory = Callable[[StoreRequest], Store]

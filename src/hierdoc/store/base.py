@@ -219,6 +219,25 @@ class Store(Protocol):
         """Make every write visible to searches and durable in derived indexes."""
         ...
 
+    # rebuilds (``ingest --force``): readers see the old index whole until the swap
+
+    def begin_rebuild(self) -> bool:
+        """Under the writer lock, go on writing into a new, empty index (the meta and the
+        context cache kept) while readers go on seeing the live one. False when a rebuild
+        is under way already (opening with ``reset`` starts one), or when there is nothing
+        for readers to keep (the live index is empty)."""
+        ...
+
+    def publish_rebuild(self) -> None:
+        """Make the rebuild under way the live index, at once for every reader; nothing
+        when none is under way."""
+        ...
+
+    def abandon_rebuild(self) -> None:
+        """Drop the rebuild under way, writing to the live index again (closing the store
+        does this to a rebuild not published); nothing when none is under way."""
+        ...
+
     def refresh(self) -> None:
         """See writes made by another process since this store was opened."""
         ...

@@ -313,6 +313,46 @@ class StoreContract:
         assert filled.keyword_search(TEXT_ANALYZER.terms("escrow"), 10, None) == []
         assert filled.context_cache.get("m", "p1", "doc", "chunk") == "kept context"
 
+    def test_a_rebuild_is_seen_whole_once_published(self, request: pytest.FixtureRequest) -> None:
+        """Until :meth:`~Store.publish_rebuild`, another store sees every document of the
+        old index (a backend may show some in their new version); after it, exactly the
+        documents written since :meth:`~Store.begin_rebuild`. The context cache is kept."""
+        store: Store = request.getfixturevalue("store")
+        assert not store.begin_rebuild()  # an empty index: nothing for readers to keep
+        write_corpus(store, "a.md")
+        write_corpus(store, "b.md")
+        store.context_cache.put("m", "p1", "doc", "chunk", "kept context")
+        store.flush()
+        second = request.getfixturevalue("second_store") if self.SHARES_WRITES else None
+        funds = TEXT_ANALYZER.terms("funds")
+        with store.lock_writer():
+            assert store.begin_rebuild() and not store.begin_rebuild()
+            write_corpus(store, "b.md", "h2")
+            store.flush()
+            if second is not None:
+                second.refresh()
+                assert set(second.document_hashes()) == {"a.md", "b.md"}
+                assert "a.md#1" in _ids(second.keyword_search(funds, 10, None))
+            store.publish_rebuild()
+        for reader in [store] if second is None else [store, second]:
+            reader.refresh()
+            assert reader.document_hashes() == {"b.md": "h2"}
+            assert reader.keyword_search(funds, 10, None) == []
+            assert {h.chunk_id for h in reader.vector_search(_unit(1, 1, 1, 1), 10, None)} == {
+                c.chunk.chunk_id for c in corpus_chunks("b.md")
+            }
+            assert reader.context_cache.get("m", "p1", "doc", "chunk") == "kept context"
+
+    def test_an_abandoned_rebuild_leaves_every_document(self, filled: Store) -> None:
+        with filled.lock_writer():
+            assert filled.begin_rebuild()
+            write_corpus(filled, "b.md", "h2")
+            filled.abandon_rebuild()
+        assert set(filled.document_hashes()) == {"a.md", "b.md"}
+        assert "a.md#1" in _ids(filled.keyword_search(TEXT_ANALYZER.terms("funds"), 10, None))
+        filled.publish_rebuild()  # nothing under way: nothing happens
+        assert set(filled.document_hashes()) == {"a.md", "b.md"}
+
     def test_name_keys_are_stored_and_go_with_their_document(self, filled: Store) -> None:
         """The name keys of each document (search.names.name_keys) are looked up by kind
         and key, a new version's replace the old, and a deleted document's are gone."""

@@ -2,11 +2,22 @@
 
 Glossary lines count only in a definitions section (elsewhere "Note: ..." lines would be
 noise); a table counts in a definitions section, or anywhere under a header that names a
-term column and a definition/meaning column. Also only in a definitions section:
+term column and a definition/meaning column. Anywhere, by their shape:
+
+- a definition list (an HTML ``<dl>`` as markdownify writes it: ``Term`` then
+  ``:   definition``);
+- a cover page's key terms: a two-column table whose first cells are bold names
+  (``| **Governing Law** | The laws of the State of Delaware |``);
+- rows written as lines of text (``Term<TAB>Means ...``, a PDF's ``Term | ...``) under a
+  header line naming a term and a definition column.
+
+Also only in a definitions section:
 
 - a two-cell row as the PDF converter writes a table row, without outer bars
   (``Authenticator | Something the claimant possesses ...``), unless it spells out an
   acronym (``CIO | Chief Information Officer`` is an acronym list's, see :mod:`.acronyms`);
+- a standard's numbered entries: "3.2", its term, its definition in lower case (ISO's
+  terms and definitions clause), the number and term on one line or two;
 - a sub-heading that is only a short term, defined by the paragraph under it (a glossary
   whose terms are set on lines of their own, in bold, which the PDF converter reads as
   headings: ``#### Authenticator`` then ``Something the claimant possesses ...``).
@@ -24,6 +35,8 @@ from .definition_text import (
     clean_definition,
     collapse,
     trim,
+    unlink,
+    without_abbreviation,
     word_set,
 )
 from .layout import MARKER, item_start, paragraph_end, tables
@@ -42,6 +55,8 @@ _PRONOUNS = word_set("we you i they he she it this these our your")
 _NOT_GLOSSARY = word_set(
     "note notes example examples e.g see source nb important warning tip caution"
 )
+# words that open a source or a condition, not a term: "Per NISTIR 8062: ...", "In ...:"
+_LEADS = word_set("per in as for see under from according if when where")
 # labels of signature blocks and forms ("By: ____", "Name: ...") are not defined terms
 _FORM_LABELS = (
     word_set("by name title date signature sign signed its email e-mail telephone tel phone")
@@ -91,6 +106,10 @@ def _glossary_term_ok(text: str, term: str, line_start: int, prefix: str) -> boo
     words = term.casefold().split()
     if not words or len(words) > MAX_GLOSSARY_WORDS or _STRUCTURAL.match(term):
         return False
+    if words[0] in _LEADS or "[" in term:
+        return False  # "Per NISTIR 8062: Enabling ...", "Per [ISO 9241](#iso): Extent ..."
+    if words[0] in ("a", "an", "the") and len(words) > 1 and term.split()[1][:1].islower():
+        return False  # a sentence broken at a colon: "A specific kind of :term:`Wheel`"
     label = words[0] in _NOT_GLOSSARY and (len(words) == 1 or words[1].isdigit())
     if label or _VERB_WORDS.intersection(words) or " ".join(words) in _FORM_LABELS:
         return False
@@ -109,6 +128,7 @@ def table_definitions(marked: Unmarked, in_section: bool) -> Iterator[FoundDefin
         header = [collapse(cell).casefold().strip("*_ :") for cell, _ in rows[0]]
         columns = _table_columns(header, in_section)
         if columns is None:
+            yield from key_term_definitions(marked, rows)
             continue
         term_col, def_col = columns
         for row in rows[1:]:
@@ -189,13 +209,85 @@ def heading_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     heading = _TERM_HEADING.match(text)
     if heading is None:
         return
-    term = collapse(heading.group("term")).strip("\"'‘’“”`:")
+    term = without_abbreviation(collapse(heading.group("term")).strip("\"'‘’“”`:"))
     body = len(text) - len(text[heading.end() :].lstrip())
+    entry = _ENTRY_NUMBER.match(term)
+    if entry and text[body : body + 1].islower():
+        term = term[entry.end() :]  # "### 3.1 access control" / "means to ensure ..."
     if body >= len(text) or not _heading_term_ok(term) or item_start(text, body) is not None:
         return
     definition, end = clean_definition(marked, body, paragraph_end(text, body))
     if _reads_as_definition(definition):
         yield FoundDefinition(term, definition, heading.start("term"), end, "glossary")
+
+
+# --- 3.1 / term / definition (the terms and definitions of a standard) ----------------------
+
+# an entry's number ("3.1", "3.4.2"), alone on its line or before its term
+_ENTRY_NUMBER = re.compile(r"\d{1,2}(?:\.\d{1,3})+\.?[ \t]+(?=\S)|\d{1,2}(?:\.\d{1,3})+\.?[ \t]*\n")
+_ENTRY = re.compile(
+    r"^[ \t]*(?P<number>\d{1,2}(?:\.\d{1,3})+)\.?(?:[ \t]*\n[ \t]*|[ \t]+)"
+    r"(?P<term>[^\W\d_][^\n.;:,]{0,80}?)[ \t]*\n[ \t]*(?P<def>[^\W\d_A-Z])",
+    re.MULTILINE,
+)
+
+
+def entry_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
+    """Numbered entries of a standard's terms and definitions (ISO style): the entry's
+    number, its term (on the same line or the next), and on the next line its definition,
+    which opens in lower case ("3.2" / "attack" / "attempt to destroy, expose, ...")."""
+    text = marked.plain
+    for entry in _ENTRY.finditer(text):
+        term = collapse(entry.group("term"))
+        if len(term.split()) > MAX_TERM_WORDS or _VERB_WORDS.intersection(term.split()):
+            continue
+        def_start = entry.start("def")
+        definition, end = clean_definition(marked, def_start, paragraph_end(text, def_start))
+        if _reads_as_definition(definition):
+            yield FoundDefinition(term, definition, entry.start("term"), end, "glossary")
+
+
+# --- term / indented definition (RFC terminology, reST definition lists) ---------------------
+
+_INDENTED = re.compile(
+    r"(?:\A|(?<=\n\n))(?P<indent>[ \t]*)(?P<term>[^\s|#>:][^\n]{0,80}?)[ \t]*\n"
+    r"(?P<blank>[ \t]*\n)?(?P<inner>[ \t]+)(?=\S)"
+)
+
+
+def indented_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
+    """A term on a line of its own after a blank line, its definition on the lines below it
+    indented further (an RFC's terminology, a reStructuredText definition list)::
+
+           connection
+              A transport layer virtual circuit established between two programs ...
+    """
+    text = marked.plain
+    for match in _INDENTED.finditer(text):
+        indent, inner = len(match.group("indent")), len(match.group("inner"))
+        term = collapse(match.group("term")).strip("\"'‘’“”`*")
+        # a blank line after the term only where the term is indented too (a Sphinx glossary's
+        # source); an unindented line then an indented paragraph is a heading and its text
+        apart = bool(match.group("blank")) and indent == 0
+        if inner < indent + 2 or apart or not _heading_term_ok(term):
+            continue
+        start = match.end()
+        end = _indented_end(text, start, indent)
+        definition, end = clean_definition(marked, start, end)
+        if _reads_as_definition(definition):
+            yield FoundDefinition(term, definition, match.start("term"), end, "glossary")
+
+
+def _indented_end(text: str, start: int, indent: int) -> int:
+    """Where the lines indented deeper than ``indent`` end (blank lines between them kept)."""
+    end = text.find("\n", start)
+    while 0 <= end < len(text) - 1:
+        line_end = text.find("\n", end + 1)
+        line = text[end + 1 : line_end if line_end >= 0 else len(text)]
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            break
+        end = line_end
+    return len(text) if end < 0 else len(text[:end].rstrip())
 
 
 def _heading_term_ok(term: str) -> bool:
@@ -206,3 +298,249 @@ def _heading_term_ok(term: str) -> bool:
     if _LABEL.match(term) or _STRUCTURAL.match(term) or term[-1] in ".;,?!)":
         return False
     return not _VERB_WORDS.intersection(word.casefold() for word in words)
+
+
+# --- Term / :   definition (an HTML <dl>) ---------------------------------------------------
+
+# A definition list as markdownify writes an HTML <dl> (Pandoc's syntax): each <dt> on a line
+# of its own, its <dd> on the next line after ":   ", further paragraphs indented.
+_DD = re.compile(r"^:[ \t]+(?=\S)", re.MULTILINE)
+_DD_MORE = re.compile(r"(?:\n[ \t]*(?=\n)|\n(?: {4}|\t)[^\n]*)*")
+# a link to the term itself after its name, as Sphinx writes one: "Wheel[¶](#term-Wheel ...)"
+_SELF_LINK = re.compile(r"\s*\[[^\w\]]{1,2}\]\([^)\n]*\)\s*$")
+_ALIAS = re.compile(
+    r"\s+\((?:or|also|abbreviated)\s+[\"“‘']?(?P<alias>[^()\"“”‘’']{1,40}?)[\"”’']?\)$"
+)
+_DT_TERM = re.compile(r"[^\W_][\w\-’'./& ]*")
+
+
+def described_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
+    """The terms of a definition list (``Term`` then ``:   definition``), each defined by its
+    description; several terms on consecutive lines share the description below them."""
+    text = marked.plain
+    if "\n:" not in text:
+        return
+    for dd in _DD.finditer(text):
+        body_end = _description_end(text, dd.end())
+        definition = trim(collapse(unlink(text[dd.end() : body_end])))
+        if not _reads_as_definition(definition):
+            continue
+        for term, start in _dt_terms(text, dd.start()):
+            yield FoundDefinition(term, definition, start, body_end, "glossary")
+
+
+def _description_end(text: str, start: int) -> int:
+    """The end of a description: its first line and the indented lines after it."""
+    line_end = text.find("\n", start)
+    if line_end < 0:
+        return len(text)
+    more = _DD_MORE.match(text, line_end).end()
+    return line_end + len(text[line_end:more].rstrip())
+
+
+def _dt_terms(text: str, dd_start: int) -> Iterator[tuple[str, int]]:
+    """The terms on the lines just above a description, with their offsets. Terms sharing
+    one description may be a blank line apart (markdownify writes consecutive ``<dt>`` so):
+    a short line between blank lines, inside the list (a description above it)."""
+    end = dd_start - 1
+    found = False
+    while end > 0:
+        start = text.rfind("\n", 0, end) + 1
+        line = text[start:end]
+        if not line.strip() and found and _shares_description(text, start):
+            end = start - 1
+            continue
+        if not line.strip() or line.startswith((":", " ", "\t", "|", "#")):
+            return
+        names = list(_dt_names(line, start))
+        yield from names
+        found = bool(names)
+        end = start - 1
+
+
+def _shares_description(text: str, blank_start: int) -> bool:
+    """Whether the line above the blank line at ``blank_start`` is another term of the same
+    description: a term line, a blank line above it, and a description's line above that."""
+    lines = text[max(0, blank_start - 2000) : max(0, blank_start - 1)].split("\n")[-3:]
+    if len(lines) < 3 or lines[1].strip() or not lines[2].strip():
+        return False
+    described = lines[0].startswith((":", "    ", "\t"))
+    return described and any(True for _ in _dt_names(lines[2], 0))
+
+
+def _dt_names(line: str, offset: int) -> Iterator[tuple[str, int]]:
+    """A term line's name, and the alias in its closing parenthesis ("Source Distribution
+    (or "sdist")"); an acronym there ("decentralized identifier (DID)") is the acronyms'."""
+    name = without_abbreviation(unlink(_SELF_LINK.sub("", line)).strip())
+    alias = _ALIAS.search(name)
+    names = [name[: alias.start()], alias.group("alias")] if alias else [name]
+    for term in names:
+        term = collapse(term).strip("\"'‘’“”`*_ ")
+        if _DT_TERM.fullmatch(term) and len(term.split()) <= MAX_TERM_WORDS:
+            yield term, offset + max(0, line.find(term))
+
+
+# --- | Term | value | (the key terms of a cover page) --------------------------------------
+
+MIN_KEY_TERMS = 3
+MAX_KEY_LABEL_WORDS = 15
+# a bold term, and perhaps a short description after it (no sentence: "**Order Form** The key
+# terms of this Agreement are as follows:" introduces the rows below)
+_KEY_CELL = re.compile(r"\s*“(?P<term>[^“”]+)”\s*(?:[“]?(?P<label>[^“”()\n]*[^“”()\s.:;])[”]?\s*)?")
+
+
+def key_term_definitions(
+    marked: Unmarked, rows: list[list[tuple[str, int]]]
+) -> list[FoundDefinition]:
+    """A two-column table whose first cells name terms in bold, each with its value (a
+    contract's cover page: "**Governing Law** | The laws of the State of Delaware"); a
+    second bold run in the first cell describes the term ("**Effective Date** **The date the
+    Agreement starts**"). At least three such rows, and most rows with a value are such.
+    Trailing columns empty in every row (a layout's margin) do not count; an empty column
+    between two others is a signature block's spacer ("| Title |  | {title} |")."""
+    width = max(len(row) for row in rows)
+    while width > 2 and not any(len(r) >= width and r[width - 1][0].strip() for r in rows):
+        width -= 1
+    if width != 2 or any(len(row) < 2 for row in rows):
+        return []
+    rows = [row[:2] for row in rows]
+    valued = [row for row in rows if row[1][0].strip()]
+    found = [item for row in valued if (item := _key_term(marked, row)) is not None]
+    return found if len(found) >= MIN_KEY_TERMS and 2 * len(found) > len(valued) else []
+
+
+def _key_term(marked: Unmarked, row: list[tuple[str, int]]) -> FoundDefinition | None:
+    (cell, offset), (value, value_offset) = row
+    key = _KEY_CELL.fullmatch(marked.quoted, offset, offset + len(cell))
+    if key is None or key.start("term") - 1 not in marked.emphasised:
+        return None
+    term = collapse(key.group("term"))
+    label = key.group("label") or ""
+    if not _title_case(term) or len(label.split()) > MAX_KEY_LABEL_WORDS:
+        return None
+    definition = trim(collapse(marked.plain[value_offset : value_offset + len(value)]))
+    if label:
+        definition = f"{collapse(label)}: {definition}"
+    return FoundDefinition(term, definition, key.start("term"), value_offset + len(value), "table")
+
+
+def _title_case(term: str) -> bool:
+    """A name: a few words, each significant one capitalised, no sentence punctuation."""
+    words = term.split()
+    if not 0 < len(words) <= MAX_GLOSSARY_WORDS or term[-1] in ".:;,?!" or _STRUCTURAL.match(term):
+        return False
+    significant = [word for word in words if word.casefold() not in _SMALL_WORDS]
+    return bool(significant) and all(word[0].isupper() or word[0].isdigit() for word in significant)
+
+
+# --- Term<TAB>Definition (a plain-text table under a header naming its columns) -------------
+
+MAX_COLUMN_TERM_WORDS = 15
+# a cell boundary: a tab, or " | " as the PDF converter writes a row
+_CELL_BREAK = re.compile(r"[ \t]*(?:\t|[ \t]\|[ \t])[ \t]*")
+# a rule or paragraph number opening a line: "A8.2.1", "1.2.1.Guidance.4.", "12."
+_NUMBER_LABEL = re.compile(
+    r"[ \t]*(?:\d+(?:\.\w+)*|[A-Z]{1,3}\d+(?:\.\w+)+)\.?(?:\t|[ \t]*$)"  # not "C1", "2U"
+)
+_ROW_VERB = re.compile(r"(?i)(?:(?P<means>means|shall\s+mean)\b[ \t:,]*|(?P<has>has)\s+(?=the\s))")
+
+
+def column_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
+    """Rows of a two-column table written as lines of text (cells split by a tab or " | "),
+    under a header that names a term column and a definition column ("Defined Terms<TAB>
+    Definitions"); a line that is not a row (a lettered point, a wrapped line) continues
+    the definition above it. A blank line ends the table unless a row follows it."""
+    text = marked.plain
+    position = 0
+    while (header := _column_header(text, position)) is not None:
+        rows = list(_column_rows(text, header))
+        for row in rows:
+            found = _column_row(marked, *row)
+            if found is not None:
+                yield found
+        position = rows[-1][2] if rows else header
+
+
+def _column_header(text: str, position: int) -> int | None:
+    """The end of the next header line from ``position``, if any."""
+    header = _COLUMN_HEADER.search(text, position)
+    return header.end() if header else None
+
+
+def _names(headers: frozenset[str]) -> str:
+    return "|".join(re.escape(name).replace(r"\ ", r"\s+") for name in sorted(headers))
+
+
+_COLUMN_HEADER = re.compile(
+    rf"(?im)^[ \t]*[*_]*(?:{_names(_TERM_HEADERS | {'defined terms'})})[*_]*[ \t]*"
+    rf"(?:\t|[ \t]\|[ \t])[ \t]*[*_]*(?:{_names(_DEF_HEADERS)})[*_ \t:]*$"
+)
+
+
+def _column_rows(text: str, start: int) -> Iterator[tuple[int, int, int]]:
+    """(term start, definition start, row end) of each row after a header ending at ``start``."""
+    row: list[int] | None = None
+    blank = False
+    for line in re.finditer(r"^[^\n]*$", text[start + 1 :], re.MULTILINE):
+        begin, content = start + 1 + line.start(), line.group()
+        cells = _CELL_BREAK.search(content.strip())
+        lead = len(content) - len(content.lstrip())
+        if _NUMBER_LABEL.match(content):
+            break  # the next rule ("A8.2.1<TAB>An Insurer must ..."): the table has ended
+        alone = _term_alone(text, begin, content)
+        if (cells and _column_term_ok(content.strip()[: cells.start()])) or alone:
+            if row:
+                yield row[0], row[1], row[2]
+            definition = begin + len(content) + 2 if alone else begin + lead + cells.end()
+            row = [begin + lead, definition, begin + len(content.rstrip())]
+        elif not content.strip():
+            blank = True
+            continue
+        elif row is None or (blank and not _continues(content)):
+            break
+        else:
+            row[2] = begin + len(content.rstrip())
+        blank = False
+    if row:
+        yield row[0], row[1], row[2]
+
+
+def _term_alone(text: str, begin: int, content: str) -> bool:
+    """A term on a line of its own whose definition opens the next line after a tab (an
+    empty first cell): "Payment Service Provider" then "<TAB>Has the meaning given ..."."""
+    after = begin + len(content) + 1
+    return (
+        "\t" not in content
+        and _column_term_ok(content.strip())
+        and text.startswith("\t", after)
+        and not text[after + 1 : after + 2].isspace()
+    )
+
+
+def _continues(line: str) -> bool:
+    """After a blank line, what still belongs to the row above: a point ("(a) in relation
+    to ...") or a line in lower case (a definition broken by a page)."""
+    return bool(MARKER.match(line)) or line.lstrip()[:1].islower()
+
+
+def _column_term_ok(term: str) -> bool:
+    words = term.split()
+    if not words or len(words) > MAX_COLUMN_TERM_WORDS or not term[0].isalnum():
+        return False
+    return not MARKER.fullmatch(term) and not _STRUCTURAL.match(term) and term[-1] not in ":;,"
+
+
+def _column_row(
+    marked: Unmarked, term_start: int, def_start: int, end: int
+) -> FoundDefinition | None:
+    """The row's definition; none for an acronym's long form alone ("CIO | Chief Information
+    Officer", an acronym list's), unless the row says it "means" it."""
+    text = marked.plain
+    term = collapse(_CELL_BREAK.split(text[term_start:def_start])[0]).strip("\"'‘’“”`")
+    term = without_abbreviation(term)
+    verb = _ROW_VERB.match(text, def_start)
+    style = "pointer" if verb and verb.group("has") else "table"
+    definition, end = clean_definition(marked, verb.end() if verb else def_start, end)
+    if not definition or (verb is None and _spelled_out(term, definition)):
+        return None
+    return FoundDefinition(term, definition, term_start, end, style)

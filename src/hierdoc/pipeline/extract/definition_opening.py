@@ -121,6 +121,23 @@ def opening_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     yield from _aliases(marked, match, definition, end)
 
 
+# where a paragraph or a list item opens: the text's start, a blank line, a list marker
+_PARAGRAPH_OPENING = re.compile(
+    r"(?:\A|\n[ \t]*\n|^[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+)[ \t]*", re.M
+)
+
+
+def prose_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
+    """In a definitions section, paragraphs that open by saying what a term is ("Relying
+    parties are entities that ...", "An authenticator is a means ..."): the subject is the
+    term, what follows the verb its definition."""
+    text = marked.plain
+    for opening in _PARAGRAPH_OPENING.finditer(text):
+        match = _OPENING.match(text, opening.end())
+        if match is not None and _plain_subject(match.group("subject")):
+            yield from _found(marked, match, len(text))
+
+
 def footnote_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     """Sentences of footnotes that say what something is ("8 MCAS is a function of the Speed
     Trim System ...", "... . An airspeed disagree alert, or ‘‘IAS DISAGREE’’ on the 737 MAX,

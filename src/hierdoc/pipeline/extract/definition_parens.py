@@ -15,8 +15,8 @@ gives something:
    of a finite verb or a bare "that date";
 3. a party of a preamble named by its appositive ("SUN PHARMA LTD., a company registered
    in India, ... (the “Party”)");
-4. for "(collectively, ...)": the list it sums up, else the noun phrase before it, else
-   the whole sentence;
+4. for "(collectively, ...)" / "(together, ...)": the list it sums up, else the noun
+   phrase before it, else the whole sentence;
 5. the whole sentence when the parenthesis closes a numbered or lettered item that
    defines nothing else ("(c) adequate, relevant and limited to what is necessary ...
    (‘data minimisation’);");
@@ -50,6 +50,14 @@ _LEAD_WORDS = word_set(
     " also referred to as called known the a an and or and/or respectively severally singly"
     " any one of them"
 )
+# a name with its own kin: "CEDC or any of its Subsidiaries", "the Company and its Affiliates"
+_WITH_ITS = re.compile(
+    r"(?:\b(?:the|The)\s+)?\b[A-Z][\w.&'’-]*(?:,?\s+[A-Z][\w.&'’-]*)*,?\s+(?:and|or|and/or)\s+"
+    r"(?:any\s+of\s+|each\s+of\s+|all\s+of\s+)?(?:its|their|his|her)\s+(?:[\w-]+\s+){0,2}[\w-]+"
+    r"\s*$"
+)
+# "(collectively, the “Parties”)", "(together, “Securities”)": a name for a group or a list
+_COLLECTIVE = re.compile(r"(?i)\b(?:collectively|together|jointly)\b")
 _UNQUOTED = re.compile(
     r"^\s*(?:hereinafter\s*,?\s*(?:(?:referred\s+to\s+as|called)\s+)?|(?:referred\s+to\s+as|called)\s+)"
     r"(?:the\s+)?(?P<term>[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*){0,4})\s*$"
@@ -99,7 +107,7 @@ def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
         terms = _named_terms(match)
         if not terms:
             continue
-        collective = "collectively" in match.group("body").casefold()
+        collective = bool(_COLLECTIVE.search(match.group("body")))
         before = _text_before(marked.plain, match.start(), not collective)
         closes_item = _closes_item(marked.quoted, match.start(), match.end())
         relative = _RELATIVE.match(marked.plain, match.end())
@@ -195,7 +203,9 @@ def named_thing(before: str, term: str, closes_item: bool, collective: bool = Fa
     if party:
         return party
     if collective:
-        named = _listed(_last_clause(words)) or _without_conjunction(_noun_phrase_before(before))
+        group = _WITH_ITS.search(before)
+        named = group.group().rstrip() if group else _listed(_last_clause(words))
+        named = named or _without_conjunction(_noun_phrase_before(before))
         if named:
             return named
     # "1. 'personal data' means any information relating to ... person ('data subject');"

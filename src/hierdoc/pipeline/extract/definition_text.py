@@ -9,8 +9,13 @@ from .definition_markup import Unmarked
 
 MAX_TERM_WORDS = 8
 
+# a Markdown link, read as its text: "grant [access](#access)" is "grant access"
+_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
+# an abbreviation in parentheses after a term's name: "Relying Party (RP)", "Identity
+# Provider (IdP)": the acronyms' to link, not part of the term
+_ABBREVIATED = re.compile(r"\s+\([^\s()]{1,20}\)$")
 _TRAILING = re.compile(r"(?:\s*[;,]\s*(?:and|or))?\s*[;,]?\s*$")
-_FINAL_STOP = re.compile(r"(?<=[\w)\"”’])\s*\.$")
+_FINAL_STOP = re.compile(r"(?<=[\w)\"”’}])\s*\.$")
 # a full stop that ends an abbreviation ("U.S.", "Inc.", "et seq.") stays
 _ABBREVIATION = re.compile(r"(?:\b[A-Za-z]\.)+$|\b(?:Inc|Ltd|Co|Corp|etc|seq|No)\.$|\b[A-Z]\.$")
 
@@ -43,7 +48,17 @@ def clean_definition(marked: Unmarked, start: int, end: int) -> tuple[str, int]:
     """The definition between two offsets, without markup, a trailing "; and" / ";" / "."
     (an item separator), and the offset where it ends."""
     raw = trim(marked.plain[start:end])
-    return collapse(raw), start + len(raw)
+    return collapse(unlink(raw)), start + len(raw)
+
+
+def unlink(text: str) -> str:
+    """Markdown links replaced by their text."""
+    return _LINK.sub(r"\1", text) if "](" in text else text
+
+
+def without_abbreviation(term: str) -> str:
+    """A term's name without the abbreviation in parentheses after it."""
+    return _ABBREVIATED.sub("", term)
 
 
 def trim(raw: str) -> str:

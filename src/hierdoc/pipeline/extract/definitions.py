@@ -12,16 +12,22 @@ Six styles are recognised:
 - ``pointer``: ``"X" has the meaning given in Section 3.2`` / ``shall have the meaning set
   forth in ...``: the definition is elsewhere (:mod:`.definition_pointers` resolves it);
 - ``parenthetical``: ``the Receiving Party (the "Recipient")``, ``(hereinafter "the
-  Agreement")``, ``(‘data subject’)`` (:mod:`.definition_parens`);
+  Agreement")``, ``(‘data subject’)``, ``(together, the "Parties")``
+  (:mod:`.definition_parens`);
 - ``glossary``: ``Term: definition`` / ``Term — definition`` lines, only in a definitions
-  section (elsewhere "Note: ..." lines would be noise);
+  section (elsewhere "Note: ..." lines would be noise); the terms of a definition list (an
+  HTML ``<dl>``, ``Term`` then ``:   definition``), anywhere; in a definitions section, a
+  standard's numbered entries ("3.2" / "attack" / "attempt to destroy, ...");
 - ``table``: Markdown ``| Term | Definition |`` rows, in a definitions section or under a
-  header that names a term and a definition/meaning column, and a PDF's ``Term | Definition``
-  rows in a definitions section (:mod:`.definition_lists`); also ``glossary``: a glossary's
-  sub-heading that is only a term, defined by the paragraph under it;
+  header that names a term and a definition/meaning column; rows written as text (cells
+  split by a tab or " | ") under such a header, or in a definitions section; a cover
+  page's key terms (``| **Governing Law** | The laws of ... |``) (:mod:`.definition_lists`);
+  also ``glossary``: a glossary's sub-heading that is only a term, defined by the paragraph
+  under it;
 - ``opening``: the opening sentence of a section defining what its heading names ("5.1.1
   Memorized Secrets" / "A Memorized Secret authenticator ... is a secret value ...",
-  :mod:`.definition_opening`).
+  :mod:`.definition_opening`); in a definitions section, any paragraph opening with what
+  its subject is ("Relying parties are entities that ...").
 
 A term may be quoted, emphasised or both (``**"Term"**``, ``"**Term**"``, ``*Term*``,
 ``<u>Term</u>``): :mod:`.definition_markup` reads emphasis as quotes. Where an item or
@@ -38,12 +44,21 @@ from collections.abc import Iterator
 
 from .definition_lists import (
     bare_row_definitions,
+    column_definitions,
+    described_definitions,
+    entry_definitions,
     glossary_definitions,
     heading_definitions,
+    indented_definitions,
     table_definitions,
 )
 from .definition_markup import QTERM, QTERM_ANON, QUOTED_TERM, Unmarked, term_at, unmark
-from .definition_opening import footnote_definitions, opening_definitions, purpose_definitions
+from .definition_opening import (
+    footnote_definitions,
+    opening_definitions,
+    prose_definitions,
+    purpose_definitions,
+)
 from .definition_parens import parenthetical_definitions
 from .definition_text import (
     MAX_TERM_WORDS,
@@ -144,6 +159,7 @@ _INLINE_ITEM = re.compile(
 _PART_LABEL = re.compile(
     r"(?i)^\s*(?:#+\s*)?(?:appendix|annex|schedule|exhibit|part|chapter)\s+[\w.]{1,6}\s*$"
 )
+_RULE = re.compile(r"[ \t]*([=\-~*#^+_])\1{2,}[ \t]*$")
 _UNQUOTED = re.compile(
     r"^(?P<prefix>" + MARKER.pattern + r"[ \t]+)"
     r"(?P<term>[A-Za-z][\w\-/&]*(?:['’]s)?(?:[ \t]+\w[\w\-/&]*(?:['’]s)?){0,5}?)"
@@ -169,7 +185,8 @@ _DEF_HEADING = re.compile(
 )
 _HEADING_NUMBER = re.compile(
     r"^(?:#+\s*)?(?:(?:section|sec|article|art|chapter|ch|part|clause|schedule|annex|appendix"
-    r"|title|rule|§+)\.?\s*)?(?:\d+[a-z]?(?:[.\-]\d+)*|[ivxlc]+|[a-z])?(?=[\s.:)\-–—]|$)"
+    r"|title|rule|§+)\.?\s*)?(?:(?:\d+[a-z]?|[a-z])(?:[.\-]\d+)+|\d+[a-z]?|[ivxlc]+|[a-z])?"
+    r"(?=[\s.:)\-–—]|$)"
     r"[\s.:)\-–—]*"
 )
 
@@ -211,21 +228,42 @@ def find_definitions(text: str, in_definitions_section: bool = False) -> list[Fo
         if not any(start <= item.start < end for (start, end), _ in means)
     ]
     extra = list(table_definitions(marked, in_definitions_section))
-    extra += opening_definitions(marked)
+    extra += described_definitions(marked)
+    headed = _section_definitions(marked, text) if in_definitions_section else []
+    # "#### Passphrase" / "A passphrase is ...": the heading's term, defined once
+    heads = [(item.start, item.end) for item in headed if item.style == "glossary"]
+    extra += [item for item in opening_definitions(marked) if not _overlaps(item, heads)]
     extra += footnote_definitions(marked)
     extra += purpose_definitions(marked)
-    if in_definitions_section:
-        extra = list(glossary_definitions(marked)) + extra + list(bare_row_definitions(marked))
-        if not is_definitions_heading(text.split("\n", 1)[0]):
-            extra += heading_definitions(marked)
+    extra += headed
     found += [item for item in extra if not _overlaps(item, spans)]
+    # a row keeps the "means" its definition holds ('Relevant Provisions | Means, in relation
+    # to COBS, "relevant provisions" means ...')
+    found += column_definitions(marked)
     return _dedupe(found)
+
+
+def _section_definitions(marked: Unmarked, text: str) -> list[FoundDefinition]:
+    """The layouts read only in a definitions section: glossary lines, bare table rows, a
+    sub-heading naming a term, paragraphs opening with what a term is (not the one under a
+    term's heading: "#### Passphrase" / "A passphrase is ..." defines the heading's term)."""
+    found = list(glossary_definitions(marked)) + list(bare_row_definitions(marked))
+    found += entry_definitions(marked)
+    found += indented_definitions(marked)
+    headed = (
+        [] if is_definitions_heading(text.split("\n", 1)[0]) else list(heading_definitions(marked))
+    )
+    found += headed
+    spans = [(item.start, item.end) for item in headed]
+    return found + [item for item in prose_definitions(marked) if not _overlaps(item, spans)]
 
 
 def _titled_definitions(text: str) -> bool:
     """Whether one of the first lines is a definitions title ("APPENDIX A" then "TERMS AND
-    DEFINITIONS" in a PDF whose second line the outline did not take as a heading)."""
-    lines = [line for line in text[:400].splitlines() if line.strip()][:2]
+    DEFINITIONS" in a PDF whose second line the outline did not take as a heading); a
+    title's over- and underlines ("========", reStructuredText's) are no lines."""
+    lines = [line for line in text[:400].splitlines() if line.strip() and not _RULE.match(line)]
+    lines = lines[:2]
     if lines and _PART_LABEL.match(lines[0]):
         lines = lines[1:]
     return bool(lines) and len(lines[0]) < 60 and is_definitions_heading(lines[0])
@@ -262,8 +300,7 @@ def _means_definitions(
         for match in _UNQUOTED.finditer(text):
             overlap = any(a < match.end() and match.start() < b for a, b in quoted)
             if _valid_unquoted(match.group("term")) and not overlap:
-                terms = [(match.group("term"), match.start("term"))]
-                matches.append((match.start("term"), match.end(), terms))
+                matches.append((match.start("term"), match.end(), _unquoted_terms(match)))
     matches.sort()
     for index, (start, def_start, terms) in enumerate(matches):
         limit = _next_start(text, matches, index)
@@ -366,6 +403,16 @@ def _windowed(
             if match.start() not in seen and match.start() <= hit.start():
                 seen.add(match.start())
                 yield match
+
+
+def _unquoted_terms(match: re.Match[str]) -> list[tuple[str, int]]:
+    """The term, or the two a plural verb defines: "(j) Depository institution and
+    institution mean an institution defined in ..."."""
+    term, start = match.group("term"), match.start("term")
+    joined = re.fullmatch(r"(.+?)\s+and\s+(.+)", term)
+    if joined and re.match(r"mean\b|(?:shall|will)\s+mean\b", match.group("verb")):
+        return [(joined.group(1), start), (joined.group(2), start + joined.start(2))]
+    return [(term, start)]
 
 
 def _valid_unquoted(term: str) -> bool:

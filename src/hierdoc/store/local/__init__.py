@@ -26,6 +26,7 @@ def open_local(request: StoreRequest) -> LocalStore:
         read_only=request.read_only,
         hold_writer=request.hold_writer,
         wait=request.wait,
+        create=request.create,
     )
 
 

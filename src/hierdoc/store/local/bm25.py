@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -134,8 +134,9 @@ class Bm25Index:
         """See commits made by another process (a running server after ``hierdoc ingest``)."""
         if self.directory is None:
             return
+        generation = self._read_generation()  # read first: the reloaded data is as new or newer
         self._live_index().reload()
-        self._generation = self._read_generation()
+        self._generation = generation
 
     def _read_generation(self) -> int | None:
         if self.directory is None:
@@ -262,28 +263,57 @@ class Bm25Index:
     def count(self) -> int:
         return self._live_index().searcher().num_docs
 
-    def doc_freq(self, terms: list[str]) -> dict[str, int]:
+    def doc_freq(self, terms: list[str], without: Sequence[str] = ()) -> dict[str, int]:
+        """How many documents hold each term (those of the sources ``without`` left out)."""
         searcher = self._live_index().searcher()
-        return {term: searcher.doc_freq("body", term) for term in terms}
+        if not without:
+            return {term: searcher.doc_freq("body", term) for term in terms}
+        return {
+            term: searcher.search(
+                self._without(Query.term_query(self._schema, "body", term), without),
+                limit=1,
+                count=True,
+            ).count
+            for term in terms
+        }
 
-    def search(self, terms: list[str], k: int, filt: SearchFilter | None = None) -> list[Hit]:
-        """BM25-ranked chunks holding any of ``terms``, best first."""
+    def search(
+        self,
+        terms: list[str],
+        k: int,
+        filt: SearchFilter | None = None,
+        without: Sequence[str] = (),
+    ) -> list[Hit]:
+        """BM25-ranked chunks holding any of ``terms``, best first (none of the sources
+        ``without``)."""
         if k <= 0 or not terms:
             return []
         clauses = [(Occur.Should, Query.term_query(self._schema, "body", t)) for t in terms]
-        return self._run(self._live_index().searcher(), Query.boolean_query(clauses), k, filt)
+        query = self._without(Query.boolean_query(clauses), without)
+        return self._run(self._live_index().searcher(), query, k, filt)
 
     def phrase_search(
-        self, words: list[str], k: int, filt: SearchFilter | None = None
+        self,
+        words: list[str],
+        k: int,
+        filt: SearchFilter | None = None,
+        without: Sequence[str] = (),
     ) -> list[Hit]:
-        """Chunks containing ``words`` consecutively (unstemmed)."""
+        """Chunks containing ``words`` consecutively (unstemmed; none of the sources
+        ``without``)."""
         if k <= 0 or not words:
             return []
         if len(words) == 1:
             query = Query.term_query(self._schema, "words", words[0])
         else:
             query = Query.phrase_query(self._schema, "words", words)
-        return self._run(self._live_index().searcher(), query, k, filt)
+        return self._run(self._live_index().searcher(), self._without(query, without), k, filt)
+
+    def _without(self, query: Query, sources: Sequence[str]) -> Query:
+        if not sources:
+            return query
+        excluded = Query.term_set_query(self._schema, "source", list(sources))
+        return Query.boolean_query([(Occur.Must, query), (Occur.MustNot, excluded)])
 
     def _run(
         self, searcher: tantivy.Searcher, query: Query, k: int, filt: SearchFilter | None

@@ -13,7 +13,10 @@ are derived from it, so damage to them is repaired by rebuilding them from it.
   them: opening the index is then a :class:`DamagedIndexError` (:func:`records_missing`),
   and nothing is wiped unless asked (``--force``).
 - :func:`full_check` (``hierdoc check``) reads everything: SQLite's
-  ``PRAGMA integrity_check``, every BM25 document and every vector, against SQLite.
+  ``PRAGMA integrity_check``, then every value a search reads from SQLite (text decodes
+  as UTF-8, JSON fields parse, offsets lie within their chunk: :func:`records_findings`,
+  which ``integrity_check`` does not look at), every BM25 document and every vector,
+  against SQLite. Damage to the records cannot be repaired from the derived files.
 
 The functions take paths and arrays, not store objects, so that a change of the vector
 storage format only changes what is passed in.
@@ -32,7 +35,9 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import NotFoundError, StoreError
+from ...errors import NotFoundError
+from .connection import DamagedIndexError, damage
+from .records_check import record_problems
 from .schema import stored_chunk_total
 
 BM25_STATE_FILE = "hierdoc-bm25.json"
@@ -43,10 +48,6 @@ FULL_CHECK_BYTES = 64 << 20
 #: BM25 files up to this size are checksummed whole; bigger ones by samples (tantivy's
 #: files are many: at 1M chunks, 79 files of 856 MB, 350 MB of them under 64 MB).
 BM25_WHOLE_BYTES = 4 << 20
-
-
-class DamagedIndexError(StoreError):
-    """The index's records are damaged or missing and cannot be rebuilt from what is left."""
 
 
 @dataclass
@@ -201,10 +202,8 @@ def full_check(directory: Path, records_file: str, bm25_reader: Any) -> CheckRep
         return report
     db = _read_only(directory, records_file)
     try:
-        integrity = [row[0] for row in db.execute("PRAGMA integrity_check")]
-        if integrity != ["ok"]:
-            problem = "integrity_check: " + "; ".join(integrity[:3])
-            report.findings.append(Finding("records", problem, repairable=False))
+        report.findings += _records_damage(db, report)
+        if report.findings:
             return report
         generation = int(_meta(db, "generation") or 0)
         chunk_ids = [row[0] for row in db.execute("SELECT chunk_id FROM chunks")]
@@ -218,6 +217,24 @@ def full_check(directory: Path, records_file: str, bm25_reader: Any) -> CheckRep
     finally:
         db.close()
     return report
+
+
+def _records_damage(db: sqlite3.Connection, report: CheckReport) -> list[Finding]:
+    """SQLite's integrity check, then every value a search reads (counting the chunks)."""
+    try:
+        integrity = [row[0] for row in db.execute("PRAGMA integrity_check")]
+        if integrity != ["ok"]:
+            problem = "integrity_check: " + "; ".join(integrity[:3])
+            return [Finding("records", problem, repairable=False)]
+        report.chunks = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        return records_findings(db)
+    except sqlite3.DatabaseError as error:
+        return [Finding("records", damage(error) or f"unreadable ({error})", repairable=False)]
+
+
+def records_findings(db: sqlite3.Connection) -> list[Finding]:
+    """What in the records a search would fail on or misread (:mod:`.records_check`)."""
+    return [Finding("records", problem, repairable=False) for problem in record_problems(db)]
 
 
 def _read_only(directory: Path, records_file: str) -> sqlite3.Connection:

@@ -32,6 +32,8 @@ from ...models import (
 )
 from ...pipeline.extract.definitions import normalize_term
 from ..section_spans import section_rows
+from .changes import changed_since, changes_ready, forget_changes, record_changes, start_changes
+from .connection import RecordConnection
 from .contexts import ContextRows
 from .names import fill_names, insert_names, lookup_names, names_current
 from .schema import (
@@ -79,11 +81,22 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
     open its WAL side files (a read-only mount, where nobody can write either)."""
     uri = path.resolve().as_uri()
     try:
-        db = sqlite3.connect(f"{uri}?mode=ro", uri=True, check_same_thread=False)
+        db = sqlite3.connect(
+            f"{uri}?mode=ro", uri=True, check_same_thread=False, factory=RecordConnection
+        )
         db.execute("SELECT count(*) FROM sqlite_master").fetchone()
         return db
     except sqlite3.OperationalError:
-        return sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False)
+        return sqlite3.connect(
+            f"{uri}?immutable=1", uri=True, check_same_thread=False, factory=RecordConnection
+        )
+
+
+def _copy_contexts(db: sqlite3.Connection) -> None:
+    db.execute(
+        "INSERT OR REPLACE INTO contexts SELECT model, prompt_version, document_hash, "
+        "chunk_hash, context, created_at FROM other.contexts"
+    )
 
 
 class RecordStore(ContextRows):
@@ -96,7 +109,7 @@ class RecordStore(ContextRows):
             self._db = _connect_read_only(path)
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(path, check_same_thread=False)
+            self._db = sqlite3.connect(path, check_same_thread=False, factory=RecordConnection)
         self._db.isolation_level = None
         self._lock = threading.RLock()
         self._db.execute("PRAGMA foreign_keys=ON")
@@ -128,6 +141,7 @@ class RecordStore(ContextRows):
                 and columns
                 and names_current(self._db)
                 and stored_chunk_total(self._db) is not None
+                and changes_ready(self._db)
             )
 
     def set_up(self) -> None:
@@ -156,6 +170,8 @@ class RecordStore(ContextRows):
         with self.transaction() as db:
             if stored_chunk_total(db) is None:
                 fill_chunk_total(db)  # a file written before the triggers kept it
+            if not changes_ready(db):
+                start_changes(db)  # a new file, or one written before the changes were kept
         self._check_schema()
 
     def _compact(self) -> None:
@@ -235,6 +251,27 @@ class RecordStore(ContextRows):
             "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
         )
 
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Read in one transaction: every statement sees the same committed state."""
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                yield
+            finally:
+                self._db.execute("COMMIT")
+
+    def changed_since(self, generation: int) -> set[str] | None:
+        """The sources written or deleted after ``generation`` (see :mod:`.changes`); None
+        when that is no longer known."""
+        with self._lock:
+            return changed_since(self._db, generation)
+
+    def forget_changes(self, generation: int) -> None:
+        """The BM25 index on disk holds everything up to ``generation`` (a writer)."""
+        with self.transaction() as db:
+            forget_changes(db, generation)
+
     def document_hashes(self) -> dict[str, str]:
         with self._lock:
             rows = self._db.execute("SELECT source, content_hash FROM documents").fetchall()
@@ -292,6 +329,7 @@ class RecordStore(ContextRows):
             self._write_extraction(db, extraction)
             insert_names(db, [document])
             self._bump(db)
+            record_changes(db, [document.source])
 
     @staticmethod
     def _write_extraction(db: sqlite3.Connection, extraction: Extraction) -> None:
@@ -337,13 +375,60 @@ class RecordStore(ContextRows):
 
     def delete_documents(self, sources: Iterable[str]) -> None:
         with self.transaction() as db:
+            sources = list(sources)
             db.executemany("DELETE FROM documents WHERE source = ?", [(s,) for s in sources])
             self._bump(db)
+            record_changes(db, sources)
+
+    @contextmanager
+    def _with(self, other: Path) -> Iterator[sqlite3.Connection]:
+        """A transaction in which the record file at ``other`` is attached as ``other``."""
+        with self._lock:
+            self._db.execute("ATTACH DATABASE ? AS other", (str(other),))
+            try:
+                with self.transaction() as db:
+                    yield db
+            finally:
+                self._db.execute("DETACH DATABASE other")
+
+    def carry_over(self, previous: Path, keys: Sequence[str], generation: int) -> None:
+        """Copy into this new file the context cache and the meta ``keys`` of the record file
+        at ``previous``, and start its generation at ``generation`` (a rebuild beside it)."""
+        with self._with(previous) as db:
+            _copy_contexts(db)
+            marks = ",".join("?" * len(keys))
+            db.execute(
+                "INSERT OR REPLACE INTO meta SELECT key, value FROM other.meta "
+                f"WHERE key IN ({marks})",
+                list(keys),
+            )
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (str(generation),))
+
+    def keep_contexts(self, build: Path) -> None:
+        """Copy in the contexts cached in the record file at ``build``: a rebuild that was
+        dropped keeps what its LLM calls paid for."""
+        with self._with(build) as db:
+            _copy_contexts(db)
+
+    def advance_generation(self, past: int) -> None:
+        """Move the generation beyond ``past`` when it is not already."""
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE meta SET value = ? WHERE key = 'generation' "
+                "AND CAST(value AS INTEGER) <= ?",
+                (str(past + 1), past),
+            )
+
+    def checkpoint(self) -> None:
+        """Copy the write-ahead log into the file and sync it (before the file goes live)."""
+        with self._lock:
+            self._db.execute("PRAGMA wal_checkpoint(FULL)").fetchone()
 
     def clear(self) -> None:
         with self.transaction() as db:
             db.execute("DELETE FROM documents")
             self._bump(db)
+            start_changes(db)  # nothing is left for the changes to name
 
     def chunks(self, chunk_ids: Sequence[str]) -> dict[str, StoredChunk]:
         found: dict[str, StoredChunk] = {}

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from ...errors import StoreError
 from ...models import Chunk, DocumentRecord, StoredChunk
 from ...pipeline.extract.acronyms import normalize_acronym, normalize_phrase
+from .connection import stored_json
 from .sections import store_spans
 
 SCHEMA_VERSION = 5
@@ -157,6 +158,9 @@ CREATE TABLE IF NOT EXISTS vectors (
 -- the rows of chunks, kept by triggers (a cascade from documents fires them too): opening
 -- an index compares each derived index with this instead of counting 1M rows from disk
 CREATE TABLE IF NOT EXISTS chunk_total (rows INTEGER NOT NULL);
+-- the documents each write changed, until the BM25 index on disk has them (changes.py)
+CREATE TABLE IF NOT EXISTS changes (generation INTEGER NOT NULL, source TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS changes_by_generation ON changes(generation);
 CREATE TRIGGER IF NOT EXISTS chunk_total_up AFTER INSERT ON chunks
 BEGIN UPDATE chunk_total SET rows = rows + 1; END;
 CREATE TRIGGER IF NOT EXISTS chunk_total_down AFTER DELETE ON chunks
@@ -204,7 +208,9 @@ def document_columns(version: int) -> str:
 
 def document_record(row: tuple) -> DocumentRecord:
     *fields, pages, metadata = row
-    return DocumentRecord(*fields, pages=pages, metadata=json.loads(metadata))
+    return DocumentRecord(
+        *fields, pages=pages, metadata=stored_json(metadata, "document's metadata")
+    )
 
 
 class SchemaError(StoreError):
@@ -351,8 +357,8 @@ def stored_chunk(row: tuple) -> StoredChunk:
         title=title,
         section_id=section_id,
         heading=heading,
-        parent_chain=tuple(json.loads(chain)),
-        section_path=tuple(json.loads(path)),
+        parent_chain=tuple(stored_json(chain, "chunk's parent chain")),
+        section_path=tuple(stored_json(path, "chunk's section path")),
         content=content,
         ordinal=ordinal,
         token_count=token_count,
@@ -360,6 +366,6 @@ def stored_chunk(row: tuple) -> StoredChunk:
         overlap_chars=overlap_chars,
         page_start=page_start,
         page_end=page_end,
-        sentences=None if sentences is None else tuple(json.loads(sentences)),
+        sentences=None if sentences is None else tuple(stored_json(sentences, "chunk's sentences")),
     )
     return StoredChunk(chunk, context, context_source, llm_context, bool(truncated))

@@ -8,6 +8,10 @@ lost), and when it lets go it flushes, so the three agree whenever nobody writes
 A store that finds derived indexes lagging and cannot write them (opened
 read-only, or another process is writing) uses the disk copy while a live writer
 will bring it up to date, and otherwise rebuilds its own copy in memory.
+
+A rebuild (``reset``, :meth:`LocalStore.begin_rebuild`) fills a new data directory
+beside the live one and swaps it in when published (:mod:`.builds`); stores that do
+not hold the writer lock follow the swap before their next read.
 """
 
 from __future__ import annotations
@@ -16,11 +20,14 @@ import itertools
 import os
 import shutil
 import sqlite3
+import stat
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -49,19 +56,37 @@ from ..base import (
     locked_write,
 )
 from .bm25 import Bm25Entry, Bm25Index, Bm25IndexError
+from .bm25_tail import TailedBm25
+from .builds import (
+    POINTER,
+    live_data,
+    new_build,
+    point_to,
+    pointer_stamp,
+    remove_data,
+    remove_leftovers,
+    stopped_builds,
+)
 from .check import records_missing
+from .connection import DamagedIndexError
 from .lock import LOCK_FILE, WriterLock, holder_alive
 from .records import RecordStore
-from .vectors import VectorIndex
+from .vectors import VectorDamageError, VectorIndex
 
 META_KEYS = ("embedding_model", "dimension", "fingerprint", "context_usage")
 RECORDS_FILE = "records.sqlite"
+OPEN_ATTEMPTS = 5
+"""Times a store opens the live data again when a rebuild is swapped in while it opens."""
+RETIRED_SECONDS = 60.0
+"""How long a record store replaced by a swapped-in rebuild stays open for threads that
+were reading it; its deleted files are given back when it is closed."""
 
 _writes = locked_write
 
 
 class LocalStore:
-    """An index directory: ``records.sqlite``, ``bm25/``, ``vectors/`` and ``writer.lock``."""
+    """An index directory: ``writer.lock``, and the data (``records.sqlite``, ``bm25/``,
+    ``vectors/``) in it or, once rebuilt, in the build directory ``current`` names."""
 
     def __init__(
         self,
@@ -73,11 +98,13 @@ class LocalStore:
         read_only: bool = False,
         hold_writer: bool = False,
         wait: bool = False,
+        create: bool = True,
     ) -> None:
-        """Open (or, unless ``read_only``, create) the index in ``directory``.
+        """Open (or, unless ``read_only`` or not ``create``, create) the index in ``directory``.
 
-        ``reset`` empties it first and lets a different embedding model take over
-        (``hierdoc ingest --force``); cached LLM contexts are kept. ``hold_writer``
+        ``reset`` starts a rebuild (:meth:`begin_rebuild`) that lets a different embedding
+        model take over (``hierdoc ingest --force``); cached LLM contexts are kept; an
+        empty index is emptied in place. ``hold_writer``
         takes the writer lock before anything is written and keeps it until
         :meth:`close`; ``wait`` waits for another writer instead of failing.
         """
@@ -88,25 +115,70 @@ class LocalStore:
         self._wait = wait
         self._holding = False
         self._reset_pending = reset
+        self._create = create
+        hold_writer = hold_writer or (reset and not read_only)  # a rebuild lasts until closed
         self._lock = WriterLock(directory / LOCK_FILE)
         self._pending_removed: set[str] = set()
         self._pending_added: list[tuple[str, np.ndarray]] = []
-        self._refresh_lock = threading.Lock()
-        self.bm25: Bm25Index | None = None
-        self.vectors = VectorIndex(directory / "vectors", dimension)
-        self.records = self._open_records()
+        self._refresh_lock = threading.RLock()
+        self._build: _Live | None = None
+        """The live data while a rebuild fills ``self.data`` beside it (not yet visible)."""
+        self._retired: list[tuple[float, RecordStore]] = []
+        self._highest = 0
+        self.bm25: Bm25Index | TailedBm25 | None = None
+        self._pointer = str(directory / POINTER)
+        self.data, self._stamp = live_data(directory)
+        self._records = self._open_records()
+        self.vectors = VectorIndex(self.data / "vectors", dimension)
         try:
             self._open(reset, hold_writer)
         except BaseException:
             self.close()
             raise
 
+    @property
+    def records(self) -> RecordStore:
+        """The live data's record store: a store that does not hold the writer lock follows
+        a rebuild another store has swapped in (one ``stat`` of the pointer per read)."""
+        if not self._lock.held and pointer_stamp(self._pointer) != self._stamp:
+            self._follow_pointer()
+        if self._retired:
+            self._close_retired()
+        return self._records
+
     def _open_records(self) -> RecordStore:
-        path = self.directory / RECORDS_FILE
-        damaged = None if self._reset_pending else records_missing(self.directory, RECORDS_FILE)
+        """The record store of the live data, opened again when a rebuild is swapped in
+        meanwhile (the data it replaced is being deleted)."""
+        for _ in range(OPEN_ATTEMPTS):
+            try:
+                records = self._records_in(self.data)
+            except Exception:
+                if not self._moved():
+                    raise
+            else:
+                if not self._moved():
+                    return records
+                records.close()
+            self.data, self._stamp = live_data(self.directory)
+        raise StoreError(
+            f"the index at {self.directory} was rebuilt {OPEN_ATTEMPTS} times while it was "
+            "being opened: open it again"
+        )
+
+    def _moved(self) -> bool:
+        """Whether another store has swapped a rebuild in since this one found the data."""
+        return pointer_stamp(self._pointer) != self._stamp
+
+    def _records_in(self, data: Path) -> RecordStore:
+        path = data / RECORDS_FILE
+        damaged = None if self._reset_pending else records_missing(data, RECORDS_FILE)
         if damaged is not None:
             raise damaged  # the derived indexes cannot give the records back: wipe nothing
         if not self.read_only:
+            if not self._create and not path.is_file():
+                raise self._no_index()
+            if data != self.directory and not data.is_dir():
+                raise NotFoundError(f"the data of the index at {self.directory} is gone")
             self.directory.mkdir(parents=True, exist_ok=True)
             if not os.access(self.directory, os.W_OK):  # a read-only mount refuses even root
                 raise StoreError(
@@ -118,8 +190,11 @@ class LocalStore:
         if records is None or not records.ready:
             if records is not None:
                 records.close()
-            raise NotFoundError(f"no index at {self.directory}: run `hierdoc ingest PATH`")
+            raise self._no_index()
         return records
+
+    def _no_index(self) -> NotFoundError:
+        return NotFoundError(f"no index at {self.directory}: run `hierdoc ingest PATH`")
 
     def _open(self, reset: bool, hold_writer: bool) -> None:
         if hold_writer:
@@ -148,12 +223,13 @@ class LocalStore:
                 pass  # another process writes: it will bring them up to date
         self._follow(generation)
 
-    def _check_dimension(self, dimension: int) -> None:
-        stored = self.records.get_meta("dimension")
+    def _check_dimension(self, dimension: int, records: RecordStore | None = None) -> None:
+        records = records or self.records
+        stored = records.get_meta("dimension")
         if stored is None:
             return
         if int(stored) != dimension:
-            model = self.records.get_meta("embedding_model") or "another model"
+            model = records.get_meta("embedding_model") or "another model"
             raise DimensionError(
                 f"this index was built with {model} ({stored}-dimensional vectors) but the "
                 f"embedder makes {dimension}: use the same model, or rebuild with: "
@@ -175,15 +251,38 @@ class LocalStore:
             self._lock.exit(self._let_go)
 
     def _catch_up(self) -> None:
-        """On taking the lock: the schema and a pending reset, then derived indexes rebuilt
-        on disk if they lag."""
-        if not self.records.current:
-            self.records.set_up()
-        if self._reset_pending or self.records.get_meta("dimension") is None:
-            if self._reset_pending:
-                self.records.clear()
-            self.records.set_meta("dimension", str(self._dimension))
+        """On taking the lock: the live data (a rebuild may have been swapped in since this
+        store opened) and nothing else (leftovers of rebuilds that stopped are deleted),
+        the schema and a pending reset, then derived indexes rebuilt on disk if they lag."""
+        if self._moved():
+            self._follow_pointer()
+        if not self._records.current:
+            self._records.set_up()
+        for build in stopped_builds(self.directory, self.data):
+            self._keep_contexts(build)
+        remove_leftovers(self.directory, self.data)
+        if self._reset_pending:
             self._reset_pending = False
+            if not self._start_build(reset=True):
+                self._records.clear()  # nothing for readers to lose: emptied in place
+                self._records.set_meta("dimension", str(self._dimension))
+        if self._records.get_meta("dimension") is None:
+            self._records.set_meta("dimension", str(self._dimension))
+        self._catch_up_derived()
+
+    def _keep_contexts(self, build: Path) -> None:
+        """The LLM contexts a stopped rebuild cached, copied into the live records (a build
+        killed before its records were set up has none to give)."""
+        records = build / RECORDS_FILE
+        if records.is_file():
+            with suppress(sqlite3.Error, DamagedIndexError):  # a file never written whole
+                self._records.keep_contexts(records)
+
+    def _catch_up_derived(self) -> None:
+        """The BM25 index and the vector cache of the data written here, rebuilt on disk
+        from the records if they lag."""
+        if self.vectors.directory != self.data / "vectors":  # a rebuild was swapped in
+            self.vectors = VectorIndex(self.data / "vectors", self._dimension)
         generation = self.records.generation
         bm25 = self._disk_bm25()
         bm25.refresh()  # another process may have committed since this store read it
@@ -201,18 +300,144 @@ class LocalStore:
         self.vectors.upgrade_legacy()
 
     def _let_go(self) -> None:
-        """On releasing the lock: flush, and give tantivy's writer lock back."""
+        """On releasing the lock: flush (a rebuild not published is dropped), and give
+        tantivy's writer lock back."""
         try:
-            self._flush()
+            if self._build is not None:
+                self.abandon_rebuild()
+            else:
+                self._flush()
         finally:
             if self.bm25 is not None:
                 self.bm25.release_writer()
 
+    # rebuilds beside the live data
+
+    @_writes
+    def begin_rebuild(self) -> bool:
+        """Go on writing into a new, empty index beside the live one (with its meta and the
+        context cache): readers see the live index until :meth:`publish_rebuild`. False
+        when one is under way already, or the live index is empty (nothing to keep)."""
+        if self._build is not None:
+            return False
+        self._flush()
+        if not self._start_build(reset=False):
+            return False
+        self._catch_up_derived()
+        return True
+
+    def _start_build(self, reset: bool) -> bool:
+        """Switch writing to a new build directory; False (nothing done) when the live
+        index holds no documents. ``reset``: the build takes this store's dimension."""
+        live = self._records
+        if not live.document_count():
+            return False
+        build = new_build(self.directory)
+        records = RecordStore(build / RECORDS_FILE)
+        try:
+            records.set_up()
+            self._highest = max(self._highest, live.generation) + 1
+            records.carry_over(self.data / RECORDS_FILE, META_KEYS, self._highest)
+            if reset:
+                records.set_meta("dimension", str(self._dimension))
+        except BaseException:
+            records.close()
+            remove_data(self.directory, build)
+            raise
+        if self.bm25 is not None:
+            self.bm25.release_writer()
+        self._build = _Live(self.data, live, self.bm25, self.vectors)
+        self.data, self._records = build, records
+        self.bm25, self.vectors = None, VectorIndex(build / "vectors", self._dimension)
+        self._pending_removed, self._pending_added = set(), []
+        return True
+
+    @_writes
+    def publish_rebuild(self) -> None:
+        """Swap the rebuild in: flushed, synced, then named by the pointer in one rename;
+        the data it replaces is deleted (readers holding it open read on until they follow).
+        Nothing when no rebuild is under way."""
+        live = self._build
+        if live is None:
+            return
+        self._flush()
+        self._records.checkpoint()
+        crash_point("rebuild-complete")
+        point_to(self.directory, self.data)
+        self._stamp = pointer_stamp(self._pointer)
+        self._build = None
+        crash_point("rebuild-published")
+        live.close()
+        remove_data(self.directory, live.data)
+
+    def abandon_rebuild(self) -> None:
+        """Drop the rebuild under way (its directory is deleted; the LLM contexts it cached
+        are kept) and write to the live data again; nothing when none is under way. The
+        live generation moves past the build's, so that nothing keyed by a generation takes
+        the live records for the build's (unless the build was for another vector size:
+        then the live index is left untouched, for a store that can no longer use it)."""
+        live, self._build = self._build, None
+        if live is None:
+            return
+        build = self.data
+        self._highest = max(self._highest, self._records.generation)
+        if self.bm25 is not None:
+            self.bm25.close()
+        self._records.close()
+        self.data, self._records, self.bm25, self.vectors = live
+        self._keep_contexts(build)
+        self._pending_removed, self._pending_added = set(), []
+        remove_data(self.directory, build)
+        if self._records.get_meta("dimension") == str(self._dimension):
+            self._catch_up_derived()  # the file lock is held, even while it is let go
+            self._records.advance_generation(self._highest)
+            self._flush()  # BM25 and the vectors stamped with that generation
+
+    def _follow_pointer(self) -> None:
+        """Read from the data a rebuild has swapped in: the record store is replaced at once
+        (the old one is closed later: threads may be reading it), the derived indexes by
+        the next :meth:`refresh`, as the generation has moved past theirs."""
+        with self._refresh_lock:
+            if not self._moved():
+                return
+            kept = self.data, self._stamp
+            self.data, self._stamp = live_data(self.directory)
+            try:
+                records = self._open_records()
+            except BaseException:
+                self.data, self._stamp = kept
+                raise
+            try:
+                self._check_dimension(self._dimension, records)
+            except DimensionError:
+                records.close()
+                self.data, self._stamp = kept
+                raise
+            self._retired.append((time.monotonic(), self._records))
+            self._records = records
+            self._pending_removed, self._pending_added = set(), []
+
+    def _close_retired(self) -> None:
+        """Close the record stores replaced more than :data:`RETIRED_SECONDS` ago."""
+        if not self._refresh_lock.acquire(blocking=False):
+            return
+        try:
+            old = time.monotonic() - RETIRED_SECONDS
+            for retired in [r for r in self._retired if r[0] < old]:
+                self._retired.remove(retired)
+                retired[1].close()
+        finally:
+            self._refresh_lock.release()
+
+    def _ours(self, bm25: Bm25Index | None) -> bool:
+        """A BM25 index on disk in the data this store reads (not one a rebuild replaced)."""
+        return bm25 is not None and bm25.directory == self.data / "bm25"
+
     def _disk_bm25(self) -> Bm25Index:
         """The BM25 index in ``bm25/``, opened for writing (an unreadable one is rebuilt)."""
-        if self.bm25 is not None and self.bm25.writable:
+        if self._ours(self.bm25) and self.bm25.writable:
             return self.bm25
-        path = self.directory / "bm25"
+        path = self.data / "bm25"
         try:
             return Bm25Index(path, self._analyzer.version)
         except Exception:  # an unreadable derived index is rebuilt, never fatal
@@ -223,8 +448,8 @@ class LocalStore:
         """An empty BM25 directory in place of a damaged one (files that fail their checksums)."""
         damaged.close()
         self.bm25 = None
-        shutil.rmtree(self.directory / "bm25", ignore_errors=True)
-        return Bm25Index(self.directory / "bm25", self._analyzer.version)
+        shutil.rmtree(self.data / "bm25", ignore_errors=True)
+        return Bm25Index(self.data / "bm25", self._analyzer.version)
 
     def _current_on_disk(self, generation: int) -> bool:
         """Whether both derived indexes on disk reflect ``generation`` (loading them)."""
@@ -247,38 +472,67 @@ class LocalStore:
         documents)."""
         return bm25.generation == generation and not bm25.damage() and bm25.count() == chunks
 
-    def _vectors_current(self, generation: int, chunks: int) -> bool:
-        """The vector cache on disk loads (checksums), reflects ``generation`` and holds
-        every chunk."""
-        loaded = self.vectors.load_cache()
-        return loaded and self.vectors.generation == generation and len(self.vectors) == chunks
+    def _vectors_current(
+        self, generation: int, chunks: int, vectors: VectorIndex | None = None
+    ) -> bool:
+        """The vector cache on disk (of ``vectors``, else this store's) loads (checksums),
+        reflects ``generation`` and holds every chunk."""
+        vectors = vectors or self.vectors
+        loaded = vectors.load_cache()
+        return loaded and vectors.generation == generation and len(vectors) == chunks
 
     def _read_bm25(self) -> Bm25Index | None:
         """The BM25 index on disk for reading, reloaded; None when it cannot be opened.
         Opened read-only: only the lock holder creates or writes it (:meth:`_disk_bm25`)."""
-        current = self.bm25
+        current = self.bm25.base if isinstance(self.bm25, TailedBm25) else self.bm25
         try:
-            if current is not None and not current.in_memory:
+            if self._ours(current):
                 current.refresh()
                 return current
-            return Bm25Index(self.directory / "bm25", self._analyzer.version, read_only=True)
+            return Bm25Index(self.data / "bm25", self._analyzer.version, read_only=True)
         except (Bm25IndexError, OSError, ValueError):
             return None
 
     def _follow(self, generation: int) -> None:
-        """Catch up without writing: the disk copies when current (or a live writer is on it),
-        else copies rebuilt in memory."""
+        """Catch up without writing: the disk copies when current, or while a live writer is
+        on them (with the documents committed since, :mod:`.bm25_tail`), else copies rebuilt
+        in memory."""
         writer_live = holder_alive(self._lock.path)
-        bm25 = self._read_bm25()
+        bm25: Bm25Index | TailedBm25 | None = self._read_bm25()
         chunks = self._chunk_count()
-        usable = bm25 is not None and (writer_live or self._bm25_current(bm25, generation, chunks))
-        if bm25 is None or not usable:
+        if bm25 is not None and writer_live:
+            bm25 = self._with_tail(bm25)
+        elif bm25 is None or not self._bm25_current(bm25, generation, chunks):
             bm25 = Bm25Index(None, self._analyzer.version)
             bm25.add(self._bm25_entry(s) for s in self.records.iter_chunks())
             bm25.commit(generation)
-        self.bm25 = bm25
-        if not self._vectors_current(generation, chunks):
-            self.vectors.rebuild(self.iter_vectors(), generation, save=False)
+        vectors = self.vectors
+        if vectors.directory != self.data / "vectors":  # a rebuild was swapped in
+            vectors = VectorIndex(self.data / "vectors", self._dimension)
+        if not self._vectors_current(generation, chunks, vectors):
+            vectors.rebuild(self.iter_vectors(), generation, save=False)
+        self.bm25, self.vectors = bm25, vectors
+
+    def _with_tail(self, bm25: Bm25Index) -> Bm25Index | TailedBm25:
+        """``bm25`` (on disk, a writer live) with the documents SQLite has committed since its
+        generation, read from SQLite in one snapshot; ``bm25`` alone when it is current, or
+        when the writer is rebuilding it (its generation is before the changes kept)."""
+        for _ in range(2):  # the writer may forget the changes as this reads: read it again
+            if bm25.generation is None:
+                return bm25
+            with self.records.snapshot():
+                generation = self.records.generation
+                changed = self.records.changed_since(bm25.generation)
+                if bm25.generation == generation:
+                    return bm25
+                changed_chunks = [self.chunks_of_source(source) for source in sorted(changed or ())]
+            if changed is not None:
+                tail = Bm25Index(None, self._analyzer.version)
+                tail.add(self._bm25_entry(s) for chunks in changed_chunks for s in chunks)
+                tail.commit(generation)
+                return TailedBm25(bm25, tail, changed, generation)
+            bm25.refresh()
+        return bm25
 
     def _bm25_entry(self, stored: StoredChunk) -> Bm25Entry:
         chunk = stored.chunk
@@ -393,8 +647,13 @@ class LocalStore:
         generation = self.records.generation
         self.bm25.commit(generation)
         crash_point("bm25-committed")
+        with suppress(sqlite3.OperationalError):  # a full disk: the rows are only read again
+            self.records.forget_changes(generation)
         if self._pending_removed or self._pending_added or self.vectors.generation != generation:
-            self.vectors.replace(self._pending_removed, self._pending_added, generation)
+            try:
+                self.vectors.replace(self._pending_removed, self._pending_added, generation)
+            except VectorDamageError:  # a segment to merge is damaged: the records have all
+                self.vectors.rebuild(self.iter_vectors(), generation)
             crash_point("vectors-saved")
         self._pending_removed, self._pending_added = set(), []
 
@@ -534,10 +793,26 @@ class LocalStore:
     def vector_search(self, vector: np.ndarray, k: int, filt: SearchFilter | None) -> list[Hit]:
         self.refresh()
         allowed = None if filt is None or filt.empty else self.records.chunk_ids_matching(filt)
-        return self.vectors.search(vector, k, allowed)
+        try:
+            return self.vectors.search(vector, k, allowed)
+        except VectorDamageError:
+            self._rebuild_damaged_vectors()
+            return self.vectors.search(vector, k, allowed)
+
+    def _rebuild_damaged_vectors(self) -> None:
+        """Vectors rebuilt from the records after a block failed its checksum on the way to a
+        search: on disk by the writer (what it had pending is in the records), else in
+        memory."""
+        with self._refresh_lock:
+            generation = self.records.generation
+            if self._lock.held:
+                self.vectors.rebuild(self.iter_vectors(), generation)
+                self._pending_removed, self._pending_added = set(), []
+            else:
+                self.vectors.rebuild(self.iter_vectors(), generation, save=False)
 
     def stats(self) -> StoreStats:
-        size = sum(f.stat().st_size for f in self.directory.rglob("*") if f.is_file())
+        size = _bytes_under(self.data)
         meta = self.read_meta()
         return StoreStats(
             **self.records.counts(),
@@ -557,7 +832,24 @@ class LocalStore:
         finally:
             if self.bm25 is not None:
                 self.bm25.close()
-            self.records.close()
+            self._records.close()
+            for _, retired in self._retired:
+                retired.close()
+            self._retired.clear()
+
+
+class _Live(NamedTuple):
+    """The live data of a store while it writes a rebuild beside it."""
+
+    data: Path
+    records: RecordStore
+    bm25: Bm25Index | None
+    vectors: VectorIndex
+
+    def close(self) -> None:
+        if self.bm25 is not None:
+            self.bm25.close()
+        self.records.close()
 
 
 class _LockedCache:
@@ -579,6 +871,18 @@ class _LockedCache:
 
     def entries(self) -> Iterator[ContextEntry]:
         return iter([ContextEntry(*row) for row in self._store.records.context_entries()])
+
+
+def _bytes_under(directory: Path) -> int:
+    """The size of the files under ``directory``; a file a writer deletes meanwhile (a merged
+    vector segment, the data a rebuild replaced) counts for nothing."""
+    size = 0
+    for folder, _, files in os.walk(directory):  # a folder gone meanwhile is passed over
+        for name in files:
+            with suppress(FileNotFoundError):
+                found = os.stat(os.path.join(folder, name), follow_symlinks=False)
+                size += found.st_size if stat.S_ISREG(found.st_mode) else 0
+    return size
 
 
 def _grouped(rows: Iterable[tuple[str, bytes]]) -> Iterator[tuple[str, np.ndarray]]:

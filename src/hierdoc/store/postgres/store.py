@@ -111,6 +111,8 @@ class PostgresStore:
         self._wait = wait
         self._holding = False
         self._names_ready = False
+        self._rewritten: set[str] | None = None
+        """The sources written since :meth:`begin_rebuild`, while a rebuild is under way."""
         self.location = location
         """The database URL (password masked) and schema, for messages and stats."""
 
@@ -120,15 +122,16 @@ class PostgresStore:
 
     def set_up(self, dimension: int, reset: bool = False, hold_writer: bool = False) -> None:
         """What opening does after the schema is there: take the writer lock to hold it
-        (``hold_writer``), empty the index (``reset``), switch the vectors to ``dimension``
-        when reset, and re-analyse the lexical index when the analyzer changed. A read-only
+        (``hold_writer``), start a rebuild (``reset``: see :meth:`_reset`), switch the
+        vectors to ``dimension`` when reset, and re-analyse the lexical index when the
+        analyzer changed. A read-only
         store only checks (another embedder's dimension is a ConfigError, a lexical index
         of another analyzer a StoreError)."""
         if hold_writer:
             self._enter(self._wait)
             self._holding = True
         if reset:
-            self.clear()
+            self._reset(dimension)
         if dimension_to_set(self.pool, dimension, reset):
             with self.lock_writer(), transaction(self.pool) as conn:
                 set_dimension(conn, dimension)
@@ -143,6 +146,14 @@ class PostgresStore:
             )
         with self.lock_writer(), transaction(self.pool) as conn:
             ensure_analyzer(conn, self._analyzer)
+
+    def _reset(self, dimension: int) -> None:
+        """A rebuild over the live documents when the vectors keep their size; with another
+        size the vectors column changes type, and the index is emptied first."""
+        if dimension_to_set(self.pool, dimension, reset=True):
+            self.clear()
+        else:
+            self.begin_rebuild()
 
     def _fill_names(self) -> None:
         """Store the name keys of every document (an index migrated to them), unless another
@@ -222,6 +233,8 @@ class PostgresStore:
             writes.replace_document(
                 conn, self._analyzer, document, sections, chunks, vectors, extraction
             )
+        if self._rewritten is not None:
+            self._rewritten.add(document.source)
 
     @_writes
     def delete_documents(self, sources: Iterable[str]) -> None:
@@ -239,6 +252,32 @@ class PostgresStore:
 
     def flush(self) -> None:
         """Every write is committed when it returns: nothing is pending."""
+
+    # a rebuild writes over the live documents (there is no second index to fill beside)
+
+    @_writes
+    def begin_rebuild(self) -> bool:
+        """Each document is written again over its old version, one transaction each:
+        readers see every document of the old index, old or new, until
+        :meth:`publish_rebuild` deletes those not written again (never an empty index;
+        for a while a mix of versions). False when a rebuild is under way, or the index
+        is empty."""
+        if self._rewritten is not None or not self.document_count():
+            return False
+        self._rewritten = set()
+        return True
+
+    @_writes
+    def publish_rebuild(self) -> None:
+        """Delete, in one transaction, the documents the rebuild did not write again."""
+        rewritten, self._rewritten = self._rewritten, None
+        if rewritten is not None:
+            self.delete_documents([s for s in self.document_hashes() if s not in rewritten])
+
+    def abandon_rebuild(self) -> None:
+        """Stop tracking the rebuild: the documents written again keep their new version,
+        the others their old one (closing does this to a rebuild not published)."""
+        self._rewritten = None
 
     def refresh(self) -> None:
         """Each query reads the latest commit: nothing to catch up with."""

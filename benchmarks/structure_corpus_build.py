@@ -1,0 +1,999 @@
+"""Build ``benchmarks/structure_corpus.tar.xz`` from the structured sources of its documents.
+
+    python benchmarks/structure_corpus_build.py --mirrors DIR --out DIR [--archive PATH]
+
+``--mirrors`` holds bare git copies of the source repositories, one folder per repository
+named ``owner+name`` with the repository in ``repo/`` (what the ``fetch`` tool of the
+project's helpers gives); each source file is read with ``git show`` at the commit named in
+the manifest. For every document the structured source gives the gold (section tree,
+titles, definitions, references) and this script renders the input hierdoc reads: plain
+text, Markdown, HTML or DOCX, chosen in turn per source so that every source is seen in
+several formats. The rendering follows the publisher's layout (an RFC's text has its table
+of contents, numbered titles and three-space indents; a regulation's HTML its "§ 1002.4"
+headings and "(a)" paragraphs) but it is this script's, not the publisher's: each
+manifest entry says so in ``rendering``.
+
+Sources: IETF RFCs (xml2rfc v2 and v3 XML, httpwg/http-core), CFPB regulations (RegML,
+cfpb/regulations-xml) and US bills and public laws (USLM 2, usgpo/uslm).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import re
+import subprocess
+import tarfile
+import textwrap
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lxml import etree
+
+# the document model every source is read into
+
+
+@dataclass
+class Node:
+    """A numbered part of a document: a heading ("3.1.  Title") or a run-in point ("(a) ...")."""
+
+    id: str | None
+    label: str
+    heading: str | None
+    cite: str | None = None
+    point: bool = False
+    body: list = field(default_factory=list)  # text, (term, text), or a child where it stands
+    children: list[Node] = field(default_factory=list)
+
+
+@dataclass
+class Source:
+    """A document read from its structured source."""
+
+    id: str
+    title: str
+    publisher: str
+    source: str
+    licence: str
+    nodes: list[Node]
+    definitions: list[tuple[str, str]] | None
+    references: list[tuple[str, str]] | None
+    front: list[str] = field(default_factory=list)
+    contents: bool = False
+
+
+def walk(nodes: list[Node], depth: int = 0) -> Iterator[tuple[Node, int]]:
+    for node in nodes:
+        yield node, depth
+        yield from walk(node.children, depth + 1)
+
+
+def flow(nodes: list[Node], depth: int = 0) -> Iterator[tuple[Node | None, int, list, Node]]:
+    """The document in reading order: each node (None: text that follows a child) with the
+    paragraphs printed before the next node opens, and the node that text belongs to."""
+    for node in nodes:
+        current: tuple[Node | None, int, list, Node] = (node, depth, [], node)
+        inline = set()
+        for item in node.body:
+            if isinstance(item, Node):
+                yield current
+                yield from flow([item], depth + 1)
+                inline.add(id(item))
+                current = (None, depth, [], node)
+            else:
+                current[2].append(item)
+        if current[0] is not None or current[2]:
+            yield current
+        yield from flow([c for c in node.children if id(c) not in inline], depth + 1)
+
+
+def clean(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+# renderings
+
+
+def text_lines(source: Source) -> list[str]:
+    lines = [source.title, "", *source.front]
+    if source.contents:
+        lines += ["", "Table of Contents", ""]
+        headings = [(n, d) for n, d in walk(source.nodes) if not n.point]
+        for position, (node, depth) in enumerate(headings):
+            entry = f"{'   ' * (depth + 1)}{node.label}  {node.heading or ''}".rstrip()
+            lines.append(f"{entry} {'. ' * max(2, (66 - len(entry)) // 2)}{2 + position // 3}")
+    for node, depth, body, owner in flow(source.nodes):
+        indent = "   " * (depth if owner.point else 1)
+        paragraphs = [p if isinstance(p, str) else f"{p[0]}:  {p[1]}" for p in body]
+        if node is None:
+            pass
+        elif node.point:
+            first = " ".join(x for x in (node.label, node.heading, *paragraphs[:1]) if x)
+            lines += ["", *wrapped(first, indent, indent + "    ")]
+            paragraphs = paragraphs[1:]
+        else:
+            lines += ["", f"{node.label}  {node.heading or ''}".rstrip()]
+        lines += [x for p in paragraphs for x in ("", *wrapped(p, indent, indent))]
+    return lines
+
+
+def wrapped(text: str, first: str, rest: str) -> list[str]:
+    """A paragraph folded at 72 columns, as plain-text publications print it."""
+    return textwrap.wrap(
+        text, 72, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False
+    ) or [first]
+
+
+def render_txt(source: Source) -> bytes:
+    return ("\n".join(text_lines(source)) + "\n").encode("utf-8")
+
+
+def emphasised(text: str, source: Source, mark: tuple[str, str]) -> str:
+    """A paragraph that opens with a defined term ("Account means ..."), the term marked as
+    the publisher's pages mark it (italics): ``*Account* means ...``."""
+    for term, _ in source.definitions or ():
+        if text.startswith(term + " "):
+            return f"{mark[0]}{term}{mark[1]}{text[len(term) :]}"
+    return text
+
+
+def render_md(source: Source) -> bytes:
+    lines = [f"# {source.title}", "", *source.front]
+    for node, depth, body, _ in flow(source.nodes):
+        paragraphs = [
+            emphasised(p, source, ("*", "*")) if isinstance(p, str) else f"{p[0]}\n: {p[1]}"
+            for p in body
+        ]
+        if node is None:
+            pass
+        elif node.point:
+            run_in = f"**{node.heading}** " if node.heading else ""
+            lines += ["", f"{node.label} {run_in}{paragraphs[0] if paragraphs else ''}".rstrip()]
+            paragraphs = paragraphs[1:]
+        else:
+            lines += ["", f"{'#' * min(depth + 2, 6)} {node.label} {node.heading or ''}".rstrip()]
+        lines += [x for p in paragraphs for x in ("", p)]
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def html_escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def render_html(source: Source) -> bytes:
+    out = [
+        "<!DOCTYPE html>",
+        "<html><head><meta charset='utf-8'>",
+        f"<title>{html_escape(source.title)}</title></head><body>",
+        f"<h1>{html_escape(source.title)}</h1>",
+        *(f"<p>{html_escape(p)}</p>" for p in source.front),
+    ]
+    for node, depth, paragraphs, _ in flow(source.nodes):
+        body = list(paragraphs)
+        if node is None:
+            pass
+        elif node.point:
+            run_in = f"<b>{html_escape(node.heading)}</b> " if node.heading else ""
+            first = body.pop(0) if body and isinstance(body[0], str) else ""
+            first = emphasised(html_escape(first), source, ("<i>", "</i>"))
+            out.append(f"<p>{html_escape(node.label)} {run_in}{first}</p>")
+        else:
+            level = min(depth + 2, 6)
+            out.append(
+                f"<h{level}>{html_escape(node.label)} {html_escape(node.heading or '')}</h{level}>"
+            )
+        for paragraph in body:
+            if isinstance(paragraph, str):
+                out.append(f"<p>{emphasised(html_escape(paragraph), source, ('<i>', '</i>'))}</p>")
+            else:
+                term, text = (html_escape(x) for x in paragraph)
+                out.append(f"<dl><dt>{term}</dt><dd>{text}</dd></dl>")
+    out.append("</body></html>")
+    return "\n".join(out).encode("utf-8")
+
+
+def render_docx(source: Source) -> bytes:
+    import io
+
+    import docx
+
+    document = docx.Document()
+    document.add_heading(source.title, level=0)
+    for paragraph in source.front:
+        document.add_paragraph(paragraph)
+    for node, depth, paragraphs, _ in flow(source.nodes):
+        body = [p if isinstance(p, str) else f"{p[0]}: {p[1]}" for p in paragraphs]
+        if node is None:
+            pass
+        elif node.point:
+            first = " ".join(x for x in (node.label, node.heading, *body[:1]) if x)
+            document.add_paragraph(first)
+            body = body[1:]
+        else:
+            document.add_heading(
+                f"{node.label} {node.heading or ''}".strip(), level=min(depth + 1, 9)
+            )
+        for paragraph in body:
+            document.add_paragraph(paragraph)
+    document.core_properties.created = document.core_properties.modified = FIXED_TIME
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return reproducible_zip(buffer.getvalue())
+
+
+#: The time written into every DOCX, so that a rebuild gives the same bytes.
+FIXED_TIME = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+def reproducible_zip(data: bytes) -> bytes:
+    """The same zip with every entry dated :data:`FIXED_TIME`."""
+    import io
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(out, "w") as target:
+        for info in source.infolist():
+            entry = zipfile.ZipInfo(info.filename, date_time=FIXED_TIME.timetuple()[:6])
+            entry.compress_type = zipfile.ZIP_DEFLATED
+            target.writestr(entry, source.read(info.filename))
+    return out.getvalue()
+
+
+RENDERERS = {"txt": render_txt, "md": render_md, "html": render_html, "docx": render_docx}
+
+
+# gold
+
+
+def gold_of(source: Source) -> dict:
+    sections = []
+
+    seen: set[str] = set()
+
+    def add(nodes: list[Node], parent: str | None) -> None:
+        for node in nodes:
+            if node.id and node.id in seen:
+                node.id = None  # a number given twice: the gold keeps the first
+            if node.id:
+                seen.add(node.id)
+                number = node.label.strip().rstrip(".")
+                sections.append(
+                    {"id": node.id, "number": number, "heading": node.heading, "parent": parent}
+                )
+            add(node.children, node.id or parent)
+
+    add(source.nodes, None)
+    known = {s["id"] for s in sections}
+    citable = [n for n, _ in walk(source.nodes) if n.id and n.cite and not n.point]
+    citable = citable or [n for n, _ in walk(source.nodes) if n.id and n.cite]
+    step = max(1, len(citable) // 6)
+    return {
+        "sections": sections,
+        "definitions": None
+        if source.definitions is None
+        else [{"term": t, "text": x} for t, x in dict(source.definitions).items()],
+        "references": None
+        if source.references is None
+        else [
+            {"from": a, "to": b}
+            for a, b in dict.fromkeys(source.references)
+            if a in known and b in known
+        ],
+        "citations": [{"query": n.cite, "section": n.id} for n in citable[step // 2 :: step][:6]],
+    }
+
+
+# reading git mirrors
+
+
+def git_show(mirrors: Path, repo: str, commit: str, path: str) -> bytes:
+    folder = mirrors / repo.replace("/", "+") / "repo"
+    return subprocess.run(
+        ["git", "--git-dir", str(folder), "show", f"{commit}:{path}"],
+        capture_output=True,
+        check=True,
+    ).stdout
+
+
+def head_commit(mirrors: Path, repo: str) -> str:
+    folder = mirrors / repo.replace("/", "+") / "repo"
+    return subprocess.run(
+        ["git", "--git-dir", str(folder), "rev-parse", "HEAD"],
+        capture_output=True,
+        check=True,
+        text=True,
+    ).stdout.strip()
+
+
+def parse_xml(data: bytes) -> etree._Element:
+    parser = etree.XMLParser(recover=True, resolve_entities=False, load_dtd=False, huge_tree=True)
+    return etree.fromstring(data, parser)
+
+
+def local(element: etree._Element) -> str:
+    return etree.QName(element).localname if isinstance(element.tag, str) else ""
+
+
+def text_of(element: etree._Element, skip: frozenset[str] = frozenset()) -> str:
+    """The text of an element without the subtrees named in ``skip``."""
+    parts = []
+
+    def visit(e: etree._Element) -> None:
+        if isinstance(e.tag, str) and local(e) in skip:
+            if e.tail:
+                parts.append(e.tail)
+            return
+        if e.text and isinstance(e.tag, str):
+            parts.append(e.text)
+        for child in e:
+            visit(child)
+        if e.tail and e is not element:
+            parts.append(e.tail)
+
+    visit(element)
+    return clean("".join(parts))
+
+
+# IETF RFCs (xml2rfc v2 and v3)
+
+RFC_LICENCE = (
+    "IETF Trust Legal Provisions: the RFC may be reproduced in full (trustee.ietf.org/license-info)"
+)
+_RFC_BLOCKS = frozenset(
+    {
+        "t",
+        "ul",
+        "ol",
+        "dl",
+        "list",
+        "figure",
+        "artwork",
+        "sourcecode",
+        "table",
+        "texttable",
+        "blockquote",
+        "aside",
+        "note",
+    }
+)
+
+
+class RfcReader:
+    """One RFC: numbered sections (appendices lettered), <xref> to sections, <dl> terms."""
+
+    def __init__(self, root: etree._Element, cite_name: str) -> None:
+        self.root = root
+        self.cite_name = cite_name
+        self.anchors: dict[str, Node] = {}
+        self.references: list[tuple[str, str]] = []
+        self.definitions: list[tuple[str, str]] = []
+        self.pending: list[tuple[Node, etree._Element]] = []
+
+    def sections(self) -> list[Node]:
+        middle = self.root.find(".//middle")
+        back = self.root.find(".//back")
+        nodes = self.numbered([s for s in middle if local(s) == "section"], "section", "")
+        if back is not None:
+            nodes += self.numbered([s for s in back if local(s) == "section"], "appendix", "")
+        for node, element in self.pending:
+            for child in element:
+                self.block(child, node.id, node)
+        return nodes
+
+    def numbered(self, elements: list, kind: str, prefix: str) -> list[Node]:
+        nodes, count = [], 0
+        for element in elements:
+            name = element.findtext("name") if element.find("name") is not None else None
+            heading = (
+                clean(text_of(element.find("name")))
+                if name is not None
+                else element.get("title", "")
+            )
+            if element.get("numbered") == "false":
+                node = Node(None, "", heading)
+            else:
+                count += 1
+                value = chr(64 + count) if kind == "appendix" and not prefix else str(count)
+                number = f"{prefix}.{value}" if prefix else value
+                label = f"Appendix {number}." if kind == "appendix" and not prefix else f"{number}."
+                word = "Appendix" if kind == "appendix" else "Section"
+                cite = f"{word} {number} of {self.cite_name}"
+                node = Node(f"{kind}-" + number.lower().replace(".", "-"), label, heading, cite)
+            if element.get("anchor"):
+                self.anchors[element.get("anchor")] = node
+            subsections = [s for s in element if local(s) == "section"]
+            number = node.label.removeprefix("Appendix ").rstrip(".")
+            node.children = self.numbered(subsections, kind, number) if node.id else []
+            self.pending.append((node, element))
+            nodes.append(node)
+        return nodes
+
+    def inline(self, element: etree._Element, origin: str | None) -> str:
+        parts = [element.text or ""]
+        for child in element:
+            name = local(child)
+            if name in ("iref", "cref", "") or (name == "section"):
+                pass
+            elif name == "xref":
+                target = self.anchors.get(child.get("target", ""))
+                if target is not None and target.id and origin and not child.get("section"):
+                    self.references.append((origin, target.id))
+                shown = self.inline(child, origin)
+                if not shown and target is not None:
+                    shown = target.cite.split(" of ")[0] if target.cite else target.heading or ""
+                parts.append(shown or f"[{child.get('target', '')}]")
+            else:
+                parts.append(self.inline(child, origin))
+            parts.append(child.tail or "")
+        return clean("".join(parts))
+
+    def block(self, child: etree._Element, origin: str | None, node: Node) -> None:
+        name = local(child)
+        if name in ("t", "blockquote", "aside", "note") and child.find("list") is None:
+            text = self.inline(child, origin)
+            if text:
+                node.body.append(text)
+        elif name in ("ul", "ol", "list", "t", "figure", "table", "texttable"):
+            hang = name == "list" and child.get("style", "").startswith("hanging")
+            for item in child:
+                if hang and local(item) == "t" and item.get("hangText"):
+                    self.term(item.get("hangText"), self.inline(item, origin), node)
+                elif local(item) in ("li", "t", "artwork", "sourcecode", "list", "figure"):
+                    self.block(item, origin, node) if local(item) != "li" else self.list_item(
+                        item, origin, node
+                    )
+        elif name == "li":
+            self.list_item(child, origin, node)
+        elif name == "dl":
+            for term, value in zip(child.findall("dt"), child.findall("dd"), strict=False):
+                self.term(self.inline(term, origin), " ".join(self.dd_text(value, origin)), node)
+        elif name in ("artwork", "sourcecode"):
+            text = (child.text or "").strip("\n")
+            if text.strip():
+                node.body.append(clean(text)[:2000])
+
+    def list_item(self, item: etree._Element, origin: str | None, node: Node) -> None:
+        if any(local(c) in _RFC_BLOCKS for c in item):
+            for c in item:
+                self.block(c, origin, node)
+        else:
+            text = self.inline(item, origin)
+            if text:
+                node.body.append("o  " + text)
+
+    def dd_text(self, value: etree._Element, origin: str | None) -> list[str]:
+        if any(local(c) in _RFC_BLOCKS for c in value):
+            return [self.inline(c, origin) for c in value if local(c) == "t"]
+        return [self.inline(value, origin)]
+
+    def term(self, term: str, text: str, node: Node) -> None:
+        term = clean(term).rstrip(":")
+        if term and text and len(term) <= 60:
+            node.body.append((term, text))
+            self.definitions.append((term, text))
+
+
+def read_rfc(data: bytes, document_id: str, source: str) -> Source:
+    root = parse_xml(data)
+    number = root.get("number")
+    doc_name = re.sub(r"-&?[A-Za-z-]*;?$", "", root.get("docName") or document_id)
+    cite_name = f"RFC {number}" if number else doc_name
+    title = clean(text_of(root.find(".//front/title")))
+    reader = RfcReader(root, cite_name)
+    nodes = reader.sections()
+    abstract = root.find(".//front/abstract")
+    front = [reader.inline(t, None) for t in abstract.findall("t")] if abstract is not None else []
+    heading = f"{cite_name}: {title}" if number else f"{doc_name}: {title}"
+    return Source(
+        document_id,
+        heading,
+        "IETF",
+        source,
+        RFC_LICENCE,
+        nodes,
+        reader.definitions,
+        reader.references,
+        front=["Abstract", *front],
+        contents=True,
+    )
+
+
+# CFPB regulations (RegML)
+
+CFPB_LICENCE = "Public domain (17 U.S.C. 105); repository CC0 1.0"
+_E = "{eregs}"
+
+
+def regml_paragraph(element: etree._Element, parent: Node, refs: list, defs: list) -> None:
+    marker = element.get("marker") or ""
+    content = element.find(f"{_E}content")
+    text = text_of(content) if content is not None else ""
+    label = element.get("label") or ""
+    if not marker or not label:
+        if text:
+            parent.body.append(text)
+        node = parent
+    else:
+        title = element.find(f"{_E}title")
+        heading = clean(text_of(title)) if title is not None else None
+        if heading and text.startswith(heading):
+            text = text[len(heading) :].lstrip()  # some parts repeat the keyterm in the text
+        node = Node("section-" + label.lower(), marker, heading, point=True)
+        node.body = [text] if text else []
+        parent.children.append(node)
+    if content is not None:
+        for ref in content.iter(f"{_E}ref"):
+            if ref.get("reftype") == "internal" and node.id:
+                refs.append((node.id, "section-" + ref.get("target", "").lower()))
+        for term in content.iter(f"{_E}def"):
+            name = clean(text_of(term))
+            after = text.split(name, 1)[1] if name and name in text else ""
+            if re.match(r"^\W*(?:means|mean|has the same meaning|includes)\b", after):
+                defs.append((name, after.lstrip(' ,.:\u201d"')))
+    for child in element.findall(f"{_E}paragraph"):
+        regml_paragraph(child, node, refs, defs)
+
+
+def read_regml(data: bytes, document_id: str, source: str) -> Source:
+    root = parse_xml(data)
+    letter = root.findtext(f".//{_E}regLetter")
+    subject = clean(root.findtext(f".//{_E}fdsys/{_E}title") or "").title()
+    name = f"Regulation {letter}" if letter else subject
+    title = (
+        f"{name}: {subject} (12 CFR part {root.find(f'{_E}part').get('label')})"
+        if letter
+        else subject
+    )
+    refs: list[tuple[str, str]] = []
+    defs: list[tuple[str, str]] = []
+    nodes = []
+    for section in root.find(f"{_E}part").iter(f"{_E}section"):
+        subject = clean(section.findtext(f"{_E}subject") or "")
+        match = re.match(r"^(§\s*[\d.]+)\s*(.*)$", subject)
+        if not match or not section.get("label"):
+            continue
+        number = match[1].removeprefix("§").strip()
+        node = Node(
+            "section-" + section.get("label").lower(), match[1], match[2], f"§ {number} of {name}"
+        )
+        for paragraph in section.findall(f"{_E}paragraph"):
+            regml_paragraph(paragraph, node, refs, defs)
+        nodes.append(node)
+    return Source(document_id, title, "CFPB", source, CFPB_LICENCE, nodes, defs, refs)
+
+
+# US bills and public laws (USLM 2)
+
+USLM_LICENCE = "Public domain (17 U.S.C. 105), as the document's dc:rights states"
+_LEVELS = (
+    "section",
+    "subsection",
+    "paragraph",
+    "subparagraph",
+    "clause",
+    "subclause",
+    "item",
+    "subitem",
+)
+_BLOCKS = (
+    "title",
+    "subtitle",
+    "division",
+    "subdivision",
+    "part",
+    "subpart",
+    "chapter",
+    "subchapter",
+)
+_TEXTS = ("chapeau", "content", "continuation", "text")
+_SKIPPED = ("quotedContent", "toc", "quotedText", "note", "notes", "sidenote")
+
+
+def uslm_children(
+    element: etree._Element, parent: Node | None, out: list[Node], cite: str, defs: list
+) -> None:
+    for child in element:
+        name = local(child)
+        if name in _SKIPPED:
+            continue
+        if name in _LEVELS or name in _BLOCKS:
+            out.append(uslm_level(child, parent, cite, defs))
+        elif name not in _TEXTS and name not in ("num", "heading"):
+            uslm_children(child, parent, out, cite, defs)
+
+
+def uslm_level(element: etree._Element, parent: Node | None, cite: str, defs: list) -> Node:
+    name = local(element)
+    num = element.find("{*}num")
+    value = (num.get("value") if num is not None else "") or ""
+    label = clean(text_of(num)) if num is not None else ""
+    heading_element = element.find("{*}heading")
+    heading = (
+        clean(text_of(heading_element)).rstrip("—-").rstrip(".")
+        if heading_element is not None
+        else None
+    )
+    if name == "section" and value:
+        section_cite = f"§ {value}" if "." in value else f"Section {value}"
+        node = Node(
+            "section-" + value.lower().replace(".", "-"),
+            label,
+            heading or None,
+            f"{section_cite} of {cite}",
+        )
+    elif name in _LEVELS and value and parent is not None and parent.id:
+        node = Node(f"{parent.id}-{value.lower()}", label, heading or None, point=True)
+    else:
+        node = Node(None, label, heading or None)
+    for child in element:
+        name = local(child)
+        if name in _TEXTS:
+            text = text_of(child, frozenset({"quotedContent"}))
+            if text:
+                node.body.append(text)
+            uslm_terms(child, text, defs)
+        elif name in _LEVELS or name in _BLOCKS:
+            node.children.append(uslm_level(child, node, cite, defs))
+            node.body.append(node.children[-1])
+        elif name not in _SKIPPED and name not in ("num", "heading"):
+            uslm_children(child, node, node.children, cite, defs)
+    return node
+
+
+def uslm_terms(element: etree._Element, text: str, defs: list) -> None:
+    for term in element.iter("{*}term"):
+        name = clean(text_of(term))
+        after = text.split(name, 1)[1] if name and name in text else ""
+        after = after.lstrip(" \u201d\"'’")
+        if re.match(r"^(?:means|has the meaning|includes)\b", after):
+            defs.append((name, after))
+
+
+def quoted(element: etree._Element) -> bool:
+    return any(local(a) in ("quotedContent", "quotedText") for a in element.iterancestors())
+
+
+def read_uslm(data: bytes, document_id: str, source: str) -> Source:
+    root = parse_xml(data)
+    short = next((t for t in root.iter("{*}shortTitle") if not quoted(t)), None)
+    kind = root.findtext(".//{*}preface/{http://purl.org/dc/elements/1.1/}type") or ""
+    number = f"{clean(kind)} {root.findtext('.//{*}docNumber') or ''}".strip()
+    cite = clean(text_of(short)).strip('\u201c\u201d"') if short is not None else number
+    official = clean(root.findtext(".//{http://purl.org/dc/elements/1.1/}title") or number)
+    title = f"{cite}: {official}" if cite != official else official
+    defs: list[tuple[str, str]] = []
+    nodes: list[Node] = []
+    main = root.find(".//{*}main")
+    uslm_children(main if main is not None else root, None, nodes, cite, defs)
+    return Source(document_id, title[:300], "US Congress", source, USLM_LICENCE, nodes, defs, None)
+
+
+def read_cfr_parts(data: bytes, document_id: str, source: str) -> list[Source]:
+    """Each part of a CFR volume (USLM) as a document of its own; reserved parts left out."""
+    root = parse_xml(data)
+    sources = []
+    for part in root.iter("{*}part"):
+        if part.get("role") == "reserved" or part.find(".//{*}section") is None:
+            continue
+        number = part.find("{*}num").get("value")
+        heading = (
+            clean(text_of(part.find("{*}heading"))) if part.find("{*}heading") is not None else ""
+        )
+        name = heading.title() or f"Part {number}"
+        defs: list[tuple[str, str]] = []
+        nodes: list[Node] = []
+        uslm_children(part, None, nodes, name, defs)
+        title = f"27 CFR Part {number}: {name}"
+        sources.append(
+            Source(
+                f"{document_id}-part{number}",
+                title,
+                "OFR (CFR)",
+                source,
+                USLM_LICENCE,
+                nodes,
+                defs,
+                None,
+            )
+        )
+    return sources
+
+
+# licence texts (SPDX License List XML)
+
+SPDX_LICENCE = (
+    "SPDX License List data CC BY 3.0; the licence text under its own terms (verbatim copies)"
+)
+_S = "{http://www.spdx.org/license}"
+
+
+def spdx_items(element: etree._Element, parent: Node | None, out: list[Node]) -> None:
+    for child in element:
+        name = local(child)
+        if name == "item":
+            out.append(spdx_item(child, parent))
+            if parent is not None:
+                parent.body.append(out[-1])
+        elif name in ("list", "optional", "alt") or (
+            name == "p" and child.find(f"{_S}list") is not None
+        ):
+            spdx_items(child, parent, out)
+        elif name == "p" and parent is not None:
+            text = text_of(child)
+            if text:
+                parent.body.append(text)
+
+
+def spdx_item(item: etree._Element, parent: Node | None) -> Node:
+    bullet = (
+        clean(text_of(item.find(f"{_S}bullet"))) if item.find(f"{_S}bullet") is not None else ""
+    )
+    lead = clean("".join([(item.find(f"{_S}bullet").tail or "") if bullet else (item.text or "")]))
+    number = bullet.strip("().")
+    if re.fullmatch(r"\d+(?:\.\d+)*", number) and (
+        parent is None or "." in number or not parent.id
+    ):
+        node_id = "section-" + number.replace(".", "-")
+    elif re.fullmatch(r"[0-9a-z]{1,4}", number, re.IGNORECASE) and parent is not None and parent.id:
+        node_id = f"{parent.id}-{number.lower()}"
+    else:
+        node_id = None
+    titled = parent is None and 0 < len(lead) <= 80 and not re.search(r"[.;:,]\s+\S|[;:,]$", lead)
+    node = Node(node_id, bullet, lead.rstrip(".") if titled else None, point=not titled)
+    if lead and not titled:
+        node.body.append(lead)
+    spdx_items(item, node, node.children)
+    return node
+
+
+def read_spdx(data: bytes, document_id: str, source: str) -> Source:
+    root = parse_xml(data)
+    licence = root.find(f"{_S}license")
+    name = licence.get("name")
+    nodes: list[Node] = []
+    spdx_items(licence.find(f"{_S}text"), None, nodes)
+    for node, _ in walk(nodes):
+        if node.id and not node.point:
+            node.cite = (
+                f"Section {node.id.removeprefix('section-').replace('-', '.')} of the {name}"
+            )
+    return Source(document_id, name, "SPDX", source, SPDX_LICENCE, nodes, None, None)
+
+
+# the corpus
+
+READERS = {
+    "rfc": read_rfc,
+    "regml": read_regml,
+    "uslm": read_uslm,
+    "cfr": read_cfr_parts,
+    "spdx": read_spdx,
+}
+FORMATS = {
+    "rfc": ("txt", "html", "md"),
+    "regml": ("html", "txt", "docx", "md"),
+    "uslm": ("txt", "html", "docx", "md"),
+    "cfr": ("html", "txt", "md", "docx"),
+    "spdx": ("txt", "md", "html", "docx"),
+}
+#: The most documents taken from one kind of source.
+MOST = {"spdx": 60}
+RENDERING = "rendered from the structured source by benchmarks/structure_corpus_build.py ({})"
+
+
+@dataclass(frozen=True)
+class Spec:
+    id: str
+    kind: str
+    repo: str
+    path: str
+
+
+def git_paths(mirrors: Path, repo: str) -> list[tuple[str, int]]:
+    folder = mirrors / repo.replace("/", "+") / "repo"
+    listing = subprocess.run(
+        ["git", "--git-dir", str(folder), "ls-tree", "-r", "-l", "HEAD"],
+        capture_output=True,
+        check=True,
+        text=True,
+    ).stdout
+    rows = [line.split(None, 4) for line in listing.splitlines()]
+    return [(row[4], int(row[3])) for row in rows if row[3].isdigit()]
+
+
+def rfc_specs(mirrors: Path) -> list[Spec]:
+    repo = "httpwg/http-core"
+    paths = [p for p, _ in git_paths(mirrors, repo)]
+    wanted = [
+        p for p in paths if re.fullmatch(r"rfc\d+\.xml|archive/auth48-2014/rfc\d+-to-be\.xml", p)
+    ]
+    wanted += [p for p in paths if re.fullmatch(r"preRFC723x/orig/rfc\d+\.xml", p)]
+    wanted += [
+        p for p in paths if re.fullmatch(r"preRFC723x/(00|06|12|18|24)/draft-[a-z0-9-]+\.xml", p)
+    ]
+    return [Spec("ietf-" + Path(p).stem.removesuffix("-to-be"), "rfc", repo, p) for p in wanted]
+
+
+def regml_specs(mirrors: Path) -> list[Spec]:
+    repo = "cfpb/regulations-xml"
+    newest: dict[str, str] = {}
+    for path, _ in sorted(git_paths(mirrors, repo), key=lambda item: item[0].split("/")[-1][-13:]):
+        if path.startswith("regulation/") and path.endswith(".xml"):
+            newest[path.split("/")[1]] = path
+    return [Spec(f"cfpb-12cfr{part}", "regml", repo, path) for part, path in sorted(newest.items())]
+
+
+def uslm_specs(mirrors: Path, smallest: int = 6_000, largest: int = 1_200_000) -> list[Spec]:
+    repo = "usgpo/uslm"
+    specs, seen = [], set()
+    for path, size in git_paths(mirrors, repo):
+        name = Path(path).stem.lower().removesuffix("_good").removesuffix("-uslm")
+        folder_ok = path.startswith(
+            ("bill-version-samples-september-2024/", "previous/sample-files/")
+        )
+        if (
+            folder_ok
+            and path.lower().endswith(".xml")
+            and smallest <= size <= largest
+            and "cfr" not in name
+            and name not in seen
+            and not name.startswith("comps")
+        ):
+            seen.add(name)
+            specs.append(Spec(f"uslm-{name}", "uslm", repo, path))
+    return specs
+
+
+def cfr_specs(mirrors: Path) -> list[Spec]:
+    return [
+        Spec(
+            f"cfr-27-vol{v}",
+            "cfr",
+            "usgpo/uslm",
+            f"previous/sample-files/CFR-2018-title27-vol{v}-uslm.xml",
+        )
+        for v in (2, 3)
+    ]
+
+
+def spdx_specs(mirrors: Path, smallest: int = 7_000) -> list[Spec]:
+    repo = "spdx/license-list-XML"
+    paths = sorted(
+        p
+        for p, size in git_paths(mirrors, repo)
+        if re.fullmatch(r"src/[^/]+\.xml", p) and size >= smallest
+    )
+    paths = paths[:: max(1, len(paths) // 90)]  # spread over the alphabet
+    return [Spec("spdx-" + Path(p).stem.lower(), "spdx", repo, p) for p in paths]
+
+
+SPEC_LISTS = {
+    "rfc": rfc_specs,
+    "regml": regml_specs,
+    "uslm": uslm_specs,
+    "cfr": cfr_specs,
+    "spdx": spdx_specs,
+}
+
+
+def read_sources(mirrors: Path, spec: Spec) -> list[Source]:
+    commit = head_commit(mirrors, spec.repo)
+    url = f"https://github.com/{spec.repo}/blob/{commit}/{spec.path}"
+    read = READERS[spec.kind](git_show(mirrors, spec.repo, commit, spec.path), spec.id, url)
+    return read if isinstance(read, list) else [read]
+
+
+def write_document(out: Path, kind: str, made: int, source: Source, gold: dict) -> dict:
+    fmt = FORMATS[kind][made % len(FORMATS[kind])]
+    (out / "documents" / f"{source.id}.{fmt}").write_bytes(RENDERERS[fmt](source))
+    (out / "gold" / f"{source.id}.json").write_text(
+        json.dumps(gold, indent=1, ensure_ascii=False), encoding="utf-8"
+    )
+    return {
+        "id": source.id,
+        "format": fmt,
+        "publisher": source.publisher,
+        "title": source.title,
+        "source": source.source,
+        "licence": source.licence,
+        "rendering": RENDERING.format(f"{kind} to {fmt}"),
+        "input": f"documents/{source.id}.{fmt}",
+        "gold": f"gold/{source.id}.json",
+    }
+
+
+def build(mirrors: Path, out: Path, minimum_sections: int = 4) -> list[dict]:
+    """Every document of every source that has enough sections, once per title."""
+    (out / "documents").mkdir(parents=True, exist_ok=True)
+    (out / "gold").mkdir(parents=True, exist_ok=True)
+    manifest, titles, texts = [], set(), set()
+    for kind, specs_of in SPEC_LISTS.items():
+        made = 0
+        for spec in specs_of(mirrors):
+            if made >= MOST.get(kind, 10_000):
+                break
+            try:
+                sources = read_sources(mirrors, spec)
+            except (etree.XMLSyntaxError, AttributeError, ValueError, TypeError) as error:
+                print(f"skipped {spec.id}: {error!r}")
+                continue
+            for source in sources:
+                gold = gold_of(source)
+                text = render_txt(source).split(b"\n", 1)[1]
+                if len(gold["sections"]) < minimum_sections or not gold["citations"]:
+                    continue
+                if source.title in titles or text in texts:
+                    continue  # the same document under another name: citations would be ambiguous
+                titles.add(source.title)
+                texts.add(text)
+                manifest.append(write_document(out, kind, made, source, gold))
+                made += 1
+    (out / "manifest.json").write_text(
+        json.dumps(manifest, indent=1, ensure_ascii=False), encoding="utf-8"
+    )
+    return manifest
+
+
+def pack(folder: Path, archive: Path) -> None:
+    with tarfile.open(archive, "w:xz", preset=9) as tar:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and not path.name.startswith("."):
+                tar.add(path, arcname=str(path.relative_to(folder)), filter=reproducible_entry)
+
+
+def reproducible_entry(info: tarfile.TarInfo) -> tarfile.TarInfo:
+    """An archive entry without the builder's clock, owner or mode."""
+    info.mtime = int(FIXED_TIME.timestamp())
+    info.uid = info.gid = 0
+    info.uname = info.gname = ""
+    info.mode = 0o644
+    return info
+
+
+#: The documents of tests/structure_corpus: every format and publisher, all small.
+SUBSET = (
+    "ietf-rfc7233",
+    "cfpb-12cfr1009",
+    "cfpb-12cfr1014",
+    "cfr-27-vol3-part646",
+    "spdx-epl-2.0",
+    "spdx-frameworx-1.0",
+    "uslm-h1037_rfs",
+    "uslm-s2245_is",
+)
+
+
+def write_subset(folder: Path, target: Path, ids: tuple[str, ...] = SUBSET) -> None:
+    """The documents ``ids`` of a built corpus, copied with their own manifest."""
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    chosen = [entry for entry in manifest if entry["id"] in ids]
+    for entry in chosen:
+        for key in ("input", "gold"):
+            (target / entry[key]).parent.mkdir(parents=True, exist_ok=True)
+            (target / entry[key]).write_bytes((folder / entry[key]).read_bytes())
+    (target / "manifest.json").write_text(
+        json.dumps(chosen, indent=1, ensure_ascii=False), encoding="utf-8"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--mirrors", type=Path, required=True, help="folder of owner+name/repo git copies"
+    )
+    parser.add_argument("--out", type=Path, required=True, help="folder to write the corpus into")
+    parser.add_argument("--archive", type=Path, help="also pack the folder into this .tar.xz")
+    parser.add_argument("--subset", type=Path, help="also copy the test subset into this folder")
+    args = parser.parse_args()
+    manifest = build(args.mirrors, args.out)
+    print(f"{len(manifest)} documents")
+    if args.archive:
+        pack(args.out, args.archive)
+    if args.subset:
+        write_subset(args.out, args.subset)
+
+
+if __name__ == "__main__":
+    main()

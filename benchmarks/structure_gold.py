@@ -1,0 +1,313 @@
+"""The labelled corpus of ``benchmarks/structure.py``: real documents with a gold file each.
+
+A corpus folder holds ``manifest.json`` (a list of entries) and the files it names::
+
+    {"id": "rfc-9110", "format": "txt", "publisher": "IETF", "title": "HTTP Semantics",
+     "source": "https://github.com/...", "licence": "...", "rendering": "how the input was made",
+     "input": "documents/rfc-9110.txt", "gold": "gold/rfc-9110.json"}
+
+A gold file gives what the structured source says of the document::
+
+    {"sections": [{"id": "section-3-1", "number": "3.1", "heading": "Title",
+                   "parent": "section-3"}],
+     "definitions": [{"term": "Term", "text": "what it means"}],      # null: not measured
+     "references": [{"from": "section-3-1", "to": "section-9-2"}],    # null: not measured
+     "citations": [{"query": "Section 3.1 of Title", "section": "section-3-1"}]}
+
+Section ids are hierdoc's canonical ids (``hierdoc.pipeline.numbering``): a bare outline
+number is a section (``3.1.2`` -> ``section-3-1-2``), parenthesised parts extend it
+(``2.1.1(1)`` -> ``section-2-1-1-1``), a kind keeps its name (``article-17``,
+``appendix-a``). ``parent`` is the nearest enclosing gold section (None at the top).
+``heading`` is the title without the number (None when the source gives none).
+
+The 40 ObliQA documents (ADGM rulebooks and guidance, plain text) are read in place from
+``hierdoc.eval.datasets.default_datasets() / "obliqa"``, never copied; their gold comes from
+the passages files beside them (see :func:`obliqa_documents`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from hierdoc.eval.datasets import default_datasets
+
+
+@dataclass(frozen=True)
+class GoldSection:
+    id: str
+    number: str
+    heading: str | None
+    parent: str | None
+
+
+@dataclass(frozen=True)
+class GoldDefinition:
+    term: str
+    text: str
+
+
+@dataclass(frozen=True)
+class GoldReference:
+    origin: str
+    target: str
+
+
+@dataclass(frozen=True)
+class GoldCitation:
+    query: str
+    section: str
+
+
+@dataclass(frozen=True)
+class LabelledDocument:
+    """One document of the corpus with its gold lists (None: not measured)."""
+
+    id: str
+    format: str
+    publisher: str
+    title: str
+    source: str
+    licence: str
+    rendering: str
+    document: Path
+    sections: tuple[GoldSection, ...]
+    definitions: tuple[GoldDefinition, ...] | None
+    references: tuple[GoldReference, ...] | None
+    citations: tuple[GoldCitation, ...]
+
+
+def gold_lists(data: dict) -> dict:
+    """The gold lists of a gold file's JSON, as the fields of :class:`LabelledDocument`."""
+    definitions = data.get("definitions")
+    references = data.get("references")
+    return {
+        "sections": tuple(
+            GoldSection(s["id"], s.get("number", ""), s.get("heading"), s.get("parent"))
+            for s in data["sections"]
+        ),
+        "definitions": None
+        if definitions is None
+        else tuple(GoldDefinition(d["term"], d["text"]) for d in definitions),
+        "references": None
+        if references is None
+        else tuple(GoldReference(r["from"], r["to"]) for r in references),
+        "citations": tuple(GoldCitation(c["query"], c["section"]) for c in data["citations"]),
+    }
+
+
+def load_corpus(folder: Path) -> list[LabelledDocument]:
+    """Every document a corpus folder's ``manifest.json`` lists."""
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    documents = []
+    for entry in manifest:
+        gold = json.loads((folder / entry["gold"]).read_text(encoding="utf-8"))
+        documents.append(
+            LabelledDocument(
+                id=entry["id"],
+                format=entry["format"],
+                publisher=entry["publisher"],
+                title=entry["title"],
+                source=entry["source"],
+                licence=entry["licence"],
+                rendering=entry.get("rendering", ""),
+                document=folder / entry["input"],
+                **gold_lists(gold),
+            )
+        )
+    return documents
+
+
+def unpack(archive: Path, cache: Path) -> Path:
+    """The archive unpacked once into ``cache`` (again when the archive changes). Each
+    version unpacks into a folder of its own, moved into place whole, so that runs at the
+    same time never read a half-written corpus."""
+    stamp = f"{archive.stat().st_size}-{int(archive.stat().st_mtime)}"
+    folder = cache / f"{archive.name.split('.')[0]}-{stamp}"
+    if (folder / "manifest.json").is_file():
+        return folder
+    cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=cache) as partial:
+        with tarfile.open(archive) as tar:
+            tar.extractall(partial, filter="data")
+        with contextlib.suppress(OSError):  # another run put the same version in place first
+            Path(partial).rename(folder)
+        Path(partial).mkdir(exist_ok=True)  # for the cleanup of the temporary folder
+    return folder
+
+
+# ObliQA: gold from the passages files
+
+OBLIQA_SOURCE = (
+    "https://github.com/RegNLP/ObliQADataset/blob/c1b2c3c04aee1f6ce75f76106ce13af672d48e02/"
+    "scripts/StandartizedRegulatoryDocumentsTXT/{}"
+)
+OBLIQA_LICENCE = "Apache-2.0 (dataset card); ADGM / FSRA publications"
+#: A rule or paragraph number of a passage: "5.3.6", "2.1.1.(1)", "Part 2.4.(1)",
+#: "Part 1.Chapter 1.1.(1)", "PART 1.1.1.1", "26)", "A.3.", "1.(3)".
+_PASSAGE_NUMBER = re.compile(
+    r"^(?:PART |Part \d+[A-Z]?\.(?:Chapter \d+[A-Z]?\.)?)?"
+    r"(?P<num>(?:\d+[A-Z]?|[A-Z])(?:\.\d+[A-Z]?)*)\.?(?P<parens>(?:\.?\([0-9a-zA-Z]{1,6}\))*)\)?$"
+)
+#: A rule cited in a passage: "Rule 5.3.6", "Rule \u200e2.2" (a left-to-right mark inside).
+_RULE_CITED = re.compile(r"\bRules?\s*\u200e?(\d+(?:\.\d+)+)\b(?!\.\d)")
+#: A section of Regulations cited in a passage, not one of another text ("section 15 of FSMR").
+_SECTION_CITED = re.compile(r"\bsection\s+(\d+[A-Z]?)((?:\([0-9a-z]{1,4}\))*)(?!\s+of\s)")
+#: A heading passage: one short line that does not end a sentence.
+_HEADING_PASSAGE = re.compile(r"^[^\n]{1,150}$")
+
+
+def passage_section_id(passage_id: str) -> tuple[str, str] | None:
+    """(canonical id, number as printed) of a passage's number; None for guidance notes
+    and block headings ("Part 2", "Part 1.Chapter 1") that carry no section number."""
+    if "Guidance" in passage_id:
+        return None
+    match = _PASSAGE_NUMBER.match(passage_id.strip())
+    if not match or re.fullmatch(r"(?:PART|Part) \d+[A-Z]?", passage_id.strip()):
+        return None
+    parts = [p for p in match["num"].split(".") if p]
+    parts += re.findall(r"\(([0-9a-zA-Z]{1,6})\)", match["parens"] or "")
+    number = ".".join(parts[: len(match["num"].split("."))])
+    number += "".join(f"({p})" for p in parts[len(match["num"].split(".")) :])
+    return "section-" + "-".join(p.lower() for p in parts), number
+
+
+def heading_of(passage: str) -> str | None:
+    text = passage.strip()
+    if not _HEADING_PASSAGE.match(text) or text[-1] in ".:;,":
+        return None
+    return text
+
+
+def nearest_parent(section_id: str, known: dict[str, GoldSection]) -> str | None:
+    parts = section_id.split("-")
+    for end in range(len(parts) - 1, 1, -1):
+        candidate = "-".join(parts[:end])
+        if candidate in known:
+            return candidate
+    return None
+
+
+def obliqa_sections(passages: list[dict]) -> tuple[list[GoldSection], dict[str, str]]:
+    """The gold sections of one document's passages, with the text of each section id.
+    Sections implied by a numbered part ("2.1.1" of "2.1.1.(1)") are added untitled."""
+    sections: dict[str, GoldSection] = {}
+    texts: dict[str, str] = {}
+    for passage in passages:
+        found = passage_section_id(passage["PassageID"])
+        if found is None or found[0] in sections:
+            continue
+        section_id, number = found
+        for end in range(2, len(section_id.split("-"))):
+            implied = "-".join(section_id.split("-")[:end])
+            if implied not in sections:
+                sections[implied] = GoldSection(
+                    implied,
+                    ".".join(implied.split("-")[1:]),
+                    None,
+                    nearest_parent(implied, sections),
+                )
+        heading = heading_of(passage["Passage"])
+        sections[section_id] = GoldSection(
+            section_id, number, heading, nearest_parent(section_id, sections)
+        )
+        texts[section_id] = passage["Passage"]
+    return list(sections.values()), texts
+
+
+def obliqa_references(texts: dict[str, str], known: set[str]) -> list[GoldReference]:
+    """Rules ("Rule 2.2") and sections ("section 15(2)") a passage cites that the same
+    document holds, each once per citing section."""
+    found: dict[tuple[str, str], GoldReference] = {}
+    for origin, text in texts.items():
+        targets = ["section-" + n.replace(".", "-") for n in _RULE_CITED.findall(text)]
+        targets += [
+            "section-" + "-".join([n.lower(), *re.findall(r"\((\w+)\)", p)])
+            for n, p in _SECTION_CITED.findall(text)
+        ]
+        for target in targets:
+            while target not in known and target.count("-") > 1:
+                target = target.rsplit("-", 1)[0]
+            if target in known and target != origin and not origin.startswith(target + "-"):
+                found.setdefault((origin, target), GoldReference(origin, target))
+    return list(found.values())
+
+
+#: A row of the glossary table: a term, a tab, its definition ("Means ...", "Has the ...").
+_GLOSSARY_ROW = re.compile(r"^(?P<term>[^\t\n]{1,150})\t(?P<text>[^\n]+)$", re.MULTILINE)
+
+
+def obliqa_definitions(passages: list[dict]) -> list[GoldDefinition]:
+    """The rows of the glossary tables ("Defined Terms | Definitions") of a document."""
+    found: dict[str, GoldDefinition] = {}
+    for passage in passages:
+        text = passage["Passage"]
+        for table in re.findall(r"Defined Terms\tDefinitions\n(.*?)(?:/Table End|$)", text, re.S):
+            for row in _GLOSSARY_ROW.finditer(table):
+                term = row["term"].strip()
+                if re.fullmatch(r"[a-z]{1,4}\)|\(?[a-z0-9]{1,4}\)", term):
+                    continue  # a lettered point of the definition above
+                found.setdefault(term, GoldDefinition(term, row["text"].strip()))
+    return list(found.values())
+
+
+def obliqa_citations(
+    sections: list[GoldSection], short_name: str | None, title: str, count: int = 5
+) -> list[GoldCitation]:
+    """Up to ``count`` "Rule 5.3.6 of GEN" queries, spread over the document's numbered
+    rules of three or more parts ("Section 15 of <title>" for Regulations' sections)."""
+    rules = [s for s in sections if s.number.count(".") >= 2 and "(" not in s.number]
+    name = short_name or title
+    kind = "Rule"
+    if not rules:
+        rules = [s for s in sections if "." not in s.number and "(" not in s.number]
+        rules = [s for s in rules if s.number.isdigit() and s.parent is None]
+        kind = "Section"
+    if not rules:
+        return []
+    step = max(1, len(rules) // count)
+    return [GoldCitation(f"{kind} {s.number} of {name}", s.id) for s in rules[::step][:count]]
+
+
+def obliqa_documents(datasets: Path | None = None) -> list[LabelledDocument]:
+    """The 40 ObliQA documents with gold from their passages files ([] when absent).
+
+    Sections: every passage whose number is a rule or paragraph number ("5.3.6",
+    "2.1.1.(1)", "Part 2.4.(1)", "26)"), with the rules its number implies ("2.1.1"); the
+    Part and Chapter headings of Regulations and the guidance notes under a rule
+    ("1.2.Guidance.1.") have no number of their own and are left out. A passage of one
+    short line is its section's title. Definitions: the rows of the glossary tables (GLO).
+    References: "Rule 2.2" and "section 15(2)" (not "of" another text) in a passage, to a
+    section the document holds. Citations: "Rule 5.3.6 of GEN", "Section 15 of FSMR"."""
+    folder = (datasets or default_datasets()) / "obliqa"
+    if not (folder / "document_map.json").is_file():
+        return []
+    mapping = json.loads((folder / "document_map.json").read_text(encoding="utf-8"))
+    documents = []
+    for number, entry in sorted(mapping.items(), key=lambda item: int(item[0])):
+        passages = json.loads((folder / "passages" / f"{number}.json").read_text(encoding="utf-8"))
+        sections, texts = obliqa_sections(passages)
+        known = {s.id for s in sections}
+        definitions = obliqa_definitions(passages)
+        documents.append(
+            LabelledDocument(
+                id=f"obliqa-{int(number):02d}-{entry['short_name'] or 'guidance'}".lower(),
+                format="txt",
+                publisher="ADGM",
+                title=entry["title"],
+                source=OBLIQA_SOURCE.format(entry["file"].replace(" ", "%20")),
+                licence=OBLIQA_LICENCE,
+                rendering="as published by ObliQA (the authors' text of the ADGM PDF)",
+                document=folder / "documents" / entry["file"],
+                sections=tuple(sections),
+                definitions=tuple(definitions) if definitions else None,
+                references=tuple(obliqa_references(texts, known)),
+                citations=tuple(obliqa_citations(sections, entry["short_name"], entry["title"])),
+            )
+        )
+    return documents

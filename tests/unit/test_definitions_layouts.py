@@ -1,0 +1,359 @@
+"""Definitions outside the "X means" sentence: definition lists, key-terms tables, text
+tables under a Term/Definition header, grouping parentheses, prose in definitions sections."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hierdoc.pipeline.chunk import chunk_document
+from hierdoc.pipeline.convert import convert_file
+from hierdoc.pipeline.extract.definitions import find_definitions, is_definitions_heading
+from hierdoc.pipeline.extract.document import extract_document
+from hierdoc.pipeline.structure import parse_sections
+from hierdoc.pipeline.tokenizer import default_tokenizer
+from tests.paths import REPOSITORY
+from tests.realdocs.gold import GoldDefinition
+from tests.realdocs.harness import defines
+
+GOLD = REPOSITORY / "benchmarks" / "definitions_gold"
+
+
+def _pairs(text: str, in_section: bool = False) -> dict[str, str]:
+    return {d.term: d.definition for d in find_definitions(text, in_section)}
+
+
+# --- HTML definition lists, as markdownify writes them ---------------------------------------
+
+DEFINITION_LIST = """## Terminology
+
+amplification attack
+:   A class of attack where the attacker attempts to exhaust a target system's
+    resources by providing small, valid inputs.
+
+decentralized identifier (DID)
+:   A globally unique persistent identifier that does not require a
+    [registration authority](#authority).
+
+    A second paragraph of the same description.
+
+Source Distribution (or "sdist")[¶](#term-sdist "Link to this term")
+:   A distribution format that is not built.
+
+License Expression[¶](#term-License-Expression "Link to this term")
+
+SPDX Expression[¶](#term-SPDX-Expression "Link to this term")
+:   A string with valid SPDX license expression syntax.
+"""
+
+
+def test_each_term_of_a_definition_list_is_defined_by_its_description() -> None:
+    found = _pairs(DEFINITION_LIST)
+    assert found["amplification attack"].startswith("A class of attack where the attacker")
+    # the abbreviation is the acronyms' to link; a link reads as its text
+    assert found["decentralized identifier"].startswith(
+        "A globally unique persistent identifier that does not require a registration authority."
+    )
+    assert "A second paragraph" in found["decentralized identifier"]
+    assert found["Source Distribution"] == "A distribution format that is not built"
+    assert found["sdist"]  # "(or "sdist")" names it too
+    # Sphinx's terms sharing one description, each with its own link
+    assert found["License Expression"] == found["SPDX Expression"]
+
+
+def test_a_question_or_an_api_signature_in_a_definition_list_is_no_term() -> None:
+    text = (
+        "How do I reset my password?\n:   Use the link on the sign-in page.\n\n"
+        "Index.search(query, limit=10)\n:   Search the index and return results.\n"
+    )
+    assert _pairs(text) == {}
+
+
+def test_html_definition_list_reaches_the_extractor(tmp_path: Path) -> None:
+    page = tmp_path / "glossary.html"
+    page.write_text(
+        "<html><body><h2>Terms</h2><dl><dt><dfn>binding</dfn></dt><dd>A concrete mechanism "
+        "used by a caller to invoke a resolver.</dd></dl></body></html>",
+        encoding="utf-8",
+    )
+    text = convert_file(page).text
+    assert _pairs(text) == {"binding": "A concrete mechanism used by a caller to invoke a resolver"}
+
+
+# --- a cover page's key terms ----------------------------------------------------------------
+
+KEY_TERMS = """| **Purpose** **How Confidential Information may be used** | {purpose} |
+| --- | --- |
+| **Effective Date** | {effective_date} |
+| **Governing Law** | The laws of the State of {governing_law}. |
+| **Jurisdiction** | The state and federal courts located in {jurisdiction}. |
+| **Order Form** The key terms of this Agreement are as follows: |  |
+
+|  | **PARTY 1** |  | **PARTY 2** |
+| --- | --- | --- | --- |
+| **Signature** |  |  |  |
+| **Print Name** | {party_1_name} |  | {party_2_name} |
+| **Title** | {party_1_title} |  | {party_2_title} |
+"""
+
+
+def test_a_key_terms_table_defines_each_bold_name_by_its_value() -> None:
+    found = _pairs(KEY_TERMS)
+    assert found == {
+        "Purpose": "How Confidential Information may be used: {purpose}",
+        "Effective Date": "{effective_date}",
+        "Governing Law": "The laws of the State of {governing_law}",
+        "Jurisdiction": "The state and federal courts located in {jurisdiction}",
+    }
+
+
+def test_a_spacer_column_empty_in_every_row_does_not_count() -> None:
+    spaced = (
+        KEY_TERMS.split("\n\n")[0]
+        .replace(" |\n", " |  |\n")
+        .replace("| --- | --- |  |", "| --- | --- | --- |")
+    )
+    assert _pairs(spaced) == _pairs(KEY_TERMS)
+
+
+def test_a_plain_two_column_table_defines_nothing() -> None:
+    table = (
+        "| Country | Capital |\n| --- | --- |\n| France | Paris |\n| Spain | Madrid |\n"
+        "| Italy | Rome |\n| Portugal | Lisbon |\n"
+    )
+    assert _pairs(table) == {}
+    bold_sentences = (
+        "| **Note** | a |\n| --- | --- |\n| **The fees are due monthly.** | b |\n"
+        "| **Call us now** | c |\n| **Read this first:** | d |\n"
+    )
+    assert _pairs(bold_sentences) == {}
+
+
+# --- Term<TAB>Definition tables in plain text -------------------------------------------------
+
+COLUMNS = """1.2.1 In the Rulebooks the following terms have the meanings below.
+
+Defined Terms\tDefinitions
+1P\tMeans the low estimate scenario of Petroleum Reserves.
+Accepted Spot Commodity\tHas the meaning given in section 258 of FSMR.
+Accounting Records\tMeans records and underlying documents such as:
+(a)\tcheques;
+
+(b)\tinvoices.
+Payment Service Provider
+\tHas the meaning given in section 258 of FSMR.
+Relevant Provisions\tMeans, in relation to COBS, "relevant provisions" means any rules.
+
+1.2.2 This Rule applies to every Person.
+"""
+
+
+def test_rows_under_a_term_definition_header_are_definitions() -> None:
+    found = {d.term: d for d in find_definitions(COLUMNS)}
+    assert found["1P"].definition == "the low estimate scenario of Petroleum Reserves"
+    assert found["Accepted Spot Commodity"].style == "pointer"
+    assert found["Accepted Spot Commodity"].definition == "the meaning given in section 258 of FSMR"
+    # the points, across a blank line, belong to the row above
+    assert found["Accounting Records"].definition.endswith("(a) cheques; (b) invoices")
+    assert found["Payment Service Provider"].style == "pointer"
+    assert found["Relevant Provisions"].definition.startswith("in relation to COBS")
+    assert not any(term.startswith("(") or term == "1.2.2" for term in found)
+
+
+def test_tab_lines_without_a_header_define_nothing() -> None:
+    text = "Zone\tTime band\nZone 1\tover 1 year\nZone 2\tunder 1 year\n"
+    assert _pairs(text) == {}
+
+
+# --- grouping parentheses and prose in a definitions section ---------------------------------
+
+
+def test_a_group_named_with_its_kin_is_named_whole() -> None:
+    text = (
+        "This Agreement is entered into by and between Media News Group, Inc. and its "
+        "subsidiaries and affiliates (collectively, the “Disclosing Party”) and Reader LLC. "
+        "Information of CEDC or any of its Subsidiaries (defined below) (together, the "
+        "“CEDC Group”) is confidential."
+    )
+    found = _pairs(text)
+    assert found["Disclosing Party"] == "Media News Group, Inc. and its subsidiaries and affiliates"
+    assert found["CEDC Group"] == "CEDC or any of its Subsidiaries"
+
+
+@pytest.mark.parametrize(
+    ("text", "term", "named"),
+    [
+        (
+            'The Company and its Affiliates (together, the "Company Group") agree.',
+            "Company Group",
+            "The Company and its Affiliates",
+        ),
+        (
+            'The shares, options and warrants (together, "Securities") are held.',
+            "Securities",
+            "The shares, options and warrants",
+        ),
+        (
+            'Acme Inc. and Beta LLC (collectively, the "Parties") agree.',
+            "Parties",
+            "Acme Inc. and Beta LLC",
+        ),
+        ('Acme Inc. and Beta LLC (each, a "Party") agree.', "Party", "Acme Inc. and Beta LLC"),
+    ],
+)
+def test_a_parenthesis_names_the_group_before_it(text: str, term: str, named: str) -> None:
+    assert _pairs(text)[term] == named
+
+
+PROSE = """## Definitions
+
+The following terms are used in this document.
+
+Authenticator is a means used to confirm the identity of a user.
+
+Relying parties are entities that rely on the subscriber's authenticator.
+
+Verifier: an entity that verifies the claimant's identity.
+
+A specific kind of: distribution that holds compiled extensions.
+
+This section is informative.
+"""
+
+
+def test_prose_in_a_definitions_section_defines_its_subjects() -> None:
+    assert _pairs(PROSE) == {
+        "Authenticator": "a means used to confirm the identity of a user",
+        "Relying parties": "entities that rely on the subscriber's authenticator",
+        "Verifier": "an entity that verifies the claimant's identity",
+    }
+    # the same prose outside a definitions section is an ordinary paragraph
+    outside = _pairs(PROSE.replace("## Definitions", "## Overview"))
+    assert "Authenticator" not in outside and "Relying parties" not in outside
+
+
+def test_a_lettered_appendix_section_is_a_definitions_heading() -> None:
+    assert is_definitions_heading("A.1 Definitions")
+    assert is_definitions_heading("Appendix A.2 Glossary")
+    assert not is_definitions_heading("A.1 Scope")
+
+
+# --- the committed gold documents, end to end -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "gold_file",
+    sorted(p.name for p in GOLD.glob("*.gold.yaml") if (GOLD / "docs").exists()),
+)
+def test_committed_gold_documents(gold_file: str) -> None:
+    data = yaml.safe_load((GOLD / gold_file).read_text(encoding="utf-8"))
+    path = GOLD / data["document"]
+    if not path.exists():
+        pytest.skip(f"{data['document']} is a dataset document")
+    gold = [
+        GoldDefinition(str(d["term"]), str(d["starts"]), bool(d.get("optional")))
+        for d in data["definitions"]
+    ]
+    document = convert_file(path)
+    sections = parse_sections(document.text, document.title)
+    chunks = chunk_document(document, sections, default_tokenizer())
+    found = [(d.term, d.definition) for d in extract_document(sections, chunks)[1].definitions]
+    right = [(t, d) for t, d in found if any(defines(g, t, d) for g in gold)]
+    required = [g for g in gold if not g.optional]
+    hits = [g for g in required if any(defines(g, t, d) for t, d in right)]
+    assert len(right) / len(found) >= 0.95
+    assert len(hits) / len(required) >= 0.9
+
+
+# --- a standard's numbered terms and definitions ---------------------------------------------
+
+ENTRIES = """## 3 Terms and definitions
+
+For the purposes of this document, the following terms and definitions apply.
+
+3.1
+access control
+means to ensure that access to assets is authorized
+
+3.2 attack
+attempt to destroy, expose or alter an asset
+
+3.3 Fees
+The fees are set out in Schedule 2.
+
+3.4 Definitions
+In this Agreement:
+"""
+
+
+def test_numbered_entries_of_a_terms_and_definitions_clause() -> None:
+    assert _pairs(ENTRIES) == {
+        "access control": "means to ensure that access to assets is authorized",
+        "attack": "attempt to destroy, expose or alter an asset",
+    }
+    headed = "### 3.2 attack\nattempt to destroy, expose or alter an asset\n"
+    assert _pairs(headed, in_section=True) == {
+        "attack": "attempt to destroy, expose or alter an asset"
+    }
+    # a numbered sub-heading whose paragraph is a sentence is a clause, not an entry
+    assert _pairs("### 3.3 Fees\nThe fees are set out in Schedule 2.\n", in_section=True) == {}
+
+
+RFC_TERMINOLOGY = """1.3 Terminology
+
+   This specification uses a number of terms to refer to the roles
+   played by participants in the HTTP communication.
+
+   connection
+      A transport layer virtual circuit established between two programs
+      for the purpose of communication.
+
+   request
+      An HTTP request message, as defined in section 5.
+"""
+
+
+def test_terms_with_indented_definitions_in_a_terminology_section() -> None:
+    assert _pairs(RFC_TERMINOLOGY) == {
+        "connection": "A transport layer virtual circuit established between two programs "
+        "for the purpose of communication",
+        "request": "An HTTP request message, as defined in section 5",
+    }
+    # the same layout outside a definitions section defines nothing
+    assert _pairs(RFC_TERMINOLOGY.replace("Terminology", "Architecture")) == {}
+
+
+def test_a_heading_then_its_indented_text_is_no_term() -> None:
+    text = "Overall Operation\n\n   This section gives an overview of the protocol.\n"
+    assert _pairs(text, in_section=True) == {}
+
+
+def test_a_plural_verb_defines_both_unquoted_terms() -> None:
+    text = (
+        "## § 1030.2 Definitions.\n\n(j) Depository institution and institution mean an "
+        "institution defined in section 19(b)(1)(A) of the Federal Reserve Act.\n\n"
+        "(k) Terms and conditions means the rules of the account.\n"
+    )
+    found = _pairs(text)
+    assert found["Depository institution"] == found["institution"]
+    assert found["institution"].startswith("an institution defined in section 19(b)(1)(A)")
+    assert found["Terms and conditions"] == "the rules of the account"
+
+
+def test_terms_sharing_a_description_without_permalinks() -> None:
+    """markdownify writes consecutive <dt> a blank line apart; with the permalink marks
+    removed from the HTML, the terms are still one description's."""
+    text = (
+        "Wheel Format\n:   The binary distribution format.\n\n"
+        "License Expression\n\nSPDX Expression\n:   A string with valid SPDX syntax.\n"
+    )
+    found = _pairs(text)
+    assert (
+        found["License Expression"]
+        == found["SPDX Expression"]
+        == ("A string with valid SPDX syntax")
+    )
+    # a paragraph before the list is no term
+    assert "Introduction text" not in _pairs("Introduction text\n\nWheel\n:   A format.\n")

@@ -1,0 +1,217 @@
+"""Multi-column layout of the structured PDF converter (pdf_layout, pdf_headings).
+
+Synthetic pages built from segments test one rule each; the Federal Register proposed
+rule in tests/realdocs (FR Doc. 2020-17221, fifteen three-column pages) tests them on a
+real document.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from hierdoc.pipeline.convert_pdf import convert_pdf
+from hierdoc.pipeline.pdf_headings import mark_headings
+from hierdoc.pipeline.pdf_layout import (
+    Block,
+    Page,
+    Segment,
+    block_text,
+    build_blocks,
+    footnotes_last,
+    join_hyphens,
+    reading_order,
+    table_rows,
+)
+from tests.paths import TESTS
+
+FEDERAL_REGISTER = TESTS / "realdocs" / "federal-register-2020-17221.pdf"
+LINE = 10.0  # baseline to baseline
+COLUMNS = ((45.0, 211.0), (222.0, 388.0), (399.0, 565.0))  # three columns of a page
+
+
+def _lines(
+    column: int, top: float, texts: list[str], size: float = 9.0, bold: bool = False
+) -> list[Segment]:
+    """Lines of one column from ``top`` down: full width but the last (a paragraph)."""
+    x0, x1 = COLUMNS[column]
+    return [
+        Segment(
+            text,
+            x0,
+            x1 if n < len(texts) - 1 else x0 + 6 * len(text.split()),
+            top + n * LINE,
+            top + n * LINE + size,
+            0,
+            0,
+            size,
+            bold,
+        )
+        for n, text in enumerate(texts)
+    ]
+
+
+def _paragraph(column: int, top: float, name: str, count: int, size: float = 9.0) -> list[Segment]:
+    return _lines(column, top, [f"{name} line {n} goes on" for n in range(count)], size)
+
+
+def _heading(column: int, top: float, text: str) -> list[Segment]:
+    x0, _ = COLUMNS[column]
+    return [Segment(text, x0, x0 + 5 * len(text), top, top + 9.0, 0, 0, 9.0, True)]
+
+
+def _texts(blocks: list[Block]) -> list[str]:
+    return [block_text(b, " ") for b in blocks]
+
+
+def _three_columns_with_aligned_headings(
+    middle: str = "(a) Comments Due Date", right: str = "(h) Airplane Flight Manual"
+) -> list[Segment]:
+    """Columns 2 and 3 each hold a heading and its paragraph at one height."""
+    return [
+        *_paragraph(0, 60, "left", 60),
+        *_paragraph(1, 60, "middle", 40),
+        *_heading(1, 480, middle),
+        *_paragraph(1, 494, "due", 4),
+        *_paragraph(2, 60, "right", 30),
+        *_heading(2, 480, right),
+        *_paragraph(2, 494, "manual", 6),
+    ]
+
+
+def test_headings_of_two_columns_at_one_height_are_not_a_table() -> None:
+    blocks = reading_order(table_rows(build_blocks(_three_columns_with_aligned_headings())))
+    assert not any(block.cells for block in blocks)
+    texts = _texts(blocks)
+    order = ["left line 0", "middle line 0", "(a) Comments", "due line 0", "right line 0"]
+    order += ["(h) Airplane", "manual line 0"]
+    positions = [next(i for i, t in enumerate(texts) if t.startswith(o)) for o in order]
+    assert positions == sorted(positions)
+
+
+def test_a_figure_across_the_columns_parts_the_text_above_it_from_the_text_below() -> None:
+    """Three columns above a figure, two below it: the text under the figure is read after
+    every column above it (the figure itself has no text)."""
+    segments = [
+        *_paragraph(0, 60, "first", 4),
+        *_paragraph(1, 60, "second", 4),
+        *_paragraph(2, 60, "third", 4),
+        *_paragraph(0, 230, "below", 3),
+        *_paragraph(1, 230, "after", 3),
+    ]
+    figure = (108.0, 504.0, 112.0, 211.0)
+    texts = _texts(reading_order(build_blocks(segments), [figure]))
+    assert [t.split()[0] for t in texts] == ["first", "second", "third", "below", "after"]
+
+
+def test_a_table_in_a_column_of_text_stays_a_table() -> None:
+    """A term | definition table whose rows sit inside a page of text: read row by row."""
+    segments = _paragraph(0, 60, "before", 8)
+    for row, (term, meaning) in enumerate([("AD", "airworthiness"), ("AFM", "flight manual")]):
+        top = 150 + row * 30
+        segments.append(Segment(term, 45, 70, top, top + 9, 0, 0, 9.0))
+        segments.append(Segment(meaning, 120, 200, top, top + 9, 0, 0, 9.0))
+        segments.append(Segment("directive text", 120, 190, top + LINE, top + LINE + 9, 0, 0, 9.0))
+    rows = [b for b in table_rows(build_blocks(segments)) if b.cells]
+    assert [_texts(row.cells) for row in rows] == [
+        ["AD", "airworthiness directive text"],
+        ["AFM", "flight manual directive text"],
+    ]
+
+
+def test_a_column_set_line_by_line_is_cut_between_table_rows() -> None:
+    """A cost table whose labor column is set line by line: its cell in the second row
+    continues the block of the first row's cell, and is cut back into its own row."""
+    segments = [
+        Segment("Action", 45, 80, 80, 88, 0, 0, 7.5),
+        Segment("Labor cost", 200, 240, 80, 88, 0, 0, 7.5),
+        Segment("Parts cost", 300, 340, 80, 88, 0, 0, 7.5),
+        Segment("Stabilizer wiring change ..........", 45, 180, 100, 108, 0, 0, 7.5),
+        Segment("79 work-hours", 195, 280, 100, 108, 0, 0, 7.5),
+        Segment("Up to $6,715.", 203, 252, 109, 117, 0, 0, 7.5),
+        Segment("$3,790 ....", 300, 360, 100, 108, 0, 0, 7.5),
+        Segment("AOA sensor system test ............", 45, 180, 118, 126, 0, 0, 7.5),
+        Segment("40 work-hours", 195, 250, 118, 126, 0, 0, 7.5),
+        Segment("$0 ....", 300, 360, 118, 126, 0, 0, 7.5),
+    ]
+    rows = [b for b in table_rows(build_blocks(segments)) if b.cells]
+    assert [_texts(row.cells) for row in rows] == [
+        ["Action", "Labor cost", "Parts cost"],
+        ["Stabilizer wiring change ..........", "79 work-hours Up to $6,715.", "$3,790 ...."],
+        ["AOA sensor system test ............", "40 work-hours", "$0 ...."],
+    ]
+
+
+def test_footnotes_under_one_column_go_after_the_columns() -> None:
+    """Footnotes under the first column, while a paragraph of the third column starts
+    below their top: the sentence broken at the first column's foot goes on first."""
+    segments = [
+        *_paragraph(0, 60, "left", 50),
+        *_paragraph(0, 570, "note", 8, size=7.0),
+        *_paragraph(1, 60, "middle", 66),
+        *_paragraph(2, 60, "right", 50),
+        *_paragraph(2, 600, "late", 10),
+    ]
+    blocks = footnotes_last(reading_order(build_blocks(segments)), 9.0)
+    assert _texts(blocks)[-1].startswith("note line 0")
+
+
+def test_a_word_in_capitals_keeps_its_hyphen_at_a_line_end() -> None:
+    assert join_hyphens(["an existing FAA-", "approved MEL"]) == ["an existing FAA-approved", "MEL"]
+    assert join_hyphens(["the regu-", "lation"]) == ["the regulation", ""]
+
+
+def _headings(segments: list[Segment]) -> list[str]:
+    page = Page(segments, 792.0)
+    page.blocks = reading_order(table_rows(build_blocks(segments)))
+    mark_headings([page], 9.0)
+    return [block_text(b, " ") for b in page.blocks if b.heading_level]
+
+
+def test_bold_headings_of_two_columns_at_one_height_are_both_headings() -> None:
+    middle, right = "Proposed AD Requirements", "Explanation of Certain Provisions"
+    assert _headings(_three_columns_with_aligned_headings(middle, right)) == [middle, right]
+
+
+def test_a_section_number_beside_its_title_is_one_heading() -> None:
+    segments = [
+        *_paragraph(1, 60, "middle", 20),
+        Segment("§ 39.13", 222, 248, 270, 279, 0, 0, 9.0, True),
+        Segment("[Amended]", 256, 298, 270, 279, 0, 0, 9.0, True),
+        *_paragraph(1, 284, "amends", 5),
+    ]
+    assert _headings(segments) == ["§ 39.13 [Amended]"]
+
+
+@pytest.fixture(scope="module")
+def register() -> str:
+    return convert_pdf(FEDERAL_REGISTER).text
+
+
+def test_the_proposed_rule_reads_its_ad_paragraphs_in_order(register: str) -> None:
+    """Paragraphs (a)-(q) of the proposed AD run down the columns of pages 6-15; (a) and
+    (h) sit at one height in two columns of page 6, as do (l) and (n) on page 14."""
+    labels = "abcdefghijklmnopq"
+    positions = [register.index(f"\n({label}) ") for label in labels]
+    assert positions == sorted(positions)
+    assert " | (h) " not in register and " | (n) " not in register
+    # The cost table's last row above them stays in the table, not in paragraph (b).
+    assert register.index("$248,200.") < register.index("(a) Comments Due Date")
+    assert "## § 39.13 [Amended]" in register
+    # (h)(1) and (h)(2) sit above a figure on page 7, (h)(3) below it in two columns.
+    second = register.index("(2) In the Operating Procedures chapter,")
+    third = register.index("(3) In the Operating Procedures chapter,")
+    assert second < third
+    assert "Airspeed Unreliable\nparagraph with the information in figure 2" in register
+    assert "## Proposed AD Requirements" in register
+
+
+def test_the_proposed_rule_keeps_lines_whole(register: str) -> None:
+    """A superscript footnote mark, a small-caps word or a bullet at the start of a line
+    does not set the line's size; accents set after their letter are composed; a
+    capitalised word's hyphen and a word hyphenated at a page's end are kept."""
+    assert "AGENCY: Federal Aviation\nAdministration (FAA), DOT." in register
+    assert "1 Preliminary KNKT.18.10.35.04 Aircraft\nAccident Investigation Report" in register
+    assert "listed under the\nADDRESSES section." in register
+    assert "Agência Nacional de\nAviação Civil (ANAC)" in register
+    assert "existing FAA-approved\nMEL" in register
+    assert "from Soekarno-\nHatta International Airport" in register

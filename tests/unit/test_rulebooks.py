@@ -1,0 +1,195 @@
+"""Rulebooks in plain text, as Word exports them: every rule's whole number before a tab,
+guidance numbered under its rule, invisible marks inside citations. The tree follows the
+numbers; ids are the rule numbers; "Rule 2.1.1 of GEN", "GEN 2.1.1" find the rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hierdoc import Index
+from hierdoc.pipeline.convert import convert_file
+from hierdoc.pipeline.invisible import clean_text, clean_with_offsets
+from hierdoc.pipeline.rule_paths import local_id, path_ids, path_key
+from hierdoc.pipeline.structure import parse_sections
+from tests.hash_embedder import hash_index
+
+LRM = "\u200e"
+
+GEN = f"""1.\tINTRODUCTION
+
+1.1\tApplication
+
+1.1.1\tThis Rulebook applies to every Authorised Person.
+
+1.2\tOverview of the Rulebook
+
+1.2.Guidance
+1.2.Guidance.1.\tChapter {LRM}2 sets out the Principles for Authorised Persons.
+1.2.Guidance.2.\tChapter {LRM}3 specifies the requirements upon senior management.
+
+2.\tCORE PRINCIPLES
+
+2.1\tPrinciples for Authorised Persons
+
+2.1.1.(1)\tThe twelve Principles, set out in Rule {LRM}2.2, apply to every Authorised Person.
+2.1.1.(2)\tFor the purposes of this Rule the term 'Activities' means:
+(a)\ta Regulated Activity;
+(b)\tactivities carried on in connection with a Regulated Activity.
+
+2.1.1.Guidance.1\tThe Principles have the status of Rules.
+
+2.1.2\tA Representative Office must keep its ledger of introductions in the ADGM.
+
+2.2\tFees
+
+2.2.1\tThe fees payable are:
+1.\tApplication fee\t10,000
+2.\tAnnual fee\t15,000
+3.\tLate fee\t2,000
+
+3.\tGENERAL PROVISIONS
+
+3.1\tSoftware escrow: a Compliance Officer must hold the source escrow agreement.
+"""
+
+COBS = """1.\tAPPLICATION
+
+1.1\tApplication
+
+1.1.1\tThese Rules apply to conduct of business.
+
+2.\tCLIENT CLASSIFICATION
+
+2.1\tGeneral
+
+2.1.1\tAn Authorised Person must classify each Client before it provides a service.
+
+2.1.2\tA Client may ask to be reclassified.
+"""
+
+
+def _tree(text: str) -> dict[str, tuple[str, ...]]:
+    return {s.section_id: s.path for s in parse_sections(text, "GEN")}
+
+
+def test_rule_numbers_are_ids_and_nest_by_their_prefix() -> None:
+    tree = _tree(GEN)
+    assert tree["section-1-1-1"] == ("section-1", "section-1-1")
+    assert tree["section-1-2-guidance"] == ("section-1", "section-1-2")
+    assert tree["section-1-2-guidance-2"][-1] == "section-1-2-guidance"
+    # rule 2.1.1, written only with its paragraphs, opens where "2.1.1.(1)" does
+    assert tree["section-2-1-1"] == ("section-2", "section-2-1")
+    assert tree["section-2-1-1-1"] == ("section-2", "section-2-1", "section-2-1-1")
+    assert tree["section-2-1-1-2-a"][-1] == "section-2-1-1-2"
+    assert tree["section-2-1-1-guidance-1"][-1] == "section-2-1-1"
+    assert tree["section-2-1-2"] == ("section-2", "section-2-1")
+    assert tree["section-3-1"] == ("section-3",)
+
+
+def test_a_table_numbered_from_one_inside_a_chapter_is_no_chapter() -> None:
+    sections = parse_sections(GEN, "GEN")
+    chapters = [(s.section_id, s.heading) for s in sections if s.level == 1]
+    assert chapters == [
+        ("section-1", "1. INTRODUCTION"),
+        ("section-2", "2. CORE PRINCIPLES"),
+        ("section-3", "3. GENERAL PROVISIONS"),
+    ]
+    fees = [s for s in sections if s.path[-1:] == ("section-2-2-1",)]
+    assert [s.heading for s in fees] == ["1.", "2.", "3."]
+
+
+def test_a_rule_written_only_with_its_paragraphs_holds_them_and_no_text_is_lost() -> None:
+    sections = parse_sections(GEN, "GEN")
+    rule = next(s for s in sections if s.section_id == "section-2-1-1")
+    assert (rule.heading, rule.heading_line, rule.body) == ("2.1.1", "", "")
+    assert "".join(s.heading_line + s.body for s in sections) == GEN
+
+
+def test_headings_are_the_number_and_its_title() -> None:
+    headings = {s.section_id: s.heading for s in parse_sections(GEN, "GEN")}
+    assert headings["section-1-1"] == "1.1 Application"
+    assert headings["section-2"] == "2. CORE PRINCIPLES"
+    assert headings["section-2-1-2"] == "2.1.2"
+
+
+def test_containers_leave_the_rule_number_alone_and_a_repeated_number_is_qualified() -> None:
+    keys = [
+        path_key("Part 12"),
+        path_key("Part 12.Chapter 1"),
+        path_key("Part 12.Chapter 1.119.(1)"),
+        path_key("Schedule 1.Part 1.119."),
+        path_key("SECTION VIII.C.1."),
+        path_key("APP2.A2.1.1"),
+    ]
+    assert keys[2] == ("part 12", "chapter 1", "119", "1")
+    assert path_ids(keys) == [
+        "part-12",
+        "chapter-1",
+        "section-119-1",
+        "section-119",
+        "section-8-c-1",
+        "section-a2-1-1",
+    ]
+    assert local_id(path_key("Schedule 1.Part 1.119.(1)")) == "section-119-1"
+    assert path_ids([path_key("1.1."), path_key("Schedule 1.1.1.")])[1] == "schedule-1-section-1-1"
+
+
+def test_a_text_with_a_few_tabbed_numbers_keeps_the_outline_reading() -> None:
+    text = "1. Scope\n\nThe scope.\n\n2. Fees\n\n2.1\tInvoices are monthly.\n\n(a) in arrears.\n"
+    assert [s.section_id for s in parse_sections(text, "T")][1:] == [
+        "section-1",
+        "section-2",
+        "section-2-1",
+        "section-2-1-a",
+    ]
+
+
+def test_invisible_marks_are_removed_and_offsets_follow() -> None:
+    text = f"Rule {LRM}5.5.4\u00a0applies\u00ad.\ufeff Next"
+    cleaned, (at_next,) = clean_with_offsets(text, [text.index("Next")])
+    assert cleaned == "Rule 5.5.4 applies. Next"
+    assert cleaned[at_next:] == "Next"
+    assert clean_text("plain") == "plain"
+
+
+def test_a_converted_text_file_has_no_invisible_marks(tmp_path: Path) -> None:
+    path = tmp_path / "GEN_VER01.txt"
+    path.write_text(GEN.replace("\n", "\r\n"), encoding="utf-8")
+    text = convert_file(path).text
+    assert LRM not in text and "set out in Rule 2.2, apply" in text
+
+
+@pytest.fixture(scope="module")
+def rulebooks(tmp_path_factory: pytest.TempPathFactory) -> Index:
+    documents = {"GEN_VER01.txt": GEN, "COBS_VER15.txt": COBS, "UAE_CRS_Notes.txt": COBS}
+    with hash_index(tmp_path_factory.mktemp("rulebooks"), documents) as index:
+        yield index
+
+
+@pytest.mark.parametrize(
+    ("query", "source"),
+    [
+        ("Rule 2.1.1(2) of GEN", None),
+        (f"Rule {LRM}2.1.1(2) of GEN", None),
+        ("GEN 2.1.1(2)", None),
+        ("what does GEN 2.1.1(2) say about Activities", None),
+        ("Rule 2.1.1(2)", "GEN_VER01.txt"),
+        ("section 2.1.1(2)", "GEN_VER01.txt"),
+    ],
+)
+def test_a_rule_citation_finds_the_rule(rulebooks: Index, query: str, source: str | None) -> None:
+    first = rulebooks.search(query, source=source).results[0]
+    assert (first.source, first.section_id) == ("GEN_VER01.txt", "section-2-1-1-2")
+    assert first.pinned
+
+
+def test_the_abbreviation_names_its_rulebook_only_in_a_citation(rulebooks: Index) -> None:
+    cited = rulebooks.search("Rule 2.1.1 of COBS")
+    assert cited.results[0].source == "COBS_VER15.txt"
+    assert any("COBS_VER15.txt" in note for note in cited.notes), cited.notes
+    for query in ("UAE escrow agreement for a Compliance Officer", "UAE 2020 escrow agreement"):
+        topic = rulebooks.search(query)
+        assert not any("named in the query" in note for note in topic.notes), topic.notes
+        assert topic.results[0].source == "GEN_VER01.txt"

@@ -1,0 +1,161 @@
+from hierdoc.pipeline.structure import find_headings, parse_sections
+from tests.datasets import GDPR_MD, require
+
+DOC = """# Master Agreement
+
+Intro text.
+
+## Article 1 - Scope
+
+Body one.
+
+```
+# not a heading inside a fence
+```
+
+Setext Section
+--------------
+
+Under setext.
+
+### Section 1.1
+
+Deep.
+"""
+
+
+def test_atx_and_setext_headings_but_not_fenced_code() -> None:
+    texts = [h.text for h in find_headings(DOC)]
+    assert texts == ["Master Agreement", "Article 1 - Scope", "Setext Section", "Section 1.1"]
+
+
+def test_tree_ids_and_chains() -> None:
+    sections = parse_sections(DOC, "Master Agreement")
+    by_id = {s.section_id: s for s in sections}
+    assert list(by_id) == ["preamble", "article-1", "setext-section", "section-1-1"]
+    assert by_id["section-1-1"].parent_chain == ("Setext Section", "Section 1.1")
+    assert by_id["section-1-1"].path == ("setext-section",)
+    assert "# not a heading inside a fence" in by_id["article-1"].body
+
+
+def test_sections_keep_all_text() -> None:
+    sections = parse_sections(DOC, "t")
+    assert "".join(s.heading_line + s.body for s in sections) == DOC
+
+
+def test_gdpr_tree() -> None:
+    text = require(GDPR_MD).read_text(encoding="utf-8")
+    sections = parse_sections(text, "GDPR")
+    by_id = {s.section_id: s for s in sections}
+    assert all(f"article-{n}" in by_id for n in range(1, 100))
+    article = by_id["article-17"]
+    assert article.path == ("chapter-3", "chapter-3-section-3")
+    assert [c.split(" - ")[0] for c in article.parent_chain] == [
+        "Chapter III",
+        "Section 3",
+        "Article 17",
+    ]
+    assert "".join(s.heading_line + s.body for s in sections) == text
+
+
+def test_gdpr_text_and_markdown_give_the_same_tree() -> None:
+    from tests.datasets import GDPR_TXT
+
+    md = parse_sections(require(GDPR_MD).read_text(encoding="utf-8"), "GDPR")
+    txt = parse_sections(require(GDPR_TXT).read_text(encoding="utf-8"), "GDPR")
+
+    def tree(sections):
+        return {
+            s.section_id: s.path
+            for s in sections
+            if s.section_id.startswith(("chapter-", "article-"))
+        }
+
+    md_tree, txt_tree = tree(md), tree(txt)
+    assert md_tree == txt_tree
+    assert all(f"article-{n}" in md_tree for n in range(1, 100))
+    paragraphs = [i for i in md_tree if i.count("-") == 2 and i.split("-")[2].isdigit()]
+    assert len(paragraphs) > 300
+    assert md_tree["article-17-3-b"] == (
+        "chapter-3",
+        "chapter-3-section-3",
+        "article-17",
+        "article-17-3",
+    )
+    assert md_tree["article-6-1-a"] == ("chapter-2", "article-6", "article-6-1")
+    assert len([i for i in md_tree if i.startswith("article-4-")]) >= 26
+
+
+def test_hr8847_sections_and_subdivisions() -> None:
+    import re
+
+    from hierdoc.pipeline.convert import convert_file
+    from tests.datasets import HR8847_PDF
+
+    text = convert_file(require(HR8847_PDF)).text
+    sections = parse_sections(text, "HR 8847")
+    expected = re.findall(r"^(?:#+ )?SEC\. (\d+)\. (.+?)\.?$", text, re.MULTILINE)
+    assert len(expected) >= 60
+    by_id = {s.section_id: s for s in sections}
+    for number, title in expected:
+        section = by_id[f"section-{number}"]
+        assert section.kind == "section"
+        assert title.rstrip(".") in section.heading
+        assert section.path[0].startswith("title-")
+    assert by_id["section-201-b-1"].path[-2:] == ("section-201", "section-201-b")
+    assert by_id["section-301-b-1-a"].path[-3:] == (
+        "section-301",
+        "section-301-b",
+        "section-301-b-1",
+    )
+    assert by_id["section-110-8"].heading.startswith("(8) ARTIFICIAL GENERAL INTELLIGENCE")
+    titles = [s for s in sections if s.kind == "title"]
+    assert [t.section_id for t in titles] == [f"title-{n}" for n in range(1, 12)]
+
+
+TABLE_OF_SECTIONS = """# Guidelines
+
+## Authentication and Lifecycle Management
+
+### 2 Introduction
+
+#### Section Name Normative/Informative
+
+1. Purpose | Informative
+2. Introduction | Informative
+
+Appendix A — Strength of Memorized
+Secrets
+
+Informative
+
+### 11 References
+
+Standards.
+
+### Appendix A—Strength of Memorized Secrets
+
+This appendix is informative.
+"""
+
+
+def test_a_marked_heading_keeps_its_id_from_a_table_row_with_its_number() -> None:
+    sections = parse_sections(TABLE_OF_SECTIONS, "Guidelines")
+    by_id = {s.section_id: s for s in sections}
+    assert by_id["appendix-a"].heading == "Appendix A—Strength of Memorized Secrets"
+    rows = [s for s in sections if s.heading.startswith("Appendix A —")]
+    assert [s.section_id for s in rows] == ["section-name-normative-informative-appendix-a"]
+
+
+def test_numbers_every_use_of_which_is_marked_stay_qualified() -> None:
+    text = (
+        "# Act\n\n## Chapter I\n\n### Section 1\n\nOne.\n\n## Chapter II\n\n### Section 1\n\nTwo.\n"
+    )
+    ids = [s.section_id for s in parse_sections(text, "Act")]
+    assert ids == [
+        "preamble",
+        "chapter-1",
+        "chapter-1-section-1",
+        "chapter-2",
+        "chapter-2-section-1",
+    ]

@@ -1,0 +1,118 @@
+"""The structure benchmark (benchmarks/structure.py) on its test subset, tests/structure_corpus:
+real documents of four formats and five publishers whose gold comes from their structured
+sources. The figures may rise; a fall below the floors measured on the subset fails."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+import pytest
+
+from hierdoc.pipeline.numbering import parse_heading
+from tests.paths import REPOSITORY
+
+BENCHMARKS = REPOSITORY / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+
+from structure import SUBSET, Counts, DocumentResult, figures, measure, total  # noqa: E402
+from structure_gold import load_corpus, obliqa_documents, passage_section_id  # noqa: E402
+
+#: Micro-averaged figures over the subset, as measured when the subset was made.
+FLOORS = {
+    "id_f1": 0.70,
+    "tree_f1": 0.70,
+    "heading": 0.42,
+    "def_p": 1.0,
+    "def_r": 0.44,
+    "refs": 0.32,
+    "cite1": 0.57,
+}
+#: Section-id F1 of each document of the subset, as measured.
+DOCUMENT_FLOORS = {
+    "ietf-rfc7233": 1.0,
+    "cfpb-12cfr1009": 1.0,
+    "cfpb-12cfr1014": 1.0,
+    "cfr-27-vol3-part646": 1.0,
+    "spdx-epl-2.0": 0.52,
+    "uslm-h1037_rfs": 0.05,
+    "uslm-s2245_is": 0.02,
+}
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> list[DocumentResult]:
+    return measure(load_corpus(SUBSET), tmp_path_factory.mktemp("structure"))
+
+
+def test_the_subset_holds_four_formats_and_five_publishers() -> None:
+    documents = load_corpus(SUBSET)
+    assert {d.format for d in documents} == {"txt", "md", "html", "docx"}
+    assert len({d.publisher for d in documents}) == 5
+    assert all(
+        d.document.is_file() and d.source.startswith("https://") and d.licence for d in documents
+    )
+
+
+@pytest.mark.parametrize("name", sorted(FLOORS))
+def test_a_figure_stays_at_or_above_its_floor(results, name: str) -> None:
+    value = figures(total(results))[name]
+    assert value is not None and value >= FLOORS[name] - 1e-9, f"{name} fell to {value:.3f}"
+
+
+def test_each_documents_section_ids_stay_at_or_above_their_floor(results) -> None:
+    measured = {r.id: figures(r.counts)["id_f1"] for r in results}
+    assert set(measured) == set(DOCUMENT_FLOORS)
+    fallen = {
+        i: round(v or 0, 3) for i, v in measured.items() if (v or 0) < DOCUMENT_FLOORS[i] - 1e-9
+    }
+    assert not fallen, f"section-id F1 fell: {fallen}"
+
+
+#: Section-id F1 of two ObliQA documents (read in place from the datasets folder), as measured.
+OBLIQA_FLOORS = {"obliqa-07-gen": 0.55, "obliqa-20-guidance": 0.83}
+
+
+def test_obliqa_documents_section_ids_stay_at_or_above_their_floor(tmp_path) -> None:
+    documents = [d for d in obliqa_documents() if d.id in OBLIQA_FLOORS]
+    if not documents:
+        pytest.skip("the ObliQA dataset is not in the datasets folder")
+    measured = {r.id: figures(r.counts)["id_f1"] or 0 for r in measure(documents, tmp_path)}
+    fallen = {i: round(v, 3) for i, v in measured.items() if v < OBLIQA_FLOORS[i] - 1e-9}
+    assert set(measured) == set(OBLIQA_FLOORS) and not fallen, f"section-id F1 fell: {fallen}"
+
+
+def test_a_document_without_sections_found_scores_zero_not_nothing() -> None:
+    counts = Counts(gold_sections=10, stored_sections=0, citations=2)
+    values = figures(counts)
+    assert values["id_r"] == 0 and values["id_p"] is None and values["cite1"] == 0
+
+
+def test_gold_ids_are_the_ids_hierdocs_numbering_gives_the_printed_numbers() -> None:
+    checked = 0
+    for document in load_corpus(SUBSET):
+        gold = json.loads((SUBSET / "gold" / f"{document.id}.json").read_text(encoding="utf-8"))
+        for section in gold["sections"]:
+            number = section["number"]
+            if re.fullmatch(r"(?:§ )?\d+(?:\.\d+)*", number):
+                assert parse_heading(f"{number} Title").section_id() == section["id"], number
+                checked += 1
+    assert checked >= 40
+
+
+@pytest.mark.parametrize(
+    ("passage", "expected"),
+    [
+        ("5.3.6", ("section-5-3-6", "5.3.6")),
+        ("2.1.1.(1)", ("section-2-1-1-1", "2.1.1(1)")),
+        ("Part 2.4.(1)", ("section-4-1", "4(1)")),
+        ("Part 1.Chapter 1.1.(3)", ("section-1-3", "1(3)")),
+        ("PART 1.1.1.1", ("section-1-1-1-1", "1.1.1.1")),
+        ("26)", ("section-26", "26")),
+        ("1.2.Guidance.1.", None),
+        ("Part 2", None),
+    ],
+)
+def test_obliqa_passage_numbers_become_canonical_ids(passage: str, expected) -> None:
+    assert passage_section_id(passage) == expected
