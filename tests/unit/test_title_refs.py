@@ -3,8 +3,6 @@ to the section of that title in the same document, and only then."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from hierdoc import Index
@@ -21,8 +19,8 @@ from hierdoc.pipeline.extract.title_refs import (
 )
 from hierdoc.pipeline.structure import parse_sections
 from hierdoc.pipeline.tokenizer import default_tokenizer
-
-from .hash_embedder import HashEmbedder
+from tests.hash_embedder import HashEmbedder
+from tests.paths import TESTS
 
 CONTRACT = """\
 # Master Services Agreement
@@ -148,7 +146,7 @@ def test_references_by_title_are_stored_and_followed(tmp_path) -> None:
         assert [(r.section_id, r.text) for r in incoming] == [("section-6", "Term and Termination")]
 
 
-REAL = Path(__file__).parent / "realdocs"
+REAL = TESTS / "realdocs"
 
 
 @pytest.mark.parametrize(

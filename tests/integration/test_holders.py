@@ -11,9 +11,8 @@ from hierdoc.cli.export import PLAIN_MARKS, render_csv, render_text
 from hierdoc.pipeline.structure import parse_sections
 from hierdoc.search.holders import begun_in, section_chain
 from hierdoc.tools.logic import run_search
-
-from .datasets import GDPR_MD, require
-from .hash_embedder import HashEmbedder
+from tests.datasets import GDPR_MD, require
+from tests.hash_embedder import HashEmbedder
 
 AGREEMENT = """\
 # Services Agreement

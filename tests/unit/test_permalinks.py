@@ -3,18 +3,16 @@ text, the headings and the breadcrumbs; other links and words kept."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from bs4 import BeautifulSoup
 
 from hierdoc import Index
 from hierdoc.pipeline.convert import convert_file
 from hierdoc.pipeline.permalinks import may_hold_marks, strip_permalinks
+from tests.hash_embedder import HashEmbedder
+from tests.paths import FIXTURES, TESTS
 
-from .hash_embedder import HashEmbedder
-
-HTML = Path(__file__).parent / "fixtures" / "html"
+HTML = FIXTURES / "html"
 NOISE = ("¶", "Link to this heading", "Permanent link", "Link to this code", "Link to this table")
 HEADINGS = [
     "Acceptable Use Policy",
@@ -117,7 +115,7 @@ def test_a_page_without_marks_converts_as_markitdown_does(tmp_path) -> None:
 
 
 def test_only_pages_that_may_hold_marks_are_parsed_twice() -> None:
-    real = Path(__file__).parent / "realdocs"
+    real = TESTS / "realdocs"
     for name in ("sphinx-policy.html", "mkdocs-policy.html"):
         assert may_hold_marks((HTML / name).read_bytes())
     for name in ("gnu-gpl-3.0.html", "gnu-fdl-1.3.html"):  # <a name="..."></a> anchors only
