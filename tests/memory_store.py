@@ -247,6 +247,11 @@ class MemoryStore:
         document = self._documents.get(source)
         return [r for r in document.sections if r.parent_id == section_id] if document else []
 
+    def sections_in_chunks(self, chunks: Sequence[tuple[str, str]]) -> list[SectionRecord]:
+        wanted = set(chunks)
+        return [r for d in self.documents() for r in self.sections_of_source(d.source)
+                if (r.source, r.chunk_id) in wanted]  # fmt: skip
+
     def sections_with_heading(self, heading: str) -> list[str]:
         wanted = heading.strip().lower()
         return [r.section_id for d in self._documents.values() for r in d.sections

@@ -321,6 +321,9 @@ class SearchResult:
     pinned: bool = False
     """Put first because the query cites its section; ``pin`` says which citation."""
     pin: str | None = None
+    sections: list[str] = field(default_factory=list)
+    """Every section the chunk covers, the chunk's own first; ``section_id`` is the one of
+    them that holds the match (see hierdoc.search.holders)."""
 
     def to_dict(self) -> dict:
         return {
@@ -347,6 +350,7 @@ class SearchResult:
             "fusion_score": self.fusion_score,
             "pinned": self.pinned,
             "pin": self.pin,
+            "sections": list(self.sections),
         }
 
 

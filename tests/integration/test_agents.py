@@ -132,8 +132,12 @@ def test_tool_schema_command(tmp_path) -> None:
 @slow
 def test_call_tool_runs_a_function_call(index) -> None:
     output = call_tool(index, "search", '{"query": "late payment interest", "top_k": 2}')
-    assert output.structured["results"][0]["section_id"] == "article-3"
-    assert "services_agreement.md · Article 3 - Fees · [article-3]" in output.text
+    first = output.structured["results"][0]
+    assert (first["section_id"], first["sections"]) == (
+        "article-3-2",
+        ["article-3", "article-3-1", "article-3-2"],
+    )
+    assert "services_agreement.md · Article 3 - Fees > 3.2 · [article-3-2]" in output.text
     definitions = call_tool(index, "define", {"term": "Services"}).structured["definitions"]
     assert [d["section_id"] for d in definitions] == ["article-1"]
     assert call_tool(index, "list_documents", None).structured["total_chunks"] > 0
@@ -182,7 +186,8 @@ def test_search_tool_is_a_documented_typed_callable(index) -> None:
 def test_search_tool_structured(index) -> None:
     data = search_tool(index, structured=True)("Article 3(1)(b)")
     assert data["citations"][0]["section_id"] == "article-3-1-b"
-    assert data["results"][0]["section_id"] == "article-3"
+    assert data["results"][0]["section_id"] == "article-3-1-b"
+    assert data["results"][0]["sections"][0] == "article-3"
 
 
 @slow
@@ -226,4 +231,4 @@ def test_semantic_kernel_plugin(index) -> None:
     text = anyio.run(lambda: invoke("define", term="personal data"))
     assert "data_regulation.md [article-2-1]" in text
     text = anyio.run(lambda: invoke("search", query="late payment", top_k=1))
-    assert "[article-3]" in text
+    assert "[article-3-2]" in text

@@ -83,7 +83,8 @@ def test_search_text_marks_the_cited_point_and_terms(index_dir, capsys) -> None:
     code, out, _ = run(capsys, "--index", index_dir, "search", "Art. 17(3)(b)", "-k", "2")
     assert code == 0
     first = out.split("\n\n")[0]
-    assert "[article-17]" in first
+    assert "[article-17-3-b]" in first  # the cited point, not the article its chunk opens
+    assert first.splitlines()[0].endswith("> 3. > (b)")
     assert "[[(b) for compliance with a legal obligation" in first
     assert "(a) for exercising" not in first  # the snippet is the point, not the article
     code, out, _ = run(
@@ -110,7 +111,9 @@ def test_search_formats_parse_and_cite(index_dir, capsys) -> None:
         assert result["highlights"]
     _, markdown, _ = run(capsys, *base, "--format", "markdown")
     assert markdown.startswith('# Results for "erasure of personal data"')
-    assert "section `article-17`" in markdown and "<mark>erasure</mark>" in markdown
+    top = data["results"][0]["section_id"]
+    assert top.startswith("article-17") and "<mark>erasure</mark>" in markdown
+    assert f"section `{top}`" in markdown  # the same section in every format
 
 
 def test_show_marks_the_point_and_resolves_citations(index_dir, capsys) -> None:

@@ -350,8 +350,13 @@ def test_search_gives_structured_results_and_cited_text(stdio) -> None:
         {"text": "Art. 3(1)(b)", "section_id": "article-3-1-b", "resolved": True}
     ]
     first = data["results"][0]
-    assert (name_of(first["source"]), first["section_id"]) == ("data_regulation.md", "article-3")
-    assert first["parent_chain"][-1] == "Article 3 - Right to erasure"
+    assert (name_of(first["source"]), first["section_id"]) == (
+        "data_regulation.md",
+        "article-3-1-b",
+    )
+    assert first["sections"][0] == "article-3" and "article-3-1-b" in first["sections"]
+    assert "Article 3 - Right to erasure" in first["parent_chain"]
+    assert first["parent_chain"][-1] == first["heading"]
     assert {"text": "Article 4", "target_section_id": "article-4"}.items() <= (
         first["cross_references"][1].items()
     )
@@ -371,7 +376,8 @@ def test_search_filters_by_document_and_section(stdio) -> None:
     assert data["results"]
     assert {name_of(r["source"]) for r in data["results"]} == {"services_agreement.md"}
     data = ok(stdio.call("search", {"query": "consent", "section": "chapter-2"}))
-    assert {r["section_id"] for r in data["results"]} <= {"article-3", "article-4"}
+    assert {r["sections"][0] for r in data["results"]} <= {"article-3", "article-4"}
+    assert all(r["section_id"] in r["sections"] for r in data["results"])
 
 
 @slow

@@ -73,7 +73,8 @@ def test_a_smaller_budget_gives_shorter_passages(gdpr) -> None:
 
 def test_the_cited_point_is_the_passage_and_is_highlighted(gdpr) -> None:
     first = gdpr.search("Art. 17(3)(b)", top_k=3).results[0]
-    assert first.section_id == "article-17"
+    assert first.section_id == "article-17-3-b"
+    assert first.sections[0] == "article-17" and "article-17-3-b" in first.sections
     assert first.passage.text.startswith("(b) for compliance with a legal obligation")
     assert first.passage.text.endswith("vested in the controller;")
     marked = [first.content[s:e] for s, e in first.highlights]

@@ -34,7 +34,7 @@ def test_every_article_is_found_by_its_number(gdpr_index) -> None:
 
 def test_right_to_be_forgotten_finds_article_17(gdpr_index) -> None:
     results = gdpr_index.search("right to be forgotten", top_k=3).results
-    assert "article-17" in [r.section_id for r in results]
+    assert "article-17" in [r.sections[0] for r in results]
 
 
 def test_keyword_mode_returns_only_chunks_with_the_terms(gdpr_index) -> None:

@@ -251,6 +251,9 @@ class DocumentScore:
     definition_precision: float | None = None
     definition_recall: float | None = None
     citation_top1: float | None = None
+    citation_section: float | None = None
+    """Share of the citations whose first result names the cited section itself as its
+    ``section_id`` (not only a chunk where it begins)."""
     page_accuracy: float | None = None
     pages_per_second: float | None = None
     ingest_seconds: float | None = None
@@ -327,7 +330,7 @@ def cited_head(results: Sequence[SearchResult]) -> list[SearchResult]:
 def citation_scores(
     index: Index, gold: Gold, source: str, sections: Sequence[LabelledSection], score: DocumentScore
 ) -> None:
-    missed = []
+    missed, other_id = [], []
     for citation in gold.citations:
         wanted = {
             s.record.section_id
@@ -335,11 +338,15 @@ def citation_scores(
         }
         results = index.search(citation.query).results
         head = cited_head(results)
+        top = f"{Path(results[0].source).name}#{results[0].section_id}" if results else "-"
         if not (wanted and any(citation_is_right(index, r, source, wanted) for r in head)):
-            top = f"{Path(results[0].source).name}#{results[0].section_id}" if results else "-"
             missed.append(f"{citation.query} -> {top}")
+        elif not any(r.source == source and r.section_id in wanted for r in head):
+            other_id.append(f"{citation.query} -> {top}")
     score.citation_top1 = 1 - len(missed) / len(gold.citations)
+    score.citation_section = 1 - len(missed + other_id) / len(gold.citations)
     score.misses["citations"] = missed
+    score.misses["citation_section_ids"] = other_id
 
 
 def page_scores(index: Index, gold: Gold, source: str, score: DocumentScore) -> None:

@@ -324,17 +324,14 @@ def _markitdown() -> MarkItDown:
     text would be "converted" by the plain-text converter and yield garbage.
     """
     from markitdown import MarkItDown
-    from markitdown.converters import (
-        DocxConverter,
-        HtmlConverter,
-        PdfConverter,
-        PptxConverter,
-        XlsxConverter,
-    )
+    from markitdown.converters import DocxConverter, PdfConverter, PptxConverter, XlsxConverter
+
+    from .permalinks import PermalinkFreeHtmlConverter
 
     md = MarkItDown(enable_builtins=False, enable_plugins=False)
-    for converter in (PdfConverter, DocxConverter, PptxConverter, XlsxConverter, HtmlConverter):
+    for converter in (PdfConverter, DocxConverter, PptxConverter, XlsxConverter):
         md.register_converter(converter())
+    md.register_converter(PermalinkFreeHtmlConverter())
     return md
 
 

@@ -39,6 +39,7 @@ from ..pipeline.embed import DEFAULT_MODEL, _fitted_prefix
 from ..pipeline.tokenizer import Tokenizer, default_tokenizer
 from ..store.base import Store
 from .analyze import token_spans, token_words, tokens_terms
+from .holders import begun_in, move_to_section, section_at
 from .passage_sets import DEFAULT_SET_CHARS, passage_set
 from .per_generation import PerGeneration
 from .searcher import keyword_terms, parse_query
@@ -96,6 +97,10 @@ class ChunkMatch:
     highlights: list[Span]
     units: tuple[Span, ...] = ()
     scores: tuple[float, ...] = ()
+    anchor: int | None = None
+    """Where in ``content`` the best match begins: the cited section, else the best
+    sentence, heading lines included (see hierdoc.search.holders); None when nothing in
+    the chunk matched (a result found by its vector alone, no window better than another)."""
 
 
 def query_evidence(
@@ -143,13 +148,19 @@ def add_passages(
     if stored is None or any(i not in stored for i in ids):
         stored = store.get_chunks(ids)
     sentences = {i: stored[i].chunk.sentences for i in ids if i in stored}
+    begun = begun_in(store, [stored[i] for i in dict.fromkeys(ids) if i in stored])
     for result in response.results:
-        cited = cited_spans(store, result, evidence.cited)
+        cited = cited_section(store, result, evidence.cited)
+        spans = cited[1] if cited else None
         windows = _window_scores(result, vectors.get(result.chunk_id), vector)
         cuts = sentences.get(result.chunk_id)
-        match = match_chunk(result.content, evidence, budget, cited, windows, cuts)
+        match = match_chunk(result.content, evidence, budget, spans, windows, cuts)
         result.passage, result.highlights = match.passage, match.highlights
         result.passages = passage_set(result.content, match, set_budget)
+        if result.chunk_id in stored:
+            here = begun[result.chunk_id]
+            holder = cited[0] if cited else section_at(result.content, here, match.anchor)
+            move_to_section(store, result, stored[result.chunk_id], holder, here)
     return response
 
 
@@ -173,12 +184,15 @@ def match_chunk(
     scores: list[float] = []
     if cited:
         chosen = _covering(units, cited[1], budget)
+        anchor = cited[0][0]
     else:
         scores = _unit_scores(content, units, hits, evidence.idf, windows)
         chosen = _grow(units, scores, _anchor(units, scores, phrases, content), budget, content)
+        best = _anchor(units, scores, phrases, content, headings=True)
+        anchor = units[best][0] if scores[best] > 0 or phrases else None
     start, end = units[chosen[0]][0], units[chosen[1]][1]
     passage = Passage(content[start:end], start, end)
-    return ChunkMatch(passage, merge_spans(highlights, content), units, tuple(scores))
+    return ChunkMatch(passage, merge_spans(highlights, content), units, tuple(scores), anchor)
 
 
 @lru_cache(maxsize=2048)
@@ -367,12 +381,18 @@ def _is_heading(content: str, unit: Span) -> bool:
 
 
 def _anchor(
-    units: Sequence[Span], scores: Sequence[float], phrases: list[Span], content: str
+    units: Sequence[Span],
+    scores: Sequence[float],
+    phrases: list[Span],
+    content: str,
+    headings: bool = False,
 ) -> int:
     """The best sentence: among those holding a phrase when there are any; not a heading
-    line when another sentence will do; the first of equals."""
+    line when another sentence will do, unless ``headings`` (where the match is, rather than
+    where a passage starts); the first of equals."""
     candidates = [i for i, u in enumerate(units) if any(_overlaps(u, p) for p in phrases)]
-    candidates = candidates or [i for i, u in enumerate(units) if not _is_heading(content, u)]
+    if not headings:
+        candidates = candidates or [i for i, u in enumerate(units) if not _is_heading(content, u)]
     candidates = candidates or list(range(len(units)))
     return max(candidates, key=lambda i: (scores[i], -i))
 
@@ -426,17 +446,17 @@ def merge_spans(spans: Sequence[Span], text: str = "") -> list[Span]:
 # -- evidence from the store: the cited section, the embedding windows ---------------------
 
 
-def cited_spans(
+def cited_section(
     store: Store, result: SearchResult, cited: Sequence[str]
-) -> tuple[Span, Span] | None:
-    """(own text, whole subtree) of the most specific cited section found in the result's
-    content, located heading by heading from the chunk's own section down."""
+) -> tuple[SectionRecord, tuple[Span, Span]] | None:
+    """The first cited section found in the result's content, with (own text, whole
+    subtree), located heading by heading from the chunk's own section down."""
     for section_id in cited:
         records = store.sections(section_id, result.source)
         if records:
             found = section_spans(store, records[0], result.section_id, result.content)
             if found:
-                return found
+                return records[0], found
     return None
 
 

@@ -308,6 +308,11 @@ class Store(Protocol):
 
     def children(self, source: str, section_id: str) -> list[SectionRecord]: ...
 
+    def sections_in_chunks(self, chunks: Sequence[tuple[str, str]]) -> list[SectionRecord]:
+        """The sections that begin in the given chunks, (source, chunk id) pairs, in
+        (source, ordinal) order: one lookup for a page of search results."""
+        ...
+
     def sections_with_heading(self, heading: str) -> list[str]:
         """Ids of sections whose heading equals ``heading``, ignoring case and outer spaces."""
         ...

@@ -409,6 +409,13 @@ class StoreContract:
             "erasure.")  # fmt: skip
         assert filled.sections_of_source("missing.md") == []
         assert filled.sections_with_heading("Article") == []
+        begun = filled.sections_in_chunks([("b.md", "b.md#1"), ("a.md", "a.md#2")])
+        assert [(s.source, s.section_id) for s in begun] == [
+            ("a.md", "article-17"),
+            ("b.md", "article-2"),
+        ]
+        assert filled.sections_in_chunks([("b.md", "a.md#2")]) == []
+        assert filled.sections_in_chunks([]) == []
 
     def test_a_heading_as_long_as_a_page_is_stored_and_found(self, store: Store) -> None:
         """Converted documents give headings of thousands of characters (a paragraph set

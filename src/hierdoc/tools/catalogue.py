@@ -247,6 +247,16 @@ ResultOut = _shape(
     ("fusion_score", float | None, Field(None, description="What rank fusion gave it.")),
     ("pinned", bool, Field(False, description="First because the query cites its section.")),
     ("pin", str | None, Field(None, description='Why it is pinned ("cites Section 8.4").')),
+    (
+        "sections",
+        list[str],
+        Field(
+            [],
+            description="Every section id the passage's chunk covers, its first section "
+            "first; section_id is the one holding the match (the cited point, the best "
+            "sentence).",
+        ),
+    ),
 )
 SearchOutput = _shape(
     "SearchOutput",

@@ -19,6 +19,12 @@ from .crossref_resolve import resolve
 from .crossrefs import find_references
 from .definition_pointers import resolve_pointers
 from .definitions import find_definitions, is_definitions_heading, normalize_term
+from .title_refs import (
+    TitleReference,
+    find_title_references,
+    overlapping,
+    title_index,
+)
 
 REQUIREMENT = re.compile(
     r"\b(?:shall(?!\s+not\s+be\s+construed)|must|may\s+not|is\s+required\s+to|"
@@ -70,12 +76,13 @@ def extract_document(
     extraction = Extraction()
     for unit in _units(sections):
         extraction.definitions += _definitions(unit, locator, source, in_definitions)
+    titles = _Titles(sections, chunks[0].title, extraction.definitions)
     for section in sections:
         text = section.heading_line + section.body
         if not text.strip():
             continue
         extraction.acronyms += _acronyms(section, text, locator, source)
-        extraction.references += _references(section, text, locator, source, known)
+        extraction.references += _references(section, text, locator, source, known, titles)
     extraction.definitions = resolve_pointers(extraction.definitions, sections)
     extraction.chunk_terms = _chunk_terms(chunks, extraction.definitions)
     return _typed(chunks, extraction), extraction
@@ -159,15 +166,36 @@ RESOLVE_DEPTH = 16
 has 12), while a clause nested 1,000 deep costs no more per reference than one 16 deep."""
 
 
+class _Titles:
+    """The document's section titles and the pattern that finds them after a cue."""
+
+    def __init__(self, sections: list[Section], title: str, definitions: list[Definition]):
+        self.ids = title_index(sections, title)
+        self.defined = {" ".join(d.term.casefold().split()) for d in definitions}
+
+    def references(self, section: Section, text: str) -> list[TitleReference]:
+        own = section.section_id
+        return find_title_references(text, self.ids, own, self.defined)
+
+
 def _references(
-    section: Section, text: str, locator: _Locator, source: str, known: set[str]
+    section: Section,
+    text: str,
+    locator: _Locator,
+    source: str,
+    known: set[str],
+    titles: _Titles | None = None,
 ) -> list[CrossRef]:
+    """The numbered references of a section's text, resolved, then its references to other
+    sections by title (:mod:`.title_refs`) where no numbered one is written."""
     context = (*section.path[-RESOLVE_DEPTH:], section.section_id)
     found = []
+    spans = []
     for ref in find_references(text):
         chunk = locator.chunk_for(section, text, ref.start)
         if chunk is None:
             continue
+        spans.append((ref.start, ref.end))
         target = None if ref.external else resolve(ref, context, known)
         found.append(
             CrossRef(
@@ -179,6 +207,14 @@ def _references(
                 source if target else None,
                 ref.external,
             )
+        )
+    for title in titles.references(section, text) if titles else []:
+        chunk = locator.chunk_for(section, text, title.start)
+        if chunk is None or overlapping(spans, title.start, title.end):
+            continue
+        target = title.section_id
+        found.append(
+            CrossRef(title.text, source, chunk.chunk_id, section.section_id, target, source)
         )
     return found
 

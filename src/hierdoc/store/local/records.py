@@ -503,6 +503,20 @@ class RecordStore(ContextRows):
         where = "WHERE s.source = ? AND s.parent_id = ?"
         return self._select_sections(where, [source, section_id])
 
+    def sections_in_chunks(self, chunks: Sequence[tuple[str, str]]) -> list[SectionRecord]:
+        """Through ``sections_by_chunk`` (a chunk id names one chunk of one source, so the
+        two lists select the pairs); a file no writer has opened since that index was
+        added scans the given documents' rows (``sections_by_parent``)."""
+        if not chunks:
+            return []
+        sources = sorted({source for source, _ in chunks})
+        ids = sorted({chunk_id for _, chunk_id in chunks})
+        where = (
+            f"WHERE s.source IN ({','.join('?' * len(sources))}) "
+            f"AND s.chunk_id IN ({','.join('?' * len(ids))})"
+        )
+        return self._select_sections(where, [*sources, *ids])
+
     def _select_sections(self, where: str, params: list[str]) -> list[SectionRecord]:
         with self._lock:
             spans = self._has_column("sections", "text_start")

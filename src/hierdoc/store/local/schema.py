@@ -60,6 +60,8 @@ CREATE TABLE IF NOT EXISTS sections (
 CREATE INDEX IF NOT EXISTS sections_by_id ON sections(section_id);
 CREATE INDEX IF NOT EXISTS sections_by_heading ON sections(lower(heading));
 CREATE INDEX IF NOT EXISTS sections_by_parent ON sections(source, parent_id, ordinal);
+-- the sections beginning in a chunk (where a search result's match sits, search.holders)
+CREATE INDEX IF NOT EXISTS sections_by_chunk ON sections(source, chunk_id);
 CREATE TABLE IF NOT EXISTS definitions (
     source TEXT NOT NULL REFERENCES documents(source) ON DELETE CASCADE,
     term TEXT NOT NULL,

@@ -738,6 +738,9 @@ class LocalStore:
     def children(self, source: str, section_id: str) -> list[SectionRecord]:
         return self.records.children(source, section_id)
 
+    def sections_in_chunks(self, chunks: Sequence[tuple[str, str]]) -> list[SectionRecord]:
+        return self.records.sections_in_chunks(chunks)
+
     def sections_with_heading(self, heading: str) -> list[str]:
         return self.records.headings_matching(heading.strip().lower())
 

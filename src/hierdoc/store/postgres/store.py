@@ -343,6 +343,14 @@ class PostgresStore:
         where = "s.source = %s AND s.parent_id = %s"
         return self._read(records.select, SectionRecord, where, (source, section_id))
 
+    def sections_in_chunks(self, chunks: Sequence[tuple[str, str]]) -> list[SectionRecord]:
+        if not chunks:
+            return []
+        sources = sorted({source for source, _ in chunks})
+        ids = sorted({chunk_id for _, chunk_id in chunks})
+        where = "s.source = ANY(%s) AND s.chunk_id = ANY(%s)"
+        return self._read(records.select, SectionRecord, where, (sources, ids))
+
     def sections_with_heading(self, heading: str) -> list[str]:
         return self._read(records.headings_matching, heading)
 
