@@ -195,3 +195,31 @@ def test_an_i_followed_by_ii_opens_a_roman_list_even_where_it_could_follow_h() -
         "section-39-13-i",
         "section-39-13-j",
     ]
+
+
+def test_a_short_title_on_a_numbers_line_is_the_heading_and_body_text_is_not() -> None:
+    """As an RFC or a licence writes its sections: "1.  Introduction" alone on its line is
+    the heading of section 1; "2.1 The licensee shall..." running on, or a sentence, is a
+    numbered paragraph whose heading is its number."""
+    text = (
+        "1.  Introduction\n\n   This document defines HTTP.\n\n"
+        "1.1.  Requirements Notation\n\n   The key words are defined in RFC 2119.\n\n"
+        "2.  Conformance\n\n"
+        "2.1 The licensee shall pay the fees in the table below within thirty\n"
+        "    days of the invoice.\n\n"
+        "2.2 Notices are given in writing.\n\n"
+        "3. Termination\n"
+    )
+    sections = parse_sections(text, "RFC")[1:]
+    assert [(s.section_id, s.heading) for s in sections] == [
+        ("section-1", "1. Introduction"),
+        ("section-1-1", "1.1 Requirements Notation"),
+        ("section-2", "2. Conformance"),
+        ("section-2-1", "2.1"),
+        ("section-2-2", "2.2"),
+        ("section-3", "3. Termination"),
+    ]
+    assert sections[0].heading_line == "1.  Introduction\n"
+    assert sections[0].body.startswith("\n   This document defines HTTP.")
+    assert sections[3].heading_line == "" and sections[3].body.startswith("2.1 The licensee")
+    assert "".join(s.heading_line + s.body for s in parse_sections(text, "RFC")) == text

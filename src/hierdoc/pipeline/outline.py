@@ -82,6 +82,9 @@ _DECIMAL_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})+)(?=\s+[A-Z‘'\"�
 _LETTERED_DECIMAL = re.compile(r"^(?P<value>[A-Z](?:\.\d{1,3})+)(?:\.(?=\s)|(?=\s+[A-Z‘'\"“(]))")
 _CAPS_TITLE = re.compile(r"^\s*(?P<title>[A-Z][A-Z0-9 ,'’&/\-]{2,80}?)\.?\s*(?:—|--|\.—)")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+#: Longest title a numbered line may have to be a heading ("2.  Notational Conventions...").
+MAX_NUMBERED_TITLE = 100
+_TITLE_START = re.compile(r"^[A-Z‘'\"“]")
 
 
 @dataclass
@@ -210,10 +213,26 @@ def _enum_mark(index: int, lines: list[str]) -> Mark | None:
     if not readings:
         return None
     rest = stripped[match.end() :]
-    alone = not rest.strip()
+    if readings[0][0].startswith("decimal") and _numbered_title(rest, lines, index):
+        heading = plain_heading(f"{label_text} {rest.strip()}")
+        return Mark(index, "enum", match["value"], None, heading, 1, readings)
     caps = _CAPS_TITLE.match(rest)
     heading = f"{label_text} {caps['title'].strip()}" if caps else label_text
-    return Mark(index, "enum", match["value"], None, heading, 1 if alone else 0, readings)
+    return Mark(index, "enum", match["value"], None, heading, 0 if rest.strip() else 1, readings)
+
+
+def _numbered_title(rest: str, lines: list[str], index: int) -> bool:
+    """True when a clause number's line is a heading: "1.  Introduction", "3.2 Scope", a
+    short title with no sentence punctuation at its end, standing alone as a paragraph (a
+    blank line or the end of the text under it). "3.3 Contributors may not remove..." runs
+    on to the next line and stays a numbered paragraph; "(a) the data" is a point; a tab
+    inside the rest parts the cells of a table row ("3.<TAB>Late fee<TAB>2,000")."""
+    title = rest.strip()
+    if not title or len(title) > MAX_NUMBERED_TITLE or title[-1] in ".,;:" or "\t" in title:
+        return False
+    if not _TITLE_START.match(title):
+        return False
+    return index + 1 >= len(lines) or not lines[index + 1].strip()
 
 
 def find_marks(text: str) -> list[Mark]:
