@@ -7,6 +7,10 @@ def _ids(text: str) -> list[str]:
     return [s.section_id for s in parse_sections(text, "Doc") if s.section_id != "preamble"]
 
 
+def _headings(text: str) -> list[tuple[str, str]]:
+    return [(s.section_id, s.heading) for s in parse_sections(text, "Doc")[1:]]
+
+
 def test_plain_text_regulation_nests_chapter_section_article_paragraph_point() -> None:
     text = """CHAPTER I
 General provisions
@@ -210,8 +214,7 @@ def test_a_short_title_on_a_numbers_line_is_the_heading_and_body_text_is_not() -
         "2.2 Notices are given in writing.\n\n"
         "3. Termination\n"
     )
-    sections = parse_sections(text, "RFC")[1:]
-    assert [(s.section_id, s.heading) for s in sections] == [
+    assert _headings(text) == [
         ("section-1", "1. Introduction"),
         ("section-1-1", "1.1 Requirements Notation"),
         ("section-2", "2. Conformance"),
@@ -219,7 +222,25 @@ def test_a_short_title_on_a_numbers_line_is_the_heading_and_body_text_is_not() -
         ("section-2-2", "2.2"),
         ("section-3", "3. Termination"),
     ]
+    sections = parse_sections(text, "RFC")[1:]
     assert sections[0].heading_line == "1.  Introduction\n"
     assert sections[0].body.startswith("\n   This document defines HTTP.")
     assert sections[3].heading_line == "" and sections[3].body.startswith("2.1 The licensee")
     assert "".join(s.heading_line + s.body for s in parse_sections(text, "RFC")) == text
+
+
+def test_titles_may_start_with_a_digit_or_lower_case_and_clauses_may_count_from_zero() -> None:
+    text = (
+        '0.  Definitions\n\n   "Software" means the program.\n\n'
+        "1.  Status Codes\n\n"
+        "1.1.  100 Continue\n\n   The server has received the request headers.\n\n"
+        "1.2.  https URI Scheme\n\n   The scheme is defined here.\n\n"
+        "2.  Scope\n"
+    )
+    assert _headings(text) == [
+        ("section-0", "0. Definitions"),
+        ("section-1", "1. Status Codes"),
+        ("section-1-1", "1.1 100 Continue"),
+        ("section-1-2", "1.2 https URI Scheme"),
+        ("section-2", "2. Scope"),
+    ]

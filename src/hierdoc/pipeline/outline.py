@@ -84,7 +84,7 @@ _CAPS_TITLE = re.compile(r"^\s*(?P<title>[A-Z][A-Z0-9 ,'’&/\-]{2,80}?)\.?\s*(?
 _FENCE = re.compile(r"^\s*(```|~~~)")
 #: Longest title a numbered line may have to be a heading ("2.  Notational Conventions...").
 MAX_NUMBERED_TITLE = 100
-_TITLE_START = re.compile(r"^[A-Z‘'\"“]")
+_TITLE_START = re.compile(r"^[\w‘'\"“]")
 
 
 @dataclass
@@ -222,15 +222,16 @@ def _enum_mark(index: int, lines: list[str]) -> Mark | None:
 
 
 def _numbered_title(rest: str, lines: list[str], index: int) -> bool:
-    """True when a clause number's line is a heading: "1.  Introduction", "3.2 Scope", a
-    short title with no sentence punctuation at its end, standing alone as a paragraph (a
-    blank line or the end of the text under it). "3.3 Contributors may not remove..." runs
-    on to the next line and stays a numbered paragraph; "(a) the data" is a point; a tab
-    inside the rest parts the cells of a table row ("3.<TAB>Late fee<TAB>2,000")."""
+    """True when a clause number's line is a heading: "1.  Introduction", "15.2.1  100
+    Continue", "0. Definitions", a short title with no sentence punctuation at its end,
+    standing alone as a paragraph (a blank line or the end of the text under it). "3.3
+    Contributors may not remove..." runs on to the next line and stays a numbered
+    paragraph; "(a) the data" is a point; a tab inside the rest parts the cells of a
+    table row ("3.<TAB>Late fee<TAB>2,000")."""
     title = rest.strip()
     if not title or len(title) > MAX_NUMBERED_TITLE or title[-1] in ".,;:" or "\t" in title:
         return False
-    if not _TITLE_START.match(title):
+    if not _TITLE_START.match(title) or not any(c.isalpha() for c in title):
         return False
     return index + 1 >= len(lines) or not lines[index + 1].strip()
 
@@ -337,8 +338,10 @@ def _continues(level: _Level, style: str, value: int, mark: Mark, skipped: int =
 
 
 def _opens_level(stack: list[_Level], style: str, value: int, mark: Mark) -> bool:
-    """A first value ("(a)", "(1)", "(i)", "1.", "4.1") of a style not open yet."""
-    if value != 1 or any(level.style == style for level in stack):
+    """A first value ("(a)", "(1)", "(i)", "1.", "4.1") of a style not open yet; clauses
+    may count from "0." (a licence's "0. Definitions")."""
+    first = value == 1 or (value == 0 and style == "decimal1")
+    if not first or any(level.style == style for level in stack):
         return False
     if style in ("decimal1",) or not style.startswith("decimal"):
         return True
