@@ -169,7 +169,7 @@ def test_plain_numbered_list_items_stay_text(tmp_path: Path) -> None:
     assert "\n## 2. Term\n" in text
     ids = {s.heading: s.section_id for s in parse_sections(text, "t")}
     assert ids["1. Confidentiality"] == "section-1"  # the list items do not take its id
-    assert ids["1."] == "section-1-2"
+    assert ids["1. Name"] == "section-1-2"
 
 
 def test_level_that_never_restarts(tmp_path: Path) -> None:

@@ -77,8 +77,8 @@ def test_breadcrumbs_keep_the_outermost_and_innermost_levels() -> None:
     sections = parse_sections(nested(40), "Deep")
     deepest = sections[-1]
     assert len(deepest.parent_chain) <= 13
-    assert deepest.parent_chain[0] == "1."
-    assert deepest.parent_chain[-1] == ".".join(["1"] * 40)
+    assert deepest.parent_chain[0] == "1. Heading at level 1"
+    assert deepest.parent_chain[-1] == ".".join(["1"] * 40) + " Heading at level 40"
     assert "…" in deepest.parent_chain
     assert len(deepest.path) == 39  # the section's own ancestors stay complete
     short = parse_sections(nested(8), "Shallow")[-1]
