@@ -114,6 +114,32 @@ def test_headings_are_the_number_and_its_title() -> None:
     assert headings["section-2-1-2"] == "2.1.2"
 
 
+def test_a_heading_shows_the_number_its_id_is_made_of_not_its_containers() -> None:
+    """The part and chapter a number begins with are its ancestors' headings."""
+    text = "".join(
+        f"{label}\t{title}\n"
+        for label, title in [
+            ("Part 1", "Introduction"),
+            ("Part 1.1.", "Definitions"),
+            ("Part 1.1.(1)", "In these Regulations capitalised terms have their meanings."),
+            ("Part 2", "Recovery"),
+            ("Part 2.Chapter 1", "Recovery Plans"),
+            ("Part 2.Chapter 1.7.", "Individual Recovery Plans"),
+            ("Part 2.Chapter 1.7.(1)", "A Firm shall prepare a plan."),
+            ("APP2.A2.1.1", "Scope of the appendix"),
+        ]
+    )
+    sections = {s.section_id: s for s in parse_sections(text, "BRR")}
+    assert sections["section-1"].heading == "1. Definitions"
+    assert sections["section-7"].heading == "7. Individual Recovery Plans"
+    assert sections["section-7"].parent_chain[:2] == (
+        "Part 2 Recovery",
+        "Part 2.Chapter 1 Recovery Plans",
+    )
+    assert sections["section-a2-1-1"].heading == "A2.1.1 Scope of the appendix"
+    assert sections["part-1"].heading == "Part 1 Introduction"
+
+
 def test_containers_leave_the_rule_number_alone_and_a_repeated_number_is_qualified() -> None:
     keys = [
         path_key("Part 12"),

@@ -308,7 +308,8 @@ def _path_mark(index: int, lines: list[str]) -> Mark | None:
         return None
     label, key, rest = read
     title = rule_paths.is_title(rest)
-    heading = plain_heading(f"{label} {rest}" if title else label)
+    shown = rule_paths.cited_label(label)
+    heading = plain_heading(f"{shown} {rest}" if title else shown)
     return Mark(index, "path", label, None, heading, 1 if title or not rest else 0, key=key)
 
 

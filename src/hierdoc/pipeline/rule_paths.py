@@ -58,6 +58,12 @@ _LOOSE_LABEL = re.compile(
     rf"^[ \t]*(?P<label>{_COMPONENT}(?:\.{_LATER})*\.?)"
     rf"(?P<sep> +(?=[A-Z\"“‘'(\[])|(?<=\.)(?=[A-Z]{{3}}))(?P<rest>.*)$"
 )
+_CONTAINER_WORDS = "|".join(sorted({w for k in CONTAINERS for w in (k.capitalize(), k.upper())}))
+#: Container parts that begin a number which goes on with the rule's own: "Part 2.Chapter
+#: 1." of "Part 2.Chapter 1.7.", "APP2." of "APP2.A2.1.1".
+_LEADING_CONTAINERS = re.compile(
+    rf"^(?:(?:{_CONTAINER_WORDS}) ?(?:\d{{1,4}}[A-Z]?|[IVXLC]{{1,7}}|[A-Z])\.)+(?=\d|[A-Z]\d)"
+)
 _PART = re.compile(rf"{_COMPONENT}|(?<=\.)(?:[a-z](?![a-z])|[ivx]{{2,5}}(?![a-z]))")
 _KIND_PART = re.compile(rf"^(?P<kind>{_KIND}) ?(?P<num>.+)$")
 _TITLE_MAX = 100
@@ -114,6 +120,13 @@ def read_path(line: str) -> tuple[str, tuple[str, ...], str] | None:
     if not several and ("\t" not in match["sep"] and not (loose and _KIND_PART.match(label))):
         return None
     return label.strip(), path_key(label), match["rest"].strip()
+
+
+def cited_label(label: str) -> str:
+    """A number as a heading shows it: without the containers it begins with, which the
+    section's ancestors show ("Part 2.Chapter 1.7." -> "7.", "Part 1.1." -> "1."), as its id
+    leaves them out."""
+    return _LEADING_CONTAINERS.sub("", label)
 
 
 def is_title(rest: str) -> bool:
