@@ -37,10 +37,13 @@ from .docx_package import (
     related_root,
 )
 from .headings import plain_heading
+from .numbering import HEADING_KIND
 
 _MAX_HEADING_LEVEL = 6
 _MAX_TITLE_CHARS = 100
 _MAX_TITLE_WORDS = 12
+#: A heading style's whole text after a written number ("SEC. 2.") is its title up to here.
+_MAX_WRITTEN_TITLE_CHARS = 250
 _SMALL_WORDS = frozenset(
     [
         "a",
@@ -269,6 +272,23 @@ def split_title(spans: list[_Span]) -> tuple[str, list[_Span]]:
     return "", spans
 
 
+def written_label(spans: list[_Span]) -> tuple[str, list[_Span]]:
+    """The number a heading writes in its text and the text after it.
+
+    "SEC. 2. REPORT ON ..." and "§ 1004.1 Authority, purpose, and scope." keep
+    "SEC. 2." and "§ 1004.1" as their label, as a list number would be, so the
+    title is what follows and not "SEC"; no written number gives ``("", spans)``.
+    """
+    plain = "".join(span.text for span in spans)
+    match = HEADING_KIND.match(plain)
+    if match is None:
+        return "", spans
+    end = match.end() + (plain[match.end() : match.end() + 1] == ".")
+    label = " ".join(plain[:end].split())
+    rest = _drop_chars(spans, end)
+    return label, _drop_chars(rest, _leading_punctuation(rest))
+
+
 def _lead_count(spans: list[_Span]) -> int:
     """How many spans open the paragraph in bold or underline."""
     lead = 0
@@ -365,12 +385,28 @@ class _Writer:
 
     @staticmethod
     def _heading(depth: int, label: str, spans: list[_Span]) -> list[str]:
+        if not label:
+            written, after = written_label(spans)
+            if written:
+                return _Writer._written_heading(depth, written, after)
         title, rest = split_title(spans)
         if not title and not label:
             return [_inline(spans)]
         multi_level = bool(re.search(r"\d\.\d|^[A-Za-z]+\s", label))
         if not title and not multi_level:
             return [f"{label} {_inline(spans)}"]
+        heading = " ".join(part for part in (label, title) if part)
+        body = _inline(rest)
+        return [f"{'#' * depth} {heading}", body] if body else [f"{'#' * depth} {heading}"]
+
+    @staticmethod
+    def _written_heading(depth: int, label: str, spans: list[_Span]) -> list[str]:
+        """A Word heading that writes its number ("SEC. 2. REPORT ON ..."): a heading
+        even without a run-in title; the whole text is its title when it is short."""
+        title, rest = split_title(spans)
+        whole = _plain(spans)
+        if not title and len(whole) <= _MAX_WRITTEN_TITLE_CHARS:
+            title, rest = whole.strip(_TRAILING_PUNCTUATION), []
         heading = " ".join(part for part in (label, title) if part)
         body = _inline(rest)
         return [f"{'#' * depth} {heading}", body] if body else [f"{'#' * depth} {heading}"]
