@@ -73,6 +73,8 @@ _BLOCK_TITLE = re.compile(
 )
 _TOC_STYLE = re.compile(r"^(?:toc\s*\d|toc heading|table of figures)$", re.IGNORECASE)
 _SECTION_LABEL = re.compile(r"^(?:[A-Za-z]+\.?\s+)?(?:\d+(?:\.\d+)*|[IVXLCDM]+|[A-Z])\.?$")
+#: A number typed at the start of a heading or paragraph: "2." of "2. Fair Use Rights. ...".
+_TYPED_NUMBER = re.compile(r"^\s*(?P<number>\d{1,3})\.\s+(?=\S)")
 _PLAIN_RUN_IN = re.compile(r"^(?P<title>[A-Z][^.:;!?]{0,99}?)[.:]\s+(?=\S)")
 _TRAILING_PUNCTUATION = " \t.:;,—–-"
 
@@ -325,6 +327,8 @@ class _Writer:
         self._styles = styles
         self._numbering = numbering
         self._notes = notes
+        #: Depth and number of the last heading that types its number ("## 1. Definitions").
+        self._typed: tuple[int, int] | None = None
 
     def notes(self) -> list[str]:
         """``[^n]: text`` for each note referenced so far, in order."""
@@ -369,9 +373,42 @@ class _Writer:
             clause = clause or emphasised_title(spans)
             depth = min(numbered.ilvl + 2, _MAX_HEADING_LEVEL) if clause else depth
         if depth is not None:
-            return self._heading(depth, label, spans)
+            lines = self._heading(depth, label, spans)
+            self._note_typed_number(depth, lines[0])
+            return lines
+        if numbered is None and (clause := self._typed_clause(spans)):
+            return clause
         text = " ".join(part for part in (label, _inline(spans)) if part)
         return [text] if text else []
+
+    def _note_typed_number(self, depth: int, line: str) -> None:
+        """Remember the number a heading types ("## 1. Definitions" -> 1 at depth 2)."""
+        if not line.startswith("#"):
+            return
+        match = _TYPED_NUMBER.match(line.lstrip("#"))
+        if match:
+            self._typed = (depth, int(match["number"]))
+        elif self._typed is not None and depth <= self._typed[0]:
+            self._typed = None
+
+    def _typed_clause(self, spans: list[_Span]) -> list[str] | None:
+        """A body paragraph that types the next number of the typed headings and opens
+        with a title ("2. Fair Use Rights. Nothing in ..." after "## 1. Definitions") is
+        the next clause; a number out of sequence or without a title stays text."""
+        if self._typed is None:
+            return None
+        depth, last = self._typed
+        raw = "".join(span.text for span in spans)
+        match = _TYPED_NUMBER.match(raw)
+        if match is None or int(match["number"]) != last + 1:
+            return None
+        rest = _drop_chars(spans, match.end())
+        title, body = split_title(rest)
+        if not title:
+            return None
+        self._typed = (depth, last + 1)
+        heading = f"{'#' * depth} {match['number']}. {title}"
+        return [heading, _inline(body)] if body else [heading]
 
     def _outline_level(self, ppr: Any, style_id: str | None, name: str) -> int | None:
         """Markdown level of a Word heading: Heading 1 (outline level 0) is ``##``."""
