@@ -291,6 +291,16 @@ def written_label(spans: list[_Span]) -> tuple[str, list[_Span]]:
     return label, _drop_chars(rest, _leading_punctuation(rest))
 
 
+def _short_run_in(spans: list[_Span]) -> tuple[str, list[_Span]]:
+    """A run-in title of a few words in any case or language ("Schranken des
+    Immaterialgüterrechts. Diese Lizenz ...") and the text after it, or ``("", spans)``."""
+    raw = "".join(span.text for span in spans)
+    match = _PLAIN_RUN_IN.match(raw)
+    if match is None or len(match["title"].split()) > _MAX_TITLE_WORDS:
+        return "", spans
+    return match["title"].strip(), _drop_chars(spans, match.end())
+
+
 def _lead_count(spans: list[_Span]) -> int:
     """How many spans open the paragraph in bold or underline."""
     lead = 0
@@ -404,6 +414,8 @@ class _Writer:
             return None
         rest = _drop_chars(spans, match.end())
         title, body = split_title(rest)
+        if not title:
+            title, body = _short_run_in(rest)
         if not title:
             return None
         self._typed = (depth, last + 1)
