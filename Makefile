@@ -35,4 +35,4 @@ test: setup
 
 test-quick: setup
 	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/python -m pytest -q tests/unit tests/contract -m "not postgres"
+	$(BIN)/python -m pytest -q tests/unit tests/contract -m "not slow and not postgres"

@@ -8,6 +8,8 @@ import textwrap
 import threading
 from pathlib import Path
 
+import pytest
+
 from hierdoc import Index, Settings
 from tests.hash_embedder import HashEmbedder
 from tests.paths import TESTS
@@ -35,6 +37,7 @@ WRITER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_eight_threads_search_while_another_process_ingests(tmp_path: Path) -> None:
     from hierdoc.pipeline.ingest import TextDocument
 

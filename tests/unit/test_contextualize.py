@@ -446,6 +446,7 @@ contextualize_sync(make_jobs(3, 20), model, FileCache(sys.argv[2]), concurrency=
 """
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_promptly_and_keeps_what_arrived(fake_api, tmp_path):
     import json
     import os

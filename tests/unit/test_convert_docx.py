@@ -151,6 +151,60 @@ def test_level_found_through_a_style_based_on_the_numbered_one(tmp_path: Path) -
     assert "### 1.2 Late Payment" in text
 
 
+def test_numbers_written_in_heading_text_are_labels(tmp_path: Path) -> None:
+    """Bills and regulations write "SEC. 2." or "§ 1004.1" in a Heading 1 below the
+    document's Title: the written number is the label and the id, as in Markdown."""
+    fixture = make.Fixture("written", "")
+    fixture.blocks = [
+        make.p("Example Act of 2019: To require reports.", style="Title"),
+        make.p("SECTION 1. SHORT TITLE", style="Heading 1"),
+        make.p("This Act may be cited as the Example Act."),
+        make.p(
+            "SEC. 2. REPORT ON FINANCIAL SERVICES BENEFITTING STATE SPONSORS OF "
+            "TERRORISM, HUMAN RIGHTS ABUSERS, AND CORRUPT OFFICIALS",
+            style="Heading 1",
+        ),
+        make.p("(a) In General. The Secretary shall report."),
+        make.p("§ 1004.1 Authority, purpose, and scope.", style="Heading 1"),
+        make.p("(a) Authority. This regulation is issued by the Bureau."),
+    ]
+    text = convert_file(make.write(fixture, tmp_path)).text
+    assert "\n## SEC. 2. REPORT ON FINANCIAL SERVICES BENEFITTING" in text
+    assert "\n## § 1004.1 Authority, purpose, and scope\n" in text
+    sections = {s.section_id: s for s in parse_sections(text, "t")}
+    assert {"section-1", "section-2", "section-2-a", "section-1004-1-a"} <= set(sections)
+    assert sections["section-2"].heading.startswith("SEC. 2. REPORT ON")
+    assert not any(i.startswith("sec-") for i in sections)
+
+
+def test_typed_numbers_continuing_typed_headings_are_clauses(tmp_path: Path) -> None:
+    """A licence types "1. Definitions" as Heading 1 and "2. Fair Use Rights. Nothing ..."
+    as a body paragraph: the next number with a title is clause 2; a list item "1. Name"
+    or a number out of sequence stays text."""
+    fixture = make.Fixture("typed", "")
+    fixture.blocks = [
+        make.p("Example Licence", style="Title"),
+        make.p("1. Definitions", style="Heading 1"),
+        make.p("1. Name of the licensor."),
+        make.p("2. Fair Use Rights. Nothing in this licence limits fair use."),
+        make.p("3. Representations and Warranties"),
+        make.p("The work is offered as is."),
+        make.p("5. Termination. This licence ends on breach."),
+        make.p("4. Limitation on Liability. No liability arises."),
+        make.p("5. Schranken des Immaterialgüterrechts. Diese Lizenz gilt."),
+    ]
+    text = convert_file(make.write(fixture, tmp_path)).text
+    assert "\n## 2. Fair Use Rights\n\nNothing in this licence limits fair use.\n" in text
+    assert "\n## 3. Representations and Warranties\n" in text
+    assert "\n## 4. Limitation on Liability\n" in text
+    assert "\n## 5. Schranken des Immaterialgüterrechts\n\nDiese Lizenz gilt." in text
+    assert "\n1. Name of the licensor.\n" in text
+    assert "\n5. Termination. This licence ends on breach.\n" in text
+    ids = {s.section_id for s in parse_sections(text, "t")}
+    assert {"section-1", "section-2", "section-3", "section-4", "section-5"} <= ids
+    assert text.count("## 5.") == 1
+
+
 def test_plain_numbered_list_items_stay_text(tmp_path: Path) -> None:
     """Word's plain list ("%1." only) numbers clauses when they open with a bold title,
     items otherwise: a list of fields in a schedule must not claim section-1."""

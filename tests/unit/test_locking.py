@@ -144,6 +144,7 @@ def test_a_waiting_writer_goes_on_when_the_holder_finishes(tmp_path: Path) -> No
         assert {d.source for d in reader.documents()} == {"doc0.md", "doc1.md", "late.md"}
 
 
+@pytest.mark.slow
 def test_readers_search_while_a_writer_process_ingests(tmp_path: Path) -> None:
     directory = tmp_path / "index"
     _build(directory, count=1)

@@ -57,6 +57,7 @@ def _ingest(text: str, root: Path) -> tuple[float, float]:
     return elapsed / kb, records / kb
 
 
+@pytest.mark.slow
 def test_time_and_storage_per_kb_stay_flat_from_depth_10_to_1000(tmp_path: Path) -> None:
     baseline_time, baseline_size = _ingest(shallow(300_000), tmp_path / "d10")
     for depth in (300, 1000):
@@ -102,6 +103,7 @@ def test_one_long_paragraph_is_chunked_in_linear_time() -> None:
     assert per_kb[1] < 3 * per_kb[0] + 0.001, per_kb
 
 
+@pytest.mark.slow
 def test_many_flat_headings_cost_the_same_each() -> None:
     """Table-of-contents detection compared every heading with all later ones: 10,000
     articles took 810 us each, 5,000 took 451 us."""

@@ -37,10 +37,13 @@ from .docx_package import (
     related_root,
 )
 from .headings import plain_heading
+from .numbering import HEADING_KIND
 
 _MAX_HEADING_LEVEL = 6
 _MAX_TITLE_CHARS = 100
 _MAX_TITLE_WORDS = 12
+#: A heading style's whole text after a written number ("SEC. 2.") is its title up to here.
+_MAX_WRITTEN_TITLE_CHARS = 250
 _SMALL_WORDS = frozenset(
     [
         "a",
@@ -70,6 +73,8 @@ _BLOCK_TITLE = re.compile(
 )
 _TOC_STYLE = re.compile(r"^(?:toc\s*\d|toc heading|table of figures)$", re.IGNORECASE)
 _SECTION_LABEL = re.compile(r"^(?:[A-Za-z]+\.?\s+)?(?:\d+(?:\.\d+)*|[IVXLCDM]+|[A-Z])\.?$")
+#: A number typed at the start of a heading or paragraph: "2." of "2. Fair Use Rights. ...".
+_TYPED_NUMBER = re.compile(r"^\s*(?P<number>\d{1,3})\.\s+(?=\S)")
 _PLAIN_RUN_IN = re.compile(r"^(?P<title>[A-Z][^.:;!?]{0,99}?)[.:]\s+(?=\S)")
 _TRAILING_PUNCTUATION = " \t.:;,—–-"
 
@@ -269,6 +274,33 @@ def split_title(spans: list[_Span]) -> tuple[str, list[_Span]]:
     return "", spans
 
 
+def written_label(spans: list[_Span]) -> tuple[str, list[_Span]]:
+    """The number a heading writes in its text and the text after it.
+
+    "SEC. 2. REPORT ON ..." and "§ 1004.1 Authority, purpose, and scope." keep
+    "SEC. 2." and "§ 1004.1" as their label, as a list number would be, so the
+    title is what follows and not "SEC"; no written number gives ``("", spans)``.
+    """
+    plain = "".join(span.text for span in spans)
+    match = HEADING_KIND.match(plain)
+    if match is None:
+        return "", spans
+    end = match.end() + (plain[match.end() : match.end() + 1] == ".")
+    label = " ".join(plain[:end].split())
+    rest = _drop_chars(spans, end)
+    return label, _drop_chars(rest, _leading_punctuation(rest))
+
+
+def _short_run_in(spans: list[_Span]) -> tuple[str, list[_Span]]:
+    """A run-in title of a few words in any case or language ("Schranken des
+    Immaterialgüterrechts. Diese Lizenz ...") and the text after it, or ``("", spans)``."""
+    raw = "".join(span.text for span in spans)
+    match = _PLAIN_RUN_IN.match(raw)
+    if match is None or len(match["title"].split()) > _MAX_TITLE_WORDS:
+        return "", spans
+    return match["title"].strip(), _drop_chars(spans, match.end())
+
+
 def _lead_count(spans: list[_Span]) -> int:
     """How many spans open the paragraph in bold or underline."""
     lead = 0
@@ -305,6 +337,8 @@ class _Writer:
         self._styles = styles
         self._numbering = numbering
         self._notes = notes
+        #: Depth and number of the last heading that types its number ("## 1. Definitions").
+        self._typed: tuple[int, int] | None = None
 
     def notes(self) -> list[str]:
         """``[^n]: text`` for each note referenced so far, in order."""
@@ -349,9 +383,44 @@ class _Writer:
             clause = clause or emphasised_title(spans)
             depth = min(numbered.ilvl + 2, _MAX_HEADING_LEVEL) if clause else depth
         if depth is not None:
-            return self._heading(depth, label, spans)
+            lines = self._heading(depth, label, spans)
+            self._note_typed_number(depth, lines[0])
+            return lines
+        if numbered is None and (clause := self._typed_clause(spans)):
+            return clause
         text = " ".join(part for part in (label, _inline(spans)) if part)
         return [text] if text else []
+
+    def _note_typed_number(self, depth: int, line: str) -> None:
+        """Remember the number a heading types ("## 1. Definitions" -> 1 at depth 2)."""
+        if not line.startswith("#"):
+            return
+        match = _TYPED_NUMBER.match(line.lstrip("#"))
+        if match:
+            self._typed = (depth, int(match["number"]))
+        elif self._typed is not None and depth <= self._typed[0]:
+            self._typed = None
+
+    def _typed_clause(self, spans: list[_Span]) -> list[str] | None:
+        """A body paragraph that types the next number of the typed headings and opens
+        with a title ("2. Fair Use Rights. Nothing in ..." after "## 1. Definitions") is
+        the next clause; a number out of sequence or without a title stays text."""
+        if self._typed is None:
+            return None
+        depth, last = self._typed
+        raw = "".join(span.text for span in spans)
+        match = _TYPED_NUMBER.match(raw)
+        if match is None or int(match["number"]) != last + 1:
+            return None
+        rest = _drop_chars(spans, match.end())
+        title, body = split_title(rest)
+        if not title:
+            title, body = _short_run_in(rest)
+        if not title:
+            return None
+        self._typed = (depth, last + 1)
+        heading = f"{'#' * depth} {match['number']}. {title}"
+        return [heading, _inline(body)] if body else [heading]
 
     def _outline_level(self, ppr: Any, style_id: str | None, name: str) -> int | None:
         """Markdown level of a Word heading: Heading 1 (outline level 0) is ``##``."""
@@ -365,12 +434,28 @@ class _Writer:
 
     @staticmethod
     def _heading(depth: int, label: str, spans: list[_Span]) -> list[str]:
+        if not label:
+            written, after = written_label(spans)
+            if written:
+                return _Writer._written_heading(depth, written, after)
         title, rest = split_title(spans)
         if not title and not label:
             return [_inline(spans)]
         multi_level = bool(re.search(r"\d\.\d|^[A-Za-z]+\s", label))
         if not title and not multi_level:
             return [f"{label} {_inline(spans)}"]
+        heading = " ".join(part for part in (label, title) if part)
+        body = _inline(rest)
+        return [f"{'#' * depth} {heading}", body] if body else [f"{'#' * depth} {heading}"]
+
+    @staticmethod
+    def _written_heading(depth: int, label: str, spans: list[_Span]) -> list[str]:
+        """A Word heading that writes its number ("SEC. 2. REPORT ON ..."): a heading
+        even without a run-in title; the whole text is its title when it is short."""
+        title, rest = split_title(spans)
+        whole = _plain(spans)
+        if not title and len(whole) <= _MAX_WRITTEN_TITLE_CHARS:
+            title, rest = whole.strip(_TRAILING_PUNCTUATION), []
         heading = " ".join(part for part in (label, title) if part)
         body = _inline(rest)
         return [f"{'#' * depth} {heading}", body] if body else [f"{'#' * depth} {heading}"]
