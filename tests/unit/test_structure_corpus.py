@@ -17,7 +17,12 @@ BENCHMARKS = REPOSITORY / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
 from structure import SUBSET, Counts, DocumentResult, figures, measure, total  # noqa: E402
-from structure_gold import load_corpus, obliqa_documents, passage_section_id  # noqa: E402
+from structure_gold import (  # noqa: E402
+    load_corpus,
+    obliqa_documents,
+    obliqa_sections,
+    passage_section_id,
+)
 
 #: Micro-averaged figures over the subset, as measured when the subset was made.
 FLOORS = {
@@ -108,11 +113,35 @@ def test_gold_ids_are_the_ids_hierdocs_numbering_gives_the_printed_numbers() -> 
         ("2.1.1.(1)", ("section-2-1-1-1", "2.1.1(1)")),
         ("Part 2.4.(1)", ("section-4-1", "4(1)")),
         ("Part 1.Chapter 1.1.(3)", ("section-1-3", "1(3)")),
-        ("PART 1.1.1.1", ("section-1-1-1-1", "1.1.1.1")),
+        ("PART 2.2.1.11.(a)", ("section-2-1-11-a", "2.1.11(a)")),
         ("26)", ("section-26", "26")),
-        ("1.2.Guidance.1.", None),
+        ("1.2.Guidance.1.", ("section-1-2-guidance-1", "1.2.Guidance.1")),
+        ("5.4.1.Guidance.(i)", ("section-5-4-1-guidance-i", "5.4.1.Guidance.i")),
+        ("APP2.A2.1.1", ("section-a2-1-1", "A2.1.1")),
+        ("APP 7.A7.1.5.Guidance", ("section-a7-1-5-guidance", "A7.1.5.Guidance")),
         ("Part 2", None),
+        ("APP 1.1.", None),
     ],
 )
 def test_obliqa_passage_numbers_become_canonical_ids(passage: str, expected) -> None:
     assert passage_section_id(passage) == expected
+
+
+def test_obliqa_part_and_appendix_headings_are_the_parents_of_their_top_sections() -> None:
+    passages = [
+        {"PassageID": "PART 2", "Passage": "DEFINITIONAL_PROVISIONS"},
+        {"PassageID": "PART 2.2", "Passage": "ARRANGEMENTS NOT CONSTITUTING A FUND"},
+        {"PassageID": "PART 2.2.1.1", "Passage": "The Regulator prescribes that ..."},
+        {"PassageID": "APP1", "Passage": "GUIDE TO THE APPENDICES"},
+        {"PassageID": "APP1.A1.1.1", "Passage": "This appendix ..."},
+    ]
+    parents = {s.id: s.parent for s in obliqa_sections(passages)[0]}
+    assert parents == {
+        "part-2": None,
+        "section-2": "part-2",
+        "section-2-1": "section-2",
+        "section-2-1-1": "section-2-1",
+        "appendix-1": None,
+        "section-a1-1": "appendix-1",
+        "section-a1-1-1": "section-a1-1",
+    }
