@@ -75,8 +75,9 @@ _PAREN_ITEM = re.compile(rf"^\((?P<value>{PAREN_VALUE})\)(?=\s|$)")
 #: "1)", "a)", "iv)": items numbered with a closing bracket only.
 _RPAREN_ITEM = re.compile(r"^(?P<value>\d{1,3}|[a-z]|[ivxl]{1,6}|[A-Z])\)(?=\s)")
 _DOT_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})*)\.(?=\s|$)")
-#: "a." / "iv." points, as Word's default lower-letter list shows them ("2.2(b)" in a citation).
-_LETTER_DOT_ITEM = re.compile(r"^(?P<value>[a-z]|[ivxl]{1,6})\.(?=\s)")
+#: "a." / "iv." points, as Word's default lower-letter list shows them ("2.2(b)" in a citation),
+#: and "A." points, as a licence lists them ("A. Use in the Title Page ...").
+_LETTER_DOT_ITEM = re.compile(r"^(?P<value>[a-z]|[ivxl]{1,6}|[A-Z])\.(?=\s)")
 _DECIMAL_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})+)(?=\s+[A-Z‘'\"“(])")
 #: An appendix's decimal clauses: "A.1.  Changes", "C.12.  Since draft-08" (``appendix-a-1``).
 _LETTERED_DECIMAL = re.compile(r"^(?P<value>[A-Z](?:\.\d{1,3})+)(?:\.(?=\s)|(?=\s+[A-Z‘'\"“(]))")
@@ -221,6 +222,12 @@ def _enum_mark(index: int, lines: list[str]) -> Mark | None:
     return Mark(index, "enum", match["value"], None, heading, 0 if rest.strip() else 1, readings)
 
 
+def numbered_line(index: int, lines: list[str]) -> Mark | None:
+    """The mark of a numbered line ("2. Fair Use Rights. ..."): its heading and how many
+    lines the heading takes (0 when the number starts a line of text)."""
+    return _enum_mark(index, [line.rstrip("\n") for line in lines])
+
+
 def _numbered_title(rest: str, lines: list[str], index: int) -> bool:
     """True when a clause number's line is a heading: "1.  Introduction", "15.2.1  100
     Continue", "0. Definitions", a short title with no sentence punctuation at its end,
@@ -363,12 +370,29 @@ def _place_enum(
                 return len(stack), style, value
     if placed := _continuation(stack, mark):
         return placed
+    if placed := _skip_went_on(stack, mark, following):
+        return placed
     for style, value in mark.styles:
         if _opens_level(stack, style, value, mark):
             return len(stack), style, value
     for skipped in range(1, MAX_SKIPPED + 1):
         if placed := _continuation(stack, mark, skipped):
             return placed
+    return None
+
+
+def _skip_went_on(
+    stack: list[_Level], mark: Mark, following: Mark | None
+) -> tuple[int, str, int] | None:
+    """An item that goes on from an open level over a skipped value, and that the next item
+    goes on from in turn: "I." after "G." then "J." (a licence that leaves out "H."), not a
+    Roman one."""
+    for skipped in range(1, MAX_SKIPPED + 1):
+        placed = _continuation(stack, mark, skipped)
+        if placed and following is not None:
+            depth, style, value = placed
+            if (style, value + 1) in following.styles:
+                return placed
     return None
 
 
