@@ -291,3 +291,20 @@ You may combine the Document with other documents.
         "section-2-j",
         "section-3",
     ]
+
+
+def test_lettered_recitals_before_the_clauses_are_no_points() -> None:
+    text = """NON-DISCLOSURE AGREEMENT
+(1) NSK Europe Limited, whose registered office is at Belmont Place.
+(2) The Supplier, whose registered office is at its address.
+BACKGROUND
+A. The Parties intend to enter into discussions relating to the Purpose.
+B. The Parties have agreed to comply with this Agreement.
+THE PARTIES AGREE AS FOLLOWS:
+1. DEFINITIONS
+Affiliate: any entity that controls a Party.
+2. CONFIDENTIALITY
+The Receiving Party shall keep the Confidential Information secret.
+"""
+    ids = _ids(text)
+    assert not [i for i in ids if i.endswith(("-a", "-b"))], ids

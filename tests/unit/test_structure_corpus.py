@@ -26,8 +26,8 @@ from structure_gold import (  # noqa: E402
 
 #: Micro-averaged figures over the subset, as measured when the subset was made.
 FLOORS = {
-    "id_f1": 0.99,
-    "tree_f1": 0.99,
+    "id_f1": 0.997,
+    "tree_f1": 0.997,
     "heading": 1.0,
     "def_p": 1.0,
     "def_r": 0.44,
@@ -40,7 +40,7 @@ DOCUMENT_FLOORS = {
     "cfpb-12cfr1009": 1.0,
     "cfpb-12cfr1014": 1.0,
     "cfr-27-vol3-part646": 1.0,
-    "spdx-epl-2.0": 0.52,
+    "spdx-epl-2.0": 0.98,
     "uslm-h1037_rfs": 1.0,
     "uslm-s2245_is": 1.0,
 }
@@ -76,7 +76,7 @@ def test_each_documents_section_ids_stay_at_or_above_their_floor(results) -> Non
 
 
 #: Section-id F1 of two ObliQA documents (read in place from the datasets folder), as measured.
-OBLIQA_FLOORS = {"obliqa-07-gen": 0.55, "obliqa-20-guidance": 0.83}
+OBLIQA_FLOORS = {"obliqa-07-gen": 0.99, "obliqa-20-guidance": 1.0}
 
 
 def test_obliqa_documents_section_ids_stay_at_or_above_their_floor(tmp_path) -> None:

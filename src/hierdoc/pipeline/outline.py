@@ -76,7 +76,9 @@ _PAREN_ITEM = re.compile(rf"^\((?P<value>{PAREN_VALUE})\)(?=\s|$)")
 _RPAREN_ITEM = re.compile(r"^(?P<value>\d{1,3}|[a-z]|[ivxl]{1,6}|[A-Z])\)(?=\s)")
 _DOT_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})*)\.(?=\s|$)")
 #: "a." / "iv." points, as Word's default lower-letter list shows them ("2.2(b)" in a citation),
-#: and "A." points, as a licence lists them ("A. Use in the Title Page ...").
+#: and "A." points inside a clause, as a licence lists them ("A. Use in the Title Page ..."):
+#: a capital is read as a letter only ("I." is the ninth), and opens a list only right under a
+#: numbered clause.
 _LETTER_DOT_ITEM = re.compile(r"^(?P<value>[a-z]|[ivxl]{1,6}|[A-Z])\.(?=\s)")
 _DECIMAL_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})+)(?=\s+[A-Z‘'\"“(])")
 #: An appendix's decimal clauses: "A.1.  Changes", "C.12.  Since draft-08" (``appendix-a-1``).
@@ -198,6 +200,7 @@ def _enum_mark(index: int, lines: list[str]) -> Mark | None:
         readings = [
             (style.replace("paren-", "dot-"), value)
             for style, value in _enum_readings(match["value"])
+            if match["value"].islower() or style == "paren-upper"
         ]
         label_text = f"{match['value']}."
     else:
@@ -351,6 +354,8 @@ def _opens_level(stack: list[_Level], style: str, value: int, mark: Mark) -> boo
     first = value == 1 or (value == 0 and style == "decimal1")
     if not first or any(level.style == style for level in stack):
         return False
+    if style == "dot-upper" and not (stack and stack[-1].style.startswith("decimal")):
+        return False  # "A. The Parties intend ...": a recital, not a point of a clause
     if style in ("decimal1",) or not style.startswith("decimal"):
         return True
     prefix = tuple(mark.value.split(".")[:-1])
