@@ -230,3 +230,9 @@ def test_a_clause_under_a_point_zero_heading_keeps_its_own_number() -> None:
     )
     ids = [s.section_id for s in parse_sections(text, "Licence")]
     assert ids == ["preamble", "section-1-0", "section-2-0", "section-2-1", "section-2-2"]
+
+
+def test_a_clause_under_another_numbered_clause_stays_its_point() -> None:
+    text = "# Terms\n\n## 17. Addendum\n\n1.1 Personal data means data.\n\n1.2 Law means law.\n"
+    ids = [s.section_id for s in parse_sections(text, "Terms")]
+    assert ids == ["preamble", "section-17", "section-17-1", "section-17-2"]

@@ -284,13 +284,12 @@ def _assign_ids(nodes: list[_Node]) -> list[str]:
 
 
 def _other_clause(node: _Node, parent_id: str | None) -> bool:
-    """A decimal clause under a section whose number does not begin it: "2.1" under
-    "2.0 What this License covers" is clause 2.1 (``section-2-1``), as the licence cites
-    it, not point 1 of 2.0."""
+    """A decimal clause under its point-zero clause: "2.1" under "2.0 What this License
+    covers" is clause 2.1 (``section-2-1``), as the licence cites it, not point 1 of 2.0."""
     if not node.style.startswith("decimal") or "." not in node.local_id or not parent_id:
         return False
     prefix = node.local_id.rsplit(".", 1)[0].replace(".", "-")
-    return parent_id.startswith("section-") and parent_id != f"section-{prefix}"
+    return parent_id == f"section-{prefix}-0"
 
 
 def _subsection(node: _Node, nodes: list[_Node], parent_id: str | None, repeated: bool) -> bool:
