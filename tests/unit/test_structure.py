@@ -236,3 +236,13 @@ def test_a_clause_under_another_numbered_clause_stays_its_point() -> None:
     text = "# Terms\n\n## 17. Addendum\n\n1.1 Personal data means data.\n\n1.2 Law means law.\n"
     ids = [s.section_id for s in parse_sections(text, "Terms")]
     assert ids == ["preamble", "section-17", "section-17-1", "section-17-2"]
+
+
+def test_capital_letter_points_under_a_marked_clause_are_its_points() -> None:
+    text = (
+        "# Licence\n\n## 4. MODIFICATIONS\n\nYou must:\n\n"
+        "A. Use in the Title Page a distinct title.\n\nB. List one or more authors.\n\n"
+        "## 5. COMBINING DOCUMENTS\n\nText.\n"
+    )
+    ids = [s.section_id for s in parse_sections(text, "Licence")]
+    assert ids == ["preamble", "section-4", "section-4-a", "section-4-b", "section-5"]

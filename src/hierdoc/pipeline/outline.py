@@ -348,13 +348,16 @@ def _continues(level: _Level, style: str, value: int, mark: Mark, skipped: int =
     return not style.startswith("decimal") or tuple(mark.value.split(".")[:-1]) == level.prefix
 
 
-def _opens_level(stack: list[_Level], style: str, value: int, mark: Mark) -> bool:
+def _opens_level(
+    stack: list[_Level], style: str, value: int, mark: Mark, in_clause: bool = False
+) -> bool:
     """A first value ("(a)", "(1)", "(i)", "1.", "4.1") of a style not open yet; clauses
     may count from "0." (a licence's "0. Definitions")."""
     first = value == 1 or (value == 0 and style == "decimal1")
     if not first or any(level.style == style for level in stack):
         return False
-    if style == "dot-upper" and not (stack and stack[-1].style.startswith("decimal")):
+    under_clause = stack[-1].style.startswith("decimal") if stack else in_clause
+    if style == "dot-upper" and not under_clause:
         return False  # "A. The Parties intend ...": a recital, not a point of a clause
     if style in ("decimal1",) or not style.startswith("decimal"):
         return True
@@ -365,20 +368,20 @@ def _opens_level(stack: list[_Level], style: str, value: int, mark: Mark) -> boo
 
 
 def _place_enum(
-    stack: list[_Level], mark: Mark, following: Mark | None = None
+    stack: list[_Level], mark: Mark, following: Mark | None = None, in_clause: bool = False
 ) -> tuple[int, str, int] | None:
     """(stack depth to keep, style, value) for an enumeration item, or None if it is text.
     An "(i)" that could go on from "(h)" but is followed by "(ii)" opens a Roman list."""
     if following is not None and _opens_roman_list(mark, following):
         for style, value in mark.styles:
-            if style.startswith("paren-roman") and _opens_level(stack, style, value, mark):
+            if style.startswith("paren-roman") and _opens_level(stack, style, value, mark, in_clause):
                 return len(stack), style, value
     if placed := _continuation(stack, mark):
         return placed
     if placed := _skip_went_on(stack, mark, following):
         return placed
     for style, value in mark.styles:
-        if _opens_level(stack, style, value, mark):
+        if _opens_level(stack, style, value, mark, in_clause):
             return len(stack), style, value
     for skipped in range(1, MAX_SKIPPED + 1):
         if placed := _continuation(stack, mark, skipped):
@@ -436,7 +439,8 @@ def build_outline(marks: list[Mark], root_kind: str = "") -> list[OutlineNode]:
             enums, paths = [], []
             continue
         following = marks[position + 1] if position + 1 < len(marks) else None
-        placed = _place_enum(enums, mark, following)
+        in_clause = BLOCK_RANK.get(blocks[-1][0]) == BLOCK_RANK["section"]
+        placed = _place_enum(enums, mark, following, in_clause)
         if placed is None:
             continue
         depth, style, value = placed
