@@ -1,5 +1,6 @@
 import random
 
+import pytest
 from markdown_it import MarkdownIt
 
 from hierdoc.pipeline.structure import find_headings, parse_sections
@@ -222,27 +223,26 @@ def test_a_list_of_a_marked_clauses_own_is_not_taken_for_its_siblings() -> None:
     assert second.heading.startswith("2. Fees")
 
 
-def test_a_clause_under_a_point_zero_heading_keeps_its_own_number() -> None:
-    text = (
-        "# Licence\n\n## 1.0 Definitions\n\nWords.\n\n## 2.0 What this License covers\n\n"
-        "2.1 Legal effect of this document. The License applies to the Database.\n\n"
-        "2.2 Database. The Database is protected.\n"
-    )
-    ids = [s.section_id for s in parse_sections(text, "Licence")]
-    assert ids == ["preamble", "section-1-0", "section-2-0", "section-2-1", "section-2-2"]
-
-
-def test_a_clause_under_another_numbered_clause_stays_its_point() -> None:
-    text = "# Terms\n\n## 17. Addendum\n\n1.1 Personal data means data.\n\n1.2 Law means law.\n"
-    ids = [s.section_id for s in parse_sections(text, "Terms")]
-    assert ids == ["preamble", "section-17", "section-17-1", "section-17-2"]
-
-
-def test_capital_letter_points_under_a_marked_clause_are_its_points() -> None:
-    text = (
-        "# Licence\n\n## 4. MODIFICATIONS\n\nYou must:\n\n"
-        "A. Use in the Title Page a distinct title.\n\nB. List one or more authors.\n\n"
-        "## 5. COMBINING DOCUMENTS\n\nText.\n"
-    )
-    ids = [s.section_id for s in parse_sections(text, "Licence")]
-    assert ids == ["preamble", "section-4", "section-4-a", "section-4-b", "section-5"]
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # "2.1" under "2.0" is clause 2.1, as the licence cites it
+            "# Licence\n\n## 1.0 Definitions\n\nWords.\n\n## 2.0 What this License covers\n\n"
+            "2.1 Legal effect of this document. The License applies to the Database.\n\n"
+            "2.2 Database. The Database is protected.\n",
+            ["preamble", "section-1-0", "section-2-0", "section-2-1", "section-2-2"],
+        ),
+        (  # under another numbered clause, "1.1" stays its point
+            "# Terms\n\n## 17. Addendum\n\n1.1 Personal data means data.\n\n1.2 Law means law.\n",
+            ["preamble", "section-17", "section-17-1", "section-17-2"],
+        ),
+        (  # capital-letter points right under a marked numbered clause
+            "# Licence\n\n## 4. MODIFICATIONS\n\nYou must:\n\n"
+            "A. Use in the Title Page a distinct title.\n\nB. List one or more authors.\n\n"
+            "## 5. COMBINING DOCUMENTS\n\nText.\n",
+            ["preamble", "section-4", "section-4-a", "section-4-b", "section-5"],
+        ),
+    ],
+)
+def test_numbered_points_under_marked_clauses(text: str, expected: list[str]) -> None:
+    assert [s.section_id for s in parse_sections(text, "Doc")] == expected

@@ -374,7 +374,8 @@ def _place_enum(
     An "(i)" that could go on from "(h)" but is followed by "(ii)" opens a Roman list."""
     if following is not None and _opens_roman_list(mark, following):
         for style, value in mark.styles:
-            if style.startswith("paren-roman") and _opens_level(stack, style, value, mark, in_clause):
+            roman = style.startswith("paren-roman")
+            if roman and _opens_level(stack, style, value, mark, in_clause):
                 return len(stack), style, value
     if placed := _continuation(stack, mark):
         return placed
