@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hierdoc.eval.datasets import default_datasets
+from hierdoc.pipeline.numbering import roman_to_int
 
 
 @dataclass(frozen=True)
@@ -154,6 +155,9 @@ _PASSAGE_NUMBER = re.compile(
     r"^(?:(?:PART|Part) \d+[A-Z]?\.(?:Chapter \d+[A-Z]?\.)?|APP ?\d+\.(?=A\d))?"
     r"(?P<num>(?:\d+[A-Z]?|[A-Z]\d*)(?:\.\d+[A-Z]?)*)\.?(?P<parens>(?:\.?\([0-9a-zA-Z]{1,6}\))*)\)?$"
 )
+#: A section of a schedule numbered in Roman: "SECTION VIII.C.1." (``section-8-c-1``, as
+#: hierdoc's outline reads a Roman block number).
+_ROMAN_SECTION = re.compile(r"^SECTION (?P<roman>[IVX]+)(?P<rest>(?:\.[A-Z0-9]{1,3})*)\.?$")
 #: A guidance note under a rule: "1.2.Guidance", "1.2.Guidance.1.", "5.4.1.Guidance.(i)".
 _GUIDANCE = re.compile(r"^(?P<rule>.+?)\.Guidance(?:\.\(?(?P<note>[0-9a-z]{1,6})\)?\.?)?$")
 #: A Part or an appendix heading passage: "Part 2", "PART 3", "APP 1", "APP12".
@@ -174,6 +178,10 @@ def passage_section_id(passage_id: str) -> tuple[str, str] | None:
     the rulebook cites it ("Rule 2.1.11(a)"), like "Part 2.4.(1)" is section 4(1). An
     appendix prefix is not either: "APP1.A1.1.1" is rule A1.1.1. A guidance note keeps
     its printed label under its rule: "1.2.Guidance.1." is ``section-1-2-guidance-1``."""
+    roman = _ROMAN_SECTION.match(passage_id.strip())
+    if roman:
+        parts = [str(roman_to_int(roman["roman"])), *roman["rest"].lower().split(".")[1:]]
+        return "section-" + "-".join(parts), passage_id.strip().rstrip(".")
     guidance = _GUIDANCE.match(passage_id.strip())
     if guidance:
         rule = passage_section_id(guidance["rule"])

@@ -92,6 +92,7 @@ _LABEL = re.compile(
     rf"""^\s*(?:(?P<kept>{_KEPT_KEYWORDS})\s+|(?:{_DROPPED_KEYWORDS})\s*)?
     (?P<label>
         (?:\d+|[A-Za-z]{{1,2}}\d*|[IVXLCivxlc]+)(?:\.\d+)+(?:\([A-Za-z0-9]+\))*\.?  # 8.4, K.3, A1.1
+      | [IVXLC]+(?:\.[A-Z0-9]{{1,3}})+\.?                                 # VIII.A., I.A.1.
       | \d+(?:\([A-Za-z0-9]+\))*\.?                                       # 8, 8(a), 8.
       | (?:[A-Z]{{1,2}}|[IVXLC]+)(?:\([A-Za-z0-9]+\))+                        # I(A), K(3)
       | (?:\([A-Za-z0-9]+\))+                                             # (a), (iv)(b)

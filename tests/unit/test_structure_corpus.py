@@ -119,6 +119,7 @@ def test_gold_ids_are_the_ids_hierdocs_numbering_gives_the_printed_numbers() -> 
         ("5.4.1.Guidance.(i)", ("section-5-4-1-guidance-i", "5.4.1.Guidance.i")),
         ("APP2.A2.1.1", ("section-a2-1-1", "A2.1.1")),
         ("APP 7.A7.1.5.Guidance", ("section-a7-1-5-guidance", "A7.1.5.Guidance")),
+        ("SECTION VIII.C.1.", ("section-8-c-1", "SECTION VIII.C.1")),
         ("Part 2", None),
         ("APP 1.1.", None),
     ],
