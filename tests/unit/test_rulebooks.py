@@ -111,6 +111,8 @@ PRU = """1\tAPPLICATION
 1.2.1\tIn these Rules:
 
 Defined Terms\tDefinitions
+1P\tMeans the low estimate scenario of Petroleum Reserves.
+C1\tMeans the Low Estimate scenario of Contingent Resources.
 DvP\tDelivery versus Payment.
 E\tAn Exposure value or amount.
 T\tTrade date.
@@ -143,8 +145,10 @@ T\tTrade date.
 
 
 def test_glossary_rows_and_table_rows_are_no_chapters() -> None:
-    chapters = [s.section_id for s in parse_sections(PRU, "PRU") if s.level == 1]
+    sections = parse_sections(PRU, "PRU")
+    chapters = [s.section_id for s in sections if s.level == 1]
     assert chapters == ["section-1", "section-2", "section-3", "section-4"]
+    assert not {"section-1p", "section-c1"} & {s.section_id for s in sections}
 
 
 def test_a_rule_written_only_with_its_paragraphs_holds_them_and_no_text_is_lost() -> None:

@@ -67,6 +67,8 @@ _LEADING_CONTAINERS = re.compile(
 _PART = re.compile(rf"{_COMPONENT}|(?<=\.)(?:[a-z](?![a-z])|[ivx]{{2,5}}(?![a-z]))")
 _KIND_PART = re.compile(rf"^(?P<kind>{_KIND}) ?(?P<num>.+)$")
 _TITLE_MAX = 100
+#: The text of a glossary row ("1P<TAB>Means the low estimate ..."): a term, not a rule.
+_DEFINES = re.compile(r"\s*(?:means|has the meaning)\b", re.IGNORECASE)
 
 
 def path_key(label: str) -> tuple[str, ...]:
@@ -115,7 +117,7 @@ def read_path(line: str) -> tuple[str, tuple[str, ...], str] | None:
         return None
     label = match["label"]
     several = multi_part(label)
-    if label.startswith("("):
+    if label.startswith("(") or _DEFINES.match(match["rest"]):
         return None
     if not several and ("\t" not in match["sep"] and not (loose and _KIND_PART.match(label))):
         return None
