@@ -330,6 +330,72 @@ def test_us_resolution(text: str, expected: str) -> None:
     assert resolve_one(text, US_CONTEXT, US_KNOWN) == expected
 
 
+CFR_KNOWN = {
+    "section-1002-2",
+    "section-1002-2-p",
+    "section-1002-2-p-1",
+    *(f"section-1002-2-p-1-{n}" for n in ("i", "ii", "iii", "iv")),
+    "section-1002-2-p-2",
+    "section-1002-14",
+    "section-1002-14-d",
+    "section-1002-14-d-1",
+    "section-1002-14-d-3",
+}
+IN_14_D_1 = ("section-1002-14", "section-1002-14-d", "section-1002-14-d-1")
+
+
+@pytest.mark.parametrize(
+    ("text", "context", "expected"),
+    [
+        # "this paragraph (d)(3)": US rules' words for "paragraph (d)(3) of this section"
+        ("under this paragraph (d)(3) remains", IN_14_D_1, ["section-1002-14-d-3"]),
+        # every level of a US rule is a paragraph: "this paragraph" is the one the text is in
+        ("as permitted by this paragraph", IN_14_D_1, ["section-1002-14-d-1"]),
+        (
+            "paragraph (p)(1)(i) through (iv) of this section",
+            ("section-1002-2", "section-1002-2-p", "section-1002-2-p-2"),
+            [f"section-1002-2-p-1-{n}" for n in ("i", "ii", "iii", "iv")],
+        ),
+    ],
+)
+def test_us_rule_paragraphs(text: str, context: tuple[str, ...], expected: list[str]) -> None:
+    assert [resolve(r, context, CFR_KNOWN) for r in refs(text)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("paragraphs (e)(3)(ii)(A) and (B)", [("e", "3", "ii", "A"), ("e", "3", "ii", "B")]),
+        ("paragraphs (b)(1)(ii) and (iv)", [("b", "1", "ii"), ("b", "1", "iv")]),
+        ("paragraphs (b)(2) through\n  (4)", [("b", "2"), ("b", "3"), ("b", "4")]),
+        ("paragraphs (a)(1) and (b)", [("a", "1"), ("b",)]),  # (b) is numbered as (a), not (1)
+        ("points (a) and (b)", [("a",), ("b",)]),
+    ],
+)
+def test_a_shorter_list_item_is_completed_from_the_one_before(text: str, expected) -> None:
+    assert [r.relative for r in refs(text)] == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "   messages while they are being forwarded, as described in\n   Section 5.7.2.\n",
+        "   They are defined in the registry of transfer codings found at\n   Section 8.4. They",
+        "subject to the limits the parties agreed to in writing,\nSection 4. It applies",
+    ],
+)
+def test_a_citation_that_a_wrapped_line_begins_with_is_a_reference(text: str) -> None:
+    assert len(refs(text)) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["SEC. 2. DEFINITIONS.\nText", "Terms\n\nSection 2. Scope\nText", "Terms\nSection 2. Scope"],
+)
+def test_a_heading_line_after_a_blank_or_short_line_is_no_reference(text: str) -> None:
+    assert refs(text) == []
+
+
 def test_us_external_does_not_resolve() -> None:
     found = refs("section 551 of title 5, United States Code")
     assert [resolve(r, US_CONTEXT, US_KNOWN | {"section-551"}) for r in found] == [None]

@@ -104,6 +104,14 @@ def _level(ref: FoundReference) -> int:
     return SUB_LEVELS.get(ref.kind, 1)
 
 
+def _is_this_us_paragraph(ref: FoundReference, below: Sequence[str]) -> bool:
+    """ "this paragraph" where every level below the section is a paragraph: a section whose
+    first parts are lettered, "(a)", as US rules number them (section > (a) > (1) > (i)),
+    so that the paragraph meant is the innermost one the text is in."""
+    plain = not ref.relative and not ref.candidate_ids and ref.kind == "paragraph"
+    return plain and bool(below) and below[0].isalpha() and below[0].islower()
+
+
 def _resolve_relative(
     ref: FoundReference, context: Sequence[str], known_ids: Collection[str]
 ) -> str | None:
@@ -118,6 +126,8 @@ def _resolve_relative(
         return None
     block = blocks[-1][0]
     below = _sub_parts(block, context[-1]) or []
+    if _is_this_us_paragraph(ref, below) and context[-1] in known_ids:
+        return context[-1]
     anchors = ["-".join([block, *below[:depth]]) for depth in range(len(below) + 1)]
     preferred = max(0, _level(ref) - len(ref.relative))
     rel = ref.relative

@@ -57,6 +57,9 @@ __all__ = ["MAX_RANGE", "FoundReference", "find_references", "resolve"]
 
 #: Ranges longer than this are kept as their two ends only (likely a misreading).
 MAX_RANGE = 50
+#: Characters of a line of running text, wrapped: a citation that opens the line after one
+#: (ending with a lower-case word) goes on with its sentence and is no heading.
+RUNNING_LINE = 40
 
 
 @dataclass(frozen=True)
@@ -116,10 +119,14 @@ _TRANSPARENT = re.compile(
     re.IGNORECASE,
 )
 _THIS = re.compile(
-    r"(?<![\w-])this" + _S + r"+(?P<kind>article|paragraph|point|subsection|subparagraph|"
-    r"section|chapter|title|part|annex|clause|schedule|appendix|rule)\b",
+    r"(?<![\w-])this" + _S + r"+(?:(?P<kind>article|section|chapter|title|part|annex|schedule"
+    r"|appendix|rule)\b|(?P<sub>paragraph|point|subsection|subparagraph|clause)\b(?!"
+    + _S
+    + r"*\())",
     re.IGNORECASE,
 )
+"""The current part: "this Article", "this paragraph"; not "this paragraph (d)(3)", US rules'
+words for "paragraph (d)(3) of this section", read as that sub with "this" a lead-in."""
 _OF = re.compile(rf"{_S}+of{_S}+(?:the{_S}+)?", re.IGNORECASE)
 _PLURAL_BLOCK = re.compile(
     r"(?<![\w-])(?P<kind>chapters|titles|parts|annexes|appendices|schedules|clauses|rules"
@@ -183,7 +190,10 @@ def _range_values(first: str, last: str) -> list[str] | None:
 
 
 def _expand(first: tuple[str, ...], last: tuple[str, ...]) -> list[tuple[str, ...]]:
-    """Items strictly after ``first`` up to ``last``; just ``last`` when not expandable."""
+    """Items strictly after ``first`` up to ``last``; just ``last`` when not expandable. A
+    shorter ``last`` is completed from ``first`` (:func:`_aligned`): "(p)(1)(i) through
+    (iv)" runs from (p)(1)(i) to (p)(1)(iv)."""
+    last = _aligned(first, last)
     if len(first) == len(last) and first[:-1] == last[:-1]:
         values = _range_values(first[-1], last[-1])
         if values is not None and len(values) <= MAX_RANGE:
@@ -206,6 +216,30 @@ def _block_item(text: str, pos: int, kind: str, prev: Parts) -> tuple[Parts, int
     if label is None or label.kind != kind:
         return (), pos
     return label.parts, match.end()
+
+
+def _numeral_styles(part: str) -> set[str]:
+    """How a part is numbered: "3" digit, "b" letter, "ii" roman, "B" capital; a lone
+    "v" or "x" may be a letter or a roman numeral, a lone "i" is taken as roman."""
+    if part.isdigit():
+        return {"digit"}
+    if part.isupper():
+        return {"capital"}
+    if re.fullmatch(r"[ivxlc]+", part) and (len(part) > 1 or part == "i"):
+        return {"roman"}
+    return {"letter", "roman"} if part in ("v", "x") else {"letter"}
+
+
+def _aligned(prev: Parts, parts: Parts) -> Parts:
+    """A list item shorter than the one before, whose first part is numbered as the part
+    of the one before at the same depth from the end, completed from it: "(e)(3)(ii)(A)
+    and (B)" names (e)(3)(ii)(B), while "(a)(1) and (b)" names (b)."""
+    if not parts or len(parts) >= len(prev):
+        return parts
+    head = prev[: len(prev) - len(parts)]
+    if _numeral_styles(parts[0]) & _numeral_styles(prev[len(head)]):
+        return (*head, *parts)
+    return parts
 
 
 def _sub_item(text: str, pos: int, kind: str) -> tuple[tuple[str, ...], int]:
@@ -244,12 +278,30 @@ def _list(
 
 
 def _is_heading_label(text: str, start: int, end: int) -> bool:
-    """True for the number that opens a heading ("### Article 6 - ...", "SEC. 2. TITLE.")."""
+    """True for the number that opens a heading ("### Article 6 - ...", "SEC. 2. TITLE."),
+    not for a citation that a wrapped line of running text begins with ("as described
+    in\n   Section 5.7.2." continues the sentence of the line before)."""
     line_start = text.rfind("\n", 0, start) + 1
     prefix = text[line_start:start]
     if _HEADING_LINE.fullmatch(prefix):
         return True
-    return not prefix.strip() and _HEADING_TAIL.match(text, end) is not None
+    if prefix.strip() or _continues_sentence(text, line_start):
+        return False
+    return _HEADING_TAIL.match(text, end) is not None
+
+
+def _continues_sentence(text: str, line_start: int) -> bool:
+    """Whether the line at ``line_start`` goes on with the sentence of the line before it:
+    a line of running text (:data:`RUNNING_LINE` characters or more) that ends with a
+    lower-case word, or a line that ends with a comma or an opening bracket."""
+    if line_start == 0:
+        return False
+    previous = text[text.rfind("\n", 0, line_start - 1) + 1 : line_start - 1].rstrip(" \t\r")
+    if not previous.strip():
+        return False
+    if previous[-1] in ",(":
+        return True
+    return previous[-1].islower() and len(previous.strip()) >= RUNNING_LINE
 
 
 def _blocks(text: str) -> dict[int, _Element]:
@@ -294,7 +346,7 @@ def _element(text: str, pos: int, blocks: dict[int, _Element]) -> _Element | Non
         return _Element("transparent", "paragraph", (), pos, match.end())
     match = _THIS.match(text, pos)
     if match:
-        return _Element("this", match["kind"].lower(), (), pos, match.end())
+        return _Element("this", (match["kind"] or match["sub"]).lower(), (), pos, match.end())
     match = _SUB.match(text, pos)
     if not match:
         return None
@@ -304,7 +356,8 @@ def _element(text: str, pos: int, blocks: dict[int, _Element]) -> _Element | Non
         return None
 
     def item(text: str, pos: int, prev: tuple[str, ...]) -> tuple[tuple[str, ...], int]:
-        return _sub_item(text, pos, kind)
+        parts, end = _sub_item(text, pos, kind)
+        return _aligned(prev, parts), end
 
     items, end = _list(text, end, first, item, match[kind].lower().endswith("s"))
     return _Element("sub", kind, tuple(items), pos, end)
