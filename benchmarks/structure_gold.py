@@ -154,10 +154,18 @@ _PASSAGE_NUMBER = re.compile(
     r"^(?:PART |Part \d+[A-Z]?\.(?:Chapter \d+[A-Z]?\.)?)?"
     r"(?P<num>(?:\d+[A-Z]?|[A-Z])(?:\.\d+[A-Z]?)*)\.?(?P<parens>(?:\.?\([0-9a-zA-Z]{1,6}\))*)\)?$"
 )
-#: A rule cited in a passage: "Rule 5.3.6", "Rule \u200e2.2" (a left-to-right mark inside).
-_RULE_CITED = re.compile(r"\bRules?\s*\u200e?(\d+(?:\.\d+)+)\b(?!\.\d)")
-#: A section of Regulations cited in a passage, not one of another text ("section 15 of FSMR").
-_SECTION_CITED = re.compile(r"\bsection\s+(\d+[A-Z]?)((?:\([0-9a-z]{1,4}\))*)(?!\s+of\s)")
+#: A rule cited in a passage: "Rule 5.3.6", "Rule \u200e2.2" (a left-to-right mark inside);
+#: not a rule of another rulebook ("COBS Rule 2.4.1", "Rule 3.2.1 of COBS").
+_RULE_CITED = re.compile(
+    r"(?<![A-Z]{2}\s)(?<![A-Z]{3}\s)(?<![A-Z]{4}\s)\bRules?\s*\u200e?(\d+(?:\.\d+)+)\b(?!\.\d)"
+    r"(?!\s+(?:of|in)\s+(?:the\s+)?[A-Z]{2,}\b)"
+)
+#: A section of Regulations cited in a passage, not one of another text ("section 15 of
+#: FSMR", "section 258 of FSMR", "section 9(5) of FSMR": whole numbers and parentheses, so
+#: that "section 258" is never read as "section 25" to leave out the "of").
+_SECTION_CITED = re.compile(
+    r"\bsection\s+(\d+[A-Z]?)(?![\dA-Z])((?:\([0-9a-z]{1,4}\))*)(?![(\w])(?!\s+of\s)"
+)
 #: A heading passage: one short line that does not end a sentence.
 _HEADING_PASSAGE = re.compile(r"^[^\n]{1,150}$")
 
