@@ -369,11 +369,39 @@ def test_us_rule_paragraphs(text: str, context: tuple[str, ...], expected: list[
         ("paragraphs (b)(1)(ii) and (iv)", [("b", "1", "ii"), ("b", "1", "iv")]),
         ("paragraphs (b)(2) through\n  (4)", [("b", "2"), ("b", "3"), ("b", "4")]),
         ("paragraphs (a)(1) and (b)", [("a", "1"), ("b",)]),  # (b) is numbered as (a), not (1)
+        ("paragraphs (a)(1)(i) and (b)", [("a", "1", "i"), ("b",)]),
         ("points (a) and (b)", [("a",), ("b",)]),
+        (
+            "paragraphs (c)(2)(iv), (vi), and (ix)(A) and (B)",
+            [("c", "2", "iv"), ("c", "2", "vi"), ("c", "2", "ix", "A"), ("c", "2", "ix", "B")],
+        ),
     ],
 )
 def test_a_shorter_list_item_is_completed_from_the_one_before(text: str, expected) -> None:
     assert [r.relative for r in refs(text)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("§ 1013.2(e)(1) and (h)", ["section-1013-2-e-1", "section-1013-2-h"]),
+        (
+            "§§ 1013.4(g)(2), (h)(3), (i)(1), (j), and (k)",
+            [f"section-1013-4-{p}" for p in ("g-2", "h-3", "i-1", "j", "k")],
+        ),
+        ("Article 9(2)(a) and (3)", ["article-9-2-a", "article-9-3"]),
+        ("Article 60(7), (8) and (9)", ["article-60-7", "article-60-8", "article-60-9"]),
+    ],
+)
+def test_a_block_lists_parentheses_join_the_part_numbered_alike(text, expected) -> None:
+    assert first_ids(text) == expected
+
+
+def test_capital_points_resolve_to_lower_case_ids() -> None:
+    context = ("section-1010-212", "section-1010-212-j", "section-1010-212-j-1")
+    known = {*context, "section-1010-212-e-3-ii", "section-1010-212-e-3-ii-c"}
+    (ref,) = refs("paragraph (e)(3)(ii)(C) of this section")
+    assert resolve(ref, context, known) == "section-1010-212-e-3-ii-c"
 
 
 @pytest.mark.parametrize(

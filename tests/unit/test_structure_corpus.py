@@ -124,7 +124,14 @@ def test_obliqa_passage_numbers_become_canonical_ids(passage: str, expected) -> 
     assert passage_section_id(passage) == expected
 
 
-OBLIQA_KNOWN = {"section-2", "section-2-4", "section-2-4-1", "section-3", "section-15", "section-25"}
+OBLIQA_KNOWN = {
+    "section-2",
+    "section-2-4",
+    "section-2-4-1",
+    "section-3",
+    "section-15",
+    "section-25",
+}
 
 
 @pytest.mark.parametrize(

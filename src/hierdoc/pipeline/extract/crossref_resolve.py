@@ -130,7 +130,7 @@ def _resolve_relative(
         return context[-1]
     anchors = ["-".join([block, *below[:depth]]) for depth in range(len(below) + 1)]
     preferred = max(0, _level(ref) - len(ref.relative))
-    rel = ref.relative
+    rel = tuple(part.lower() for part in ref.relative)  # ids are lower-case: "(A)" is "-a"
     tries: list[str] = []
     if preferred < len(anchors):
         tries.append("-".join([anchors[preferred], *rel]))

@@ -207,7 +207,10 @@ def _block_item(text: str, pos: int, kind: str, prev: Parts) -> tuple[Parts, int
     if match:
         parens = tuple(paren_parts(match["parens"]))
         if len(prev) > len(parens):
-            return (*prev[: len(prev) - len(parens)], *parens), match.end()
+            aligned = _aligned(prev, parens)
+            if aligned == parens:  # numbered like no part before: as deep as written
+                aligned = (*prev[: len(prev) - len(parens)], *parens)
+            return aligned, match.end()
         return (), pos
     match = _BLOCK_ITEM.match(text, pos)
     if not match or (match["num"].isalpha() and kind not in ROMAN_KINDS):
@@ -231,15 +234,27 @@ def _numeral_styles(part: str) -> set[str]:
 
 
 def _aligned(prev: Parts, parts: Parts) -> Parts:
-    """A list item shorter than the one before, whose first part is numbered as the part
-    of the one before at the same depth from the end, completed from it: "(e)(3)(ii)(A)
-    and (B)" names (e)(3)(ii)(B), while "(a)(1) and (b)" names (b)."""
+    """A list item shorter than the one before, completed from it where its first part is
+    numbered as a part of the one before: at the same depth from the end first, else the
+    deepest such part. "(e)(3)(ii)(A) and (B)" names (e)(3)(ii)(B), "(c)(2)(iv), (vi) and
+    (ix)(A)" (c)(2)(ix)(A), "§ 1013.2(e)(1) and (h)" § 1013.2(h); "(a)(1) and (b)" names
+    (b)."""
     if not parts or len(parts) >= len(prev):
         return parts
-    head = prev[: len(prev) - len(parts)]
-    if _numeral_styles(parts[0]) & _numeral_styles(prev[len(head)]):
-        return (*head, *parts)
+    same_depth = len(prev) - len(parts)
+    for depth in (same_depth, *range(len(prev) - 1, 0, -1)):
+        if _numbered_alike(parts[0], prev[depth]):
+            return (*prev[:depth], *parts)
     return parts
+
+
+def _numbered_alike(part: str, before: str) -> bool:
+    """Whether ``part`` may be a sibling of ``before`` that a list names after it: numbered
+    in the same style; a letter after "i" only when it comes later in the alphabet ("(h),
+    (i)(1), (j)": the letter i; "(a)(1)(i) and (b)": the numeral i, then (b))."""
+    if _numeral_styles(part) & _numeral_styles(before):
+        return True
+    return before == "i" and len(part) == 1 and part.islower() and part > "i"
 
 
 def _sub_item(text: str, pos: int, kind: str) -> tuple[tuple[str, ...], int]:
