@@ -206,6 +206,21 @@ def test_no_false_references(text: str) -> None:
     assert refs(text) == []
 
 
+@pytest.mark.parametrize(
+    ("text", "external"),
+    [
+        ("as specified in COBS Rule 2.4.1, and", True),  # a rule of another rulebook
+        ("required under GEN Rule 3.3.20(a) to", True),
+        ("the exemption in FSMR section 58 applies", True),
+        ("see Rule 2.4.1 below", False),
+        ("EXCEPT AS PROVIDED IN SECTION 9", False),  # all capitals: no name before it
+        ("PART 2 Section 3", False),
+    ],
+)
+def test_a_citation_after_another_texts_short_name_is_external(text: str, external) -> None:
+    assert [r.external for r in refs(text)][-1] is external
+
+
 def test_heading_numbers_are_not_references() -> None:
     text = "### Article 6 - Lawfulness\n\n1. Paragraph 2 and Article 9(2) apply.\n"
     assert [r.text for r in refs(text)] == ["Paragraph 2", "Article 9(2)"]

@@ -421,6 +421,8 @@ def find_references(text: str) -> list[FoundReference]:
         if not chain or all(e.role == "transparent" for e in chain):
             continue
         end, external, qualified = _qualifier(text, chain[-1].end)
+        if not external and _named_before(text, start):
+            external = qualified = True
         refs = _references(text, chain, start, end, external)
         if refs:
             found.extend(refs)
@@ -429,6 +431,24 @@ def find_references(text: str) -> list[FoundReference]:
     found.extend(_acts(text, [(s, e) for s, e, *_ in spans]))
     found.sort(key=lambda ref: (ref.start, ref.end))
     return _coordinate(text, found, spans)
+
+
+_NAME_BEFORE = re.compile(r"(?<![\w\-/.])(?P<name>[A-Z]{2,6})[ \t]+$")
+_NOT_NAMES = frozenset(
+    {"SEC", "ART", "PART", "THE", "AND", "OR", "OF", "IN", "TO", "SEE", "BY", "UNDER", "WITH"}
+)
+
+
+def _named_before(text: str, start: int) -> bool:
+    """Whether a citation written in running text ("Rule 2.4.1", not "RULE 2.4.1") follows
+    the short name of another text: "COBS Rule 2.4.1", "FSMR Section 3" cite a rule of
+    another rulebook. Roman numerals and words of all-capital sentences are no names."""
+    if not (text[start : start + 2].istitle() or text[start].islower()):
+        return False
+    match = _NAME_BEFORE.search(text, max(0, start - 12), start)
+    if not match or match["name"] in _NOT_NAMES:
+        return False
+    return not re.fullmatch(r"[IVXLCDM]+", match["name"])
 
 
 def _sub_starts(text: str) -> Iterator[int]:
