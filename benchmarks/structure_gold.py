@@ -160,11 +160,14 @@ _RULE_CITED = re.compile(
     r"(?<![A-Z]{2}\s)(?<![A-Z]{3}\s)(?<![A-Z]{4}\s)\bRules?\s*\u200e?(\d+(?:\.\d+)+)\b(?!\.\d)"
     r"(?!\s+(?:of|in)\s+(?:the\s+)?[A-Z]{2,}\b)"
 )
-#: A section of Regulations cited in a passage, not one of another text ("section 15 of
-#: FSMR", "section 258 of FSMR", "section 9(5) of FSMR": whole numbers and parentheses, so
-#: that "section 258" is never read as "section 25" to leave out the "of").
+#: A section cited in a passage ("section 15(2)", "section 3.3" of a guidance document),
+#: not one of another text ("section 15 of FSMR", "section 258 of FSMR", "section 9(5) of
+#: FSMR", "section 2.2.1 of the PRMS"): whole numbers and parentheses, so that "section
+#: 258" is never read as "section 25", nor "section 2.2.1" as "section 2", to leave out
+#: the "of".
 _SECTION_CITED = re.compile(
-    r"\bsection\s+(\d+[A-Z]?)(?![\dA-Z])((?:\([0-9a-z]{1,4}\))*)(?![(\w])(?!\s+of\s)"
+    r"\bsection\s+(\d+[A-Z]?(?:\.\d+[A-Z]?)*)(?![\dA-Z]|\.\d)((?:\([0-9a-z]{1,4}\))*)"
+    r"(?![(\w])(?!\s+of\s)"
 )
 #: A heading passage: one short line that does not end a sentence.
 _HEADING_PASSAGE = re.compile(r"^[^\n]{1,150}$")
@@ -235,7 +238,7 @@ def obliqa_references(texts: dict[str, str], known: set[str]) -> list[GoldRefere
     for origin, text in texts.items():
         targets = ["section-" + n.replace(".", "-") for n in _RULE_CITED.findall(text)]
         targets += [
-            "section-" + "-".join([n.lower(), *re.findall(r"\((\w+)\)", p)])
+            "section-" + "-".join([n.lower().replace(".", "-"), *re.findall(r"\((\w+)\)", p)])
             for n, p in _SECTION_CITED.findall(text)
         ]
         for target in targets:

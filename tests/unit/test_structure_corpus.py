@@ -152,6 +152,8 @@ OBLIQA_KNOWN = {
         ("the meaning given in section 15(2) of FSMR", []),  # not "section 1"
         ("under section 9(5) of FSMR, we may", []),
         ("under section 24 of those Regulations", []),
+        ("as set out in section 2.4 below", ["section-2-4"]),
+        ("(section 2.4 of the PRMS);", []),  # not "section 2"
     ],
 )
 def test_obliqa_gold_references_are_this_documents_rules_and_sections(text, targets) -> None:
