@@ -293,8 +293,9 @@ def obliqa_documents(datasets: Path | None = None) -> list[LabelledDocument]:
     Part and Chapter headings of Regulations and the guidance notes under a rule
     ("1.2.Guidance.1.") have no number of their own and are left out. A passage of one
     short line is its section's title. Definitions: the rows of the glossary tables (GLO).
-    References: "Rule 2.2" and "section 15(2)" (not "of" another text) in a passage, to a
-    section the document holds. Citations: "Rule 5.3.6 of GEN", "Section 15 of FSMR"."""
+    References: "Rule 2.2" and "section 15(2)" in a passage, to a section the document
+    holds; not those of another text ("COBS Rule 2.4.1", "Rule 3.2.1 of COBS", "section 58
+    of FSMR"). Citations: "Rule 5.3.6 of GEN", "Section 15 of FSMR"."""
     folder = (datasets or default_datasets()) / "obliqa"
     if not (folder / "document_map.json").is_file():
         return []
