@@ -215,6 +215,7 @@ def test_no_false_references(text: str) -> None:
         ("see Rule 2.4.1 below", False),
         ("EXCEPT AS PROVIDED IN SECTION 9", False),  # all capitals: no name before it
         ("PART 2 Section 3", False),
+        ("amending 14 CFR Part 39 as follows", False),  # a rule names its own parts so
     ],
 )
 def test_a_citation_after_another_texts_short_name_is_external(text: str, external) -> None:

@@ -436,6 +436,7 @@ def find_references(text: str) -> list[FoundReference]:
 _NAME_BEFORE = re.compile(r"(?<![\w\-/.])(?P<name>[A-Z]{2,6})[ \t]+$")
 _NOT_NAMES = frozenset(
     {"SEC", "ART", "PART", "THE", "AND", "OR", "OF", "IN", "TO", "SEE", "BY", "UNDER", "WITH"}
+    | {"CFR"}  # a rule cites its own parts so: "12 CFR 1010.4", "14 CFR part 39"
 )
 
 
