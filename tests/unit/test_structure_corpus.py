@@ -154,6 +154,7 @@ OBLIQA_KNOWN = {
         ("under section 24 of those Regulations", []),
         ("as set out in section 2.4 below", ["section-2-4"]),
         ("(section 2.4 of the PRMS);", []),  # not "section 2"
+        ("the requirements set out in COBS section 2.4 will not apply", []),
     ],
 )
 def test_obliqa_gold_references_are_this_documents_rules_and_sections(text, targets) -> None:
