@@ -162,9 +162,9 @@ _RULE_CITED = re.compile(
 )
 #: A section cited in a passage ("section 15(2)", "section 3.3" of a guidance document),
 #: not one of another text ("section 15 of FSMR", "section 258 of FSMR", "section 9(5) of
-#: FSMR", "section 2.2.1 of the PRMS", "COBS section 3.8"): whole numbers and parentheses, so that "section
-#: 258" is never read as "section 25", nor "section 2.2.1" as "section 2", to leave out
-#: the "of".
+#: FSMR", "section 2.2.1 of the PRMS", "COBS section 3.8"): whole numbers and parentheses,
+#: so that "section 258" is never read as "section 25", nor "section 2.2.1" as "section 2",
+#: to leave out the "of".
 _SECTION_CITED = re.compile(
     r"(?<![A-Z]{2}\s)(?<![A-Z]{3}\s)(?<![A-Z]{4}\s)"
     r"\bsection\s+(\d+[A-Z]?(?:\.\d+[A-Z]?)*)(?![\dA-Z]|\.\d)((?:\([0-9a-z]{1,4}\))*)"
