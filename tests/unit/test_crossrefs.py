@@ -340,6 +340,7 @@ US_CONTEXT = ("title-1", "section-203", "section-203-a", "section-203-a-1", "sec
         ("section 901 of this Act", "section-901"),
         ("sec. 203(a)(1)", "section-203-a-1"),
         ("this section", "section-203"),
+        ("this paragraph", "section-203-a-1"),  # a statute's paragraphs are numbered
     ],
 )
 def test_us_resolution(text: str, expected: str) -> None:

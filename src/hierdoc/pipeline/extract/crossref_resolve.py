@@ -104,12 +104,19 @@ def _level(ref: FoundReference) -> int:
     return SUB_LEVELS.get(ref.kind, 1)
 
 
-def _is_this_us_paragraph(ref: FoundReference, below: Sequence[str]) -> bool:
-    """ "this paragraph" where every level below the section is a paragraph: a section whose
-    first parts are lettered, "(a)", as US rules number them (section > (a) > (1) > (i)),
-    so that the paragraph meant is the innermost one the text is in."""
+def _this_us_paragraph(ref: FoundReference, block: str, below: Sequence[str]) -> str | None:
+    """The id "this paragraph" names in a US rule, whose sections are lettered first
+    ("(a)"); None elsewhere. In a regulation's section ("§ 1002.14", every level a
+    paragraph) it is the innermost part the text is in; in a statute's section ("section
+    203": subsection (a), paragraph (1), subparagraph (A)) the innermost numbered one."""
     plain = not ref.relative and not ref.candidate_ids and ref.kind == "paragraph"
-    return plain and bool(below) and below[0].isalpha() and below[0].islower()
+    if not (plain and below and below[0].isalpha() and below[0].islower()):
+        return None
+    numbers = [t for t in block.split("-") if t.isdigit()]
+    if len(numbers) >= 2:  # "§ 1002.14", "§ 39.13"
+        return "-".join([block, *below])
+    digits = [depth for depth, part in enumerate(below) if part.isdigit()]
+    return "-".join([block, *below[: digits[-1] + 1]]) if digits else None
 
 
 def _resolve_relative(
@@ -126,8 +133,9 @@ def _resolve_relative(
         return None
     block = blocks[-1][0]
     below = _sub_parts(block, context[-1]) or []
-    if _is_this_us_paragraph(ref, below) and context[-1] in known_ids:
-        return context[-1]
+    this_paragraph = _this_us_paragraph(ref, block, below)
+    if this_paragraph in known_ids:
+        return this_paragraph
     anchors = ["-".join([block, *below[:depth]]) for depth in range(len(below) + 1)]
     preferred = max(0, _level(ref) - len(ref.relative))
     rel = tuple(part.lower() for part in ref.relative)  # ids are lower-case: "(A)" is "-a"
