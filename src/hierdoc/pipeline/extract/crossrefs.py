@@ -26,7 +26,8 @@ After the chain, "of this Regulation/Act/title" keeps it internal, while
 "of the Treaty", "of that Directive", "of Directive 95/46/EC", "TFEU" or
 ", United States Code" make it external; an external qualifier also covers the
 citations coordinated before it ("Article 25(6) or Article 26(4) of Directive
-95/46/EC"). Citations of whole acts ("Regulation (EC) No 45/2001",
+95/46/EC"); another text's short name before a citation ("COBS Rule 2.4.1", "FSMR
+section 58") makes it external too. Citations of whole acts ("Regulation (EC) No 45/2001",
 "Directive 95/46/EC", "5 U.S.C. 551") are reported as external references.
 
 Lead-ins ("see", "pursuant to", "referred to in", "under", ...) do not change
