@@ -435,7 +435,12 @@ def test_a_citation_that_a_wrapped_line_begins_with_is_a_reference(text: str) ->
 
 @pytest.mark.parametrize(
     "text",
-    ["SEC. 2. DEFINITIONS.\nText", "Terms\n\nSection 2. Scope\nText", "Terms\nSection 2. Scope"],
+    [
+        "SEC. 2. DEFINITIONS.\nText",
+        "Terms\n\nSection 2. Scope\nText",
+        "Terms\nSection 2. Scope",
+        "Part 6.50.(1)\tThe Regulator must maintain the Official List.",
+    ],
 )
 def test_a_heading_line_after_a_blank_or_short_line_is_no_reference(text: str) -> None:
     assert refs(text) == []

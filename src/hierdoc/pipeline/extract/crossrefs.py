@@ -136,7 +136,11 @@ _PLURAL_BLOCK = re.compile(
 )
 _PLURAL_WORD = re.compile(r"§§|(?:articles|arts|sections|secs)\b", re.IGNORECASE)
 _HEADING_LINE = re.compile(r"[ \t]*#{1,6}[ \t]+")
-_HEADING_TAIL = re.compile(r"[ \t]*(?:[-–—:.][ \t]+\S|[-–—:.]?[ \t]*\n)")
+_HEADING_TAIL = re.compile(
+    r"[ \t]*(?:[-–—:.][ \t]+\S|[-–—:.]?[ \t]*\n)|\.(?:\([0-9A-Za-z]{1,6}\))+\.?\t"
+)
+"""What follows the number of a heading: a title after a dash, colon or full stop, the end
+of the line, or a paragraph's number and a tab ("Part 6.50.(1)<TAB>The Regulator ...")."""
 
 _ACT = re.compile(
     r"(?<![\w-])(?:(?:Council|Commission)\s+)?(?:(?:Framework|Implementing|Delegated)\s+)?"
