@@ -440,9 +440,13 @@ def test_a_citation_that_a_wrapped_line_begins_with_is_a_reference(text: str) ->
         "Terms\n\nSection 2. Scope\nText",
         "Terms\nSection 2. Scope",
         "Part 6.50.(1)\tThe Regulator must maintain the Official List.",
+        "Part 6.Chapter 1.61.(5)\tA Prospectus must include",
+        "Schedule 1.Part 2.Chapter 14.67.(1)\tOperating a Representative Office",
+        "PART 5.12.3.9.Guidance.1\tIf the prime broker",
+        "SECTION VIII.A.8.\tThe term",
     ],
 )
-def test_a_heading_line_after_a_blank_or_short_line_is_no_reference(text: str) -> None:
+def test_a_heading_or_rule_number_opening_a_line_is_no_reference(text: str) -> None:
     assert refs(text) == []
 
 

@@ -136,6 +136,8 @@ _PLURAL_BLOCK = re.compile(
 )
 _PLURAL_WORD = re.compile(r"§§|(?:articles|arts|sections|secs)\b", re.IGNORECASE)
 _HEADING_LINE = re.compile(r"[ \t]*#{1,6}[ \t]+")
+_RULE_PATH_PREFIX = re.compile(r"[ \t]*(?:(?:[A-Za-z]+ )?[0-9A-Z][0-9A-Za-z]*\.)*")
+_RULE_PATH_TAIL = re.compile(r"\.[0-9A-Za-z(]")
 _HEADING_TAIL = re.compile(
     r"[ \t]*(?:[-–—:.][ \t]+\S|[-–—:.]?[ \t]*\n)|\.(?:\([0-9A-Za-z]{1,6}\))+\.?\t"
 )
@@ -303,11 +305,21 @@ def _is_heading_label(text: str, start: int, end: int) -> bool:
     in\n   Section 5.7.2." continues the sentence of the line before)."""
     line_start = text.rfind("\n", 0, start) + 1
     prefix = text[line_start:start]
-    if _HEADING_LINE.fullmatch(prefix):
+    if _HEADING_LINE.fullmatch(prefix) or _in_rule_path(text, prefix, end):
         return True
     if prefix.strip() or _continues_sentence(text, line_start):
         return False
     return _HEADING_TAIL.match(text, end) is not None
+
+
+def _in_rule_path(text: str, prefix: str, end: int) -> bool:
+    """Whether a citation is part of the number that opens a rulebook's line: "Part
+    6.Chapter 1.61.(5)<TAB>", "Schedule 1.Part 2.Chapter 14.67.(1)", "PART
+    5.12.3.9.Guidance.1": the line begins with it (or with parts ending in a full stop) and
+    the number goes on after it with no space ("." and a letter, digit or bracket)."""
+    if not _RULE_PATH_PREFIX.fullmatch(prefix):
+        return False
+    return _RULE_PATH_TAIL.match(text, end) is not None or bool(prefix.strip())
 
 
 def _continues_sentence(text: str, line_start: int) -> bool:
