@@ -208,26 +208,12 @@ def parse_heading(heading: str) -> Label | None:
 _HEADING_LETTER = re.compile(r"^\s*(?P<letter>[A-Z])\.\s+(?=[A-Z0-9\"“(])")
 
 
-#: An appendix's decimal heading: "B.1. Since RFC 2616", "A.2.3 Changes" (a capital letter,
-#: then dotted numbers, then a word).
-_HEADING_LETTERED_DECIMAL = re.compile(
-    r"^\s*(?P<letter>[A-Z])\.(?P<num>\d{1,3}(?:\.\d{1,3})*)\.?\s+(?=[A-Z0-9\"“(])"
-)
-
-
 def parse_lettered_heading(heading: str) -> Label | None:
     """The lettered section a heading opens: "K. Payment" -> section k, cited "Section K"
-    (and its numbered subsections "Section K.3"); "B.1. Since RFC 2616" -> appendix b.1,
-    cited "Appendix B.1", as an appendix's decimal clauses in text are. Only for headings
-    the document marks as such: in running text or a PDF line, "A. Smith" or a list item is
-    not a section."""
+    (and its numbered subsections "Section K.3"). Only for headings the document marks as
+    such: in running text or a PDF line, "A. Smith" or a list item is not a section."""
     match = _HEADING_LETTER.match(heading)
-    if match:
-        return Label("section", (match["letter"],))
-    match = _HEADING_LETTERED_DECIMAL.match(heading)
-    if match:
-        return Label("appendix", (match["letter"], *match["num"].split(".")))
-    return None
+    return Label("section", (match["letter"],)) if match else None
 
 
 @dataclass(frozen=True)
