@@ -671,17 +671,17 @@ def block_ids(nodes: list[Node]) -> None:
     """Ids for the Titles, Subtitles, Parts and Subparts of a USLM document, which its
     renderings print as headings ("TITLE I—LOWERING PRICES", "Subpart A—Scope"): the kind
     and the number (``title-1``, ``subtitle-a``, ``part-1``), Roman numbers as integers
-    unless the sequence is lettered (Subtitles A ... I ... O); a number that several blocks
-    of one kind share is qualified by the enclosing block (``title-1-subtitle-a``), as a
-    citation must say which one it means. The points directly under a block ("(1)" of an
-    appropriation paragraph) keep no id: numbered anew in every paragraph, they name no
-    one place."""
+    unless the sequence is lettered (Subtitles A ... I ... O; a Division C or D alone); a
+    number that several blocks of one kind share is qualified by the enclosing block
+    (``title-1-subtitle-a``), as a citation must say which one it means. The points directly
+    under a block ("(1)" of an appropriation paragraph) keep no id: numbered anew in every
+    paragraph, they name no one place."""
     locals_: dict[int, str] = {}
     for siblings in [nodes, *(n.children for n, _ in walk(nodes))]:
         blocks = [n for n in siblings if n.block]
         for kind in {n.block for n in blocks}:
             values = [n.cite or "" for n in blocks if n.block == kind]
-            roman = values[0].upper() == "I" and all(roman_value(v) for v in values)
+            roman = all(roman_value(v) for v in values) and any(v[0] in "IVX" for v in values)
             for node in (n for n in blocks if n.block == kind):
                 number = str(roman_value(node.cite)) if roman else (node.cite or "").lower()
                 locals_[id(node)] = f"{kind}-{number.replace('.', '-')}"

@@ -242,3 +242,27 @@ def test_uslm_gold_names_blocks_as_hierdoc_numbers_them_and_keeps_one_version() 
         "subtitle-b",
         "part-1",
     ]
+
+
+def uslm_blocks(*blocks: tuple[str, str]) -> bytes:
+    levels = "".join(
+        f'<{kind}><num value="{value}">{kind.upper()} {value}—</num><heading>H</heading>'
+        f'<section><num value="{n}">SEC. {n}. </num><heading>S.</heading></section></{kind}>'
+        for n, (kind, value) in enumerate(blocks, 1)
+    )
+    return f'<bill xmlns="http://schemas.gpo.gov/xml/uslm"><main>{levels}</main></bill>'.encode()
+
+
+@pytest.mark.parametrize(
+    ("blocks", "expected"),
+    [
+        ((("title", "IV"), ("title", "V")), ["title-4", "title-5"]),
+        ((("subtitle", "H"), ("subtitle", "I")), ["subtitle-h", "subtitle-i"]),
+        ((("division", "C"),), ["division-c"]),
+        ((("chapter", "1001"), ("chapter", "1003")), ["chapter-1001", "chapter-1003"]),
+    ],
+)
+def test_uslm_block_numbers_are_roman_only_in_a_roman_sequence(blocks, expected) -> None:
+    source = read_uslm(uslm_blocks(*blocks), "uslm-test", "https://example.org/bill.xml")
+    ids = [s["id"] for s in gold_of(source)["sections"] if not s["id"].startswith("section-")]
+    assert ids == expected
