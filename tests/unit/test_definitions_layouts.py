@@ -162,6 +162,42 @@ def test_rows_under_a_term_definition_header_are_definitions() -> None:
     assert not any(term.startswith("(") or term == "1.2.2" for term in found)
 
 
+def _document_definitions(path: Path) -> list:
+    document = convert_file(path)
+    sections = parse_sections(document.text, document.title)
+    chunks = chunk_document(document, sections, default_tokenizer())
+    return extract_document(sections, chunks)[1].definitions
+
+
+def test_a_table_the_outline_cuts_into_sections_is_read_whole(tmp_path: Path) -> None:
+    # "2U<TAB>Means ..." reads as a numbered rule and "(a)" as its point: the outline cuts
+    # the table into sections, yet every row is one definition, its points its text
+    text = (
+        "1.\tINTRODUCTION\n1.1\tDefined Terms\n1.1.1\tIn the Rulebooks words have the "
+        "meanings below.\n\nDefined Terms\tDefinitions\n"
+        "2P\tMeans the best estimate scenario of Petroleum Reserves.\n"
+        "2U\tMeans the best estimate of the quantity that will be recovered.\n"
+        "Accounting Records\tMeans records and underlying documents such as:\n"
+        "(a)\tcheques;\n(b)\tinvoices.\n"
+        'Close Links\tA Person ("Person A") has Close Links with another Person if:\n'
+        "(a)\tit is a Subsidiary of Person A.\n"
+        "Payment Service Provider\n\tHas the meaning given in section 258 of FSMR.\n"
+    )
+    path = tmp_path / "glossary.txt"
+    path.write_text(text, encoding="utf-8")
+    sections = parse_sections(convert_file(path).text, "Glossary")
+    assert len({s.section_id for s in sections}) > 4  # the outline did cut the table
+    found = {d.term: d.definition for d in _document_definitions(path)}
+    assert found == {
+        "2P": "the best estimate scenario of Petroleum Reserves",
+        "2U": "the best estimate of the quantity that will be recovered",
+        "Accounting Records": "records and underlying documents such as: (a) cheques; (b) invoices",
+        "Close Links": 'A Person ("Person A") has Close Links with another Person if: '
+        "(a) it is a Subsidiary of Person A.",
+        "Payment Service Provider": "the meaning given in section 258 of FSMR",
+    }
+
+
 def test_tab_lines_without_a_header_define_nothing() -> None:
     text = "Zone\tTime band\nZone 1\tover 1 year\nZone 2\tunder 1 year\n"
     assert _pairs(text) == {}

@@ -461,6 +461,11 @@ def column_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
         position = rows[-1][2] if rows else header
 
 
+def has_column_header(text: str) -> bool:
+    """Whether ``text`` holds a header line naming a term and a definition column."""
+    return _COLUMN_HEADER.search(text) is not None
+
+
 def _column_header(text: str, position: int) -> int | None:
     """The end of the next header line from ``position``, if any."""
     header = _COLUMN_HEADER.search(text, position)
