@@ -273,7 +273,7 @@ def gold_of(source: Source) -> dict:
         "sections": sections,
         "definitions": None
         if source.definitions is None
-        else [{"term": t, "text": x} for t, x in dict(source.definitions).items()],
+        else [{"term": t, "text": x} for t, x in dict.fromkeys(source.definitions)],
         "references": None
         if source.references is None
         else [
@@ -627,13 +627,13 @@ def uslm_level(element: etree._Element, parent: Node | None, cite: str, defs: li
         node = Node(f"{parent.id}-{value.lower()}", label, heading or None, point=True)
     else:
         node = Node(None, label, heading or None)
-    for child in element:
+    for position, child in enumerate(element):
         name = local(child)
         if name in _TEXTS:
             text = text_of(child, frozenset({"quotedContent"}))
             if text:
                 node.body.append(text)
-            uslm_terms(child, text, defs)
+            uslm_terms(child, text, defs, lambda p=position: uslm_following(element, p))
         elif name in _LEVELS or name in _BLOCKS:
             node.children.append(uslm_level(child, node, cite, defs))
             node.body.append(node.children[-1])
@@ -642,13 +642,57 @@ def uslm_level(element: etree._Element, parent: Node | None, cite: str, defs: li
     return node
 
 
-def uslm_terms(element: etree._Element, text: str, defs: list) -> None:
-    for term in element.iter("{*}term"):
-        name = clean(text_of(term))
-        after = text.split(name, 1)[1] if name and name in text else ""
-        after = after.lstrip(" \u201d\"'’")
-        if re.match(r"^(?:means|has the meaning|includes)\b", after):
-            defs.append((name, after))
+#: What a marked term is defined by, after it in its sentence: 'The term “damages”
+#: includes—', 'The terms “agency”, “individual”, and “record” have the meanings given ...'.
+_TERM_VERB = re.compile(
+    r"^(?P<between>[^.;:]{0,160}?)\b(?P<verb>means|mean|includes|include"
+    r"|(?:has|have)(?=\s+the\s+(?:same\s+)?meanings?\b))\b[\s—–-]*"
+)
+#: Words between a term and a verb that make the verb not the term's definition:
+#: 'the term “X” does not include', 'the term “X” as it is used in ... means' (not
+#: ', used with respect to work, means').
+_NOT_DEFINING = re.compile(r"\b(?:not|does|do|is|are|shall|may|was|were)\b")
+#: The quoted terms a definitions paragraph names without <term> markup: 'The terms
+#: “agency”, “individual”, and “record” have the meanings ...'.
+_NAMED_TERMS = re.compile(
+    r"^\s*(?:The\s+)?terms?\s+((?:[“\"‘'][^”\"’']{1,80}[”\"’']\W*(?:and|or)?\s*)+)"
+)
+
+
+def uslm_terms(element: etree._Element, text: str, defs: list, following) -> None:
+    """The terms a text element defines: its <term> elements, or in a paragraph whose role
+    is "definitions" the quoted terms after "The term(s)"; each with the text after its
+    verb ("means", "includes", "has the meaning"), or, where that text is only a dash
+    ("The term “damages” includes—"), the text of the points that follow."""
+    names = [clean(text_of(term)) for term in element.iter("{*}term") if not quoted(term)]
+    if not names and uslm_role(element) == "definitions":
+        lead = _NAMED_TERMS.match(text)
+        names = re.findall(r"[“\"‘']([^”\"’']{1,80})[”\"’']", lead.group(1)) if lead else []
+    cursor = 0
+    for name in names:
+        at = text.find(name, cursor) if name else -1
+        if at < 0:
+            continue
+        cursor = at + len(name)
+        verb = _TERM_VERB.match(text[cursor:])
+        if verb is None or _NOT_DEFINING.search(verb["between"]):
+            continue
+        # "has the meaning given ..." keeps "the meaning", as a pointer's text does
+        pointer = verb["verb"] in ("has", "have")
+        after = text[cursor + (verb.end("verb") if pointer else verb.end()) :].strip()
+        defs.append((name.strip("“”\"‘’' "), after or following()))
+
+
+def uslm_role(element: etree._Element) -> str | None:
+    """The role of the level a text element belongs to ("definitions")."""
+    parent = element.getparent()
+    return parent.get("role") if parent is not None else None
+
+
+def uslm_following(element: etree._Element, position: int) -> str:
+    """The text of the points after an element's child at ``position`` (its chapeau)."""
+    later = [c for c in list(element)[position + 1 :] if local(c) in _LEVELS or local(c) in _TEXTS]
+    return clean(" ".join(text_of(c, frozenset({"quotedContent"})) for c in later))[:600]
 
 
 def quoted(element: etree._Element) -> bool:
@@ -685,6 +729,8 @@ def read_cfr_parts(data: bytes, document_id: str, source: str) -> list[Source]:
         defs: list[tuple[str, str]] = []
         nodes: list[Node] = []
         uslm_children(part, None, nodes, name, defs)
+        # a volume converted from SGML marks no term: its definitions are not measured
+        marked = next(root.iter("{*}term"), None) is not None
         title = f"27 CFR Part {number}: {name}"
         sources.append(
             Source(
@@ -694,7 +740,7 @@ def read_cfr_parts(data: bytes, document_id: str, source: str) -> list[Source]:
                 source,
                 USLM_LICENCE,
                 nodes,
-                defs,
+                defs if marked else None,
                 None,
             )
         )
