@@ -527,13 +527,16 @@ def regml_paragraph(element: etree._Element, parent: Node, refs: list, defs: lis
         for ref in content.iter(f"{_E}ref"):
             if ref.get("reftype") == "internal" and node.id:
                 refs.append((node.id, "section-" + ref.get("target", "").lower()))
-        for term in content.iter(f"{_E}def"):
-            name = clean(text_of(term))
-            after = text.split(name, 1)[1] if name and name in text else ""
-            if re.match(r"^\W*(?:means|mean|has the same meaning|includes)\b", after):
-                defs.append((name, after.lstrip(' ,.:\u201d"')))
+        names = [clean(text_of(term)) for term in content.iter(f"{_E}def")]
+        defs += marked_definitions(text, names, lambda: regml_following(element))
     for child in element.findall(f"{_E}paragraph"):
         regml_paragraph(child, node, refs, defs)
+
+
+def regml_following(element: etree._Element) -> str:
+    """The text of a paragraph's points ("Error means:" then "(i) An unauthorized ...")."""
+    points = element.findall(f"{_E}paragraph")
+    return clean(" ".join(f"{p.get('marker') or ''} {text_of(p)}" for p in points))[:600]
 
 
 def read_regml(data: bytes, document_id: str, source: str) -> Source:
@@ -645,8 +648,8 @@ def uslm_level(element: etree._Element, parent: Node | None, cite: str, defs: li
 #: What a marked term is defined by, after it in its sentence: 'The term “damages”
 #: includes—', 'The terms “agency”, “individual”, and “record” have the meanings given ...'.
 _TERM_VERB = re.compile(
-    r"^(?P<between>[^.;:]{0,160}?)\b(?P<verb>means|mean|includes|include"
-    r"|(?:has|have)(?=\s+the\s+(?:same\s+)?meanings?\b))\b[\s—–-]*"
+    r"^(?P<between>[^.;:]{0,160}?)\b(?P<verb>means|mean|includes|include|refers?\s+to"
+    r"|(?:has|have)(?=\s+the\s+(?:same\s+)?meanings?\b))\b[\s:—–-]*"
 )
 #: Words between a term and a verb that make the verb not the term's definition:
 #: 'the term “X” does not include', 'the term “X” as it is used in ... means' (not
@@ -661,13 +664,20 @@ _NAMED_TERMS = re.compile(
 
 def uslm_terms(element: etree._Element, text: str, defs: list, following) -> None:
     """The terms a text element defines: its <term> elements, or in a paragraph whose role
-    is "definitions" the quoted terms after "The term(s)"; each with the text after its
-    verb ("means", "includes", "has the meaning"), or, where that text is only a dash
-    ("The term “damages” includes—"), the text of the points that follow."""
+    is "definitions" the quoted terms after "The term(s)" (see :func:`marked_definitions`)."""
     names = [clean(text_of(term)) for term in element.iter("{*}term") if not quoted(term)]
     if not names and uslm_role(element) == "definitions":
         lead = _NAMED_TERMS.match(text)
         names = re.findall(r"[“\"‘']([^”\"’']{1,80})[”\"’']", lead.group(1)) if lead else []
+    defs += marked_definitions(text, names, following)
+
+
+def marked_definitions(text: str, names: list[str], following) -> list[tuple[str, str]]:
+    """(term, text) of each term the source marks in ``text``, with the text after its verb
+    ("means", "refers to", "includes", "has the meaning"), or, where that text is only a
+    dash or a colon ("The term “damages” includes—", "Error means:"), the text of the
+    points that follow (``following()``). A marked term no verb follows defines nothing."""
+    found = []
     cursor = 0
     for name in names:
         at = text.find(name, cursor) if name else -1
@@ -678,9 +688,10 @@ def uslm_terms(element: etree._Element, text: str, defs: list, following) -> Non
         if verb is None or _NOT_DEFINING.search(verb["between"]):
             continue
         # "has the meaning given ..." keeps "the meaning", as a pointer's text does
-        pointer = verb["verb"] in ("has", "have")
+        pointer = verb["verb"].startswith("ha")
         after = text[cursor + (verb.end("verb") if pointer else verb.end()) :].strip()
-        defs.append((name.strip("“”\"‘’' "), after or following()))
+        found.append((name.strip("“”\"‘’' "), after or following()))
+    return found
 
 
 def uslm_role(element: etree._Element) -> str | None:
