@@ -134,7 +134,8 @@ def render_txt(source: Source) -> bytes:
 def emphasised(text: str, source: Source, mark: tuple[str, str]) -> str:
     """A paragraph that opens with a defined term ("Account means ..."), the term marked as
     the publisher's pages mark it (italics): ``*Account* means ...``."""
-    for term, _ in source.definitions or ():
+    terms = sorted({term for term, _ in source.definitions or ()}, key=len, reverse=True)
+    for term in terms:  # the longest first: "Credit card means", not "*Credit* card means"
         if text.startswith(term + " "):
             return f"{mark[0]}{term}{mark[1]}{text[len(term) :]}"
     return text

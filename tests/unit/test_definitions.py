@@ -835,3 +835,16 @@ def test_capitalised_sub_items_stay_in_their_definition() -> None:
     )
     (found,) = find_definitions(text)
     assert found.definition == "(a) Technical data; (b) Business plans; and (c) Customer lists"
+
+
+def test_a_clause_opening_a_numbered_item_is_no_unquoted_term() -> None:
+    text = (
+        "(1) Adverse action means a refusal to grant credit.\n\n"
+        "(2) The term does not include a change in the terms of an account.\n\n"
+        "(3) Nonpublic personal information does not include publicly available data.\n\n"
+        "(4) In communications disseminated through video, means that the disclosures appear.\n"
+    )
+    found = find_definitions(text, in_definitions_section=True)
+    assert [(f.term, f.definition) for f in found] == [
+        ("Adverse action", "a refusal to grant credit")
+    ]

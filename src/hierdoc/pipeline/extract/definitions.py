@@ -174,7 +174,9 @@ _SENTENCE_END = re.compile(
     r"[.!?][\"”’)]*(?=\s+[A-Z\"“‘(]|\s+\d{1,2}(?:\.\d{1,2})*\.?\s+[A-Z]|\s*$)"
 )
 _PRONOUNS = word_set("this that it which such there these those he she they what who each any all")
-_VERB_WORDS = word_set("is are was were be shall will must may can should would")
+_VERB_WORDS = word_set("is are was were be shall will must may can should would does do did not")
+# words that open a clause, not a term: "In communications ... means", "Whose manner and means"
+_CLAUSE_LEADS = word_set("in on at for to from with by of as if when where whose whether")
 _DEF_HEADING = re.compile(
     r"^(?:(?:certain|general|key|other|common)\s+)?"
     r"(?:(?:applicability|scope|purpose)\s+and\s+definitions"
@@ -417,7 +419,9 @@ def _unquoted_terms(match: re.Match[str]) -> list[tuple[str, int]]:
 
 def _valid_unquoted(term: str) -> bool:
     words = term.casefold().split()
-    return words[0] not in _PRONOUNS and not _VERB_WORDS.intersection(words)
+    if words[0] in _PRONOUNS or words[0] in _CLAUSE_LEADS or _VERB_WORDS.intersection(words):
+        return False
+    return words not in (["the", "term"], ["the", "terms"])  # "(2) The term includes ..."
 
 
 def _definition_end(text: str, term_start: int, def_start: int) -> int:
