@@ -848,3 +848,19 @@ def test_a_clause_opening_a_numbered_item_is_no_unquoted_term() -> None:
     assert [(f.term, f.definition) for f in found] == [
         ("Adverse action", "a refusal to grant credit")
     ]
+
+
+def test_a_definition_given_by_the_points_after_its_dash_runs_through_them() -> None:
+    text = (
+        "In this division, the term “preservation” or “historic preservation” includes—\n\n"
+        "(1) identification, evaluation and documentation;\n\n"
+        "(2) education and training; or\n\n"
+        "(3) any combination of the foregoing activities.\n\n"
+        "The Secretary shall report each year.\n"
+    )
+    found = {f.term: f.definition for f in find_definitions(text)}
+    expected = (
+        "(1) identification, evaluation and documentation; (2) education and training; "
+        "or (3) any combination of the foregoing activities"
+    )
+    assert found == {"preservation": expected, "historic preservation": expected}

@@ -198,6 +198,31 @@ def test_a_table_the_outline_cuts_into_sections_is_read_whole(tmp_path: Path) ->
     }
 
 
+SPACED_LIST = """5.4.1.  Internet Media Type multipart/byteranges
+
+   Type name:  multipart
+
+   Subtype name:  byteranges
+
+   Encoding considerations:  only "7bit", "8bit", or "binary" are
+   permitted
+
+   The comparison is defined as follows:  two entity tags match.
+
+   Note:  the boundary parameter is required.
+"""
+
+
+def test_an_rfcs_plain_text_definition_list_is_read_anywhere() -> None:
+    assert _pairs(SPACED_LIST) == {
+        "Type name": "multipart",
+        "Subtype name": "byteranges",
+        "Encoding considerations": 'only "7bit", "8bit", or "binary" are permitted',
+    }
+    # one entry alone is a sentence set off by a colon, not a list
+    assert _pairs("   Strong comparison:  two entity tags are equivalent.\n") == {}
+
+
 def test_tab_lines_without_a_header_define_nothing() -> None:
     text = "Zone\tTime band\nZone 1\tover 1 year\nZone 2\tunder 1 year\n"
     assert _pairs(text) == {}

@@ -549,3 +549,47 @@ def _column_row(
     if not definition or (verb is None and _spelled_out(term, definition)):
         return None
     return FoundDefinition(term, definition, term_start, end, style)
+
+
+# --- Term:  definition (a definition list as an RFC's plain text prints it) -----------------
+
+MAX_LIST_TERM_WORDS = 10
+_SPACED_ENTRY = re.compile(
+    r"^[ \t]*(?P<term>[A-Za-z][^:\n]{0,79}?):[ ]{2}(?P<def>\S)", re.MULTILINE
+)
+
+
+def spaced_colon_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
+    """A definition list as xml2rfc prints it: "Term:" then two spaces and the definition
+    ("Type name:  multipart", "Strong comparison:  two entity tags are ..."), read
+    anywhere when at least two such entries follow each other (one entry alone may be a
+    sentence set off by a colon); each definition is its paragraph."""
+    text = marked.plain
+    entries = [m for m in _SPACED_ENTRY.finditer(text) if _list_term_ok(m.group("term"))]
+    ends = [paragraph_end(text, m.start("def")) for m in entries]
+    for index, match in enumerate(entries):
+        after = entries[index + 1].start() if index + 1 < len(entries) else None
+        before = ends[index - 1] if index else None
+        listed = after is not None and _adjacent(text, ends[index], after)
+        listed = listed or (before is not None and _adjacent(text, before, match.start()))
+        if not listed:
+            continue
+        definition, end = clean_definition(marked, match.start("def"), ends[index])
+        if definition:
+            term = collapse(match.group("term"))
+            yield FoundDefinition(term, definition, match.start("term"), end, "glossary")
+
+
+def _adjacent(text: str, end: int, start: int) -> bool:
+    """Whether only blank lines stand between one entry's end and the next's start."""
+    return not text[end:start].strip()
+
+
+def _list_term_ok(term: str) -> bool:
+    words = term.casefold().split()
+    if not words or len(words) > MAX_LIST_TERM_WORDS or _STRUCTURAL.match(term):
+        return False
+    label = words[0] in _NOT_GLOSSARY and (len(words) == 1 or words[1].isdigit())
+    if label or _VERB_WORDS.intersection(words) or words[0] in _LEADS:
+        return False  # "Note:  ...", "The comparison is defined as follows:  ..."
+    return " ".join(words) not in _FORM_LABELS and not term.endswith(" ")

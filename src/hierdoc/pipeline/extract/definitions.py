@@ -50,6 +50,7 @@ from .definition_lists import (
     glossary_definitions,
     heading_definitions,
     indented_definitions,
+    spaced_colon_definitions,
     table_definitions,
 )
 from .definition_markup import QTERM, QTERM_ANON, QUOTED_TERM, Unmarked, term_at, unmark
@@ -231,6 +232,7 @@ def find_definitions(text: str, in_definitions_section: bool = False) -> list[Fo
     ]
     extra = list(table_definitions(marked, in_definitions_section))
     extra += described_definitions(marked)
+    extra += spaced_colon_definitions(marked)
     headed = _section_definitions(marked, text) if in_definitions_section else []
     # "#### Passphrase" / "A passphrase is ...": the heading's term, defined once
     heads = [(item.start, item.end) for item in headed if item.style == "glossary"]
@@ -424,6 +426,17 @@ def _valid_unquoted(term: str) -> bool:
     return words not in (["the", "term"], ["the", "terms"])  # "(2) The term includes ..."
 
 
+def _points_end(text: str, end: int) -> int:
+    """The end of the run of points ("(1) ...", "(a) ...") that follows ``end``, if any."""
+    while True:
+        start = end
+        while text.startswith("\n", start):
+            start += 1
+        if start == end or not MARKER.match(text, start):
+            return end
+        end = paragraph_end(text, start)
+
+
 def _definition_end(text: str, term_start: int, def_start: int) -> int:
     """End of the numbered item holding the term, else of its paragraph or sentence."""
     line_start = text.rfind("\n", 0, term_start) + 1
@@ -435,6 +448,8 @@ def _definition_end(text: str, term_start: int, def_start: int) -> int:
         sentence = _SENTENCE_END.search(text, def_start, end)
         return sentence.end() if sentence else end
     end = paragraph_end(text, def_start)
+    if not text[def_start:end].strip(" \t—–-:"):  # 'the term “X” includes—' then its points
+        end = _points_end(text, end)
     blank = text.rfind("\n\n", 0, term_start)
     paragraph_start = blank + 2 if blank >= 0 else 0
     lead = text[paragraph_start:term_start]
