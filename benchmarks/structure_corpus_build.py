@@ -361,6 +361,16 @@ _RFC_BLOCKS = frozenset(
 )
 
 
+#: What follows a term its paragraph defines: 'A "proxy" is ...', 'The term "user agent"
+#: refers to ...', 'The terms "sender" and "recipient" refer to ...'.
+_RFC_DEFINING = re.compile(
+    r"[\"”]?(?:\s*,?\s*(?:and|or)?\s*[\"“][^\"”]{1,40}[\"”])*\s*"
+    r"(?:is|are|means|mean|refers?\s+to|denotes?)\s+"
+    # a description, not a definition: "is used to ...", "is assigned by ...", "are also ..."
+    r"(?!(?:used|defined|referred|assigned|identical|primarily|also|not)\b)"
+)
+
+
 class RfcReader:
     """One RFC: numbered sections (appendices lettered), <xref> to sections, <dl> terms."""
 
@@ -371,6 +381,7 @@ class RfcReader:
         self.references: list[tuple[str, str]] = []
         self.definitions: list[tuple[str, str]] = []
         self.pending: list[tuple[Node, etree._Element]] = []
+        self.indexed: list[str] = []
 
     def sections(self) -> list[Node]:
         middle = self.root.find(".//middle")
@@ -432,10 +443,14 @@ class RfcReader:
 
     def block(self, child: etree._Element, origin: str | None, node: Node) -> None:
         name = local(child)
+        if name == "iref" and child.get("primary") == "true" and not child.get("subitem"):
+            self.indexed.append(child.get("item") or "")  # the primary entry of the next <t>
         if name in ("t", "blockquote", "aside", "note") and child.find("list") is None:
             text = self.inline(child, origin)
             if text:
                 node.body.append(text)
+            if name == "t":
+                self.prose_terms(child, text)
         elif name in ("ul", "ol", "list", "t", "figure", "table", "texttable"):
             hang = name == "list" and child.get("style", "").startswith("hanging")
             for item in child:
@@ -468,6 +483,29 @@ class RfcReader:
         if any(local(c) in _RFC_BLOCKS for c in value):
             return [self.inline(c, origin) for c in value if local(c) == "t"]
         return [self.inline(value, origin)]
+
+    def prose_terms(self, paragraph: etree._Element, text: str) -> None:
+        """The terms a paragraph defines in prose, as the source marks them: a term in
+        <x:dfn> ('An HTTP <x:dfn>cache</x:dfn> is a local store ...') or the item of a
+        primary index entry before or in it that the paragraph quotes (<iref primary="true"
+        item="proxy"/> then 'A "proxy" is a message-forwarding agent ...'), where the term
+        is followed by "is", "are", "means" or "refers to" (not "is used to ..."); the
+        definition is the text after that verb."""
+        defined = [clean(text_of(d)) for d in paragraph.iter() if local(d) == "dfn"]
+        indexed = self.indexed + [
+            i.get("item") or ""
+            for i in paragraph.iter()
+            if local(i) == "iref" and i.get("primary") == "true" and not i.get("subitem")
+        ]
+        self.indexed = []
+        # an index entry's term is one the paragraph introduces in quotes ('A "proxy" is')
+        found = [(n, rf"(?<![\w-]){re.escape(n)}(?![\w-])") for n in defined if n]
+        found += [(n, rf"[\"“]{re.escape(n)}(?=[\"”])") for n in indexed if n]
+        for name, pattern in dict(found).items():
+            at = re.search(pattern, text, re.IGNORECASE)
+            verb = _RFC_DEFINING.match(text, at.end()) if at else None
+            if verb and (name, text[verb.end() :]) not in self.definitions:
+                self.definitions.append((name, text[verb.end() :]))
 
     def term(self, term: str, text: str, node: Node) -> None:
         term = clean(term).rstrip(":")
