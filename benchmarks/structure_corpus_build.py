@@ -562,6 +562,7 @@ def regml_paragraph(element: etree._Element, parent: Node, refs: list, defs: lis
         node = Node("section-" + label.lower(), marker, heading, point=True)
         node.body = [text] if text else []
         parent.children.append(node)
+        parent.body.append(node)  # printed where the source has it, among unnumbered text
     if content is not None:
         for ref in content.iter(f"{_E}ref"):
             if ref.get("reftype") == "internal" and node.id:
