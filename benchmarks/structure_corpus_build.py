@@ -574,9 +574,16 @@ def regml_paragraph(element: etree._Element, parent: Node, refs: list, defs: lis
 
 
 def regml_following(element: etree._Element) -> str:
-    """The text of a paragraph's points ("Error means:" then "(i) An unauthorized ...")."""
-    points = element.findall(f"{_E}paragraph")
-    return clean(" ".join(f"{p.get('marker') or ''} {text_of(p)}" for p in points))[:600]
+    """The text of a paragraph's points ("Error means:" then "(i) An unauthorized ..."),
+    each with its marker, as printed."""
+    return clean(" ".join(regml_printed(p) for p in element.findall(f"{_E}paragraph")))[:600]
+
+
+def regml_printed(element: etree._Element) -> str:
+    content = element.find(f"{_E}content")
+    parts = [element.get("marker") or "", text_of(content) if content is not None else ""]
+    parts += [regml_printed(p) for p in element.findall(f"{_E}paragraph")]
+    return " ".join(parts)
 
 
 def read_regml(data: bytes, document_id: str, source: str) -> Source:

@@ -223,6 +223,25 @@ def test_an_rfcs_plain_text_definition_list_is_read_anywhere() -> None:
     assert _pairs("   Strong comparison:  two entity tags are equivalent.\n") == {}
 
 
+def test_a_definition_ending_in_a_colon_takes_the_points_split_off_after_it(
+    tmp_path: Path,
+) -> None:
+    text = (
+        "Regulation G\n\n\u00a7 1007.102 Definitions\n\n   For purposes of this part:\n\n"
+        "   Mortgage loan originator means:\n\n   (1) An individual who:\n\n"
+        "      (i) Takes a residential mortgage loan application; and\n\n"
+        "      (ii) Offers terms of a loan for compensation.\n\n"
+        "\u00a7 1007.103 Registration\n\n   Each originator registers.\n"
+    )
+    path = tmp_path / "regulation.txt"
+    path.write_text(text, encoding="utf-8")
+    found = {d.term: d.definition for d in _document_definitions(path)}
+    assert found == {
+        "Mortgage loan originator": "(1) An individual who: (i) Takes a residential mortgage "
+        "loan application; and (ii) Offers terms of a loan for compensation"
+    }
+
+
 def test_tab_lines_without_a_header_define_nothing() -> None:
     text = "Zone\tTime band\nZone 1\tover 1 year\nZone 2\tunder 1 year\n"
     assert _pairs(text) == {}

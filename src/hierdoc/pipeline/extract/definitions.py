@@ -76,6 +76,7 @@ __all__ = [
     "FoundDefinition",
     "find_definitions",
     "is_definitions_heading",
+    "leading_points",
     "normalize_term",
 ]
 
@@ -424,6 +425,13 @@ def _valid_unquoted(term: str) -> bool:
     if words[0] in _PRONOUNS or words[0] in _CLAUSE_LEADS or _VERB_WORDS.intersection(words):
         return False
     return words not in (["the", "term"], ["the", "terms"])  # "(2) The term includes ..."
+
+
+def leading_points(text: str) -> str:
+    """The run of points ("(1) ...", "(a) ...") that opens ``text``, as a definition's text
+    (markup removed, whitespace collapsed, no final stop): "" when none opens it."""
+    marked = unmark(text if text.startswith("\n") else "\n" + text)
+    return clean_definition(marked, 0, _points_end(marked.plain, 0))[0]
 
 
 def _points_end(text: str, end: int) -> int:

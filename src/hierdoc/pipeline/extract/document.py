@@ -21,7 +21,12 @@ from .definition_lists import column_definitions, has_column_header
 from .definition_markup import unmark
 from .definition_pointers import resolve_pointers
 from .definition_text import FoundDefinition
-from .definitions import find_definitions, is_definitions_heading, normalize_term
+from .definitions import (
+    find_definitions,
+    is_definitions_heading,
+    leading_points,
+    normalize_term,
+)
 from .title_refs import (
     TitleReference,
     find_title_references,
@@ -79,8 +84,9 @@ def extract_document(
     extraction = Extraction()
     units = _units(sections)
     rows = _table_rows(units)
-    for unit in units:
-        extraction.definitions += _definitions(unit, locator, source, in_definitions, rows)
+    for index, unit in enumerate(units):
+        found = _definitions(unit, locator, source, in_definitions, rows)
+        extraction.definitions += _with_split_points(found, units, index)
     titles = _Titles(sections, chunks[0].title, extraction.definitions)
     for section in sections:
         text = section.heading_line + section.body
@@ -169,6 +175,8 @@ def _definitions(
     found = []
     for item in sorted(own + mine, key=lambda f: f.start):
         section, offset = unit.section_at(item.start)
+        if not item.definition.strip(" :—–-"):  # "X means:": its points follow
+            item = replace(item, definition=leading_points(unit.text[item.end :].lstrip(" :—–-")))
         own = section.heading_line + section.body
         chunk = locator.chunk_for(section, own, offset)
         if chunk is not None:
@@ -183,6 +191,28 @@ def _definitions(
                 )
             )
     return found
+
+
+def _with_split_points(found: list[Definition], units: list[_Unit], index: int) -> list[Definition]:
+    """Definitions whose text the outline split off: "Mortgage loan originator means:" ends
+    its section and its points "(1) ...", "(2) ..." are sections under it. Such an empty
+    definition takes the points that open the units after it, as long as they are inside
+    its section."""
+    if all(d.definition for d in found):
+        return found
+    return [
+        replace(d, definition=_points_under(units, index, d.section_id)) if not d.definition else d
+        for d in found
+    ]
+
+
+def _points_under(units: list[_Unit], index: int, section_id: str, limit: int = 4000) -> str:
+    texts = []
+    for unit in units[index + 1 :]:
+        if section_id not in unit.sections[0].path or sum(map(len, texts)) > limit:
+            break
+        texts.append(unit.text)
+    return leading_points("".join(texts)[:limit])
 
 
 def _acronyms(section: Section, text: str, locator: _Locator, source: str) -> list[Acronym]:
