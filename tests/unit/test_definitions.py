@@ -864,3 +864,23 @@ def test_a_definition_given_by_the_points_after_its_dash_runs_through_them() -> 
         "or (3) any combination of the foregoing activities"
     )
     assert found == {"preservation": expected, "historic preservation": expected}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            '"inbound" means "traveling toward the origin server", and "outbound" means '
+            '"traveling toward the user agent".',
+            [
+                ("inbound", '"traveling toward the origin server"'),
+                ("outbound", '"traveling toward the user agent"'),
+            ],
+        ),
+        ('All 1xx and 204 responses "MUST NOT" include a message-body.', []),
+        ('Status codes beginning with the digit "5" indicate cases in which the server erred.', []),
+        ('The octets ("and") denote a separator.', []),
+    ],
+)
+def test_quoted_words_that_are_no_terms(text: str, expected: list[tuple[str, str]]) -> None:
+    assert [(f.term, f.definition) for f in find_definitions(text)] == expected

@@ -139,6 +139,8 @@ _CALLED = re.compile(
 _CONDITIONAL = re.compile(
     r"\b(?:is|are|[a-z]{3,}[^s\W]s)\s+" + QTERM + r"\s+(?=if\b|to\s+the\s+extent\s+that\b)"
 )
+# the requirement keywords of RFC 2119 / BCP 14
+_BCP14 = re.compile(r"(?:MUST|SHALL|SHOULD|MAY|REQUIRED|RECOMMENDED|OPTIONAL)(?:\s+NOT)?")
 # a quoted label after a participle names what the subject is labelled, not a defined term
 _LABELLED = re.compile(r"\b(?:labell?ed|marked|titled|entitled|reading)\s+\S{1,2}$")
 _CONDITIONAL_CUE = re.compile(r"[\"'’”]\s+(?:if|to\s+the\s+extent\s+that)\b")
@@ -372,11 +374,35 @@ def _quoted_means(
             continue  # "The **Agreement** includes an additional claim": bold, not a term
         if _LABELLED.search(text, max(0, match.start() - 20), match.start("term")):
             continue  # "These markers, labeled ‘‘INOP,’’ indicate that ...": the markers do
+        if match.group("include") and _BCP14.fullmatch(match.group("term")):
+            continue  # 'responses "MUST NOT" include a body': a requirement, not a term
         terms = [(match.group("term"), match.start("term"))]
         for alias in QUOTED_TERM.finditer(match.group("aliases")):
             terms.append((alias.group("term"), match.start("aliases") + alias.start("term")))
         matches.append((match.start(), match.end(), terms))
-    return matches
+    return _without_quoted_definitions(text, matches)
+
+
+def _without_quoted_definitions(
+    text: str, matches: list[tuple[int, int, list[tuple[str, int]]]]
+) -> list[tuple[int, int, list[tuple[str, int]]]]:
+    """'"inbound" means "traveling toward the origin server", and "outbound" means ...':
+    the quoted words right after a verb are the definition, not a term; the terms quoted
+    after them still are."""
+    verbs_end = {def_start for _, def_start, _ in matches}
+    kept = []
+    for start, def_start, terms in matches:
+        term_start = terms[0][1]
+        if any(
+            term_start - 4 <= end <= term_start and not text[end:term_start].strip(" \t\"“‘'`")
+            for end in verbs_end
+        ):
+            start = term_start + len(terms[0][0]) + 1  # after its closing quote
+            terms = terms[1:]
+            if not terms:
+                continue
+        kept.append((start, def_start, terms))
+    return kept
 
 
 def _copula_means(
