@@ -365,9 +365,11 @@ _RFC_BLOCKS = frozenset(
 #: refers to ...', 'The terms "sender" and "recipient" refer to ...'.
 _RFC_DEFINING = re.compile(
     r"[\"”]?(?:\s*,?\s*(?:and|or)?\s*[\"“][^\"”]{1,40}[\"”])*\s*"
-    r"(?:is|are|means|mean|refers?\s+to|denotes?)\s+"
+    r"(?:(?:is|are|means|mean|refers?\s+to|denotes?)\s+"
     # a description, not a definition: "is used to ...", "is assigned by ...", "are also ..."
     r"(?!(?:used|defined|referred|assigned|identical|primarily|also|not)\b)"
+    # 'A response is "cacheable" if a cache is allowed to store ...': the condition defines
+    r"|(?P<condition>if)\s)"
 )
 
 
@@ -504,14 +506,17 @@ class RfcReader:
         for name, pattern in dict(found).items():
             at = re.search(pattern, text, re.IGNORECASE)
             verb = _RFC_DEFINING.match(text, at.end()) if at else None
-            if verb and (name, text[verb.end() :]) not in self.definitions:
-                self.definitions.append((name, text[verb.end() :]))
+            start = (verb.start("condition") if verb["condition"] else verb.end()) if verb else 0
+            if verb and (name, text[start:]) not in self.definitions:
+                self.definitions.append((name, text[start:]))
 
     def term(self, term: str, text: str, node: Node) -> None:
         term = clean(term).rstrip(":")
         if term and text and len(term) <= 60:
             node.body.append((term, text))
-            self.definitions.append((term, text))
+            # 'now' / 'The term "now" means the current value ...': the text after the verb
+            named = re.match(rf'The\s+term\s+"{re.escape(term)}"\s+(?:means|denotes)\s+', text)
+            self.definitions.append((term, text[named.end() :] if named else text))
 
 
 def read_rfc(data: bytes, document_id: str, source: str) -> Source:
@@ -705,7 +710,9 @@ _NOT_DEFINING = re.compile(r"\b(?:not|does|do|is|are|shall|may|was|were)\b")
 #: The quoted terms a definitions paragraph names without <term> markup: 'The terms
 #: “agency”, “individual”, and “record” have the meanings ...'.
 _NAMED_TERMS = re.compile(
-    r"^\s*(?:The\s+)?terms?\s+((?:[“\"‘'][^”\"’']{1,80}[”\"’']\W*(?:and|or)?\s*)+)"
+    r"^\s*(?:In\s+this\s+[^,]{1,40},\s*)?(?:each\s+of\s+)?(?:The\s+)?terms?\s+"
+    r"((?:[“\"‘'][^”\"’']{1,80}[”\"’'][,\s]*(?:and|or)?\s*)+)",
+    re.IGNORECASE,
 )
 
 
@@ -742,9 +749,14 @@ def marked_definitions(text: str, names: list[str], following) -> list[tuple[str
 
 
 def uslm_role(element: etree._Element) -> str | None:
-    """The role of the level a text element belongs to ("definitions")."""
+    """The role of the level a text element belongs to ("definitions"), also where the
+    level is headed "Definitions" ("(a) Definitions.—In this section, the terms ...")."""
     parent = element.getparent()
-    return parent.get("role") if parent is not None else None
+    if parent is None:
+        return None
+    heading = parent.find("{*}heading")
+    titled = heading is not None and re.match(r"\s*Definitions?\b", text_of(heading))
+    return "definitions" if titled else parent.get("role")
 
 
 def uslm_following(element: etree._Element, position: int) -> str:
