@@ -884,3 +884,18 @@ def test_a_definition_given_by_the_points_after_its_dash_runs_through_them() -> 
 )
 def test_quoted_words_that_are_no_terms(text: str, expected: list[tuple[str, str]]) -> None:
     assert [(f.term, f.definition) for f in find_definitions(text)] == expected
+
+
+def test_a_dotted_abbreviation_does_not_end_the_definition() -> None:
+    text = (
+        "(3) Commissioner The term “Commissioner” means the Commissioner of U.S. Customs and "
+        "Border "
+        "Protection, as described in section 411. The Secretary shall report.\n"
+    )
+    found = find_definitions(text)
+    assert [(f.term, f.definition) for f in found] == [
+        (
+            "Commissioner",
+            "the Commissioner of U.S. Customs and Border Protection, as described in section 411",
+        )
+    ]

@@ -173,9 +173,10 @@ _UNQUOTED = re.compile(
 )
 #: What follows "has": "the meaning given in Section 3.2", "the same meaning as in the DPA".
 POINTER = re.compile(r"(?i)^(?:the\s+)?(?:same\s+)?meanings?\b")
-# a sentence ends before a capital, a quote, or an inline clause number ("... . 2 Recipient")
+# a sentence ends before a capital, a quote, or an inline clause number ("... . 2 Recipient"),
+# not after a dotted abbreviation ("the Commissioner of U.S. Customs")
 _SENTENCE_END = re.compile(
-    r"[.!?][\"”’)]*(?=\s+[A-Z\"“‘(]|\s+\d{1,2}(?:\.\d{1,2})*\.?\s+[A-Z]|\s*$)"
+    r"(?<!\.[A-Z])[.!?][\"”’)]*(?=\s+[A-Z\"“‘(]|\s+\d{1,2}(?:\.\d{1,2})*\.?\s+[A-Z]|\s*$)"
 )
 _PRONOUNS = word_set("this that it which such there these those he she they what who each any all")
 _VERB_WORDS = word_set("is are was were be shall will must may can should would does do did not")
