@@ -565,6 +565,8 @@ def spaced_colon_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     anywhere when at least two such entries follow each other (one entry alone may be a
     sentence set off by a colon); each definition is its paragraph."""
     text = marked.plain
+    if ":  " not in text:
+        return
     entries = [m for m in _SPACED_ENTRY.finditer(text) if _list_term_ok(m.group("term"))]
     ends = [paragraph_end(text, m.start("def")) for m in entries]
     for index, match in enumerate(entries):

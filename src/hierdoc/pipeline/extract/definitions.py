@@ -395,8 +395,8 @@ def _without_quoted_definitions(
     for start, def_start, terms in matches:
         term_start = terms[0][1]
         if any(
-            term_start - 4 <= end <= term_start and not text[end:term_start].strip(" \t\"“‘'`")
-            for end in verbs_end
+            end in verbs_end and not text[end:term_start].strip(" \t\"“‘'`")
+            for end in range(term_start - 4, term_start + 1)
         ):
             start = term_start + len(terms[0][0]) + 1  # after its closing quote
             terms = terms[1:]
