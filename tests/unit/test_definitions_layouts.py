@@ -242,6 +242,17 @@ def test_a_definition_ending_in_a_colon_takes_the_points_split_off_after_it(
     }
 
 
+def test_a_definition_lists_long_terms_and_descriptions_opening_with_this() -> None:
+    text = (
+        "Published specification\n: This specification (see Appendix A).\n\n"
+        "Person and email address to contact for further information\n: See Authors Section.\n"
+    )
+    assert _pairs(text) == {
+        "Published specification": "This specification (see Appendix A)",
+        "Person and email address to contact for further information": "See Authors Section",
+    }
+
+
 def test_tab_lines_without_a_header_define_nothing() -> None:
     text = "Zone\tTime band\nZone 1\tover 1 year\nZone 2\tunder 1 year\n"
     assert _pairs(text) == {}

@@ -42,6 +42,9 @@ from .definition_text import (
 from .layout import MARKER, item_start, paragraph_end, tables
 
 MAX_GLOSSARY_WORDS = 6
+#: A definition list's term may be longer than a sentence's ("Person and email address to
+#: contact for further information").
+MAX_LIST_TERM_WORDS = 10
 
 _GLOSSARY = re.compile(
     r"^(?P<prefix>(?:" + MARKER.pattern + r"[ \t]+)?[ \t]*[\"'‘“]?)"
@@ -323,7 +326,9 @@ def described_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     for dd in _DD.finditer(text):
         body_end = _description_end(text, dd.end())
         definition = trim(collapse(unlink(text[dd.end() : body_end])))
-        if not _reads_as_definition(definition):
+        # a list's description may open with "This": "Published specification" / ": This
+        # specification (see Appendix A)."
+        if not _reads_as_definition(definition.removeprefix("This ").removeprefix("These ")):
             continue
         for term, start in _dt_terms(text, dd.start()):
             yield FoundDefinition(term, definition, start, body_end, "glossary")
@@ -376,7 +381,7 @@ def _dt_names(line: str, offset: int) -> Iterator[tuple[str, int]]:
     names = [name[: alias.start()], alias.group("alias")] if alias else [name]
     for term in names:
         term = collapse(term).strip("\"'‘’“”`*_ ")
-        if _DT_TERM.fullmatch(term) and len(term.split()) <= MAX_TERM_WORDS:
+        if _DT_TERM.fullmatch(term) and len(term.split()) <= MAX_LIST_TERM_WORDS:
             yield term, offset + max(0, line.find(term))
 
 
@@ -553,7 +558,6 @@ def _column_row(
 
 # --- Term:  definition (a definition list as an RFC's plain text prints it) -----------------
 
-MAX_LIST_TERM_WORDS = 10
 _SPACED_ENTRY = re.compile(
     r"^[ \t]*(?P<term>[A-Za-z][^:\n]{0,79}?):[ ]{2}(?P<def>\S)", re.MULTILINE
 )
