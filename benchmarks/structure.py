@@ -34,7 +34,8 @@ tree P/R/F1
     ancestor that is a gold section is the gold parent (both None at the top).
 heading
     Share of the gold sections with a title whose stored section (same id) has a heading
-    that, without its number and reduced to lower-case words, equals the title or begins
+    that, without its number (as the harness reads numbers, or as the gold prints it:
+    "TITLE I—", "§ 45.45a") and reduced to lower-case words, equals the title or begins
     with it (tests/realdocs/harness.py ``title_matches``); a point whose heading is only
     its label ("(a)") is titled by the start of its text, as in that harness.
 definitions P/R
