@@ -33,7 +33,17 @@ def _stderr(message: str) -> None:
 @index_options
 @click.option(
     "--dataset",
-    type=click.Choice(["scifact", "anthropic", "contractnli", "contractnli-wide", "beir"]),
+    type=click.Choice(
+        [
+            "scifact",
+            "anthropic",
+            "contractnli",
+            "contractnli-wide",
+            "obliqa",
+            "obliqa-documents",
+            "beir",
+        ]
+    ),
     required=True,
     help="Which loader to use.",
 )
