@@ -1,7 +1,8 @@
-"""An embedding cache for evaluation runs: document vectors on disk, query vectors in memory.
+"""An embedding cache for evaluation runs: document and query vectors on disk.
 
 A rerun of the benchmarks (or another index of the same texts) does not re-embed:
-a vector is keyed by the embedder's code, model, context and text.
+a vector is keyed by the embedder's code, model, context and text, a query's by the
+embedder's code, model and text.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from ..pipeline.embed import Embedder, EmbedInput
 
 class CachingEmbedder:
     """An embedder whose document vectors are cached on disk by (embedder code, model,
-    context, text), and query vectors in memory. A chunk's windows depend only on its
-    own input and the embedder's code (windowing), so a cached vector is the one the
-    model would produce again; any edit to the embedder's module starts a new cache."""
+    context, text), query vectors by (embedder code, model, text). A chunk's windows
+    depend only on its own input and the embedder's code (windowing), so a cached vector
+    is the one the model would produce again; any edit to the embedder's module starts a
+    new cache."""
 
     def __init__(self, inner: Embedder, path: Path) -> None:
         self.inner = inner
@@ -35,6 +37,7 @@ class CachingEmbedder:
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS v (key TEXT PRIMARY KEY, rows BLOB)")
+        self._db.execute("CREATE TABLE IF NOT EXISTS q (key TEXT PRIMARY KEY, v BLOB)")
 
     def _key(self, item: EmbedInput) -> str:
         text = f"{self._code}\0{self.name}\0{item.context}\0{item.text}"
@@ -66,7 +69,14 @@ class CachingEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         if text not in self._queries:
-            self._queries[text] = self.inner.embed_query(text)
+            key = hashlib.sha1(f"{self._code}\0{self.name}\0{text}".encode()).hexdigest()
+            row = self._db.execute("SELECT v FROM q WHERE key = ?", (key,)).fetchone()
+            if row:
+                vector = np.frombuffer(row[0], dtype=np.float32)
+            else:
+                vector = np.asarray(self.inner.embed_query(text), dtype=np.float32)
+                self._db.execute("INSERT OR REPLACE INTO q VALUES (?, ?)", (key, vector.tobytes()))
+            self._queries[text] = vector
         return self._queries[text]
 
     def close(self) -> None:

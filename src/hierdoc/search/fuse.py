@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
+from ..models import Hit
+
 
 def weighted_rrf(
     rankings: Mapping[str, Sequence[str]],
@@ -34,3 +36,13 @@ def weighted_rrf(
 def best_possible(weights: Mapping[str, float], modalities: Sequence[str], k: int = 60) -> float:
     """The score of a chunk ranked first by every modality that ran: the scale's top."""
     return sum(max(weights.get(m, 0.0), 0.0) for m in modalities) / (k + 1)
+
+
+def rrf_fusion(
+    rankings: Mapping[str, Sequence[Hit]], weights: Mapping[str, float], k: int = 60
+) -> list[tuple[str, float]]:
+    """:func:`weighted_rrf` of the modalities' hits."""
+    return weighted_rrf({m: [h.chunk_id for h in hits] for m, hits in rankings.items()}, weights, k)
+
+
+RULES = {"rrf": rrf_fusion}

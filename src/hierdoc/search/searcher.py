@@ -7,9 +7,11 @@ them with weighted RRF, and puts the chunks of a cited section first: a user
 who names "Section 203(a)" wants that section, whatever else the query says.
 Such results are ``pinned`` (with the ``pin`` reason) and score 1.0, the top of the
 scale, so that scores never increase down the list; ``fusion_score`` keeps what
-fusion gave them. A document the query names ("Section 8.4 of the cloud
-agreement", its file name) narrows the search to that document
-(:mod:`.names`); a citation is looked up in each document (:mod:`.citations`).
+fusion gave them. A document the query names (its file name, title or short name,
+:mod:`.names`) is evidence: hybrid search fuses one more ranking, of the query within
+the named documents, so their chunks rise without hiding the rest. Only a citation of a
+named document's section ("Section 8.4 of the cloud agreement", "Rule 6.2.6 of MKT")
+narrows the search to it; a citation is looked up in each document (:mod:`.citations`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import cache, partial
 from itertools import zip_longest
 from pathlib import PurePosixPath
 
@@ -313,7 +315,7 @@ class Searcher:
         if not any(character.isalnum() for character in query):
             note = "the query has no letters or digits: nothing to search for"
             return SearchResponse(query, settings.search_mode, True, [], [note])
-        filt, naming_notes, asked, named = self._narrow(query.strip(), filt)
+        filt, naming_notes, asked, named, narrowed = self._narrow(query.strip(), filt)
         parsed = parse_query(asked)
         vocabulary = self._glossary.lookup(parsed.text) if self._glossary else QueryVocabulary()
         expanded = vocabulary.expand(parsed.text)
@@ -330,7 +332,13 @@ class Searcher:
             depth,
         )
         embedded = expanded if vocabulary.asks_meaning else parsed.text
-        others = self._rank_modalities(settings.search_mode, expanded, embedded, depth, filt)
+        embed = cache(self._embed_query)
+        mode = settings.search_mode
+        others = self._rank_modalities(mode, expanded, embedded, depth, filt, embed)
+        if named and not narrowed and mode == "hybrid":
+            within = replace(filt or SearchFilter(), sources=named)
+            inside = self._rank_modalities(mode, expanded, embedded, depth, within, embed)
+            others[NAMED] = [Hit(c, v) for c, v in weighted_rrf(_ids(inside), settings.weights)]
         fused_modes = settings.search_mode in ("hybrid", "exact")
         preferred = partial(self._preferred, others, expanded, depth, filt)
         exact = exact_search(
@@ -376,15 +384,17 @@ class Searcher:
         embedded: str,
         depth: int,
         filt: SearchFilter | None,
+        embed: Callable[[str], np.ndarray] | None = None,
     ) -> dict[str, list[Hit]]:
         """The keyword ranking of ``expanded`` and the semantic one of ``embedded``, those the
         mode asks for. In hybrid mode the vectors are searched in another thread while this
         one runs BM25 (the vector product and the graph walk release the GIL). The query is
-        embedded here first: an embedder need not be safe to call from another thread."""
+        embedded here first (by ``embed``, else the searcher's embedder): an embedder need
+        not be safe to call from another thread."""
         others: dict[str, list[Hit]] = {}
         pending = None
         if mode in ("hybrid", "semantic"):
-            vector = self._embed_query(embedded)
+            vector = (embed or self._embed_query)(embedded)
             if mode == "hybrid":
                 pending = _worker().submit(self._store.vector_search, vector, depth, filt)
             else:
@@ -408,25 +418,32 @@ class Searcher:
 
     def _narrow(
         self, text: str, filt: SearchFilter | None
-    ) -> tuple[SearchFilter | None, list[str], str, tuple[str, ...]]:
-        """The filter narrowed to the documents the query names, with a note saying so, the
-        query without the names written in it (they would only add noise to ranking
-        within those documents), and the documents named."""
+    ) -> tuple[SearchFilter | None, list[str], str, tuple[str, ...], bool]:
+        """The documents the query names, a note saying what was done with them, the query
+        to search, and whether the filter was narrowed to them. A query citing a section of
+        a named document is narrowed to it and searched without the names (they would only
+        add noise to ranking within those documents); any other naming is evidence, ranked
+        as a modality of its own, and the query is searched as written."""
         if self._glossary is None:
-            return filt, [], text, ()
+            return filt, [], text, (), False
         scope = filt.sources if filt is not None else ()
         naming = self._glossary.names.named(text, scope)
         if naming is None:
-            return filt, [], text, ()
+            return filt, [], text, (), False
         rest = naming.rest(text)
         cites = parse_query(rest)
-        asked = rest if analyze(_QUOTED.sub(" ", rest)) or cites.cited or cites.relative else text
-        if set(naming.sources) == set(scope):
-            return filt, [], asked, naming.sources
         names = ", ".join(PurePosixPath(s).name or s for s in naming.sources)
-        note = f"searched only {names}: named in the query ({naming.how})"
+        if not (cites.cited or cites.relative):
+            if set(naming.sources) == set(scope):
+                return filt, [], text, naming.sources, True
+            note = f"ranked {names} higher: named in the query ({naming.how})"
+            return filt, [note], text, naming.sources, False
+        asked = rest
+        if set(naming.sources) == set(scope):
+            return filt, [], asked, naming.sources, True
+        note = f"searched only {names}: named in the query ({naming.how}) with a section cited"
         narrowed = replace(filt or SearchFilter(), sources=naming.sources)
-        return narrowed, [note], asked, naming.sources
+        return narrowed, [note], asked, naming.sources, True
 
     def _scope(self, filt: SearchFilter | None) -> Sequence[str]:
         """The documents a search covers: those filtered to, else every indexed one."""
@@ -439,9 +456,9 @@ class Searcher:
     ) -> list[tuple[str, float]]:
         if settings.search_mode != "hybrid":
             return [(h.chunk_id, h.score) for h in rankings[settings.search_mode]]
-        ids = {m: [h.chunk_id for h in hits] for m, hits in rankings.items()}
-        fused = weighted_rrf(ids, settings.weights, settings.rrf_k)
-        top = best_possible(settings.weights, list(rankings), settings.rrf_k) or 1.0
+        weights = {**settings.weights, NAMED: NAMED_WEIGHT}
+        fused = weighted_rrf(_ids(rankings), weights, settings.rrf_k)
+        top = best_possible(weights, list(rankings), settings.rrf_k) or 1.0
         scaled = [(chunk_id, score / top) for chunk_id, score in fused]
         first = set(pinned)
         return [e for e in scaled if e[0] in first] + [e for e in scaled if e[0] not in first]
@@ -524,6 +541,16 @@ class Searcher:
             return True
         best = max(len(terms & set(analyze(r.content))) for r in results[:3])
         return best / len(terms) < 0.5
+
+
+NAMED = "named"
+"""The ranking of the query within the documents it names (hybrid search only)."""
+NAMED_WEIGHT = 1.0
+"""Its weight in fusion: a named document's chunks count as ranked by one more modality."""
+
+
+def _ids(rankings: dict[str, list[Hit]]) -> dict[str, list[str]]:
+    return {m: [h.chunk_id for h in hits] for m, hits in rankings.items()}
 
 
 DEFINITION_CHARS = 600
