@@ -56,6 +56,7 @@ from .relative_citations import (
     find_relative_citations,
 )
 from .rerank import Reranker, rerank
+from .rule_citations import with_guidance
 
 _QUOTED = re.compile(r"[\"“”„]([^\"“”„]{2,})[\"“”„]")
 _BACKTICKED = re.compile(r"`([^`]+)`")
@@ -88,10 +89,15 @@ def parse_query(query: str) -> ParsedQuery:
     citations = find_citations(query)
     relative = find_relative_citations(query, [(c.start, c.end) for c in citations])
     citations, relative = attach_relative(query, citations, relative)
-    cited = tuple((c.text, tuple(c.label.candidate_ids())) for c in citations)
+    widened = [
+        with_guidance(query, c.start, c.text, tuple(c.label.candidate_ids())) for c in citations
+    ]
+    cited = tuple((text, ids) for _, text, ids in widened)
+    spans = [(w[0], c.end) for w, c in zip(widened, citations, strict=True)]
+    spans += [(c.start, c.end) for c in relative]
     remainder = query
-    for citation in sorted([*citations, *relative], key=lambda c: c.start, reverse=True):
-        remainder = remainder[: citation.start] + " " + remainder[citation.end :]
+    for start, end in sorted(spans, reverse=True):
+        remainder = remainder[:start] + " " + remainder[end:]
     return ParsedQuery(
         query,
         tuple(dict.fromkeys(p for p in phrases if p)),
