@@ -18,6 +18,9 @@ import numpy as np
 
 from ..pipeline.embed import Embedder, EmbedInput
 
+QUERY_BATCH = 64
+"""Queries embedded per call of the model by :meth:`CachingEmbedder.embed_queries`."""
+
 
 class CachingEmbedder:
     """An embedder whose document vectors are cached on disk by (embedder code, model,
@@ -67,9 +70,12 @@ class CachingEmbedder:
                 found[key] = np.frombuffer(blob, dtype=np.float32).reshape(-1, self.dimension)
         return found
 
+    def _query_key(self, text: str) -> str:
+        return hashlib.sha1(f"{self._code}\0{self.name}\0{text}".encode()).hexdigest()
+
     def embed_query(self, text: str) -> np.ndarray:
         if text not in self._queries:
-            key = hashlib.sha1(f"{self._code}\0{self.name}\0{text}".encode()).hexdigest()
+            key = self._query_key(text)
             row = self._db.execute("SELECT v FROM q WHERE key = ?", (key,)).fetchone()
             if row:
                 vector = np.frombuffer(row[0], dtype=np.float32)
@@ -78,6 +84,34 @@ class CachingEmbedder:
                 self._db.execute("INSERT OR REPLACE INTO q VALUES (?, ?)", (key, vector.tobytes()))
             self._queries[text] = vector
         return self._queries[text]
+
+    def embed_queries(self, texts: Sequence[str]) -> None:
+        """Embed the queries not cached yet in batches, as the model embeds documents (a
+        query of one window with no context is the text the model embeds for it alone);
+        a query longer than one window is embedded as a query."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._queries]
+        found = self._lookup_queries(missing)
+        fresh = [t for t in missing if t not in found]
+        for start in range(0, len(fresh), QUERY_BATCH):
+            part = fresh[start : start + QUERY_BATCH]
+            windows = self.inner.embed_documents([EmbedInput("", t) for t in part])
+            rows = []
+            for text, vectors in zip(part, windows, strict=True):
+                one = vectors[0] if len(vectors) == 1 else self.inner.embed_query(text)
+                found[text] = np.asarray(one, dtype=np.float32)
+                rows.append((self._query_key(text), found[text].tobytes()))
+            self._db.executemany("INSERT OR REPLACE INTO q VALUES (?, ?)", rows)
+        self._queries.update(found)
+
+    def _lookup_queries(self, texts: list[str]) -> dict[str, np.ndarray]:
+        keys = {self._query_key(t): t for t in texts}
+        found = {}
+        for start in range(0, len(texts), 500):
+            part = list(keys)[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for key, blob in self._db.execute(f"SELECT key, v FROM q WHERE key IN ({marks})", part):
+                found[keys[key]] = np.frombuffer(blob, dtype=np.float32)
+        return found
 
     def close(self) -> None:
         self._db.close()

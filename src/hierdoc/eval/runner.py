@@ -140,8 +140,7 @@ def run_eval(
     )
     indexes: dict[str, OpenIndex] = {}
     log(f"[{corpus.name}] embedding {len(queries)} queries")
-    for query in queries:
-        cached.embed_query(query.text)
+    cached.embed_queries([query.text for query in queries])
     try:
         for method, opened in _methods(
             corpus, variants, baselines, root, cached, indexes, report, log
