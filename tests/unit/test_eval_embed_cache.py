@@ -36,7 +36,9 @@ def test_queries_are_embedded_in_batches_once(tmp_path) -> None:
     model = CountingEmbedder()
     cache = CachingEmbedder(model, tmp_path / "cache.sqlite")
     cache.embed_query("asked alone")
-    cache.embed_queries(["asked alone", "first of a batch", "second of a batch", "first of a batch"])
+    cache.embed_queries(
+        ["asked alone", "first of a batch", "second of a batch", "first of a batch"]
+    )
     cache.close()
     again = CachingEmbedder(CountingEmbedder(), tmp_path / "cache.sqlite")
     again.embed_queries(["first of a batch", "second of a batch"])
