@@ -15,15 +15,22 @@ import os
 import pickle
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from search_stage import FOLDERS, QueryVectors  # noqa: E402
+from search_stage import FOLDERS  # noqa: E402
 
 from hierdoc.config import Settings  # noqa: E402
-from hierdoc.eval.datasets import DATASET_PATHS, EvalCorpus, default_datasets, load_dataset  # noqa: E402
+from hierdoc.eval.datasets import (  # noqa: E402
+    DATASET_PATHS,
+    EvalCorpus,
+    EvalQuery,
+    default_datasets,
+    load_dataset,
+)
 from hierdoc.eval.embed_cache import CachingEmbedder  # noqa: E402
 from hierdoc.eval.indexes import open_index  # noqa: E402
 from hierdoc.eval.judging import ChunkTable, judge  # noqa: E402
@@ -32,9 +39,12 @@ from hierdoc.eval.variants import ingest_key  # noqa: E402
 from hierdoc.models import Hit, SearchFilter  # noqa: E402
 from hierdoc.pipeline.embed import LocalEmbedder  # noqa: E402
 from hierdoc.search import fuse  # noqa: E402
+from hierdoc.search.analyze import analyze  # noqa: E402
 from hierdoc.search.searcher import Searcher  # noqa: E402
 
 Rankings = dict[str, list[Hit]]
+FOREIGN = 100
+"""Off-topic queries searched per set (``--foreign``)."""
 RULES = dict(fuse.RULES)
 if extra := os.environ.get("FUSION_CANDIDATES"):
     sys.path.insert(0, str(Path(extra).parent))
@@ -51,13 +61,27 @@ class Recording(Searcher):
         return super()._order(rankings, pinned, settings)
 
 
-def capture(corpus: EvalCorpus, root: Path, limit: int | None) -> dict[str, Any]:
-    """Per query: the rankings the hybrid search fused, the pinned chunks, ``no_match``."""
+def capture(
+    corpus: EvalCorpus, root: Path, limit: int | None, foreign: list[EvalQuery]
+) -> dict[str, Any]:
+    """Per query: the rankings the hybrid search fused, the pinned chunks, ``no_match``;
+    the same for ``foreign`` queries (of another set: nothing here answers them)."""
     cached = CachingEmbedder(LocalEmbedder(), root / "embeddings.sqlite")
-    vectors = QueryVectors(cached, root / "query_vectors.sqlite")
     opened = open_index(corpus, ingest_key(Settings(), corpus), root, cached, print)
     queries = corpus.queries[:limit] if limit else corpus.queries
-    searcher = Recording(opened.index.store, vectors, opened.index.glossary())
+    cached.embed_queries([q.text for q in [*queries, *foreign]])
+    searcher = Recording(opened.index.store, cached.embed_query, opened.index.glossary())
+    data = {
+        "queries": _searched(searcher, queries),
+        "foreign": _searched(searcher, foreign),
+        "table": opened.table,
+    }
+    opened.index.close()
+    cached.close()
+    return data
+
+
+def _searched(searcher: Recording, queries: list[EvalQuery]) -> dict[str, Any]:
     settings = Settings(search_mode="hybrid").search_settings(top_k=max(CUTOFFS))
     captured: dict[str, Any] = {}
     for query in queries:
@@ -70,10 +94,17 @@ def capture(corpus: EvalCorpus, root: Path, limit: int | None) -> dict[str, Any]
             "pinned": pinned,
             "no_match": response.no_match,
             "hybrid": [r.chunk_id for r in response.results],
+            "coverage": _coverage(query.text, [r.content for r in response.results[:3]]),
         }
-    table = opened.table
-    opened.index.close()
-    return {"queries": captured, "table": table}
+    return captured
+
+
+def _coverage(text: str, contents: list[str]) -> float:
+    """The largest share of the query's keyword terms one of ``contents`` holds."""
+    terms = set(analyze(text))
+    if not terms or not contents:
+        return 0.0
+    return max(len(terms & set(analyze(c))) for c in contents) / len(terms)
 
 
 def ordering(rule: str, entry: dict[str, Any]) -> list[str]:
@@ -100,9 +131,33 @@ def score(corpus: EvalCorpus, table: ChunkTable, captured: dict, rule: str) -> d
     return {name: total / len(captured) for name, total in totals.items()}
 
 
-def no_match_agreement(corpus: EvalCorpus, table: ChunkTable, captured: dict) -> dict[str, float]:
-    """Precision and recall of ``no_match`` as a detector of queries with nothing relevant in
-    the top 10 of the hybrid results, and the flag's rate."""
+def _below(threshold: float, coverage: float | None = None) -> Callable[[dict], bool]:
+    def flag(entry: dict[str, Any]) -> bool:
+        low = _semantic_top(entry) < threshold
+        return low and (coverage is None or entry.get("coverage", 0.0) < coverage)
+
+    return flag
+
+
+FLAGS: dict[str, Callable[[dict], bool]] = {
+    "searcher": lambda e: e["no_match"],
+    **{f"semantic<{t}": _below(t) for t in (0.2, 0.25, 0.3, 0.35, 0.4)},
+    **{f"semantic<{t} & coverage<{c}": _below(t, c) for t in (0.3, 0.35, 0.4) for c in (0.3, 0.5)},
+}
+"""Candidate ``no_match`` rules over what a capture holds: the flag the searcher set, the
+best semantic similarity, the best share of query terms in a top-3 result."""
+
+
+def _semantic_top(entry: dict[str, Any]) -> float:
+    hits = entry["rankings"].get("semantic") or [("", 0.0)]
+    return float(hits[0][1])
+
+
+def no_match_agreement(
+    corpus: EvalCorpus, table: ChunkTable, captured: dict, flag: str = "searcher"
+) -> dict[str, float]:
+    """Precision and recall of a ``no_match`` rule as a detector of queries with nothing
+    relevant in the top 10 of the hybrid results, and how many it flags."""
     flagged = unanswered = both = 0
     for query in corpus.queries:
         entry = captured.get(query.id)
@@ -111,9 +166,10 @@ def no_match_agreement(corpus: EvalCorpus, table: ChunkTable, captured: dict) ->
         ranked = entry["hybrid"][:10]
         judged = judge(corpus, query, dict.fromkeys(CUTOFFS, ranked), table)
         answered = judged.values.get("MRR@10", 0.0) > 0
-        flagged += entry["no_match"]
+        raised = bool(FLAGS[flag](entry))
+        flagged += raised
         unanswered += not answered
-        both += entry["no_match"] and not answered
+        both += raised and not answered
     return {
         "flagged": flagged,
         "unanswered": unanswered,
@@ -129,6 +185,7 @@ def main() -> None:
     parser.add_argument("--rules", default=",".join(RULES))
     parser.add_argument("--index-dir", default="/tmp/hierdoc-eval")
     parser.add_argument("--limit", type=int)
+    parser.add_argument("--foreign", help="a dataset whose first queries are off-topic here")
     parser.add_argument("--recapture", action="store_true", help="search again, not the file")
     args = parser.parse_args()
     corpus = load_dataset(args.dataset, default_datasets() / DATASET_PATHS[args.dataset])
@@ -138,7 +195,8 @@ def main() -> None:
     if kept.exists() and not args.recapture:
         data = pickle.loads(kept.read_bytes())
     else:
-        data = capture(corpus, root, args.limit)
+        foreign = load_dataset(args.foreign).queries[:FOREIGN] if args.foreign else []
+        data = capture(corpus, root, args.limit, foreign)
         kept.write_bytes(pickle.dumps(data))
     print(f"captured {len(data['queries'])} queries in {time.perf_counter() - started:.0f} s")
     metrics = [m for m in corpus.metrics if not m.startswith(("Char", "Psg", "Doc"))]
@@ -147,8 +205,12 @@ def main() -> None:
     for rule in ["keyword", "semantic", "searcher", *args.rules.split(",")]:
         values = score(corpus, data["table"], data["queries"], rule)
         print(f"| {rule} | " + " | ".join(f"{values[m]:.4f}" for m in metrics) + " |", flush=True)
-    agreement = no_match_agreement(corpus, data["table"], data["queries"])
-    print("no_match:", json.dumps({k: round(v, 3) for k, v in agreement.items()}))
+    for flag in FLAGS:
+        agreement = no_match_agreement(corpus, data["table"], data["queries"], flag)
+        foreign = data.get("foreign") or {}
+        agreement["foreign_flagged"] = sum(FLAGS[flag](e) for e in foreign.values())
+        agreement["foreign"] = len(foreign)
+        print(f"no_match {flag}:", json.dumps({k: round(v, 3) for k, v in agreement.items()}))
 
 
 if __name__ == "__main__":

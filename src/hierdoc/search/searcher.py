@@ -3,8 +3,9 @@
 Modalities: ``semantic`` (dense vectors), ``keyword`` (BM25) and ``exact``
 (section citations such as "Article 17(3)(b)", quoted phrases, headings).
 Hybrid search takes a candidate pool deeper than ``top_k`` from each, fuses
-them with weighted RRF, and puts the chunks of a cited section first: a user
-who names "Section 203(a)" wants that section, whatever else the query says.
+them (:mod:`.fuse`: by their normalised scores, or weighted RRF), and puts the chunks
+of a cited section first: a user who names "Section 203(a)" wants that section,
+whatever else the query says.
 Such results are ``pinned`` (with the ``pin`` reason) and score 1.0, the top of the
 scale, so that scores never increase down the list; ``fusion_score`` keeps what
 fusion gave them. A document the query names (its file name, title or short name,
@@ -45,7 +46,7 @@ from ..pipeline.numbering import find_citations
 from ..store.base import Store
 from .analyze import analyze, analyze_query, analyze_words
 from .citations import CitedSections, cite_sections, section_starts
-from .fuse import best_possible, weighted_rrf
+from .fuse import RULES, best_possible
 from .glossary import Glossary, QueryVocabulary
 from .per_generation import PerGeneration
 from .relative_citations import (
@@ -344,7 +345,8 @@ class Searcher:
         if named and not narrowed and mode == "hybrid":
             within = replace(filt or SearchFilter(), sources=named)
             inside = self._rank_modalities(mode, expanded, embedded, depth, within, embed)
-            others[NAMED] = [Hit(c, v) for c, v in weighted_rrf(_ids(inside), settings.weights)]
+            fused = RULES[settings.fusion](inside, settings.weights, settings.rrf_k)
+            others[NAMED] = [Hit(c, v) for c, v in fused]
         fused_modes = settings.search_mode in ("hybrid", "exact")
         preferred = partial(self._preferred, others, expanded, depth, filt)
         exact = exact_search(
@@ -463,8 +465,9 @@ class Searcher:
         if settings.search_mode != "hybrid":
             return [(h.chunk_id, h.score) for h in rankings[settings.search_mode]]
         weights = {**settings.weights, NAMED: NAMED_WEIGHT}
-        fused = weighted_rrf(_ids(rankings), weights, settings.rrf_k)
-        top = best_possible(weights, list(rankings), settings.rrf_k) or 1.0
+        fused = RULES[settings.fusion](rankings, weights, settings.rrf_k)
+        top = best_possible(weights, list(rankings), settings.rrf_k, settings.fusion)
+        top = max(top, fused[0][1] if fused else 0.0) or 1.0
         scaled = [(chunk_id, score / top) for chunk_id, score in fused]
         first = set(pinned)
         return [e for e in scaled if e[0] in first] + [e for e in scaled if e[0] not in first]
