@@ -29,6 +29,7 @@ from hierdoc.eval.datasets import (  # noqa: E402
     EvalCorpus,
     EvalQuery,
     default_datasets,
+    first_documents,
     load_dataset,
 )
 from hierdoc.eval.embed_cache import CachingEmbedder  # noqa: E402
@@ -185,12 +186,15 @@ def main() -> None:
     parser.add_argument("--rules", default=",".join(RULES))
     parser.add_argument("--index-dir", default="/tmp/hierdoc-eval")
     parser.add_argument("--limit", type=int)
+    parser.add_argument("--documents", type=int, help="only the first N documents")
     parser.add_argument("--foreign", help="a dataset whose first queries are off-topic here")
     parser.add_argument("--recapture", action="store_true", help="search again, not the file")
     args = parser.parse_args()
     corpus = load_dataset(args.dataset, default_datasets() / DATASET_PATHS[args.dataset])
+    if args.documents:
+        corpus = first_documents(corpus, args.documents)
     root = Path(args.index_dir) / FOLDERS.get(args.dataset, args.dataset)
-    kept = root / f"fusion-capture-{args.dataset}-{args.limit or 'all'}.pickle"
+    kept = root / f"fusion-capture-{corpus.name}-{args.limit or 'all'}.pickle"
     started = time.perf_counter()
     if kept.exists() and not args.recapture:
         data = pickle.loads(kept.read_bytes())

@@ -16,7 +16,7 @@ import click
 
 from ..cli.state import State, index_options, pass_state
 from .baselines import BASELINES
-from .datasets import load_dataset
+from .datasets import first_documents, load_dataset
 from .runner import DISTRACTORS_PER_QUERY, run_eval
 from .variants import PRESETS, VARIANTS, resolve_variants
 
@@ -60,6 +60,13 @@ def _stderr(message: str) -> None:
     "they judge (or search within) plus random distractors (see --distractors).",
 )
 @click.option(
+    "--documents",
+    "first",
+    type=click.IntRange(min=1),
+    help="Only the first N documents, and only the queries answered within them (for a "
+    "corpus too big to embed here: ObliQA's 13,012 passages).",
+)
+@click.option(
     "--distractors",
     type=click.IntRange(min=0),
     help=f"With --limit: how many random unjudged documents to index beside the needed ones "
@@ -94,6 +101,7 @@ def eval_command(
     path: str | None,
     split: str,
     limit: int | None,
+    first: int | None,
     distractors: int | None,
     variants: str,
     baselines: str,
@@ -109,6 +117,8 @@ def eval_command(
         chosen = resolve_variants(variants)
         _stderr(f"[{dataset}] loading the dataset{f' from {path}' if path else ''}")
         corpus = load_dataset(dataset, path, split)
+        if first:
+            corpus = first_documents(corpus, first)
     except (OSError, ValueError, KeyError) as error:
         raise click.ClickException(str(error)) from error
     _stderr(

@@ -22,7 +22,7 @@ import json
 import os
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -252,6 +252,26 @@ def slice_corpus(
         corpus.description,
         corpus.published,
     )
+
+
+def first_documents(corpus: EvalCorpus, count: int) -> EvalCorpus:
+    """The first ``count`` documents and only the queries answered within them (every judged
+    chunk or document, or every passage a ``contains`` query judges, is theirs): a corpus too
+    big to embed on the machine at hand, measured on a part that is whole."""
+    if corpus.unit == "span":
+        raise ValueError("first_documents: span corpora search each query in its own document")
+    kept = corpus.documents[:count]
+    owners = {d.source for d in kept} | {c for d in kept for c in d.chunk_ids or ()}
+    texts = " ".join(d.text for d in kept) if corpus.unit == "contains" else ""
+    if corpus.unit == "contains":
+        texts = " ".join(texts.split())
+    queries = [q for q in corpus.queries if all(_within(key, owners, texts) for key in q.relevant)]
+    name = f"{corpus.name}-first{len(kept)}"
+    return replace(corpus, name=name, documents=kept, queries=queries)
+
+
+def _within(key: str, owners: set[str], texts: str) -> bool:
+    return key in owners or bool(texts) and key in texts
 
 
 def _needed_sources(corpus: EvalCorpus, queries: Sequence[EvalQuery]) -> set[str]:

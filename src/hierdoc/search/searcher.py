@@ -119,6 +119,8 @@ class _Exact:
     pins: dict[str, str] = field(default_factory=dict)
     """Why each pinned chunk is pinned ("cites Section 8.4")."""
     missing_phrases: list[str] = field(default_factory=list)
+    mentioned: list[str] = field(default_factory=list)
+    """Citations no section answers but some text mentions ("Rule 18.5.1" in a passage)."""
 
 
 def exact_search(
@@ -158,6 +160,7 @@ def exact_search(
             mentions = [hit.chunk_id for hit in store.phrase_search(words, limit or 1, filt)]
             ordered += mentions
             if mentions:
+                found.mentioned.append(text.strip())
                 found.notes.append(f"{text.strip()} is mentioned in the text only")
             elif not cited.notes:
                 found.notes.append(f"no section {text.strip()}: not found in the index")
@@ -611,9 +614,10 @@ def _has_terms(parsed: ParsedQuery) -> bool:
 
 
 def _asked_for_missing(parsed: ParsedQuery, exact: _Exact) -> bool:
-    """The query cites sections none of which any document in scope has, or quotes a
-    phrase that no text holds: what it asks for is not in the index."""
-    if (parsed.cited or parsed.relative) and not any(c["resolved"] for c in exact.citations):
+    """The query cites sections none of which any document in scope has or any text
+    mentions, or quotes a phrase that no text holds: what it asks for is not in the index."""
+    cites = parsed.cited or parsed.relative
+    if cites and not exact.mentioned and not any(c["resolved"] for c in exact.citations):
         return True
     return bool(exact.missing_phrases)
 
