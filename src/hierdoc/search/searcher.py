@@ -385,7 +385,7 @@ class Searcher:
         response.results = self._results(ordered, rankings, settings, vocabulary, relevance)
         _mark_pins(response.results, fused, pins)
         no_match = self._no_match(parsed, rankings, response.results, settings)
-        response.no_match = no_match or missing
+        response.no_match = no_match or (missing and not _has_terms(parsed))
         return response
 
     def _rank_modalities(
@@ -615,7 +615,10 @@ def _has_terms(parsed: ParsedQuery) -> bool:
 
 def _asked_for_missing(parsed: ParsedQuery, exact: _Exact) -> bool:
     """The query cites sections none of which any document in scope has or any text
-    mentions, or quotes a phrase that no text holds: what it asks for is not in the index."""
+    mentions, or quotes a phrase that no text holds: what it asks for is not in the index.
+    That alone makes ``no_match`` only for a query with no other words; a question that
+    also says what it is about is judged by what its words find (the notes say what is
+    missing)."""
     cites = parsed.cited or parsed.relative
     if cites and not exact.mentioned and not any(c["resolved"] for c in exact.citations):
         return True
