@@ -41,7 +41,7 @@ from hierdoc.models import Hit, SearchFilter  # noqa: E402
 from hierdoc.pipeline.embed import LocalEmbedder  # noqa: E402
 from hierdoc.search import fuse  # noqa: E402
 from hierdoc.search.analyze import analyze  # noqa: E402
-from hierdoc.search.searcher import Searcher  # noqa: E402
+from hierdoc.search.searcher import NAMED, Searcher  # noqa: E402
 
 Rankings = dict[str, list[Hit]]
 FOREIGN = 100
@@ -55,11 +55,11 @@ if extra := os.environ.get("FUSION_CANDIDATES"):
 class Recording(Searcher):
     """A searcher that keeps what it fuses: each modality's hits and the pinned chunks."""
 
-    seen: tuple[Rankings, list[str]] | None = None
+    seen: tuple[Rankings, list[str], float] | None = None
 
-    def _order(self, rankings, pinned, settings):  # type: ignore[no-untyped-def]
-        self.seen = ({m: list(h) for m, h in rankings.items()}, list(pinned))
-        return super()._order(rankings, pinned, settings)
+    def _order(self, rankings, pinned, settings, named_weight=0.0):  # type: ignore[no-untyped-def]
+        self.seen = ({m: list(h) for m, h in rankings.items()}, list(pinned), named_weight)
+        return super()._order(rankings, pinned, settings, named_weight)
 
 
 def capture(
@@ -89,10 +89,11 @@ def _searched(searcher: Recording, queries: list[EvalQuery]) -> dict[str, Any]:
         filt = SearchFilter(sources=(query.source_filter,)) if query.source_filter else None
         searcher.seen = None
         response = searcher.search(query.text, settings, filt)
-        rankings, pinned = searcher.seen or ({}, [])
+        rankings, pinned, named_weight = searcher.seen or ({}, [], 0.0)
         captured[query.id] = {
             "rankings": {m: [(h.chunk_id, h.score) for h in hits] for m, hits in rankings.items()},
             "pinned": pinned,
+            "named_weight": named_weight,
             "no_match": response.no_match,
             "hybrid": [r.chunk_id for r in response.results],
             "coverage": _coverage(query.text, [r.content for r in response.results[:3]]),
@@ -114,7 +115,8 @@ def ordering(rule: str, entry: dict[str, Any]) -> list[str]:
         return [h.chunk_id for h in rankings.get(rule, [])]
     if rule == "searcher":
         return entry["hybrid"]
-    fused = RULES[rule](rankings, Settings().search_settings().weights, 60)
+    weights = {**Settings().search_settings().weights, NAMED: entry.get("named_weight", 0.0)}
+    fused = RULES[rule](rankings, weights, 60)
     first = set(entry["pinned"])
     ids = [c for c, _ in fused]
     return [c for c in ids if c in first] + [c for c in ids if c not in first]

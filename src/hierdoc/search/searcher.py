@@ -325,7 +325,7 @@ class Searcher:
         if not any(character.isalnum() for character in query):
             note = "the query has no letters or digits: nothing to search for"
             return SearchResponse(query, settings.search_mode, True, [], [note])
-        filt, naming_notes, asked, named, narrowed = self._narrow(query.strip(), filt)
+        filt, naming_notes, asked, named, boost = self._narrow(query.strip(), filt)
         parsed = parse_query(asked)
         vocabulary = self._glossary.lookup(parsed.text) if self._glossary else QueryVocabulary()
         expanded = vocabulary.expand(parsed.text)
@@ -345,7 +345,7 @@ class Searcher:
         embed = cache(self._embed_query)
         mode = settings.search_mode
         others = self._rank_modalities(mode, expanded, embedded, depth, filt, embed)
-        if named and not narrowed and mode == "hybrid":
+        if named and boost and mode == "hybrid":
             within = replace(filt or SearchFilter(), sources=named)
             inside = self._rank_modalities(mode, expanded, embedded, depth, within, embed)
             fused = RULES[settings.fusion](inside, settings.weights, settings.rrf_k)
@@ -372,7 +372,7 @@ class Searcher:
         missing = _asked_for_missing(parsed, exact)
         if missing and not exact.hits and not _has_terms(parsed):
             return response
-        ordered = self._order(rankings, exact.pinned, settings)
+        ordered = self._order(rankings, exact.pinned, settings, boost)
         fused = dict(ordered)
         relevance: dict[str, float] = {}
         if self._reranker is not None and settings.reranker is not None:
@@ -429,32 +429,33 @@ class Searcher:
 
     def _narrow(
         self, text: str, filt: SearchFilter | None
-    ) -> tuple[SearchFilter | None, list[str], str, tuple[str, ...], bool]:
+    ) -> tuple[SearchFilter | None, list[str], str, tuple[str, ...], float]:
         """The documents the query names, a note saying what was done with them, the query
-        to search, and whether the filter was narrowed to them. A query citing a section of
-        a named document is narrowed to it and searched without the names (they would only
-        add noise to ranking within those documents); any other naming is evidence, ranked
-        as a modality of its own, and the query is searched as written."""
+        to search, and the weight of the ranking within them (0 when there is none). A query
+        citing a section of a named document is narrowed to it and searched without the
+        names (they would only add noise to ranking within those documents); any other
+        naming is evidence, ranked as a modality of its own (:data:`NAMED_WEIGHTS`), and the
+        query is searched as written."""
         if self._glossary is None:
-            return filt, [], text, (), False
+            return filt, [], text, (), 0.0
         scope = filt.sources if filt is not None else ()
         naming = self._glossary.names.named(text, scope)
         if naming is None:
-            return filt, [], text, (), False
+            return filt, [], text, (), 0.0
         rest = naming.rest(text)
         cites = parse_query(rest)
         names = ", ".join(PurePosixPath(s).name or s for s in naming.sources)
         if not (cites.cited or cites.relative):
             if set(naming.sources) == set(scope):
-                return filt, [], text, naming.sources, True
+                return filt, [], text, naming.sources, 0.0
             note = f"ranked {names} higher: named in the query ({naming.how})"
-            return filt, [note], text, naming.sources, False
+            return filt, [note], text, naming.sources, NAMED_WEIGHTS.get(naming.how, 1.0)
         asked = rest
         if set(naming.sources) == set(scope):
-            return filt, [], asked, naming.sources, True
+            return filt, [], asked, naming.sources, 0.0
         note = f"searched only {names}: named in the query ({naming.how}) with a section cited"
         narrowed = replace(filt or SearchFilter(), sources=naming.sources)
-        return narrowed, [note], asked, naming.sources, True
+        return narrowed, [note], asked, naming.sources, 0.0
 
     def _scope(self, filt: SearchFilter | None) -> Sequence[str]:
         """The documents a search covers: those filtered to, else every indexed one."""
@@ -463,11 +464,15 @@ class Searcher:
         return AllDocuments(self._store)
 
     def _order(
-        self, rankings: dict[str, list[Hit]], pinned: list[str], settings: SearchSettings
+        self,
+        rankings: dict[str, list[Hit]],
+        pinned: list[str],
+        settings: SearchSettings,
+        named_weight: float = 0.0,
     ) -> list[tuple[str, float]]:
         if settings.search_mode != "hybrid":
             return [(h.chunk_id, h.score) for h in rankings[settings.search_mode]]
-        weights = {**settings.weights, NAMED: NAMED_WEIGHT}
+        weights = {**settings.weights, NAMED: named_weight}
         fused = RULES[settings.fusion](rankings, weights, settings.rrf_k)
         top = best_possible(weights, list(rankings), settings.rrf_k, settings.fusion)
         top = max(top, fused[0][1] if fused else 0.0) or 1.0
@@ -557,8 +562,10 @@ class Searcher:
 
 NAMED = "named"
 """The ranking of the query within the documents it names (hybrid search only)."""
-NAMED_WEIGHT = 1.0
-"""Its weight in fusion: a named document's chunks count as ranked by one more modality."""
+NAMED_WEIGHTS = {"as written": 3.0}
+"""Its weight in fusion by how the document was named: its file name or title written out
+is all but a filter (3: its chunks lead unless another document's match far better); a
+short name or its name's words are evidence like one more modality (1, the default)."""
 
 
 def _ids(rankings: dict[str, list[Hit]]) -> dict[str, list[str]]:
