@@ -2,9 +2,16 @@
 mode over a cached evaluation index, the per-modality rankings the searcher fuses are kept,
 and every fusion rule of :data:`RULES` orders them (cited sections first, as the searcher
 does). Beside them: keyword and semantic alone, and how the hybrid search's ``no_match``
-flag agrees with relevance (a query is "answered" when a relevant item is in its top 10).
+flag agrees with relevance (a query is "answered" when a relevant item is in its top 10)
+and, with ``--foreign``, how often it flags another set's (off-topic) questions.
 
-    python benchmarks/fusion.py --dataset obliqa --rules rrf,default
+    python benchmarks/fusion.py --dataset obliqa --documents 6 --rules rrf,score
+    python benchmarks/fusion.py --dataset scifact --foreign anthropic
+
+The capture is kept beside the index (``fusion-capture-*.pickle``; ``--recapture`` searches
+again). More rules can be tried without editing hierdoc: ``FUSION_CANDIDATES=rules.py``
+names a Python file whose ``CANDIDATES`` dict maps names to functions with the signature
+of :func:`hierdoc.search.fuse.score_fusion`.
 """
 
 from __future__ import annotations
