@@ -40,3 +40,29 @@ def test_a_cited_section_of_a_named_document_narrows_to_it(tmp_path: Path) -> No
         response = index.search("Section 8 of the cloud service agreement", top_k=5)
     assert {r.source for r in response.results} == {"cloud_service_agreement.md"}
     assert any("searched only cloud_service_agreement.md" in n for n in response.notes)
+
+
+def test_a_document_is_named_by_the_name_its_text_gives_itself(tmp_path: Path) -> None:
+    from hierdoc import Index, Settings
+    from hierdoc.pipeline.metadata import self_names
+    from tests.hash_embedder import HashEmbedder
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "manual_ver03.txt").write_text(
+        "1.\tINTRODUCTION\n\n1.1.1\tThis document is called the Guidance and Policies Manual "
+        "(“GPM”). It explains how waivers are granted.\n"
+    )
+    (folder / "GEN_VER08.txt").write_text(
+        "1.\tINTRODUCTION\n\n1.1.1\tWaivers of a Rule are granted on application.\n"
+    )
+    assert self_names("These Rules may be cited as the General Rulebook (GEN).") == [
+        "General Rulebook (GEN)"
+    ]
+    assert self_names("A rulebook about waivers.") == []
+    with Index.open(tmp_path / "idx", Settings(), embedder=HashEmbedder()) as index:
+        index.ingest([folder])
+        names = index.glossary().names
+        for query in ("what does the GPM say about waivers", "the Guidance and Policies Manual"):
+            naming = names.named(query)
+            assert naming is not None and naming.sources[0].endswith("manual_ver03.txt")

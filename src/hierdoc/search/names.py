@@ -46,7 +46,7 @@ from ..models import DocumentRecord
 from ..pipeline.numbering import KIND_ALIASES, find_citations
 from .analyze import ENGLISH_STOP_WORDS
 from .relative_citations import find_relative_citations
-from .short_names import ShortName, ShortNames, short_names
+from .short_names import ShortName, ShortNames, self_given, short_names
 
 #: Words with which people name a document ("the cloud agreement", "the PCI standard").
 # fmt: off
@@ -103,7 +103,7 @@ COMPANY_WORDS = frozenset(
 _PARTY_KEY = re.compile(r"part(y|ies)|counterpart(y|ies)|client|customer|vendor|supplier|company")
 
 
-NAME_KEYS_VERSION = 3
+NAME_KEYS_VERSION = 4
 """Changes whenever :func:`name_keys` would give a document other keys: a store holding
 keys of another version rebuilds them (a writer) or is read as records (a reader)."""
 WRITTEN, SHORT, WORD, NAMES = "written", "short", "word", "names"
@@ -166,7 +166,7 @@ def _number_before(query: str, start: int) -> int | None:
 def name_strings(document: DocumentRecord) -> list[str]:
     """The strings that name a document: source, file name, file stem, title, metadata title."""
     path = PurePosixPath(document.source)
-    titles = [document.title, str(document.metadata.get("title") or "")]
+    titles = [document.title, str(document.metadata.get("title") or ""), *self_given(document)]
     found = [document.source, path.name, path.stem, *titles]
     return list(dict.fromkeys(" ".join(s.split()).lower() for s in found if s and s.strip()))
 
