@@ -45,6 +45,7 @@ from .pdf_layout import (
     block_text,
     build_blocks,
     footnotes_last,
+    join_drop_capitals,
     join_hyphens,
     reading_order,
     row_text,
@@ -108,9 +109,11 @@ def convert_pdf(path: Path) -> PdfText:
     finally:
         document.close()
     _drop_running_lines(pages)
+    repair_split_words(pages)
     body = body_size(pages)
     for page in pages:
-        ordered = reading_order(table_rows(build_blocks(page.segments)), page.figures)
+        blocks = join_drop_capitals(build_blocks(page.segments))
+        ordered = reading_order(table_rows(blocks), page.figures)
         page.blocks = footnotes_last(ordered, body)
     mark_headings(pages, body)
     mark_contents(pages, body)
@@ -205,6 +208,7 @@ def _segments(textpage: object, text: str, height: float) -> list[Segment]:
     spaced = np.array([i > 0 and text[i - 1].isspace() for i in chars])
     gap_before = np.concatenate(([0.0], x0[1:] - x1[:-1]))
     spaced |= gap_before > _SPACE_GAP * np.maximum(np.roll(bottom - top, 1), 1e-3)
+    _unspace_drop_capitals(spaced, text, chars, bottom - top)
     starts, wide = _breaks(x0, x1, top, bottom)
     heights = (bottom - top).tolist()
     angle_of = pdfium_c.FPDFText_GetCharAngle
@@ -233,6 +237,18 @@ def _segments(textpage: object, text: str, height: float) -> list[Segment]:
         )
     _add_weights(textpage, segments)
     return segments
+
+
+def _unspace_drop_capitals(
+    spaced: np.ndarray, text: str, chars: list[int], heights: np.ndarray
+) -> None:
+    """No space after a drop capital: a capital letter at least twice as tall as the
+    lower-case letter after it that starts a word ("T" "he" is "The")."""
+    for n in (np.flatnonzero(heights[:-1] >= 2 * heights[1:]) + 1).tolist():
+        capital, after = text[chars[n - 1]], text[chars[n]]
+        starts_word = chars[n - 1] == 0 or not text[chars[n - 1] - 1].isalpha()
+        if capital.isupper() and after.islower() and starts_word:
+            spaced[n] = False
 
 
 def _attach_accents(text: str, chars: list[int]) -> tuple[list[int], dict[int, str]]:
@@ -333,27 +349,85 @@ def _row_key(row: list[Segment]) -> str:
     return " | ".join(sorted(parts))
 
 
-def _edge_rows(page: Page) -> list[list[Segment]]:
-    """The rows at most ``_EDGE_ROWS`` from the top or bottom, inside the edge bands."""
+def _edge_rows(page: Page) -> tuple[list[list[Segment]], list[list[Segment]]]:
+    """The rows at most ``_EDGE_ROWS`` from the top or bottom, inside the edge bands, and
+    the other rows of the page."""
     rows = _rows(page.segments)
     top = [r for r in rows[:_EDGE_ROWS] if r[0].bottom <= page.height * _EDGE]
     bottom = [r for r in rows[-_EDGE_ROWS:] if r[0].top >= page.height * (1 - _EDGE)]
-    return top + [r for r in bottom if r not in top]
+    edges = top + [r for r in bottom if not any(r is t for t in top)]
+    return edges, [r for r in rows if not any(r is e for e in edges)]
 
 
 def _drop_running_lines(pages: list[Page]) -> None:
-    """Remove running headers/footers (edge rows recurring on many pages) and page numbers."""
-    edges = [[(row, _row_key(row)) for row in _edge_rows(page)] for page in pages]
+    """Remove running headers/footers and page numbers: edge rows whose text recurs at the
+    edges of many pages and more often there than in the body of the pages (a list of
+    "§ 1012.109 [Reserved]" headings, numbers aside, is body text that some pages happen to
+    start with)."""
+    split = [_edge_rows(page) for page in pages]
+    edges = [[(row, _row_key(row)) for row in page_edges] for page_edges, _ in split]
     counts = Counter(key for page_edges in edges for key in {k for _, k in page_edges})
     needed = max(_REPEAT_MIN_PAGES, math.ceil(_REPEAT_SHARE * len(pages)))
+    running = {key for key, count in counts.items() if count >= needed}
+    in_body = _body_counts(running, [row for p in edges for row, k in p if k in running], split)
     for page, page_edges in zip(pages, edges, strict=True):
         dropped = {
             id(segment)
             for row, key in page_edges
-            if counts[key] >= needed or _PAGE_NUMBER.match(key)
+            if (key in running and counts[key] > in_body[key]) or _PAGE_NUMBER.match(key)
             for segment in row
         }
         page.segments = [s for s in page.segments if id(s) not in dropped]
+
+
+def _body_counts(
+    keys: set[str],
+    edge_rows: list[list[Segment]],
+    split: list[tuple[list[list[Segment]], list[list[Segment]]]],
+) -> Counter[str]:
+    """How often each of ``keys`` is the key of a row off the page edges. Only rows about
+    as long as one of ``edge_rows`` are keyed (the key costs more than the length)."""
+    found: Counter[str] = Counter()
+    if not keys:
+        return found
+    lengths = {sum(len(s.text) for s in row) for row in edge_rows}
+    near = {length + shift for length in lengths for shift in range(-3, 4)}
+    for _, body in split:
+        for row in body:
+            if sum(len(s.text) for s in row) in near and (key := _row_key(row)) in keys:
+                found[key] += 1
+    return found
+
+
+_LIGATURE_BREAK = re.compile(
+    r"\b([^\W\d_]*f(?= [ifl])|[^\W\d_]*f[fil]|[^\W\d_]+(?= f[fil])) (?=([^\W\d_]+)\b)",
+    re.IGNORECASE,
+)
+"""A word break on an fi, fl or ff: "Unif ied", "Unifi ed", "of fice" (the right word is
+looked ahead, so that every pair of neighbours is seen)."""
+_WORDS = re.compile(r"[^\W\d_]+")
+
+
+def repair_split_words(pages: list[Page]) -> None:
+    """Words split at a ligature ("Unif ied", "of fice": an "fi", "fl" or "ff" glyph whose
+    box or spacing the PDF gives wrongly) are joined where the whole word occurs elsewhere
+    in the document and the split-off part occurs nowhere but in such splits."""
+    segments = [segment for page in pages for segment in page.segments if " " in segment.text]
+    text = "\n".join(segment.text for segment in segments)
+    breaks = [(m.group(1).lower(), m.group(2).lower()) for m in _LIGATURE_BREAK.finditer(text)]
+    if not breaks:
+        return
+    vocabulary = Counter(_WORDS.findall(text.lower()))
+    splits = Counter(right for left, right in breaks if left + right in vocabulary)
+
+    def join(match: re.Match[str]) -> str:
+        right = match.group(2).lower()
+        split = splits[right] and vocabulary[right] <= splits[right]
+        return match.group(1) if split else match.group(0)
+
+    if splits:
+        for segment in segments:
+            segment.text = _LIGATURE_BREAK.sub(join, segment.text)
 
 
 def _assemble(pages: list[Page]) -> tuple[str, tuple[int, ...]]:

@@ -26,6 +26,13 @@ _LEADER = re.compile(r"(?:\s*[.·…_]{2,}\s*\d{0,4}|\s+\d{1,4})\s*$")
 _ENUMERATOR = re.compile(r"^\s*(?:\([0-9A-Za-z]{1,5}\)|[0-9A-Za-z]{1,3}[.)])\s")
 _SECTION_SIGN = re.compile(r"^§{1,2}\s*\d")
 """A heading may be a bare section number ("§ 39.13" beside "[Amended]")."""
+_BULLET = re.compile(
+    "^(?:[\u2022\u2023\u2043\u2219\u25aa\u25ab\u25a0\u25a1\u25cf\u25cb\u25e6\u00b7"
+    "\uf0b7\uf0a7\uf0d8\u27a2\u2713\u2714]|[-\u2013\u2014*>]\\s)"
+)
+"""A list item's mark: a bullet line is never a heading, however bold."""
+_WORD = re.compile(r"[^\W\d_]{2}")
+"""A heading holds a word: a drop capital ("T") or a lone letter is none."""
 _COLUMN_TEXT_LINES = 3
 
 
@@ -155,7 +162,9 @@ def _heading_like(block: Block, body: float, bold_body: bool) -> bool:
         return False
     if text.endswith((",", ";")):
         return False
-    if not any(ch.isalpha() for ch in text) and not _SECTION_SIGN.match(text):
+    if not _WORD.search(text) and not _SECTION_SIGN.match(text):
+        return False
+    if _BULLET.match(text):
         return False
     if _ENUMERATOR.match(text) and not (parse_heading(text) or HEADING_OUTLINE.match(text)):
         return False

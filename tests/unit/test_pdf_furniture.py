@@ -1,0 +1,102 @@
+"""Page furniture, split words, bullets and drop capitals in the structured PDF converter
+(hierdoc.pipeline.convert_pdf), on PDFs written here with PDFium's own text objects."""
+
+from __future__ import annotations
+
+import ctypes
+from pathlib import Path
+
+import pypdfium2
+import pypdfium2.raw as pdfium_c
+
+from hierdoc.pipeline.convert_pdf import convert_pdf
+from hierdoc.pipeline.structure import parse_sections
+
+HEIGHT = 792
+#: (text, x, baseline from the top, font size, standard font)
+Item = tuple[str, float, float, float, str]
+
+
+def write_pdf(path: Path, pages: list[list[Item]]) -> Path:
+    """A Letter-size PDF whose pages hold ``pages``' text, each item one text object
+    (drawn in list order, which is PDFium's reading order)."""
+    document = pypdfium2.PdfDocument.new()
+    for items in pages:
+        page = document.new_page(612, HEIGHT)
+        for text, x, baseline, size, font in items:
+            item = pdfium_c.FPDFPageObj_NewTextObj(document.raw, font.encode(), size)
+            encoded = ctypes.create_string_buffer((text + "\0").encode("utf-16-le"))
+            pdfium_c.FPDFText_SetText(
+                item, ctypes.cast(encoded, ctypes.POINTER(pdfium_c.FPDF_WCHAR))
+            )
+            pdfium_c.FPDFPageObj_Transform(item, 1, 0, 0, 1, x, HEIGHT - baseline)
+            pdfium_c.FPDFPage_InsertObject(page.raw, item)
+        pdfium_c.FPDFPage_GenerateContent(page.raw)
+    document.save(path)
+    document.close()
+    return path
+
+
+def body_lines(first: int, count: int, top: float = 130) -> list[Item]:
+    return [
+        (f"§ 1012.{n} [Reserved]", 72, top + 24 * (n - first), 12, "Helvetica-Bold")
+        for n in range(first, first + count)
+    ]
+
+
+def test_running_heads_and_page_numbers_go_but_body_rows_like_each_other_stay(tmp_path) -> None:
+    pages = [
+        [
+            ("Land Registration", 72, 40, 9, "Helvetica"),
+            (f"§ 1012.{100 + 20 * p} [Reserved]", 72, 80, 12, "Helvetica-Bold"),
+            *body_lines(101 + 20 * p, 19),
+            (f"Page {p + 1} of 5", 280, 760, 9, "Helvetica"),
+        ]
+        for p in range(5)
+    ]
+    text = convert_pdf(write_pdf(tmp_path / "reserved.pdf", pages)).text
+    assert "Land Registration" not in text and "Page " not in text
+    for first in (100, 120, 140, 160, 180):  # each page's first heading, at its top edge
+        assert f"§ 1012.{first} [Reserved]" in text
+
+
+def test_a_word_split_at_a_ligature_is_joined_where_the_document_spells_it_whole(
+    tmp_path,
+) -> None:
+    page: list[Item] = [
+        ("2. Unif ied system", 72, 80, 14, "Helvetica-Bold"),
+        ("The unified system keeps office files in one place.", 72, 110, 11, "Times-Roman"),
+        ("Each of fice keeps its own list of ten items.", 72, 130, 11, "Times-Roman"),
+    ]
+    text = convert_pdf(write_pdf(tmp_path / "ligature.pdf", [page])).text
+    assert "# 2. Unified system" in text
+    assert "Each office keeps its own list of ten items." in text
+    sections = parse_sections(text, "Ligatures")
+    assert [s.heading for s in sections if s.section_id == "section-2"] == ["2. Unified system"]
+
+
+def test_a_bold_bullet_line_is_no_heading(tmp_path) -> None:
+    page: list[Item] = [
+        ("1. Scope", 72, 80, 14, "Helvetica-Bold"),
+        ("This part applies to the following persons:", 72, 110, 11, "Times-Roman"),
+        ("\u2022 Lenders and brokers", 72, 130, 11, "Times-Bold"),
+        ("\u2022 Servicers of loans", 72, 146, 11, "Times-Bold"),
+    ]
+    text = convert_pdf(write_pdf(tmp_path / "bullets.pdf", [page])).text
+    assert "\n\u2022 Lenders and brokers" in text and "# \u2022" not in text
+    assert [s.section_id for s in parse_sections(text, "Bullets")][-1] == "section-1"
+
+
+def test_a_drop_capital_opens_its_word_and_is_no_heading(tmp_path) -> None:
+    paragraph: list[Item] = [
+        ("1. Grant", 72, 80, 14, "Helvetica-Bold"),
+        ("he Licensor grants you a licence to use the", 110, 110, 11, "Times-Roman"),
+        ("work under the terms of this licence as set", 110, 124, 11, "Times-Roman"),
+        ("out in the sections below and the schedules.", 72, 138, 11, "Times-Roman"),
+    ]
+    capital: Item = ("T", 72, 132, 40, "Times-Roman")
+    for name, page in (("after", [*paragraph, capital]), ("before", [capital, *paragraph])):
+        text = convert_pdf(write_pdf(tmp_path / f"{name}.pdf", [page])).text
+        assert text.startswith("# 1. Grant\n\nThe Licensor grants you"), name
+        sections = parse_sections(text, "Grant")
+        assert [s.section_id for s in sections] == ["preamble", "section-1"], name
