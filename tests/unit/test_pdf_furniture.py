@@ -100,3 +100,22 @@ def test_a_drop_capital_opens_its_word_and_is_no_heading(tmp_path) -> None:
         assert text.startswith("# 1. Grant\n\nThe Licensor grants you"), name
         sections = parse_sections(text, "Grant")
         assert [s.section_id for s in sections] == ["preamble", "section-1"], name
+
+
+def test_a_chapters_running_head_goes_though_few_pages_carry_it(tmp_path) -> None:
+    chapters = ("ONE", "TWO", "THREE", "FOUR", "FIVE", "SIX", "SEVEN", "EIGHT")
+    pages = [
+        [
+            (f"CHAPTER {name}", 260, 40, 12, "Helvetica-Bold"),
+            *(
+                (f"Line {line} of page {5 * number + page} says what the rules require.", 72,
+                 120 + 16 * line, 11, "Times-Roman")
+                for line in range(10)
+            ),
+        ]  # fmt: skip
+        for number, name in enumerate(chapters)
+        for page in range(5)
+    ]
+    text = convert_pdf(write_pdf(tmp_path / "chapters.pdf", pages)).text
+    assert "CHAPTER" not in text
+    assert "Line 9 of page 39 says" in text

@@ -64,6 +64,8 @@ _EDGE = 0.12
 _EDGE_ROWS = 2
 _REPEAT_SHARE = 0.2
 _REPEAT_MIN_PAGES = 3
+"""An edge row is running when its text is on this share of the pages (and this many), or
+on this many pages in a row (a chapter's running head)."""
 _ROTATED = 0.1
 _BOLD_WEIGHT = 600
 _BOLD_NAME = re.compile(r"bold|black|heavy|demi|semibold|-bd\b|,b\b", re.IGNORECASE)
@@ -368,7 +370,7 @@ def _drop_running_lines(pages: list[Page]) -> None:
     edges = [[(row, _row_key(row)) for row in page_edges] for page_edges, _ in split]
     counts = Counter(key for page_edges in edges for key in {k for _, k in page_edges})
     needed = max(_REPEAT_MIN_PAGES, math.ceil(_REPEAT_SHARE * len(pages)))
-    running = {key for key, count in counts.items() if count >= needed}
+    running = {key for key, count in counts.items() if count >= needed} | _in_a_row(edges)
     in_body = _body_counts(running, [row for p in edges for row, k in p if k in running], split)
     for page, page_edges in zip(pages, edges, strict=True):
         dropped = {
@@ -378,6 +380,17 @@ def _drop_running_lines(pages: list[Page]) -> None:
             for segment in row
         }
         page.segments = [s for s in page.segments if id(s) not in dropped]
+
+
+def _in_a_row(edges: list[list[tuple[list[Segment], str]]]) -> set[str]:
+    """The edge texts found on ``_REPEAT_MIN_PAGES`` pages in a row or more."""
+    run: Counter[str] = Counter()
+    found: set[str] = set()
+    for page_edges in edges:
+        keys = {key for _, key in page_edges}
+        run = Counter({key: run[key] + 1 for key in keys})
+        found |= {key for key, length in run.items() if length >= _REPEAT_MIN_PAGES}
+    return found
 
 
 def _body_counts(
