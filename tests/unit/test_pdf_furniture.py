@@ -108,8 +108,13 @@ def test_a_chapters_running_head_goes_though_few_pages_carry_it(tmp_path) -> Non
         [
             (f"CHAPTER {name}", 260, 40, 12, "Helvetica-Bold"),
             *(
-                (f"Line {line} of page {5 * number + page} says what the rules require.", 72,
-                 120 + 16 * line, 11, "Times-Roman")
+                (
+                    f"Line {line} of page {5 * number + page} says what the rules require.",
+                    72,
+                    120 + 16 * line,
+                    11,
+                    "Times-Roman",
+                )
                 for line in range(10)
             ),
         ]  # fmt: skip
