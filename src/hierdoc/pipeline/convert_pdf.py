@@ -7,15 +7,18 @@ pypdfium2) and rebuilds the text itself:
 
 1. characters to *segments*: runs on one baseline, split at gaps wider than a
    column gutter (a short run such as a bullet or "SEC. 2." keeps its text);
-   rotated text (margin stamps) is left out;
+   rotated text (margin stamps) is left out; a drop capital joins its word;
 2. running headers and footers: a row at the top or bottom edge of a page whose
-   text, digits and the order of its parts aside, recurs on many pages, and bare
-   page numbers, are dropped;
+   text, digits and the order of its parts aside, recurs at the edges of many pages
+   (or of three pages in a row, a chapter's head) more often than in the pages'
+   body, and bare page numbers, are dropped; words split at an fi, fl or ff
+   ligature are joined where the document spells them whole;
 3. segments to blocks, tables to rows (cell by cell), blocks in reading order with
    footnotes after the columns (:mod:`.pdf_layout`);
 4. headings from font size and weight, kept by their numbering for the structure
-   parser ("SEC. 2." stays "SEC. 2." and becomes ``section-2``); a table of contents
-   stays out of the structure (:mod:`.pdf_headings`);
+   parser ("SEC. 2." stays "SEC. 2." and becomes ``section-2``); bullet lines and lone
+   letters are none; a table of contents stays out of the structure
+   (:mod:`.pdf_headings`);
 5. a word hyphenated at a line end is joined when the next line goes on in
    lower case.
 
