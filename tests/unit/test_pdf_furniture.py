@@ -124,3 +124,26 @@ def test_a_chapters_running_head_goes_though_few_pages_carry_it(tmp_path) -> Non
     text = convert_pdf(write_pdf(tmp_path / "chapters.pdf", pages)).text
     assert "CHAPTER" not in text
     assert "Line 9 of page 39 says" in text
+
+
+def test_a_tables_bold_header_cells_are_no_heading_but_a_numbered_label_and_title_are(
+    tmp_path,
+) -> None:
+    """Header cells over a table whose rows are not found as one (a cell's text runs
+    across the columns) stay text."""
+    page: list[Item] = [
+        ("APPENDIX A", 72, 80, 14, "Helvetica-Bold"),
+        ("TERMS AND DEFINITIONS", 200, 80, 14, "Helvetica-Bold"),
+        ("The values this metric takes are listed in the table below.", 72, 110, 11,
+         "Times-Roman"),
+        ("Metric Value", 72, 140, 11, "Times-Bold"),
+        ("Description", 200, 140, 11, "Times-Bold"),
+        ("None (N): there is no impact to the confidentiality of the system, and no", 72, 156,
+         11, "Times-Roman"),
+        ("file of it is disclosed to anyone who is not entitled to read it.", 72, 170, 11,
+         "Times-Roman"),
+    ]  # fmt: skip
+    text = convert_pdf(write_pdf(tmp_path / "table.pdf", [page])).text
+    headings = [line for line in text.splitlines() if line.startswith("#")]
+    assert headings == ["# APPENDIX A TERMS AND DEFINITIONS"]
+    assert "Metric Value" in text

@@ -32,6 +32,11 @@ _BULLET = re.compile(
 )
 """A list item's mark: a bullet line is never a heading, however bold."""
 _WORD = re.compile(r"[^\W\d_]{2}")
+_LABEL = re.compile(
+    r"\d|\b[A-Z]\.?$|\b[IVXLC]+\.?$|\b(?i:one|two|three|four|five|six|seven|eight|nine|ten)$"
+)
+"""A label beside a heading's title numbers it ("APPENDIX A", "PART IV", "CHAPTER TWO");
+two header cells of a table ("Metric Value" | "Description") are no label and title."""
 """A heading holds a word: a drop capital ("T") or a lone letter is none."""
 _COLUMN_TEXT_LINES = 3
 
@@ -94,15 +99,16 @@ def _title_first(first_page: list[Block], candidates: list[Block]) -> None:
 
 def _page_headings(page: Page, body: float, bold_body: bool) -> list[Block]:
     """Heading-like blocks of a page. Two side by side whose left one is a short label
-    ("APPENDIX A" | "TERMS AND DEFINITIONS") are one heading; others side by side are
-    headings of their own when each heads the text of a column (two columns of a page
-    whose headings happen to sit at one height), else a table's header cells."""
+    ("APPENDIX A" | "TERMS AND DEFINITIONS", see :func:`_label_and_title`) are one heading;
+    others side by side are headings of their own when each heads the text of a column
+    (two columns of a page whose headings happen to sit at one height), else a table's
+    header cells ("Metric Value" | "Description")."""
     found = [b for b in page.blocks if not b.cells and _heading_like(b, body, bold_body)]
     headings: list[Block] = []
     for row in _side_by_side(found):
         if len(row) == 1:
             headings.append(row[0])
-        elif len(row) == 2 and len(block_text(row[0], " ")) <= _LABEL_CHARS:
+        elif len(row) == 2 and _label_and_title(row[0], body):
             label, title = row
             label.lines += title.lines
             page.blocks = [b for b in page.blocks if b is not title]
@@ -111,6 +117,15 @@ def _page_headings(page: Page, body: float, bold_body: bool) -> list[Block]:
             headings.extend(row)
     order = {id(block): index for index, block in enumerate(page.blocks)}
     return sorted(headings, key=lambda block: order[id(block)])
+
+
+def _label_and_title(label: Block, body: float) -> bool:
+    """Whether a short block beside another is a heading's label: it numbers the heading
+    or stands in a larger font than the body (a masthead); a bold cell at body size with
+    no number is a table's header cell."""
+    text = block_text(label, " ")
+    larger = block_size(label) >= body * _HEADING_SCALE
+    return len(text) <= _LABEL_CHARS and (larger or _LABEL.search(text) is not None)
 
 
 def _heads_column(heading: Block, blocks: list[Block], body: float) -> bool:
