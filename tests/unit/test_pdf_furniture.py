@@ -147,3 +147,26 @@ def test_a_tables_bold_header_cells_are_no_heading_but_a_numbered_label_and_titl
     headings = [line for line in text.splitlines() if line.startswith("#")]
     assert headings == ["# APPENDIX A TERMS AND DEFINITIONS"]
     assert "Metric Value" in text
+
+
+def test_a_bold_contents_entry_with_its_dot_leader_is_no_heading(tmp_path) -> None:
+    contents: list[Item] = [
+        ("Table of Contents", 72, 80, 14, "Helvetica-Bold"),
+        ("1. Purpose and Scope of This Profile ........................ 2", 72, 110, 11,
+         "Times-Bold"),
+        ("2. Manufacturing System Categorization .................. 3", 72, 126, 11,
+         "Times-Bold"),
+    ]  # fmt: skip
+    body: list[Item] = [
+        ("1. Purpose and Scope", 72, 80, 14, "Helvetica-Bold"),
+        ("This profile sets out how a manufacturer applies the framework.", 72, 110, 11,
+         "Times-Roman"),
+        ("2. Manufacturing Systems", 72, 150, 14, "Helvetica-Bold"),
+        ("A manufacturing system is categorised by the impact of its loss.", 72, 180, 11,
+         "Times-Roman"),
+    ]  # fmt: skip
+    text = convert_pdf(write_pdf(tmp_path / "contents.pdf", [contents, body])).text
+    headings = [line for line in text.splitlines() if line.startswith("#")]
+    assert not [line for line in headings if "...." in line]
+    titles = [line.lstrip("# ") for line in headings]
+    assert titles[-2:] == ["1. Purpose and Scope", "2. Manufacturing Systems"]

@@ -32,6 +32,8 @@ _BULLET = re.compile(
 )
 """A list item's mark: a bullet line is never a heading, however bold."""
 _WORD = re.compile(r"[^\W\d_]{2}")
+_DOT_LEADER = re.compile(r"(?:[.·…_]\s?){4,}\s*(?:\d{1,4}|[ivxlc]{1,6})\s*$", re.IGNORECASE)
+"""A contents entry's leader and page number ("Scope ........ 13"): never a heading."""
 _LABEL = re.compile(
     r"\d|\b[A-Z]\.?$|\b[IVXLC]+\.?$|\b(?i:one|two|three|four|five|six|seven|eight|nine|ten)$"
 )
@@ -179,7 +181,7 @@ def _heading_like(block: Block, body: float, bold_body: bool) -> bool:
         return False
     if not _WORD.search(text) and not _SECTION_SIGN.match(text):
         return False
-    if _BULLET.match(text):
+    if _BULLET.match(text) or _DOT_LEADER.search(text):
         return False
     if _ENUMERATOR.match(text) and not (parse_heading(text) or HEADING_OUTLINE.match(text)):
         return False
