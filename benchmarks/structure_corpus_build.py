@@ -241,23 +241,37 @@ def reproducible_zip(data: bytes) -> bytes:
     return out.getvalue()
 
 
-#: Print settings of the PDF rendering: a running head (the document's short title and
-#: its publisher) and a running foot ("Page 3 of 12") on every page, as printed
-#: publications carry them, so that a reader of the PDF meets page furniture.
-PRINT_STYLE = """<style>
+#: Print settings of the PDF rendering, in turn per document: a running head (the
+#: document's short title and its publisher) and a running foot with the page number on
+#: every page, as printed publications carry them, so that a reader of the PDF meets page
+#: furniture; one column of serif type, or two justified columns of sans-serif type
+#: hyphenated at line ends with the page number in the head.
+PRINT_STYLES = (
+    """<style>
 @page {{ size: Letter; margin: 20mm 22mm;
   @top-left {{ content: "{head}"; font-size: 9pt; color: #444 }}
   @top-right {{ content: "{publisher}"; font-size: 9pt; color: #444 }}
   @bottom-center {{ content: "Page " counter(page) " of " counter(pages); font-size: 9pt }} }}
 body {{ font-family: "Liberation Serif", serif; font-size: 11pt }}
-</style>"""
+</style>""",
+    """<style>
+@page {{ size: A4; margin: 18mm 16mm;
+  @top-left {{ content: "{publisher}"; font-size: 8pt }}
+  @top-right {{ content: counter(page); font-size: 8pt }}
+  @bottom-left {{ content: "{head}"; font-size: 8pt; font-style: italic }} }}
+body {{ font-family: "DejaVu Sans", sans-serif; font-size: 9pt; column-count: 2;
+  column-gap: 7mm; text-align: justify; hyphens: auto }}
+h1 {{ column-span: all }}
+</style>""",
+)
 _PDF_DATE = re.compile(rb"\(D:\d{14}")
 
 
-def render_pdf(source: Source) -> bytes:
-    """The HTML rendering printed to PDF by headless Chromium (``apt-get install chromium``),
-    with a running head and foot; its dates set to :data:`FIXED_TIME` (same length, so the
-    cross-reference offsets hold), so that a rebuild gives the same bytes."""
+def render_pdf(source: Source, layout: int = 0) -> bytes:
+    """The HTML rendering printed to PDF by headless Chromium (``apt-get install chromium``)
+    in the ``layout``-th of :data:`PRINT_STYLES`; its dates set to :data:`FIXED_TIME`
+    (same length, so the cross-reference offsets hold), so that a rebuild gives the same
+    bytes."""
     import shutil
     import tempfile
 
@@ -265,8 +279,9 @@ def render_pdf(source: Source) -> bytes:
     if browser is None:
         raise SystemExit("the PDF rendering needs Chromium: apt-get install chromium")
     head = source.title.split(":")[0][:60].replace('"', "'").replace("\\", "")
-    style = PRINT_STYLE.format(head=head, publisher=source.publisher)
+    style = PRINT_STYLES[layout].format(head=head, publisher=source.publisher)
     page = render_html(source).replace(b"</head>", style.encode("utf-8") + b"</head>", 1)
+    page = page.replace(b"<html>", b"<html lang='en'>", 1)  # hyphenation needs a language
     with tempfile.TemporaryDirectory() as folder:
         html, pdf = Path(folder) / "page.html", Path(folder) / "page.pdf"
         html.write_bytes(page)
@@ -1009,13 +1024,15 @@ def build_pdfs(kept: dict, folder: Path, out: Path) -> list[dict]:
     (out / "gold").mkdir(parents=True, exist_ok=True)
     entries = {e["id"]: e for e in json.loads((folder / "manifest.json").read_text("utf-8"))}
     manifest = []
-    for document_id in pdf_choice(kept):
+    for position, document_id in enumerate(pdf_choice(kept)):
         kind, source = kept[document_id]
         twin = dict(entries[document_id], id=f"{document_id}-pdf", format="pdf")
         twin["rendering"] = RENDERING.format(f"{kind} to html, printed to pdf by Chromium")
         twin["input"] = f"documents/{twin['id']}.pdf"
         twin["gold"] = f"gold/{twin['id']}.json"
-        (out / twin["input"]).write_bytes(render_pdf(source))
+        layout = position % len(PRINT_STYLES)
+        twin["rendering"] += ("", ", two columns")[layout]
+        (out / twin["input"]).write_bytes(render_pdf(source, layout))
         (out / twin["gold"]).write_bytes((folder / entries[document_id]["gold"]).read_bytes())
         manifest.append(twin)
     (out / "manifest.json").write_text(

@@ -170,3 +170,41 @@ def test_a_bold_contents_entry_with_its_dot_leader_is_no_heading(tmp_path) -> No
     assert not [line for line in headings if "...." in line]
     titles = [line.lstrip("# ") for line in headings]
     assert titles[-2:] == ["1. Purpose and Scope", "2. Manufacturing Systems"]
+
+
+def justified_line(page, document, words: list[str], baseline: float, right: float) -> None:
+    """``words`` set from x = 72 to ``right``, the space between them spread evenly."""
+    items = []
+    for word in words:
+        item = pdfium_c.FPDFPageObj_NewTextObj(document.raw, b"Times-Roman", 11)
+        encoded = ctypes.create_string_buffer((word + "\0").encode("utf-16-le"))
+        pdfium_c.FPDFText_SetText(item, ctypes.cast(encoded, ctypes.POINTER(pdfium_c.FPDF_WCHAR)))
+        edges = [ctypes.c_float() for _ in range(4)]
+        pdfium_c.FPDFPageObj_GetBounds(item, *(ctypes.byref(e) for e in edges))
+        items.append((item, edges[2].value - edges[0].value))
+    space = (right - 72 - sum(width for _, width in items)) / max(1, len(items) - 1)
+    x = 72.0
+    for item, width in items:
+        pdfium_c.FPDFPageObj_Transform(item, 1, 0, 0, 1, x, HEIGHT - baseline)
+        pdfium_c.FPDFPage_InsertObject(page.raw, item)
+        x += width + space
+
+
+def test_a_line_spread_by_justification_stays_one_line(tmp_path) -> None:
+    lines = [
+        "This part requires the disclosure of certain information in periodic",
+        "statements, account records, locations where deposits are received,",
+        "to obtain a written acknowledgment",
+        "from depositors regarding the lack of Federal deposit insurance, and",
+        "it applies to every depository institution lacking that insurance.",
+    ]
+    document = pypdfium2.PdfDocument.new()
+    page = document.new_page(612, HEIGHT)
+    for number, line in enumerate(lines):
+        justified_line(page, document, line.split(), 100 + 14 * number, 400)
+    pdfium_c.FPDFPage_GenerateContent(page.raw)
+    document.save(tmp_path / "justified.pdf")
+    document.close()
+    text = convert_pdf(tmp_path / "justified.pdf").text
+    assert text.splitlines()[2] == "to obtain a written acknowledgment"
+    assert text.count("\n\n") == 0

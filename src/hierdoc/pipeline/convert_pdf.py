@@ -241,7 +241,7 @@ def _segments(textpage: object, text: str, height: float) -> list[Segment]:
             )
         )
     _add_weights(textpage, segments)
-    return segments
+    return _join_justified(segments)
 
 
 def _unspace_drop_capitals(
@@ -333,6 +333,84 @@ def _add_weights(textpage: object, segments: list[Segment]) -> None:
 
     for segment in segments:
         segment.bold = bold(segment.first) and bold(segment.last)
+
+
+_JUSTIFIED_GAP = 6.0
+"""A gap between words of a justified line is at most this many line heights."""
+
+
+def _join_justified(segments: list[Segment]) -> list[Segment]:
+    """Segments of one line parted by gaps wider than a gutter are one line spread by
+    justification ("records,      a written") when a line just above or below starts and
+    ends where they start and end and runs on across every gap: two columns, table cells
+    or a heading beside a paragraph have no such neighbour."""
+    rows = _rows(segments)
+    joined: list[Segment] = []
+    for number, row in enumerate(rows):
+        if len(row) == 1:
+            joined += row
+            continue
+        near = [
+            other
+            for rows_near in rows[max(0, number - 1) : number + 2]
+            if rows_near is not row and abs(rows_near[0].top - row[0].top) <= 2 * row[0].height
+            for other in rows_near
+        ]
+        for chain in _spread_chains(sorted(row, key=lambda s: s.x0)):
+            joined += _join_chain(chain, near)
+    return joined
+
+
+def _join_chain(chain: list[Segment], near: list[Segment]) -> list[Segment]:
+    """The chain with each longest run that a neighbour justifies made one segment."""
+    result: list[Segment] = []
+    start = 0
+    while start < len(chain):
+        end = next(
+            (
+                end
+                for end in range(len(chain), start + 1, -1)
+                if any(_justified_by(other, chain[start:end]) for other in near)
+            ),
+            start + 1,
+        )
+        for segment in chain[start + 1 : end]:
+            _append(chain[start], segment)
+        result.append(chain[start])
+        start = end
+    return result
+
+
+def _spread_chains(line: list[Segment]) -> list[list[Segment]]:
+    """The line's segments in runs whose gaps are each at most a justified line's widest."""
+    chains = [[line[0]]]
+    for segment in line[1:]:
+        last = chains[-1][-1]
+        gap = segment.x0 - last.x1
+        same_size = abs(last.size - segment.size) <= 0.5
+        if same_size and gap <= _JUSTIFIED_GAP * min(last.height, segment.height):
+            chains[-1].append(segment)
+        else:
+            chains.append([segment])
+    return chains
+
+
+def _justified_by(other: Segment, chain: list[Segment]) -> bool:
+    margin = chain[0].height
+    return (
+        abs(other.x0 - chain[0].x0) <= margin
+        and abs(other.x1 - chain[-1].x1) <= margin
+        and all(other.x0 < s.x0 - margin and other.x1 > s.x0 + margin for s in chain[1:])
+    )
+
+
+def _append(segment: Segment, following: Segment) -> None:
+    segment.text += " " + following.text
+    segment.x1, segment.last = following.x1, following.last
+    segment.top, segment.bottom = (
+        min(segment.top, following.top),
+        max(segment.bottom, following.bottom),
+    )
 
 
 def _rows(segments: list[Segment]) -> list[list[Segment]]:
