@@ -1,6 +1,7 @@
 """Build ``benchmarks/structure_corpus.tar.xz`` from the structured sources of its documents.
 
-    python benchmarks/structure_corpus_build.py --mirrors DIR --out DIR [--archive PATH]
+    python benchmarks/structure_corpus_build.py --mirrors DIR --out DIR [--archive PATH] \
+        [--subset DIR] [--pdf-archive PATH]
 
 ``--mirrors`` holds bare git copies of the source repositories, one folder per repository
 named ``owner+name`` with the repository in ``repo/`` (what the ``fetch`` tool of the
@@ -15,6 +16,12 @@ manifest entry says so in ``rendering``.
 
 Sources: IETF RFCs (xml2rfc v2 and v3 XML, httpwg/http-core), CFPB regulations (RegML,
 cfpb/regulations-xml) and US bills and public laws (USLM 2, usgpo/uslm).
+
+With ``--pdf-archive PATH`` a few short documents per publisher are also printed to PDF
+from their HTML rendering by headless Chromium (``apt-get install chromium``), with a
+running head and foot and page numbers, in turn in one column or two justified columns;
+these *PDF twins* (``<id>-pdf``, the gold of their original) go into ``OUT-pdf`` and a
+separate archive, so that the main archive does not change with them.
 """
 
 from __future__ import annotations
