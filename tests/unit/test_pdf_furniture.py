@@ -208,3 +208,13 @@ def test_a_line_spread_by_justification_stays_one_line(tmp_path) -> None:
     text = convert_pdf(tmp_path / "justified.pdf").text
     assert text.splitlines()[2] == "to obtain a written acknowledgment"
     assert text.count("\n\n") == 0
+
+
+def test_a_heading_of_initials_and_a_number_stays_a_heading(tmp_path) -> None:
+    page: list[Item] = [
+        ("H.R. 8847", 72, 80, 18, "Helvetica-Bold"),
+        ("A bill to modernise national infrastructure and for other purposes.", 72, 110, 11,
+         "Times-Roman"),
+    ]  # fmt: skip
+    text = convert_pdf(write_pdf(tmp_path / "bill.pdf", [page])).text
+    assert text.startswith("# H.R. 8847\n")

@@ -31,7 +31,8 @@ _BULLET = re.compile(
     "\uf0b7\uf0a7\uf0d8\u27a2\u2713\u2714]|[-\u2013\u2014*>]\\s)"
 )
 """A list item's mark: a bullet line is never a heading, however bold."""
-_WORD = re.compile(r"[^\W\d_]{2}")
+_LONE_LETTER = re.compile(r"^\W*[^\W\d_]\W*$")
+"""A drop capital ("T") or a lone letter is no heading."""
 _DOT_LEADER = re.compile(r"(?:[.·…_]\s?){4,}\s*(?:\d{1,4}|[ivxlc]{1,6})\s*$", re.IGNORECASE)
 """A contents entry's leader and page number ("Scope ........ 13"): never a heading."""
 _LABEL = re.compile(
@@ -39,7 +40,6 @@ _LABEL = re.compile(
 )
 """A label beside a heading's title numbers it ("APPENDIX A", "PART IV", "CHAPTER TWO");
 two header cells of a table ("Metric Value" | "Description") are no label and title."""
-"""A heading holds a word: a drop capital ("T") or a lone letter is none."""
 _COLUMN_TEXT_LINES = 3
 
 
@@ -179,7 +179,9 @@ def _heading_like(block: Block, body: float, bold_body: bool) -> bool:
         return False
     if text.endswith((",", ";")):
         return False
-    if not _WORD.search(text) and not _SECTION_SIGN.match(text):
+    if not any(ch.isalpha() for ch in text) and not _SECTION_SIGN.match(text):
+        return False
+    if _LONE_LETTER.match(text):
         return False
     if _BULLET.match(text) or _DOT_LEADER.search(text):
         return False
