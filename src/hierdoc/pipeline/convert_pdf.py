@@ -500,6 +500,8 @@ _LIGATURE_BREAK = re.compile(
 """A word break on an fi, fl or ff: "Unif ied", "Unifi ed", "of fice" (the right word is
 looked ahead, so that every pair of neighbours is seen)."""
 _WORDS = re.compile(r"[^\W\d_]+")
+_JUNCTION = re.compile(r"f[fil]? (?=[^\W\d_])| (?=f[fil])")
+"""Where a word break may fall on a ligature (in lower-case text)."""
 
 
 def repair_split_words(pages: list[Page]) -> None:
@@ -507,11 +509,11 @@ def repair_split_words(pages: list[Page]) -> None:
     box or spacing the PDF gives wrongly) are joined where the whole word occurs elsewhere
     in the document and the split-off part occurs nowhere but in such splits."""
     segments = [segment for page in pages for segment in page.segments if " " in segment.text]
-    text = "\n".join(segment.text for segment in segments)
-    breaks = [(m.group(1).lower(), m.group(2).lower()) for m in _LIGATURE_BREAK.finditer(text)]
-    if not breaks:
+    lower = "\n".join(segment.text for segment in segments).lower()
+    breaks = [(left, right) for left, right in _ligature_breaks(lower) if left + right in lower]
+    if not breaks:  # no whole word anywhere in the text: nothing to repair
         return
-    vocabulary = Counter(_WORDS.findall(text.lower()))
+    vocabulary = Counter(_WORDS.findall(lower))
     splits = Counter(right for left, right in breaks if left + right in vocabulary)
 
     def join(match: re.Match[str]) -> str:
@@ -522,6 +524,31 @@ def repair_split_words(pages: list[Page]) -> None:
     if splits:
         for segment in segments:
             segment.text = _LIGATURE_BREAK.sub(join, segment.text)
+
+
+def _ligature_breaks(text: str) -> list[tuple[str, str]]:
+    """The word pairs of ``text`` (lower case) parted by a space on an fi, fl or ff, found
+    from the letters at the break with the words read outwards from it (quicker than
+    :data:`_LIGATURE_BREAK`, tried at every word)."""
+    pairs = []
+    for match in _JUNCTION.finditer(text):
+        space = match.end() - 1
+        start = space
+        while start and text[start - 1].isalpha():
+            start -= 1
+        right = _WORDS.match(text, space + 1)
+        if start < space and right is not None and _at_ligature(text[start:space], right[0]):
+            pairs.append((text[start:space], right[0]))
+    return pairs
+
+
+def _at_ligature(left: str, right: str) -> bool:
+    """Whether a word break between ``left`` and ``right`` falls on an fi, fl or ff."""
+    return (
+        (left.endswith("f") and right[:1] in ("i", "l", "f"))
+        or left.endswith(("fi", "fl", "ff"))
+        or right.startswith(("fi", "fl", "ff"))
+    )
 
 
 def _assemble(pages: list[Page]) -> tuple[str, tuple[int, ...]]:
