@@ -80,6 +80,7 @@ def run_search(
     source: str | None = None,
     section: str | None = None,
     where: dict[str, str] | None = None,
+    explain: bool = False,
 ) -> ToolOutput:
     """The ``search`` tool: checked arguments, then :meth:`Index.search`."""
     text = (query or "").strip()
@@ -97,7 +98,13 @@ def run_search(
     sources = _sources(index, source)
     section_id = _check_section(index, section, sources)
     response = index.search(
-        text, top_k=top_k, mode=mode, source=sources, section=section_id, where=where
+        text,
+        top_k=top_k,
+        mode=mode,
+        source=sources,
+        section=section_id,
+        where=where,
+        explain=explain,
     )
     structured = check_output("search", response.to_dict())
     return ToolOutput(structured, render_search(structured, _names(index)))
