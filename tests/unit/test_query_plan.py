@@ -177,3 +177,21 @@ def test_a_generic_heading_is_the_policy_s_generic() -> None:
     counted = QueryPlan.asked("Confidentiality", SETTINGS).decided("test", "", documents=10)
     assert counted.generic(3) and not counted.generic(2)
     assert counted.trace == (Step("test", ""),)
+
+
+def test_every_policy_threshold_is_documented_with_its_default() -> None:
+    from tests.paths import REPOSITORY
+
+    page = (REPOSITORY / "docs" / "configuration.md").read_text(encoding="utf-8")
+    for name, field in SearchPolicy.model_fields.items():
+        assert f"| `{name}` | {field.default:g} |" in page, name
+
+
+def test_a_policy_in_the_settings_file_reaches_the_plan(tmp_path) -> None:
+    from hierdoc.config import load_settings
+
+    config = tmp_path / "hierdoc.yaml"
+    config.write_text("policy: {crowded_citation: 7}\n", encoding="utf-8")
+    settings = load_settings(config).search_settings()
+    assert QueryPlan.asked("Article 5", settings).policy.crowded_citation == 7
+    assert settings.policy.pointing_chunks == 10

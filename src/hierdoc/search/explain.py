@@ -36,7 +36,17 @@ def _searched(execution: Execution, modality: str) -> str:
         return plan.embedded
     if modality == "keyword":
         return plan.expanded
-    return "the query's citations, phrases, identifiers, heading and defined terms"
+    asked = [
+        *(f"citation {text.strip()}" for text, _ in plan.cited),
+        *(f"citation {c.text.strip()}" for c in plan.relative),
+        *(f'phrase "{phrase}"' for phrase in plan.phrases),
+        *(f"identifier {name}" for name in plan.identifiers),
+        f"a heading {plan.text!r}",
+    ]
+    defining = len(plan.vocabulary.defining_chunks)
+    if defining:
+        asked.append(f"{defining} defining chunks")
+    return ", ".join(asked)
 
 
 def _fusion(execution: Execution) -> dict[str, Any]:
@@ -87,7 +97,7 @@ def explain_lines(data: dict[str, Any]) -> list[str]:
     width = max((len(s["analyser"]) for s in plan["trace"]), default=0)
     lines += [f"  {s['analyser']:<{width}}  {s['decision']}" for s in plan["trace"]]
     for modality, ranked in data["modalities"].items():
-        lines.append(f"  {modality}: {ranked['candidates']} candidates for {ranked['searched']!r}")
+        lines.append(f"  {modality}: {ranked['candidates']} candidates for {ranked['searched']}")
     fusion = data["fusion"]
     if "k" in fusion:
         weights = ", ".join(f"{m} {w:g}" for m, w in fusion["weights"].items())
