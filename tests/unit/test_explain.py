@@ -153,3 +153,31 @@ def test_a_policy_set_for_one_search_is_validated(index: Index) -> None:
         index.search("rent", policy={"no_such_threshold": 1})
     with pytest.raises(InputError, match="policy"):
         index.search("rent", policy={"pointing_margin": 0.5})
+
+
+class ReversedReranker:
+    """A reranker that reverses the order it is given: one that disagrees with fusion."""
+
+    name = "reversed"
+
+    def rerank(self, query: str, texts: list[str]) -> list[tuple[int, float]]:
+        return [(i, float(i)) for i in reversed(range(len(texts)))]
+
+
+def test_explain_shows_the_reranking(index: Index) -> None:
+    from hierdoc.config import RerankerSettings
+    from hierdoc.search.explain import explain, explain_lines
+    from hierdoc.search.searcher import Searcher
+
+    settings = index.settings.search_settings(
+        top_k=3, reranker=RerankerSettings(provider="cohere", name="x", top_n=3)
+    )
+    searcher = Searcher(index.store, index.embed_query, index.glossary(), ReversedReranker())
+    execution = searcher.run("rent late fee notice", settings)
+    explained = explain(execution)
+    assert explained["reranker"] == "reversed"
+    fused = sorted(execution.fused, key=execution.fused.__getitem__, reverse=True)[:3]
+    assert [e["chunk_id"] for e in explained["results"]] == fused[::-1]
+    assert [e["rerank"] for e in explained["results"]] == [2.0, 1.0, 0.0]
+    text = "\n".join(explain_lines(explained))
+    assert "reranked by reversed" in text and "-> rerank 2" in text
