@@ -282,11 +282,29 @@ class Searcher:
         return build_plan(QueryPlan.asked(query, settings, filt), self.analysers)
 
     def execute(self, plan: QueryPlan) -> Execution:
-        """Rank each modality the mode asks for, resolve the citations, fuse, pin the cited
-        sections, rerank, and build the results."""
+        """Rank each modality the mode asks for (citations resolved), fuse, rerank, pin the
+        cited sections first, and build the results."""
         if not plan.searchable:
             note = "the query has no letters or digits: nothing to search for"
             return Execution(plan, SearchResponse(plan.query, plan.mode, True, [], [note]))
+        exact, done = self._rank(plan)
+        missing = _asked_for_missing(plan, exact)
+        if missing and not exact.hits and not _has_terms(plan):
+            return done
+        ordered = self._order(done.rankings, exact.pinned, plan.settings)
+        done.fused = dict(ordered)
+        ordered = self._rerank(done, ordered, exact.pinned)
+        done.pins = exact.pins if plan.fused else {}
+        ordered = _monotone(ordered, done.pins)
+        response = done.response
+        response.results, done.stored = self._results(ordered, done.rankings, plan, done.relevance)
+        _mark_pins(response.results, done.fused, done.pins)
+        response.no_match = self._no_match(plan, done.rankings, response.results) or missing
+        return done
+
+    def _rank(self, plan: QueryPlan) -> tuple[_Exact, Execution]:
+        """The exact modality (the plan's citations resolved) and the others the mode asks
+        for, with a response holding the notes and citations so far."""
         relative = self._cite_relatives(plan)
         others, vector = self._rank_modalities(plan)
         preferred = partial(self._preferred, others, plan)
@@ -296,25 +314,20 @@ class Searcher:
         rankings.update(others)
         notes = [*plan.notes, *exact.notes]
         response = SearchResponse(plan.query, plan.mode, True, [], notes, exact.citations)
-        done = Execution(plan, response, rankings, vector=vector)
-        missing = _asked_for_missing(plan, exact)
-        if missing and not exact.hits and not _has_terms(plan):
-            return done
-        ordered = self._order(rankings, exact.pinned, plan.settings)
-        done.fused = dict(ordered)
-        if self._reranker is not None and plan.settings.reranker is not None:
-            top_n = max(plan.settings.reranker.top_n, plan.settings.top_k)
-            reranked = rerank(self._reranker, self._store, plan.query, ordered, exact.pinned, top_n)
-            ordered, done.relevance = reranked.ordered, reranked.relevance
-            done.reranker = self._reranker.name
-            response.notes += reranked.notes
-        done.pins = exact.pins if plan.fused else {}
-        ordered = _monotone(ordered, done.pins)
-        response.results, done.stored = self._results(ordered, rankings, plan, done.relevance)
-        _mark_pins(response.results, done.fused, done.pins)
-        no_match = self._no_match(plan, rankings, response.results)
-        response.no_match = no_match or missing
-        return done
+        return exact, Execution(plan, response, rankings, vector=vector)
+
+    def _rerank(
+        self, done: Execution, ordered: list[tuple[str, float]], pinned: list[str]
+    ) -> list[tuple[str, float]]:
+        """``ordered`` re-ordered by the reranker, when one is configured (:func:`rerank`)."""
+        settings = done.plan.settings
+        if self._reranker is None or settings.reranker is None:
+            return ordered
+        top_n = max(settings.reranker.top_n, settings.top_k)
+        reranked = rerank(self._reranker, self._store, done.plan.query, ordered, pinned, top_n)
+        done.relevance, done.reranker = reranked.relevance, self._reranker.name
+        done.response.notes += reranked.notes
+        return reranked.ordered
 
     def _cite_relatives(self, plan: QueryPlan) -> list[CitedSections]:
         """The plan's relative citations, resolved (:func:`cite_relatives`)."""
