@@ -56,6 +56,8 @@ def test_explain_gives_the_trace_ranks_fusion_and_pins(index: Index) -> None:
     trace = explained["plan"]["trace"]
     assert [step["analyser"] for step in trace] == ["naming", "syntax", "vocabulary"]
     assert trace[1]["decision"] == "cites Section 2 (section-2)"
+    assert explained["citations"] == response.citations
+    assert response.citations[0]["section_id"] == "section-2"
     assert explained["modalities"]["keyword"]["searched"] == "Section 2 termination notice"
     fusion = explained["fusion"]
     assert fusion["k"] == 60 and fusion["weights"] == {"exact": 1, "semantic": 1, "keyword": 1}
@@ -131,6 +133,7 @@ def test_hierdoc_search_explain_prints_it_after_the_results(
     out = capsys.readouterr().out
     assert out.index("office_lease.md") < out.index("plan:")
     assert "  syntax      cites Section 2 (section-2)" in out
+    assert "  citation Section 2 -> section-2 (found)" in out
     assert "fusion: weighted RRF, k=60, weights exact 1, keyword 1, semantic 1" in out
     assert "pinned: cites Section 2" in out and "exact #1 (1)" in out
     with pytest.raises(SystemExit):

@@ -22,6 +22,7 @@ def explain(execution: Execution) -> dict[str, Any]:
     }
     return {
         "plan": plan.to_dict(),
+        "citations": list(execution.response.citations),
         "modalities": modalities,
         "fusion": _fusion(execution),
         "reranker": execution.reranker,
@@ -96,6 +97,10 @@ def explain_lines(data: dict[str, Any]) -> list[str]:
     lines = ["plan:"]
     width = max((len(s["analyser"]) for s in plan["trace"]), default=0)
     lines += [f"  {s['analyser']:<{width}}  {s['decision']}" for s in plan["trace"]]
+    for cited in data["citations"]:
+        where = cited["section_id"] or "no section"
+        how = "found" if cited["resolved"] else "not found"
+        lines.append(f"  citation {cited['text']} -> {where} ({how})")
     for modality, ranked in data["modalities"].items():
         lines.append(f"  {modality}: {ranked['candidates']} candidates for {ranked['searched']}")
     fusion = data["fusion"]
