@@ -20,7 +20,7 @@ from ..pipeline.numbering import find_citations
 from .analyze import analyze
 from .glossary import Glossary
 from .names import DocumentNames
-from .plan import QueryPlan
+from .plan import Analyser, QueryPlan
 from .relative_citations import find_relative_citations
 from .syntax import QUOTED, parse_query
 
@@ -124,7 +124,7 @@ class Vocabulary:
         )
 
 
-def analysers_for(glossary: Glossary | None) -> tuple:
+def analysers_for(glossary: Glossary | None) -> tuple[Analyser, ...]:
     """The analysers a searcher runs, in order (without a glossary, the syntax only)."""
     if glossary is None:
         return (QuerySyntax(),)
