@@ -23,11 +23,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 from ..config import DEFAULT_POLICY, SearchPolicy
 from ..models import SearchFilter
 from ..pipeline.numbering import equivalent_ids
 from ..store.base import Store
+
+if TYPE_CHECKING:
+    from .plan import QueryPlan
 
 
 @dataclass
@@ -54,6 +58,20 @@ class CitedSections:
         """Why the pinned chunks come first."""
         text = self.citation["text"]
         return f"cites {text}" if self.citation["resolved"] else f"nearest section to {text}"
+
+
+def cite_numbered(
+    store: Store,
+    plan: QueryPlan,
+    documents: Sequence[str],
+    limit: int | None = None,
+    preferred: Callable[[], list[str]] | None = None,
+) -> list[CitedSections]:
+    """Each numbered citation of ``plan`` resolved in ``documents`` (:func:`cite_sections`)."""
+    return [
+        cite_sections(store, text, ids, plan.filt, documents, limit, preferred, plan.policy)
+        for text, ids in plan.cited
+    ]
 
 
 def cite_sections(

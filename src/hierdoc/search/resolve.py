@@ -22,7 +22,7 @@ from ..models import SearchFilter, SectionRecord
 from ..pipeline.numbering import find_citations
 from ..store.base import Store
 from .analysers import NamedDocuments, QuerySyntax
-from .citations import CitedSections, cite_sections
+from .citations import CitedSections, cite_numbered
 from .glossary import Glossary
 from .plan import QueryPlan, build_plan
 from .relative_citations import RestRanking, cite_relatives
@@ -77,11 +77,7 @@ def cited_section(
     scope = list(plan.filt.sources) if plan.filt and plan.filt.sources else AllDocuments(store)
     chunks = plan.policy.pointing_chunks
     rest = RestRanking(plan.remainder, None, plan.mode, chunks)
-    numbered = [
-        cite_sections(store, t, ids, plan.filt, scope, 1, None, plan.policy)
-        for t, ids in plan.cited
-    ]
-    found = [*numbered, *cite_relatives(store, plan, scope, rest, 1)]
+    found = [*cite_numbered(store, plan, scope, 1), *cite_relatives(store, plan, scope, rest, 1)]
     return next((hit for cited in found if (hit := _first_holder(store, cited))), None)
 
 

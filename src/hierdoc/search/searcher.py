@@ -43,7 +43,7 @@ from ..pipeline.extract.definitions import normalize_term
 from ..store.base import Store
 from .analysers import analysers_for
 from .analyze import analyze, analyze_query, analyze_words
-from .citations import CitedSections, cite_sections, section_starts
+from .citations import CitedSections, cite_numbered, section_starts
 from .fuse import best_possible, weighted_rrf
 from .glossary import Glossary, QueryVocabulary
 from .per_generation import PerGeneration
@@ -78,15 +78,12 @@ def exact_search(
     semantic or a keyword search): only what the response says whatever the mode, whether
     the cited sections and the quoted phrases exist, with their notes. ``preferred``: the
     documents the other modalities rank first (for a number too many documents have, see
-    :func:`cite_sections`)."""
+    :func:`~.citations.cite_sections`)."""
     found = _Exact([], [], [], [])
     ordered: list[str] = []
     k, filt = plan.depth, plan.filt
     limit = k if plan.fused else 0
-    numbered = [
-        cite_sections(store, t, ids, filt, documents, limit, preferred, plan.policy)
-        for t, ids in plan.cited
-    ]
+    numbered = cite_numbered(store, plan, documents, limit, preferred)
     for cited in [*numbered, *relative]:
         text = cited.citation["text"]
         found.citations.append(cited.citation)
@@ -361,7 +358,7 @@ class Searcher:
 
     def _preferred(self, others: dict[str, list[Hit]], plan: QueryPlan) -> list[str]:
         """The documents the other modalities rank first (for a number too many documents
-        have, see :func:`cite_sections`); an exact search ranks the query's keywords."""
+        have, see :func:`~.citations.cite_sections`); an exact search ranks the query's keywords."""
         if not others:
             terms = keyword_terms(self._store, plan.expanded)
             others = {"keyword": self._store.keyword_search(terms, plan.depth, plan.filt)}
