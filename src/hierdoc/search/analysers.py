@@ -17,12 +17,11 @@ from pathlib import PurePosixPath
 
 from ..models import SearchFilter
 from ..pipeline.numbering import find_citations
-from .analyze import analyze
 from .glossary import Glossary
 from .names import DocumentNames
 from .plan import Analyser, QueryPlan
 from .relative_citations import find_relative_citations
-from .syntax import QUOTED, parse_query
+from .syntax import QUOTED, has_words, parse_query
 
 
 def _names(sources: tuple[str, ...]) -> str:
@@ -65,7 +64,7 @@ class NamedDocuments:
 def _asks_more(rest: str) -> bool:
     """What is left of a query without the names in it still asks something: words outside
     quotes, or a citation (also a quoted one)."""
-    if analyze(QUOTED.sub(" ", rest)):
+    if has_words(rest):
         return True
     quoted = [m.group(1) for m in QUOTED.finditer(rest)]
     return any(find_citations(p) or find_relative_citations(p) for p in quoted)

@@ -50,7 +50,7 @@ from .per_generation import PerGeneration
 from .plan import Analyser, QueryPlan, build_plan
 from .relative_citations import RestRanking, cite_relatives
 from .rerank import Reranker, rerank
-from .syntax import QUOTED
+from .syntax import has_words
 
 
 @dataclass
@@ -286,7 +286,7 @@ class Searcher:
             return Execution(plan, SearchResponse(plan.query, plan.mode, True, [], [note]))
         exact, done = self._rank(plan)
         missing = _asked_for_missing(plan, exact)
-        if missing and not exact.hits and not _has_terms(plan):
+        if missing and not exact.hits and not has_words(plan.remainder):
             return done
         ordered = self._order(done.rankings, exact.pinned, plan.settings)
         done.fused = dict(ordered)
@@ -503,11 +503,6 @@ class _Enrichment:
             if len(found) >= most:
                 break
         return found[:most]
-
-
-def _has_terms(plan: QueryPlan) -> bool:
-    """The query has words beyond its citations and quoted phrases."""
-    return bool(analyze(QUOTED.sub(" ", plan.remainder)))
 
 
 def _asked_for_missing(plan: QueryPlan, exact: _Exact) -> bool:

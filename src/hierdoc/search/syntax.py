@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from ..pipeline.numbering import find_citations
+from .analyze import analyze
 from .relative_citations import RelativeCitation, attach_relative, find_relative_citations
 
 QUOTED = re.compile(r"[\"“”„]([^\"“”„]{2,})[\"“”„]")
@@ -56,3 +57,8 @@ def parse_query(query: str) -> ParsedQuery:
         tuple(dict.fromkeys(identifiers)),
         tuple(relative),
     )
+
+
+def has_words(text: str) -> bool:
+    """``text`` holds search words outside its quoted phrases."""
+    return bool(analyze(QUOTED.sub(" ", text)))
