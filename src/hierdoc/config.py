@@ -161,9 +161,12 @@ class SearchSettings(BaseModel):
     semantic_weight: float = Field(default=1.0, ge=0.0)
     keyword_weight: float = Field(default=1.0, ge=0.0)
     exact_weight: float = Field(default=1.0, ge=0.0)
+    fusion: Literal["score", "rrf"] = "score"
+    """How hybrid search fuses its modalities: by their normalised scores, or by their ranks
+    (weighted reciprocal rank fusion, with ``rrf_k``); see ``search/fuse.py``."""
     rrf_k: int = Field(default=60, ge=0)
     candidate_depth: int = Field(default=50, ge=1, le=1000)
-    no_match_similarity: float = Field(default=0.25, ge=-1.0, le=1.0)
+    no_match_similarity: float = Field(default=0.35, ge=-1.0, le=1.0)
     passage_chars: int = Field(default=600, ge=50, le=100_000)
     """Budget of each result's ``passage`` (whole sentences; one longer sentence whole)."""
     passage_set_chars: int = Field(default=1200, ge=0, le=100_000)

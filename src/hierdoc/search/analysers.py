@@ -23,6 +23,12 @@ from .plan import Analyser, QueryPlan
 from .relative_citations import find_relative_citations
 from .syntax import QUOTED, has_words, parse_query
 
+NAMED_WEIGHTS = {"as written": 3.0}
+"""The weight of the ranking within the named documents by how they were named: a file
+name or title written out is all but a filter (3: its chunks lead unless another
+document's match far better); a short name or its name's words count like one more
+modality (1, the default)."""
+
 
 def _names(sources: tuple[str, ...]) -> str:
     return ", ".join(PurePosixPath(s).name or s for s in sources)
@@ -30,9 +36,11 @@ def _names(sources: tuple[str, ...]) -> str:
 
 @dataclass(frozen=True)
 class NamedDocuments:
-    """The documents the query names narrow its scope, with a note saying so; the text
-    searched loses the names written in it (they would only add noise to ranking within
-    those documents), unless nothing else would be left to search."""
+    """The documents the query names are evidence: hybrid search also ranks the query within
+    them and fuses that ranking (:data:`NAMED_WEIGHTS`). A citation of a named document's
+    section ("Rule 6.2.6 of MKT") narrows the scope to it, with a note saying so; the text
+    searched then loses the names written in it (they would only add noise to ranking
+    within those documents), unless nothing else would be left to search."""
 
     names: DocumentNames
     name: str = "naming"
@@ -49,7 +57,21 @@ class NamedDocuments:
         if set(naming.sources) == set(scope):
             decision = f"{named}: the documents searched already{kept}"
             return plan.decided(self.name, decision, text=text, named=naming.sources)
-        note = f"searched only {_names(naming.sources)}: named in the query ({naming.how})"
+        cites = parse_query(rest)
+        if not (cites.cited or cites.relative):
+            weight = NAMED_WEIGHTS.get(naming.how, 1.0)
+            note = f"ranked {_names(naming.sources)} higher: named in the query ({naming.how})"
+            return plan.decided(
+                self.name,
+                f"{named}: ranked within them too, weight {weight:g}",
+                named=naming.sources,
+                named_weight=weight,
+                notes=(*plan.notes, note),
+            )
+        note = (
+            f"searched only {_names(naming.sources)}: named in the query ({naming.how}) "
+            "with a section cited"
+        )
         narrowed = replace(plan.filt or SearchFilter(), sources=naming.sources)
         return plan.decided(
             self.name,

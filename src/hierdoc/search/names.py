@@ -48,7 +48,7 @@ from ..models import DocumentRecord
 from ..pipeline.numbering import KIND_ALIASES, find_citations
 from .analyze import ENGLISH_STOP_WORDS
 from .relative_citations import find_relative_citations
-from .short_names import ShortName, ShortNames, short_names
+from .short_names import ShortName, ShortNames, self_given, short_names
 
 #: Words with which people name a document ("the cloud agreement", "the PCI standard").
 # fmt: off
@@ -64,11 +64,20 @@ _WORD = re.compile(r"[a-z0-9]+")
 _THE_BEFORE = re.compile(r"\bthe\s+$", re.IGNORECASE)
 #: A decimal number right after a name: the "5.3.6" of "GEN 5.3.6".
 _DECIMAL_AFTER = re.compile(r"\s+\d+(?:\.\d+[A-Za-z]?)+\b")
+#: A decimal number, with no kind word before it, and "of" or "in" right before a name: the
+#: "5.3.6 of " of "5.3.6 of GEN".
+_DECIMAL_BEFORE = re.compile(
+    r"(?<![\w.])(?P<number>\d+(?:\.\d+[A-Za-z]?)+(?:\([0-9A-Za-z]{1,4}\))*)\s+(?:of|in)\s+"
+    r"(?:the\s+)?$",
+    re.IGNORECASE,
+)
+_WORD_BEFORE = re.compile(r"(?P<word>[A-Za-z]+)\.?\s+$")
 #: The word after a short name in the same noun phrase: after spaces or a hyphen, or as the
 #: first word of a bracket that glosses the name ("Apolipoprotein E4 (APOE4) allele").
 _NEXT_WORD = re.compile(r"[ \t-]*(?:\(\s*)?([A-Za-z][A-Za-z0-9]*)")
 #: Words that say a query is about a document or a part of one.
-POINTING_WORDS = DOCUMENT_WORDS | {k.rstrip(".") for k in KIND_ALIASES if k[0].isalpha()}
+_KIND_WORDS = frozenset(k.rstrip(".").lower() for k in KIND_ALIASES if k[0].isalpha())
+POINTING_WORDS = DOCUMENT_WORDS | _KIND_WORDS
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}$")
 #: Company suffixes: "Acme Corp" is named by "Acme".
 COMPANY_WORDS = frozenset(
@@ -93,7 +102,7 @@ COMPANY_WORDS = frozenset(
 _PARTY_KEY = re.compile(r"part(y|ies)|counterpart(y|ies)|client|customer|vendor|supplier|company")
 
 
-NAME_KEYS_VERSION = 3
+NAME_KEYS_VERSION = 4
 """Changes whenever :func:`name_keys` would give a document other keys: a store holding
 keys of another version rebuilds them (a writer) or is read as records (a reader)."""
 WRITTEN, SHORT, WORD, NAMES = "written", "short", "word", "names"
@@ -130,17 +139,33 @@ class Naming:
     def rest(self, query: str) -> str:
         """The query without the names written in it: what it asks about those documents.
         A name written before a decimal number cites it, as rulebooks are cited: "GEN 5.3.6"
-        asks for section 5.3.6."""
+        asks for section 5.3.6; so does a bare number written before "of" or "in" and the
+        name: "5.3.6 of GEN"."""
         for start, end in sorted(self.spans, reverse=True):
             cites = _DECIMAL_AFTER.match(query, end) is not None
             query = query[:start] + (" section " if cites else " ") + query[end:]
+            before = _number_before(query, start)
+            if before is not None:
+                query = query[:before] + "section " + query[before:]
         return " ".join(query.split())
+
+
+def _number_before(query: str, start: int) -> int | None:
+    """Where a bare decimal number cited as "5.3.6 of <name at start>" begins, else None (a
+    number after a kind word, "Rule 5.3.6 of GEN", is a citation already)."""
+    match = _DECIMAL_BEFORE.search(query, 0, start)
+    if match is None or match.end() != start:
+        return None
+    word = _WORD_BEFORE.search(query, 0, match.start("number"))
+    if word and word.group("word").lower().rstrip("s") in _KIND_WORDS:
+        return None
+    return match.start("number")
 
 
 def name_strings(document: DocumentRecord) -> list[str]:
     """The strings that name a document: source, file name, file stem, title, metadata title."""
     path = PurePosixPath(document.source)
-    titles = [document.title, str(document.metadata.get("title") or "")]
+    titles = [document.title, str(document.metadata.get("title") or ""), *self_given(document)]
     found = [document.source, path.name, path.stem, *titles]
     return list(dict.fromkeys(" ".join(s.split()).lower() for s in found if s and s.strip()))
 
@@ -384,6 +409,7 @@ def _meant_as_names(query: str, spans: list[tuple[int, int, str]]) -> list[tuple
         for span in spans
         if (_THE_BEFORE.search(query, 0, span[0]) and not _goes_on_as_a_term(query, span[1]))
         or _DECIMAL_AFTER.match(query, span[1])
+        or _number_before(query, span[0]) is not None
     ]
 
 

@@ -43,6 +43,9 @@ class QueryPlan:
     """What is searched: the query without the document names written in it."""
     named: tuple[str, ...] = ()
     """The documents the query names."""
+    named_weight: float = 0.0
+    """The weight in hybrid fusion of the query's ranking within the named documents (0:
+    none, the scope was narrowed to them or nothing was named)."""
     phrases: tuple[str, ...] = ()
     identifiers: tuple[str, ...] = ()
     cited: tuple[tuple[str, tuple[str, ...]], ...] = ()

@@ -23,7 +23,7 @@ import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import zip_longest
 
@@ -44,7 +44,7 @@ from ..store.base import Store
 from .analysers import analysers_for
 from .analyze import analyze, analyze_query, analyze_words
 from .citations import CitedSections, cite_numbered, section_starts
-from .fuse import best_possible, weighted_rrf
+from .fuse import RULES, best_possible
 from .glossary import Glossary, QueryVocabulary
 from .per_generation import PerGeneration
 from .plan import Analyser, QueryPlan, build_plan
@@ -63,6 +63,8 @@ class _Exact:
     pins: dict[str, str] = field(default_factory=dict)
     """Why each pinned chunk is pinned ("cites Section 8.4")."""
     missing_phrases: list[str] = field(default_factory=list)
+    mentioned: list[str] = field(default_factory=list)
+    """Citations no section answers but some text mentions ("Rule 18.5.1" in a passage)."""
 
 
 def exact_search(
@@ -96,6 +98,7 @@ def exact_search(
             mentions = [hit.chunk_id for hit in store.phrase_search(words, limit or 1, filt)]
             ordered += mentions
             if mentions:
+                found.mentioned.append(text.strip())
                 found.notes.append(f"{text.strip()} is mentioned in the text only")
             elif not cited.notes:
                 found.notes.append(f"no section {text.strip()}: not found in the index")
@@ -288,7 +291,7 @@ class Searcher:
         missing = _asked_for_missing(plan, exact)
         if missing and not exact.hits and not has_words(plan.remainder):
             return done
-        ordered = self._order(done.rankings, exact.pinned, plan.settings)
+        ordered = self._order(done.rankings, exact.pinned, plan.settings, plan.named_weight)
         done.fused = dict(ordered)
         ordered = self._rerank(done, ordered, exact.pinned)
         done.pins = exact.pins if plan.fused else {}
@@ -296,7 +299,8 @@ class Searcher:
         response = done.response
         response.results, done.stored = self._results(ordered, done.rankings, plan, done.relevance)
         _mark_pins(response.results, done.fused, done.pins)
-        response.no_match = self._no_match(plan, done.rankings, response.results) or missing
+        alone = missing and not has_words(plan.remainder)
+        response.no_match = self._no_match(plan, done.rankings, response.results) or alone
         return done
 
     def _rank(self, plan: QueryPlan) -> tuple[_Exact, Execution]:
@@ -304,6 +308,11 @@ class Searcher:
         for, with a response holding the notes and citations so far."""
         relative = self._cite_relatives(plan)
         others, vector = self._rank_modalities(plan)
+        if plan.named_weight and plan.mode == "hybrid":
+            within = replace(plan, filt=replace(plan.filt or SearchFilter(), sources=plan.named))
+            inside, _ = self._rank_modalities(within)
+            fused = RULES[plan.settings.fusion](inside, plan.settings.weights, plan.settings.rrf_k)
+            others[NAMED] = [Hit(c, v) for c, v in fused]
         preferred = partial(self._preferred, others, plan)
         scope = self._scope(plan.filt) if plan.cited else []
         exact = exact_search(self._store, plan, scope, relative, preferred)
@@ -371,13 +380,18 @@ class Searcher:
         return AllDocuments(self._store)
 
     def _order(
-        self, rankings: dict[str, list[Hit]], pinned: list[str], settings: SearchSettings
+        self,
+        rankings: dict[str, list[Hit]],
+        pinned: list[str],
+        settings: SearchSettings,
+        named_weight: float = 0.0,
     ) -> list[tuple[str, float]]:
         if settings.search_mode != "hybrid":
             return [(h.chunk_id, h.score) for h in rankings[settings.search_mode]]
-        ids = {m: [h.chunk_id for h in hits] for m, hits in rankings.items()}
-        fused = weighted_rrf(ids, settings.weights, settings.rrf_k)
-        top = best_possible(settings.weights, list(rankings), settings.rrf_k) or 1.0
+        weights = {**settings.weights, NAMED: named_weight}
+        fused = RULES[settings.fusion](rankings, weights, settings.rrf_k)
+        top = best_possible(weights, list(rankings), settings.rrf_k, settings.fusion)
+        top = max(top, fused[0][1] if fused else 0.0) or 1.0
         scaled = [(chunk_id, score / top) for chunk_id, score in fused]
         first = set(pinned)
         return [e for e in scaled if e[0] in first] + [e for e in scaled if e[0] not in first]
@@ -505,10 +519,18 @@ class _Enrichment:
         return found[:most]
 
 
+NAMED = "named"
+"""The ranking of the query within the documents it names (hybrid search only)."""
+
+
 def _asked_for_missing(plan: QueryPlan, exact: _Exact) -> bool:
-    """The query cites sections none of which any document in scope has, or quotes a
-    phrase that no text holds: what it asks for is not in the index."""
-    if (plan.cited or plan.relative) and not any(c["resolved"] for c in exact.citations):
+    """The query cites sections none of which any document in scope has or any text
+    mentions, or quotes a phrase that no text holds: what it asks for is not in the index.
+    That alone makes ``no_match`` only for a query with no other words; a question that
+    also says what it is about is judged by what its words find (the notes say what is
+    missing)."""
+    cites = plan.cited or plan.relative
+    if cites and not exact.mentioned and not any(c["resolved"] for c in exact.citations):
         return True
     return bool(exact.missing_phrases)
 

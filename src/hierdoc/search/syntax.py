@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from ..pipeline.numbering import find_citations
 from .analyze import analyze
 from .relative_citations import RelativeCitation, attach_relative, find_relative_citations
+from .rule_citations import with_guidance
 
 QUOTED = re.compile(r"[\"“”„]([^\"“”„]{2,})[\"“”„]")
 _BACKTICKED = re.compile(r"`([^`]+)`")
@@ -45,10 +46,15 @@ def parse_query(query: str) -> ParsedQuery:
     citations = find_citations(query)
     relative = find_relative_citations(query, [(c.start, c.end) for c in citations])
     citations, relative = attach_relative(query, citations, relative)
-    cited = tuple((c.text, tuple(c.label.candidate_ids())) for c in citations)
+    widened = [
+        with_guidance(query, c.start, c.text, tuple(c.label.candidate_ids())) for c in citations
+    ]
+    cited = tuple((text, ids) for _, text, ids in widened)
+    spans = [(w[0], c.end) for w, c in zip(widened, citations, strict=True)]
+    spans += [(c.start, c.end) for c in relative]
     remainder = query
-    for citation in sorted([*citations, *relative], key=lambda c: c.start, reverse=True):
-        remainder = remainder[: citation.start] + " " + remainder[citation.end :]
+    for start, end in sorted(spans, reverse=True):
+        remainder = remainder[:start] + " " + remainder[end:]
     return ParsedQuery(
         query,
         tuple(dict.fromkeys(p for p in phrases if p)),
