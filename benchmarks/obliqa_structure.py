@@ -18,8 +18,9 @@ files give every passage's number ("5.3.6", "2.1.1.(1)", "1.2.Guidance.1.", "Par
   and "PART 2." are containers; "Guidance" is kept): ``section-134`` for "Part 12.Chapter
   1.134.", ``section-2-1-1-1-guidance-1`` for "2.1.1.(1).Guidance.1.".
 * **citations**: queries generated from gold rule numbers of the rulebooks that have a short
-  name ("GEN", "COBS"), in four spellings ("Rule 5.3.6 of GEN", "GEN 5.3.6", "Rule 5.3.6",
-  "section 5.3.6"; the last two searched in the document alone), ingested with the hash
+  name ("GEN", "COBS"), in five spellings ("Rule 5.3.6 of GEN", "GEN 5.3.6", "5.3.6 of GEN",
+  "Rule 5.3.6", "section 5.3.6"; the last two searched in the document alone), and guidance
+  notes ("Guidance 2 under Rule 5.3.6 of GEN"), ingested with the hash
   stand-in embedder (citations do not depend on the model). Top-1 is right when the first
   result is in the document and holds the rule's text.
 * **references**: cross-references written "Rule 5.5.4" / "Rules 2.1.2 and 2.1.3" that
@@ -228,11 +229,14 @@ def structure(docs, misses: int) -> dict[str, list[Located]]:
 
 
 _RULE_ID = re.compile(r"^\d+(?:\.\d+[A-Z]?)+(?:\.\(\w+\))*\.?$")
+_GUIDANCE_ID = re.compile(r"^(?P<rule>\d+(?:\.\d+[A-Z]?)+)\.Guidance\.(?P<note>\d+)\.?$")
+FORMS = ("Rule {n} of {d}", "{d} {n}", "Rule {n}", "section {n}", "{n} of {d}")
+GUIDANCE_FORM = "Guidance {g} under Rule {n} of {d}"
 
 
 def citation_queries(docs, count: int, seed: int = 26) -> list[tuple[str, str, str, str]]:
     """(query, form, document key, probe) for ``count`` gold rules of named rulebooks."""
-    candidates = []
+    candidates, notes = [], []
     for key, _path, short, gold in docs:
         if not short:
             continue
@@ -242,13 +246,16 @@ def citation_queries(docs, count: int, seed: int = 26) -> list[tuple[str, str, s
             if _RULE_ID.match(number) and lines:
                 cited = re.sub(r"\.\(", "(", number).rstrip(".")
                 candidates.append((key, short, cited, lines[0]))
+            elif (note := _GUIDANCE_ID.match(number)) and lines:
+                notes.append((key, short, note["rule"], note["note"], lines[0]))
     rng = random.Random(seed)
     chosen = rng.sample(candidates, min(count, len(candidates)))
-    forms = ("Rule {n} of {d}", "{d} {n}", "Rule {n}", "section {n}")
     queries = []
     for position, (key, short, number, probe) in enumerate(chosen):
-        form = forms[position % len(forms)]
+        form = FORMS[position % len(FORMS)]
         queries.append((form.format(n=number, d=short), form, key, probe))
+    for key, short, rule, note, probe in rng.sample(notes, min(count // len(FORMS), len(notes))):
+        queries.append((GUIDANCE_FORM.format(g=note, n=rule, d=short), GUIDANCE_FORM, key, probe))
     return queries
 
 

@@ -104,3 +104,24 @@ def test_a_limit_past_the_queries_bounds_the_sample(limit: int, tmp_path) -> Non
     sliced = runner.limit_corpus(corpus, limit)
     assert len(sliced.queries) == QUERIES
     assert len(sliced.documents) == min(DOCUMENTS, QUERIES * (1 + DISTRACTORS_PER_QUERY))
+
+
+def test_first_documents_keeps_the_queries_answered_within_them() -> None:
+    from hierdoc.eval.datasets import first_documents
+
+    documents = [
+        TextDocument(f"doc{i}", f"text {i}", "", [f"passage {i}"], [f"{i}:1"]) for i in range(3)
+    ]
+    queries = [
+        EvalQuery("inside", "?", {"0:1": 1.0, "1:1": 1.0}),
+        EvalQuery("across", "?", {"1:1": 1.0, "2:1": 1.0}),
+    ]
+    corpus = EvalCorpus("c", documents, queries, "chunk", ("R@10",), "R@10")
+    part = first_documents(corpus, 2)
+    assert [d.source for d in part.documents] == ["doc0", "doc1"]
+    assert [q.id for q in part.queries] == ["inside"] and part.name == "c-first2"
+    contained = EvalCorpus(
+        "t", documents, [EvalQuery("q", "?", {"text 1": 1.0})], "contains", (), ""
+    )
+    assert [q.id for q in first_documents(contained, 2).queries] == ["q"]
+    assert first_documents(contained, 1).queries == []

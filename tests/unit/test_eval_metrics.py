@@ -103,3 +103,22 @@ def test_document_unit_ranks_a_document_by_its_first_chunk() -> None:
     assert judged.values["R@5"] == 0.5
     assert judged.values["MRR@10"] == 0.5  # B is the second document
     assert judged.miss["missed"] == [{"id": "C", "grade": 1.0, "rank": None}]
+
+
+def test_map_at_k_sums_precision_at_each_relevant_rank_over_all_relevant() -> None:
+    from hierdoc.eval.metrics import map_at_k
+
+    # relevant at ranks 1 and 3 of 3 relevant: (1/1 + 2/3) / 3
+    assert map_at_k(["a", "x", "b", "y"], {"a": 1.0, "b": 1.0, "c": 1.0}) == pytest.approx(5 / 9)
+    assert map_at_k([str(n) for n in range(10)] + ["a"], {"a": 1.0}, 10) == 0.0
+    assert map_at_k(["a", "a"], {"a": 1.0}) == 1.0
+
+
+def test_containment_counts_every_gold_passage_a_chunk_holds() -> None:
+    gold = {"rule one applies.": 1.0, "rule two applies.": 1.0, "never returned.": 1.0}
+    corpus = EvalCorpus("c", [], [], "contains", ("R@1", "R@10", "MRR@10"), "R@10")
+    table = ChunkTable({}, {}, {})
+    table.content = {"c1": "intro", "c2": "x rule one applies. rule two applies. y"}
+    judged = judge(corpus, EvalQuery("q", "?", gold), {1: ["c1"], 10: ["c1", "c2"]}, table)
+    assert judged.values == {"R@1": 0.0, "R@10": pytest.approx(2 / 3), "MRR@10": 0.5}
+    assert [m["passage"] for m in judged.miss["missed"]] == ["never returned."]

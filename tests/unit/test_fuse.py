@@ -37,3 +37,44 @@ def test_zero_weight_drops_a_modality_and_ties_break_by_id() -> None:
 
 def test_best_possible_is_the_top_of_the_scale() -> None:
     assert best_possible({"a": 1.0, "b": 0.5}, ["a", "b"]) == pytest.approx(1.5 / 61)
+
+
+def _hits(pairs: list[tuple[str, float]]) -> list:
+    from hierdoc.models import Hit
+
+    return [Hit(c, s) for c, s in pairs]
+
+
+def test_score_fusion_places_each_score_in_its_modalitys_spread() -> None:
+    from hierdoc.search.fuse import normalised
+
+    # mean 2, sd sqrt(2/3): low end = 2 - 3 sd, width = 6 sd
+    values = normalised("keyword", _hits([("a", 3.0), ("b", 2.0), ("c", 1.0)]))
+    sd = (2 / 3) ** 0.5
+    assert values["a"] == pytest.approx((3.0 - (2 - 3 * sd)) / (6 * sd))
+    assert values["b"] == pytest.approx(0.5)
+    assert normalised("semantic", _hits([("a", 0.4), ("b", 0.4)])) == {"a": 1.0, "b": 1.0}
+    assert normalised("exact", _hits([("x", 1.0), ("y", 1.0)])) == {"x": 1.0, "y": 0.5}
+
+
+def test_score_fusion_follows_the_modality_whose_best_stands_out() -> None:
+    from hierdoc.search.fuse import score_fusion
+
+    # keyword's first hit stands far above its others; semantic's candidates score alike
+    keyword = _hits([("k1", 30.0), ("s1", 5.0), ("k3", 4.8), ("k4", 4.7), ("k5", 4.6)])
+    semantic = _hits([("s1", 0.52), ("s2", 0.51), ("k1", 0.50), ("s4", 0.50), ("s5", 0.49)])
+    rankings = {"keyword": keyword, "semantic": semantic}
+    fused = score_fusion(rankings, {"keyword": 1.0, "semantic": 1.0})
+    assert fused[0][0] == "k1"
+    reciprocal = weighted_rrf({m: [h.chunk_id for h in hs] for m, hs in rankings.items()}, {})
+    assert reciprocal == []  # no weights, nothing fused
+    ranked = weighted_rrf(
+        {m: [h.chunk_id for h in hs] for m, hs in rankings.items()},
+        {"keyword": 1.0, "semantic": 1.0},
+    )
+    assert ranked[0][0] == "s1"  # by ranks alone the weak modality's first hit wins
+    assert score_fusion(rankings, {"keyword": 0.0, "semantic": 1.0})[0][0] == "s1"
+
+
+def test_best_possible_of_score_fusion_is_the_sum_of_the_weights() -> None:
+    assert best_possible({"a": 1.0, "b": 0.5}, ["a", "b"], rule="score") == pytest.approx(1.5)

@@ -252,6 +252,8 @@ def rulebooks(tmp_path_factory: pytest.TempPathFactory) -> Index:
         (f"Rule {LRM}2.1.1(2) of GEN", None),
         ("GEN 2.1.1(2)", None),
         ("what does GEN 2.1.1(2) say about Activities", None),
+        ("2.1.1(2) of GEN", None),
+        ("What does 2.1.1(2) in GEN say about Activities", None),
         ("Rule 2.1.1(2)", "GEN_VER01.txt"),
         ("section 2.1.1(2)", "GEN_VER01.txt"),
     ],
@@ -270,3 +272,28 @@ def test_the_abbreviation_names_its_rulebook_only_in_a_citation(rulebooks: Index
         topic = rulebooks.search(query)
         assert not any("named in the query" in note for note in topic.notes), topic.notes
         assert topic.results[0].source == "GEN_VER01.txt"
+
+
+@pytest.mark.parametrize(
+    ("query", "source"),
+    [
+        ("Guidance 2 under Rule 1.2 of GEN", None),
+        ("guidance note 2 to Rule 1.2", "GEN_VER01.txt"),
+        ("What does Guidance 2 under GEN 1.2 say?", None),
+    ],
+)
+def test_a_guidance_note_under_a_rule_is_cited_before_the_rule(
+    rulebooks: Index, query: str, source: str | None
+) -> None:
+    first = rulebooks.search(query, source=source).results[0]
+    assert (first.source, first.section_id) == ("GEN_VER01.txt", "section-1-2-guidance-2")
+    assert first.pinned
+
+
+def test_a_number_after_a_kind_word_is_no_bare_number_of_a_document(rulebooks: Index) -> None:
+    from hierdoc.search.names import Naming
+
+    naming = Naming(("GEN_VER01.txt",), "by a short name", ((9, 12),))
+    assert naming.rest("2.1.1 of GEN") == "section 2.1.1 of"
+    naming = Naming(("GEN_VER01.txt",), "by a short name", ((14, 17),))
+    assert naming.rest("Rule 2.1.1 of GEN") == "Rule 2.1.1 of"

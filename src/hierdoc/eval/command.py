@@ -16,7 +16,7 @@ import click
 
 from ..cli.state import State, index_options, pass_state
 from .baselines import BASELINES
-from .datasets import load_dataset
+from .datasets import first_documents, load_dataset
 from .runner import DISTRACTORS_PER_QUERY, run_eval
 from .variants import PRESETS, VARIANTS, resolve_variants
 
@@ -33,7 +33,17 @@ def _stderr(message: str) -> None:
 @index_options
 @click.option(
     "--dataset",
-    type=click.Choice(["scifact", "anthropic", "contractnli", "contractnli-wide", "beir"]),
+    type=click.Choice(
+        [
+            "scifact",
+            "anthropic",
+            "contractnli",
+            "contractnli-wide",
+            "obliqa",
+            "obliqa-documents",
+            "beir",
+        ]
+    ),
     required=True,
     help="Which loader to use.",
 )
@@ -48,6 +58,13 @@ def _stderr(message: str) -> None:
     type=click.IntRange(min=1),
     help="Only the first N queries, and only the documents they need are indexed: those "
     "they judge (or search within) plus random distractors (see --distractors).",
+)
+@click.option(
+    "--documents",
+    "first",
+    type=click.IntRange(min=1),
+    help="Only the first N documents, and only the queries answered within them (for a "
+    "corpus too big to embed here: ObliQA's 13,012 passages).",
 )
 @click.option(
     "--distractors",
@@ -84,6 +101,7 @@ def eval_command(
     path: str | None,
     split: str,
     limit: int | None,
+    first: int | None,
     distractors: int | None,
     variants: str,
     baselines: str,
@@ -99,6 +117,8 @@ def eval_command(
         chosen = resolve_variants(variants)
         _stderr(f"[{dataset}] loading the dataset{f' from {path}' if path else ''}")
         corpus = load_dataset(dataset, path, split)
+        if first:
+            corpus = first_documents(corpus, first)
     except (OSError, ValueError, KeyError) as error:
         raise click.ClickException(str(error)) from error
     _stderr(

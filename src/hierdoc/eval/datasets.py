@@ -7,7 +7,9 @@ A corpus (:class:`EvalCorpus`) is judged in one of three units:
 * ``chunk``: judgements name chunks (the Anthropic codebase, pre-chunked);
 * ``span``: judgements are character spans of one document (ContractNLI); a
   chunk is relevant when it overlaps a gold span, and the query is searched
-  within its own document (a source filter).
+  within its own document (a source filter);
+* ``contains``: judgements are passages of text (whitespace normalised); a chunk
+  counts for each one it holds whole (ObliQA's documents chunked by hierdoc).
 
 Loaders read the files as published; :func:`load_dataset` picks one by name.
 """
@@ -20,14 +22,14 @@ import json
 import os
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
 from ..pipeline.ingest import TextDocument
 from .metrics import CHAR_METRICS, CUTOFFS, Span
 
-Unit = Literal["document", "chunk", "span"]
+Unit = Literal["document", "chunk", "span", "contains"]
 
 NLI_CHOICES = ("Entailment", "Contradiction")
 
@@ -47,6 +49,8 @@ class EvalQuery:
     source_filter: str | None = None
     document: str | None = None
     """For a span-unit query searched over every document: the document its spans are in."""
+    group: str | None = None
+    """The question group the report gives apart (ObliQA: one gold passage or several)."""
 
 
 @dataclass
@@ -62,6 +66,8 @@ class EvalCorpus:
     aliases: dict[str, str] = field(default_factory=dict)
     """Chunk id -> the key it is judged by (the cookbook matches chunks by content)."""
     description: str = ""
+    published: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Published figures to print beside the measured ones: who and where -> metric -> value."""
 
     @property
     def prechunked(self) -> bool:
@@ -244,7 +250,28 @@ def slice_corpus(
         corpus.main_metric,
         corpus.aliases,
         corpus.description,
+        corpus.published,
     )
+
+
+def first_documents(corpus: EvalCorpus, count: int) -> EvalCorpus:
+    """The first ``count`` documents and only the queries answered within them (every judged
+    chunk or document, or every passage a ``contains`` query judges, is theirs): a corpus too
+    big to embed on the machine at hand, measured on a part that is whole."""
+    if corpus.unit == "span":
+        raise ValueError("first_documents: span corpora search each query in its own document")
+    kept = corpus.documents[:count]
+    owners = {d.source for d in kept} | {c for d in kept for c in d.chunk_ids or ()}
+    texts = " ".join(d.text for d in kept) if corpus.unit == "contains" else ""
+    if corpus.unit == "contains":
+        texts = " ".join(texts.split())
+    queries = [q for q in corpus.queries if all(_within(key, owners, texts) for key in q.relevant)]
+    name = f"{corpus.name}-first{len(kept)}"
+    return replace(corpus, name=name, documents=kept, queries=queries)
+
+
+def _within(key: str, owners: set[str], texts: str) -> bool:
+    return key in owners or bool(texts) and key in texts
 
 
 def _needed_sources(corpus: EvalCorpus, queries: Sequence[EvalQuery]) -> set[str]:
@@ -252,6 +279,8 @@ def _needed_sources(corpus: EvalCorpus, queries: Sequence[EvalQuery]) -> set[str
         return {s for q in queries if (s := q.source_filter or q.document)}
     if corpus.unit == "document":
         return {d for q in queries for d in q.relevant}  # type: ignore[union-attr]
+    if corpus.unit == "contains":
+        return {d.source for d in corpus.documents}
     owner = {cid: d.source for d in corpus.documents for cid in d.chunk_ids or ()}
     return {owner[c] for q in queries for c in q.relevant if c in owner}  # type: ignore[union-attr]
 
@@ -277,11 +306,16 @@ DATASET_PATHS = {
     "anthropic": "anthropic-codebase",
     "contractnli": "contractnli/test.json",
     "contractnli-wide": "contractnli/test.json",
+    "obliqa": "obliqa",
+    "obliqa-documents": "obliqa",
 }
 
 
 def load_dataset(dataset: str, path: str | Path | None = None, split: str = "test") -> EvalCorpus:
-    """A corpus by dataset name (scifact, anthropic, contractnli, beir)."""
+    """A corpus by dataset name (scifact, anthropic, contractnli, obliqa, beir); ObliQA's
+    split is always ``dev``, the only one the datasets folder holds."""
+    from .obliqa import load_obliqa_documents, load_obliqa_passages
+
     if path is None:
         if dataset not in DATASET_PATHS:
             raise ValueError(f"--path is required for {dataset}")
@@ -291,6 +325,8 @@ def load_dataset(dataset: str, path: str | Path | None = None, split: str = "tes
         "anthropic": lambda: load_anthropic_codebase(path),
         "contractnli": lambda: load_contractnli(path),
         "contractnli-wide": lambda: load_contractnli(path, corpus_wide=True),
+        "obliqa": lambda: load_obliqa_passages(path),
+        "obliqa-documents": lambda: load_obliqa_documents(path),
         "beir": lambda: load_beir(path, split),
     }
     if dataset not in loaders:

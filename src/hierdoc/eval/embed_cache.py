@@ -1,7 +1,8 @@
-"""An embedding cache for evaluation runs: document vectors on disk, query vectors in memory.
+"""An embedding cache for evaluation runs: document and query vectors on disk.
 
 A rerun of the benchmarks (or another index of the same texts) does not re-embed:
-a vector is keyed by the embedder's code, model, context and text.
+a vector is keyed by the embedder's code, model, context and text, a query's by the
+embedder's code, model and text.
 """
 
 from __future__ import annotations
@@ -17,12 +18,16 @@ import numpy as np
 
 from ..pipeline.embed import Embedder, EmbedInput
 
+QUERY_BATCH = 64
+"""Queries embedded per call of the model by :meth:`CachingEmbedder.embed_queries`."""
+
 
 class CachingEmbedder:
     """An embedder whose document vectors are cached on disk by (embedder code, model,
-    context, text), and query vectors in memory. A chunk's windows depend only on its
-    own input and the embedder's code (windowing), so a cached vector is the one the
-    model would produce again; any edit to the embedder's module starts a new cache."""
+    context, text), query vectors by (embedder code, model, text). A chunk's windows
+    depend only on its own input and the embedder's code (windowing), so a cached vector
+    is the one the model would produce again; any edit to the embedder's module starts a
+    new cache."""
 
     def __init__(self, inner: Embedder, path: Path) -> None:
         self.inner = inner
@@ -35,6 +40,7 @@ class CachingEmbedder:
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS v (key TEXT PRIMARY KEY, rows BLOB)")
+        self._db.execute("CREATE TABLE IF NOT EXISTS q (key TEXT PRIMARY KEY, v BLOB)")
 
     def _key(self, item: EmbedInput) -> str:
         text = f"{self._code}\0{self.name}\0{item.context}\0{item.text}"
@@ -64,10 +70,48 @@ class CachingEmbedder:
                 found[key] = np.frombuffer(blob, dtype=np.float32).reshape(-1, self.dimension)
         return found
 
+    def _query_key(self, text: str) -> str:
+        return hashlib.sha1(f"{self._code}\0{self.name}\0{text}".encode()).hexdigest()
+
     def embed_query(self, text: str) -> np.ndarray:
         if text not in self._queries:
-            self._queries[text] = self.inner.embed_query(text)
+            key = self._query_key(text)
+            row = self._db.execute("SELECT v FROM q WHERE key = ?", (key,)).fetchone()
+            if row:
+                vector = np.frombuffer(row[0], dtype=np.float32)
+            else:
+                vector = np.asarray(self.inner.embed_query(text), dtype=np.float32)
+                self._db.execute("INSERT OR REPLACE INTO q VALUES (?, ?)", (key, vector.tobytes()))
+            self._queries[text] = vector
         return self._queries[text]
+
+    def embed_queries(self, texts: Sequence[str]) -> None:
+        """Embed the queries not cached yet in batches, as the model embeds documents (a
+        query of one window with no context is the text the model embeds for it alone);
+        a query longer than one window is embedded as a query."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._queries]
+        found = self._lookup_queries(missing)
+        fresh = [t for t in missing if t not in found]
+        for start in range(0, len(fresh), QUERY_BATCH):
+            part = fresh[start : start + QUERY_BATCH]
+            windows = self.inner.embed_documents([EmbedInput("", t) for t in part])
+            rows = []
+            for text, vectors in zip(part, windows, strict=True):
+                one = vectors[0] if len(vectors) == 1 else self.inner.embed_query(text)
+                found[text] = np.asarray(one, dtype=np.float32)
+                rows.append((self._query_key(text), found[text].tobytes()))
+            self._db.executemany("INSERT OR REPLACE INTO q VALUES (?, ?)", rows)
+        self._queries.update(found)
+
+    def _lookup_queries(self, texts: list[str]) -> dict[str, np.ndarray]:
+        keys = {self._query_key(t): t for t in texts}
+        found = {}
+        for start in range(0, len(texts), 500):
+            part = list(keys)[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for key, blob in self._db.execute(f"SELECT key, v FROM q WHERE key IN ({marks})", part):
+                found[keys[key]] = np.frombuffer(blob, dtype=np.float32)
+        return found
 
     def close(self) -> None:
         self._db.close()

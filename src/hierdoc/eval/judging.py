@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .datasets import EvalCorpus, EvalQuery
@@ -19,6 +19,7 @@ from .metrics import (
     char_precision_at_k,
     char_recall_at_k,
     dedupe,
+    map_at_k,
     mrr_at_k,
     ndcg_at_k,
     pass_at_k,
@@ -30,6 +31,8 @@ from .metrics import (
 if TYPE_CHECKING:
     from ..api import Index
 
+_SPACE = re.compile(r"\s+")
+
 
 @dataclass
 class ChunkTable:
@@ -39,6 +42,8 @@ class ChunkTable:
     span: dict[str, Span | None]
     of_source: dict[str, list[str]]
     unlocated: int = 0
+    content: dict[str, str] = field(default_factory=dict)
+    """Each chunk's text, whitespace normalised (only for a corpus judged by containment)."""
 
     @classmethod
     def load(cls, index: Index, corpus: EvalCorpus) -> ChunkTable:
@@ -49,6 +54,8 @@ class ChunkTable:
             chunk = stored.chunk
             table.source[chunk.chunk_id] = chunk.source
             table.of_source.setdefault(chunk.source, []).append(chunk.chunk_id)
+            if corpus.unit == "contains":
+                table.content[chunk.chunk_id] = _SPACE.sub(" ", chunk.content).strip()
             if chunk.source in texts:
                 found = locate(texts[chunk.source], chunk.content, cursor.get(chunk.source, 0))
                 table.span[chunk.chunk_id] = found
@@ -107,6 +114,8 @@ def judge(
         return _judge_documents(corpus, query, rankings, table)
     if corpus.unit == "chunk":
         return _judge_chunks(corpus, query, rankings)
+    if corpus.unit == "contains":
+        return _judge_contained(corpus, query, rankings, table)
     return _judge_spans(corpus, query, rankings, table, passages)
 
 
@@ -134,6 +143,8 @@ def _ranked_values(
             values[name] = ndcg_at_k(ranked[10], graded, k)
         elif name.startswith("MRR"):
             values[name] = mrr_at_k(ranked[10], graded, k)
+        elif name.startswith("MAP"):
+            values[name] = map_at_k(ranked[10], graded, k)
         else:
             values[name] = recall_at_k(ranked[k], graded, k)
     return values
@@ -169,6 +180,35 @@ def _judge_chunks(
         {"id": c, "rank": deepest.get(alias.get(c, c))}
         for c in query.relevant
         if alias.get(c, c) not in top
+    ]
+    return Judged(values, _miss(query, missed, rankings[10][:3]))
+
+
+def _judge_contained(
+    corpus: EvalCorpus, query: EvalQuery, rankings: Mapping[int, list[str]], table: ChunkTable
+) -> Judged:
+    """Rankings judged by containment: Recall@k is the gold passages held whole by some
+    chunk of the top k, over the gold passages; MRR@k the first chunk holding any."""
+    gold = [p for p, g in query.relevant.items() if g > 0]  # type: ignore[union-attr]
+    held = {
+        k: [[p for p in gold if p in table.content.get(c, "")] for c in r]
+        for k, r in rankings.items()
+    }
+    values = {}
+    for name in corpus.metrics:
+        k = _cut(name)
+        if name.startswith("MRR"):
+            first = next((r for r, h in enumerate(held[10][:k], 1) if h), None)
+            values[name] = 1.0 / first if first else 0.0
+        else:
+            found = {p for h in held[k][:k] for p in h}
+            values[name] = len(found) / len(gold) if gold else 0.0
+    top = {p for h in held[10][:10] for p in h}
+    deepest = held[max(held)]
+    missed = [
+        {"passage": p[:120], "rank": next((r for r, h in enumerate(deepest, 1) if p in h), None)}
+        for p in gold
+        if p not in top
     ]
     return Judged(values, _miss(query, missed, rankings[10][:3]))
 

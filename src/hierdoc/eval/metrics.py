@@ -1,6 +1,6 @@
 """Ranking metrics, each as its reference implementation computes it.
 
-Recall@k, MRR@k and nDCG@k as BEIR reports them (pytrec_eval, from trec_eval),
+Recall@k, MRR@k, MAP@k and nDCG@k as BEIR reports them (pytrec_eval, from trec_eval),
 Pass@k as the Anthropic contextual-retrieval cookbook computes it, span recall@k for
 judgements given as character spans, and character precision@k / recall@k over them as
 LegalBench-RAG (Pipitone and Houir Alami, 2024) computes them.
@@ -38,6 +38,21 @@ def mrr_at_k(ranked: Sequence[str], relevant: Mapping[str, float], k: int = 10) 
         if relevant.get(item, 0) > 0:
             return 1.0 / rank
     return 0.0
+
+
+def map_at_k(ranked: Sequence[str], relevant: Mapping[str, float], k: int = 10) -> float:
+    """Average precision cut at k as pytrec_eval's ``map_cut_k`` computes it (the ObliQA
+    shared task's MAP@10): the precision at each rank r <= k holding a relevant item (its
+    first position only), summed, over the number of relevant items."""
+    wanted = {item for item, grade in relevant.items() if grade > 0}
+    if not wanted:
+        return 0.0
+    found, total = 0, 0.0
+    for rank, item in enumerate(dedupe(ranked)[:k], start=1):
+        if item in wanted:
+            found += 1
+            total += found / rank
+    return total / len(wanted)
 
 
 def ndcg_at_k(ranked: Sequence[str], relevant: Mapping[str, float], k: int = 10) -> float:

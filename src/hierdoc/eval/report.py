@@ -22,6 +22,8 @@ class MethodResult:
     queries: int
     seconds: float
     index: str | None = None
+    groups: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Query group (with its size) -> mean metrics over its queries."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -31,6 +33,9 @@ class MethodResult:
             "settings": self.settings,
             "index": self.index,
             "metrics": {k: round(v, 4) for k, v in self.metrics.items()},
+            "groups": {
+                g: {k: round(v, 4) for k, v in values.items()} for g, values in self.groups.items()
+            },
             "queries": self.queries,
             "ms_per_query": round(1000 * self.seconds / max(self.queries, 1), 2),
             "queries_with_misses_at_10": len(self.misses),
@@ -66,6 +71,8 @@ class EvalReport:
     results: list[MethodResult] = field(default_factory=list)
     indexes: list[IndexInfo] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    published: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Published figures printed beside the measured ones (who and where -> metric -> value)."""
 
     def result(self, name: str) -> MethodResult | None:
         return next((r for r in self.results if r.name == name), None)
@@ -89,6 +96,7 @@ class EvalReport:
             "documents": self.documents,
             "indexes": [i.to_dict() for i in self.indexes],
             "notes": self.notes,
+            "published": self.published,
             "results": [r.to_dict() for r in self.results],
         }
 
@@ -114,13 +122,32 @@ class EvalReport:
     def table(self) -> str:
         order = [self.main_metric, *(m for m in self.metrics if m != self.main_metric)]
         header = ["method", "kind", "what", *order, "main vs dense", "ms/query", "misses@10"]
+        rows = self.rows() + [
+            [who, "published", "", *(_figure(m, figures) for m in order), "", "", ""]
+            for who, figures in self.published.items()
+        ]
         lines = [
             f"{self.description}: {self.queries} queries, {self.documents} documents",
             "",
-            markdown_table(header, self.rows(), numeric_from=3),
+            markdown_table(header, rows, numeric_from=3),
         ]
+        if any(r.groups for r in self.results):
+            lines += ["", self.group_table(order)]
         lines += [f"- {note}" for note in self.notes]
         return "\n".join(lines)
+
+    def group_table(self, order: Sequence[str]) -> str:
+        """The metrics of each method on each query group."""
+        rows = [
+            [r.name, group, *(_figure(m, values) for m in order)]
+            for r in self.results
+            for group, values in sorted(r.groups.items())
+        ]
+        return markdown_table(["method", "group (queries)", *order], rows, numeric_from=2)
+
+
+def _figure(name: str, values: dict[str, float]) -> str:
+    return format_metric(name, values[name]) if name in values else "–"
 
 
 def format_metric(name: str, value: float) -> str:

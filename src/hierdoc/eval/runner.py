@@ -65,10 +65,17 @@ def limit_corpus(corpus: EvalCorpus, limit: int, distractors: int | None = None)
 
 
 def score_method(
-    corpus: EvalCorpus, method: Method, queries: Sequence[EvalQuery], table: ChunkTable
+    corpus: EvalCorpus,
+    method: Method,
+    queries: Sequence[EvalQuery],
+    table: ChunkTable,
+    by_group: dict[str, dict[str, float]] | None = None,
 ) -> tuple[dict[str, float], list[dict[str, Any]], float]:
-    """Mean metrics over the queries, the per-query misses at 10, and the seconds spent."""
+    """Mean metrics over the queries, the per-query misses at 10, and the seconds spent;
+    ``by_group``, when given, is filled with the mean metrics of each query group."""
     totals = dict.fromkeys((m for m in corpus.metrics if m not in PASSAGE_METRICS), 0.0)
+    groups: dict[str, dict[str, float]] = {}
+    counts: dict[str, int] = {}
     misses = []
     started = time.perf_counter()
     for query in queries:
@@ -79,12 +86,19 @@ def score_method(
             rankings = {k: full for k in CUTOFFS}
         passages = None if method.passages is None else method.passages.get(query.id, {})
         judged = judge(corpus, query, rankings, table, passages)
+        group = groups.setdefault(query.group or "", {})
+        counts[query.group or ""] = counts.get(query.group or "", 0) + 1
         for name, value in judged.values.items():
             totals[name] = totals.get(name, 0.0) + value
+            group[name] = group.get(name, 0.0) + value
         if judged.miss:
             misses.append(judged.miss)
     seconds = time.perf_counter() - started
     count = max(len(queries), 1)
+    if by_group is not None and any(groups):
+        for name, sums in groups.items():
+            label = f"{name} ({counts[name]})"
+            by_group[label] = {m: total / counts[name] for m, total in sums.items()}
     return {name: total / count for name, total in totals.items()}, misses, seconds
 
 
@@ -122,16 +136,17 @@ def run_eval(
         corpus.main_metric,
         len(queries),
         len(corpus.documents),
+        published=corpus.published,
     )
     indexes: dict[str, OpenIndex] = {}
     log(f"[{corpus.name}] embedding {len(queries)} queries")
-    for query in queries:
-        cached.embed_query(query.text)
+    cached.embed_queries([query.text for query in queries])
     try:
         for method, opened in _methods(
             corpus, variants, baselines, root, cached, indexes, report, log
         ):
-            metrics, misses, seconds = score_method(corpus, method, queries, opened.table)
+            groups: dict[str, dict[str, float]] = {}
+            metrics, misses, seconds = score_method(corpus, method, queries, opened.table, groups)
             report.results.append(
                 MethodResult(
                     method.name,
@@ -143,6 +158,7 @@ def run_eval(
                     len(queries),
                     seconds,
                     opened.info.key,
+                    groups,
                 )
             )
             main = format_metric(corpus.main_metric, metrics[corpus.main_metric])

@@ -169,10 +169,34 @@ _READERS: dict[str, Callable[[Path], Metadata]] = {
 
 
 def document_properties(path: Path, file_format: str, text: str) -> tuple[Metadata, str]:
-    """The properties of a converted file, and its text (without front matter, for Markdown)."""
+    """The properties of a converted file, and its text (without front matter, for Markdown);
+    ``names``: the name the text gives itself near its start (:func:`self_names`)."""
     if file_format == "markdown":
-        return split_front_matter(text)
-    return file_properties(path, file_format), text
+        metadata, text = split_front_matter(text)
+    else:
+        metadata = file_properties(path, file_format)
+    if "names" not in metadata and (names := self_names(text)):
+        metadata["names"] = names
+    return metadata, text
+
+
+#: How a document names itself: "This document is called the Guidance and Policies Manual
+#: (“GPM”)", "These Rules may be cited as the General Rulebook (GEN)".
+_SELF_NAMED = re.compile(
+    r"\b(?:is|are|be)\s+(?:called|cited\s+as|referred\s+to\s+as|known\s+as)\s+(?:the\s+)?"
+    r"(?P<name>[A-Z][\w'’&, -]{2,80}?)\s*\(\s*[\"“']?(?P<short>[A-Z][A-Za-z]{1,7})[\"”']?\s*\)"
+)
+SELF_NAMED_CHARS = 3000
+"""How far into a document its own name is looked for."""
+
+
+def self_names(text: str) -> list[str]:
+    """The name a document gives itself in its opening, with its short form in brackets
+    ("Guidance and Policies Manual (GPM)"); none when it gives none."""
+    match = _SELF_NAMED.search(text[:SELF_NAMED_CHARS])
+    if match is None:
+        return []
+    return [f"{' '.join(match['name'].split())} ({match['short']})"]
 
 
 def stated_title(metadata: Metadata, file_format: str) -> str | None:

@@ -1,5 +1,14 @@
-"""Weighted Reciprocal Rank Fusion (Cormack, Clarke and Büttcher, SIGIR 2009).
+"""Fusing the modalities' rankings: by their scores or by their ranks.
 
+Score fusion (:func:`score_fusion`) puts each modality's scores on one scale over its own
+candidates, as distribution-based score fusion (DBSF, as Qdrant names it) does:
+``(score - (mean - 3 sd)) / (6 sd)``, about [0, 1] (an outlier goes beyond), so a modality
+whose best candidate stands far above the rest counts more than one whose candidates score
+alike. The exact
+modality's hits all score 1.0 and count by rank instead: ``1 - (rank - 1) / n``. A chunk's
+fused score is the weighted sum.
+
+Weighted Reciprocal Rank Fusion (Cormack, Clarke and Büttcher, SIGIR 2009):
 ``score(d) = sum over modalities m of weight_m / (k + rank_m(d))`` with 1-based
 ranks and k = 60 as in the paper. The weights are applied exactly as given: no
 renormalisation. With equal weights a keyword-only first hit (1/61) outranks a
@@ -9,8 +18,11 @@ the user asked. Ties break by chunk id so the order is deterministic.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+
+from ..models import Hit
 
 
 def weighted_rrf(
@@ -31,6 +43,54 @@ def weighted_rrf(
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
 
 
-def best_possible(weights: Mapping[str, float], modalities: Sequence[str], k: int = 60) -> float:
-    """The score of a chunk ranked first by every modality that ran: the scale's top."""
-    return sum(max(weights.get(m, 0.0), 0.0) for m in modalities) / (k + 1)
+def best_possible(
+    weights: Mapping[str, float], modalities: Sequence[str], k: int = 60, rule: str = "rrf"
+) -> float:
+    """The score of a chunk ranked first by every modality that ran: the scale's top (for
+    score fusion, of a chunk at the top of every modality's usual spread)."""
+    total = sum(max(weights.get(m, 0.0), 0.0) for m in modalities)
+    return total / (k + 1) if rule == "rrf" else total
+
+
+def rrf_fusion(
+    rankings: Mapping[str, Sequence[Hit]], weights: Mapping[str, float], k: int = 60
+) -> list[tuple[str, float]]:
+    """:func:`weighted_rrf` of the modalities' hits."""
+    return weighted_rrf({m: [h.chunk_id for h in hits] for m, hits in rankings.items()}, weights, k)
+
+
+def score_fusion(
+    rankings: Mapping[str, Sequence[Hit]], weights: Mapping[str, float], k: int = 60
+) -> list[tuple[str, float]]:
+    """Each modality's scores normalised over its candidates (:func:`normalised`), weighted
+    and summed; ties break by chunk id. ``k`` is not used (the same call as RRF's)."""
+    scores: dict[str, float] = defaultdict(float)
+    for modality, hits in rankings.items():
+        weight = weights.get(modality, 0.0)
+        if weight <= 0:
+            continue
+        for chunk_id, value in normalised(modality, hits).items():
+            scores[chunk_id] += weight * value
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+
+
+def normalised(modality: str, hits: Sequence[Hit]) -> dict[str, float]:
+    """A modality's hits on about [0, 1]: ranks for the exact modality, else the score's
+    place in the spread of the candidates' scores (mean ± 3 standard deviations, not
+    clipped: a candidate far above the rest keeps its lead); a list whose scores are all
+    equal scores 1.0 throughout."""
+    if not hits:
+        return {}
+    if modality == "exact":
+        return {h.chunk_id: 1.0 - rank / len(hits) for rank, h in enumerate(hits)}
+    values = [h.score for h in hits]
+    mean = math.fsum(values) / len(values)
+    spread = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / len(values))
+    if spread == 0:
+        return dict.fromkeys((h.chunk_id for h in hits), 1.0)
+    low = mean - 3 * spread
+    return {h.chunk_id: (h.score - low) / (6 * spread) for h in hits}
+
+
+RULES = {"rrf": rrf_fusion, "score": score_fusion}
+"""The fusion rules by the name the ``fusion`` setting gives."""

@@ -14,7 +14,8 @@ every contract that mentions a party. A document is named in two ways:
   Agreement"), or an identifier of the title or file name, letters then numbers ("FIPS 200"
   of ``nist-fips-200.pdf``, "SP 800-63B"); a short name that several documents share names
   them all;
-* **by its name's words**: the query holds at least half of the weight of the
+* **by its name's words**: the query holds at least ``name_coverage`` (half) of the
+  weight of the
   words of its name (title and file stem, lower-cased, plural "s" dropped), each
   word weighted by its inverse frequency among the documents' names, a document
   word ("agreement", "policy", "standard", ...) is in the query, and no other
@@ -42,11 +43,12 @@ from pathlib import PurePosixPath
 from typing import Protocol
 from urllib.parse import unquote
 
+from ..config import DEFAULT_POLICY, SearchPolicy
 from ..models import DocumentRecord
 from ..pipeline.numbering import KIND_ALIASES, find_citations
 from .analyze import ENGLISH_STOP_WORDS
 from .relative_citations import find_relative_citations
-from .short_names import ShortName, ShortNames, short_names
+from .short_names import ShortName, ShortNames, self_given, short_names
 
 #: Words with which people name a document ("the cloud agreement", "the PCI standard").
 # fmt: off
@@ -57,19 +59,25 @@ DOCUMENT_WORDS = frozenset({
     "memorandum", "notice", "schedule",
 })
 # fmt: on
-#: How much of a name's word weight the query must hold, and how far ahead of the next.
-MIN_COVERAGE = 0.5
-MIN_MARGIN = 2.0
 
 _WORD = re.compile(r"[a-z0-9]+")
 _THE_BEFORE = re.compile(r"\bthe\s+$", re.IGNORECASE)
 #: A decimal number right after a name: the "5.3.6" of "GEN 5.3.6".
 _DECIMAL_AFTER = re.compile(r"\s+\d+(?:\.\d+[A-Za-z]?)+\b")
+#: A decimal number, with no kind word before it, and "of" or "in" right before a name: the
+#: "5.3.6 of " of "5.3.6 of GEN".
+_DECIMAL_BEFORE = re.compile(
+    r"(?<![\w.])(?P<number>\d+(?:\.\d+[A-Za-z]?)+(?:\([0-9A-Za-z]{1,4}\))*)\s+(?:of|in)\s+"
+    r"(?:the\s+)?$",
+    re.IGNORECASE,
+)
+_WORD_BEFORE = re.compile(r"(?P<word>[A-Za-z]+)\.?\s+$")
 #: The word after a short name in the same noun phrase: after spaces or a hyphen, or as the
 #: first word of a bracket that glosses the name ("Apolipoprotein E4 (APOE4) allele").
 _NEXT_WORD = re.compile(r"[ \t-]*(?:\(\s*)?([A-Za-z][A-Za-z0-9]*)")
 #: Words that say a query is about a document or a part of one.
-POINTING_WORDS = DOCUMENT_WORDS | {k.rstrip(".") for k in KIND_ALIASES if k[0].isalpha()}
+_KIND_WORDS = frozenset(k.rstrip(".").lower() for k in KIND_ALIASES if k[0].isalpha())
+POINTING_WORDS = DOCUMENT_WORDS | _KIND_WORDS
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}$")
 #: Company suffixes: "Acme Corp" is named by "Acme".
 COMPANY_WORDS = frozenset(
@@ -94,7 +102,7 @@ COMPANY_WORDS = frozenset(
 _PARTY_KEY = re.compile(r"part(y|ies)|counterpart(y|ies)|client|customer|vendor|supplier|company")
 
 
-NAME_KEYS_VERSION = 3
+NAME_KEYS_VERSION = 4
 """Changes whenever :func:`name_keys` would give a document other keys: a store holding
 keys of another version rebuilds them (a writer) or is read as records (a reader)."""
 WRITTEN, SHORT, WORD, NAMES = "written", "short", "word", "names"
@@ -131,17 +139,33 @@ class Naming:
     def rest(self, query: str) -> str:
         """The query without the names written in it: what it asks about those documents.
         A name written before a decimal number cites it, as rulebooks are cited: "GEN 5.3.6"
-        asks for section 5.3.6."""
+        asks for section 5.3.6; so does a bare number written before "of" or "in" and the
+        name: "5.3.6 of GEN"."""
         for start, end in sorted(self.spans, reverse=True):
             cites = _DECIMAL_AFTER.match(query, end) is not None
             query = query[:start] + (" section " if cites else " ") + query[end:]
+            before = _number_before(query, start)
+            if before is not None:
+                query = query[:before] + "section " + query[before:]
         return " ".join(query.split())
+
+
+def _number_before(query: str, start: int) -> int | None:
+    """Where a bare decimal number cited as "5.3.6 of <name at start>" begins, else None (a
+    number after a kind word, "Rule 5.3.6 of GEN", is a citation already)."""
+    match = _DECIMAL_BEFORE.search(query, 0, start)
+    if match is None or match.end() != start:
+        return None
+    word = _WORD_BEFORE.search(query, 0, match.start("number"))
+    if word and word.group("word").lower().rstrip("s") in _KIND_WORDS:
+        return None
+    return match.start("number")
 
 
 def name_strings(document: DocumentRecord) -> list[str]:
     """The strings that name a document: source, file name, file stem, title, metadata title."""
     path = PurePosixPath(document.source)
-    titles = [document.title, str(document.metadata.get("title") or "")]
+    titles = [document.title, str(document.metadata.get("title") or ""), *self_given(document)]
     found = [document.source, path.name, path.stem, *titles]
     return list(dict.fromkeys(" ".join(s.split()).lower() for s in found if s and s.strip()))
 
@@ -222,7 +246,9 @@ class DocumentNames:
         self.count = len(self._names)
         self._short = ShortNames(self._documents, DOCUMENT_WORDS)
 
-    def named(self, query: str, scope: Sequence[str] = ()) -> Naming | None:
+    def named(
+        self, query: str, scope: Sequence[str] = (), policy: SearchPolicy = DEFAULT_POLICY
+    ) -> Naming | None:
         """The documents ``query`` names (within ``scope`` when given), or None."""
         if self.count < 2:
             return None
@@ -239,7 +265,7 @@ class DocumentNames:
             sources = tuple(dict.fromkeys(source for _, _, source in spans))
             how = "as written" if set(spans) & set(full) else "by a short name"
             return Naming(sources, how, tuple((s, e) for s, e, _ in spans) if same else ())
-        return self._by_words(query, allowed)
+        return self._by_words(query, allowed, policy)
 
     def _as_written(self, query: str, allowed: set[str]) -> list[tuple[int, int, str]]:
         """(start, end, source) of each name in the query, none inside a longer one."""
@@ -252,7 +278,7 @@ class DocumentNames:
             spans += [(start, end, source) for start, end in _occurrences(query, name)]
         return _outermost(spans)
 
-    def _by_words(self, query: str, allowed: set[str]) -> Naming | None:
+    def _by_words(self, query: str, allowed: set[str], policy: SearchPolicy) -> Naming | None:
         """The one document whose name's words the query holds, far ahead of any other
         (the weights summed exactly, :func:`math.fsum`, so that ties are ties). Only the
         leader's coverage is needed: a leader tied with another has no margin."""
@@ -270,9 +296,9 @@ class DocumentNames:
         if not scored:
             return None
         held, source = scored[0]
-        if len(scored) > 1 and held < MIN_MARGIN * scored[1][0]:
+        if len(scored) > 1 and held < policy.name_margin * scored[1][0]:
             return None
-        if self._coverage(source, asked, holders) < MIN_COVERAGE:
+        if self._coverage(source, asked, holders) < policy.name_coverage:
             return None
         return Naming((source,), "by its name's words")
 
@@ -383,6 +409,7 @@ def _meant_as_names(query: str, spans: list[tuple[int, int, str]]) -> list[tuple
         for span in spans
         if (_THE_BEFORE.search(query, 0, span[0]) and not _goes_on_as_a_term(query, span[1]))
         or _DECIMAL_AFTER.match(query, span[1])
+        or _number_before(query, span[0]) is not None
     ]
 
 

@@ -169,14 +169,23 @@ def _in_citation(query: str, tokens: Sequence[re.Match[str]], start: int, end: i
 
 
 def _titles(document: DocumentRecord) -> list[str]:
-    """Title, metadata title and file stem (separators as spaces)."""
+    """Title, metadata title, the names the text gives itself (metadata ``names``) and file
+    stem (separators as spaces)."""
     stem = _EXTENSION.sub("", unquote(PurePosixPath(document.source).name))
     found = [
         document.title,
         str(document.metadata.get("title") or ""),
+        *self_given(document),
         re.sub(r"[_\-.]+", " ", stem),
     ]
     return list(dict.fromkeys(t for t in found if t.strip()))
+
+
+def self_given(document: DocumentRecord) -> list[str]:
+    """The names a document's text gives itself ("Guidance and Policies Manual (GPM)"),
+    recorded in its metadata as ``names``."""
+    names = document.metadata.get("names") or []
+    return [str(n) for n in (names if isinstance(names, list) else [names])]
 
 
 def _title_parts(title: str) -> list[str]:
