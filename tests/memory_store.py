@@ -25,10 +25,10 @@ from hierdoc.models import (
     StoredChunk,
     StoreStats,
 )
-from hierdoc.pipeline.extract.acronyms import normalize_acronym, normalize_phrase
-from hierdoc.pipeline.extract.definitions import normalize_term
-from hierdoc.search.names import name_keys
-from hierdoc.store.base import ContextEntry, IndexMeta, TextAnalyzer
+from hierdoc.store.base import ContextEntry, IndexMeta
+from hierdoc.text.analyze import TextAnalyzer
+from hierdoc.text.names import name_keys
+from hierdoc.text.normalize import normalize_acronym, normalize_phrase, normalize_term
 
 
 @dataclass

@@ -12,9 +12,9 @@ from typing import Any
 
 from .errors import InputError, NotFoundError
 from .models import CrossRef, Definition, SectionRecord, StoredChunk
-from .pipeline.numbering import find_citations
 from .search.passages import section_spans
 from .store.base import Store
+from .text.numbering import find_citations
 
 
 @dataclass

@@ -17,13 +17,13 @@ import pysbd
 import pytest
 
 from hierdoc import Index, Settings
-from hierdoc.pipeline import sentences
-from hierdoc.pipeline.chunk import sentence_cuts, sentence_spans, spans_from_cuts
-from hierdoc.pipeline.extract.acronyms import normalize_phrase
 from hierdoc.search import glossary, passages
-from hierdoc.search.analyze import analysed_tokens, analyze, token_spans, token_words
 from hierdoc.search.glossary import Glossary, KeyedGlossary
 from hierdoc.store.base import Store
+from hierdoc.text import sentences
+from hierdoc.text.analyze import analysed_tokens, analyze, token_spans, token_words
+from hierdoc.text.normalize import normalize_phrase
+from hierdoc.text.sentences import sentence_cuts, sentence_spans, spans_from_cuts
 from tests.datasets import DATASETS, GDPR_MD, require
 from tests.hash_embedder import HashEmbedder
 from tests.paths import TESTS

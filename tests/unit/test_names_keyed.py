@@ -18,15 +18,10 @@ import pytest
 
 from hierdoc import Index, Settings
 from hierdoc.models import DocumentRecord
-from hierdoc.search.names import (
-    DOCUMENT_WORDS,
-    DocumentNames,
-    KeyedNames,
-    document_names,
-    name_keys,
-)
+from hierdoc.search.names import DocumentNames, KeyedNames, document_names
 from hierdoc.store.local.names import NAMES_STAMP
 from hierdoc.store.local.records import RecordStore
+from hierdoc.text.names import DOCUMENT_WORDS, name_keys
 from tests.hash_embedder import HashEmbedder
 from tests.paths import TESTS
 from tests.unit.test_names import TITLES

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..pipeline.embed import Embedder, EmbedInput
+from ..models import EmbedInput
+from ..pipeline.embed import Embedder
 
 
 class CachingEmbedder:

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 from ..models import SearchFilter
-from ..pipeline.numbering import equivalent_ids
 from ..store.base import Store
+from ..text.numbering import equivalent_ids
 
 #: At most this many document names in a note; the rest are counted.
 NAMES_IN_NOTE = 5

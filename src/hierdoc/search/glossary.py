@@ -26,10 +26,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..models import Acronym, Definition, DocumentRecord
-from ..pipeline.extract.acronyms import normalize_acronym, normalize_phrase
-from ..pipeline.extract.definitions import normalize_term
 from ..store.base import Store
-from .analyze import ENGLISH_STOP_WORDS
+from ..text.analyze import ENGLISH_STOP_WORDS
+from ..text.normalize import normalize_acronym, normalize_phrase, normalize_term
 from .names import DocumentNames, document_names
 
 _WORD = re.compile(r"[A-Za-z](?:[A-Za-z0-9&.\-]*[A-Za-z0-9])?\.?")

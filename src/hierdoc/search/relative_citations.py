@@ -37,9 +37,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..models import Hit, SearchFilter, SectionRecord
-from ..pipeline.numbering import Citation, Label
 from ..store.base import Store
-from .analyze import analyze
+from ..text.analyze import analyze
+from ..text.numbering import Citation, Label
 from .citations import CitedSections, fill_sections, name_of, names_of, section_starts
 
 #: Words that introduce a relative citation.

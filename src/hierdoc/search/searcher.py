@@ -37,11 +37,11 @@ from ..models import (
     SearchResult,
     StoredChunk,
 )
-from ..pipeline.extract.definitions import normalize_term
-from ..pipeline.invisible import clean_text
-from ..pipeline.numbering import find_citations
 from ..store.base import Store
-from .analyze import analyze, analyze_query, analyze_words
+from ..text.analyze import analyze, analyze_query, analyze_words
+from ..text.invisible import clean_text
+from ..text.normalize import normalize_term
+from ..text.numbering import find_citations
 from .citations import CitedSections, cite_sections, section_starts
 from .fuse import best_possible, weighted_rrf
 from .glossary import Glossary, QueryVocabulary

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
-from .base import Store, TextAnalyzer
+from ..text.analyze import TextAnalyzer
+from .base import Store
 
 __all__ = ["StoreRequest", "available_backends", "open_store", "register_backend"]
 

@@ -7,9 +7,9 @@ A backend keeps four things and answers four kinds of request:
   read back as the typed records of :mod:`hierdoc.models`;
 - **meta** (:class:`IndexMeta`) and the LLM **context cache**;
 - a **lexical index** that receives text already analysed into terms by the
-  :class:`TextAnalyzer` it was opened with, and ranks chunks by BM25 for a list
-  of query terms (the search stage analyses the query with the same analyzer
-  and asks :meth:`Store.doc_freq` for its back-off decisions);
+  :class:`~hierdoc.text.analyze.TextAnalyzer` it was opened with, and ranks chunks
+  by BM25 for a list of query terms (the search stage analyses the query with the
+  same analyzer and asks :meth:`Store.doc_freq` for its back-off decisions);
 - a **vector index** ranking chunks by the cosine of their best window.
 
 One process writes an index at a time: every write happens while the store holds
@@ -96,20 +96,6 @@ def locked_write(method: Callable[Concatenate[_S, _P], _R]) -> Callable[Concaten
             return method(self, *args, **kwargs)
 
     return locked
-
-
-@dataclass(frozen=True)
-class TextAnalyzer:
-    """How text becomes lexical terms; a store indexes exactly what this returns.
-
-    ``terms`` gives the BM25 terms of a text (indexing and queries alike), ``words``
-    the unstemmed words for exact phrases. ``version`` changes whenever either
-    changes, so a lexical index built with other terms is rebuilt.
-    """
-
-    version: int
-    terms: Callable[[str], list[str]]
-    words: Callable[[str], list[str]]
 
 
 @dataclass(frozen=True)
@@ -334,7 +320,7 @@ class Store(Protocol):
 
     def name_keys(self, kind: str, keys: Sequence[str]) -> list[tuple[str, str, str]] | None:
         """(key, value, source) of the document name keys of ``kind`` whose key is among
-        ``keys`` (an index lookup): the keys :func:`hierdoc.search.names.name_keys` gives
+        ``keys`` (an index lookup): the keys :func:`hierdoc.text.names.name_keys` gives
         each document, stored when it is written and removed with it. None when the index
         holds no current keys (written before they were stored, or of another
         ``NAME_KEYS_VERSION``, not yet rebuilt by a writer): the caller then reads

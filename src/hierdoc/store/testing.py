@@ -2,7 +2,7 @@
 
 A backend's test module subclasses :class:`StoreContract` and provides a ``store``
 fixture (an empty store of :data:`DIMENSION` opened with
-:data:`~hierdoc.search.analyze.TEXT_ANALYZER`) and, when two stores opened on the
+:data:`~hierdoc.text.analyze.TEXT_ANALYZER`) and, when two stores opened on the
 same location share their writes (``SHARES_WRITES = True``), a ``second_store``
 fixture. The checks write a small two-document corpus through the protocol and read
 it back through every method: records, meta, the context cache, BM25 scores against
@@ -34,9 +34,9 @@ from ..models import (
     Section,
     StoredChunk,
 )
-from ..pipeline.extract.definitions import normalize_term
-from ..search.analyze import TEXT_ANALYZER
-from ..search.names import NAMES, SHORT, WORD, WRITTEN, name_keys
+from ..text.analyze import TEXT_ANALYZER
+from ..text.names import NAMES, SHORT, WORD, WRITTEN, name_keys
+from ..text.normalize import normalize_term
 from .base import ContextEntry, IndexBusyError, IndexMeta, Store
 
 DIMENSION = 4
@@ -354,7 +354,7 @@ class StoreContract:
         assert set(filled.document_hashes()) == {"a.md", "b.md"}
 
     def test_name_keys_are_stored_and_go_with_their_document(self, filled: Store) -> None:
-        """The name keys of each document (search.names.name_keys) are looked up by kind
+        """The name keys of each document (text.names.name_keys) are looked up by kind
         and key, a new version's replace the old, and a deleted document's are gone."""
         documents = filled.documents()
         assert filled.document_count() == 2

@@ -18,7 +18,7 @@ from ..api import ChunkView, Index, ReferenceLookup
 from ..config import MAX_TOP_K
 from ..errors import InputError, NotFoundError
 from ..models import CrossRef, SectionRecord
-from ..pipeline.numbering import find_citations
+from ..text.numbering import find_citations
 from ..views import MAX_OTHER_SOURCES
 from .catalogue import check_output
 from .render import (

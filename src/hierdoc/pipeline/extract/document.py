@@ -14,11 +14,12 @@ from dataclasses import dataclass, replace
 from itertools import accumulate
 
 from ...models import Acronym, Chunk, CrossRef, Definition, Extraction, Section
+from ...text.normalize import normalize_term
 from .acronyms import find_acronyms
 from .crossref_resolve import resolve
 from .crossrefs import find_references
 from .definition_pointers import resolve_pointers
-from .definitions import find_definitions, is_definitions_heading, normalize_term
+from .definitions import find_definitions, is_definitions_heading
 from .title_refs import (
     TitleReference,
     find_title_references,

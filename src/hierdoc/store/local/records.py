@@ -30,7 +30,7 @@ from ...models import (
     SectionRecord,
     StoredChunk,
 )
-from ...pipeline.extract.definitions import normalize_term
+from ...text.normalize import normalize_term
 from ..section_spans import section_rows
 from .changes import changed_since, changes_ready, forget_changes, record_changes, start_changes
 from .connection import RecordConnection

@@ -46,13 +46,13 @@ from ...models import (
     StoredChunk,
     StoreStats,
 )
+from ...text.analyze import TextAnalyzer
 from ..base import (
     ContextCache,
     ContextEntry,
     DimensionError,
     IndexBusyError,
     IndexMeta,
-    TextAnalyzer,
     locked_write,
 )
 from .bm25 import Bm25Entry, Bm25Index, Bm25IndexError

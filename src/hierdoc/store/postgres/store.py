@@ -30,12 +30,12 @@ from ...models import (
     StoredChunk,
     StoreStats,
 )
+from ...text.analyze import TextAnalyzer
 from ..base import (
     ContextCache,
     ContextEntry,
     IndexBusyError,
     IndexMeta,
-    TextAnalyzer,
     locked_write,
 )
 from . import lexical, names, records, vectors, writes
