@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..models import DocumentRecord
+from ..store.base import Capability
 from ..text.names import (
     DOCUMENT_WORDS,
     NAME_WORD,
@@ -71,14 +72,17 @@ _NEXT_WORD = re.compile(r"[ \t-]*(?:\(\s*)?([A-Za-z][A-Za-z0-9]*)")
 POINTING_WORDS = DOCUMENT_WORDS | {k.rstrip(".") for k in KIND_ALIASES if k[0].isalpha()}
 
 
-NameRows = Callable[[str, Sequence[str]], "list[tuple[str, str, str]] | None"]
+NameRows = Callable[[str, Sequence[str]], "list[tuple[str, str, str]]"]
 """A store's lookup: (key, value, source) of the name keys of a kind whose key is given."""
 
 
 class NamedStore(Protocol):
     """What :func:`document_names` reads of a store."""
 
-    def name_keys(self, kind: str, keys: Sequence[str]) -> list[tuple[str, str, str]] | None: ...
+    @property
+    def capabilities(self) -> frozenset[Capability]: ...
+
+    def name_keys(self, kind: str, keys: Sequence[str]) -> list[tuple[str, str, str]]: ...
 
     def document_count(self) -> int: ...
 
@@ -221,7 +225,7 @@ class KeyedNames(DocumentNames):
         self.count = count
 
     def _lookup(self, kind: str, keys: Sequence[str]) -> list[tuple[str, str, str]]:
-        return (self._rows(kind, list(keys)) or []) if keys else []
+        return self._rows(kind, list(keys)) if keys else []
 
     def _written(self, openings: set[tuple[str, ...]]) -> list[tuple[str, str]]:
         keys = sorted(" ".join(opening) for opening in openings)
@@ -243,10 +247,10 @@ class KeyedNames(DocumentNames):
 
 
 def document_names(store: NamedStore) -> DocumentNames:
-    """The names of ``store``'s documents: read by key when the index holds the keys of
-    :data:`NAME_KEYS_VERSION`, else built from every document record (an index written
-    before, opened for reading)."""
-    if store.name_keys(WORD, []) is None:
+    """The names of ``store``'s documents: read by key when the index holds current keys
+    (:attr:`~hierdoc.store.base.Capability.NAME_KEYS`), else built from every document
+    record (an index written before, opened for reading)."""
+    if Capability.NAME_KEYS not in store.capabilities:
         return DocumentNames(store.documents())
     return KeyedNames(store.name_keys, store.document_count())
 
