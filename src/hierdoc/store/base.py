@@ -418,9 +418,9 @@ class Lookups(Protocol):
 
 
 class Store(Lifecycle, Records, Lexical, Vectors, Lookups, Protocol):
-    """A whole backend: what :func:`hierdoc.store.open_store` returns. Search and ingest
-    type what they take by the narrow protocol they use (:class:`Records`,
-    :class:`Lexical`, :class:`Vectors`, :class:`Lookups`)."""
+    """A whole backend: what :func:`hierdoc.store.open_store` returns. Code that needs one
+    capability takes its protocol (the section and document look-ups of the search stage
+    take :class:`Records`)."""
 
 
 def require(store: Lifecycle, capability: Capability) -> None:
