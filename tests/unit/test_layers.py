@@ -22,7 +22,6 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         "__main__ cli mcp tools eval",  # adapters
         "hierdoc api views",  # the Python API (``hierdoc`` is the package's facade)
         "search",
-        "query",
         "pipeline",
         "store providers",
         "config inputs faults",
