@@ -1,5 +1,6 @@
-"""Storage behind one narrow interface (:class:`~hierdoc.store.base.Store`); one folder
-per backend, chosen by ``database.provider``.
+"""Storage behind narrow interfaces split by capability (:mod:`hierdoc.store.base`: a
+backend declares what it can do in ``store.capabilities``); one folder per backend,
+chosen by ``database.provider``.
 
 :func:`open_store` is the only way the rest of hierdoc gets a store: it looks the
 provider up in a registry of factories and imports the backend's module only then,
