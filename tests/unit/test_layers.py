@@ -161,6 +161,18 @@ def test_only_the_store_and_the_adapters_import_a_backend() -> None:
     assert backend_imports(import_graph(PACKAGE)) == []
 
 
+def test_the_pipeline_and_search_see_the_store_through_its_protocols() -> None:
+    graph = import_graph(PACKAGE)
+    reached = {
+        target
+        for module, targets in graph.items()
+        if unit(module) in {"pipeline", "search"}
+        for target in targets
+        if unit(target) == "store"
+    }
+    assert reached == {"hierdoc.store.base"}
+
+
 def test_the_text_layer_imports_only_the_records() -> None:
     graph = import_graph(PACKAGE)
     imports = {unit(t) for m, targets in graph.items() if unit(m) == "text" for t in targets}
