@@ -1,7 +1,8 @@
 """The package's layers, read from its import statements: each package imports only the
 layers below its own, no two packages import each other (directly or round a cycle), and
-only the adapters reach a storage backend. Every import counts, inside a function or under
-``TYPE_CHECKING`` too: a lazy import is still a dependency.
+only the adapters reach a storage backend. Every import counts, inside a function, under
+``TYPE_CHECKING`` or named in a ``"module:attribute"`` string: a lazy import is still a
+dependency.
 
 The checker itself is tested on a package written for the purpose, so that a wrong import
 is known to fail the check."""
@@ -9,6 +10,7 @@ is known to fail the check."""
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -38,6 +40,9 @@ BACKENDS = ("hierdoc.store.local", "hierdoc.store.postgres")
 only by the store package itself and by the adapters (``hierdoc check``, ``migrate``)."""
 
 Graph = Mapping[str, set[str]]
+MODULE_STRING = re.compile(r"(hierdoc(?:\.\w+)+):\w+")
+"""A module named in a string to be imported later ("hierdoc.cli.evaluate:eval_command", as
+the CLI's lazy commands and the store's backend registry do): an import all the same."""
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -61,6 +66,9 @@ def imported(tree: ast.Module, module: str, is_package: bool, known: set[str]) -
                 target = node.module or ""
             found.add(target)
             found.update(f"{target}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            named = MODULE_STRING.fullmatch(node.value)
+            found.update([named.group(1)] if named else [])
     return found & known
 
 
@@ -226,6 +234,20 @@ def test_an_import_down_the_layers_is_allowed(tmp_path) -> None:
     graph = import_graph(package)
     assert graph["hierdoc.search"] == {"hierdoc.text", "hierdoc.text.names", "hierdoc.models"}
     assert wrong_imports(graph, LAYERS) == []
+
+
+def test_a_module_named_in_a_string_to_import_later_is_imported(tmp_path) -> None:
+    package = write_package(
+        tmp_path,
+        {
+            "hierdoc.cli": 'LAZY = {"eval": "hierdoc.eval.command:eval_command"}\n',
+            "hierdoc.eval": "",
+            "hierdoc.eval.command": "from ..cli import main\n",
+        },
+    )
+    graph = import_graph(package)
+    assert graph["hierdoc.cli"] == {"hierdoc.eval.command"}
+    assert unit_cycles(graph) == [["cli", "eval"]]
 
 
 def test_two_packages_of_one_layer_importing_each_other_are_a_cycle(tmp_path) -> None:
