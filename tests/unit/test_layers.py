@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+import pytest
+
 from tests.paths import REPOSITORY
 
 PACKAGE = REPOSITORY / "src" / "hierdoc"
@@ -236,32 +238,34 @@ def test_an_import_down_the_layers_is_allowed(tmp_path) -> None:
     assert wrong_imports(graph, LAYERS) == []
 
 
-def test_a_module_named_in_a_string_to_import_later_is_imported(tmp_path) -> None:
-    package = write_package(
-        tmp_path,
-        {
-            "hierdoc.cli": 'LAZY = {"eval": "hierdoc.eval.command:eval_command"}\n',
-            "hierdoc.eval": "",
-            "hierdoc.eval.command": "from ..cli import main\n",
-        },
-    )
-    graph = import_graph(package)
-    assert graph["hierdoc.cli"] == {"hierdoc.eval.command"}
-    assert unit_cycles(graph) == [["cli", "eval"]]
-
-
-def test_two_packages_of_one_layer_importing_each_other_are_a_cycle(tmp_path) -> None:
-    package = write_package(
-        tmp_path,
-        {
-            "hierdoc.cli": "from .mcp import server\n",
-            "hierdoc.mcp": "",
-            "hierdoc.mcp.server": "from hierdoc.cli import main\n",
-        },
-    )
-    graph = import_graph(package)
+@pytest.mark.parametrize(
+    ("modules", "cycle"),
+    [
+        (  # two adapters importing each other
+            {
+                "hierdoc.cli": "from .mcp import server\n",
+                "hierdoc.mcp": "",
+                "hierdoc.mcp.server": "from hierdoc.cli import main\n",
+            },
+            ["cli", "mcp"],
+        ),
+        (  # a command registered by name for a lazy import, importing the CLI back
+            {
+                "hierdoc.cli": 'LAZY = {"eval": "hierdoc.eval.command:eval_command"}\n',
+                "hierdoc.eval": "",
+                "hierdoc.eval.command": "from ..cli import main\n",
+            },
+            ["cli", "eval"],
+        ),
+    ],
+    ids=["imports", "named-in-a-string"],
+)
+def test_two_packages_of_one_layer_importing_each_other_are_a_cycle(
+    tmp_path, modules: dict[str, str], cycle: list[str]
+) -> None:
+    graph = import_graph(write_package(tmp_path, modules))
     assert wrong_imports(graph, LAYERS) == []
-    assert unit_cycles(graph) == [["cli", "mcp"]]
+    assert unit_cycles(graph) == [cycle]
 
 
 def test_a_wrong_import_added_to_the_package_is_found() -> None:
