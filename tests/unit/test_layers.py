@@ -208,34 +208,36 @@ def write_package(root: Path, modules: Mapping[str, str]) -> Path:
     return package
 
 
-def test_a_store_importing_search_is_a_wrong_import(tmp_path) -> None:
-    package = write_package(
-        tmp_path,
-        {
-            "hierdoc.search": "",
-            "hierdoc.search.names": "",
-            "hierdoc.store": "",
-            "hierdoc.store.base": "def f():\n    from ..search.names import name_keys\n",
-        },
-    )
-    assert wrong_imports(import_graph(package), LAYERS) == [
-        "hierdoc.store.base imports hierdoc.search.names: search is above store"
-    ]
-
-
-def test_an_import_down_the_layers_is_allowed(tmp_path) -> None:
-    package = write_package(
-        tmp_path,
-        {
-            "hierdoc.text": "",
-            "hierdoc.search": "from .text import names\nimport hierdoc.models\n",
-            "hierdoc.text.names": "",
-            "hierdoc.models": "",
-        },
-    )
-    graph = import_graph(package)
-    assert graph["hierdoc.search"] == {"hierdoc.text", "hierdoc.text.names", "hierdoc.models"}
-    assert wrong_imports(graph, LAYERS) == []
+@pytest.mark.parametrize(
+    ("modules", "wrong"),
+    [
+        (  # a lazy import up the layers
+            {
+                "hierdoc.search": "",
+                "hierdoc.search.names": "",
+                "hierdoc.store": "",
+                "hierdoc.store.base": "def f():\n    from ..search.names import name_keys\n",
+            },
+            ["hierdoc.store.base imports hierdoc.search.names: search is above store"],
+        ),
+        (  # imports down the layers, relative and absolute
+            {
+                "hierdoc.text": "",
+                "hierdoc.search": "from .text import names\nimport hierdoc.models\n",
+                "hierdoc.text.names": "",
+                "hierdoc.models": "",
+            },
+            [],
+        ),
+    ],
+    ids=["up", "down"],
+)
+def test_an_import_up_the_layers_is_wrong(
+    tmp_path, modules: dict[str, str], wrong: list[str]
+) -> None:
+    graph = import_graph(write_package(tmp_path, modules))
+    assert all(graph[name] or not source for name, source in modules.items())
+    assert wrong_imports(graph, LAYERS) == wrong
 
 
 @pytest.mark.parametrize(
