@@ -134,7 +134,8 @@ def render_txt(source: Source) -> bytes:
 def emphasised(text: str, source: Source, mark: tuple[str, str]) -> str:
     """A paragraph that opens with a defined term ("Account means ..."), the term marked as
     the publisher's pages mark it (italics): ``*Account* means ...``."""
-    for term, _ in source.definitions or ():
+    terms = sorted({term for term, _ in source.definitions or ()}, key=len, reverse=True)
+    for term in terms:  # the longest first: "Credit card means", not "*Credit* card means"
         if text.startswith(term + " "):
             return f"{mark[0]}{term}{mark[1]}{text[len(term) :]}"
     return text
@@ -273,7 +274,7 @@ def gold_of(source: Source) -> dict:
         "sections": sections,
         "definitions": None
         if source.definitions is None
-        else [{"term": t, "text": x} for t, x in dict(source.definitions).items()],
+        else [{"term": t, "text": x} for t, x in dict.fromkeys(source.definitions)],
         "references": None
         if source.references is None
         else [
@@ -360,6 +361,18 @@ _RFC_BLOCKS = frozenset(
 )
 
 
+#: What follows a term its paragraph defines: 'A "proxy" is ...', 'The term "user agent"
+#: refers to ...', 'The terms "sender" and "recipient" refer to ...'.
+_RFC_DEFINING = re.compile(
+    r"[\"”]?(?:\s*,?\s*(?:and|or)?\s*[\"“][^\"”]{1,40}[\"”])*\s*"
+    r"(?:(?:is|are|means|mean|refers?\s+to|denotes?)\s+"
+    # a description, not a definition: "is used to ...", "is assigned by ...", "are also ..."
+    r"(?!(?:used|defined|referred|assigned|identical|primarily|also|not)\b)"
+    # 'A response is "cacheable" if a cache is allowed to store ...': the condition defines
+    r"|(?P<condition>if)\s)"
+)
+
+
 class RfcReader:
     """One RFC: numbered sections (appendices lettered), <xref> to sections, <dl> terms."""
 
@@ -370,6 +383,7 @@ class RfcReader:
         self.references: list[tuple[str, str]] = []
         self.definitions: list[tuple[str, str]] = []
         self.pending: list[tuple[Node, etree._Element]] = []
+        self.indexed: list[str] = []
 
     def sections(self) -> list[Node]:
         middle = self.root.find(".//middle")
@@ -431,10 +445,14 @@ class RfcReader:
 
     def block(self, child: etree._Element, origin: str | None, node: Node) -> None:
         name = local(child)
+        if name == "iref" and child.get("primary") == "true" and not child.get("subitem"):
+            self.indexed.append(child.get("item") or "")  # the primary entry of the next <t>
         if name in ("t", "blockquote", "aside", "note") and child.find("list") is None:
             text = self.inline(child, origin)
             if text:
                 node.body.append(text)
+            if name == "t":
+                self.prose_terms(child, text)
         elif name in ("ul", "ol", "list", "t", "figure", "table", "texttable"):
             hang = name == "list" and child.get("style", "").startswith("hanging")
             for item in child:
@@ -468,11 +486,37 @@ class RfcReader:
             return [self.inline(c, origin) for c in value if local(c) == "t"]
         return [self.inline(value, origin)]
 
+    def prose_terms(self, paragraph: etree._Element, text: str) -> None:
+        """The terms a paragraph defines in prose, as the source marks them: a term in
+        <x:dfn> ('An HTTP <x:dfn>cache</x:dfn> is a local store ...') or the item of a
+        primary index entry before or in it that the paragraph quotes (<iref primary="true"
+        item="proxy"/> then 'A "proxy" is a message-forwarding agent ...'), where the term
+        is followed by "is", "are", "means" or "refers to" (not "is used to ..."); the
+        definition is the text after that verb."""
+        defined = [clean(text_of(d)) for d in paragraph.iter() if local(d) == "dfn"]
+        indexed = self.indexed + [
+            i.get("item") or ""
+            for i in paragraph.iter()
+            if local(i) == "iref" and i.get("primary") == "true" and not i.get("subitem")
+        ]
+        self.indexed = []
+        # an index entry's term is one the paragraph introduces in quotes ('A "proxy" is')
+        found = [(n, rf"(?<![\w-]){re.escape(n)}(?![\w-])") for n in defined if n]
+        found += [(n, rf"[\"“]{re.escape(n)}(?=[\"”])") for n in indexed if n]
+        for name, pattern in dict(found).items():
+            at = re.search(pattern, text, re.IGNORECASE)
+            verb = _RFC_DEFINING.match(text, at.end()) if at else None
+            start = (verb.start("condition") if verb["condition"] else verb.end()) if verb else 0
+            if verb and (name, text[start:]) not in self.definitions:
+                self.definitions.append((name, text[start:]))
+
     def term(self, term: str, text: str, node: Node) -> None:
         term = clean(term).rstrip(":")
         if term and text and len(term) <= 60:
             node.body.append((term, text))
-            self.definitions.append((term, text))
+            # 'now' / 'The term "now" means the current value ...': the text after the verb
+            named = re.match(rf'The\s+term\s+"{re.escape(term)}"\s+(?:means|denotes)\s+', text)
+            self.definitions.append((term, text[named.end() :] if named else text))
 
 
 def cites(shown: str, target: Node, xref: etree._Element) -> bool:
@@ -536,17 +580,28 @@ def regml_paragraph(element: etree._Element, parent: Node, refs: list, defs: lis
         node = Node("section-" + label.lower(), marker, heading, point=True)
         node.body = [text] if text else []
         parent.children.append(node)
+        parent.body.append(node)  # printed where the source has it, among unnumbered text
     if content is not None:
         for ref in content.iter(f"{_E}ref"):
             if ref.get("reftype") == "internal" and node.id:
                 refs.append((node.id, "section-" + ref.get("target", "").lower()))
-        for term in content.iter(f"{_E}def"):
-            name = clean(text_of(term))
-            after = text.split(name, 1)[1] if name and name in text else ""
-            if re.match(r"^\W*(?:means|mean|has the same meaning|includes)\b", after):
-                defs.append((name, after.lstrip(' ,.:\u201d"')))
+        names = [clean(text_of(term)) for term in content.iter(f"{_E}def")]
+        defs += marked_definitions(text, names, lambda: regml_following(element))
     for child in element.findall(f"{_E}paragraph"):
         regml_paragraph(child, node, refs, defs)
+
+
+def regml_following(element: etree._Element) -> str:
+    """The text of a paragraph's points ("Error means:" then "(i) An unauthorized ..."),
+    each with its marker, as printed."""
+    return clean(" ".join(regml_printed(p) for p in element.findall(f"{_E}paragraph")))[:600]
+
+
+def regml_printed(element: etree._Element) -> str:
+    content = element.find(f"{_E}content")
+    parts = [element.get("marker") or "", text_of(content) if content is not None else ""]
+    parts += [regml_printed(p) for p in element.findall(f"{_E}paragraph")]
+    return " ".join(parts)
 
 
 def read_regml(data: bytes, document_id: str, source: str) -> Source:
@@ -640,13 +695,13 @@ def uslm_level(element: etree._Element, parent: Node | None, cite: str, defs: li
         node = Node(f"{parent.id}-{value.lower()}", label, heading or None, point=True)
     else:
         node = Node(None, label, heading or None)
-    for child in element:
+    for position, child in enumerate(element):
         name = local(child)
         if name in _TEXTS:
             text = text_of(child, frozenset({"quotedContent"}))
             if text:
                 node.body.append(text)
-            uslm_terms(child, text, defs)
+            uslm_terms(child, text, defs, lambda p=position: uslm_following(element, p))
         elif name in _LEVELS or name in _BLOCKS:
             node.children.append(uslm_level(child, node, cite, defs))
             node.body.append(node.children[-1])
@@ -655,13 +710,72 @@ def uslm_level(element: etree._Element, parent: Node | None, cite: str, defs: li
     return node
 
 
-def uslm_terms(element: etree._Element, text: str, defs: list) -> None:
-    for term in element.iter("{*}term"):
-        name = clean(text_of(term))
-        after = text.split(name, 1)[1] if name and name in text else ""
-        after = after.lstrip(" \u201d\"'’")
-        if re.match(r"^(?:means|has the meaning|includes)\b", after):
-            defs.append((name, after))
+#: What a marked term is defined by, after it in its sentence: 'The term “damages”
+#: includes—', 'The terms “agency”, “individual”, and “record” have the meanings given ...'.
+_TERM_VERB = re.compile(
+    r"^(?P<between>[^.;:]{0,160}?)\b(?P<verb>means|mean|includes|include|refers?\s+to"
+    r"|(?:has|have)(?=\s+the\s+(?:same\s+)?meanings?\b))\b[\s:—–-]*"
+)
+#: Words between a term and a verb that make the verb not the term's definition:
+#: 'the term “X” does not include', 'the term “X” as it is used in ... means' (not
+#: ', used with respect to work, means').
+_NOT_DEFINING = re.compile(r"\b(?:not|does|do|is|are|shall|may|was|were)\b")
+#: The quoted terms a definitions paragraph names without <term> markup: 'The terms
+#: “agency”, “individual”, and “record” have the meanings ...'.
+_NAMED_TERMS = re.compile(
+    r"^\s*(?:In\s+this\s+[^,]{1,40},\s*)?(?:each\s+of\s+)?(?:The\s+)?terms?\s+"
+    r"((?:[“\"‘'][^”\"’']{1,80}[”\"’'][,\s]*(?:and|or)?\s*)+)",
+    re.IGNORECASE,
+)
+
+
+def uslm_terms(element: etree._Element, text: str, defs: list, following) -> None:
+    """The terms a text element defines: its <term> elements, or in a paragraph whose role
+    is "definitions" the quoted terms after "The term(s)" (see :func:`marked_definitions`)."""
+    names = [clean(text_of(term)) for term in element.iter("{*}term") if not quoted(term)]
+    if not names and uslm_role(element) == "definitions":
+        lead = _NAMED_TERMS.match(text)
+        names = re.findall(r"[“\"‘']([^”\"’']{1,80})[”\"’']", lead.group(1)) if lead else []
+    defs += marked_definitions(text, names, following)
+
+
+def marked_definitions(text: str, names: list[str], following) -> list[tuple[str, str]]:
+    """(term, text) of each term the source marks in ``text``, with the text after its verb
+    ("means", "refers to", "includes", "has the meaning"), or, where that text is only a
+    dash or a colon ("The term “damages” includes—", "Error means:"), the text of the
+    points that follow (``following()``). A marked term no verb follows defines nothing."""
+    found = []
+    cursor = 0
+    for name in names:
+        at = text.find(name, cursor) if name else -1
+        if at < 0:
+            continue
+        cursor = at + len(name)
+        verb = _TERM_VERB.match(text[cursor:])
+        if verb is None or _NOT_DEFINING.search(verb["between"]):
+            continue
+        # "has the meaning given ..." keeps "the meaning", as a pointer's text does
+        pointer = verb["verb"].startswith("ha")
+        after = text[cursor + (verb.end("verb") if pointer else verb.end()) :].strip()
+        found.append((name.strip("“”\"‘’' "), after or following()))
+    return found
+
+
+def uslm_role(element: etree._Element) -> str | None:
+    """The role of the level a text element belongs to ("definitions"), also where the
+    level is headed "Definitions" ("(a) Definitions.—In this section, the terms ...")."""
+    parent = element.getparent()
+    if parent is None:
+        return None
+    heading = parent.find("{*}heading")
+    titled = heading is not None and re.match(r"\s*Definitions?\b", text_of(heading))
+    return "definitions" if titled else parent.get("role")
+
+
+def uslm_following(element: etree._Element, position: int) -> str:
+    """The text of the points after an element's child at ``position`` (its chapeau)."""
+    later = [c for c in list(element)[position + 1 :] if local(c) in _LEVELS or local(c) in _TEXTS]
+    return clean(" ".join(text_of(c, frozenset({"quotedContent"})) for c in later))[:600]
 
 
 def quoted(element: etree._Element) -> bool:
@@ -698,6 +812,8 @@ def read_cfr_parts(data: bytes, document_id: str, source: str) -> list[Source]:
         defs: list[tuple[str, str]] = []
         nodes: list[Node] = []
         uslm_children(part, None, nodes, name, defs)
+        # a volume converted from SGML marks no term: its definitions are not measured
+        marked = next(root.iter("{*}term"), None) is not None
         title = f"27 CFR Part {number}: {name}"
         sources.append(
             Source(
@@ -707,7 +823,7 @@ def read_cfr_parts(data: bytes, document_id: str, source: str) -> list[Source]:
                 source,
                 USLM_LICENCE,
                 nodes,
-                defs,
+                defs if marked else None,
                 None,
             )
         )

@@ -19,6 +19,7 @@ sys.path.insert(0, str(BENCHMARKS))
 from structure import SUBSET, Counts, DocumentResult, figures, measure, total  # noqa: E402
 from structure_corpus_build import read_rfc  # noqa: E402
 from structure_gold import (  # noqa: E402
+    glossary_rows,
     load_corpus,
     obliqa_documents,
     obliqa_references,
@@ -32,7 +33,7 @@ FLOORS = {
     "tree_f1": 0.997,
     "heading": 1.0,
     "def_p": 1.0,
-    "def_r": 0.44,
+    "def_r": 0.96,
     "refs": 1.0,
     "cite1": 1.0,
 }
@@ -134,6 +135,35 @@ def test_gold_ids_are_the_ids_hierdocs_numbering_gives_the_printed_numbers() -> 
 )
 def test_obliqa_passage_numbers_become_canonical_ids(passage: str, expected) -> None:
     assert passage_section_id(passage) == expected
+
+
+def test_a_glossary_rows_points_and_wrapped_lines_continue_its_definition() -> None:
+    table = (
+        "1P\tMeans the low estimate scenario.\n"
+        "Accounting Records\tMeans records such as:\n(a)\tcheques;\n(b)\tinvoices.\n"
+        "Close Links\tA Person has Close Links if:\n(A)\tit is a Subsidiary;\n"
+        "uses credible standards.\n"
+        "Payment Service Provider\nHas the meaning given in section 258 of FSMR.\n"
+        "Chief Executive (CEO)\tIn relation to a Body Corporate, the chief executive.\n"
+    )
+    assert glossary_rows(table) == [
+        ("1P", "Means the low estimate scenario."),
+        ("Accounting Records", "Means records such as: (a) cheques; (b) invoices."),
+        (
+            "Close Links",
+            "A Person has Close Links if: (A) it is a Subsidiary; uses credible standards.",
+        ),
+        ("Payment Service Provider", "Has the meaning given in section 258 of FSMR."),
+        ("Chief Executive", "In relation to a Body Corporate, the chief executive."),
+    ]
+
+
+def test_the_adgm_glossary_definitions_are_found(tmp_path) -> None:
+    documents = [d for d in obliqa_documents() if d.id == "obliqa-08-glo"]
+    if not documents:
+        pytest.skip("the ObliQA dataset is not in the datasets folder")
+    values = figures(measure(documents, tmp_path)[0].counts)
+    assert values["def_p"] >= 0.99 and values["def_r"] >= 0.99, values
 
 
 def test_obliqa_part_and_appendix_headings_are_the_parents_of_their_top_sections() -> None:
