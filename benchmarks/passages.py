@@ -21,11 +21,10 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
-
-from hierdoc.config import Settings
+from hierdoc.config import SearchPolicy, Settings
 from hierdoc.eval.datasets import EvalCorpus, EvalQuery, load_dataset
 from hierdoc.eval.embed_cache import CachingEmbedder
 from hierdoc.eval.indexes import open_index
@@ -33,10 +32,10 @@ from hierdoc.eval.judging import ChunkTable, judge
 from hierdoc.eval.metrics import CUTOFFS, Span, char_precision_at_k, char_recall_at_k
 from hierdoc.eval.report import markdown_table
 from hierdoc.eval.variants import ingest_key, result_passages
-from hierdoc.models import SearchResponse
+from hierdoc.models import SearchFilter, SearchResponse
 from hierdoc.pipeline.embed import LocalEmbedder
-from hierdoc.search import passage_sets
 from hierdoc.search.passages import add_passages
+from hierdoc.search.searcher import Execution, Searcher
 
 METRICS = ("CharP@1", "CharR@8", "PsgP@1", "PsgR@8")
 COLUMNS = (*METRICS, "1stP@1", "R@8psg", "chars@1", "chars@8")
@@ -51,10 +50,11 @@ def main() -> None:
     parser.add_argument("--dataset", default="contractnli", help="contractnli(-wide)")
     parser.add_argument("--index-dir", default="/tmp/hierdoc-eval/contractnli")
     parser.add_argument("--designs", default="300:0,600:0,1200:0,2000:0,600:1200,600:1800")
-    parser.add_argument("--share", type=float, default=passage_sets.EXTRA_SHARE)
+    default_share = SearchPolicy().extra_passage_share
+    parser.add_argument("--share", type=float, default=default_share)
     parser.add_argument("--limit", type=int, help="Only the first N hypotheses.")
     args = parser.parse_args()
-    passage_sets.EXTRA_SHARE = args.share
+    policy = SearchPolicy(extra_passage_share=args.share)
     designs = [tuple(int(n) for n in d.split(":")) for d in args.designs.split(",")]
     corpus = load_dataset(args.dataset)
     queries = corpus.queries[: args.limit] if args.limit else corpus.queries
@@ -63,18 +63,25 @@ def main() -> None:
     opened = open_index(corpus, ingest_key(Settings(), corpus), root, embedder, log)
     index = opened.index
     started = time.perf_counter()
-    searched: list[tuple[SearchResponse, np.ndarray]] = []
+    settings = index.settings.search_settings(top_k=max(CUTOFFS), policy=policy)
+    searcher = Searcher(index.store, index.embed_query, index.glossary())
+    searched: list[Execution] = []
     for query in queries:
-        response = index.search(query.text, top_k=max(CUTOFFS), source=query.source_filter)
-        searched.append((response, embedder.embed_query(query.text)))
+        sources = index.resolve_sources(query.source_filter) if query.source_filter else []
+        filt = SearchFilter(sources=tuple(sources))
+        execution = searcher.run(query.text, settings, filt)
+        searched.append(replace(execution, vector=embedder.embed_query(query.text)))
     log(f"searched {len(queries)} hypotheses in {time.perf_counter() - started:.0f} s")
     rows = []
     for budget, set_budget in designs:
         totals = dict.fromkeys(COLUMNS, 0.0)
         seconds = 0.0
-        for query, (response, vector) in zip(queries, searched, strict=True):
+        design = settings.search_settings(passage_chars=budget, passage_set_chars=set_budget)
+        for query, execution in zip(queries, searched, strict=True):
             began = time.perf_counter()
-            add_passages(index.store, response, vector, budget, index.model_name, None, set_budget)
+            response = execution.response
+            designed = replace(execution, plan=replace(execution.plan, settings=design))
+            add_passages(index.store, designed, index.model_name)
             seconds += time.perf_counter() - began
             for name, value in scores(corpus, query, response, opened.table).items():
                 totals[name] += value

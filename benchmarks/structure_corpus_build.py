@@ -1,6 +1,7 @@
 """Build ``benchmarks/structure_corpus.tar.xz`` from the structured sources of its documents.
 
-    python benchmarks/structure_corpus_build.py --mirrors DIR --out DIR [--archive PATH]
+    python benchmarks/structure_corpus_build.py --mirrors DIR --out DIR [--archive PATH] \
+        [--subset DIR] [--pdf-archive PATH]
 
 ``--mirrors`` holds bare git copies of the source repositories, one folder per repository
 named ``owner+name`` with the repository in ``repo/`` (what the ``fetch`` tool of the
@@ -15,6 +16,12 @@ manifest entry says so in ``rendering``.
 
 Sources: IETF RFCs (xml2rfc v2 and v3 XML, httpwg/http-core), CFPB regulations (RegML,
 cfpb/regulations-xml) and US bills and public laws (USLM 2, usgpo/uslm).
+
+With ``--pdf-archive PATH`` a few short documents per publisher are also printed to PDF
+from their HTML rendering by headless Chromium (``apt-get install chromium``), with a
+running head and foot and page numbers, in turn in one column or two justified columns;
+these *PDF twins* (``<id>-pdf``, the gold of their original) go into ``OUT-pdf`` and a
+separate archive, so that the main archive does not change with them.
 """
 
 from __future__ import annotations
@@ -240,6 +247,59 @@ def reproducible_zip(data: bytes) -> bytes:
             entry.compress_type = zipfile.ZIP_DEFLATED
             target.writestr(entry, source.read(info.filename))
     return out.getvalue()
+
+
+#: Print settings of the PDF rendering, in turn per document: a running head (the
+#: document's short title and its publisher) and a running foot with the page number on
+#: every page, as printed publications carry them, so that a reader of the PDF meets page
+#: furniture; one column of serif type, or two justified columns of sans-serif type
+#: hyphenated at line ends with the page number in the head.
+PRINT_STYLES = (
+    """<style>
+@page {{ size: Letter; margin: 20mm 22mm;
+  @top-left {{ content: "{head}"; font-size: 9pt; color: #444 }}
+  @top-right {{ content: "{publisher}"; font-size: 9pt; color: #444 }}
+  @bottom-center {{ content: "Page " counter(page) " of " counter(pages); font-size: 9pt }} }}
+body {{ font-family: "Liberation Serif", serif; font-size: 11pt }}
+</style>""",
+    """<style>
+@page {{ size: A4; margin: 18mm 16mm;
+  @top-left {{ content: "{publisher}"; font-size: 8pt }}
+  @top-right {{ content: counter(page); font-size: 8pt }}
+  @bottom-left {{ content: "{head}"; font-size: 8pt; font-style: italic }} }}
+body {{ font-family: "DejaVu Sans", sans-serif; font-size: 9pt; column-count: 2;
+  column-gap: 7mm; text-align: justify; hyphens: auto }}
+h1 {{ column-span: all }}
+</style>""",
+)
+_PDF_DATE = re.compile(rb"\(D:\d{14}")
+
+
+def render_pdf(source: Source, layout: int = 0) -> bytes:
+    """The HTML rendering printed to PDF by headless Chromium (``apt-get install chromium``)
+    in the ``layout``-th of :data:`PRINT_STYLES`; its dates set to :data:`FIXED_TIME`
+    (same length, so the cross-reference offsets hold), so that a rebuild gives the same
+    bytes."""
+    import shutil
+    import tempfile
+
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        raise SystemExit("the PDF rendering needs Chromium: apt-get install chromium")
+    head = source.title.split(":")[0][:60].replace('"', "'").replace("\\", "")
+    style = PRINT_STYLES[layout].format(head=head, publisher=source.publisher)
+    page = render_html(source).replace(b"</head>", style.encode("utf-8") + b"</head>", 1)
+    page = page.replace(b"<html>", b"<html lang='en'>", 1)  # hyphenation needs a language
+    with tempfile.TemporaryDirectory() as folder:
+        html, pdf = Path(folder) / "page.html", Path(folder) / "page.pdf"
+        html.write_bytes(page)
+        subprocess.run(
+            [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
+             f"--user-data-dir={folder}/profile", f"--print-to-pdf={pdf}", html.as_uri()],
+            capture_output=True, check=True, timeout=300,
+        )  # fmt: skip
+        data = pdf.read_bytes()
+    return _PDF_DATE.sub(b"(D:" + FIXED_TIME.strftime("%Y%m%d%H%M%S").encode(), data)
 
 
 RENDERERS = {"txt": render_txt, "md": render_md, "html": render_html, "docx": render_docx}
@@ -1033,8 +1093,11 @@ def write_document(out: Path, kind: str, made: int, source: Source, gold: dict) 
     }
 
 
-def build(mirrors: Path, out: Path, minimum_sections: int = 4) -> list[dict]:
-    """Every document of every source that has enough sections, once per title."""
+def build(
+    mirrors: Path, out: Path, minimum_sections: int = 4, kept: dict | None = None
+) -> list[dict]:
+    """Every document of every source that has enough sections, once per title; ``kept``,
+    when given, receives each document's ``(kind, Source)`` by id."""
     (out / "documents").mkdir(parents=True, exist_ok=True)
     (out / "gold").mkdir(parents=True, exist_ok=True)
     manifest, titles, texts = [], set(), set()
@@ -1058,7 +1121,56 @@ def build(mirrors: Path, out: Path, minimum_sections: int = 4) -> list[dict]:
                 titles.add(source.title)
                 texts.add(text)
                 manifest.append(write_document(out, kind, made, source, gold))
+                if kept is not None:
+                    kept[source.id] = (kind, source)
                 made += 1
+    (out / "manifest.json").write_text(
+        json.dumps(manifest, indent=1, ensure_ascii=False), encoding="utf-8"
+    )
+    return manifest
+
+
+#: PDF renderings: this many documents per publisher, of at most this many characters of text.
+PDF_PER_PUBLISHER = 8
+PDF_LARGEST = 24_000
+
+
+def pdf_choice(kept: dict, per_publisher: int = PDF_PER_PUBLISHER) -> list[str]:
+    """The documents printed to PDF: per publisher, up to ``per_publisher`` of those with
+    at most :data:`PDF_LARGEST` characters, spread from the shortest to the longest."""
+    by_publisher: dict[str, list[tuple[int, str]]] = {}
+    for document_id, (_, source) in kept.items():
+        size = len(render_txt(source))
+        if size <= PDF_LARGEST:
+            by_publisher.setdefault(source.publisher, []).append((size, document_id))
+    chosen = [i for i in SUBSET_PDF if i in kept]
+    for sized in by_publisher.values():
+        sized.sort()
+        step = max(1, len(sized) // per_publisher)
+        spread = [document_id for _, document_id in sized[step // 2 :: step][:per_publisher]]
+        chosen += [i for i in spread if i not in chosen]
+    return chosen
+
+
+def build_pdfs(kept: dict, folder: Path, out: Path) -> list[dict]:
+    """A PDF twin of each chosen document of the corpus in ``folder``, written with its gold
+    into ``out`` under the id ``<id>-pdf`` (a twin shares its document's title, so the
+    benchmark measures twins in an index of their own)."""
+    (out / "documents").mkdir(parents=True, exist_ok=True)
+    (out / "gold").mkdir(parents=True, exist_ok=True)
+    entries = {e["id"]: e for e in json.loads((folder / "manifest.json").read_text("utf-8"))}
+    manifest = []
+    for position, document_id in enumerate(pdf_choice(kept)):
+        kind, source = kept[document_id]
+        twin = dict(entries[document_id], id=f"{document_id}-pdf", format="pdf")
+        twin["rendering"] = RENDERING.format(f"{kind} to html, printed to pdf by Chromium")
+        twin["input"] = f"documents/{twin['id']}.pdf"
+        twin["gold"] = f"gold/{twin['id']}.json"
+        layout = position % len(PRINT_STYLES)
+        twin["rendering"] += ("", ", two columns")[layout]
+        (out / twin["input"]).write_bytes(render_pdf(source, layout))
+        (out / twin["gold"]).write_bytes((folder / entries[document_id]["gold"]).read_bytes())
+        manifest.append(twin)
     (out / "manifest.json").write_text(
         json.dumps(manifest, indent=1, ensure_ascii=False), encoding="utf-8"
     )
@@ -1092,16 +1204,26 @@ SUBSET = (
     "uslm-h1037_rfs",
     "uslm-s2245_is",
 )
+#: The documents of the subset that also go into it printed to PDF.
+SUBSET_PDF = ("cfpb-12cfr1014", "uslm-s2245_is")
 
 
-def write_subset(folder: Path, target: Path, ids: tuple[str, ...] = SUBSET) -> None:
-    """The documents ``ids`` of a built corpus, copied with their own manifest."""
-    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    chosen = [entry for entry in manifest if entry["id"] in ids]
-    for entry in chosen:
-        for key in ("input", "gold"):
-            (target / entry[key]).parent.mkdir(parents=True, exist_ok=True)
-            (target / entry[key]).write_bytes((folder / entry[key]).read_bytes())
+def write_subset(
+    folders: list[Path], target: Path, ids: tuple[str, ...] = SUBSET + SUBSET_PDF
+) -> None:
+    """The documents ``ids`` (a PDF twin as ``<id>-pdf``) of built corpus folders, copied
+    with their own manifest."""
+    wanted = {*ids, *(f"{i}-pdf" for i in SUBSET_PDF)}
+    chosen = []
+    for folder in folders:
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        for entry in manifest:
+            if entry["id"] not in wanted or (entry["format"] != "pdf" and entry["id"] not in ids):
+                continue
+            for key in ("input", "gold"):
+                (target / entry[key]).parent.mkdir(parents=True, exist_ok=True)
+                (target / entry[key]).write_bytes((folder / entry[key]).read_bytes())
+            chosen.append(entry)
     (target / "manifest.json").write_text(
         json.dumps(chosen, indent=1, ensure_ascii=False), encoding="utf-8"
     )
@@ -1115,13 +1237,24 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True, help="folder to write the corpus into")
     parser.add_argument("--archive", type=Path, help="also pack the folder into this .tar.xz")
     parser.add_argument("--subset", type=Path, help="also copy the test subset into this folder")
+    parser.add_argument(
+        "--pdf-archive",
+        type=Path,
+        help="also print documents to PDF (needs Chromium) into OUT-pdf and pack it here",
+    )
     args = parser.parse_args()
-    manifest = build(args.mirrors, args.out)
+    kept: dict = {}
+    manifest = build(args.mirrors, args.out, kept=kept)
     print(f"{len(manifest)} documents")
+    folders = [args.out]
+    if args.pdf_archive:
+        folders.append(args.out.with_name(args.out.name + "-pdf"))
+        print(f"{len(build_pdfs(kept, args.out, folders[-1]))} PDF documents")
+        pack(folders[-1], args.pdf_archive)
     if args.archive:
         pack(args.out, args.archive)
     if args.subset:
-        write_subset(args.out, args.subset)
+        write_subset(folders, args.subset)
 
 
 if __name__ == "__main__":

@@ -4,10 +4,10 @@ One contiguous passage (:mod:`hierdoc.search.passages`) covers one clause; an an
 sits in two clauses of the same chunk (ContractNLI's gold is two spans per hypothesis on
 average). A result's ``passages`` are its best passage first, then further groups of whole
 sentences, none overlapping or touching another, each grown around a sentence that scores
-at least :data:`EXTRA_SHARE` of the chunk's best, best first, while the set's characters
-fit ``passage_set_chars``. The scores are those the best passage was chosen by (sentence
-BM25 with the index's idf, plus the best embedding window's cosine, rescaled in the chunk);
-a passage chosen by a cited section stands alone.
+at least the search policy's ``extra_passage_share`` of the chunk's best, best first,
+while the set's characters fit ``passage_set_chars``. The scores are those the best passage
+was chosen by (sentence BM25 with the index's idf, plus the best embedding window's cosine,
+rescaled in the chunk); a passage chosen by a cited section stands alone.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..config import DEFAULT_POLICY, SearchPolicy
 from ..models import Passage
 
 if TYPE_CHECKING:
@@ -25,16 +26,15 @@ Span = tuple[int, int]
 
 DEFAULT_SET_CHARS = 1200
 """Characters of all of a result's passages together (the best one included)."""
-EXTRA_SHARE = 0.7
-"""A further passage grows around a sentence scoring at least this share of the best."""
-GROW_SHARE = 0.5
-"""A further passage takes in a neighbour scoring at least this share of its own seed."""
-MIN_CHARS = 150
-"""A further passage shorter than this takes in a neighbour whatever it scores."""
 _HEADING = re.compile(r"#{1,6}\s")
 
 
-def passage_set(content: str, match: ChunkMatch, budget: int = DEFAULT_SET_CHARS) -> list[Passage]:
+def passage_set(
+    content: str,
+    match: ChunkMatch,
+    budget: int = DEFAULT_SET_CHARS,
+    policy: SearchPolicy = DEFAULT_POLICY,
+) -> list[Passage]:
     """``match.passage`` then the further passages of ``content`` its sentence scores
     support, in the order chosen (best first), all together at most ``budget`` characters
     (the best passage always kept)."""
@@ -45,13 +45,13 @@ def passage_set(content: str, match: ChunkMatch, budget: int = DEFAULT_SET_CHARS
     blocked = set(range(taken[0] - 1, taken[-1] + 2))
     chosen = [best]
     left = budget - len(best.text)
-    floor = EXTRA_SHARE * max(scores[i] for i in taken)
+    floor = policy.extra_passage_share * max(scores[i] for i in taken)
     for seed in sorted(range(len(units)), key=lambda i: (-scores[i], i)):
         if scores[seed] <= 0 or scores[seed] < floor:
             break
         if seed in blocked or units[seed][1] - units[seed][0] > left:
             continue
-        first, last = _grow_free(content, units, scores, seed, left, blocked)
+        first, last = _grow_free(content, units, scores, seed, left, blocked, policy)
         start, end = units[first][0], units[last][1]
         chosen.append(Passage(content[start:end], start, end))
         blocked.update(range(first - 1, last + 2))
@@ -66,13 +66,15 @@ def _grow_free(
     seed: int,
     budget: int,
     blocked: set[int],
+    policy: SearchPolicy,
 ) -> Span:
     """Unit index range around ``seed`` that stays off ``blocked`` units (so no two passages
     touch), the better neighbour first, while it fits ``budget`` and the neighbour scores at
-    least :data:`GROW_SHARE` of the seed (or the group is shorter than :data:`MIN_CHARS`).
+    least ``passage_grow_share`` of the seed (or the group is shorter than
+    ``passage_min_chars``), as the best passage grows.
     A heading line is never taken in before the group, as the best passage's growth does."""
     first = last = seed
-    floor = GROW_SHARE * scores[seed]
+    floor = policy.passage_grow_share * scores[seed]
     while True:
         options = []
         before, after = first - 1, last + 1
@@ -84,7 +86,7 @@ def _grow_free(
         if not options:
             return first, last
         score, _, new_first, new_last = max(options)
-        short = units[last][1] - units[first][0] < MIN_CHARS
+        short = units[last][1] - units[first][0] < policy.passage_min_chars
         if not short and (score <= 0 or score < floor):
             return first, last
         first, last = new_first, new_last

@@ -12,9 +12,9 @@ best passage, whole sentences of ``content`` (split as chunking splits them) wit
   plus the cosine of the best stored embedding window covering it, rescaled in the chunk.
 
 The passage then takes in its neighbouring sentences, the better one first, while they fit
-the budget and score at least :data:`GROW_SHARE` of the first sentence (or while the
-passage is shorter than :data:`MIN_CHARS`). One sentence longer than the budget is
-returned whole: a passage never starts or ends inside a sentence.
+the budget and score at least the search policy's ``passage_grow_share`` of the first
+sentence (or while the passage is shorter than its ``passage_min_chars``). One sentence
+longer than the budget is returned whole: a passage never starts or ends inside a sentence.
 
 Highlights are offsets into ``content`` of the query's terms (as BM25 analyses them),
 each occurrence of a quoted phrase or identifier, and the cited section's own text.
@@ -27,13 +27,14 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_left
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 import numpy as np
 
-from ..models import Passage, SearchResponse, SearchResult, SectionRecord, StoredChunk
+from ..config import DEFAULT_POLICY, SearchPolicy
+from ..models import Passage, SearchResult, SectionRecord
 from ..pipeline.embed import DEFAULT_MODEL
 from ..store.base import Store
 from ..text.analyze import token_spans, token_words, tokens_terms
@@ -41,35 +42,17 @@ from ..text.sentences import sentence_spans, spans_from_cuts
 from ..text.tokenizer import Tokenizer, default_tokenizer
 from ..text.windows import cut_windows
 from .holders import begun_in, move_to_section, section_at
-from .passage_sets import DEFAULT_SET_CHARS, passage_set
+from .passage_sets import passage_set
 from .per_generation import PerGeneration
-from .searcher import keyword_terms, parse_query
+from .plan import QueryPlan
+from .searcher import Execution, keyword_terms
 
 Span = tuple[int, int]
 
 DEFAULT_PASSAGE_CHARS = 600
-MIN_CHARS = 150
-"""A passage shorter than this takes in its next sentence whatever it scores."""
-GROW_SHARE = 0.5
-"""A neighbouring sentence joins when it scores at least this share of the first one."""
-SEMANTIC_WEIGHT = 0.5
-"""Weight of the rescaled window cosine beside the rescaled sentence BM25 (max 1 each)."""
 BM25_K1 = 1.2
 BM25_B = 0.75
 _HEADING = re.compile(r"#{1,6}\s")
-
-
-class QueryVectors:
-    """The index's query embedder, keeping the last vector so that the passages reuse the
-    vector the search embedded instead of embedding the query again."""
-
-    def __init__(self, embed: Callable[[str], np.ndarray]) -> None:
-        self._embed = embed
-        self.last: np.ndarray | None = None
-
-    def __call__(self, text: str) -> np.ndarray:
-        self.last = self._embed(text)
-        return self.last
 
 
 @dataclass(frozen=True)
@@ -83,6 +66,7 @@ class QueryEvidence:
     cited: tuple[str, ...]
     """Section ids the query's citations resolved to."""
     vector: np.ndarray | None = None
+    policy: SearchPolicy = DEFAULT_POLICY
 
 
 @dataclass(frozen=True)
@@ -101,18 +85,19 @@ class ChunkMatch:
 
 
 def query_evidence(
-    store: Store, response: SearchResponse, vector: np.ndarray | None = None
+    store: Store, plan: QueryPlan, citations: Sequence[dict], vector: np.ndarray | None = None
 ) -> QueryEvidence:
-    parsed = parse_query(response.query.strip())
-    terms = keyword_terms(store, parsed.remainder) if parsed.remainder.strip() else []
+    """The evidence of the plan's words, phrases and identifiers, and of the sections its
+    ``citations`` (the response's) resolved to."""
+    terms = keyword_terms(store, plan.remainder) if plan.remainder.strip() else []
     freq = store.doc_freq(terms) if terms else {}
     total = _chunk_total(store) if freq else 0
     idf = {t: math.log(1 + (total - df + 0.5) / (df + 0.5)) for t, df in freq.items() if df > 0}
     patterns = tuple(
-        _phrase_pattern(p) for p in (*parsed.phrases, *parsed.identifiers) if re.search(r"\w", p)
+        _phrase_pattern(p) for p in (*plan.phrases, *plan.identifiers) if re.search(r"\w", p)
     )
-    cited = tuple(c["section_id"] for c in response.citations if c["resolved"])
-    return QueryEvidence(idf, patterns, cited, vector)
+    cited = tuple(c["section_id"] for c in citations if c["resolved"])
+    return QueryEvidence(idf, patterns, cited, vector, plan.policy)
 
 
 #: The number of chunks indexed (BM25's N), read once per store and index generation.
@@ -125,24 +110,19 @@ def _phrase_pattern(phrase: str) -> re.Pattern[str]:
     return re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)", re.I)
 
 
-def add_passages(
-    store: Store,
-    response: SearchResponse,
-    vector: np.ndarray | None = None,
-    budget: int = DEFAULT_PASSAGE_CHARS,
-    model: str = DEFAULT_MODEL,
-    stored: Mapping[str, StoredChunk] | None = None,
-    set_budget: int = DEFAULT_SET_CHARS,
-) -> SearchResponse:
+def add_passages(store: Store, execution: Execution, model: str = DEFAULT_MODEL) -> None:
     """Set each result's ``passage``, ``passages`` (:mod:`~hierdoc.search.passage_sets`,
-    ``set_budget`` characters in all) and ``highlights``; returns the response. ``stored``
-    holds the results' records when the caller has them (``Searcher.stored``)."""
+    ``passage_set_chars`` characters in all) and ``highlights``, from the evidence of the
+    executed plan (its words, phrases, citations and vector) and the records it read."""
+    response, plan, vector = execution.response, execution.plan, execution.vector
     if not response.results:
-        return response
-    evidence = query_evidence(store, response, vector)
+        return
+    budget, set_budget = plan.settings.passage_chars, plan.settings.passage_set_chars
+    evidence = query_evidence(store, plan, response.citations, vector)
     ids = [r.chunk_id for r in response.results]
     vectors = store.vectors_of(ids) if vector is not None and model == DEFAULT_MODEL else {}
-    if stored is None or any(i not in stored for i in ids):
+    stored = execution.stored
+    if any(i not in stored for i in ids):
         stored = store.get_chunks(ids)
     sentences = {i: stored[i].chunk.sentences for i in ids if i in stored}
     begun = begun_in(store, [stored[i] for i in dict.fromkeys(ids) if i in stored])
@@ -153,12 +133,11 @@ def add_passages(
         cuts = sentences.get(result.chunk_id)
         match = match_chunk(result.content, evidence, budget, spans, windows, cuts)
         result.passage, result.highlights = match.passage, match.highlights
-        result.passages = passage_set(result.content, match, set_budget)
+        result.passages = passage_set(result.content, match, set_budget, evidence.policy)
         if result.chunk_id in stored:
             here = begun[result.chunk_id]
             holder = cited[0] if cited else section_at(result.content, here, match.anchor)
             move_to_section(store, result, stored[result.chunk_id], holder, here)
-    return response
 
 
 def match_chunk(
@@ -183,8 +162,9 @@ def match_chunk(
         chosen = _covering(units, cited[1], budget)
         anchor = cited[0][0]
     else:
-        scores = _unit_scores(content, units, hits, evidence.idf, windows)
-        chosen = _grow(units, scores, _anchor(units, scores, phrases, content), budget, content)
+        scores = _unit_scores(content, units, hits, evidence, windows)
+        first = _anchor(units, scores, phrases, content)
+        chosen = _grow(units, scores, first, budget, content, evidence.policy)
         best = _anchor(units, scores, phrases, content, headings=True)
         anchor = units[best][0] if scores[best] > 0 or phrases else None
     start, end = units[chosen[0]][0], units[chosen[1]][1]
@@ -330,14 +310,15 @@ def _unit_scores(
     content: str,
     units: Sequence[Span],
     hits: Sequence[tuple[int, int, tuple[str, ...]]],
-    idf: dict[str, float],
+    evidence: QueryEvidence,
     windows: Sequence[tuple[Span, float]],
 ) -> list[float]:
-    lexical = _rescaled(_bm25(content, units, hits, idf))
+    lexical = _rescaled(_bm25(content, units, hits, evidence.idf))
     semantic = _rescaled(
         [max((c for w, c in windows if _overlaps(w, u)), default=0.0) for u in units]
     )
-    return [lex + SEMANTIC_WEIGHT * sem for lex, sem in zip(lexical, semantic, strict=True)]
+    weight = evidence.policy.passage_semantic_weight
+    return [lex + weight * sem for lex, sem in zip(lexical, semantic, strict=True)]
 
 
 def _bm25(
@@ -395,11 +376,16 @@ def _anchor(
 
 
 def _grow(
-    units: Sequence[Span], scores: Sequence[float], anchor: int, budget: int, content: str
+    units: Sequence[Span],
+    scores: Sequence[float],
+    anchor: int,
+    budget: int,
+    content: str,
+    policy: SearchPolicy,
 ) -> Span:
     """Unit index range around ``anchor``: the better neighbour first, while it fits."""
     first = last = anchor
-    floor = GROW_SHARE * scores[anchor]
+    floor = policy.passage_grow_share * scores[anchor]
     while True:
         options = []
         if first > 0 and not _is_heading(content, units[first - 1]):
@@ -410,7 +396,7 @@ def _grow(
         if not options:
             return first, last
         score, _, new_first, new_last = max(options)
-        short = units[last][1] - units[first][0] < MIN_CHARS
+        short = units[last][1] - units[first][0] < policy.passage_min_chars
         if not short and (score <= 0 or score < floor):
             return first, last
         first, last = new_first, new_last
