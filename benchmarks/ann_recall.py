@@ -109,7 +109,7 @@ def embed_cached(name: str, texts: list[str], batch: int = 32) -> np.ndarray:
         return np.load(target)
     from sentence_transformers import SentenceTransformer
 
-    from hierdoc.pipeline.tokenizer import bundled_model_dir
+    from hierdoc.text.tokenizer import bundled_model_dir
 
     CACHE.mkdir(parents=True, exist_ok=True)
     model = SentenceTransformer(str(bundled_model_dir()), device="cpu")

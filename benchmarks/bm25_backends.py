@@ -33,9 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
-from hierdoc.search.analyze import ANALYZER_VERSION, analyze, analyze_words
 from hierdoc.search.searcher import keyword_terms
 from hierdoc.store.local.bm25 import Bm25Entry, Bm25Index
+from hierdoc.text.analyze import ANALYZER_VERSION, analyze, analyze_words
 
 # fmt: off
 STOP = ["the", "of", "and", "to", "in", "a", "is", "that", "for", "be", "by", "or", "as", "with",

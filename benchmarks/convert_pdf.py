@@ -50,7 +50,7 @@ from hierdoc.eval.datasets import default_datasets
 from hierdoc.pipeline.chunk import chunk_document
 from hierdoc.pipeline.convert import convert_file
 from hierdoc.pipeline.structure import parse_sections
-from hierdoc.pipeline.tokenizer import default_tokenizer
+from hierdoc.text.tokenizer import default_tokenizer
 
 ROOT = Path(__file__).resolve().parents[1]
 DATASETS = default_datasets()

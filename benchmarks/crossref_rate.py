@@ -32,7 +32,7 @@ from pathlib import Path
 
 from hierdoc.eval.datasets import default_datasets
 from hierdoc.pipeline.extract.crossrefs import FoundReference, find_references, resolve
-from hierdoc.pipeline.numbering import roman_to_int
+from hierdoc.text.numbering import roman_to_int
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -273,7 +273,7 @@ def measure_pipeline(path: Path) -> Rate:
     from hierdoc.pipeline.convert import convert_file
     from hierdoc.pipeline.extract.document import extract_document
     from hierdoc.pipeline.structure import parse_sections
-    from hierdoc.pipeline.tokenizer import default_tokenizer
+    from hierdoc.text.tokenizer import default_tokenizer
 
     document = convert_file(path)
     sections = parse_sections(document.text, document.title)

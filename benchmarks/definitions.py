@@ -84,7 +84,7 @@ def extracted(paths: list[Path]) -> dict[str, list[tuple[str, str]]]:
     from hierdoc.pipeline.convert import convert_file
     from hierdoc.pipeline.extract.document import extract_document
     from hierdoc.pipeline.structure import parse_sections
-    from hierdoc.pipeline.tokenizer import default_tokenizer
+    from hierdoc.text.tokenizer import default_tokenizer
 
     tokenizer = default_tokenizer()
     result = {}

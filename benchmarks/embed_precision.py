@@ -33,7 +33,8 @@ import pypdfium2
 
 from hierdoc import Index, Settings
 from hierdoc.eval.datasets import default_datasets
-from hierdoc.pipeline.embed import EmbedInput, LocalEmbedder, native_bfloat16
+from hierdoc.models import EmbedInput
+from hierdoc.pipeline.embed import LocalEmbedder, native_bfloat16
 
 ROOT = Path(__file__).resolve().parents[1]
 DATASETS = default_datasets()

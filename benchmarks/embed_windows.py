@@ -49,7 +49,8 @@ from typing import TypeVar
 import numpy as np
 
 from hierdoc.eval.datasets import default_datasets
-from hierdoc.pipeline.embed import EmbedInput, LocalEmbedder
+from hierdoc.models import EmbedInput
+from hierdoc.pipeline.embed import LocalEmbedder
 from hierdoc.store.local.vectors import VectorIndex
 
 K = 10

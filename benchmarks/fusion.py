@@ -47,8 +47,8 @@ from hierdoc.eval.variants import ingest_key  # noqa: E402
 from hierdoc.models import Hit, SearchFilter  # noqa: E402
 from hierdoc.pipeline.embed import LocalEmbedder  # noqa: E402
 from hierdoc.search import fuse  # noqa: E402
-from hierdoc.search.analyze import analyze  # noqa: E402
 from hierdoc.search.searcher import NAMED, Searcher  # noqa: E402
+from hierdoc.text.analyze import analyze  # noqa: E402
 
 Rankings = dict[str, list[Hit]]
 FOREIGN = 100

@@ -65,8 +65,9 @@ import hierdoc.pipeline.reading
 from hierdoc import Index
 from hierdoc.config import Settings
 from hierdoc.eval.datasets import default_datasets
-from hierdoc.pipeline.embed import EmbedInput, LocalEmbedder
-from hierdoc.pipeline.numbering import parse_heading
+from hierdoc.models import EmbedInput
+from hierdoc.pipeline.embed import LocalEmbedder
+from hierdoc.text.numbering import parse_heading
 
 MODES = ("hybrid", "semantic", "keyword", "exact")
 KINDS = ("citation", "heading", "question", "phrase")

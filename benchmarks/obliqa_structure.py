@@ -49,8 +49,8 @@ from hierdoc.eval.datasets import default_datasets  # noqa: E402
 from hierdoc.models import Section  # noqa: E402
 from hierdoc.pipeline.convert import convert_file  # noqa: E402
 from hierdoc.pipeline.limits import Limits  # noqa: E402
-from hierdoc.pipeline.numbering import roman_to_int  # noqa: E402
 from hierdoc.pipeline.structure import parse_sections  # noqa: E402
+from hierdoc.text.numbering import roman_to_int  # noqa: E402
 
 CONTAINERS = re.compile(
     r"^(?:part|chapter|schedule|app(?:endix)?|annex)\s*[0-9ivxlc]*[a-z]?:?$", re.IGNORECASE
@@ -187,7 +187,7 @@ def references(docs) -> None:
     from hierdoc.config import IngestSettings
     from hierdoc.pipeline.chunk import chunk_document
     from hierdoc.pipeline.extract.document import extract_document
-    from hierdoc.pipeline.tokenizer import default_tokenizer
+    from hierdoc.text.tokenizer import default_tokenizer
 
     found = resolved = 0
     for _key, path, _short, _gold in docs:

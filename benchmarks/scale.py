@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from hierdoc import Index, Settings
-from hierdoc.pipeline.embed import EmbedInput
+from hierdoc.models import EmbedInput
 
 DIMENSION = 384
 ARTICLES, PARAGRAPHS = 12, 3

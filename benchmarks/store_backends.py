@@ -25,9 +25,9 @@ from pathlib import Path
 import numpy as np
 
 from hierdoc.models import Chunk, DocumentRecord, StoredChunk
-from hierdoc.search.analyze import TEXT_ANALYZER
 from hierdoc.store import StoreRequest, open_store
 from hierdoc.store.base import Store
+from hierdoc.text.analyze import TEXT_ANALYZER
 
 DIMENSION = 384
 CHUNKS_PER_DOCUMENT, WORDS_PER_CHUNK = 100, 120

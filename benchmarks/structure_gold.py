@@ -14,7 +14,7 @@ A gold file gives what the structured source says of the document::
      "references": [{"from": "section-3-1", "to": "section-9-2"}],    # null: not measured
      "citations": [{"query": "Section 3.1 of Title", "section": "section-3-1"}]}
 
-Section ids are hierdoc's canonical ids (``hierdoc.pipeline.numbering``): a bare outline
+Section ids are hierdoc's canonical ids (``hierdoc.text.numbering``): a bare outline
 number is a section (``3.1.2`` -> ``section-3-1-2``), parenthesised parts extend it
 (``2.1.1(1)`` -> ``section-2-1-1-1``), a kind keeps its name (``article-17``,
 ``appendix-a``). ``parent`` is the nearest enclosing gold section (None at the top).
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hierdoc.eval.datasets import default_datasets
-from hierdoc.pipeline.numbering import roman_to_int
+from hierdoc.text.numbering import roman_to_int
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from hierdoc import Index, Settings, TextDocument
-from hierdoc.pipeline.embed import EmbedInput
+from hierdoc.models import EmbedInput
 
 
 class HashEmbedder:

@@ -25,10 +25,10 @@ from hierdoc.models import (
     StoredChunk,
     StoreStats,
 )
-from hierdoc.pipeline.extract.acronyms import normalize_acronym, normalize_phrase
-from hierdoc.pipeline.extract.definitions import normalize_term
-from hierdoc.search.names import name_keys
-from hierdoc.store.base import ContextEntry, IndexMeta, TextAnalyzer
+from hierdoc.store.base import Capability, ContextEntry, IndexMeta
+from hierdoc.text.analyze import TextAnalyzer
+from hierdoc.text.names import name_keys
+from hierdoc.text.normalize import normalize_acronym, normalize_phrase, normalize_term
 
 
 @dataclass
@@ -71,6 +71,10 @@ class MemoryStore:
     @property
     def generation(self) -> int:
         return self._generation
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        return frozenset(Capability)
 
     def lock_writer(self, wait: bool | None = None) -> AbstractContextManager[None]:
         """One process owns the dicts: there is never another writer to exclude."""
@@ -266,16 +270,14 @@ class MemoryStore:
     def acronyms(self) -> list[Acronym]:
         return [a for e in self._extractions() for a in e.acronyms]
 
-    def acronyms_matching(
-        self, keys: Sequence[str], long_forms: Sequence[str]
-    ) -> list[Acronym] | None:
+    def acronyms_matching(self, keys: Sequence[str], long_forms: Sequence[str]) -> list[Acronym]:
         return [
             a
             for a in self.acronyms()
             if normalize_acronym(a.acronym) in keys or normalize_phrase(a.long_form) in long_forms
         ]
 
-    def name_keys(self, kind: str, keys: Sequence[str]) -> list[tuple[str, str, str]] | None:
+    def name_keys(self, kind: str, keys: Sequence[str]) -> list[tuple[str, str, str]]:
         return [
             (key, value, source)
             for source in sorted(self._documents)

@@ -34,14 +34,11 @@ from .models import (
 )
 from .pipeline.contextualize import ContextProgress
 from .pipeline.embed import Embedder, LocalEmbedder
-from .pipeline.extract.definitions import normalize_term
 from .pipeline.ingest import IngestOptions, Ingestor, LLMContexts, ProgressFn
 from .pipeline.local_models import local_model
 from .pipeline.query_embed import NumpyQueryEmbedder, local_query_embedder
-from .pipeline.tokenizer import Tokenizer, default_tokenizer
 from .providers.embed_api import embedder_from, is_api_model
 from .providers.llm import PROMPT_VERSION, context_model_from
-from .search.analyze import TEXT_ANALYZER
 from .search.choices import listed_choices, section_ids, unknown_section
 from .search.explain import explain as explain_execution
 from .search.glossary import Glossary
@@ -53,6 +50,9 @@ from .search.sources import source_names, spellings
 from .search.where import Where, document_records, narrow_sources
 from .store import StoreRequest, open_store
 from .store.base import Store
+from .text.analyze import TEXT_ANALYZER
+from .text.normalize import normalize_term
+from .text.tokenizer import Tokenizer, default_tokenizer
 from .views import (
     MAX_OTHER_SOURCES,
     ChunkView,

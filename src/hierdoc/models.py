@@ -79,7 +79,7 @@ class Chunk:
     """The physical page (1-based) the chunk starts on, for documents with pages."""
     page_end: int | None = None
     sentences: tuple[int, ...] | None = field(default=None, compare=False)
-    """Where each sentence of ``content`` but the first starts (pipeline.chunk.sentence_cuts),
+    """Where each sentence of ``content`` but the first starts (text.sentences.sentence_cuts),
     computed at ingest so that a search never segments text; None when not stored (an index
     written before they were), and then computed when needed."""
 
@@ -164,6 +164,14 @@ class TextDocument:
         for chunk in self.chunks or ():
             digest.update(b"\0" + chunk.encode())
         return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class EmbedInput:
+    """The text to embed and the short context that precedes each of its windows."""
+
+    context: str
+    text: str
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from hierdoc.search.analyze import TEXT_ANALYZER
 from hierdoc.store import StoreRequest, available_backends, open_store
 from hierdoc.store.base import Store
 from hierdoc.store.testing import DIMENSION, StoreContract
+from hierdoc.text.analyze import TEXT_ANALYZER
 from tests.memory_store import MemoryStore
 
 

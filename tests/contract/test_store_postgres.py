@@ -13,10 +13,10 @@ import psycopg
 import pytest
 
 from hierdoc.errors import NotFoundError, StoreError
-from hierdoc.search.analyze import TEXT_ANALYZER
 from hierdoc.store import StoreRequest, open_store
 from hierdoc.store.base import IndexBusyError, Store
 from hierdoc.store.testing import DIMENSION, StoreContract, write_corpus
+from hierdoc.text.analyze import TEXT_ANALYZER
 from tests.contract.test_store_postgres_server import drop_schema, fresh_options
 
 pytestmark = pytest.mark.postgres

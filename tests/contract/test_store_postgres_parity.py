@@ -9,7 +9,7 @@ import pytest
 
 from hierdoc import Index, Settings
 from hierdoc.pipeline.ingest import TextDocument
-from hierdoc.search.analyze import TEXT_ANALYZER
+from hierdoc.text.analyze import TEXT_ANALYZER
 from tests.contract.test_store_postgres_server import drop_schema, fresh_options
 from tests.datasets import GDPR_MD, require
 from tests.hash_embedder import HashEmbedder

@@ -14,8 +14,8 @@ import pytest
 
 from hierdoc import Index
 from hierdoc.cli import main
-from hierdoc.pipeline.tokenizer import default_tokenizer
 from hierdoc.search.passages import window_spans
+from hierdoc.text.tokenizer import default_tokenizer
 
 pytestmark = pytest.mark.slow
 

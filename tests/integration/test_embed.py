@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from hierdoc.errors import ConfigError
+from hierdoc.models import EmbedInput
 from hierdoc.pipeline import embed
-from hierdoc.pipeline.embed import PRECISION_ENV, EmbedInput, LocalEmbedder, resolved_precision
+from hierdoc.pipeline.embed import PRECISION_ENV, LocalEmbedder, resolved_precision
 from tests.datasets import GDPR_MD, require
 
 

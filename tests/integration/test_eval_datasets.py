@@ -56,7 +56,7 @@ def test_contractnli_chunks_are_located_in_their_documents() -> None:
     from hierdoc.models import ConvertedDocument
     from hierdoc.pipeline.chunk import chunk_document
     from hierdoc.pipeline.structure import parse_sections
-    from hierdoc.pipeline.tokenizer import default_tokenizer
+    from hierdoc.text.tokenizer import default_tokenizer
 
     corpus = load_contractnli(require(CONTRACTNLI))
     tokenizer = default_tokenizer()

@@ -7,7 +7,7 @@ from hierdoc.pipeline.chunk import chunk_document
 from hierdoc.pipeline.convert import convert_file
 from hierdoc.pipeline.extract.document import extract_document
 from hierdoc.pipeline.structure import parse_sections
-from hierdoc.pipeline.tokenizer import default_tokenizer
+from hierdoc.text.tokenizer import default_tokenizer
 from tests.datasets import GDPR_ARTICLE_4_TERMS, GDPR_MD, GDPR_TXT, require
 
 pytestmark = pytest.mark.slow

@@ -1,6 +1,6 @@
 """The MCP server as agents use it: the official MCP client over stdio and streamable HTTP.
 
-The servers run in subprocesses (``python -m hierdoc.mcp.server``, the same as ``hierdoc
+The servers run in subprocesses (``python -m hierdoc serve``, the same as ``hierdoc
 serve``) over a small corpus indexed once per session with the real model. Each transport
 keeps one server for the module; the client sessions live in an anyio blocking portal so
 that the tests themselves stay plain functions.
@@ -32,7 +32,8 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
 
-from hierdoc.mcp.server import check_bind, is_loopback, main, parse_http_address
+from hierdoc.cli import main
+from hierdoc.mcp.server import check_bind, is_loopback, parse_http_address
 
 slow = pytest.mark.slow
 
@@ -153,7 +154,7 @@ def server_env() -> dict[str, str]:
 
 
 def server_command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "hierdoc.mcp.server", *args]
+    return [sys.executable, "-m", "hierdoc", "serve", *args]
 
 
 def start_stdio_server(index: Path) -> subprocess.Popen:
@@ -222,7 +223,7 @@ def portal() -> Iterator[Any]:
 def stdio(portal, corpus_index) -> Iterator[Remote]:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "hierdoc.mcp.server", "--index", str(corpus_index)],
+        args=["-m", "hierdoc", "serve", "--index", str(corpus_index)],
         env=server_env(),
         cwd=str(corpus_index.parent),
     )
@@ -753,7 +754,7 @@ def test_serve_from_a_holodeck_agent_file(holodeck_server) -> None:
 
 def run_main(capsys, *args: str) -> tuple[int, str]:
     try:
-        main(list(args))
+        main(["serve", *args])
         code = 0
     except SystemExit as exit_info:
         code = exit_info.code or 0

@@ -9,8 +9,8 @@ import re
 import pytest
 
 from hierdoc import Index
-from hierdoc.search.analyze import analyze
 from hierdoc.search.passages import QueryEvidence, match_chunk, sentence_units
+from hierdoc.text.analyze import analyze
 from tests.datasets import GDPR_MD, require
 from tests.hash_embedder import HashEmbedder
 

@@ -17,13 +17,14 @@ import pysbd
 import pytest
 
 from hierdoc import Index, Settings
-from hierdoc.pipeline import sentences
-from hierdoc.pipeline.chunk import sentence_cuts, sentence_spans, spans_from_cuts
-from hierdoc.pipeline.extract.acronyms import normalize_phrase
+from hierdoc.errors import StoreError
 from hierdoc.search import glossary, passages
-from hierdoc.search.analyze import analysed_tokens, analyze, token_spans, token_words
 from hierdoc.search.glossary import Glossary, KeyedGlossary
-from hierdoc.store.base import Store
+from hierdoc.store.base import Capability, Store
+from hierdoc.text import sentences
+from hierdoc.text.analyze import analysed_tokens, analyze, token_spans, token_words
+from hierdoc.text.normalize import normalize_phrase
+from hierdoc.text.sentences import sentence_cuts, sentence_spans, spans_from_cuts
 from tests.datasets import DATASETS, GDPR_MD, require
 from tests.hash_embedder import HashEmbedder
 from tests.paths import TESTS
@@ -244,10 +245,14 @@ def test_a_file_without_acronym_keys_reads_the_whole_glossary(
     )
     db.close()
     with Index.open(copy, Settings(), embedder=HashEmbedder(), mode="r") as index:  # type: ignore[arg-type]
+        assert Capability.ACRONYM_KEYS not in index.store.capabilities
+        with pytest.raises(StoreError, match="no acronym keys"):
+            index.store.acronyms_matching(["x"], [])
         assert not isinstance(index.glossary(), KeyedGlossary)
         expected = [r.chunk_id for r in index.search("personal data", top_k=5).results]
     with Index.open(copy, Settings(), embedder=HashEmbedder(), mode="w") as index:  # type: ignore[arg-type]
-        assert index.store.records.acronyms_matching(["x"], []) == []  # type: ignore[attr-defined]
+        assert Capability.ACRONYM_KEYS in index.store.capabilities
+        assert index.store.acronyms_matching(["x"], []) == []
         assert isinstance(index.glossary(), KeyedGlossary)
         assert [r.chunk_id for r in index.search("personal data", top_k=5).results] == expected
 

@@ -6,7 +6,7 @@ import pytest
 
 from hierdoc import InputError
 from hierdoc.models import SearchFilter
-from hierdoc.search.analyze import analyze
+from hierdoc.text.analyze import analyze
 
 pytestmark = pytest.mark.slow
 

@@ -23,11 +23,11 @@ from typing import Any
 from hierdoc import Index
 from hierdoc.config import Settings
 from hierdoc.errors import HierdocError
-from hierdoc.search.analyze import TEXT_ANALYZER
 from hierdoc.store.local.bm25 import Bm25Index
 from hierdoc.store.local.builds import live_data
 from hierdoc.store.local.check import full_check
 from hierdoc.store.local.store import RECORDS_FILE
+from hierdoc.text.analyze import TEXT_ANALYZER
 from tests.hash_embedder import HashEmbedder
 
 FIGURES_FILE = Path(os.environ.get("HIERDOC_RELIABILITY_FIGURES", "/tmp/hierdoc-reliability.json"))

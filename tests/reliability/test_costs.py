@@ -14,9 +14,9 @@ from hierdoc import Index, Settings, TextDocument
 from hierdoc.pipeline.chunk import split_text
 from hierdoc.pipeline.limits import MB, Limits, html_reason
 from hierdoc.pipeline.structure import MAX_SECTION_ID_CHARS, parse_sections
-from hierdoc.pipeline.tokenizer import PIECE_CHARS, default_tokenizer
-from hierdoc.search.analyze import _TOKENS, analyze, analyze_query, analyze_words
 from hierdoc.search.glossary import MAX_KEY_ENDS, _term_candidates
+from hierdoc.text.analyze import _TOKENS, analyze, analyze_query, analyze_words
+from hierdoc.text.tokenizer import PIECE_CHARS, default_tokenizer
 from tests.hash_embedder import HashEmbedder, hash_index
 from tests.unit.test_nesting_scale import nested
 

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from hierdoc.models import Chunk, DocumentRecord, StoredChunk
-from hierdoc.search.analyze import TEXT_ANALYZER
 from hierdoc.store.local import ann
 from hierdoc.store.local.check import FULL_CHECK_BYTES
 from hierdoc.store.local.store import LocalStore
 from hierdoc.store.local.vectors import ANN_ROWS, MAP_BYTES
+from hierdoc.text.analyze import TEXT_ANALYZER
 
 pytestmark = [pytest.mark.reliability, pytest.mark.slow]
 

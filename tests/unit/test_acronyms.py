@@ -6,12 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from hierdoc.pipeline.extract.acronyms import (
-    FoundAcronym,
-    find_acronyms,
-    normalize_acronym,
-    normalize_phrase,
-)
+from hierdoc.pipeline.extract.acronyms import FoundAcronym, find_acronyms
+from hierdoc.text.normalize import normalize_acronym, normalize_phrase
 from tests.datasets import GDPR_MD, GDPR_TXT, HR8847_PDF, require
 from tests.paths import TESTS
 

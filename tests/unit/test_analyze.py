@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hierdoc.search.analyze import (
+from hierdoc.text.analyze import (
     ENGLISH_STOP_WORDS,
     QueryTerm,
     analyze,

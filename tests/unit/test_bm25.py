@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from hierdoc.models import SearchFilter
-from hierdoc.search.analyze import ANALYZER_VERSION, analyze, analyze_words
 from hierdoc.search.searcher import keyword_terms
 from hierdoc.store.local import check
 from hierdoc.store.local.bm25 import STATE_FILE, Bm25Entry, Bm25Index
+from hierdoc.text.analyze import ANALYZER_VERSION, analyze, analyze_words
 
 
 def entry(

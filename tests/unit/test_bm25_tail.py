@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from hierdoc.models import Chunk, DocumentRecord, StoredChunk
-from hierdoc.search.analyze import TEXT_ANALYZER
 from hierdoc.store.local.bm25_tail import TailedBm25
 from hierdoc.store.local.store import LocalStore
+from hierdoc.text.analyze import TEXT_ANALYZER
 
 DIMENSION = 8
 

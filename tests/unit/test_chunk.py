@@ -4,7 +4,7 @@ from hierdoc.config import ChunkingSettings
 from hierdoc.models import ConvertedDocument
 from hierdoc.pipeline.chunk import chunk_document, document_key, split_text
 from hierdoc.pipeline.structure import parse_sections
-from hierdoc.pipeline.tokenizer import default_tokenizer
+from hierdoc.text.tokenizer import default_tokenizer
 from tests.datasets import GDPR_MD, require
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from hierdoc import Index, Settings, TextDocument
-from hierdoc.pipeline.numbering import find_citations
 from hierdoc.pipeline.structure import parse_sections
+from hierdoc.text.numbering import find_citations
 from tests.hash_embedder import HashEmbedder
 
 TERMS = """# Example Terms of Service

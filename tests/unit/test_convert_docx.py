@@ -24,7 +24,7 @@ from hierdoc.pipeline.docx_numbering import format_number
 from hierdoc.pipeline.extract.document import extract_document
 from hierdoc.pipeline.limits import Limits
 from hierdoc.pipeline.structure import parse_sections
-from hierdoc.pipeline.tokenizer import default_tokenizer
+from hierdoc.text.tokenizer import default_tokenizer
 from tests.paths import TESTS
 
 FIXTURES = TESTS / "fixtures" / "docx"

@@ -22,7 +22,7 @@ from hierdoc.pipeline.convert import ConversionError, convert_file
 from hierdoc.pipeline.convert_pdf import convert_pdf
 from hierdoc.pipeline.pdf_layout import join_hyphens
 from hierdoc.pipeline.structure import parse_sections
-from hierdoc.pipeline.tokenizer import default_tokenizer
+from hierdoc.text.tokenizer import default_tokenizer
 from hierdoc.tools.logic import run_search
 from tests.datasets import HR8847_PDF
 from tests.hash_embedder import HashEmbedder

@@ -10,7 +10,7 @@ import pytest
 
 from hierdoc.pipeline.extract.crossref_resolve import resolve
 from hierdoc.pipeline.extract.crossrefs import FoundReference, find_references
-from hierdoc.pipeline.numbering import roman_to_int
+from hierdoc.text.numbering import roman_to_int
 from tests.datasets import DATASETS, require
 
 GDPR_JSON = DATASETS / "gdpr" / "gdpr.json"

@@ -11,8 +11,8 @@ from hierdoc.pipeline.extract.definitions import (
     FoundDefinition,
     find_definitions,
     is_definitions_heading,
-    normalize_term,
 )
+from hierdoc.text.normalize import normalize_term
 from tests.datasets import GDPR_ARTICLE_4_TERMS, GDPR_MD, GDPR_TXT, HR8847_PDF, require
 from tests.paths import TESTS
 
@@ -446,7 +446,7 @@ def test_pointer_resolved_to_the_cited_section(tmp_path: Path) -> None:
     from hierdoc.pipeline.convert import convert_file
     from hierdoc.pipeline.extract.document import extract_document
     from hierdoc.pipeline.structure import parse_sections
-    from hierdoc.pipeline.tokenizer import default_tokenizer
+    from hierdoc.text.tokenizer import default_tokenizer
 
     text = (
         "# Services Agreement\n\n## 1. Definitions\n\n"

@@ -13,7 +13,7 @@ from hierdoc.pipeline.convert import convert_file
 from hierdoc.pipeline.extract.definitions import find_definitions, is_definitions_heading
 from hierdoc.pipeline.extract.document import extract_document
 from hierdoc.pipeline.structure import parse_sections
-from hierdoc.pipeline.tokenizer import default_tokenizer
+from hierdoc.text.tokenizer import default_tokenizer
 from tests.paths import REPOSITORY
 from tests.realdocs.gold import GoldDefinition
 from tests.realdocs.harness import defines

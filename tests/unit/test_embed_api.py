@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hierdoc.pipeline.embed import EmbedInput
+from hierdoc.models import EmbedInput
 from hierdoc.providers.embed_api import (
     MAX_INPUT_CHARS,
     OllamaEmbedder,

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from hierdoc.eval import command, runner
+from hierdoc.cli import evaluate
+from hierdoc.eval import runner
 from hierdoc.eval.datasets import EvalCorpus, EvalQuery, load_beir
 from hierdoc.eval.runner import DISTRACTORS_PER_QUERY, limit_corpus, run_eval
 from hierdoc.eval.variants import resolve_variants
@@ -78,10 +79,10 @@ def test_cli_default_runs_the_default_variant_only(tmp_path, monkeypatch) -> Non
         seen["variants"] = [v.name for v in variants]
         return run_eval(corpus, variants, baselines, index_dir, HashEmbedder(), **options)
 
-    monkeypatch.setattr(command, "run_eval", fake_run)
+    monkeypatch.setattr(evaluate, "run_eval", fake_run)
     args = ["--dataset", "beir", "--path", str(root), "--limit", "3"]
     args += ["--index-dir", str(tmp_path / "idx"), "--baselines", "bm25", "--json"]
-    result = CliRunner().invoke(command.eval_command, args)
+    result = CliRunner().invoke(evaluate.eval_command, args)
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert seen["variants"] == ["hybrid"]
@@ -94,7 +95,7 @@ def test_cli_default_runs_the_default_variant_only(tmp_path, monkeypatch) -> Non
 def test_distractors_without_limit_is_refused(tmp_path) -> None:
     root = _beir(tmp_path / "beir")
     args = ["--dataset", "beir", "--path", str(root), "--distractors", "5"]
-    result = CliRunner().invoke(command.eval_command, args)
+    result = CliRunner().invoke(evaluate.eval_command, args)
     assert result.exit_code == 2 and "--distractors needs --limit" in result.output
 
 

@@ -49,8 +49,9 @@ def index(tmp_path_factory: pytest.TempPathFactory):
         yield opened
 
 
-def test_explain_gives_the_trace_ranks_fusion_and_pins(index: Index) -> None:
-    response = index.search("Section 2 termination notice", explain=True)
+@pytest.mark.parametrize("fusion", ["rrf", "score"])
+def test_explain_gives_the_trace_ranks_fusion_and_pins(index: Index, fusion: str) -> None:
+    response = index.search("Section 2 termination notice", explain=True, fusion=fusion)
     explained = response.explain
     assert explained is not None and response.to_dict()["explain"] == explained
     trace = explained["plan"]["trace"]
@@ -59,15 +60,18 @@ def test_explain_gives_the_trace_ranks_fusion_and_pins(index: Index) -> None:
     assert explained["citations"] == response.citations
     assert response.citations[0]["section_id"] == "section-2"
     assert explained["modalities"]["keyword"]["searched"] == "Section 2 termination notice"
-    fusion = explained["fusion"]
-    assert fusion["k"] == 60 and fusion["weights"] == {"exact": 1, "semantic": 1, "keyword": 1}
+    fused = explained["fusion"]
+    assert fused["rule"] == fusion
+    assert fused["weights"] == {"exact": 1, "semantic": 1, "keyword": 1}
     assert len(explained["results"]) == len(response.results)
     for entry, result in zip(explained["results"], response.results, strict=True):
         assert entry["chunk_id"] == result.chunk_id and entry["score"] == result.score
         assert entry["ranks"] == {m: r for m, r in result.ranks.items() if r is not None}
-        assert entry["rrf"] == {m: round(1 / (60 + r), 6) for m, r in entry["ranks"].items()}
-        total = sum(1 / (60 + r) for r in entry["ranks"].values())
-        assert entry["fusion_score"] == pytest.approx(total / fusion["best_possible"], abs=1e-4)
+        if fusion == "rrf":
+            rrf = {m: round(1 / (60 + r), 6) for m, r in entry["ranks"].items()}
+            assert entry["fused"] == rrf
+        total = sum(entry["fused"].values())
+        assert entry["fusion_score"] == pytest.approx(total / fused["best_possible"], abs=1e-4)
         assert entry["pin"] == result.pin
     pinned = [e for e in explained["results"] if e["pin"]]
     assert {e["pin"] for e in pinned} == {"cites Section 2"} and len(pinned) == 2
@@ -78,7 +82,7 @@ def test_explain_without_fusion_says_which_ranking_alone(index: Index) -> None:
     assert explained is not None
     assert explained["fusion"] == {"method": "the keyword ranking alone"}
     assert set(explained["modalities"]) == {"keyword"}
-    assert all("rrf" not in entry for entry in explained["results"])
+    assert all("fused" not in entry for entry in explained["results"])
 
 
 def test_no_explain_unless_asked(index: Index) -> None:
@@ -134,7 +138,7 @@ def test_hierdoc_search_explain_prints_it_after_the_results(
     assert out.index("office_lease.md") < out.index("plan:")
     assert "  syntax      cites Section 2 (section-2)" in out
     assert "  citation Section 2 -> section-2 (found)" in out
-    assert "fusion: weighted RRF, k=60, weights exact 1, keyword 1, semantic 1" in out
+    assert "fusion: score fusion, weights exact 1, keyword 1, semantic 1" in out
     assert "pinned: cites Section 2" in out and "exact #1 (1)" in out
     with pytest.raises(SystemExit):
         run(["Section 2 termination", "--explain", "--format", "json"], obj=state)

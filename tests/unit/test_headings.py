@@ -14,7 +14,7 @@ from hierdoc.pipeline.chunk import chunk_document
 from hierdoc.pipeline.extract.document import extract_document
 from hierdoc.pipeline.headings import plain_heading
 from hierdoc.pipeline.structure import parse_sections
-from hierdoc.pipeline.tokenizer import default_tokenizer
+from hierdoc.text.tokenizer import default_tokenizer
 
 CONTRACT = """# Cloud Agreement
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from hierdoc import Index, Settings
-from hierdoc.pipeline.embed import EmbedInput
+from hierdoc.models import EmbedInput
 from tests.fakeapi import FakeAPI
 from tests.hash_embedder import HashEmbedder
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from hierdoc.models import DocumentRecord
-from hierdoc.search.names import DOCUMENT_WORDS, DocumentNames
-from hierdoc.search.short_names import short_names
+from hierdoc.search.names import DocumentNames
+from hierdoc.text.names import DOCUMENT_WORDS
+from hierdoc.text.short_names import short_names
 
 TITLES = {
     "c/acme-data-processing-agreement.docx": "Data Processing Agreement",

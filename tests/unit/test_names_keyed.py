@@ -17,16 +17,13 @@ import psycopg
 import pytest
 
 from hierdoc import Index, Settings
+from hierdoc.errors import StoreError
 from hierdoc.models import DocumentRecord
-from hierdoc.search.names import (
-    DOCUMENT_WORDS,
-    DocumentNames,
-    KeyedNames,
-    document_names,
-    name_keys,
-)
+from hierdoc.search.names import DocumentNames, KeyedNames, document_names
+from hierdoc.store.base import Capability
 from hierdoc.store.local.names import NAMES_STAMP
 from hierdoc.store.local.records import RecordStore
+from hierdoc.text.names import DOCUMENT_WORDS, name_keys
 from tests.hash_embedder import HashEmbedder
 from tests.paths import TESTS
 from tests.unit.test_names import TITLES
@@ -185,7 +182,7 @@ def old_file(tmp_path: Path) -> Iterator[Path]:
 def test_an_older_file_is_named_from_its_records_and_filled_by_a_writer(old_file: Path) -> None:
     before = old_file.read_bytes()
     reader = RecordStore(old_file, read_only=True)
-    assert reader.name_keys("word", []) is None
+    assert Capability.NAME_KEYS not in reader.capabilities
     documents = reader.documents()
     whole = document_names(reader)
     assert not isinstance(whole, KeyedNames)
@@ -217,7 +214,9 @@ def test_keys_of_another_version_are_rebuilt_by_a_writer(tmp_path: Path) -> None
     )
     records.close()
     reader = RecordStore(path, read_only=True)
-    assert reader.name_keys("word", ["data"]) is None
+    assert Capability.NAME_KEYS not in reader.capabilities
+    with pytest.raises(StoreError, match="no current name keys"):
+        reader.name_keys("word", ["data"])
     writer = RecordStore(path)
     assert not writer.current
     writer.set_up()
@@ -277,7 +276,7 @@ def test_a_postgres_index_without_keys_is_read_as_before_and_filled_by_a_writer(
             conn.execute(f"DELETE FROM meta WHERE key = '{NAMES_STAMP}'")
         # another process writes: this one opens and names from the records
         for store in (open_pg(options), open_pg(options, read_only=True)):
-            assert store.name_keys("word", []) is None
+            assert Capability.NAME_KEYS not in store.capabilities
             assert not isinstance(document_names(store), KeyedNames)
             store.close()
         holder.close()

@@ -19,7 +19,7 @@ from hierdoc import Index
 from hierdoc.config import Settings
 from hierdoc.pipeline.chunk import split_text
 from hierdoc.pipeline.structure import parse_sections
-from hierdoc.pipeline.tokenizer import default_tokenizer
+from hierdoc.text.tokenizer import default_tokenizer
 from tests.hash_embedder import HashEmbedder
 
 pytestmark = pytest.mark.slow

@@ -1,7 +1,7 @@
 import pytest
 
-from hierdoc.pipeline.numbering import equivalent_ids, find_citations, parse_heading, roman_to_int
 from hierdoc.pipeline.structure import parse_sections
+from hierdoc.text.numbering import equivalent_ids, find_citations, parse_heading, roman_to_int
 
 
 @pytest.mark.parametrize(

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from hierdoc import Index, Settings
+from hierdoc.models import EmbedInput
 from hierdoc.pipeline import ingest, reading
-from hierdoc.pipeline.embed import EmbedInput
 from hierdoc.pipeline.reading import ReadAhead, Ready, Skipped
 from tests.hash_embedder import HashEmbedder
 

@@ -10,9 +10,9 @@ import pytest
 
 from hierdoc import Index
 from hierdoc.pipeline.convert import convert_file
-from hierdoc.pipeline.invisible import clean_text, clean_with_offsets
 from hierdoc.pipeline.rule_paths import local_id, path_ids, path_key
 from hierdoc.pipeline.structure import parse_sections
+from hierdoc.text.invisible import clean_text, clean_with_offsets
 from tests.hash_embedder import hash_index
 
 LRM = "\u200e"

@@ -4,7 +4,7 @@ search) are each thread's own."""
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-from hierdoc.pipeline.sentences import block_cuts
+from hierdoc.text.sentences import block_cuts
 
 BLOCKS = [
     f"Rule {n} applies under Sec. {n}(b) of title {n}, U.S.C. to employers. "

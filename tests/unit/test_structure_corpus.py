@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from hierdoc.pipeline.numbering import parse_heading
+from hierdoc.text.numbering import parse_heading
 from tests.paths import REPOSITORY
 
 BENCHMARKS = REPOSITORY / "benchmarks"

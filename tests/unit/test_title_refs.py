@@ -18,7 +18,7 @@ from hierdoc.pipeline.extract.title_refs import (
     title_index,
 )
 from hierdoc.pipeline.structure import parse_sections
-from hierdoc.pipeline.tokenizer import default_tokenizer
+from hierdoc.text.tokenizer import default_tokenizer
 from tests.hash_embedder import HashEmbedder
 from tests.paths import TESTS
 

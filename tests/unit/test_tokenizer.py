@@ -8,7 +8,7 @@ from hierdoc.config import ChunkingSettings
 from hierdoc.models import ConvertedDocument
 from hierdoc.pipeline.chunk import chunk_document
 from hierdoc.pipeline.structure import parse_sections
-from hierdoc.pipeline.tokenizer import WordPieceTokenizer, bundled_model_dir
+from hierdoc.text.tokenizer import WordPieceTokenizer, bundled_model_dir
 from tests.datasets import DATASETS, GDPR_MD, GDPR_TXT, require
 
 

@@ -39,7 +39,7 @@ ERROR_EXIT = 2
 
 LAZY_COMMANDS = {
     "eval": (
-        "hierdoc.eval.command:eval_command",
+        "hierdoc.cli.evaluate:eval_command",
         "Measure retrieval quality on a benchmark: hierdoc variants beside baselines.",
     ),
     "migrate": (

@@ -28,18 +28,18 @@ SWAPS_CHECKED = 3
 
 
 def _read_bm25(directory: Path) -> Bm25Index:
-    from ..search.analyze import TEXT_ANALYZER
     from ..store.local.bm25 import Bm25Index
+    from ..text.analyze import TEXT_ANALYZER
 
     return Bm25Index(directory, TEXT_ANALYZER.version, read_only=True)
 
 
 def run_check(directory: Path, repair: bool, wait: bool = False) -> CheckReport:
     """Check ``directory``; with ``repair``, rebuild damaged derived indexes and check again."""
-    from ..search.analyze import TEXT_ANALYZER
     from ..store.local.builds import live_data
     from ..store.local.check import stored_dimension
     from ..store.local.store import RECORDS_FILE, LocalStore
+    from ..text.analyze import TEXT_ANALYZER
 
     report = _check_live(directory)
     if not repair or report.ok or not all(f.repairable for f in report.findings):

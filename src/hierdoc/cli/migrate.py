@@ -41,8 +41,8 @@ def _provider(location: str) -> str:
 
 
 def _request(location: str, schema: str, dimension: int, **flags: bool) -> StoreRequest:
-    from ..search.analyze import TEXT_ANALYZER
     from ..store import StoreRequest
+    from ..text.analyze import TEXT_ANALYZER
 
     options = {"url": location, "schema": schema} if is_url(location) else {}
     return StoreRequest(Path(location), dimension, TEXT_ANALYZER, options=options, **flags)

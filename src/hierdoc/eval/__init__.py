@@ -11,6 +11,7 @@ One job per module:
 * :mod:`.judging`: one query's rankings turned into every metric and its misses;
 * :mod:`.indexes`: the cached evaluation indexes and the digest of the ingest code;
 * :mod:`.report`: results, the markdown table and the JSON;
-* :mod:`.runner`: :func:`~.runner.run_eval`, every method over the same queries;
-* :mod:`.command`: ``hierdoc eval`` (``eval_command``).
+* :mod:`.runner`: :func:`~.runner.run_eval`, every method over the same queries.
+
+``hierdoc eval`` is its command line (:mod:`hierdoc.cli.evaluate`).
 """

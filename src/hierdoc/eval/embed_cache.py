@@ -16,7 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..pipeline.embed import Embedder, EmbedInput
+from ..models import EmbedInput
+from ..pipeline.embed import Embedder
 
 QUERY_BATCH = 64
 """Queries embedded per call of the model by :meth:`CachingEmbedder.embed_queries`."""

@@ -17,11 +17,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .. import config, models, pipeline, store
+from .. import config, models, pipeline, store, text
 from ..api import Index
 from ..config import Settings
 from ..pipeline.progress import DOCUMENT_KINDS, ProgressEvent
-from ..search import analyze
 from .datasets import EvalCorpus
 from .embed_cache import CachingEmbedder
 from .judging import ChunkTable
@@ -29,10 +28,11 @@ from .report import IndexInfo
 
 Log = Callable[[str], None]
 
-INGEST_SIDE: tuple[ModuleType, ...] = (pipeline, store, models, config, analyze)
-"""The code that decides what an ingest writes: every module of the ``pipeline`` and
-``store`` packages (however deep), the record types, the settings, and the analyzer
-that turns chunk text into BM25 terms."""
+INGEST_SIDE: tuple[ModuleType, ...] = (pipeline, store, text, models, config)
+"""The code that decides what an ingest writes: every module of the ``pipeline``, ``store``
+and ``text`` packages (however deep; ``text`` holds the analyzer that turns chunk text into
+BM25 terms, the tokenizer, the normalisers and the name keys), the record types and the
+settings."""
 
 _PACKAGE_ROOT = Path(models.__file__).resolve().parent
 
@@ -52,9 +52,9 @@ def pipeline_digest() -> str:
     package and its bytes), so that a cached index built by other ingest code is never reused.
 
     The rule is by module, not by file name: a module added to or moved within the
-    ``pipeline`` or ``store`` packages is covered with no edit here, and a module of
+    ``pipeline``, ``store`` or ``text`` packages is covered with no edit here, and a module of
     :data:`INGEST_SIDE` that moves is found at its new place through its import. Modules
-    that only search, serve or evaluate (``search`` apart from ``analyze``, ``api``, ``cli``,
+    that only search, serve or evaluate (``search``, ``api``, ``cli``,
     ``mcp``, ``tools``, ``eval``) are left out: a change to them reuses the indexes. What
     ``api`` contributes to an ingest is recorded in the index's own fingerprint
     (settings, ``EXTRACTION_VERSION``, models), which re-ingests on a change.

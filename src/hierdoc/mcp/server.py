@@ -50,7 +50,6 @@ from mcp.types import Tool as MCPTool
 from pydantic import ValidationError
 
 from ..api import Index
-from ..cli import main as hierdoc
 from ..config import Settings
 from ..errors import HierdocError
 from ..tools.catalogue import INSTRUCTIONS, ToolSpec, tool_specs
@@ -431,12 +430,3 @@ def _quiet_disconnects(record: logging.LogRecord) -> bool:
     """Drop the traceback mcp 1.x logs as an error when an HTTP client simply disconnects."""
     error = record.exc_info[1] if record.exc_info else None
     return not isinstance(error, anyio.ClosedResourceError)
-
-
-def main(argv: list[str] | None = None) -> None:
-    """``python -m hierdoc.mcp.server [OPTIONS]``: the same as ``hierdoc serve [OPTIONS]``."""
-    hierdoc(["serve", *(sys.argv[1:] if argv is None else argv)])
-
-
-if __name__ == "__main__":
-    main()

@@ -18,7 +18,6 @@ of a section (minus overlap) gives the section back.
 from __future__ import annotations
 
 import hashlib
-import re
 from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,14 +25,11 @@ from itertools import pairwise
 
 from ..config import ChunkingSettings
 from ..models import Chunk, ConvertedDocument, Section
+from ..text.numbering import slugify
+from ..text.sentences import block_sentence_spans, block_spans, sentence_cuts
+from ..text.tokenizer import Tokenizer, token_boundary
 from .headings import CLAUSE_WORDS
-from .numbering import slugify
-from .sentences import block_cuts
 from .structure import bounded_id, section_scopes, short_heading
-from .tokenizer import Tokenizer, token_boundary
-
-_BLOCK_BREAK = re.compile(r"\n[ \t]*\n")
-
 
 TINY_TOKENS = 24
 """A section with at most this many tokens of its own (a heading alone) joins the next one."""
@@ -278,53 +274,17 @@ def split_text(
 
 def _text_units(text: str, tokenizer: Tokenizer, max_tokens: int) -> Iterator[tuple[int, int, int]]:
     """(start, end, tokens) spans covering ``text``: paragraphs, else sentences, else token runs."""
-    for start, end in _block_spans(text):
+    for start, end in block_spans(text):
         tokens = tokenizer.count(text[start:end])
         if tokens <= max_tokens:
             yield start, end, tokens
             continue
-        for s_start, s_end in _sentence_spans(text, start, end):
+        for s_start, s_end in block_sentence_spans(text, start, end):
             s_tokens = tokenizer.count(text[s_start:s_end])
             if s_tokens <= max_tokens:
                 yield s_start, s_end, s_tokens
             else:
                 yield from _token_cuts(text, s_start, s_end, tokenizer, max_tokens)
-
-
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each sentence of ``text`` as chunking splits it (paragraphs, then
-    pysbd sentences); the spans tile the text."""
-    return [s for start, end in _block_spans(text) for s in _sentence_spans(text, start, end)]
-
-
-def sentence_cuts(text: str) -> tuple[int, ...]:
-    """Where each sentence of :func:`sentence_spans` but the first starts: what a chunk
-    stores (``Chunk.sentences``) so that a search never segments text."""
-    return tuple(start for start, _ in sentence_spans(text)[1:])
-
-
-def spans_from_cuts(text: str, cuts: tuple[int, ...]) -> list[tuple[int, int]]:
-    """:func:`sentence_spans` of ``text`` again, from its :func:`sentence_cuts`."""
-    bounds = [0, *cuts, len(text)]
-    return [(left, right) for left, right in pairwise(bounds) if left < right]
-
-
-def _block_spans(text: str) -> Iterator[tuple[int, int]]:
-    start = 0
-    for match in _BLOCK_BREAK.finditer(text):
-        yield start, match.end()
-        start = match.end()
-    if start < len(text):
-        yield start, len(text)
-
-
-def _sentence_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    """Sentence spans of ``text[start:end]`` that tile it exactly."""
-    block = text[start:end]
-    bounds = [0, *block_cuts(block), len(block)]
-    for left, right in zip(bounds, bounds[1:], strict=False):
-        if left < right:
-            yield start + left, start + right
 
 
 def _token_cuts(

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING
 from hierdoc.models import ConvertedDocument, FileProblem
 
 from ..errors import InputError
+from ..text.invisible import clean_with_offsets
 from . import limits as _limits
-from .invisible import clean_with_offsets
 from .limits import Limits
 from .metadata import document_properties, stated_title
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ..text.numbering import HEADING_KIND
 from .docx_numbering import W_NS, Numbering, Styles, on, val, w
 from .docx_package import (
     ENDNOTES_REL,
@@ -37,7 +38,6 @@ from .docx_package import (
     related_root,
 )
 from .headings import plain_heading
-from .numbering import HEADING_KIND
 
 _MAX_HEADING_LEVEL = 6
 _MAX_TITLE_CHARS = 100

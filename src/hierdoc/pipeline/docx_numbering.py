@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .numbering import int_to_roman
+from ..text.numbering import int_to_roman
 
 _PLACEHOLDER = re.compile(r"%[1-9]")
 _WORD = re.compile(r"[A-Za-z]{2,}")

@@ -3,9 +3,10 @@
 A chunk may be longer than the model reads (all-MiniLM-L6-v2 reads 256 word
 pieces; chunks default to 800 tokens). Rather than let the model silently
 truncate, the local embedder cuts each text into overlapping windows that fit,
-each window prefixed with the chunk's structural context, and returns one
-vector per window; the vector index scores a chunk by its best window
-(see BENCHMARKS.md for the measurement behind this choice).
+each window prefixed with the chunk's structural context
+(:mod:`hierdoc.text.windows`), and returns one vector per window; the vector
+index scores a chunk by its best window (see BENCHMARKS.md for the measurement
+behind this choice).
 
 On a CPU with native bfloat16 arithmetic (AVX512-BF16 or AMX) the model runs under
 bfloat16 autocast: about twice the throughput, with vectors within cosine 0.9999 of
@@ -17,26 +18,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
-from .tokenizer import WordPieceTokenizer, bundled_model_dir
+from ..models import EmbedInput
+from ..text.tokenizer import WordPieceTokenizer, bundled_model_dir
+from ..text.windows import WINDOW_OVERLAP, cut_windows
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 #: Environment variable choosing the local model's arithmetic: auto, float32 or bfloat16.
 PRECISION_ENV = "HIERDOC_EMBED_PRECISION"
 PRECISIONS = ("auto", "float32", "bfloat16")
-
-
-@dataclass(frozen=True)
-class EmbedInput:
-    """The text to embed and the short context that precedes each of its windows."""
-
-    context: str
-    text: str
 
 
 class Embedder(Protocol):
@@ -56,29 +50,7 @@ def window_texts(
     item: EmbedInput, tokenizer: WordPieceTokenizer, limit: int, overlap: int
 ) -> list[str]:
     """Context + window strings, each at most ``limit`` tokens, covering the whole text."""
-    prefix = _fitted_prefix(item.context.strip(), tokenizer, limit // 2)
-    budget = limit - tokenizer.count(prefix)
-    offsets = tokenizer.offsets(item.text)
-    if len(offsets) <= budget:
-        return [prefix + item.text]
-    step = max(1, budget - overlap)
-    windows = []
-    for first in range(0, len(offsets), step):
-        last = min(first + budget, len(offsets)) - 1
-        windows.append(prefix + item.text[offsets[first][0] : offsets[last][1]])
-        if last == len(offsets) - 1:
-            break
-    return windows
-
-
-def _fitted_prefix(context: str, tokenizer: WordPieceTokenizer, limit: int) -> str:
-    """The context, cut to at most ``limit`` tokens so that each window keeps room for text."""
-    if not context:
-        return ""
-    offsets = tokenizer.offsets(context)
-    if len(offsets) > limit - 1:
-        context = context[: offsets[limit - 2][1]]
-    return f"{context}\n"
+    return cut_windows(item.text, item.context, tokenizer, limit, overlap).texts(item.text)
 
 
 class LocalEmbedder:
@@ -89,7 +61,7 @@ class LocalEmbedder:
         model_path: str | None = None,
         name: str = DEFAULT_MODEL,
         batch_size: int = 32,
-        window_overlap: int = 32,
+        window_overlap: int = WINDOW_OVERLAP,
         precision: str | None = None,
     ) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -31,17 +31,18 @@ import numpy as np
 from ..config import IngestSettings
 from ..errors import FatalProviderError
 from ..faults import crash_point
-from ..models import Chunk, FileProblem, IngestReport, TextDocument
+from ..models import Chunk, EmbedInput, FileProblem, IngestReport, TextDocument
 from ..providers.llm import ContextModel
 from ..providers.retry import describe
 from ..store.base import ContextCache, Store
+from ..text.tokenizer import Tokenizer
 from .contextualize import (
     ContextProgress,
     ContextStats,
     contextualize_sync,
 )
 from .convert import discover_files
-from .embed import Embedder, EmbedInput
+from .embed import Embedder
 from .failures import cause as _cause
 from .failures import isolable as _isolable
 from .failures import reason as _reason
@@ -58,7 +59,6 @@ from .progress import Amount, ProgressFn, Tracker, Work
 from .progress import ProgressEvent as ProgressEvent  # also importable from here
 from .reading import Details, Failed, Post, ReadAhead, Reader, Ready, Skipped
 from .reuse import Previous
-from .tokenizer import Tokenizer
 
 FLUSH_EVERY = 25
 EMBED_BATCH = 64

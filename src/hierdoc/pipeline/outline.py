@@ -25,10 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from . import rule_paths
-from .contents import contents_lines
-from .headings import plain_heading
-from .numbering import (
+from ..text.numbering import (
     KIND_ALIASES,
     PAREN,
     PAREN_VALUE,
@@ -38,6 +35,9 @@ from .numbering import (
     paren_parts,
     roman_to_int,
 )
+from . import rule_paths
+from .contents import contents_lines
+from .headings import plain_heading
 
 TOP_KINDS = frozenset({"annex", "appendix", "schedule", "exhibit"})
 BLOCK_RANK = {

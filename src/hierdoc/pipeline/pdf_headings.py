@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from .numbering import HEADING_OUTLINE, parse_heading
+from ..text.numbering import HEADING_OUTLINE, parse_heading
 from .pdf_layout import Block, Page, block_size, block_text
 
 _HEADING_SCALE = 1.15

@@ -15,10 +15,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..models import Chunk, DocumentRecord, Extraction, Section, StoredChunk
-from .chunk import sentence_cuts
+from ..models import Chunk, DocumentRecord, EmbedInput, Extraction, Section, StoredChunk
+from ..text.sentences import sentence_cuts
 from .context_records import ContextJob, ContextResult
-from .embed import EmbedInput
 from .reuse import Previous
 
 

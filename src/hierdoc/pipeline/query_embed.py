@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..text.tokenizer import bundled_model_dir
 from .embed import DEFAULT_MODEL
-from .tokenizer import bundled_model_dir
 
 #: Environment variable choosing the query embedder of the local model: numpy or torch.
 QUERY_EMBEDDER_ENV = "HIERDOC_QUERY_EMBEDDER"

@@ -34,18 +34,19 @@ from ..models import (
     Section,
     TextDocument,
 )
-from .chunk import chunk_document, document_key, sentence_cuts
+from ..text.invisible import clean_text
+from ..text.sentences import sentence_cuts
+from ..text.tokenizer import Tokenizer
+from .chunk import chunk_document, document_key
 from .code_outline import chunk_scopes
 from .context import structural_context
 from .convert import ConversionError, choose_title, convert_file, file_hash
 from .extract.document import extract_document
 from .failures import reason as _reason
-from .invisible import clean_text
 from .limits import Limits, depth_reason
 from .prepared import Prepared
 from .progress import is_large
 from .structure import PREAMBLE_ID, parse_sections
-from .tokenizer import Tokenizer
 
 CHUNKS_AHEAD = 256
 """Chunks of documents read but not yet taken by the main thread before the reader waits

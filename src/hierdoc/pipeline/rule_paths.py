@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from .numbering import roman_to_int
+from ..text.numbering import roman_to_int
 
 #: Lines with a multi-part number before a tab that make a text a rulebook.
 MIN_PATHS = 5

@@ -27,8 +27,8 @@ from dataclasses import dataclass, replace
 from markdown_it import MarkdownIt
 
 from ..models import Section
+from ..text.numbering import Label, parse_heading, parse_lettered_heading, slugify
 from .headings import plain_heading
-from .numbering import Label, parse_heading, parse_lettered_heading, slugify
 from .outline import OutlineNode, numbered_line, outline
 
 PREAMBLE_ID = "preamble"

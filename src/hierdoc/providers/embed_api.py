@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import FatalProviderError
-from ..pipeline.embed import EmbedInput
+from ..models import EmbedInput
 from .llm import DEFAULT_TIMEOUT, ProviderError, azure_settings, ollama_url, ref_fields, require_sdk
 from .retry import ApiStatusError, Failure, RetryPolicy, classify, describe, redact, retry_sync
 

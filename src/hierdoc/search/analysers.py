@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from ..models import SearchFilter
-from ..pipeline.numbering import find_citations
+from ..text.numbering import find_citations
 from .glossary import Glossary
 from .names import DocumentNames
 from .plan import Analyser, QueryPlan
@@ -80,6 +80,7 @@ class NamedDocuments:
             text=text,
             named=naming.sources,
             notes=(*plan.notes, note),
+            parsed=cites,
         )
 
 
@@ -99,7 +100,8 @@ class QuerySyntax:
     name: str = "syntax"
 
     def __call__(self, plan: QueryPlan) -> QueryPlan:
-        parsed = parse_query(plan.text)
+        known = plan.parsed
+        parsed = known if known is not None and known.text == plan.text else parse_query(plan.text)
         found = [
             *(f"cites {text.strip()} ({ids[0]})" for text, ids in parsed.cited if ids),
             *(f"cites {c.text.strip()} (relative: {c.label})" for c in parsed.relative),

@@ -7,7 +7,7 @@ import difflib
 from collections.abc import Iterable, Sequence
 
 from ..errors import NotFoundError
-from ..store.base import Store
+from ..store.base import Records
 
 #: At most this many choices are listed.
 LISTED = 8
@@ -37,7 +37,7 @@ def unknown_section(
 SUGGESTION_DOCUMENTS = 50
 
 
-def section_ids(store: Store, sources: Sequence[str] | None = None) -> set[str]:
+def section_ids(store: Records, sources: Sequence[str] | None = None) -> set[str]:
     """The section ids to suggest from: those of ``sources``, else of the first
     :data:`SUGGESTION_DOCUMENTS` documents (a corpus of 43,600 acts holds 7.7 million
     sections; documents of one kind share most of their ids)."""

@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING
 
 from ..config import DEFAULT_POLICY, SearchPolicy
 from ..models import SearchFilter
-from ..pipeline.numbering import equivalent_ids
 from ..store.base import Store
+from ..text.numbering import equivalent_ids
 
 if TYPE_CHECKING:
     from .plan import QueryPlan

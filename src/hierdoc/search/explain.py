@@ -9,13 +9,21 @@ from __future__ import annotations
 from typing import Any
 
 from ..models import SearchResult
-from .fuse import best_possible
-from .searcher import Execution
+from .fuse import RULES, best_possible, normalised
+from .plan import QueryPlan
+from .searcher import NAMED, Execution
+
+
+def fusion_weights(plan: QueryPlan) -> dict[str, float]:
+    """The weight of each ranking in hybrid fusion: the settings', and the plan's for the
+    ranking within the documents the query names."""
+    return {**plan.settings.weights, NAMED: plan.named_weight}
 
 
 def explain(execution: Execution) -> dict[str, Any]:
     """How ``execution`` (an executed query plan) reached its results."""
     plan = execution.plan
+    shares = _contributions(execution) if plan.mode == "hybrid" else {}
     modalities = {
         modality: {"searched": _searched(execution, modality), "candidates": len(hits)}
         for modality, hits in execution.rankings.items()
@@ -26,7 +34,10 @@ def explain(execution: Execution) -> dict[str, Any]:
         "modalities": modalities,
         "fusion": _fusion(execution),
         "reranker": execution.reranker,
-        "results": [_result(execution, n, r) for n, r in enumerate(execution.response.results, 1)],
+        "results": [
+            _result(execution, n, r, shares)
+            for n, r in enumerate(execution.response.results, start=1)
+        ],
     }
 
 
@@ -37,6 +48,8 @@ def _searched(execution: Execution, modality: str) -> str:
         return plan.embedded
     if modality == "keyword":
         return plan.expanded
+    if modality == "named":
+        return f"{plan.embedded!r} within {', '.join(plan.named)}"
     asked = [
         *(f"citation {text.strip()}" for text, _ in plan.cited),
         *(f"citation {c.text.strip()}" for c in plan.relative),
@@ -51,38 +64,68 @@ def _searched(execution: Execution, modality: str) -> str:
 
 
 def _fusion(execution: Execution) -> dict[str, Any]:
-    """How the rankings were combined: weighted RRF in hybrid mode, else one ranking."""
+    """How the rankings were combined (hybrid mode), else which one ranking."""
     settings = execution.plan.settings
     if settings.search_mode != "hybrid":
         return {"method": f"the {settings.search_mode} ranking alone"}
-    weights = settings.weights
-    top = best_possible(weights, list(execution.rankings), settings.rrf_k)
+    weights = fusion_weights(execution.plan)
+    rule = settings.fusion
+    raw = RULES[rule](execution.rankings, weights, settings.rrf_k)
+    top = best_possible(weights, list(execution.rankings), settings.rrf_k, rule)
+    top = max(top, raw[0][1] if raw else 0.0) or 1.0
+    described = {
+        "rrf": "weighted reciprocal rank fusion: the sum of weight / (k + rank)",
+        "score": "score fusion: the sum of weight times each modality's normalised score",
+    }
     return {
-        "method": "weighted reciprocal rank fusion: the sum of weight / (k + rank)",
+        "method": described[rule],
+        "rule": rule,
         "k": settings.rrf_k,
-        "weights": {m: weights[m] for m in execution.rankings},
+        "weights": {m: weights.get(m, 0.0) for m in execution.rankings},
         "best_possible": round(top, 6),
-        "scaled": "fusion_score is the sum over best_possible, the score of a chunk every "
-        "modality ranks first",
+        "scaled": "fusion_score is the sum over best_possible",
     }
 
 
-def _result(execution: Execution, position: int, result: SearchResult) -> dict[str, Any]:
+def _contributions(execution: Execution) -> dict[str, dict[str, float]]:
+    """Each ranking's share of each chunk's fused sum, by chunk id."""
     settings = execution.plan.settings
-    ranks = {m: r for m, r in result.ranks.items() if r is not None}
+    weights, k = fusion_weights(execution.plan), settings.rrf_k
+    found: dict[str, dict[str, float]] = {}
+    for modality, hits in execution.rankings.items():
+        weight = weights.get(modality, 0.0)
+        if weight <= 0:
+            continue
+        if settings.fusion == "rrf":
+            values = {h.chunk_id: weight / (k + r) for r, h in enumerate(hits, start=1)}
+        else:
+            values = {c: weight * v for c, v in normalised(modality, hits).items()}
+        for chunk_id, value in values.items():
+            found.setdefault(chunk_id, {}).setdefault(modality, round(value, 6))
+    return found
+
+
+def _result(
+    execution: Execution,
+    position: int,
+    result: SearchResult,
+    shares: dict[str, dict[str, float]],
+) -> dict[str, Any]:
+    ranks: dict[str, int] = {}
+    scores: dict[str, float] = {}
+    for modality, hits in execution.rankings.items():
+        for rank, hit in enumerate(hits, start=1):
+            if hit.chunk_id == result.chunk_id:
+                ranks[modality], scores[modality] = rank, hit.score
+                break
     entry: dict[str, Any] = {
         "rank": position,
         "chunk_id": result.chunk_id,
         "ranks": ranks,
-        "scores": {m: result.scores.get(m) for m in ranks},
+        "scores": scores,
     }
-    if settings.search_mode == "hybrid":
-        weights, k = settings.weights, settings.rrf_k
-        entry["rrf"] = {
-            m: round(weights[m] / (k + r), 6)
-            for m, r in ranks.items()
-            if m in execution.rankings and weights[m] > 0
-        }
+    if execution.plan.settings.search_mode == "hybrid":
+        entry["fused"] = shares.get(result.chunk_id, {})
     entry["fusion_score"] = result.fusion_score
     entry["pin"] = execution.pins.get(result.chunk_id)
     if result.chunk_id in execution.relevance:
@@ -104,11 +147,11 @@ def explain_lines(data: dict[str, Any]) -> list[str]:
     for modality, ranked in data["modalities"].items():
         lines.append(f"  {modality}: {ranked['candidates']} candidates for {ranked['searched']}")
     fusion = data["fusion"]
-    if "k" in fusion:
+    if "rule" in fusion:
         weights = ", ".join(f"{m} {w:g}" for m, w in fusion["weights"].items())
+        rule = f"weighted RRF, k={fusion['k']}" if fusion["rule"] == "rrf" else "score fusion"
         lines.append(
-            f"fusion: weighted RRF, k={fusion['k']}, weights {weights}; "
-            f"fusion_score = sum / {fusion['best_possible']:.6f} (every modality first)"
+            f"fusion: {rule}, weights {weights}; fusion_score = sum / {fusion['best_possible']:.6f}"
         )
     else:
         lines.append(f"fusion: {fusion['method']}")
@@ -128,8 +171,8 @@ def _result_lines(entry: dict[str, Any]) -> list[str]:
     for modality, rank in entry["ranks"].items():
         score = entry["scores"].get(modality)
         part = f"{modality} #{rank}" + (f" ({score:.4g})" if score is not None else "")
-        if modality in entry.get("rrf", {}):
-            part += f" rrf {entry['rrf'][modality]:.5f}"
+        if modality in entry.get("fused", {}):
+            part += f" +{entry['fused'][modality]:.5f}"
         parts.append(part)
     detail = " · ".join(parts) or "in no ranking"
     if entry.get("fusion_score") is not None:

@@ -27,10 +27,9 @@ from dataclasses import dataclass, field
 
 from ..config import DEFAULT_POLICY, SearchPolicy
 from ..models import Acronym, Definition, DocumentRecord
-from ..pipeline.extract.acronyms import normalize_acronym, normalize_phrase
-from ..pipeline.extract.definitions import normalize_term
-from ..store.base import Store
-from .analyze import ENGLISH_STOP_WORDS
+from ..store.base import Capability, Store
+from ..text.analyze import ENGLISH_STOP_WORDS
+from ..text.normalize import normalize_acronym, normalize_phrase, normalize_term
 from .names import DocumentNames, document_names
 
 _WORD = re.compile(r"[A-Za-z](?:[A-Za-z0-9&.\-]*[A-Za-z0-9])?\.?")
@@ -99,7 +98,7 @@ class Glossary:
         by key per query (:class:`KeyedGlossary`) unless the index cannot look acronyms up
         by key (then read whole)."""
         names = document_names(store)
-        if store.acronyms_matching([], []) is None:
+        if Capability.ACRONYM_KEYS not in store.capabilities:
             glossary = cls(store.acronyms(), store.all_definitions())
         else:
             glossary = KeyedGlossary(store)
@@ -194,7 +193,7 @@ class KeyedGlossary(Glossary):
         each with all its definitions and long forms, and this glossary's documents."""
         keys = list(dict.fromkeys(normalize_acronym(w) for w in _WORD.findall(query)))
         phrases = _word_runs(normalize_phrase(query))
-        acronyms = self._store.acronyms_matching(keys, phrases) or []
+        acronyms = self._store.acronyms_matching(keys, phrases)
         wanted = [*_term_candidates(normalize_term(query)), *terms]
         definitions = self._store.definitions(list(dict.fromkeys(wanted))) if wanted else []
         part = Glossary(acronyms, definitions)

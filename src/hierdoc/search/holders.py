@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 from ..models import Chunk, SearchResult, SectionRecord, StoredChunk
 from ..pipeline.structure import CHAIN_HEAD, CHAIN_TAIL, bounded_chain, short_heading
-from ..store.base import Store
+from ..store.base import Records
 
 
 def section_at(
@@ -39,7 +39,7 @@ def section_at(
     return holder
 
 
-def begun_in(store: Store, chunks: Iterable[StoredChunk]) -> dict[str, list[SectionRecord]]:
+def begun_in(store: Records, chunks: Iterable[StoredChunk]) -> dict[str, list[SectionRecord]]:
     """The sections that begin in each of the chunks, in document order, by chunk id (one
     lookup for a page of results)."""
     pairs = [(c.chunk.source, c.chunk.chunk_id) for c in chunks]
@@ -60,7 +60,7 @@ def _first_line_at(content: str, text: str, cursor: int) -> int | None:
 
 
 def move_to_section(
-    store: Store,
+    store: Records,
     result: SearchResult,
     stored: StoredChunk,
     holder: SectionRecord | None,
@@ -80,7 +80,7 @@ def move_to_section(
 
 
 def section_chain(
-    store: Store,
+    store: Records,
     record: SectionRecord,
     stored: StoredChunk,
     known: dict[str, SectionRecord] | None = None,

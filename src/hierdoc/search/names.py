@@ -39,28 +39,27 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import Protocol
-from urllib.parse import unquote
 
 from ..config import DEFAULT_POLICY, SearchPolicy
 from ..models import DocumentRecord
-from ..pipeline.numbering import KIND_ALIASES, find_citations
-from .analyze import ENGLISH_STOP_WORDS
+from ..store.base import Capability
+from ..text.names import (
+    DOCUMENT_WORDS,
+    NAME_WORD,
+    NAMES,
+    SHORT,
+    WORD,
+    WRITTEN,
+    name_strings,
+    name_words,
+    name_words_of,
+    written_form,
+)
+from ..text.numbering import KIND_ALIASES, find_citations
+from ..text.short_names import ShortName, ShortNames
 from .relative_citations import find_relative_citations
-from .short_names import ShortName, ShortNames, self_given, short_names
 
-#: Words with which people name a document ("the cloud agreement", "the PCI standard").
-# fmt: off
-DOCUMENT_WORDS = frozenset({
-    "agreement", "contract", "policy", "term", "standard", "regulation", "directive", "act",
-    "statute", "law", "licence", "license", "nda", "document", "file", "code", "bill",
-    "guideline", "guidance", "manual", "specification", "charter", "bylaw", "deed", "lease",
-    "memorandum", "notice", "schedule",
-})
-# fmt: on
-
-_WORD = re.compile(r"[a-z0-9]+")
 _THE_BEFORE = re.compile(r"\bthe\s+$", re.IGNORECASE)
 #: A decimal number right after a name: the "5.3.6" of "GEN 5.3.6".
 _DECIMAL_AFTER = re.compile(r"\s+\d+(?:\.\d+[A-Za-z]?)+\b")
@@ -78,48 +77,19 @@ _NEXT_WORD = re.compile(r"[ \t-]*(?:\(\s*)?([A-Za-z][A-Za-z0-9]*)")
 #: Words that say a query is about a document or a part of one.
 _KIND_WORDS = frozenset(k.rstrip(".").lower() for k in KIND_ALIASES if k[0].isalpha())
 POINTING_WORDS = DOCUMENT_WORDS | _KIND_WORDS
-_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}$")
-#: Company suffixes: "Acme Corp" is named by "Acme".
-COMPANY_WORDS = frozenset(
-    {
-        "inc",
-        "corp",
-        "corporation",
-        "llc",
-        "ltd",
-        "limited",
-        "plc",
-        "gmbh",
-        "co",
-        "sa",
-        "ag",
-        "nv",
-        "bv",
-        "lp",
-        "llp",
-    }
-)
-_PARTY_KEY = re.compile(r"part(y|ies)|counterpart(y|ies)|client|customer|vendor|supplier|company")
 
 
-NAME_KEYS_VERSION = 4
-"""Changes whenever :func:`name_keys` would give a document other keys: a store holding
-keys of another version rebuilds them (a writer) or is read as records (a reader)."""
-WRITTEN, SHORT, WORD, NAMES = "written", "short", "word", "names"
-"""The kinds of name key: a written-form name by its opening words, a short name by its
-first two tokens, a name word (its holders give its document frequency), a document's names
-(their word sets, JSON) by its source."""
-
-NameKey = tuple[str, str, str]
-"""(kind, key, value) of one thing that names a document."""
-NameRows = Callable[[str, Sequence[str]], "list[tuple[str, str, str]] | None"]
+NameRows = Callable[[str, Sequence[str]], "list[tuple[str, str, str]]"]
 """A store's lookup: (key, value, source) of the name keys of a kind whose key is given."""
 
 
 class NamedStore(Protocol):
     """What :func:`document_names` reads of a store."""
 
-    def name_keys(self, kind: str, keys: Sequence[str]) -> list[tuple[str, str, str]] | None: ...
+    @property
+    def capabilities(self) -> frozenset[Capability]: ...
+
+    def name_keys(self, kind: str, keys: Sequence[str]) -> list[tuple[str, str, str]]: ...
 
     def document_count(self) -> int: ...
 
@@ -162,70 +132,6 @@ def _number_before(query: str, start: int) -> int | None:
     return match.start("number")
 
 
-def name_strings(document: DocumentRecord) -> list[str]:
-    """The strings that name a document: source, file name, file stem, title, metadata title."""
-    path = PurePosixPath(document.source)
-    titles = [document.title, str(document.metadata.get("title") or ""), *self_given(document)]
-    found = [document.source, path.name, path.stem, *titles]
-    return list(dict.fromkeys(" ".join(s.split()).lower() for s in found if s and s.strip()))
-
-
-def _written_form(name: str) -> bool:
-    """A name that cannot be an ordinary phrase of a question."""
-    return len(name) >= 4 and (bool(re.search(r"[0-9._%\-]", name)) or len(name.split()) >= 3)
-
-
-def _name_words(document: DocumentRecord) -> list[set[str]]:
-    """The words of each of a document's names: title and file stem (no file extension)
-    together, then each party; document words and company suffixes left out."""
-    titles = [document.title, str(document.metadata.get("title") or "")]
-    stems = [_EXTENSION.sub("", unquote(t)) for t in titles]
-    path = unquote(PurePosixPath(document.source).stem)
-    names = [" ".join([*stems, path]), *parties(document)]
-    found = [_words(name) - DOCUMENT_WORDS - COMPANY_WORDS for name in names]
-    return [words for words in found if words]
-
-
-def parties(document: DocumentRecord) -> list[str]:
-    """The parties a document's metadata names (front matter or properties such as
-    ``parties: [Acme Corp, Globex Inc]``, ``client: ...``): "the agreement between Acme
-    and Globex" names it."""
-    found: list[str] = []
-    for key, value in document.metadata.items():
-        if _PARTY_KEY.fullmatch(str(key).strip().lower()):
-            found += [str(v) for v in value] if isinstance(value, list) else [str(value)]
-    return found
-
-
-def _words(text: str) -> set[str]:
-    """Lower-cased words (letters or digits), stop words out, a plural "s" dropped; camel
-    case ("ConfidentialityAgreement") split."""
-    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text).lower()
-    return {
-        w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
-        for w in _WORD.findall(spaced)
-        if w not in ENGLISH_STOP_WORDS
-    }
-
-
-def name_keys(document: DocumentRecord) -> list[NameKey]:
-    """Everything that names ``document``, each under the key a query finds it by: what a
-    store writes with the document (the in-memory :class:`DocumentNames` reads the same)."""
-    found: dict[NameKey, None] = {}
-    for name in name_strings(document):
-        opening = _WORD.findall(name)[:2]
-        if _written_form(name) and opening:
-            found[(WRITTEN, " ".join(opening), name)] = None
-    for short in sorted(short_names(document, DOCUMENT_WORDS), key=lambda n: n.value):
-        found[(SHORT, short.key, short.value)] = None
-    names = _name_words(document)
-    for word in sorted(set().union(*names)):
-        found[(WORD, word, "")] = None
-    if names:
-        found[(NAMES, document.source, json.dumps([sorted(words) for words in names]))] = None
-    return list(found)
-
-
 class DocumentNames:
     """What names each indexed document, and which documents a query names: built from
     document records held in memory (:class:`KeyedNames` reads a store by key instead)."""
@@ -237,10 +143,10 @@ class DocumentNames:
         self._documents = list(documents)
         for document in self._documents:
             for name in name_strings(document):
-                if _written_form(name):
-                    opening = tuple(_WORD.findall(name)[:2])
+                if written_form(name):
+                    opening = tuple(NAME_WORD.findall(name)[:2])
                     self._by_opening[opening].append((name, document.source))
-            self._names[document.source] = _name_words(document)
+            self._names[document.source] = name_words(document)
             for word in set().union(*self._names[document.source]):
                 self._holders[word].append(document.source)
         self.count = len(self._names)
@@ -270,7 +176,7 @@ class DocumentNames:
     def _as_written(self, query: str, allowed: set[str]) -> list[tuple[int, int, str]]:
         """(start, end, source) of each name in the query, none inside a longer one."""
         spans: list[tuple[int, int, str]] = []
-        words = _WORD.findall(query)
+        words = NAME_WORD.findall(query)
         openings = {*zip(words, words[1:], strict=False), *((w,) for w in words)}
         for name, source in self._written(openings):
             if allowed and source not in allowed:
@@ -282,7 +188,7 @@ class DocumentNames:
         """The one document whose name's words the query holds, far ahead of any other
         (the weights summed exactly, :func:`math.fsum`, so that ties are ties). Only the
         leader's coverage is needed: a leader tied with another has no margin."""
-        asked = _words(query)
+        asked = name_words_of(query)
         if not asked & DOCUMENT_WORDS:
             return None
         holders = self._holders_of(asked)
@@ -344,7 +250,7 @@ class KeyedNames(DocumentNames):
         self.count = count
 
     def _lookup(self, kind: str, keys: Sequence[str]) -> list[tuple[str, str, str]]:
-        return (self._rows(kind, list(keys)) or []) if keys else []
+        return self._rows(kind, list(keys)) if keys else []
 
     def _written(self, openings: set[tuple[str, ...]]) -> list[tuple[str, str]]:
         keys = sorted(" ".join(opening) for opening in openings)
@@ -366,10 +272,10 @@ class KeyedNames(DocumentNames):
 
 
 def document_names(store: NamedStore) -> DocumentNames:
-    """The names of ``store``'s documents: read by key when the index holds the keys of
-    :data:`NAME_KEYS_VERSION`, else built from every document record (an index written
-    before, opened for reading)."""
-    if store.name_keys(WORD, []) is None:
+    """The names of ``store``'s documents: read by key when the index holds current keys
+    (:attr:`~hierdoc.store.base.Capability.NAME_KEYS`), else built from every document
+    record (an index written before, opened for reading)."""
+    if Capability.NAME_KEYS not in store.capabilities:
         return DocumentNames(store.documents())
     return KeyedNames(store.name_keys, store.document_count())
 
@@ -426,7 +332,7 @@ def _goes_on_as_a_term(query: str, end: int) -> bool:
 def _points_at_a_document(query: str) -> bool:
     """The query says it means a document or a part of one: a document word ("agreement",
     "clause") or a citation ("Section 3", "paragraph (k)")."""
-    words = _WORD.findall(query.lower())
+    words = NAME_WORD.findall(query.lower())
     if any(w.removesuffix("s") in POINTING_WORDS or w in POINTING_WORDS for w in words):
         return True
     return bool(find_citations(query) or find_relative_citations(query))

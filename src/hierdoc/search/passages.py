@@ -35,11 +35,12 @@ import numpy as np
 
 from ..config import DEFAULT_POLICY, SearchPolicy
 from ..models import Passage, SearchResult, SectionRecord
-from ..pipeline.chunk import sentence_spans, spans_from_cuts
-from ..pipeline.embed import DEFAULT_MODEL, _fitted_prefix
-from ..pipeline.tokenizer import Tokenizer, default_tokenizer
+from ..pipeline.embed import DEFAULT_MODEL
 from ..store.base import Store
-from .analyze import token_spans, token_words, tokens_terms
+from ..text.analyze import token_spans, token_words, tokens_terms
+from ..text.sentences import sentence_spans, spans_from_cuts
+from ..text.tokenizer import Tokenizer, default_tokenizer
+from ..text.windows import cut_windows
 from .holders import begun_in, move_to_section, section_at
 from .passage_sets import passage_set
 from .per_generation import PerGeneration
@@ -51,10 +52,6 @@ Span = tuple[int, int]
 DEFAULT_PASSAGE_CHARS = 600
 BM25_K1 = 1.2
 BM25_B = 0.75
-WINDOW_TOKENS = 254
-"""The windows the local embedder cuts: all-MiniLM-L6-v2 reads 256 word pieces, less
-[CLS] and [SEP], with 32 tokens of overlap (``LocalEmbedder``)."""
-WINDOW_OVERLAP = 32
 _HEADING = re.compile(r"#{1,6}\s")
 
 
@@ -178,7 +175,7 @@ def match_chunk(
 @lru_cache(maxsize=2048)
 def sentence_units(content: str, cuts: tuple[int, ...] | None = None) -> tuple[Span, ...]:
     """The sentences of ``content``, each trimmed of surrounding whitespace: from its stored
-    ``cuts`` (:func:`~hierdoc.pipeline.chunk.sentence_cuts`), else split now."""
+    ``cuts`` (:func:`~hierdoc.text.sentences.sentence_cuts`), else split now."""
     units = []
     spans = sentence_spans(content) if cuts is None else spans_from_cuts(content, cuts)
     for start, end in spans:
@@ -257,7 +254,7 @@ def _may_yield(tokens: _Tokens, terms: Collection[str]) -> list[str]:
 
 @dataclass(frozen=True)
 class _Tokens:
-    """A chunk's tokens (:func:`~hierdoc.search.analyze.token_spans`) by sentence unit."""
+    """A chunk's tokens (:func:`~hierdoc.text.analyze.token_spans`) by sentence unit."""
 
     distinct: tuple[str, ...]
     """Each distinct token, as written; only those that may yield a query term (by
@@ -496,21 +493,9 @@ def _default_window_spans(content: str, context: str) -> tuple[Span, ...]:
 
 
 def window_spans(content: str, context: str, tokenizer: Tokenizer) -> list[Span]:
-    """The character spans of ``content`` that the local embedder's windows covered, as
-    ``hierdoc.pipeline.embed.window_texts`` cuts them."""
-    prefix = _fitted_prefix(context.strip(), tokenizer, WINDOW_TOKENS // 2)
-    budget = WINDOW_TOKENS - tokenizer.count(prefix)
-    offsets = tokenizer.offsets(content)
-    if len(offsets) <= budget:
-        return [(0, len(content))]
-    step = max(1, budget - WINDOW_OVERLAP)
-    spans = []
-    for first in range(0, len(offsets), step):
-        last = min(first + budget, len(offsets)) - 1
-        spans.append((offsets[first][0], offsets[last][1]))
-        if last == len(offsets) - 1:
-            break
-    return spans
+    """The character spans of ``content`` that the local embedder's windows covered
+    (:func:`~hierdoc.text.windows.cut_windows` with the default model's geometry)."""
+    return list(cut_windows(content, context, tokenizer).spans)
 
 
 def _window_scores(

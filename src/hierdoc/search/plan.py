@@ -14,9 +14,10 @@ from typing import Any, Protocol
 from ..config import SearchPolicy, SearchSettings
 from ..errors import InputError
 from ..models import SearchFilter
-from ..pipeline.invisible import clean_text
+from ..text.invisible import clean_text
 from .glossary import QueryVocabulary
 from .relative_citations import RelativeCitation
+from .syntax import ParsedQuery
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,8 @@ class QueryPlan:
     """Relative citations ("paragraph (k)"), resolved when the plan is executed."""
     remainder: str = ""
     """The text without its citations: the query's words."""
+    parsed: ParsedQuery | None = None
+    """The syntax of ``text`` when an analyser has read it already (read once)."""
     vocabulary: QueryVocabulary = field(default_factory=QueryVocabulary)
     documents: int | None = None
     """How many documents the index holds (for generic headings); None when unknown."""

@@ -40,9 +40,9 @@ import numpy as np
 
 from ..config import DEFAULT_POLICY, SearchPolicy
 from ..models import Hit, SearchFilter, SectionRecord
-from ..pipeline.numbering import Citation, Label
 from ..store.base import Store
-from .analyze import analyze
+from ..text.analyze import analyze
+from ..text.numbering import Citation, Label
 from .citations import CitedSections, fill_sections, name_of, names_of, section_starts
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from ..errors import ProviderError
 from ..providers.rerank import Reranker, reranker_from
 
 __all__ = ["Reranked", "Reranker", "rerank", "reranker_for"]
-from ..store.base import Store
+from ..store.base import Records
 
 logger = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ def _cached(settings_json: str, context_json: str) -> Reranker:
 
 def rerank(
     reranker: Reranker,
-    store: Store,
+    store: Records,
     query: str,
     ordered: Sequence[tuple[str, float]],
     pinned: Sequence[str],

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 
 from ..config import SearchSettings
 from ..models import SearchFilter, SectionRecord
-from ..pipeline.numbering import find_citations
 from ..store.base import Store
+from ..text.numbering import find_citations
 from .analysers import NamedDocuments, QuerySyntax
 from .citations import CitedSections, cite_numbered
 from .glossary import Glossary

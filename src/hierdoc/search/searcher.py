@@ -39,10 +39,10 @@ from ..models import (
     SearchResult,
     StoredChunk,
 )
-from ..pipeline.extract.definitions import normalize_term
 from ..store.base import Store
+from ..text.analyze import analyze, analyze_query, analyze_words
+from ..text.normalize import normalize_term
 from .analysers import analysers_for
-from .analyze import analyze, analyze_query, analyze_words
 from .citations import CitedSections, cite_numbered, section_starts
 from .fuse import RULES, best_possible
 from .glossary import Glossary, QueryVocabulary

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..pipeline.numbering import find_citations
-from .analyze import analyze
+from ..text.analyze import analyze
+from ..text.numbering import find_citations
 from .relative_citations import RelativeCitation, attach_relative, find_relative_citations
 from .rule_citations import with_guidance
 

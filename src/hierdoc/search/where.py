@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import InputError, NotFoundError
 from ..models import DocumentRecord
-from ..store.base import Store
+from ..store.base import Records
 from .per_generation import PerGeneration
 
 Where = Mapping[str, str | Sequence[str]]
@@ -78,7 +78,7 @@ def sources_where(documents: Sequence[DocumentRecord], where: Where) -> list[str
     raise NotFoundError(f"no indexed document matches {asked} ({'; '.join(held)})")
 
 
-def narrow_sources(store: Store, named: Sequence[str], where: Where | None) -> list[str]:
+def narrow_sources(store: Records, named: Sequence[str], where: Where | None) -> list[str]:
     """The source filter of a search: the ``named`` sources (all when none), narrowed to
     those matching ``where``; empty means no filter (also when every document matches)."""
     if not where:

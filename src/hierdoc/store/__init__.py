@@ -1,5 +1,6 @@
-"""Storage behind one narrow interface (:class:`~hierdoc.store.base.Store`); one folder
-per backend, chosen by ``database.provider``.
+"""Storage behind narrow interfaces split by capability (:mod:`hierdoc.store.base`: a
+backend declares what it can do in ``store.capabilities``); one folder per backend,
+chosen by ``database.provider``.
 
 :func:`open_store` is the only way the rest of hierdoc gets a store: it looks the
 provider up in a registry of factories and imports the backend's module only then,
@@ -16,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
-from .base import Store, TextAnalyzer
+from ..text.analyze import TextAnalyzer
+from .base import Store
 
 __all__ = ["StoreRequest", "available_backends", "open_store", "register_backend"]
 

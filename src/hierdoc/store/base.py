@@ -1,19 +1,29 @@
-"""The one narrow interface between hierdoc and a storage backend.
+"""The narrow interfaces between hierdoc and a storage backend, split by capability.
 
-A backend keeps four things and answers four kinds of request:
+A backend keeps records and indexes and declares what it can do in
+:attr:`Lifecycle.capabilities` (a set of :class:`Capability`); callers test that set,
+never a method's answer, and the contract suite (:mod:`hierdoc.store.testing`) has one
+part per capability. The protocols, each a handful of verbs:
 
-- **records** (documents, sections, chunks, definitions, acronyms,
-  cross-references, vectors) written one document at a time, atomically, and
-  read back as the typed records of :mod:`hierdoc.models`;
-- **meta** (:class:`IndexMeta`) and the LLM **context cache**;
-- a **lexical index** that receives text already analysed into terms by the
-  :class:`TextAnalyzer` it was opened with, and ranks chunks by BM25 for a list
-  of query terms (the search stage analyses the query with the same analyzer
-  and asks :meth:`Store.doc_freq` for its back-off decisions);
-- a **vector index** ranking chunks by the cosine of their best window.
+- :class:`Lifecycle` (every store): the writer lock, the meta (:class:`IndexMeta`),
+  the LLM **context cache**, whole-document writes and deletes, rebuilds;
+- :class:`Records` (``RECORDS``): documents, sections, chunks, definitions, acronyms and
+  cross-references, written one document at a time, atomically, and read back as the
+  typed records of :mod:`hierdoc.models`;
+- :class:`Lexical` (``LEXICAL``): a lexical index that receives text already analysed
+  into terms by the :class:`~hierdoc.text.analyze.TextAnalyzer` it was opened with, and
+  ranks chunks by BM25 for a list of query terms (the search stage analyses the query
+  with the same analyzer and asks :meth:`Lexical.doc_freq` for its back-off decisions);
+- :class:`Vectors` (``VECTORS``): a vector index ranking chunks by the cosine of their
+  best window;
+- :class:`Lookups` (``ACRONYM_KEYS``, ``NAME_KEYS``): acronyms and document names looked
+  up by normalised key, declared only when the index holds current keys (a local file
+  written before them is read whole instead).
+
+:class:`Store` is all of them: what :func:`hierdoc.store.open_store` returns.
 
 One process writes an index at a time: every write happens while the store holds
-its **writer lock** (:meth:`Store.lock_writer`, taken by the write methods for
+its **writer lock** (:meth:`Lifecycle.lock_writer`, taken by the write methods for
 themselves when the caller does not hold it), and a second writer waits or gets
 an :class:`IndexBusyError`. A store opened read-only (``StoreRequest.read_only``)
 writes nothing, not even to bring derived indexes up to date.
@@ -23,8 +33,9 @@ a backend returns for a filter are exactly those for which
 :meth:`SearchFilter.matches` is true (the contract tests in
 :mod:`hierdoc.store.testing` check this for every backend).
 
-Backends register in :mod:`hierdoc.store` under a ``database.provider`` name;
-nothing outside ``store/`` imports a backend's module.
+Backends register in :mod:`hierdoc.store` under a ``database.provider`` name; outside
+``store/`` only the CLI's maintenance commands (``check``, ``migrate``) import a backend's
+module (tests/unit/test_layers.py checks this).
 """
 
 from __future__ import annotations
@@ -35,7 +46,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
+from enum import Enum
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
@@ -99,20 +111,6 @@ def locked_write(method: Callable[Concatenate[_S, _P], _R]) -> Callable[Concaten
 
 
 @dataclass(frozen=True)
-class TextAnalyzer:
-    """How text becomes lexical terms; a store indexes exactly what this returns.
-
-    ``terms`` gives the BM25 terms of a text (indexing and queries alike), ``words``
-    the unstemmed words for exact phrases. ``version`` changes whenever either
-    changes, so a lexical index built with other terms is rebuilt.
-    """
-
-    version: int
-    terms: Callable[[str], list[str]]
-    words: Callable[[str], list[str]]
-
-
-@dataclass(frozen=True)
 class IndexMeta:
     """What an index records about itself, beside its records."""
 
@@ -171,7 +169,38 @@ class ContextCache(Protocol):
         ...
 
 
-class Store(Protocol):
+class Capability(str, Enum):
+    """What a store can do beyond keeping records; a store declares its own in
+    :attr:`Store.capabilities`, and the contract suite (:mod:`hierdoc.store.testing`)
+    checks each declared capability with its own tests."""
+
+    RECORDS = "records"
+    """Documents, sections, chunks and extractions read back by id, source or section
+    (:class:`Records`)."""
+    LEXICAL = "lexical"
+    """BM25 over analysed terms and exact phrases (:class:`Lexical`)."""
+    VECTORS = "vectors"
+    """Chunks ranked by the cosine of their best window (:class:`Vectors`)."""
+    ACRONYM_KEYS = "acronym keys"
+    """Acronyms looked up by their normalised keys (:meth:`Lookups.acronyms_matching`)."""
+    NAME_KEYS = "name keys"
+    """Documents' name keys looked up by key (:meth:`Lookups.name_keys`)."""
+
+
+CORE_CAPABILITIES = frozenset({Capability.RECORDS, Capability.LEXICAL, Capability.VECTORS})
+"""What every backend of hierdoc's own does; the key look-ups depend on the index."""
+
+
+class Lifecycle(Protocol):
+    """The single writer, the meta, whole-document writes and rebuilds: what every store
+    does, whatever else it can."""
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """What this store can do; may grow while it is open (an index written before the
+        look-up keys were stored gains them when a writer fills them)."""
+        ...
+
     @property
     def generation(self) -> int:
         """Grows with every write; derived state is current when it was built at this value."""
@@ -179,8 +208,6 @@ class Store(Protocol):
 
     @property
     def context_cache(self) -> ContextCache: ...
-
-    # the single writer
 
     def lock_writer(self, wait: bool | None = None) -> AbstractContextManager[None]:
         """Hold the index's one writer lock for the block: reentrant within this store,
@@ -190,13 +217,9 @@ class Store(Protocol):
         raises :class:`StoreError`."""
         ...
 
-    # meta
-
     def read_meta(self) -> IndexMeta: ...
 
     def write_meta(self, meta: IndexMeta) -> None: ...
-
-    # writes
 
     def write_document(
         self,
@@ -219,8 +242,6 @@ class Store(Protocol):
         """Make every write visible to searches and durable in derived indexes."""
         ...
 
-    # rebuilds (``ingest --force``): readers see the old index whole until the swap
-
     def begin_rebuild(self) -> bool:
         """Under the writer lock, go on writing into a new, empty index (the meta and the
         context cache kept) while readers go on seeing the live one. False when a rebuild
@@ -242,11 +263,25 @@ class Store(Protocol):
         """See writes made by another process since this store was opened."""
         ...
 
-    # records
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class Records(Protocol):
+    """Records read back by id, source or section: :attr:`Capability.RECORDS`."""
 
     def documents(self) -> list[DocumentRecord]: ...
 
     def document_hashes(self) -> dict[str, str]: ...
+
+    def document_count(self) -> int:
+        """How many documents the index holds (a count, not a read of the records)."""
+        ...
+
+    def chunk_count(self) -> int:
+        """How many chunks the index holds, summed from the documents' own counts (one row
+        per document, not a count over the chunks)."""
+        ...
 
     def get_chunks(self, chunk_ids: Sequence[str]) -> dict[str, StoredChunk]: ...
 
@@ -289,14 +324,6 @@ class Store(Protocol):
         """Documents with at least one chunk whose context came from ``context_source``."""
         ...
 
-    def iter_vectors(self) -> Iterator[tuple[str, np.ndarray]]:
-        """Each chunk's id with its windows' vectors, by document and reading order."""
-        ...
-
-    def vectors_of(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """The windows' vectors of the given chunks; ids not stored are left out."""
-        ...
-
     def sections(self, section_id: str, source: str | None = None) -> list[SectionRecord]:
         """Every section with this id, in (source, ordinal) order; only ``source``'s when
         given (a primary-key lookup, where all documents may have the id)."""
@@ -323,33 +350,6 @@ class Store(Protocol):
 
     def acronyms(self) -> list[Acronym]: ...
 
-    def acronyms_matching(
-        self, keys: Sequence[str], long_forms: Sequence[str]
-    ) -> list[Acronym] | None:
-        """The acronyms whose ``normalize_acronym`` key is among ``keys`` or whose long form's
-        ``normalize_phrase`` is among ``long_forms``, in stored order (an index lookup, for
-        the glossary); None when the index cannot look them up by key (a local file written
-        before the keys were stored): the caller then reads :meth:`acronyms`."""
-        ...
-
-    def name_keys(self, kind: str, keys: Sequence[str]) -> list[tuple[str, str, str]] | None:
-        """(key, value, source) of the document name keys of ``kind`` whose key is among
-        ``keys`` (an index lookup): the keys :func:`hierdoc.search.names.name_keys` gives
-        each document, stored when it is written and removed with it. None when the index
-        holds no current keys (written before they were stored, or of another
-        ``NAME_KEYS_VERSION``, not yet rebuilt by a writer): the caller then reads
-        :meth:`documents`."""
-        ...
-
-    def document_count(self) -> int:
-        """How many documents the index holds (a count, not a read of the records)."""
-        ...
-
-    def chunk_count(self) -> int:
-        """How many chunks the index holds, summed from the documents' own counts (one row
-        per document, not a count over the chunks)."""
-        ...
-
     def chunk_terms(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]: ...
 
     def references_from(self, chunk_ids: Sequence[str]) -> list[CrossRef]: ...
@@ -359,7 +359,12 @@ class Store(Protocol):
         into that document (their target's document, or their own when it has none)."""
         ...
 
-    # retrieval
+    def stats(self) -> StoreStats: ...
+
+
+@runtime_checkable
+class Lexical(Protocol):
+    """The lexical index over the terms of the store's analyzer: :attr:`Capability.LEXICAL`."""
 
     def doc_freq(self, terms: Sequence[str]) -> dict[str, int]:
         """How many chunks hold each analysed term in the lexical index."""
@@ -373,10 +378,52 @@ class Store(Protocol):
         """Chunks holding the analysed ``words`` consecutively."""
         ...
 
+
+@runtime_checkable
+class Vectors(Protocol):
+    """The vector index of every chunk's windows: :attr:`Capability.VECTORS`."""
+
     def vector_search(self, vector: np.ndarray, k: int, filt: SearchFilter | None) -> list[Hit]:
         """Chunks by the cosine similarity of their best window, best first."""
         ...
 
-    def stats(self) -> StoreStats: ...
+    def iter_vectors(self) -> Iterator[tuple[str, np.ndarray]]:
+        """Each chunk's id with its windows' vectors, by document and reading order."""
+        ...
 
-    def close(self) -> None: ...
+    def vectors_of(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The windows' vectors of the given chunks; ids not stored are left out."""
+        ...
+
+
+@runtime_checkable
+class Lookups(Protocol):
+    """Look-ups by normalised key: :attr:`Capability.ACRONYM_KEYS` and
+    :attr:`Capability.NAME_KEYS`, each declared only when the index holds the keys."""
+
+    def acronyms_matching(self, keys: Sequence[str], long_forms: Sequence[str]) -> list[Acronym]:
+        """The acronyms whose ``normalize_acronym`` key is among ``keys`` or whose long form's
+        ``normalize_phrase`` is among ``long_forms``, in stored order (an index lookup, for
+        the glossary). Only on a store declaring :attr:`Capability.ACRONYM_KEYS`; another
+        raises :class:`StoreError` (the caller reads :meth:`Records.acronyms` instead)."""
+        ...
+
+    def name_keys(self, kind: str, keys: Sequence[str]) -> list[tuple[str, str, str]]:
+        """(key, value, source) of the document name keys of ``kind`` whose key is among
+        ``keys`` (an index lookup): the keys :func:`hierdoc.text.names.name_keys` gives
+        each document, stored when it is written and removed with it. Only on a store
+        declaring :attr:`Capability.NAME_KEYS` (it holds current keys); another raises
+        :class:`StoreError` (the caller reads :meth:`Records.documents` instead)."""
+        ...
+
+
+class Store(Lifecycle, Records, Lexical, Vectors, Lookups, Protocol):
+    """A whole backend: what :func:`hierdoc.store.open_store` returns. Code that needs one
+    capability takes its protocol (the section and document look-ups of the search stage
+    take :class:`Records`)."""
+
+
+def require(store: Lifecycle, capability: Capability) -> None:
+    """Refuse a call that needs ``capability`` on a store that does not declare it."""
+    if capability not in store.capabilities:
+        raise StoreError(f"this index cannot do {capability.value} look-ups")

@@ -1,11 +1,16 @@
 """The store contract: what every backend must do, as pytest checks a backend's tests inherit.
 
-A backend's test module subclasses :class:`StoreContract` and provides a ``store``
-fixture (an empty store of :data:`DIMENSION` opened with
-:data:`~hierdoc.search.analyze.TEXT_ANALYZER`) and, when two stores opened on the
-same location share their writes (``SHARES_WRITES = True``), a ``second_store``
-fixture. The checks write a small two-document corpus through the protocol and read
-it back through every method: records, meta, the context cache, BM25 scores against
+The contract comes in parts, one per capability a store declares
+(:class:`~hierdoc.store.base.Capability`), as Haystack's document-store tests do:
+:class:`LifecycleContract` (every store), :class:`RecordsContract`,
+:class:`LexicalContract`, :class:`VectorsContract` and :class:`LookupsContract`;
+:class:`StoreContract` is all of them. A backend's test module subclasses the parts it
+declares (a declared capability without its part fails) and provides a ``store`` fixture
+(an empty store of :data:`DIMENSION` opened with
+:data:`~hierdoc.text.analyze.TEXT_ANALYZER`) and, when two stores opened on the same
+location share their writes (``SHARES_WRITES = True``), a ``second_store`` fixture.
+The checks write a small two-document corpus through the protocol and read it back
+through every method: records, meta, the context cache, BM25 scores against
 a reference formula, phrases, best-window vectors, and filters against
 :meth:`SearchFilter.matches`, the one rule every backend must agree with.
 
@@ -34,10 +39,20 @@ from ..models import (
     Section,
     StoredChunk,
 )
-from ..pipeline.extract.definitions import normalize_term
-from ..search.analyze import TEXT_ANALYZER
-from ..search.names import NAMES, SHORT, WORD, WRITTEN, name_keys
-from .base import ContextEntry, IndexBusyError, IndexMeta, Store
+from ..text.analyze import TEXT_ANALYZER
+from ..text.names import NAMES, SHORT, WORD, WRITTEN, name_keys
+from ..text.normalize import normalize_acronym, normalize_phrase, normalize_term
+from .base import (
+    Capability,
+    ContextEntry,
+    IndexBusyError,
+    IndexMeta,
+    Lexical,
+    Lookups,
+    Records,
+    Store,
+    Vectors,
+)
 
 DIMENSION = 4
 
@@ -176,7 +191,6 @@ def _name_rows(store: Store, documents: Sequence[DocumentRecord]) -> set[tuple[s
     for kind in (WRITTEN, SHORT, WORD, NAMES):
         keys = sorted({key for k, key, _, _ in _expected_names(documents) if k == kind})
         rows = store.name_keys(kind, keys)
-        assert rows is not None
         assert len(rows) == len(set(rows)), rows
         found |= {(kind, *row) for row in rows}
     return found
@@ -186,8 +200,9 @@ def _ids(hits: Sequence) -> list[str]:
     return [h.chunk_id for h in hits]
 
 
-class StoreContract:
-    """The checks; see the module docstring for the fixtures a subclass provides."""
+class StoreFixtures:
+    """The corpus every part of the contract writes; see the module docstring for the
+    fixtures a subclass provides."""
 
     SHARES_WRITES = False
 
@@ -202,15 +217,21 @@ class StoreContract:
     def all_chunks() -> list[StoredChunk]:
         return corpus_chunks("a.md") + corpus_chunks("b.md")
 
-    def test_documents_and_hashes(self, filled: Store) -> None:
-        assert [d.source for d in filled.documents()] == ["a.md", "b.md"]
-        alpha = filled.documents()[0]
-        assert alpha == DocumentRecord("a.md", "Alpha Act", "h1", "md", 100, 4, pages=6)
-        assert alpha.metadata == _METADATA
-        assert filled.documents()[1].pages is None and filled.documents()[1].metadata == {}
-        stamp = filled.documents()[0].ingested_at
-        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", stamp), stamp
-        assert filled.document_hashes() == {"a.md": "h1", "b.md": "h1"}
+
+class LifecycleContract(StoreFixtures):
+    """Every store: whole-document writes, deletes, rebuilds, the meta, the context cache
+    and the one writer; what is written is checked through each index it reaches."""
+
+    def test_each_declared_capability_is_tested(self, store: Store) -> None:
+        parts = {
+            Capability.RECORDS: RecordsContract,
+            Capability.LEXICAL: LexicalContract,
+            Capability.VECTORS: VectorsContract,
+            Capability.ACRONYM_KEYS: LookupsContract,
+            Capability.NAME_KEYS: LookupsContract,
+        }
+        untested = {c for c in store.capabilities if not isinstance(self, parts[c])}
+        assert untested == set(), f"{type(self).__name__} does not run the tests of {untested}"
 
     def test_generation_grows_with_each_write(self, store: Store) -> None:
         before = store.generation
@@ -218,55 +239,6 @@ class StoreContract:
         after_write = store.generation
         store.delete_documents(["a.md"])
         assert before < after_write < store.generation
-
-    def test_chunks_come_back_as_written(self, filled: Store) -> None:
-        expected = {s.chunk.chunk_id: s for s in self.all_chunks()}
-        got = filled.get_chunks([*expected, "missing#9"])
-        assert set(got) == set(expected)
-        for chunk_id, stored in got.items():
-            assert replace(stored.chunk, sections=()) == replace(
-                expected[chunk_id].chunk, sections=()
-            )
-            assert (stored.context, stored.context_source) == (
-                expected[chunk_id].context,
-                "structural",
-            )
-        assert _ids(c.chunk for c in filled.chunks_of_source("a.md")) == [
-            f"a.md#{i}" for i in range(4)
-        ]
-
-    def test_section_holders_are_the_first_documents_with_the_section(self, filled: Store) -> None:
-        for section_id in ("article-17", "article-1", "nowhere"):
-            expected = [s.source for s in filled.sections(section_id) if s.chunk_id]
-            for limit in (1, 2, 10):
-                assert filled.section_holders(section_id, limit) == expected[:limit]
-
-    def test_chunks_of_sections_and_under(self, filled: Store) -> None:
-        assert _ids(c.chunk for c in filled.chunks_of_sections(["article-17"])) == ["a.md#2"]
-        under = filled.chunks_under("article-17")
-        assert _ids(c.chunk for c in under) == ["a.md#2", "a.md#3"]
-        assert filled.chunk_ids_under("article-17") == ["a.md#2", "a.md#3"]
-        assert filled.chunk_ids_under("nowhere") == []
-        assert filled.chunks_of_sections(["nowhere"]) == []
-
-    def test_section_starts_are_the_chunks_of_sections_in_brief(self, filled: Store) -> None:
-        for ids in (["article-17"], ["article-17", "article-1", "nowhere"], ["nowhere"], []):
-            expected = [
-                (s.chunk.source, s.chunk.chunk_id, s.chunk.section_id)
-                for s in filled.chunks_of_sections(ids)
-            ]
-            assert filled.section_starts(ids) == expected, ids
-        assert filled.section_starts(["article-17"]) == [("a.md", "a.md#2", "article-17")]
-        both = ["article-17", "article-2"]
-        assert [s[0] for s in filled.section_starts(both)] == ["a.md", "b.md"]
-        assert filled.section_starts(both, ["b.md"]) == [("b.md", "b.md#1", "article-2")]
-        assert filled.section_starts(both, ["c.md"]) == filled.section_starts(both, []) == []
-
-    def test_sections_are_counted_up_to_a_limit(self, filled: Store) -> None:
-        ids = ["article-17", "article-2", "article-1", "nowhere"]
-        assert filled.count_sections(ids, 10) == 3
-        assert filled.count_sections(ids, 2) == 2
-        assert filled.count_sections(["nowhere"], 10) == filled.count_sections([], 10) == 0
 
     def test_a_new_version_replaces_the_whole_document(self, filled: Store) -> None:
         chunk = replace(corpus_chunks("a.md")[0].chunk, chunk_id="a.md#new", content="Gone.")
@@ -353,29 +325,6 @@ class StoreContract:
         filled.publish_rebuild()  # nothing under way: nothing happens
         assert set(filled.document_hashes()) == {"a.md", "b.md"}
 
-    def test_name_keys_are_stored_and_go_with_their_document(self, filled: Store) -> None:
-        """The name keys of each document (search.names.name_keys) are looked up by kind
-        and key, a new version's replace the old, and a deleted document's are gone."""
-        documents = filled.documents()
-        assert filled.document_count() == 2
-        assert filled.chunk_count() == sum(d.chunk_count for d in documents) > 0
-        assert filled.name_keys(WORD, []) == []
-        assert _name_rows(filled, documents) == _expected_names(documents)
-        found = filled.name_keys(WORD, ["alpha", "beta", "gamma"])
-        assert sorted(found or []) == [("alpha", "", "a.md"), ("beta", "", "b.md")]
-        renamed = replace(documents[1], title="Gamma Services Agreement", metadata={})
-        chunks = corpus_chunks("b.md")
-        filled.write_document(renamed, corpus_sections("b.md"), chunks, corpus_vectors(chunks))
-        filled.flush()
-        assert _name_rows(filled, [documents[0], renamed]) == _expected_names(
-            [documents[0], renamed]
-        )
-        assert filled.name_keys(WORD, ["beta"]) == []
-        filled.delete_documents(["a.md"])
-        filled.flush()
-        assert filled.document_count() == 1
-        assert _name_rows(filled, [documents[0], renamed]) == _expected_names([renamed])
-
     def test_meta_and_context_cache(self, store: Store) -> None:
         meta = IndexMeta("model-x", DIMENSION, "abc123", {"calls": 3, "model": "m"})
         store.write_meta(meta)
@@ -389,6 +338,105 @@ class StoreContract:
             ContextEntry("m", "p1", "d", "c", "situated"),
             ContextEntry("m", "p2", "d", "c", "another"),
         ]
+
+    def test_a_second_store_sees_flushed_writes(self, request: pytest.FixtureRequest) -> None:
+        if not self.SHARES_WRITES:
+            pytest.skip("this backend's stores do not share a location")
+        first: Store = request.getfixturevalue("store")
+        second: Store = request.getfixturevalue("second_store")
+        write_corpus(first, "b.md")
+        first.flush()
+        second.refresh()
+        assert second.document_hashes() == {"b.md": "h1"}
+        assert _ids(second.keyword_search(TEXT_ANALYZER.terms("notice"), 10, None))
+        assert len(second.vector_search(np.ones(DIMENSION, dtype=np.float32), 10, None)) == 2
+
+    def test_the_writer_lock_is_reentrant_and_writes_are_visible_after(self, store: Store) -> None:
+        with store.lock_writer(), store.lock_writer(wait=False):
+            write_corpus(store, "b.md")
+        assert store.document_hashes() == {"b.md": "h1"}
+        assert _ids(store.keyword_search(TEXT_ANALYZER.terms("notice"), 10, None))
+
+    def test_one_writer_at_a_time(self, request: pytest.FixtureRequest) -> None:
+        if not self.SHARES_WRITES:
+            pytest.skip("this backend's stores do not share a location")
+        first: Store = request.getfixturevalue("store")
+        second: Store = request.getfixturevalue("second_store")
+        with first.lock_writer():
+            with pytest.raises(IndexBusyError), second.lock_writer(wait=False):
+                pass  # pragma: no cover - the lock is held by the first store
+            write_corpus(first, "b.md")
+        with second.lock_writer(wait=False):
+            write_corpus(second, "a.md")
+        first.refresh()
+        assert first.document_hashes() == {"a.md": "h1", "b.md": "h1"}
+
+
+class RecordsContract(StoreFixtures):
+    """:attr:`Capability.RECORDS`: records read back by id, source and section."""
+
+    def test_declares_records(self, store: Store) -> None:
+        assert Capability.RECORDS in store.capabilities
+        assert isinstance(store, Records)
+
+    def test_documents_and_hashes(self, filled: Store) -> None:
+        assert [d.source for d in filled.documents()] == ["a.md", "b.md"]
+        alpha = filled.documents()[0]
+        assert alpha == DocumentRecord("a.md", "Alpha Act", "h1", "md", 100, 4, pages=6)
+        assert alpha.metadata == _METADATA
+        assert filled.documents()[1].pages is None and filled.documents()[1].metadata == {}
+        stamp = filled.documents()[0].ingested_at
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", stamp), stamp
+        assert filled.document_hashes() == {"a.md": "h1", "b.md": "h1"}
+
+    def test_chunks_come_back_as_written(self, filled: Store) -> None:
+        expected = {s.chunk.chunk_id: s for s in self.all_chunks()}
+        got = filled.get_chunks([*expected, "missing#9"])
+        assert set(got) == set(expected)
+        for chunk_id, stored in got.items():
+            assert replace(stored.chunk, sections=()) == replace(
+                expected[chunk_id].chunk, sections=()
+            )
+            assert (stored.context, stored.context_source) == (
+                expected[chunk_id].context,
+                "structural",
+            )
+        assert _ids(c.chunk for c in filled.chunks_of_source("a.md")) == [
+            f"a.md#{i}" for i in range(4)
+        ]
+
+    def test_section_holders_are_the_first_documents_with_the_section(self, filled: Store) -> None:
+        for section_id in ("article-17", "article-1", "nowhere"):
+            expected = [s.source for s in filled.sections(section_id) if s.chunk_id]
+            for limit in (1, 2, 10):
+                assert filled.section_holders(section_id, limit) == expected[:limit]
+
+    def test_chunks_of_sections_and_under(self, filled: Store) -> None:
+        assert _ids(c.chunk for c in filled.chunks_of_sections(["article-17"])) == ["a.md#2"]
+        under = filled.chunks_under("article-17")
+        assert _ids(c.chunk for c in under) == ["a.md#2", "a.md#3"]
+        assert filled.chunk_ids_under("article-17") == ["a.md#2", "a.md#3"]
+        assert filled.chunk_ids_under("nowhere") == []
+        assert filled.chunks_of_sections(["nowhere"]) == []
+
+    def test_section_starts_are_the_chunks_of_sections_in_brief(self, filled: Store) -> None:
+        for ids in (["article-17"], ["article-17", "article-1", "nowhere"], ["nowhere"], []):
+            expected = [
+                (s.chunk.source, s.chunk.chunk_id, s.chunk.section_id)
+                for s in filled.chunks_of_sections(ids)
+            ]
+            assert filled.section_starts(ids) == expected, ids
+        assert filled.section_starts(["article-17"]) == [("a.md", "a.md#2", "article-17")]
+        both = ["article-17", "article-2"]
+        assert [s[0] for s in filled.section_starts(both)] == ["a.md", "b.md"]
+        assert filled.section_starts(both, ["b.md"]) == [("b.md", "b.md#1", "article-2")]
+        assert filled.section_starts(both, ["c.md"]) == filled.section_starts(both, []) == []
+
+    def test_sections_are_counted_up_to_a_limit(self, filled: Store) -> None:
+        ids = ["article-17", "article-2", "article-1", "nowhere"]
+        assert filled.count_sections(ids, 10) == 3
+        assert filled.count_sections(ids, 2) == 2
+        assert filled.count_sections(["nowhere"], 10) == filled.count_sections([], 10) == 0
 
     def test_sections_and_headings(self, filled: Store) -> None:
         (article,) = filled.sections("article-17")
@@ -439,6 +487,35 @@ class StoreContract:
         assert filled.references_to(["article-1"], into=ref.target_source or ref.source) == [ref]
         assert filled.references_to(["article-1"], into="elsewhere.md") == []
 
+    def test_stats_count_what_is_stored(self, filled: Store) -> None:
+        stats = filled.stats()
+        assert (stats.documents, stats.sections, stats.chunks) == (2, 6, 6)
+        assert (stats.vectors, stats.definitions, stats.acronyms, stats.crossrefs) == (9, 1, 1, 1)
+        assert stats.generation == filled.generation
+
+    def test_sources_with_context(self, filled: Store) -> None:
+        assert filled.sources_with_context("structural") == {"a.md", "b.md"}
+        assert filled.sources_with_context("llm") == set()
+
+    @pytest.mark.parametrize("filt", [f for f in FILTERS if f.section_prefix], ids=str)
+    def test_chunks_under_agree_with_the_filter_rule(
+        self, filled: Store, filt: SearchFilter
+    ) -> None:
+        assert filt.section_prefix
+        allowed = {s.chunk.chunk_id for s in self.all_chunks() if filt.matches(s.chunk)}
+        under = filled.chunks_under(filt.section_prefix, filt)
+        assert {s.chunk.chunk_id for s in under} == allowed
+        ids = filled.chunk_ids_under(filt.section_prefix, filt)
+        assert ids == [s.chunk.chunk_id for s in under]
+
+
+class LexicalContract(StoreFixtures):
+    """:attr:`Capability.LEXICAL`: BM25 against a reference formula, phrases, filters."""
+
+    def test_declares_lexical(self, store: Store) -> None:
+        assert Capability.LEXICAL in store.capabilities
+        assert isinstance(store, Lexical)
+
     def test_keyword_search_scores_bm25(self, filled: Store) -> None:
         chunks = self.all_chunks()
         documents = [TEXT_ANALYZER.terms(f"{s.context}\n{s.chunk.content}") for s in chunks]
@@ -462,6 +539,33 @@ class StoreContract:
         assert filled.phrase_search(words("funds escrow"), 10, None) == []
         assert _ids(filled.phrase_search(words("Article 170"), 10, None)) == ["b.md#0"]
 
+    @pytest.mark.parametrize("filt", FILTERS, ids=str)
+    def test_lexical_filters_agree_with_the_reference_rule(
+        self, filled: Store, filt: SearchFilter
+    ) -> None:
+        chunks = self.all_chunks()
+        allowed = {s.chunk.chunk_id for s in chunks if filt.matches(s.chunk)}
+        everywhere = TEXT_ANALYZER.terms("escrow notice controller")
+        keyword = filled.keyword_search(everywhere, 100, filt)
+        having = {
+            s.chunk.chunk_id
+            for s in chunks
+            if set(everywhere) & set(TEXT_ANALYZER.terms(f"{s.context}\n{s.chunk.content}"))
+        }
+        assert set(_ids(keyword)) == allowed & having
+        phrase = filled.phrase_search(TEXT_ANALYZER.words("escrow"), 100, filt)
+        assert set(_ids(phrase)) == allowed & {
+            s.chunk.chunk_id for s in chunks if "escrow" in s.chunk.content.lower()
+        }
+
+
+class VectorsContract(StoreFixtures):
+    """:attr:`Capability.VECTORS`: best-window cosine, stored windows, filters."""
+
+    def test_declares_vectors(self, store: Store) -> None:
+        assert Capability.VECTORS in store.capabilities
+        assert isinstance(store, Vectors)
+
     def test_vector_search_scores_the_best_window(self, filled: Store) -> None:
         chunks = self.all_chunks()
         windows = corpus_vectors(corpus_chunks("a.md")) + corpus_vectors(corpus_chunks("b.md"))
@@ -482,67 +586,57 @@ class StoreContract:
         assert np.allclose(some["a.md#3"], windows[3]) and some["b.md#1"].shape == (2, DIMENSION)
 
     @pytest.mark.parametrize("filt", FILTERS, ids=str)
-    def test_filters_agree_with_the_reference_rule(self, filled: Store, filt: SearchFilter) -> None:
-        chunks = self.all_chunks()
-        allowed = {s.chunk.chunk_id for s in chunks if filt.matches(s.chunk)}
-        everywhere = TEXT_ANALYZER.terms("escrow notice controller")
-        keyword = filled.keyword_search(everywhere, 100, filt)
-        having = {
-            s.chunk.chunk_id
-            for s in chunks
-            if set(everywhere) & set(TEXT_ANALYZER.terms(f"{s.context}\n{s.chunk.content}"))
-        }
-        assert set(_ids(keyword)) == allowed & having
+    def test_vector_filters_agree_with_the_reference_rule(
+        self, filled: Store, filt: SearchFilter
+    ) -> None:
+        allowed = {s.chunk.chunk_id for s in self.all_chunks() if filt.matches(s.chunk)}
         vector = filled.vector_search(np.ones(DIMENSION, dtype=np.float32) / 2, 100, filt)
         assert set(_ids(vector)) == allowed
-        phrase = filled.phrase_search(TEXT_ANALYZER.words("escrow"), 100, filt)
-        assert set(_ids(phrase)) == allowed & {
-            s.chunk.chunk_id for s in chunks if "escrow" in s.chunk.content.lower()
-        }
-        if filt.section_prefix:
-            under = filled.chunks_under(filt.section_prefix, filt)
-            assert {s.chunk.chunk_id for s in under} == allowed
-            ids = filled.chunk_ids_under(filt.section_prefix, filt)
-            assert ids == [s.chunk.chunk_id for s in under]
 
-    def test_stats_count_what_is_stored(self, filled: Store) -> None:
-        stats = filled.stats()
-        assert (stats.documents, stats.sections, stats.chunks) == (2, 6, 6)
-        assert (stats.vectors, stats.definitions, stats.acronyms, stats.crossrefs) == (9, 1, 1, 1)
-        assert stats.generation == filled.generation
 
-    def test_sources_with_context(self, filled: Store) -> None:
-        assert filled.sources_with_context("structural") == {"a.md", "b.md"}
-        assert filled.sources_with_context("llm") == set()
+class LookupsContract(StoreFixtures):
+    """:attr:`Capability.ACRONYM_KEYS` and :attr:`Capability.NAME_KEYS`: look-ups by key."""
 
-    def test_a_second_store_sees_flushed_writes(self, request: pytest.FixtureRequest) -> None:
-        if not self.SHARES_WRITES:
-            pytest.skip("this backend's stores do not share a location")
-        first: Store = request.getfixturevalue("store")
-        second: Store = request.getfixturevalue("second_store")
-        write_corpus(first, "b.md")
-        first.flush()
-        second.refresh()
-        assert second.document_hashes() == {"b.md": "h1"}
-        assert _ids(second.keyword_search(TEXT_ANALYZER.terms("notice"), 10, None))
-        assert len(second.vector_search(np.ones(DIMENSION, dtype=np.float32), 10, None)) == 2
+    def test_declares_the_key_lookups(self, store: Store) -> None:
+        assert {Capability.ACRONYM_KEYS, Capability.NAME_KEYS} <= store.capabilities
+        assert isinstance(store, Lookups)
 
-    def test_the_writer_lock_is_reentrant_and_writes_are_visible_after(self, store: Store) -> None:
-        with store.lock_writer(), store.lock_writer(wait=False):
-            write_corpus(store, "b.md")
-        assert store.document_hashes() == {"b.md": "h1"}
-        assert _ids(store.keyword_search(TEXT_ANALYZER.terms("notice"), 10, None))
+    def test_name_keys_are_stored_and_go_with_their_document(self, filled: Store) -> None:
+        """The name keys of each document (text.names.name_keys) are looked up by kind
+        and key, a new version's replace the old, and a deleted document's are gone."""
+        documents = filled.documents()
+        assert filled.document_count() == 2
+        assert filled.chunk_count() == sum(d.chunk_count for d in documents) > 0
+        assert filled.name_keys(WORD, []) == []
+        assert _name_rows(filled, documents) == _expected_names(documents)
+        found = filled.name_keys(WORD, ["alpha", "beta", "gamma"])
+        assert sorted(found) == [("alpha", "", "a.md"), ("beta", "", "b.md")]
+        renamed = replace(documents[1], title="Gamma Services Agreement", metadata={})
+        chunks = corpus_chunks("b.md")
+        filled.write_document(renamed, corpus_sections("b.md"), chunks, corpus_vectors(chunks))
+        filled.flush()
+        assert _name_rows(filled, [documents[0], renamed]) == _expected_names(
+            [documents[0], renamed]
+        )
+        assert filled.name_keys(WORD, ["beta"]) == []
+        filled.delete_documents(["a.md"])
+        filled.flush()
+        assert filled.document_count() == 1
+        assert _name_rows(filled, [documents[0], renamed]) == _expected_names([renamed])
 
-    def test_one_writer_at_a_time(self, request: pytest.FixtureRequest) -> None:
-        if not self.SHARES_WRITES:
-            pytest.skip("this backend's stores do not share a location")
-        first: Store = request.getfixturevalue("store")
-        second: Store = request.getfixturevalue("second_store")
-        with first.lock_writer():
-            with pytest.raises(IndexBusyError), second.lock_writer(wait=False):
-                pass  # pragma: no cover - the lock is held by the first store
-            write_corpus(first, "b.md")
-        with second.lock_writer(wait=False):
-            write_corpus(second, "a.md")
-        first.refresh()
-        assert first.document_hashes() == {"a.md": "h1", "b.md": "h1"}
+    def test_acronyms_are_looked_up_by_their_keys(self, filled: Store) -> None:
+        """By the acronym's key (``normalize_acronym``: "E.A." finds "EA") or the long
+        form's (``normalize_phrase``), in stored order; nothing for other keys."""
+        (acronym,) = filled.acronyms()
+        assert filled.acronyms_matching([normalize_acronym("E.A.")], []) == [acronym]
+        assert filled.acronyms_matching([], [normalize_phrase("escrow-agent")]) == [acronym]
+        assert filled.acronyms_matching(["ea"], ["escrow agent"]) == [acronym]
+        assert filled.acronyms_matching(["xyz"], ["no such phrase"]) == []
+        assert filled.acronyms_matching([], []) == []
+
+
+class StoreContract(
+    LifecycleContract, RecordsContract, LexicalContract, VectorsContract, LookupsContract
+):
+    """The whole contract, for a backend that declares every capability; a backend that
+    declares fewer inherits :class:`LifecycleContract` and the parts it declares."""

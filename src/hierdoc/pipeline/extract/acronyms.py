@@ -14,9 +14,10 @@ count towards the word limit.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import cache
+
+from ...text.normalize import is_plural_acronym, normalize_acronym, normalize_phrase
 
 MAX_ACRONYM = 10
 _SMALL_WORDS = "of and the for on in to a an at by with from or & under upon into as per via"
@@ -59,28 +60,6 @@ def find_acronyms(text: str) -> list[FoundAcronym]:
     return found
 
 
-def normalize_acronym(text: str) -> str:
-    """A lookup key: "EACA", "eaca", "E.A.C.A.", "E-A-C-A" -> "eaca"; "SMEs" -> "sme"."""
-    core = re.sub(r"[^0-9A-Za-z]", "", unicodedata.normalize("NFKC", text))
-    if _is_plural(core):
-        core = core[:-1]
-    return core.casefold()
-
-
-def normalize_phrase(text: str) -> str:
-    """Casefolded, hyphens as spaces, punctuation dropped, whitespace collapsed."""
-    text = unicodedata.normalize("NFKC", text).casefold()
-    text = re.sub(r"[\u2010-\u2015\u2212\-/]+", " ", text)
-    text = re.sub(r"[^\w\s]", "", text)
-    return " ".join(text.split())
-
-
-def _is_plural(core: str) -> bool:
-    """True for a plural acronym: capitals and a final lower-case s ("SMEs", "HCEs")."""
-    body = core[:-1]
-    return core.endswith("s") and sum(c.isupper() for c in body) >= 2 and body == body.upper()
-
-
 def _acronym_shape(acronym: str) -> bool:
     """2-10 characters, at least two capitals, mostly capitals: not a word nor a citation."""
     core = acronym.replace(".", "")
@@ -98,7 +77,7 @@ def _acronym_shape(acronym: str) -> bool:
 def _letters(acronym: str) -> list[str]:
     """Spellings to match, the singular first for a plural acronym ("SMEs" -> "sme", "smes")."""
     core = "".join(c for c in acronym.casefold() if c.isalnum())
-    return [core[:-1], core] if _is_plural(re.sub(r"[^0-9A-Za-z]", "", acronym)) else [core]
+    return [core[:-1], core] if is_plural_acronym(re.sub(r"[^0-9A-Za-z]", "", acronym)) else [core]
 
 
 # --- Long Form (ACR) -----------------------------------------------------------------------

@@ -15,7 +15,7 @@ import re
 from collections.abc import Collection, Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from ..numbering import KIND_ALIASES, PART_TOKEN, equivalent_ids
+from ...text.numbering import KIND_ALIASES, PART_TOKEN, equivalent_ids
 
 if TYPE_CHECKING:
     from .crossrefs import FoundReference

@@ -6,7 +6,7 @@
     point (a) of the first subparagraph of Article 6(1)
     └─ sub ─┘    └──── transparent ────┘    └ block ┘
 
-* a *block* is a citation that :mod:`hierdoc.pipeline.numbering` parses ("Article 6(1)",
+* a *block* is a citation that :mod:`hierdoc.text.numbering` parses ("Article 6(1)",
   "sec. 203(a)(1)", "§ 4.2", "Chapter V"), extended here to lists and ranges
   ("Articles 15 to 22 and 34", "Article 60(7), (8) and (9)", "§§ 4.2 and 4.3");
   blocks after the first nest it ("Section 3 of Chapter IV" is
@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import product
 
-from ..numbering import (
+from ...text.numbering import (
     PAREN,
     ROMAN_KINDS,
     Label,

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ...models import Definition, Section
+from ...text.normalize import normalize_term
 from .crossref_resolve import resolve
 from .crossrefs import find_references
-from .definitions import normalize_term
 
 
 def resolve_pointers(

@@ -39,9 +39,9 @@ returned with whitespace collapsed (PDF text wraps lines mid-term) and without m
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterator
 
+from ...text.normalize import normalize_term
 from .definition_lists import (
     bare_row_definitions,
     column_definitions,
@@ -77,7 +77,6 @@ __all__ = [
     "find_definitions",
     "is_definitions_heading",
     "leading_points",
-    "normalize_term",
 ]
 
 _VERBS = (
@@ -203,19 +202,6 @@ def is_definitions_heading(heading: str) -> bool:
     text = " ".join(unmark(heading).plain.casefold().split())
     text = _HEADING_NUMBER.sub("", text, count=1).strip(" .:;-–—")
     return bool(_DEF_HEADING.match(text))
-
-
-def normalize_term(term: str) -> str:
-    """A lookup key: casefolded, quotes dropped, hyphens and whitespace unified.
-
-    Hyphens count as spaces, so "cross-border processing" finds "cross border processing".
-    """
-    text = unicodedata.normalize("NFKC", term).casefold()
-    text = text.replace("’", "'").replace("‘", "'").replace("`", "'")
-    text = re.sub(r"[\u2010-\u2015\u2212\-]+", " ", text)
-    text = text.strip().strip("\"'“”*_").strip()
-    text = text.rstrip(".,;:")
-    return " ".join(text.split())
 
 
 def find_definitions(text: str, in_definitions_section: bool = False) -> list[FoundDefinition]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from itertools import accumulate
 
 from ...models import Acronym, Chunk, CrossRef, Definition, Extraction, Section
+from ...text.normalize import normalize_term
 from .acronyms import find_acronyms
 from .crossref_resolve import resolve
 from .crossrefs import find_references
@@ -21,12 +22,7 @@ from .definition_lists import column_definitions, has_column_header
 from .definition_markup import unmark
 from .definition_pointers import resolve_pointers
 from .definition_text import FoundDefinition
-from .definitions import (
-    find_definitions,
-    is_definitions_heading,
-    leading_points,
-    normalize_term,
-)
+from .definitions import find_definitions, is_definitions_heading, leading_points
 from .title_refs import (
     TitleReference,
     find_title_references,

@@ -3,7 +3,7 @@
 Where a numbered item ends ("(a)" runs to "(b)", "1.1" to "1.2" or "2."), where
 a paragraph ends (a blank line, a heading or the next item), and the rows and
 cells of Markdown tables, each with the offset of its text. Item markers are
-read with the numbering grammar of :mod:`hierdoc.pipeline.numbering` ("(1)",
+read with the numbering grammar of :mod:`hierdoc.text.numbering` ("(1)",
 "(a)", "(iv)" are its parenthesised parts).
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..numbering import PAREN
+from ...text.numbering import PAREN
 
 # Item markers at the start of a line: "1.", "1.1", "(1)", "(a)", "(iv)", "a)", "- ".
 MARKER = re.compile(

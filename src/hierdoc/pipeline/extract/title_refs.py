@@ -33,7 +33,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from ...models import Section
-from ..numbering import HEADING_KIND, HEADING_OUTLINE
+from ...text.numbering import HEADING_KIND, HEADING_OUTLINE
 
 MIN_TITLE_CHARS = 4
 MAX_TITLE_WORDS = 8

@@ -1,9 +1,9 @@
 """The document name keys of a local index: what names each document, by the key a query
-finds it by (:func:`hierdoc.search.names.name_keys`), in ``document_names``.
+finds it by (:func:`hierdoc.text.names.name_keys`), in ``document_names``.
 
 The keys are written with their document (:meth:`RecordStore.replace_document`) and go
 with it (``ON DELETE CASCADE``). A file whose keys are missing or of another
-:data:`~hierdoc.search.names.NAME_KEYS_VERSION` (``meta.name_keys_version``) is filled
+:data:`~hierdoc.text.names.NAME_KEYS_VERSION` (``meta.name_keys_version``) is filled
 once by the next writer (:func:`fill_names`, in :meth:`RecordStore.set_up`); until then a
 reader gets None from :func:`lookup_names` and names documents from their records.
 """
@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from ...models import DocumentRecord
-from ...search.names import NAME_KEYS_VERSION, name_keys
+from ...text.names import NAME_KEYS_VERSION, name_keys
 from .schema import SCHEMA_VERSION, document_columns, document_record
 
 NAMES_STAMP = "name_keys_version"

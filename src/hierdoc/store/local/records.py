@@ -19,6 +19,7 @@ from typing import Literal, overload
 
 import numpy as np
 
+from ...errors import StoreError
 from ...models import (
     Acronym,
     CrossRef,
@@ -30,7 +31,8 @@ from ...models import (
     SectionRecord,
     StoredChunk,
 )
-from ...pipeline.extract.definitions import normalize_term
+from ...text.normalize import normalize_term
+from ..base import Capability
 from ..section_spans import section_rows
 from .changes import changed_since, changes_ready, forget_changes, record_changes, start_changes
 from .connection import RecordConnection
@@ -563,14 +565,33 @@ class RecordStore(ContextRows):
             ).fetchall()
         return [Acronym(*row) for row in rows]
 
-    def acronyms_matching(
-        self, keys: Sequence[str], long_forms: Sequence[str]
-    ) -> list[Acronym] | None:
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """Records; the key look-ups when the file holds the keys (one written before them
+        gains them when a writer fills them)."""
+        lookups = {
+            Capability.ACRONYM_KEYS: self.has_acronym_keys(),
+            Capability.NAME_KEYS: self.has_name_keys(),
+        }
+        return frozenset({Capability.RECORDS, *(c for c, held in lookups.items() if held)})
+
+    def has_acronym_keys(self) -> bool:
+        """Whether the file stores the acronyms' keys (one written before them does not)."""
+        return self._has_column("acronyms", "long_form_norm")
+
+    def has_name_keys(self) -> bool:
+        """Whether the file holds current name keys (:mod:`.names`)."""
+        with self._lock:
+            if not self._names_ready:
+                self._names_ready = self._has_table("document_names") and names_current(self._db)
+            return self._names_ready
+
+    def acronyms_matching(self, keys: Sequence[str], long_forms: Sequence[str]) -> list[Acronym]:
         """The acronyms whose key (``normalize_acronym``) is among ``keys`` or whose long
-        form's (``normalize_phrase``) is among ``long_forms``, in stored order; None for a
-        file without the keys (written before they were stored)."""
-        if not self._has_column("acronyms", "long_form_norm"):
-            return None
+        form's (``normalize_phrase``) is among ``long_forms``, in stored order; only on a
+        file with the keys (:meth:`has_acronym_keys`)."""
+        if not self.has_acronym_keys():
+            raise StoreError("this index stores no acronym keys: read every acronym")
         found: dict[int, Acronym] = {}
         for column, values in (("acronym_norm", keys), ("long_form_norm", long_forms)):
             for start in range(0, len(values), 500):
@@ -585,13 +606,13 @@ class RecordStore(ContextRows):
                 found.update((row[0], Acronym(*row[1:])) for row in rows)
         return [found[rowid] for rowid in sorted(found)]
 
-    def name_keys(self, kind: str, keys: Sequence[str]) -> list[tuple[str, str, str]] | None:
+    def name_keys(self, kind: str, keys: Sequence[str]) -> list[tuple[str, str, str]]:
         """(key, value, source) of the document name keys of ``kind`` whose key is among
-        ``keys``; None for a file whose keys are not current (:mod:`.names`)."""
+        ``keys``; only on a file with current keys (:meth:`has_name_keys`)."""
+        if not self.has_name_keys():
+            raise StoreError("this index holds no current name keys: read every document")
         with self._lock:
-            if not self._names_ready:
-                self._names_ready = self._has_table("document_names") and names_current(self._db)
-            return lookup_names(self._db, kind, keys) if self._names_ready else None
+            return lookup_names(self._db, kind, keys)
 
     def _has_table(self, name: str) -> bool:
         row = self._db.execute(

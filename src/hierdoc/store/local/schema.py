@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from ...errors import StoreError
 from ...models import Chunk, DocumentRecord, StoredChunk
-from ...pipeline.extract.acronyms import normalize_acronym, normalize_phrase
+from ...text.normalize import normalize_acronym, normalize_phrase
 from .connection import stored_json
 from .sections import store_spans
 
@@ -94,7 +94,7 @@ CREATE TABLE IF NOT EXISTS crossrefs (
 CREATE INDEX IF NOT EXISTS crossrefs_by_chunk ON crossrefs(chunk_id);
 CREATE INDEX IF NOT EXISTS crossrefs_by_target ON crossrefs(target_section_id);
 CREATE INDEX IF NOT EXISTS crossrefs_by_source ON crossrefs(source);
--- what names each document, by the key a query finds it by (search.names.name_keys);
+-- what names each document, by the key a query finds it by (text.names.name_keys);
 -- kept in key order (WITHOUT ROWID), so that a key's rows are read together: a word
 -- thousands of titles hold reads 6x faster than through an index into rowid order
 CREATE TABLE IF NOT EXISTS document_names (

@@ -46,13 +46,15 @@ from ...models import (
     StoredChunk,
     StoreStats,
 )
+from ...text.analyze import TextAnalyzer
 from ..base import (
+    CORE_CAPABILITIES,
+    Capability,
     ContextCache,
     ContextEntry,
     DimensionError,
     IndexBusyError,
     IndexMeta,
-    TextAnalyzer,
     locked_write,
 )
 from .bm25 import Bm25Entry, Bm25Index, Bm25IndexError
@@ -551,6 +553,11 @@ class LocalStore:
         return self.records.generation
 
     @property
+    def capabilities(self) -> frozenset[Capability]:
+        """Lexical and vector search, and what the record file can do."""
+        return CORE_CAPABILITIES | self.records.capabilities
+
+    @property
     def context_cache(self) -> ContextCache:
         """The LLM context cache lives in the record store, and survives ``--force``."""
         return _LockedCache(self)
@@ -753,12 +760,10 @@ class LocalStore:
     def acronyms(self) -> list[Acronym]:
         return self.records.acronyms()
 
-    def acronyms_matching(
-        self, keys: Sequence[str], long_forms: Sequence[str]
-    ) -> list[Acronym] | None:
+    def acronyms_matching(self, keys: Sequence[str], long_forms: Sequence[str]) -> list[Acronym]:
         return self.records.acronyms_matching(keys, long_forms)
 
-    def name_keys(self, kind: str, keys: Sequence[str]) -> list[tuple[str, str, str]] | None:
+    def name_keys(self, kind: str, keys: Sequence[str]) -> list[tuple[str, str, str]]:
         return self.records.name_keys(kind, keys)
 
     def document_count(self) -> int:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import psycopg
 
 from ...models import Hit, SearchFilter, StoredChunk
-from ..base import TextAnalyzer
+from ...text.analyze import TextAnalyzer
 from .filters import filter_sql
 
 K1 = 1.2

@@ -1,9 +1,9 @@
 """The document name keys of a PostgreSQL index: what names each document, by the key a
-query finds it by (:func:`hierdoc.search.names.name_keys`), in ``document_names``.
+query finds it by (:func:`hierdoc.text.names.name_keys`), in ``document_names``.
 
 The keys are written with their document (:func:`.writes.replace_document`) and go with it
 (``ON DELETE CASCADE``). A schema whose keys are missing or of another
-:data:`~hierdoc.search.names.NAME_KEYS_VERSION` (``meta.name_keys_version``: a schema
+:data:`~hierdoc.text.names.NAME_KEYS_VERSION` (``meta.name_keys_version``: a schema
 migrated to version 3, whose documents were written before) is filled once by the next
 writer (:func:`fill_names`, when a store is opened for writing); until then a reader gets
 None from :func:`lookup_names` and names documents from their records.
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import psycopg
 
 from ...models import DocumentRecord
-from ...search.names import NAME_KEYS_VERSION, name_keys
+from ...text.names import NAME_KEYS_VERSION, name_keys
 from .records import select
 
 NAMES_STAMP = "name_keys_version"

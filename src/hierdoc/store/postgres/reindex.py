@@ -12,7 +12,7 @@ from __future__ import annotations
 import psycopg
 from psycopg_pool import ConnectionPool
 
-from ..base import TextAnalyzer
+from ...text.analyze import TextAnalyzer
 from .lexical import fieldnorm, lexical_row
 from .records import select_chunks
 from .writes import insert_postings

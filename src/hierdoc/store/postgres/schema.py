@@ -147,7 +147,7 @@ MIGRATIONS: list[list[str]] = [
         "CREATE INDEX sections_by_heading ON sections (md5(lower(heading)))",
     ],
     [
-        # what names each document, by the key a query finds it by (search.names.name_keys);
+        # what names each document, by the key a query finds it by (text.names.name_keys);
         # the documents already stored get theirs from the next writer (.names)
         """CREATE TABLE document_names (
             id bigserial PRIMARY KEY,

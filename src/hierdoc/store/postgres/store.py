@@ -30,13 +30,16 @@ from ...models import (
     StoredChunk,
     StoreStats,
 )
+from ...text.analyze import TextAnalyzer
 from ..base import (
+    CORE_CAPABILITIES,
+    Capability,
     ContextCache,
     ContextEntry,
     IndexBusyError,
     IndexMeta,
-    TextAnalyzer,
     locked_write,
+    require,
 )
 from . import lexical, names, records, vectors, writes
 from .connection import transaction
@@ -172,6 +175,17 @@ class PostgresStore:
     def generation(self) -> int:
         row = self._read(lambda conn: conn.execute("SELECT generation FROM state").fetchone())
         return int(row[0])
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """Records, lexical and vector search, the acronym keys (every schema has them) and
+        the name keys once they are current (a writer fills them)."""
+        if not self._names_ready:
+            self._names_ready = self._read(names.names_current)
+        lookups = {Capability.ACRONYM_KEYS} | (
+            {Capability.NAME_KEYS} if self._names_ready else set()
+        )
+        return CORE_CAPABILITIES | lookups
 
     @property
     def context_cache(self) -> ContextCache:
@@ -366,16 +380,13 @@ class PostgresStore:
     def acronyms(self) -> list[Acronym]:
         return self._read(records.select, Acronym)
 
-    def acronyms_matching(
-        self, keys: Sequence[str], long_forms: Sequence[str]
-    ) -> list[Acronym] | None:
+    def acronyms_matching(self, keys: Sequence[str], long_forms: Sequence[str]) -> list[Acronym]:
         where = "acronym_norm = ANY(%s) OR long_form_norm = ANY(%s)"
         return self._read(records.select, Acronym, where, (list(keys), list(long_forms)))
 
-    def name_keys(self, kind: str, keys: Sequence[str]) -> list[tuple[str, str, str]] | None:
-        if not self._names_ready:
-            self._names_ready = self._read(names.names_current)
-        return self._read(names.lookup_names, kind, keys) if self._names_ready else None
+    def name_keys(self, kind: str, keys: Sequence[str]) -> list[tuple[str, str, str]]:
+        require(self, Capability.NAME_KEYS)
+        return self._read(names.lookup_names, kind, keys)
 
     def document_count(self) -> int:
         row = self._read(lambda conn: conn.execute("SELECT count(*) FROM documents").fetchone())

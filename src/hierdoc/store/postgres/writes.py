@@ -17,9 +17,8 @@ from psycopg.types.json import Jsonb
 
 from ...errors import StoreError
 from ...models import DocumentRecord, Extraction, Section, StoredChunk, section_prefixes
-from ...pipeline.extract.acronyms import normalize_acronym, normalize_phrase
-from ...pipeline.extract.definitions import normalize_term
-from ..base import TextAnalyzer
+from ...text.analyze import TextAnalyzer
+from ...text.normalize import normalize_acronym, normalize_phrase, normalize_term
 from ..section_spans import section_rows
 from .lexical import LexicalRow, fieldnorm, lexical_row
 from .names import insert_names

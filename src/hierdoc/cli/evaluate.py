@@ -14,11 +14,11 @@ from pathlib import Path
 
 import click
 
-from ..cli.state import State, index_options, pass_state
-from .baselines import BASELINES
-from .datasets import first_documents, load_dataset
-from .runner import DISTRACTORS_PER_QUERY, run_eval
-from .variants import PRESETS, VARIANTS, resolve_variants
+from ..eval.baselines import BASELINES
+from ..eval.datasets import first_documents, load_dataset
+from ..eval.runner import DISTRACTORS_PER_QUERY, run_eval
+from ..eval.variants import PRESETS, VARIANTS, resolve_variants
+from .state import State, index_options, pass_state
 
 
 def default_index_dir() -> Path:

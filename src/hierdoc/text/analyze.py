@@ -60,18 +60,18 @@ import re
 import sys
 import unicodedata
 from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 from itertools import chain
 from typing import Generic, NamedTuple, TypeVar
 
 import Stemmer
-
-from ..store.base import TextAnalyzer
 
 __all__ = [
     "ANALYZER_VERSION",
     "ENGLISH_STOP_WORDS",
     "QueryTerm",
     "TEXT_ANALYZER",
+    "TextAnalyzer",
     "analyze",
     "analyze_query",
     "analyze_words",
@@ -126,6 +126,20 @@ _FOLD_RE = re.compile("[" + "".join(_FOLD) + "]")
 
 _stemmer = Stemmer.Stemmer("english")
 _V = TypeVar("_V")
+
+
+@dataclass(frozen=True)
+class TextAnalyzer:
+    """How text becomes lexical terms; a store indexes exactly what this returns.
+
+    ``terms`` gives the BM25 terms of a text (indexing and queries alike), ``words``
+    the unstemmed words for exact phrases. ``version`` changes whenever either
+    changes, so a lexical index built with other terms is rebuilt.
+    """
+
+    version: int
+    terms: Callable[[str], list[str]]
+    words: Callable[[str], list[str]]
 
 
 class QueryTerm(NamedTuple):

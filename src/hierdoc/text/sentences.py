@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterator
 from functools import lru_cache
+from itertools import pairwise
 
 import pysbd
 from pysbd.lang.english import English
@@ -114,3 +116,43 @@ def block_cuts(block: str) -> tuple[int, ...]:
     Cached: chunking and the stored sentence offsets split the same paragraphs."""
     starts = {span.start for span in _segmenter().segment(block)}
     return tuple(sorted(c for c in starts if 0 < c < len(block)))
+
+
+_BLOCK_BREAK = re.compile(r"\n[ \t]*\n")
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of ``text`` as chunking splits it (paragraphs, then
+    pysbd sentences); the spans tile the text."""
+    return [s for start, end in block_spans(text) for s in block_sentence_spans(text, start, end)]
+
+
+def sentence_cuts(text: str) -> tuple[int, ...]:
+    """Where each sentence of :func:`sentence_spans` but the first starts: what a chunk
+    stores (``Chunk.sentences``) so that a search never segments text."""
+    return tuple(start for start, _ in sentence_spans(text)[1:])
+
+
+def spans_from_cuts(text: str, cuts: tuple[int, ...]) -> list[tuple[int, int]]:
+    """:func:`sentence_spans` of ``text`` again, from its :func:`sentence_cuts`."""
+    bounds = [0, *cuts, len(text)]
+    return [(left, right) for left, right in pairwise(bounds) if left < right]
+
+
+def block_spans(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each paragraph of ``text``, its blank lines included; they tile it."""
+    start = 0
+    for match in _BLOCK_BREAK.finditer(text):
+        yield start, match.end()
+        start = match.end()
+    if start < len(text):
+        yield start, len(text)
+
+
+def block_sentence_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """Sentence spans of ``text[start:end]`` that tile it exactly."""
+    block = text[start:end]
+    bounds = [0, *block_cuts(block), len(block)]
+    for left, right in zip(bounds, bounds[1:], strict=False):
+        if left < right:
+            yield start + left, start + right

@@ -36,8 +36,8 @@ from pathlib import PurePosixPath
 from urllib.parse import unquote
 
 from ..models import DocumentRecord
-from ..pipeline.numbering import KIND_ALIASES
 from .analyze import ENGLISH_STOP_WORDS
+from .numbering import KIND_ALIASES
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
 _TITLE_PART = re.compile(r"\s[-–—|:]\s|[()\[\]|:]")

@@ -1,0 +1,48 @@
+"""Normalisers: the lookup keys under which definitions and acronyms are written and read.
+
+The store keys what ingest extracts by these, and the search stage keys a query's words
+by the same functions, so "cross-border processing" finds the definition of
+"Cross Border Processing" and "E.A.C.A." finds "EACA".
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+__all__ = ["is_plural_acronym", "normalize_acronym", "normalize_phrase", "normalize_term"]
+
+
+def normalize_term(term: str) -> str:
+    """A lookup key: casefolded, quotes dropped, hyphens and whitespace unified.
+
+    Hyphens count as spaces, so "cross-border processing" finds "cross border processing".
+    """
+    text = unicodedata.normalize("NFKC", term).casefold()
+    text = text.replace("’", "'").replace("‘", "'").replace("`", "'")
+    text = re.sub(r"[\u2010-\u2015\u2212\-]+", " ", text)
+    text = text.strip().strip("\"'“”*_").strip()
+    text = text.rstrip(".,;:")
+    return " ".join(text.split())
+
+
+def normalize_acronym(text: str) -> str:
+    """A lookup key: "EACA", "eaca", "E.A.C.A.", "E-A-C-A" -> "eaca"; "SMEs" -> "sme"."""
+    core = re.sub(r"[^0-9A-Za-z]", "", unicodedata.normalize("NFKC", text))
+    if is_plural_acronym(core):
+        core = core[:-1]
+    return core.casefold()
+
+
+def normalize_phrase(text: str) -> str:
+    """Casefolded, hyphens as spaces, punctuation dropped, whitespace collapsed."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = re.sub(r"[\u2010-\u2015\u2212\-/]+", " ", text)
+    text = re.sub(r"[^\w\s]", "", text)
+    return " ".join(text.split())
+
+
+def is_plural_acronym(core: str) -> bool:
+    """True for a plural acronym: capitals and a final lower-case s ("SMEs", "HCEs")."""
+    body = core[:-1]
+    return core.endswith("s") and sum(c.isupper() for c in body) >= 2 and body == body.upper()
