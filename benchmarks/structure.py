@@ -38,7 +38,8 @@ tree P/R/F1
     ancestor that is a gold section is the gold parent (both None at the top).
 heading
     Share of the gold sections with a title whose stored section (same id) has a heading
-    that, without its number and reduced to lower-case words, equals the title or begins
+    that, without its number (as the harness reads numbers, or as the gold prints it:
+    "TITLE I—", "§ 45.45a") and reduced to lower-case words, equals the title or begins
     with it (tests/realdocs/harness.py ``title_matches``); a point whose heading is only
     its label ("(a)") is titled by the start of its text, as in that harness.
 definitions P/R
@@ -235,12 +236,25 @@ def stored_title(record: SectionRecord) -> str:
     return body_start(record) if not title and is_point(label) else title
 
 
+def titled_as(record: SectionRecord, number: str, heading: str) -> bool:
+    """Whether a stored section's title is the gold heading: its heading without the
+    number as :func:`stored_title` reads it, or without the gold's own printed number
+    ("TITLE I—", "Subtitle A—", "§ 45.45a", "SEC. 1000A."), which that reading does not
+    know."""
+    if title_matches(stored_title(record), heading):
+        return True
+    printed = re.findall(r"\w+", number)
+    pattern = r"\W*" + r"\W+".join(map(re.escape, printed)) + r"\b"
+    match = re.match(pattern, record.heading, re.IGNORECASE) if printed else None
+    return bool(match) and title_matches(record.heading[match.end() :], heading)
+
+
 def heading_counts(doc: LabelledDocument, by_id: dict[str, SectionRecord], result: DocumentResult):
     titled = [s for s in doc.sections if s.heading]
     missed = []
     for section in titled:
         record = by_id.get(section.id)
-        if not (record and title_matches(stored_title(record), section.heading)):
+        if not (record and titled_as(record, section.number, section.heading)):
             shown = record.heading[:60] if record else "-"
             missed.append(f"{section.id}: {section.heading!r} != {shown!r}")
     result.counts.gold_headings = len(titled)

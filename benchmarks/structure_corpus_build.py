@@ -52,6 +52,7 @@ class Node:
     heading: str | None
     cite: str | None = None
     point: bool = False
+    block: str = ""  # a USLM block ("title", "subpart") whose id is given once the tree is read
     body: list = field(default_factory=list)  # text, (term, text), or a child where it stands
     children: list[Node] = field(default_factory=list)
 
@@ -732,11 +733,21 @@ def uslm_children(
             uslm_children(child, parent, out, cite, defs)
 
 
+def uslm_number(value: str, label: str) -> str:
+    """A section's number: its ``value``, or the number its printed label shows when that
+    extends the value ("§ 45.45a" whose value says "45.45", as the CFR samples write the
+    sections added between two others; their <ref>s cite "s45.45a")."""
+    shown = re.sub(r"^(?:§+|sec(?:tion)?\.?)\s*", "", label, flags=re.IGNORECASE).rstrip(".—- ")
+    if value and shown.lower().startswith(value.lower()) and re.fullmatch(r"[\w.\-]+", shown):
+        return shown
+    return value
+
+
 def uslm_level(element: etree._Element, parent: Node | None, cite: str, defs: list) -> Node:
     name = local(element)
     num = element.find("{*}num")
-    value = (num.get("value") if num is not None else "") or ""
     label = clean(text_of(num)) if num is not None else ""
+    value = uslm_number((num.get("value") if num is not None else "") or "", label)
     heading_element = element.find("{*}heading")
     heading = (
         clean(text_of(heading_element)).rstrip("—-").rstrip(".")
@@ -754,7 +765,8 @@ def uslm_level(element: etree._Element, parent: Node | None, cite: str, defs: li
     elif name in _LEVELS and value and parent is not None and parent.id:
         node = Node(f"{parent.id}-{value.lower()}", label, heading or None, point=True)
     else:
-        node = Node(None, label, heading or None)
+        node = Node(None, label, heading or None, block=name if name in _BLOCKS and value else "")
+        node.cite = value if node.block else None  # the block's number, until its id is given
     for position, child in enumerate(element):
         name = local(child)
         if name in _TEXTS:
@@ -768,6 +780,48 @@ def uslm_level(element: etree._Element, parent: Node | None, cite: str, defs: li
         elif name not in _SKIPPED and name not in ("num", "heading"):
             uslm_children(child, node, node.children, cite, defs)
     return node
+
+
+def block_ids(nodes: list[Node]) -> None:
+    """Ids for the Titles, Subtitles, Parts and Subparts of a USLM document, which its
+    renderings print as headings ("TITLE I—LOWERING PRICES", "Subpart A—Scope"): the kind
+    and the number (``title-1``, ``subtitle-a``, ``part-1``), Roman numbers as integers
+    unless the sequence is lettered (Subtitles A ... I ... O; a Division C or D alone); a
+    number that several blocks of one kind share is qualified by the enclosing block
+    (``title-1-subtitle-a``), as a citation must say which one it means. The points directly
+    under a block ("(1)" of an appropriation paragraph) keep no id: numbered anew in every
+    paragraph, they name no one place."""
+    locals_: dict[int, str] = {}
+    for siblings in [nodes, *(n.children for n, _ in walk(nodes))]:
+        blocks = [n for n in siblings if n.block]
+        for kind in {n.block for n in blocks}:
+            values = [n.cite or "" for n in blocks if n.block == kind]
+            roman = all(roman_value(v) for v in values) and any(v[0] in "IVX" for v in values)
+            for node in (n for n in blocks if n.block == kind):
+                number = str(roman_value(node.cite)) if roman else (node.cite or "").lower()
+                locals_[id(node)] = f"{kind}-{number.replace('.', '-')}"
+    counts: dict[str, int] = {}
+    for value in locals_.values():
+        counts[value] = counts.get(value, 0) + 1
+
+    def name(siblings: list[Node], parent: str | None) -> None:
+        for node in siblings:
+            if node.block:
+                own = locals_[id(node)]
+                node.id = f"{parent}-{own}" if counts[own] > 1 and parent else own
+                node.cite = None
+            name(node.children, node.id if node.block else parent)
+
+    name(nodes, None)
+
+
+def roman_value(text: str) -> int | None:
+    """The value of an upper-case Roman numeral ("XIV" is 14), else None."""
+    values = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
+    if not text or any(c not in values for c in text):
+        return None
+    pairs = zip(text, [*text[1:], ""], strict=True)
+    return sum(-values[a] if values[a] < values.get(b, 0) else values[a] for a, b in pairs)
 
 
 #: What a marked term is defined by, after it in its sentence: 'The term “damages”
@@ -842,6 +896,24 @@ def quoted(element: etree._Element) -> bool:
     return any(local(a) in ("quotedContent", "quotedText") for a in element.iterancestors())
 
 
+def first_version_only(main: etree._Element) -> None:
+    """A reported bill prints the text a committee struck out and the text it put in its
+    place (a <collection> of <component changed="deleted"> and <component changed="added">,
+    BILLS-118s1325rs), or one whole text per committee that struck out all after the
+    enacting clause (BILLS-116hr3rh: three added texts, Energy and Commerce, Ways and Means,
+    Education and Labor), each numbered from Section 1: versions printed as one, in which
+    "Section 101 of the Lower Drug Costs Now Act" names several places. The first text put
+    in is kept, a bill as it would pass; struck text and later versions are left out."""
+    for collection in list(main.iter("{*}collection")):
+        components = collection.findall("{*}component")
+        if not any(c.get("changed") for c in components):
+            continue  # parts of one text (a Federal Register issue), not versions of it
+        kept = [c for c in components if c.get("changed") != "deleted"][:1] or components[:1]
+        for component in components:
+            if component not in kept:
+                collection.remove(component)
+
+
 def read_uslm(data: bytes, document_id: str, source: str) -> Source:
     root = parse_xml(data)
     short = next((t for t in root.iter("{*}shortTitle") if not quoted(t)), None)
@@ -853,7 +925,9 @@ def read_uslm(data: bytes, document_id: str, source: str) -> Source:
     defs: list[tuple[str, str]] = []
     nodes: list[Node] = []
     main = root.find(".//{*}main")
+    first_version_only(main if main is not None else root)
     uslm_children(main if main is not None else root, None, nodes, cite, defs)
+    block_ids(nodes)
     return Source(document_id, title[:300], "US Congress", source, USLM_LICENCE, nodes, defs, None)
 
 
@@ -872,6 +946,7 @@ def read_cfr_parts(data: bytes, document_id: str, source: str) -> list[Source]:
         defs: list[tuple[str, str]] = []
         nodes: list[Node] = []
         uslm_children(part, None, nodes, name, defs)
+        block_ids(nodes)
         # a volume converted from SGML marks no term: its definitions are not measured
         marked = next(root.iter("{*}term"), None) is not None
         title = f"27 CFR Part {number}: {name}"

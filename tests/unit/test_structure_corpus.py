@@ -17,7 +17,7 @@ BENCHMARKS = REPOSITORY / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
 from structure import SUBSET, Counts, DocumentResult, figures, measure, total  # noqa: E402
-from structure_corpus_build import read_rfc  # noqa: E402
+from structure_corpus_build import gold_of, read_rfc, read_uslm  # noqa: E402
 from structure_gold import (  # noqa: E402
     glossary_rows,
     load_corpus,
@@ -240,3 +240,70 @@ RFC = b"""<rfc number="9999"><front><title>Test</title></front><middle>
 def test_rfc_gold_references_are_the_xrefs_the_rendered_text_shows() -> None:
     source = read_rfc(RFC, "rfc-9999", "https://example.org/rfc9999.xml")
     assert source.references == [("section-1", "section-2"), ("section-1", "section-2")]
+
+
+USLM = """<bill xmlns="http://schemas.gpo.gov/xml/uslm"><main><collection>
+<component changed="deleted"><main><section><num value="1">SECTION 1. </num>
+<heading>STRUCK.</heading><content>Struck text.</content></section></main></component>
+<component changed="added"><main>
+<title><num value="I">TITLE I—</num><heading>FIRST</heading>
+<subtitle><num value="A">Subtitle A—</num><heading>Alpha</heading>
+<section><num value="101">SEC. 101. </num><heading>ONE.</heading>
+<subsection><num value="a">(a) </num><content>Text.</content></subsection></section></subtitle>
+<subtitle><num value="B">Subtitle B—</num><heading>Beta</heading>
+<part><num value="1">PART 1—</num><heading>Only part</heading>
+<section><num value="102.5">§ 102.5a</num><heading>Added.</heading>
+<paragraph><num value="a">(a) </num><content>Text.</content></paragraph></section></part>
+</subtitle></title>
+<title><num value="II">TITLE II—</num><heading>SECOND</heading>
+<subtitle><num value="A">Subtitle A—</num><heading>Gamma</heading>
+<paragraph><num value="1">(1) </num><content>An appropriation.</content></paragraph>
+<section><num value="201">SEC. 201. </num><heading>TWO.</heading></section></subtitle>
+</title></main></component></collection></main></bill>""".encode()
+
+
+def test_uslm_gold_names_blocks_as_hierdoc_numbers_them_and_keeps_one_version() -> None:
+    source = read_uslm(USLM, "uslm-test", "https://example.org/bill.xml")
+    sections = {s["id"]: s["parent"] for s in gold_of(source)["sections"]}
+    assert sections == {
+        "title-1": None,
+        "title-1-subtitle-a": "title-1",
+        "section-101": "title-1-subtitle-a",
+        "section-101-a": "section-101",
+        "subtitle-b": "title-1",
+        "part-1": "subtitle-b",
+        "section-102-5a": "part-1",
+        "section-102-5a-a": "section-102-5a",
+        "title-2": None,
+        "title-2-subtitle-a": "title-2",
+        "section-201": "title-2-subtitle-a",
+    }
+    assert [parse_heading(h).section_id() for h in ("TITLE II", "Subtitle B", "PART 1")] == [
+        "title-2",
+        "subtitle-b",
+        "part-1",
+    ]
+
+
+def uslm_blocks(*blocks: tuple[str, str]) -> bytes:
+    levels = "".join(
+        f'<{kind}><num value="{value}">{kind.upper()} {value}—</num><heading>H</heading>'
+        f'<section><num value="{n}">SEC. {n}. </num><heading>S.</heading></section></{kind}>'
+        for n, (kind, value) in enumerate(blocks, 1)
+    )
+    return f'<bill xmlns="http://schemas.gpo.gov/xml/uslm"><main>{levels}</main></bill>'.encode()
+
+
+@pytest.mark.parametrize(
+    ("blocks", "expected"),
+    [
+        ((("title", "IV"), ("title", "V")), ["title-4", "title-5"]),
+        ((("subtitle", "H"), ("subtitle", "I")), ["subtitle-h", "subtitle-i"]),
+        ((("division", "C"),), ["division-c"]),
+        ((("chapter", "1001"), ("chapter", "1003")), ["chapter-1001", "chapter-1003"]),
+    ],
+)
+def test_uslm_block_numbers_are_roman_only_in_a_roman_sequence(blocks, expected) -> None:
+    source = read_uslm(uslm_blocks(*blocks), "uslm-test", "https://example.org/bill.xml")
+    ids = [s["id"] for s in gold_of(source)["sections"] if not s["id"].startswith("section-")]
+    assert ids == expected
