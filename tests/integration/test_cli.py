@@ -67,7 +67,7 @@ def test_search_explain_in_the_terminal_and_as_json(indexed, capsys) -> None:
     code, out, _ = run(capsys, "--index", index, "search", "Section 1 invoice", "--explain")
     assert code == 0
     assert "plan:" in out and "syntax      cites Section 1 (section-1)" in out
-    assert "fusion: weighted RRF, k=60" in out and "pinned: cites Section 1" in out
+    assert "fusion: score fusion, weights" in out and "pinned: cites Section 1" in out
     code, out, _ = run(capsys, "--index", index, "search", "invoice", "--explain", "--json")
     explained = json.loads(out)["explain"]
     assert [s["analyser"] for s in explained["plan"]["trace"]] == [
