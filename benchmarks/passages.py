@@ -1,45 +1,43 @@
-"""Passages against whole chunks on ContractNLI: character precision@1 and recall@8.
+"""Passage designs compared on every span set, from one search per question.
 
-Each hypothesis is searched with hierdoc's defaults (as ``hierdoc eval`` does: within its
-NDA for ``contractnli``, over all NDAs for ``contractnli-wide``); the results' passages are
-then recomputed for each design from the same results and query vector, and scored as
-LegalBench-RAG scores snippets. ``CharP@1``/``CharR@8`` are over whole chunks;
-``PsgP@1``/``PsgR@8`` over everything the top 1 / top 8 results return as passages (k
-counted in results, as ``hierdoc eval`` counts it); ``1stP@1``/``R@8psg`` count k in
-passages instead (the passages in rank order, each result's best first, as LegalBench-RAG
-counts snippets: precision of the first passage, recall of the first eight). A design is
-``passage_chars:passage_set_chars`` (``:0`` = one passage per result). ``chars@1`` is what
-the first result returns as passages, ``chars@8`` what the top 8 return; ``ms/query`` is
-``add_passages`` alone for one query's results (the first design also fills the caches).
+Each question of each set is searched once with hierdoc's defaults (``top_k`` 10, as the
+passage evaluation of ``hierdoc eval --passages`` searches); the results' passages are then
+recomputed for each design from the same results and query vector, and scored with the
+measures of :mod:`hierdoc.eval.passage_eval` (``Hit``, ``P@1``, ``R@8``, ``R@2k``) for the
+first passage of each result (``passage``) and all of them (``passages``). A design sets
+constants of :mod:`hierdoc.search.passages` or :mod:`hierdoc.search.passage_sets`
+(``NAME=value``, several joined by ``+``; ``defaults`` changes nothing); ``chars``
+and ``set`` are the passage and passage-set budgets. Choose on the dev splits:
 
-    python benchmarks/passages.py --designs 300:0,600:0,1200:0,2000:0,600:1200,600:1800
+    python benchmarks/passages.py --sets contractnli:dev,obliqa-files:dev \\
+        --designs defaults,SEMANTIC_WEIGHT=1.0,chars=400+set=1600
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import sys
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from hierdoc.config import Settings
-from hierdoc.eval.datasets import EvalCorpus, EvalQuery, load_dataset
+from hierdoc.eval.datasets import load_dataset
 from hierdoc.eval.embed_cache import CachingEmbedder
 from hierdoc.eval.indexes import open_index
-from hierdoc.eval.judging import ChunkTable, judge
-from hierdoc.eval.metrics import CUTOFFS, Span, char_precision_at_k, char_recall_at_k
+from hierdoc.eval.passage_eval import mean_measures, measure
+from hierdoc.eval.passage_methods import DEPTH, hierdoc_items
 from hierdoc.eval.report import markdown_table
-from hierdoc.eval.variants import ingest_key, result_passages
+from hierdoc.eval.variants import ingest_key
 from hierdoc.models import SearchResponse
 from hierdoc.pipeline.embed import LocalEmbedder
-from hierdoc.search import passage_sets
+from hierdoc.search import passage_sets, passages
 from hierdoc.search.passages import add_passages
 
-METRICS = ("CharP@1", "CharR@8", "PsgP@1", "PsgR@8")
-COLUMNS = (*METRICS, "1stP@1", "R@8psg", "chars@1", "chars@8")
+READINGS = ("hierdoc passage", "hierdoc passages")
+COLUMNS = ("Hit", "P@1", "R@8", "R@2k")
 
 
 def log(message: str) -> None:
@@ -48,101 +46,83 @@ def log(message: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dataset", default="contractnli", help="contractnli(-wide)")
-    parser.add_argument("--index-dir", default="/tmp/hierdoc-eval/contractnli")
-    parser.add_argument("--designs", default="300:0,600:0,1200:0,2000:0,600:1200,600:1800")
-    parser.add_argument("--share", type=float, default=passage_sets.EXTRA_SHARE)
-    parser.add_argument("--limit", type=int, help="Only the first N hypotheses.")
+    parser.add_argument("--sets", default="contractnli:dev,obliqa-files:dev")
+    parser.add_argument("--designs", default="defaults")
+    parser.add_argument("--index-dir", default="/tmp/hierdoc-eval/passages")
+    parser.add_argument("--limit", type=int, help="Only the first N questions of each set.")
     args = parser.parse_args()
-    passage_sets.EXTRA_SHARE = args.share
-    designs = [tuple(int(n) for n in d.split(":")) for d in args.designs.split(",")]
-    corpus = load_dataset(args.dataset)
-    queries = corpus.queries[: args.limit] if args.limit else corpus.queries
     root = Path(args.index_dir)
     embedder = CachingEmbedder(LocalEmbedder(), root / "embeddings.sqlite")
+    header = ["set", "design"] + [f"{c} {r.split()[-1]}" for r in READINGS for c in COLUMNS]
+    rows = []
+    for spec in args.sets.split(","):
+        name, _, split = spec.partition(":")
+        rows += _set_rows(name, split or "dev", args, root, embedder)
+    embedder.close()
+    print(markdown_table([*header, "ms/query"], rows, numeric_from=2))
+
+
+def _set_rows(name, split, args, root, embedder) -> list[list[str]]:  # noqa: ANN001
+    corpus = load_dataset(name, None, split)
+    queries = corpus.queries[: args.limit] if args.limit else corpus.queries
     opened = open_index(corpus, ingest_key(Settings(), corpus), root, embedder, log)
-    index = opened.index
+    index, table = opened.index, opened.table
     started = time.perf_counter()
     searched: list[tuple[SearchResponse, np.ndarray]] = []
     for query in queries:
-        response = index.search(query.text, top_k=max(CUTOFFS), source=query.source_filter)
+        response = index.search(query.text, top_k=DEPTH, source=query.source_filter)
         searched.append((response, embedder.embed_query(query.text)))
-    log(f"searched {len(queries)} hypotheses in {time.perf_counter() - started:.0f} s")
+    log(
+        f"[{corpus.name}] searched {len(queries)} questions "
+        f"in {time.perf_counter() - started:.0f} s"
+    )
     rows = []
-    for budget, set_budget in designs:
-        totals = dict.fromkeys(COLUMNS, 0.0)
-        seconds = 0.0
+    for design in args.designs.split(","):
+        budgets = _apply(design)
+        measured: dict[str, list[dict[str, float]]] = {r: [] for r in READINGS}
+        began = time.perf_counter()
         for query, (response, vector) in zip(queries, searched, strict=True):
-            began = time.perf_counter()
-            add_passages(index.store, response, vector, budget, index.model_name, None, set_budget)
-            seconds += time.perf_counter() - began
-            for name, value in scores(corpus, query, response, opened.table).items():
-                totals[name] += value
-        n = max(len(queries), 1)
-        means = {name: total / n for name, total in totals.items()}
-        rows.append(_row(f"{budget}:{set_budget}", means, seconds / n))
+            fresh = copy.deepcopy(response)
+            add_passages(
+                index.store, fresh, vector, *budgets[:1], index.model_name, None, budgets[1]
+            )
+            items = hierdoc_items(fresh, table, query.id)
+            for reading in READINGS:
+                measured[reading].append(measure(query, items[reading]))
+        seconds = (time.perf_counter() - began) / max(len(queries), 1)
+        _apply("defaults")
+        means = {r: mean_measures(v) for r, v in measured.items()}
+        cells = [f"{means[r][c]:.3f}" for r in READINGS for c in COLUMNS]
+        rows.append([corpus.name, design, *cells, f"{1000 * seconds:.1f}"])
+        log(f"[{corpus.name}] {design}: {' '.join(cells)}")
     index.close()
-    embedder.close()
-    header = ["design", *COLUMNS, "PsgP@1 / CharP@1", "PsgR@8 - CharR@8", "ms/query"]
-    where = "each within its NDA" if args.dataset == "contractnli" else "over all NDAs"
-    print(f"{args.dataset}, {len(queries)} hypotheses searched {where}, share {args.share}\n")
-    print(markdown_table(header, rows, numeric_from=1))
+    return rows
 
 
-def scores(
-    corpus: EvalCorpus, query: EvalQuery, response: SearchResponse, table: ChunkTable
-) -> dict[str, float]:
-    """Every column of one query, both ways of counting k."""
-    ranked = [r.chunk_id for r in response.results]
-    passages = result_passages(response)
-    values = judge(corpus, query, {k: ranked for k in CUTOFFS}, table, passages).values
-    found = {name: values[name] for name in METRICS}
-    flat = [(c, span) for c in ranked for span in passages.get(c, [])]
-    found["1stP@1"] = _precision(flat[:1], query, table)
-    found["R@8psg"] = _recall(flat[:8], query, table)
-    found["chars@1"] = sum(e - s for s, e in passages.get(ranked[0], [])) if ranked else 0
-    found["chars@8"] = sum(e - s for c in ranked[:8] for s, e in passages.get(c, []))
-    return found
+_DEFAULTS = {
+    module: {k: v for k, v in vars(module).items() if k.isupper() and isinstance(v, (int, float))}
+    for module in (passages, passage_sets)
+}
 
 
-def _in_document(
-    items: Sequence[tuple[str, Span]], query: EvalQuery, table: ChunkTable
-) -> tuple[list[Span], int]:
-    """The passages' spans in the query's document, and the characters from other ones."""
-    source = query.source_filter or query.document or ""
-    own, foreign = [], 0
-    for chunk_id, (start, end) in items:
-        chunk = table.span.get(chunk_id)
-        if chunk is None:
+def _apply(design: str) -> tuple[int, int]:
+    """Restore every constant, then set the design's; returns (passage, set) budgets."""
+    for module, values in _DEFAULTS.items():
+        for key, value in values.items():
+            setattr(module, key, value)
+    budgets = [passages.DEFAULT_PASSAGE_CHARS, passage_sets.DEFAULT_SET_CHARS]
+    if design == "defaults":
+        return budgets[0], budgets[1]
+    for part in design.split("+"):
+        key, _, value = part.partition("=")
+        if key in ("chars", "set"):
+            budgets[key == "set"] = int(value)
             continue
-        if table.source.get(chunk_id) == source:
-            own.append((chunk[0] + start, min(chunk[1], chunk[0] + end)))
-        else:
-            foreign += end - start
-    return own, foreign
-
-
-def _precision(items: Sequence[tuple[str, Span]], query: EvalQuery, table: ChunkTable) -> float:
-    own, foreign = _in_document(items, query, table)
-    return char_precision_at_k(own, query.relevant, len(own), foreign)  # type: ignore[arg-type]
-
-
-def _recall(items: Sequence[tuple[str, Span]], query: EvalQuery, table: ChunkTable) -> float:
-    own, _ = _in_document(items, query, table)
-    return char_recall_at_k(own, query.relevant, len(own))  # type: ignore[arg-type]
-
-
-def _row(design: str, means: dict[str, float], seconds: float) -> list[str]:
-    ratio = means["PsgP@1"] / means["CharP@1"] if means["CharP@1"] else 0.0
-    return [
-        design,
-        *(f"{means[c]:.3f}" for c in COLUMNS if not c.startswith("chars")),
-        f"{means['chars@1']:.0f}",
-        f"{means['chars@8']:.0f}",
-        f"{ratio:.2f}x",
-        f"{means['PsgR@8'] - means['CharR@8']:+.3f}",
-        f"{1000 * seconds:.1f}",
-    ]
+        owner = next((m for m, v in _DEFAULTS.items() if key in v), None)
+        if owner is None:
+            raise SystemExit(f"unknown constant {key!r}")
+        setattr(owner, key, type(_DEFAULTS[owner][key])(float(value)))
+    return budgets[0], budgets[1]
 
 
 if __name__ == "__main__":

@@ -388,7 +388,14 @@ class Index:
         response = searcher.search(query, chosen, filt)
         budget, sets = chosen.passage_chars, chosen.passage_set_chars
         return add_passages(
-            self.store, response, vectors.last, budget, self.model_name, searcher.stored, sets
+            self.store,
+            response,
+            vectors.last,
+            budget,
+            self.model_name,
+            searcher.stored,
+            sets,
+            chosen.passage_results,
         )
 
     def _known_section(self, section: str | None) -> str | None:

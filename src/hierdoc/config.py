@@ -103,6 +103,9 @@ class SearchSettings(BaseModel):
     passage_set_chars: int = Field(default=1200, ge=0, le=100_000)
     """Budget of all of a result's ``passages`` together, the best one included (a longer
     best passage stands alone); 0 keeps the best passage only."""
+    passage_results: bool = False
+    """Rank results at the passage level: each result is one passage of its chunk (its
+    ``passage``), with the chunk and the section the passage lies in."""
     max_query_chars: int = Field(default=4000, ge=1, le=1_000_000)
     """A longer query is refused with a clear error rather than searched for seconds."""
     reranker: RerankerSettings | None = None

@@ -40,7 +40,7 @@ from ..pipeline.tokenizer import Tokenizer, default_tokenizer
 from ..store.base import Store
 from .analyze import token_spans, token_words, tokens_terms
 from .holders import begun_in, move_to_section, section_at
-from .passage_sets import DEFAULT_SET_CHARS, passage_set
+from .passage_sets import DEFAULT_SET_CHARS, passage_set, passage_shares, rank_passages
 from .per_generation import PerGeneration
 from .searcher import keyword_terms, parse_query
 
@@ -55,11 +55,20 @@ SEMANTIC_WEIGHT = 0.5
 """Weight of the rescaled window cosine beside the rescaled sentence BM25 (max 1 each)."""
 BM25_K1 = 1.2
 BM25_B = 0.75
+LOCAL_IDF = 1.0
+"""Power of a term's idf among the chunk's sentences in its weight (0: the corpus idf alone)."""
+LEAD_IN_SHARE = 0.5
+"""Share of a list item's lead-in's BM25 added to the item's own."""
+HEADING_SHARE = 0.3
+"""Share of the BM25 of a sentence's heading line added to the sentence's own."""
 WINDOW_TOKENS = 254
 """The windows the local embedder cuts: all-MiniLM-L6-v2 reads 256 word pieces, less
 [CLS] and [SEP], with 32 tokens of overlap (``LocalEmbedder``)."""
 WINDOW_OVERLAP = 32
 _HEADING = re.compile(r"#{1,6}\s")
+_ITEM = re.compile(
+    r"\s*(?:\(?(?:[a-zA-Z]|[ivxlcIVXLC]{1,6}|\d{1,3})\)|\d{1,3}(?:\.\d{1,3})*\.?|[\u2022\u25aa\u25e6*\-\u2013])\s"
+)
 
 
 class QueryVectors:
@@ -97,6 +106,8 @@ class ChunkMatch:
     highlights: list[Span]
     units: tuple[Span, ...] = ()
     scores: tuple[float, ...] = ()
+    lead_ins: tuple[int | None, ...] = ()
+    """Each unit's lead-in (:func:`unit_parents`), as a unit index."""
     anchor: int | None = None
     """Where in ``content`` the best match begins: the cited section, else the best
     sentence, heading lines included (see hierdoc.search.holders); None when nothing in
@@ -136,10 +147,14 @@ def add_passages(
     model: str = DEFAULT_MODEL,
     stored: Mapping[str, StoredChunk] | None = None,
     set_budget: int = DEFAULT_SET_CHARS,
+    per_passage: bool = False,
 ) -> SearchResponse:
     """Set each result's ``passage``, ``passages`` (:mod:`~hierdoc.search.passage_sets`,
     ``set_budget`` characters in all) and ``highlights``; returns the response. ``stored``
-    holds the results' records when the caller has them (``Searcher.stored``)."""
+    holds the results' records when the caller has them (``Searcher.stored``). With
+    ``per_passage`` the response returned has one result per passage, ranked at the
+    passage level (:func:`~hierdoc.search.passage_sets.rank_passages`), as many as the
+    results, each naming the section its passage lies in."""
     if not response.results:
         return response
     evidence = query_evidence(store, response, vector)
@@ -149,7 +164,8 @@ def add_passages(
         stored = store.get_chunks(ids)
     sentences = {i: stored[i].chunk.sentences for i in ids if i in stored}
     begun = begun_in(store, [stored[i] for i in dict.fromkeys(ids) if i in stored])
-    for result in response.results:
+    shares: dict[int, list[float]] = {}
+    for position, result in enumerate(response.results):
         cited = cited_section(store, result, evidence.cited)
         spans = cited[1] if cited else None
         windows = _window_scores(result, vectors.get(result.chunk_id), vector)
@@ -157,11 +173,20 @@ def add_passages(
         match = match_chunk(result.content, evidence, budget, spans, windows, cuts)
         result.passage, result.highlights = match.passage, match.highlights
         result.passages = passage_set(result.content, match, set_budget)
+        shares[position] = passage_shares(match, result.passages)
         if result.chunk_id in stored:
             here = begun[result.chunk_id]
             holder = cited[0] if cited else section_at(result.content, here, match.anchor)
             move_to_section(store, result, stored[result.chunk_id], holder, here)
-    return response
+    if not per_passage:
+        return response
+    ranked = rank_passages(response, shares, len(response.results))
+    for result in ranked.results:
+        if result.chunk_id in stored and not cited_section(store, result, evidence.cited):
+            here = begun[result.chunk_id]
+            holder = section_at(result.content, here, result.passage.start)
+            move_to_section(store, result, stored[result.chunk_id], holder, here)
+    return ranked
 
 
 def match_chunk(
@@ -192,7 +217,10 @@ def match_chunk(
         anchor = units[best][0] if scores[best] > 0 or phrases else None
     start, end = units[chosen[0]][0], units[chosen[1]][1]
     passage = Passage(content[start:end], start, end)
-    return ChunkMatch(passage, merge_spans(highlights, content), units, tuple(scores), anchor)
+    lead_ins = unit_parents(content, units)[0]
+    return ChunkMatch(
+        passage, merge_spans(highlights, content), units, tuple(scores), lead_ins, anchor
+    )
 
 
 @lru_cache(maxsize=2048)
@@ -336,11 +364,48 @@ def _unit_scores(
     idf: dict[str, float],
     windows: Sequence[tuple[Span, float]],
 ) -> list[float]:
-    lexical = _rescaled(_bm25(content, units, hits, idf))
+    """Each unit's score: its BM25 (:func:`_bm25`) plus shares of its lead-in's and its
+    heading's (:func:`unit_parents`), rescaled in the chunk, plus :data:`SEMANTIC_WEIGHT`
+    times the rescaled cosine of the best embedding window covering it."""
+    own = _bm25(content, units, hits, idf)
+    lead_ins, headings = unit_parents(content, units)
+    lexical = _rescaled(
+        [
+            score
+            + (LEAD_IN_SHARE * own[lead] if lead is not None else 0.0)
+            + (HEADING_SHARE * own[head] if head is not None else 0.0)
+            for score, lead, head in zip(own, lead_ins, headings, strict=True)
+        ]
+    )
     semantic = _rescaled(
         [max((c for w, c in windows if _overlaps(w, u)), default=0.0) for u in units]
     )
     return [lex + SEMANTIC_WEIGHT * sem for lex, sem in zip(lexical, semantic, strict=True)]
+
+
+@lru_cache(maxsize=2048)
+def unit_parents(
+    content: str, units: tuple[Span, ...]
+) -> tuple[tuple[int | None, ...], tuple[int | None, ...]]:
+    """Each unit's lead-in and heading, as unit indexes (None when it has none): the
+    lead-in of a list item ("(d) was independently developed ...") is the sentence that
+    introduces its list ("... shall not apply to any information that:"), the nearest
+    earlier unit that is no item, when it ends with a colon; the heading is the nearest
+    earlier heading line."""
+    lead_ins: list[int | None] = []
+    headings: list[int | None] = []
+    lead: int | None = None
+    head: int | None = None
+    for i, (start, end) in enumerate(units):
+        heading = _is_heading(content, (start, end))
+        item = not heading and bool(_ITEM.match(content, start))
+        lead_ins.append(lead if item else None)
+        headings.append(head)
+        if heading:
+            head, lead = i, None
+        elif not item:
+            lead = i if content[start:end].rstrip().endswith((":", ":-", "—")) else None
+    return tuple(lead_ins), tuple(headings)
 
 
 def _bm25(
@@ -350,21 +415,40 @@ def _bm25(
     idf: dict[str, float],
 ) -> list[float]:
     """BM25 of each sentence as a document of its own (Robertson and Zaragoza 2009), with the
-    corpus idf of each term: term density, not term count, ranks the sentences."""
+    corpus idf of each term times, to the power :data:`LOCAL_IDF`, its idf among the
+    chunk's sentences: term density, not term count, ranks the sentences, and a term in
+    every sentence of the chunk ("Receiving Party" in an NDA) tells them apart little."""
     if not hits:
         return [0.0] * len(units)
     lengths = [max(1, n) for n in _tokens(content, tuple(units)).lengths]
     average = sum(lengths) / len(lengths)
     hit_starts = [h[0] for h in hits]
-    scores = []
-    for (start, end), length in zip(units, lengths, strict=True):
+    per_unit = []
+    for start, end in units:
         counts: dict[str, int] = {}
         for _, _, terms in hits[bisect_left(hit_starts, start) : bisect_left(hit_starts, end)]:
             for term in terms:
                 counts[term] = counts.get(term, 0) + 1
+        per_unit.append(counts)
+    weight = _local_weights(idf, per_unit)
+    scores = []
+    for counts, length in zip(per_unit, lengths, strict=True):
         norm = BM25_K1 * (1 - BM25_B + BM25_B * length / average)
-        scores.append(sum(idf[t] * tf * (BM25_K1 + 1) / (tf + norm) for t, tf in counts.items()))
+        scores.append(sum(weight[t] * tf * (BM25_K1 + 1) / (tf + norm) for t, tf in counts.items()))
     return scores
+
+
+def _local_weights(idf: dict[str, float], per_unit: Sequence[dict[str, int]]) -> dict[str, float]:
+    """Each term's corpus idf times its idf among the units, to the power :data:`LOCAL_IDF`."""
+    found: dict[str, int] = {}
+    for counts in per_unit:
+        for term in counts:
+            found[term] = found.get(term, 0) + 1
+    total = len(per_unit)
+    return {
+        t: idf[t] * math.log(1 + (total - n + 0.5) / (n + 0.5)) ** LOCAL_IDF
+        for t, n in found.items()
+    }
 
 
 def _rescaled(values: list[float]) -> list[float]:

@@ -80,8 +80,10 @@ def run_search(
     source: str | None = None,
     section: str | None = None,
     where: dict[str, str] | None = None,
+    passages: bool = False,
 ) -> ToolOutput:
-    """The ``search`` tool: checked arguments, then :meth:`Index.search`."""
+    """The ``search`` tool: checked arguments, then :meth:`Index.search` (``passages``: results
+    ranked at the passage level)."""
     text = (query or "").strip()
     if not text:
         raise InputError(
@@ -97,7 +99,13 @@ def run_search(
     sources = _sources(index, source)
     section_id = _check_section(index, section, sources)
     response = index.search(
-        text, top_k=top_k, mode=mode, source=sources, section=section_id, where=where
+        text,
+        top_k=top_k,
+        mode=mode,
+        source=sources,
+        section=section_id,
+        where=where,
+        passage_results=passages or None,
     )
     structured = check_output("search", response.to_dict())
     return ToolOutput(structured, render_search(structured, _names(index)))
