@@ -461,7 +461,9 @@ def _overlaps(a: Span, b: Span) -> bool:
 
 
 def _is_heading(content: str, unit: Span) -> bool:
-    return bool(_HEADING.match(content, unit[0]))
+    """Whether the unit lies on a Markdown heading line (the sentence splitter may cut
+    "## 5. Return of information" after "5.")."""
+    return bool(_HEADING.match(content, content.rfind("\n", 0, unit[0]) + 1))
 
 
 def _anchor(
