@@ -44,7 +44,6 @@ from .variants import ingest_key, passage_span
 DEPTH = 10
 """Results asked of hierdoc per question: enough passages for the 8,000-character budget."""
 SPLIT_CHARS = 500
-PASSAGE_RESULTS = False
 EMBED_BATCH = 256
 
 
@@ -234,8 +233,7 @@ def _rankers(corpus, index, table, cached, log, settings) -> dict[str, Callable]
         name: reading(name)
         for name in ("hierdoc chunks", "hierdoc passage", "hierdoc passages", "random same-length")
     }
-    if PASSAGE_RESULTS:
-        rankers["hierdoc passage results"] = passage_results
+    rankers["hierdoc passage results"] = passage_results
     for name, split in (
         ("fixed 500 + MiniLM", fixed_spans),
         ("recursive 500 + MiniLM", recursive_spans),
