@@ -331,7 +331,17 @@ def test_five_read_only_tools_with_schemas_and_no_path_argument(stdio) -> None:
         properties = tool.inputSchema.get("properties", {})
         assert all(p.get("description") for p in properties.values()), tool.name
         arguments |= set(properties)
-    assert arguments == {"query", "top_k", "mode", "source", "section", "where", "id", "term"}
+    assert arguments == {
+        "query",
+        "top_k",
+        "mode",
+        "source",
+        "section",
+        "where",
+        "passages",
+        "id",
+        "term",
+    }
     search = tools["search"]
     for spelling in ("Art. 17(3)(b)", "sec. 203(a)(1)", "§ 4.2", "quoted phrase"):
         assert spelling in search.description
