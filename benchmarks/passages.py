@@ -28,7 +28,7 @@ from hierdoc.eval.datasets import load_dataset
 from hierdoc.eval.embed_cache import CachingEmbedder
 from hierdoc.eval.indexes import open_index
 from hierdoc.eval.passage_eval import mean_measures, measure
-from hierdoc.eval.passage_methods import DEPTH, hierdoc_items
+from hierdoc.eval.passage_methods import DEPTH, first_passage, hierdoc_items, result_items
 from hierdoc.eval.report import markdown_table
 from hierdoc.eval.variants import ingest_key
 from hierdoc.models import SearchResponse
@@ -36,7 +36,7 @@ from hierdoc.pipeline.embed import LocalEmbedder
 from hierdoc.search import passage_sets, passages
 from hierdoc.search.passages import add_passages
 
-READINGS = ("hierdoc passage", "hierdoc passages")
+READINGS = ("hierdoc passage", "hierdoc passages", "hierdoc passage results")
 COLUMNS = ("Hit", "P@1", "R@8", "R@2k")
 
 
@@ -53,7 +53,7 @@ def main() -> None:
     args = parser.parse_args()
     root = Path(args.index_dir)
     embedder = CachingEmbedder(LocalEmbedder(), root / "embeddings.sqlite")
-    header = ["set", "design"] + [f"{c} {r.split()[-1]}" for r in READINGS for c in COLUMNS]
+    header = ["set", "design"] + [f"{c} {r[8:]}" for r in READINGS for c in COLUMNS]
     rows = []
     for spec in args.sets.split(","):
         name, _, split = spec.partition(":")
@@ -83,10 +83,13 @@ def _set_rows(name, split, args, root, embedder) -> list[list[str]]:  # noqa: AN
         began = time.perf_counter()
         for query, (response, vector) in zip(queries, searched, strict=True):
             fresh = copy.deepcopy(response)
-            add_passages(
-                index.store, fresh, vector, *budgets[:1], index.model_name, None, budgets[1]
-            )
+            add_passages(index.store, fresh, vector, budgets[0], index.model_name, None, budgets[1])
             items = hierdoc_items(fresh, table, query.id)
+            ranked = add_passages(
+                index.store, copy.deepcopy(response), vector, budgets[0], index.model_name,
+                None, budgets[1], per_passage=True,
+            )  # fmt: skip
+            items["hierdoc passage results"] = result_items(ranked, table, first_passage)
             for reading in READINGS:
                 measured[reading].append(measure(query, items[reading]))
         seconds = (time.perf_counter() - began) / max(len(queries), 1)

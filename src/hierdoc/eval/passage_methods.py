@@ -97,9 +97,10 @@ def result_items(
         chunk = table.span.get(result.chunk_id)
         if chunk is None:
             continue
+        whole = parts is _whole
         for start, end in parts(result):
             span = (chunk[0] + start, min(chunk[1], chunk[0] + end))
-            items.append(Returned(result.source, span, group, chunk))
+            items.append(Returned(result.source, span, group, None if whole else chunk))
     return items
 
 
@@ -107,13 +108,13 @@ def _whole(result: SearchResult) -> list[tuple[int, int]]:
     return [(0, len(result.content.strip()))]
 
 
-def _first(result: SearchResult) -> list[tuple[int, int]]:
+def first_passage(result: SearchResult) -> list[tuple[int, int]]:
     return [passage_span(result.content, result.passage)] if result.passage else _whole(result)
 
 
 def _all(result: SearchResult) -> list[tuple[int, int]]:
     if not result.passages:
-        return _first(result)
+        return first_passage(result)
     return [passage_span(result.content, p) for p in result.passages]
 
 
@@ -121,7 +122,7 @@ def _random_part(seed: str) -> Callable[[SearchResult], list[tuple[int, int]]]:
     chooser = random.Random(seed)
 
     def part(result: SearchResult) -> list[tuple[int, int]]:
-        (start, end), size = _first(result)[0], len(result.content.strip())
+        (start, end), size = first_passage(result)[0], len(result.content.strip())
         length = end - start
         at = chooser.randint(0, max(0, size - length))
         return [(at, at + length)]
@@ -135,7 +136,7 @@ def hierdoc_items(
     """The four readings of one hierdoc response."""
     return {
         "hierdoc chunks": result_items(response, table, _whole),
-        "hierdoc passage": result_items(response, table, _first),
+        "hierdoc passage": result_items(response, table, first_passage),
         "hierdoc passages": result_items(response, table, _all),
         "random same-length": result_items(response, table, _random_part(seed)),
     }
@@ -227,7 +228,7 @@ def _rankers(corpus, index, table, cached, log, settings) -> dict[str, Callable]
             settings=search,
             passage_results=True,
         )
-        return result_items(response, table, _first)
+        return result_items(response, table, first_passage)
 
     rankers: dict[str, Callable] = {
         name: reading(name)

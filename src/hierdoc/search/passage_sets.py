@@ -27,6 +27,11 @@ Span = tuple[int, int]
 DEFAULT_SET_CHARS = 1200
 """Characters of all of a result's passages together (the best one included)."""
 EXTRA_SHARE = 0.7
+RESULT_SET_CHARS = 2400
+"""With results ranked at the passage level, each chunk offers passages up to this many
+characters in all (or ``passage_set_chars`` when larger) ..."""
+RESULT_SHARE = 0.3
+"""... grown around sentences scoring at least this share of its best."""
 """A further passage grows around a sentence scoring at least this share of the best."""
 GROW_SHARE = 0.5
 """A further passage takes in a neighbour scoring at least this share of its own seed."""
@@ -38,10 +43,13 @@ MIN_CHARS = 150
 _HEADING = re.compile(r"#{1,6}\s")
 
 
-def passage_set(content: str, match: ChunkMatch, budget: int = DEFAULT_SET_CHARS) -> list[Passage]:
+def passage_set(
+    content: str, match: ChunkMatch, budget: int = DEFAULT_SET_CHARS, share: float | None = None
+) -> list[Passage]:
     """``match.passage`` then the further passages of ``content`` its sentence scores
-    support, in the order chosen (best first), all together at most ``budget`` characters
-    (the best passage always kept)."""
+    support (seeds scoring at least ``share`` of the best, :data:`EXTRA_SHARE` by default),
+    in the order chosen (best first), all together at most ``budget`` characters (the best
+    passage always kept)."""
     best, units, scores = match.passage, match.units, match.scores
     taken = [i for i, u in enumerate(units) if best.start <= u[0] and u[1] <= best.end]
     if not scores or not taken or budget <= len(best.text):
@@ -56,7 +64,7 @@ def passage_set(content: str, match: ChunkMatch, budget: int = DEFAULT_SET_CHARS
             chosen.append(Passage(content[start:end], start, end))
             blocked.update(range(lead - 1, lead + 2))
             left -= end - start
-    floor = EXTRA_SHARE * max(scores[i] for i in taken)
+    floor = (EXTRA_SHARE if share is None else share) * max(scores[i] for i in taken)
     for seed in sorted(range(len(units)), key=lambda i: (-scores[i], i)):
         if scores[seed] <= 0 or scores[seed] < floor:
             break

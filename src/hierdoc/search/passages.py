@@ -38,6 +38,7 @@ from ..pipeline.chunk import sentence_spans, spans_from_cuts
 from ..pipeline.embed import DEFAULT_MODEL, _fitted_prefix
 from ..pipeline.tokenizer import Tokenizer, default_tokenizer
 from ..store.base import Store
+from . import passage_sets
 from .analyze import token_spans, token_words, tokens_terms
 from .holders import begun_in, move_to_section, section_at
 from .passage_sets import DEFAULT_SET_CHARS, passage_set, passage_shares, rank_passages
@@ -172,7 +173,11 @@ def add_passages(
         cuts = sentences.get(result.chunk_id)
         match = match_chunk(result.content, evidence, budget, spans, windows, cuts)
         result.passage, result.highlights = match.passage, match.highlights
-        result.passages = passage_set(result.content, match, set_budget)
+        if per_passage:
+            offered = max(set_budget, passage_sets.RESULT_SET_CHARS)
+            result.passages = passage_set(result.content, match, offered, passage_sets.RESULT_SHARE)
+        else:
+            result.passages = passage_set(result.content, match, set_budget)
         shares[position] = passage_shares(match, result.passages)
         if result.chunk_id in stored:
             here = begun[result.chunk_id]
