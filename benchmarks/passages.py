@@ -62,7 +62,9 @@ def main() -> None:
     print(markdown_table([*header, "ms/query"], rows, numeric_from=2))
 
 
-def _set_rows(name, split, args, root, embedder) -> list[list[str]]:  # noqa: ANN001
+def _set_rows(
+    name: str, split: str, args: argparse.Namespace, root: Path, embedder: CachingEmbedder
+) -> list[list[str]]:
     corpus = load_dataset(name, None, split)
     queries = corpus.queries[: args.limit] if args.limit else corpus.queries
     opened = open_index(corpus, ingest_key(Settings(), corpus), root, embedder, log)
@@ -87,7 +89,7 @@ def _set_rows(name, split, args, root, embedder) -> list[list[str]]:  # noqa: AN
             items = hierdoc_items(fresh, table, query.id)
             ranked = add_passages(
                 index.store, copy.deepcopy(response), vector, budgets[0], index.model_name,
-                None, budgets[1], per_passage=True,
+                None, budgets[1], per_passage=DEPTH,
             )  # fmt: skip
             items["hierdoc passage results"] = result_items(ranked, table, first_passage)
             for reading in READINGS:

@@ -395,7 +395,7 @@ class Index:
             self.model_name,
             searcher.stored,
             sets,
-            chosen.passage_results,
+            chosen.top_k if chosen.passage_results else 0,
         )
 
     def _known_section(self, section: str | None) -> str | None:

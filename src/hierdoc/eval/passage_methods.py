@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -40,6 +41,9 @@ from .passage_eval import MEASURES, PassageRanker, Returned, mean_measures, meas
 from .report import markdown_table
 from .splitters import fixed_spans, recursive_spans
 from .variants import ingest_key, passage_span
+
+if TYPE_CHECKING:
+    from ..api import Index
 
 DEPTH = 10
 """Results asked of hierdoc per question: enough passages for the 8,000-character budget."""
@@ -204,7 +208,14 @@ def run_passage_eval(
         cached.close()
 
 
-def _rankers(corpus, index, table, cached, log, settings) -> dict[str, Callable]:  # noqa: ANN001
+def _rankers(
+    corpus: EvalCorpus,
+    index: Index,
+    table: ChunkTable,
+    cached: CachingEmbedder,
+    log: Log,
+    settings: Settings,
+) -> dict[str, PassageRanker]:
     """Each method's ranker; the hierdoc readings share one search per question."""
     search = settings.search_settings()
     last: dict[str, tuple[str, dict[str, list[Returned]]]] = {}
@@ -230,7 +241,7 @@ def _rankers(corpus, index, table, cached, log, settings) -> dict[str, Callable]
         )
         return result_items(response, table, first_passage)
 
-    rankers: dict[str, Callable] = {
+    rankers: dict[str, PassageRanker] = {
         name: reading(name)
         for name in ("hierdoc chunks", "hierdoc passage", "hierdoc passages", "random same-length")
     }
@@ -243,7 +254,7 @@ def _rankers(corpus, index, table, cached, log, settings) -> dict[str, Callable]
     return rankers
 
 
-def _score(corpus: EvalCorpus, rankers: dict[str, Callable], log: Log) -> PassageReport:
+def _score(corpus: EvalCorpus, rankers: dict[str, PassageRanker], log: Log) -> PassageReport:
     report = PassageReport(corpus.name, len(corpus.queries))
     for name, rank in rankers.items():
         started = time.perf_counter()
@@ -252,8 +263,3 @@ def _score(corpus: EvalCorpus, rankers: dict[str, Callable], log: Log) -> Passag
         report.means[name] = mean_measures(rows)
         log(f"[{corpus.name}] {name}: R@2k {report.means[name]['R@2k']:.3f}")
     return report
-
-
-def measured(corpus: EvalCorpus, items: Sequence[Sequence[Returned]]) -> dict[str, float]:
-    """Mean measures of given returned passages, one list per question (in order)."""
-    return mean_measures([measure(q, i) for q, i in zip(corpus.queries, items, strict=True)])

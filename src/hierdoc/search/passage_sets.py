@@ -32,6 +32,9 @@ RESULT_SET_CHARS = 2400
 characters in all (or ``passage_set_chars`` when larger) ..."""
 RESULT_SHARE = 0.3
 """... grown around sentences scoring at least this share of its best."""
+SHARE_POWER = 1.0
+"""A passage ranked at the passage level scores its result's score times its share to
+this power."""
 """A further passage grows around a sentence scoring at least this share of the best."""
 GROW_SHARE = 0.5
 """A further passage takes in a neighbour scoring at least this share of its own seed."""
@@ -108,7 +111,9 @@ def rank_passages(
             zip(result.passages or [result.passage], shares.get(position, [1.0]), strict=False)
         ):
             if passage is not None:
-                scored.append((-result.score * share, position, order, result, passage))
+                scored.append(
+                    (-result.score * share**SHARE_POWER, position, order, result, passage)
+                )
     scored.sort(key=lambda item: item[:3])
     results = [_one_passage(item[3], item[4], -item[0]) for item in scored[:top_k]]
     return replace(response, results=results)

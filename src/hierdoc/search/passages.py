@@ -148,14 +148,14 @@ def add_passages(
     model: str = DEFAULT_MODEL,
     stored: Mapping[str, StoredChunk] | None = None,
     set_budget: int = DEFAULT_SET_CHARS,
-    per_passage: bool = False,
+    per_passage: int = 0,
 ) -> SearchResponse:
     """Set each result's ``passage``, ``passages`` (:mod:`~hierdoc.search.passage_sets`,
     ``set_budget`` characters in all) and ``highlights``; returns the response. ``stored``
     holds the results' records when the caller has them (``Searcher.stored``). With
-    ``per_passage`` the response returned has one result per passage, ranked at the
-    passage level (:func:`~hierdoc.search.passage_sets.rank_passages`), as many as the
-    results, each naming the section its passage lies in."""
+    ``per_passage`` > 0 the response returned has one result per passage, ranked at the
+    passage level (:func:`~hierdoc.search.passage_sets.rank_passages`), at most that many,
+    each naming the section its passage lies in."""
     if not response.results:
         return response
     evidence = query_evidence(store, response, vector)
@@ -185,7 +185,7 @@ def add_passages(
             move_to_section(store, result, stored[result.chunk_id], holder, here)
     if not per_passage:
         return response
-    ranked = rank_passages(response, shares, len(response.results))
+    ranked = rank_passages(response, shares, per_passage)
     for result in ranked.results:
         if result.chunk_id in stored and not cited_section(store, result, evidence.cited):
             here = begun[result.chunk_id]
