@@ -28,7 +28,7 @@ import math
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 
 import numpy as np
@@ -56,6 +56,9 @@ SEMANTIC_WEIGHT = 0.5
 """Weight of the rescaled window cosine beside the rescaled sentence BM25 (max 1 each)."""
 BM25_K1 = 1.2
 BM25_B = 0.75
+SECTION_UNITS = 1
+"""1: a passage widens to the whole section holding its best unit when that fits the
+passage's budget; 0: it does not."""
 LOCAL_IDF = 1.0
 """Power of a term's idf among the chunk's sentences in its weight (0: the corpus idf alone)."""
 LEAD_IN_SHARE = 0.5
@@ -172,6 +175,10 @@ def add_passages(
         windows = _window_scores(result, vectors.get(result.chunk_id), vector)
         cuts = sentences.get(result.chunk_id)
         match = match_chunk(result.content, evidence, budget, spans, windows, cuts)
+        here = begun.get(result.chunk_id, [])
+        holder = cited[0] if cited else section_at(result.content, here, match.anchor)
+        if holder is not None and not cited and result.chunk_id in stored:
+            match = section_sized(store, result, match, holder, stored[result.chunk_id], budget)
         result.passage, result.highlights = match.passage, match.highlights
         if per_passage:
             offered = max(set_budget, passage_sets.RESULT_SET_CHARS)
@@ -180,8 +187,6 @@ def add_passages(
             result.passages = passage_set(result.content, match, set_budget)
         shares[position] = passage_shares(match, result.passages)
         if result.chunk_id in stored:
-            here = begun[result.chunk_id]
-            holder = cited[0] if cited else section_at(result.content, here, match.anchor)
             move_to_section(store, result, stored[result.chunk_id], holder, here)
     if not per_passage:
         return response
@@ -192,6 +197,38 @@ def add_passages(
             holder = section_at(result.content, here, result.passage.start)
             move_to_section(store, result, stored[result.chunk_id], holder, here)
     return ranked
+
+
+def section_sized(
+    store: Store,
+    result: SearchResult,
+    match: ChunkMatch,
+    holder: SectionRecord,
+    stored: StoredChunk,
+    budget: int,
+) -> ChunkMatch:
+    """``match`` with its passage widened to the whole section holding its best unit (a
+    numbered rule with its points, a clause), its units from the first to the last the
+    section overlaps, when that is longer than the passage and fits ``budget``: the size
+    of the passage follows the document's own unit (else its own text, without the
+    sections under it)."""
+    if not SECTION_UNITS or not match.units:
+        return match
+    found = section_spans(store, holder, stored.chunk.section_id, result.content)
+    if found is None:
+        return match
+    own, whole = found
+    passage = match.passage
+    for start, end in (whole, own):
+        inside = [u for u in match.units if u[0] < end and start < u[1]]
+        if not inside:
+            continue
+        first, last = inside[0][0], inside[-1][1]
+        fits = last - first <= budget and first <= passage.start and passage.end <= last
+        if fits and last - first > passage.end - passage.start:
+            widened = Passage(result.content[first:last], first, last)
+            return replace(match, passage=widened)
+    return match
 
 
 def match_chunk(
