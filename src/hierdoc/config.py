@@ -98,7 +98,7 @@ class SearchSettings(BaseModel):
     rrf_k: int = Field(default=60, ge=0)
     candidate_depth: int = Field(default=50, ge=1, le=1000)
     no_match_similarity: float = Field(default=0.25, ge=-1.0, le=1.0)
-    passage_chars: int = Field(default=600, ge=50, le=100_000)
+    passage_chars: int = Field(default=1000, ge=50, le=100_000)
     """Budget of each result's ``passage`` (whole sentences; one longer sentence whole)."""
     passage_set_chars: int = Field(default=1200, ge=0, le=100_000)
     """Budget of all of a result's ``passages`` together, the best one included (a longer

@@ -8,7 +8,8 @@ From one hierdoc search per question (the index's defaults, ``top_k`` :data:`DEP
 * ``random same-length``: in each result's chunk, a span as long as its ``passage`` placed
   at random (seeded by the question), the chance level of choosing a passage;
 
-from a second search with ``passage_results`` (results ranked at the passage level):
+and ranked at the passage level from the same results and query vector, as a search
+with ``passage_results`` ranks them:
 
 * ``hierdoc passage results``: each result's ``passage``, in that ranking;
 
@@ -21,6 +22,7 @@ ranked by cosine to the question:
 
 from __future__ import annotations
 
+import copy
 import random
 import time
 from collections.abc import Callable
@@ -33,6 +35,7 @@ import numpy as np
 from ..config import Settings
 from ..models import SearchResponse, SearchResult
 from ..pipeline.embed import Embedder, EmbedInput, LocalEmbedder
+from ..search.passages import add_passages
 from .datasets import EvalCorpus, EvalQuery
 from .embed_cache import CachingEmbedder
 from .indexes import Log, open_index
@@ -216,7 +219,9 @@ def _rankers(
     log: Log,
     settings: Settings,
 ) -> dict[str, PassageRanker]:
-    """Each method's ranker; the hierdoc readings share one search per question."""
+    """Each method's ranker; the hierdoc readings share one search per question (the
+    passage-level results are ranked from its results and query vector, as ``Index.search``
+    ranks them with ``passage_results``)."""
     search = settings.search_settings()
     last: dict[str, tuple[str, dict[str, list[Returned]]]] = {}
 
@@ -226,26 +231,31 @@ def _rankers(
                 response = index.search(
                     query.text, top_k=DEPTH, source=query.source_filter, settings=search
                 )
-                last["q"] = (query.id, hierdoc_items(response, table, query.id))
+                items = hierdoc_items(response, table, query.id)
+                ranked = add_passages(
+                    index.store,
+                    copy.deepcopy(response),
+                    index.embed_query(query.text),
+                    search.passage_chars,
+                    index.model_name,
+                    None,
+                    search.passage_set_chars,
+                    per_passage=DEPTH,
+                )
+                items["hierdoc passage results"] = result_items(ranked, table, first_passage)
+                last["q"] = (query.id, items)
             return last["q"][1][name]
 
         return rank
 
-    def passage_results(query: EvalQuery) -> list[Returned]:
-        response = index.search(
-            query.text,
-            top_k=DEPTH,
-            source=query.source_filter,
-            settings=search,
-            passage_results=True,
-        )
-        return result_items(response, table, first_passage)
-
-    rankers: dict[str, PassageRanker] = {
-        name: reading(name)
-        for name in ("hierdoc chunks", "hierdoc passage", "hierdoc passages", "random same-length")
-    }
-    rankers["hierdoc passage results"] = passage_results
+    readings = (
+        "hierdoc chunks",
+        "hierdoc passage",
+        "hierdoc passages",
+        "random same-length",
+        "hierdoc passage results",
+    )
+    rankers: dict[str, PassageRanker] = {name: reading(name) for name in readings}
     for name, split in (
         ("fixed 500 + MiniLM", fixed_spans),
         ("recursive 500 + MiniLM", recursive_spans),

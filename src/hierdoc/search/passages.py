@@ -47,7 +47,7 @@ from .searcher import keyword_terms, parse_query
 
 Span = tuple[int, int]
 
-DEFAULT_PASSAGE_CHARS = 600
+DEFAULT_PASSAGE_CHARS = 1000
 MIN_CHARS = 150
 """A passage shorter than this takes in its next sentence whatever it scores."""
 GROW_SHARE = 0.5
