@@ -418,11 +418,11 @@ class RfcReader:
                 pass
             elif name == "xref":
                 target = self.anchors.get(child.get("target", ""))
-                if target is not None and target.id and origin and not child.get("section"):
-                    self.references.append((origin, target.id))
                 shown = self.inline(child, origin)
                 if not shown and target is not None:
                     shown = target.cite.split(" of ")[0] if target.cite else target.heading or ""
+                if target is not None and origin and cites(shown, target, child):
+                    self.references.append((origin, target.id))
                 parts.append(shown or f"[{child.get('target', '')}]")
             else:
                 parts.append(self.inline(child, origin))
@@ -473,6 +473,19 @@ class RfcReader:
         if term and text and len(term) <= 60:
             node.body.append((term, text))
             self.definitions.append((term, text))
+
+
+def cites(shown: str, target: Node, xref: etree._Element) -> bool:
+    """Whether an <xref> to a section of the same document is a reference the rendered
+    text shows: its text names the section's number ("Section 3.1", the text xml2rfc
+    generates for an empty <xref>). An <xref> written with words of its own ("<xref
+    format="none">200 (OK)</xref>": RFC 7991 has xml2rfc generate no text for it) renders as
+    those words alone: a link in the publisher's HTML, nothing in the text, and nothing in
+    this script's renderings, which keep no links."""
+    if not target.id or xref.get("section"):
+        return False
+    number = target.label.removeprefix("Appendix ").rstrip(".")
+    return re.search(rf"(?<![\w.]){re.escape(number)}(?![\w]|\.\w)", shown) is not None
 
 
 def read_rfc(data: bytes, document_id: str, source: str) -> Source:

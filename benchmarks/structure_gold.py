@@ -154,10 +154,22 @@ _PASSAGE_NUMBER = re.compile(
     r"^(?:PART |Part \d+[A-Z]?\.(?:Chapter \d+[A-Z]?\.)?)?"
     r"(?P<num>(?:\d+[A-Z]?|[A-Z])(?:\.\d+[A-Z]?)*)\.?(?P<parens>(?:\.?\([0-9a-zA-Z]{1,6}\))*)\)?$"
 )
-#: A rule cited in a passage: "Rule 5.3.6", "Rule \u200e2.2" (a left-to-right mark inside).
-_RULE_CITED = re.compile(r"\bRules?\s*\u200e?(\d+(?:\.\d+)+)\b(?!\.\d)")
-#: A section of Regulations cited in a passage, not one of another text ("section 15 of FSMR").
-_SECTION_CITED = re.compile(r"\bsection\s+(\d+[A-Z]?)((?:\([0-9a-z]{1,4}\))*)(?!\s+of\s)")
+#: A rule cited in a passage: "Rule 5.3.6", "Rule \u200e2.2" (a left-to-right mark inside);
+#: not a rule of another rulebook ("COBS Rule 2.4.1", "Rule 3.2.1 of COBS").
+_RULE_CITED = re.compile(
+    r"(?<![A-Z]{2}\s)(?<![A-Z]{3}\s)(?<![A-Z]{4}\s)\bRules?\s*\u200e?(\d+(?:\.\d+)+)\b(?!\.\d)"
+    r"(?!\s+(?:of|in)\s+(?:the\s+)?[A-Z]{2,}\b)"
+)
+#: A section cited in a passage ("section 15(2)", "section 3.3" of a guidance document),
+#: not one of another text ("section 15 of FSMR", "section 258 of FSMR", "section 9(5) of
+#: FSMR", "section 2.2.1 of the PRMS", "COBS section 3.8"): whole numbers and parentheses,
+#: so that "section 258" is never read as "section 25", nor "section 2.2.1" as "section 2",
+#: to leave out the "of".
+_SECTION_CITED = re.compile(
+    r"(?<![A-Z]{2}\s)(?<![A-Z]{3}\s)(?<![A-Z]{4}\s)"
+    r"\bsection\s+(\d+[A-Z]?(?:\.\d+[A-Z]?)*)(?![\dA-Z]|\.\d)((?:\([0-9a-z]{1,4}\))*)"
+    r"(?![(\w])(?!\s+of\s)"
+)
 #: A heading passage: one short line that does not end a sentence.
 _HEADING_PASSAGE = re.compile(r"^[^\n]{1,150}$")
 
@@ -227,7 +239,7 @@ def obliqa_references(texts: dict[str, str], known: set[str]) -> list[GoldRefere
     for origin, text in texts.items():
         targets = ["section-" + n.replace(".", "-") for n in _RULE_CITED.findall(text)]
         targets += [
-            "section-" + "-".join([n.lower(), *re.findall(r"\((\w+)\)", p)])
+            "section-" + "-".join([n.lower().replace(".", "-"), *re.findall(r"\((\w+)\)", p)])
             for n, p in _SECTION_CITED.findall(text)
         ]
         for target in targets:
@@ -282,8 +294,9 @@ def obliqa_documents(datasets: Path | None = None) -> list[LabelledDocument]:
     Part and Chapter headings of Regulations and the guidance notes under a rule
     ("1.2.Guidance.1.") have no number of their own and are left out. A passage of one
     short line is its section's title. Definitions: the rows of the glossary tables (GLO).
-    References: "Rule 2.2" and "section 15(2)" (not "of" another text) in a passage, to a
-    section the document holds. Citations: "Rule 5.3.6 of GEN", "Section 15 of FSMR"."""
+    References: "Rule 2.2" and "section 15(2)" in a passage, to a section the document
+    holds; not those of another text ("COBS Rule 2.4.1", "Rule 3.2.1 of COBS", "section 58
+    of FSMR"). Citations: "Rule 5.3.6 of GEN", "Section 15 of FSMR"."""
     folder = (datasets or default_datasets()) / "obliqa"
     if not (folder / "document_map.json").is_file():
         return []

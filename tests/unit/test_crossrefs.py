@@ -206,6 +206,22 @@ def test_no_false_references(text: str) -> None:
     assert refs(text) == []
 
 
+@pytest.mark.parametrize(
+    ("text", "external"),
+    [
+        ("as specified in COBS Rule 2.4.1, and", True),  # a rule of another rulebook
+        ("required under GEN Rule 3.3.20(a) to", True),
+        ("the exemption in FSMR section 58 applies", True),
+        ("see Rule 2.4.1 below", False),
+        ("EXCEPT AS PROVIDED IN SECTION 9", False),  # all capitals: no name before it
+        ("PART 2 Section 3", False),
+        ("amending 14 CFR Part 39 as follows", False),  # a rule names its own parts so
+    ],
+)
+def test_a_citation_after_another_texts_short_name_is_external(text: str, external) -> None:
+    assert [r.external for r in refs(text)][-1] is external
+
+
 def test_heading_numbers_are_not_references() -> None:
     text = "### Article 6 - Lawfulness\n\n1. Paragraph 2 and Article 9(2) apply.\n"
     assert [r.text for r in refs(text)] == ["Paragraph 2", "Article 9(2)"]
@@ -324,10 +340,114 @@ US_CONTEXT = ("title-1", "section-203", "section-203-a", "section-203-a-1", "sec
         ("section 901 of this Act", "section-901"),
         ("sec. 203(a)(1)", "section-203-a-1"),
         ("this section", "section-203"),
+        ("this paragraph", "section-203-a-1"),  # a statute's paragraphs are numbered
     ],
 )
 def test_us_resolution(text: str, expected: str) -> None:
     assert resolve_one(text, US_CONTEXT, US_KNOWN) == expected
+
+
+CFR_KNOWN = {
+    "section-1002-2",
+    "section-1002-2-p",
+    "section-1002-2-p-1",
+    *(f"section-1002-2-p-1-{n}" for n in ("i", "ii", "iii", "iv")),
+    "section-1002-2-p-2",
+    "section-1002-14",
+    "section-1002-14-d",
+    "section-1002-14-d-1",
+    "section-1002-14-d-3",
+}
+IN_14_D_1 = ("section-1002-14", "section-1002-14-d", "section-1002-14-d-1")
+
+
+@pytest.mark.parametrize(
+    ("text", "context", "expected"),
+    [
+        # "this paragraph (d)(3)": US rules' words for "paragraph (d)(3) of this section"
+        ("under this paragraph (d)(3) remains", IN_14_D_1, ["section-1002-14-d-3"]),
+        # every level of a US rule is a paragraph: "this paragraph" is the one the text is in
+        ("as permitted by this paragraph", IN_14_D_1, ["section-1002-14-d-1"]),
+        (
+            "paragraph (p)(1)(i) through (iv) of this section",
+            ("section-1002-2", "section-1002-2-p", "section-1002-2-p-2"),
+            [f"section-1002-2-p-1-{n}" for n in ("i", "ii", "iii", "iv")],
+        ),
+    ],
+)
+def test_us_rule_paragraphs(text: str, context: tuple[str, ...], expected: list[str]) -> None:
+    assert [resolve(r, context, CFR_KNOWN) for r in refs(text)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("paragraphs (e)(3)(ii)(A) and (B)", [("e", "3", "ii", "A"), ("e", "3", "ii", "B")]),
+        ("paragraphs (b)(1)(ii) and (iv)", [("b", "1", "ii"), ("b", "1", "iv")]),
+        ("paragraphs (b)(2) through\n  (4)", [("b", "2"), ("b", "3"), ("b", "4")]),
+        ("paragraphs (a)(1) and (b)", [("a", "1"), ("b",)]),  # (b) is numbered as (a), not (1)
+        ("paragraphs (a)(1)(i) and (b)", [("a", "1", "i"), ("b",)]),
+        ("points (a) and (b)", [("a",), ("b",)]),
+        (
+            "paragraphs (c)(2)(iv), (vi), and (ix)(A) and (B)",
+            [("c", "2", "iv"), ("c", "2", "vi"), ("c", "2", "ix", "A"), ("c", "2", "ix", "B")],
+        ),
+    ],
+)
+def test_a_shorter_list_item_is_completed_from_the_one_before(text: str, expected) -> None:
+    assert [r.relative for r in refs(text)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("§ 1013.2(e)(1) and (h)", ["section-1013-2-e-1", "section-1013-2-h"]),
+        (
+            "§§ 1013.4(g)(2), (h)(3), (i)(1), (j), and (k)",
+            [f"section-1013-4-{p}" for p in ("g-2", "h-3", "i-1", "j", "k")],
+        ),
+        ("Article 9(2)(a) and (3)", ["article-9-2-a", "article-9-3"]),
+        ("Article 60(7), (8) and (9)", ["article-60-7", "article-60-8", "article-60-9"]),
+    ],
+)
+def test_a_block_lists_parentheses_join_the_part_numbered_alike(text, expected) -> None:
+    assert first_ids(text) == expected
+
+
+def test_capital_points_resolve_to_lower_case_ids() -> None:
+    context = ("section-1010-212", "section-1010-212-j", "section-1010-212-j-1")
+    known = {*context, "section-1010-212-e-3-ii", "section-1010-212-e-3-ii-c"}
+    (ref,) = refs("paragraph (e)(3)(ii)(C) of this section")
+    assert resolve(ref, context, known) == "section-1010-212-e-3-ii-c"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "   messages while they are being forwarded, as described in\n   Section 5.7.2.\n",
+        "   They are defined in the registry of transfer codings found at\n   Section 8.4. They",
+        "subject to the limits the parties agreed to in writing,\nSection 4. It applies",
+    ],
+)
+def test_a_citation_that_a_wrapped_line_begins_with_is_a_reference(text: str) -> None:
+    assert len(refs(text)) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "SEC. 2. DEFINITIONS.\nText",
+        "Terms\n\nSection 2. Scope\nText",
+        "Terms\nSection 2. Scope",
+        "Part 6.50.(1)\tThe Regulator must maintain the Official List.",
+        "Part 6.Chapter 1.61.(5)\tA Prospectus must include",
+        "Schedule 1.Part 2.Chapter 14.67.(1)\tOperating a Representative Office",
+        "PART 5.12.3.9.Guidance.1\tIf the prime broker",
+        "SECTION VIII.A.8.\tThe term",
+    ],
+)
+def test_a_heading_or_rule_number_opening_a_line_is_no_reference(text: str) -> None:
+    assert refs(text) == []
 
 
 def test_us_external_does_not_resolve() -> None:

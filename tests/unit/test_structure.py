@@ -175,3 +175,15 @@ def test_a_text_without_a_heading_line_is_not_parsed_and_the_headings_are_the_sa
         tokens = MarkdownIt("commonmark").parse(text)
         parsed = [t.map[0] for t in tokens if t.type == "heading_open" and t.level == 0 and t.map]
         assert [h.first_line for h in find_headings(text)] == parsed, text
+
+
+def test_headings_numbered_within_an_appendix_are_its_sections() -> None:
+    text = (
+        "# RFC\n\n## 1. Intro\n\nSee Appendix A.4.1.\n\n## Appendix A. Notes\n\n"
+        "### A.1. MIME-Version\n\ntext\n\n### A.4. Differences\n\n#### A.4.1. Canonical Form\n\n"
+        "text\n\n## Appendix B. Other\n\n### A.2. Not this appendix\n\n### B.1. Changes\n"
+    )
+    sections = {s.section_id: s for s in parse_sections(text, "RFC")}
+    assert sections["appendix-a-4-1"].path[-1] == "appendix-a-4"
+    assert {"appendix-a-1", "appendix-a-4", "appendix-b-1"} <= set(sections)
+    assert "a-2-not-this-appendix" in sections  # "A." below Appendix B: no appendix number

@@ -28,7 +28,7 @@ from markdown_it import MarkdownIt
 
 from ..models import Section
 from .headings import plain_heading
-from .numbering import parse_heading, parse_lettered_heading, slugify
+from .numbering import Label, parse_heading, parse_lettered_heading, slugify
 from .outline import OutlineNode, outline
 
 PREAMBLE_ID = "preamble"
@@ -132,6 +132,8 @@ def _heading_nodes(text: str, title: str) -> list[_Node]:
         while stack and stack[-1][0] >= heading.level:
             stack.pop()
         label = parse_heading(heading.text) or parse_lettered_heading(heading.text)
+        if label is None and stack:
+            label = _appendix_subsection(heading.text, nodes[stack[-1][1]])
         nodes.append(
             _Node(
                 heading.text,
@@ -145,6 +147,24 @@ def _heading_nodes(text: str, title: str) -> list[_Node]:
         )
         stack.append((heading.level, len(nodes) - 1))
     return nodes
+
+
+_APPENDIX_NUMBER = re.compile(r"^(?P<letter>[A-Z])\.(?P<rest>\d+(?:\.\d+)*)\.?(?=\s)")
+
+
+def _appendix_subsection(heading: str, parent: _Node) -> Label | None:
+    """The label of a heading numbered within an appendix: "A.1. MIME-Version" or "A.4.1.
+    Title" below "Appendix A. ..." (or below "A.4. ...") is appendix A.1, as an RFC numbers
+    the sections of its appendices and cites them ("Appendix A.4")."""
+    match = _APPENDIX_NUMBER.match(heading.strip())
+    letter = parent.local_id.removeprefix("appendix-").split("-")[0]
+    if (
+        not match
+        or not parent.local_id.startswith("appendix-")
+        or letter != match["letter"].lower()
+    ):
+        return None
+    return parse_heading(f"Appendix {match['letter']}.{match['rest']} {heading}")
 
 
 def _split_by_numbering(node: _Node, offset: int) -> list[_Node]:

@@ -104,6 +104,21 @@ def _level(ref: FoundReference) -> int:
     return SUB_LEVELS.get(ref.kind, 1)
 
 
+def _this_us_paragraph(ref: FoundReference, block: str, below: Sequence[str]) -> str | None:
+    """The id "this paragraph" names in a US rule, whose sections are lettered first
+    ("(a)"); None elsewhere. In a regulation's section ("§ 1002.14", every level a
+    paragraph) it is the innermost part the text is in; in a statute's section ("section
+    203": subsection (a), paragraph (1), subparagraph (A)) the innermost numbered one."""
+    plain = not ref.relative and not ref.candidate_ids and ref.kind == "paragraph"
+    if not (plain and below and below[0].isalpha() and below[0].islower()):
+        return None
+    numbers = [t for t in block.split("-") if t.isdigit()]
+    if len(numbers) >= 2:  # "§ 1002.14", "§ 39.13"
+        return "-".join([block, *below])
+    digits = [depth for depth, part in enumerate(below) if part.isdigit()]
+    return "-".join([block, *below[: digits[-1] + 1]]) if digits else None
+
+
 def _resolve_relative(
     ref: FoundReference, context: Sequence[str], known_ids: Collection[str]
 ) -> str | None:
@@ -118,9 +133,12 @@ def _resolve_relative(
         return None
     block = blocks[-1][0]
     below = _sub_parts(block, context[-1]) or []
+    this_paragraph = _this_us_paragraph(ref, block, below)
+    if this_paragraph in known_ids:
+        return this_paragraph
     anchors = ["-".join([block, *below[:depth]]) for depth in range(len(below) + 1)]
     preferred = max(0, _level(ref) - len(ref.relative))
-    rel = ref.relative
+    rel = tuple(part.lower() for part in ref.relative)  # ids are lower-case: "(A)" is "-a"
     tries: list[str] = []
     if preferred < len(anchors):
         tries.append("-".join([anchors[preferred], *rel]))

@@ -26,7 +26,8 @@ After the chain, "of this Regulation/Act/title" keeps it internal, while
 "of the Treaty", "of that Directive", "of Directive 95/46/EC", "TFEU" or
 ", United States Code" make it external; an external qualifier also covers the
 citations coordinated before it ("Article 25(6) or Article 26(4) of Directive
-95/46/EC"). Citations of whole acts ("Regulation (EC) No 45/2001",
+95/46/EC"); another text's short name before a citation ("COBS Rule 2.4.1", "FSMR
+section 58") makes it external too. Citations of whole acts ("Regulation (EC) No 45/2001",
 "Directive 95/46/EC", "5 U.S.C. 551") are reported as external references.
 
 Lead-ins ("see", "pursuant to", "referred to in", "under", ...) do not change
@@ -57,6 +58,9 @@ __all__ = ["MAX_RANGE", "FoundReference", "find_references", "resolve"]
 
 #: Ranges longer than this are kept as their two ends only (likely a misreading).
 MAX_RANGE = 50
+#: Characters of a line of running text, wrapped: a citation that opens the line after one
+#: (ending with a lower-case word) goes on with its sentence and is no heading.
+RUNNING_LINE = 40
 
 
 @dataclass(frozen=True)
@@ -116,10 +120,14 @@ _TRANSPARENT = re.compile(
     re.IGNORECASE,
 )
 _THIS = re.compile(
-    r"(?<![\w-])this" + _S + r"+(?P<kind>article|paragraph|point|subsection|subparagraph|"
-    r"section|chapter|title|part|annex|clause|schedule|appendix|rule)\b",
+    r"(?<![\w-])this" + _S + r"+(?:(?P<kind>article|section|chapter|title|part|annex|schedule"
+    r"|appendix|rule)\b|(?P<sub>paragraph|point|subsection|subparagraph|clause)\b(?!"
+    + _S
+    + r"*\())",
     re.IGNORECASE,
 )
+"""The current part: "this Article", "this paragraph"; not "this paragraph (d)(3)", US rules'
+words for "paragraph (d)(3) of this section", read as that sub with "this" a lead-in."""
 _OF = re.compile(rf"{_S}+of{_S}+(?:the{_S}+)?", re.IGNORECASE)
 _PLURAL_BLOCK = re.compile(
     r"(?<![\w-])(?P<kind>chapters|titles|parts|annexes|appendices|schedules|clauses|rules"
@@ -128,7 +136,13 @@ _PLURAL_BLOCK = re.compile(
 )
 _PLURAL_WORD = re.compile(r"§§|(?:articles|arts|sections|secs)\b", re.IGNORECASE)
 _HEADING_LINE = re.compile(r"[ \t]*#{1,6}[ \t]+")
-_HEADING_TAIL = re.compile(r"[ \t]*(?:[-–—:.][ \t]+\S|[-–—:.]?[ \t]*\n)")
+_RULE_PATH_PREFIX = re.compile(r"[ \t]*(?:(?:[A-Za-z]+ )?[0-9A-Z][0-9A-Za-z]*\.)*")
+_RULE_PATH_TAIL = re.compile(r"\.[0-9A-Za-z(]")
+_HEADING_TAIL = re.compile(
+    r"[ \t]*(?:[-–—:.][ \t]+\S|[-–—:.]?[ \t]*\n)|\.(?:\([0-9A-Za-z]{1,6}\))+\.?\t"
+)
+"""What follows the number of a heading: a title after a dash, colon or full stop, the end
+of the line, or a paragraph's number and a tab ("Part 6.50.(1)<TAB>The Regulator ...")."""
 
 _ACT = re.compile(
     r"(?<![\w-])(?:(?:Council|Commission)\s+)?(?:(?:Framework|Implementing|Delegated)\s+)?"
@@ -183,7 +197,10 @@ def _range_values(first: str, last: str) -> list[str] | None:
 
 
 def _expand(first: tuple[str, ...], last: tuple[str, ...]) -> list[tuple[str, ...]]:
-    """Items strictly after ``first`` up to ``last``; just ``last`` when not expandable."""
+    """Items strictly after ``first`` up to ``last``; just ``last`` when not expandable. A
+    shorter ``last`` is completed from ``first`` (:func:`_aligned`): "(p)(1)(i) through
+    (iv)" runs from (p)(1)(i) to (p)(1)(iv)."""
+    last = _aligned(first, last)
     if len(first) == len(last) and first[:-1] == last[:-1]:
         values = _range_values(first[-1], last[-1])
         if values is not None and len(values) <= MAX_RANGE:
@@ -197,7 +214,10 @@ def _block_item(text: str, pos: int, kind: str, prev: Parts) -> tuple[Parts, int
     if match:
         parens = tuple(paren_parts(match["parens"]))
         if len(prev) > len(parens):
-            return (*prev[: len(prev) - len(parens)], *parens), match.end()
+            aligned = _aligned(prev, parens)
+            if aligned == parens:  # numbered like no part before: as deep as written
+                aligned = (*prev[: len(prev) - len(parens)], *parens)
+            return aligned, match.end()
         return (), pos
     match = _BLOCK_ITEM.match(text, pos)
     if not match or (match["num"].isalpha() and kind not in ROMAN_KINDS):
@@ -206,6 +226,42 @@ def _block_item(text: str, pos: int, kind: str, prev: Parts) -> tuple[Parts, int
     if label is None or label.kind != kind:
         return (), pos
     return label.parts, match.end()
+
+
+def _numeral_styles(part: str) -> set[str]:
+    """How a part is numbered: "3" digit, "b" letter, "ii" roman, "B" capital; a lone
+    "v" or "x" may be a letter or a roman numeral, a lone "i" is taken as roman."""
+    if part.isdigit():
+        return {"digit"}
+    if part.isupper():
+        return {"capital"}
+    if re.fullmatch(r"[ivxlc]+", part) and (len(part) > 1 or part == "i"):
+        return {"roman"}
+    return {"letter", "roman"} if part in ("v", "x") else {"letter"}
+
+
+def _aligned(prev: Parts, parts: Parts) -> Parts:
+    """A list item shorter than the one before, completed from it where its first part is
+    numbered as a part of the one before: at the same depth from the end first, else the
+    deepest such part. "(e)(3)(ii)(A) and (B)" names (e)(3)(ii)(B), "(c)(2)(iv), (vi) and
+    (ix)(A)" (c)(2)(ix)(A), "§ 1013.2(e)(1) and (h)" § 1013.2(h); "(a)(1) and (b)" names
+    (b)."""
+    if not parts or len(parts) >= len(prev):
+        return parts
+    same_depth = len(prev) - len(parts)
+    for depth in (same_depth, *range(len(prev) - 1, 0, -1)):
+        if _numbered_alike(parts[0], prev[depth]):
+            return (*prev[:depth], *parts)
+    return parts
+
+
+def _numbered_alike(part: str, before: str) -> bool:
+    """Whether ``part`` may be a sibling of ``before`` that a list names after it: numbered
+    in the same style; a letter after "i" only when it comes later in the alphabet ("(h),
+    (i)(1), (j)": the letter i; "(a)(1)(i) and (b)": the numeral i, then (b))."""
+    if _numeral_styles(part) & _numeral_styles(before):
+        return True
+    return before == "i" and len(part) == 1 and part.islower() and part > "i"
 
 
 def _sub_item(text: str, pos: int, kind: str) -> tuple[tuple[str, ...], int]:
@@ -244,12 +300,40 @@ def _list(
 
 
 def _is_heading_label(text: str, start: int, end: int) -> bool:
-    """True for the number that opens a heading ("### Article 6 - ...", "SEC. 2. TITLE.")."""
+    """True for the number that opens a heading ("### Article 6 - ...", "SEC. 2. TITLE."),
+    not for a citation that a wrapped line of running text begins with ("as described
+    in\n   Section 5.7.2." continues the sentence of the line before)."""
     line_start = text.rfind("\n", 0, start) + 1
     prefix = text[line_start:start]
-    if _HEADING_LINE.fullmatch(prefix):
+    if _HEADING_LINE.fullmatch(prefix) or _in_rule_path(text, prefix, end):
         return True
-    return not prefix.strip() and _HEADING_TAIL.match(text, end) is not None
+    if prefix.strip() or _continues_sentence(text, line_start):
+        return False
+    return _HEADING_TAIL.match(text, end) is not None
+
+
+def _in_rule_path(text: str, prefix: str, end: int) -> bool:
+    """Whether a citation is part of the number that opens a rulebook's line: "Part
+    6.Chapter 1.61.(5)<TAB>", "Schedule 1.Part 2.Chapter 14.67.(1)", "PART
+    5.12.3.9.Guidance.1": the line begins with it (or with parts ending in a full stop) and
+    the number goes on after it with no space ("." and a letter, digit or bracket)."""
+    if not _RULE_PATH_PREFIX.fullmatch(prefix):
+        return False
+    return _RULE_PATH_TAIL.match(text, end) is not None or bool(prefix.strip())
+
+
+def _continues_sentence(text: str, line_start: int) -> bool:
+    """Whether the line at ``line_start`` goes on with the sentence of the line before it:
+    a line of running text (:data:`RUNNING_LINE` characters or more) that ends with a
+    lower-case word, or a line that ends with a comma or an opening bracket."""
+    if line_start == 0:
+        return False
+    previous = text[text.rfind("\n", 0, line_start - 1) + 1 : line_start - 1].rstrip(" \t\r")
+    if not previous.strip():
+        return False
+    if previous[-1] in ",(":
+        return True
+    return previous[-1].islower() and len(previous.strip()) >= RUNNING_LINE
 
 
 def _blocks(text: str) -> dict[int, _Element]:
@@ -294,7 +378,7 @@ def _element(text: str, pos: int, blocks: dict[int, _Element]) -> _Element | Non
         return _Element("transparent", "paragraph", (), pos, match.end())
     match = _THIS.match(text, pos)
     if match:
-        return _Element("this", match["kind"].lower(), (), pos, match.end())
+        return _Element("this", (match["kind"] or match["sub"]).lower(), (), pos, match.end())
     match = _SUB.match(text, pos)
     if not match:
         return None
@@ -304,7 +388,8 @@ def _element(text: str, pos: int, blocks: dict[int, _Element]) -> _Element | Non
         return None
 
     def item(text: str, pos: int, prev: tuple[str, ...]) -> tuple[tuple[str, ...], int]:
-        return _sub_item(text, pos, kind)
+        parts, end = _sub_item(text, pos, kind)
+        return _aligned(prev, parts), end
 
     items, end = _list(text, end, first, item, match[kind].lower().endswith("s"))
     return _Element("sub", kind, tuple(items), pos, end)
@@ -353,6 +438,8 @@ def find_references(text: str) -> list[FoundReference]:
         if not chain or all(e.role == "transparent" for e in chain):
             continue
         end, external, qualified = _qualifier(text, chain[-1].end)
+        if not external and _named_before(text, start):
+            external = qualified = True
         refs = _references(text, chain, start, end, external)
         if refs:
             found.extend(refs)
@@ -361,6 +448,25 @@ def find_references(text: str) -> list[FoundReference]:
     found.extend(_acts(text, [(s, e) for s, e, *_ in spans]))
     found.sort(key=lambda ref: (ref.start, ref.end))
     return _coordinate(text, found, spans)
+
+
+_NAME_BEFORE = re.compile(r"(?<![\w\-/.])(?P<name>[A-Z]{2,6})[ \t]+$")
+_NOT_NAMES = frozenset(
+    {"SEC", "ART", "PART", "THE", "AND", "OR", "OF", "IN", "TO", "SEE", "BY", "UNDER", "WITH"}
+    | {"CFR"}  # a rule cites its own parts so: "12 CFR 1010.4", "14 CFR part 39"
+)
+
+
+def _named_before(text: str, start: int) -> bool:
+    """Whether a citation written in running text ("Rule 2.4.1", not "RULE 2.4.1") follows
+    the short name of another text: "COBS Rule 2.4.1", "FSMR Section 3" cite a rule of
+    another rulebook. Roman numerals and words of all-capital sentences are no names."""
+    if not (text[start : start + 2].istitle() or text[start].islower()):
+        return False
+    match = _NAME_BEFORE.search(text, max(0, start - 12), start)
+    if not match or match["name"] in _NOT_NAMES:
+        return False
+    return not re.fullmatch(r"[IVXLCDM]+", match["name"])
 
 
 def _sub_starts(text: str) -> Iterator[int]:
