@@ -12,5 +12,8 @@ One job per module:
 * :mod:`.indexes`: the cached evaluation indexes and the digest of the ingest code;
 * :mod:`.report`: results, the markdown table and the JSON;
 * :mod:`.runner`: :func:`~.runner.run_eval`, every method over the same queries;
+* :mod:`.passage_eval`: passages scored against gold spans (precision, recall, budgets);
+* :mod:`.passage_methods`: hierdoc's passages beside splitter baselines, one run;
+* :mod:`.splitters`: the fixed and recursive character splitters of those baselines;
 * :mod:`.command`: ``hierdoc eval`` (``eval_command``).
 """
