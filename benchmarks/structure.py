@@ -25,8 +25,10 @@ and over all:
 section ids P/R/F1
     A stored section (the preamble left out) is right when its id is a gold id. Stored
     sections inside a gold leaf (points the gold does not list, "(a)" of a rule) are not
-    counted; every other stored section is, so a contents line or a running header taken
-    for a section lowers precision.
+    counted, nor are stored points ("(a)", "b.") under a gold section none of whose gold
+    children is a point (a rule whose only gold children are its guidance notes); every
+    other stored section is, so a contents line or a running header taken for a section
+    lowers precision.
 tree P/R/F1
     As ids, but a section is right only when its parent is right too: its nearest stored
     ancestor that is a gold section is the gold parent (both None at the top).
@@ -177,10 +179,22 @@ def gold_ancestor(record: SectionRecord, by_id: dict[str, SectionRecord], gold: 
     return None
 
 
+def gold_point(number: str) -> bool:
+    """Whether a gold section's number ends in a point: "2.1.1(1)", "(a)", "b", "iv"."""
+    last = number.rstrip(".").rsplit(".", 1)[-1]
+    return number.endswith(")") or is_point(last)
+
+
+def unlisted_point(record: SectionRecord, ancestor: str | None, pointed: set[str]) -> bool:
+    """A stored point ("(a)") under a gold section whose gold children hold no point."""
+    return bool(ancestor) and ancestor not in pointed and is_point(split_heading(record.heading)[0])
+
+
 def section_counts(doc: LabelledDocument, records: Sequence[SectionRecord], result: DocumentResult):
     counts = result.counts
     gold = {s.id: s for s in doc.sections}
     leaves = set(gold) - {s.parent for s in doc.sections if s.parent}
+    pointed = {s.parent for s in doc.sections if s.parent and gold_point(s.number)}
     by_id = {r.section_id: r for r in records}
     body = [r for r in records if r.kind != "preamble"]
     counted, wrong_parent = [], []
@@ -188,6 +202,8 @@ def section_counts(doc: LabelledDocument, records: Sequence[SectionRecord], resu
         ancestor = gold_ancestor(record, by_id, set(gold))
         if record.section_id not in gold and ancestor in leaves:
             continue  # a point inside a gold leaf: the gold does not go that deep
+        if record.section_id not in gold and unlisted_point(record, ancestor, pointed):
+            continue  # a point of a section whose points the gold does not list
         counted.append(record)
         if record.section_id in gold and ancestor != gold[record.section_id].parent:
             wrong_parent.append(f"{record.section_id} under {ancestor}")

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hierdoc.eval.datasets import default_datasets
+from hierdoc.pipeline.numbering import roman_to_int
 
 
 @dataclass(frozen=True)
@@ -151,9 +152,16 @@ OBLIQA_LICENCE = "Apache-2.0 (dataset card); ADGM / FSRA publications"
 #: A rule or paragraph number of a passage: "5.3.6", "2.1.1.(1)", "Part 2.4.(1)",
 #: "Part 1.Chapter 1.1.(1)", "PART 1.1.1.1", "26)", "A.3.", "1.(3)".
 _PASSAGE_NUMBER = re.compile(
-    r"^(?:PART |Part \d+[A-Z]?\.(?:Chapter \d+[A-Z]?\.)?)?"
-    r"(?P<num>(?:\d+[A-Z]?|[A-Z])(?:\.\d+[A-Z]?)*)\.?(?P<parens>(?:\.?\([0-9a-zA-Z]{1,6}\))*)\)?$"
+    r"^(?:(?:PART|Part) \d+[A-Z]?\.(?:Chapter \d+[A-Z]?\.)?|APP ?\d+\.(?=A\d))?"
+    r"(?P<num>(?:\d+[A-Z]?|[A-Z]\d*)(?:\.\d+[A-Z]?)*)\.?(?P<parens>(?:\.?\([0-9a-zA-Z]{1,6}\))*)\)?$"
 )
+#: A section of a schedule numbered in Roman: "SECTION VIII.C.1." (``section-8-c-1``, as
+#: hierdoc's outline reads a Roman block number).
+_ROMAN_SECTION = re.compile(r"^SECTION (?P<roman>[IVX]+)(?P<rest>(?:\.[A-Z0-9]{1,3})*)\.?$")
+#: A guidance note under a rule: "1.2.Guidance", "1.2.Guidance.1.", "5.4.1.Guidance.(i)".
+_GUIDANCE = re.compile(r"^(?P<rule>.+?)\.Guidance(?:\.\(?(?P<note>[0-9a-z]{1,6})\)?\.?)?$")
+#: A Part or an appendix heading passage: "Part 2", "PART 3", "APP 1", "APP12".
+_CONTAINER = re.compile(r"^(?:(?P<part>PART|Part) |APP ?)(?P<number>\d+[A-Z]?)$")
 #: A rule cited in a passage: "Rule 5.3.6", "Rule \u200e2.2" (a left-to-right mark inside);
 #: not a rule of another rulebook ("COBS Rule 2.4.1", "Rule 3.2.1 of COBS").
 _RULE_CITED = re.compile(
@@ -175,18 +183,42 @@ _HEADING_PASSAGE = re.compile(r"^[^\n]{1,150}$")
 
 
 def passage_section_id(passage_id: str) -> tuple[str, str] | None:
-    """(canonical id, number as printed) of a passage's number; None for guidance notes
-    and block headings ("Part 2", "Part 1.Chapter 1") that carry no section number."""
-    if "Guidance" in passage_id:
-        return None
+    """(canonical id, number as printed) of a passage's number; None for block headings
+    ("Part 2.Chapter 1", "APP 1") and text ("Part 2.Guidance") that carry no rule number.
+
+    A Part prefix is not part of the number: "PART 2.2.1.11" is rule 2.1.11 of Part 2, as
+    the rulebook cites it ("Rule 2.1.11(a)"), like "Part 2.4.(1)" is section 4(1). An
+    appendix prefix is not either: "APP1.A1.1.1" is rule A1.1.1. A guidance note keeps
+    its printed label under its rule: "1.2.Guidance.1." is ``section-1-2-guidance-1``."""
+    roman = _ROMAN_SECTION.match(passage_id.strip())
+    if roman:
+        parts = [str(roman_to_int(roman["roman"])), *roman["rest"].lower().split(".")[1:]]
+        return "section-" + "-".join(parts), passage_id.strip().rstrip(".")
+    guidance = _GUIDANCE.match(passage_id.strip())
+    if guidance:
+        rule = passage_section_id(guidance["rule"])
+        if rule is None:
+            return None
+        note = guidance["note"]
+        suffix = f"-guidance-{note.lower()}" if note else "-guidance"
+        return rule[0] + suffix, f"{rule[1]}.Guidance" + (f".{note}" if note else "")
     match = _PASSAGE_NUMBER.match(passage_id.strip())
-    if not match or re.fullmatch(r"(?:PART|Part) \d+[A-Z]?", passage_id.strip()):
+    if not match or _CONTAINER.match(passage_id.strip()):
         return None
     parts = [p for p in match["num"].split(".") if p]
     parts += re.findall(r"\(([0-9a-zA-Z]{1,6})\)", match["parens"] or "")
     number = ".".join(parts[: len(match["num"].split("."))])
     number += "".join(f"({p})" for p in parts[len(match["num"].split(".")) :])
     return "section-" + "-".join(p.lower() for p in parts), number
+
+
+def passage_container_id(passage_id: str) -> str | None:
+    """The id of the Part or appendix a passage heads ("Part 2" -> ``part-2``, "APP 1" ->
+    ``appendix-1``) or opens ("PART 2.2.1" -> ``part-2``, "APP1.A1.1" -> ``appendix-1``)."""
+    match = re.match(r"^(?:(?P<part>PART|Part) |APP ?)(?P<number>\d+[A-Z]?)\b", passage_id.strip())
+    if not match:
+        return None
+    return ("part-" if match["part"] else "appendix-") + match["number"].lower()
 
 
 def heading_of(passage: str) -> str | None:
@@ -207,29 +239,46 @@ def nearest_parent(section_id: str, known: dict[str, GoldSection]) -> str | None
 
 def obliqa_sections(passages: list[dict]) -> tuple[list[GoldSection], dict[str, str]]:
     """The gold sections of one document's passages, with the text of each section id.
-    Sections implied by a numbered part ("2.1.1" of "2.1.1.(1)") are added untitled."""
+    Sections implied by a numbered part ("2.1.1" of "2.1.1.(1)") are added untitled, but
+    not an appendix's letter ("A1" of "A1.1.1"), which the appendix heading stands for. A
+    Part or appendix heading ("Part 2", "APP 1") is a section, the parent of the top
+    sections that follow it."""
     sections: dict[str, GoldSection] = {}
     texts: dict[str, str] = {}
     for passage in passages:
-        found = passage_section_id(passage["PassageID"])
+        passage_id = passage["PassageID"].strip()
+        container = passage_container_id(passage_id)
+        if _CONTAINER.match(passage_id) and container not in sections:
+            sections[container] = GoldSection(
+                container, passage_id, heading_of(passage["Passage"]), None
+            )
+            continue
+        found = passage_section_id(passage_id)
         if found is None or found[0] in sections:
             continue
         section_id, number = found
-        for end in range(2, len(section_id.split("-"))):
-            implied = "-".join(section_id.split("-")[:end])
+        enclosing = container if container in sections else None
+        for implied in implied_ids(section_id):
             if implied not in sections:
                 sections[implied] = GoldSection(
                     implied,
                     ".".join(implied.split("-")[1:]),
                     None,
-                    nearest_parent(implied, sections),
+                    nearest_parent(implied, sections) or enclosing,
                 )
         heading = heading_of(passage["Passage"])
         sections[section_id] = GoldSection(
-            section_id, number, heading, nearest_parent(section_id, sections)
+            section_id, number, heading, nearest_parent(section_id, sections) or enclosing
         )
         texts[section_id] = passage["Passage"]
     return list(sections.values()), texts
+
+
+def implied_ids(section_id: str) -> list[str]:
+    """The ids of the sections a section's number implies, outermost first."""
+    parts = section_id.split("-")
+    implied = ["-".join(parts[:end]) for end in range(2, len(parts))]
+    return [i for i in implied if not re.fullmatch(r"section-[a-z]\d+", i)]
 
 
 def obliqa_references(texts: dict[str, str], known: set[str]) -> list[GoldReference]:
@@ -273,12 +322,12 @@ def obliqa_citations(
 ) -> list[GoldCitation]:
     """Up to ``count`` "Rule 5.3.6 of GEN" queries, spread over the document's numbered
     rules of three or more parts ("Section 15 of <title>" for Regulations' sections)."""
-    rules = [s for s in sections if s.number.count(".") >= 2 and "(" not in s.number]
+    rules = [s for s in sections if re.fullmatch(r"\d+(?:\.\d+){2,}", s.number)]
     name = short_name or title
     kind = "Rule"
     if not rules:
-        rules = [s for s in sections if "." not in s.number and "(" not in s.number]
-        rules = [s for s in rules if s.number.isdigit() and s.parent is None]
+        top = [s for s in sections if s.parent is None or s.parent.startswith("part-")]
+        rules = [s for s in top if s.number.isdigit()]
         kind = "Section"
     if not rules:
         return []
@@ -290,10 +339,11 @@ def obliqa_documents(datasets: Path | None = None) -> list[LabelledDocument]:
     """The 40 ObliQA documents with gold from their passages files ([] when absent).
 
     Sections: every passage whose number is a rule or paragraph number ("5.3.6",
-    "2.1.1.(1)", "Part 2.4.(1)", "26)"), with the rules its number implies ("2.1.1"); the
-    Part and Chapter headings of Regulations and the guidance notes under a rule
-    ("1.2.Guidance.1.") have no number of their own and are left out. A passage of one
-    short line is its section's title. Definitions: the rows of the glossary tables (GLO).
+    "2.1.1.(1)", "Part 2.4.(1)", "APP1.A1.1.1", "26)"), with the rules its number implies
+    ("2.1.1"); the guidance notes under a rule ("1.2.Guidance.1."); the Part and appendix
+    headings ("Part 2", "APP 1"). Chapter headings of Regulations ("Part 2.Chapter 1")
+    have no number of their own and are left out. A passage of one short line is its
+    section's title. Definitions: the rows of the glossary tables (GLO).
     References: "Rule 2.2" and "section 15(2)" in a passage, to a section the document
     holds; not those of another text ("COBS Rule 2.4.1", "Rule 3.2.1 of COBS", "section 58
     of FSMR"). Citations: "Rule 5.3.6 of GEN", "Section 15 of FSMR"."""

@@ -91,7 +91,8 @@ _DROPPED_KEYWORDS = r"section|sec\.|article|art\.|clause|requirement|req\.|§+"
 _LABEL = re.compile(
     rf"""^\s*(?:(?P<kept>{_KEPT_KEYWORDS})\s+|(?:{_DROPPED_KEYWORDS})\s*)?
     (?P<label>
-        (?:\d+|[A-Za-z]{{1,2}}|[IVXLCivxlc]+)(?:\.\d+)+(?:\([A-Za-z0-9]+\))*\.?  # 8.4, K.3, A.1(b)
+        (?:\d+|[A-Za-z]{{1,2}}\d*|[IVXLCivxlc]+)(?:\.\d+)+(?:\([A-Za-z0-9]+\))*\.?  # 8.4, K.3, A1.1
+      | [IVXLC]+(?:\.[A-Z0-9]{{1,3}})+\.?                                 # VIII.A., I.A.1.
       | \d+(?:\([A-Za-z0-9]+\))*\.?                                       # 8, 8(a), 8.
       | (?:[A-Z]{{1,2}}|[IVXLC]+)(?:\([A-Za-z0-9]+\))+                        # I(A), K(3)
       | (?:\([A-Za-z0-9]+\))+                                             # (a), (iv)(b)
@@ -100,8 +101,9 @@ _LABEL = re.compile(
     """,
     re.VERBOSE | re.IGNORECASE,
 )
-_KEYWORD_LABEL = re.compile(  # a bare letter or Roman numeral after a keyword: ANNEX II, ARTICLE V
-    rf"^\s*(?i:(?P<kept>{_KEPT_KEYWORDS})|{_DROPPED_KEYWORDS})\s+(?P<label>[IVXLC]+|[A-Z]{{1,2}}|\d+)\b"
+_KEYWORD_LABEL = re.compile(  # a bare letter or Roman numeral after a keyword: ANNEX II, APP1
+    rf"^\s*(?i:(?P<kept>{_KEPT_KEYWORDS})\s+|(?P<app>APP) ?|(?:{_DROPPED_KEYWORDS})\s+)"
+    rf"(?P<label>[IVXLC]+|[A-Z]{{1,2}}|\d+)\b"
 )
 _MARKUP = re.compile(
     r"\*\*|__|(?<![\w])_(?=\w)|`|<[/a-zA-Z][^>]*>|&[a-z]+;|&#\d+;|\]\(|^\s*#|\\[*_]"
@@ -136,7 +138,9 @@ def split_heading(heading: str) -> tuple[str, str]:
     if not match:
         return "", plain
     label = match.group("label")
-    if match.group("kept"):
+    if match.groupdict().get("app"):
+        label = f"appendix {label}"
+    elif match.group("kept"):
         label = f"{match.group('kept')} {label}"
     title = plain[match.end() :].lstrip(" .:-–—)\t")
     return normalize_label(label), title

@@ -423,6 +423,12 @@ def test_content_hash_is_of_raw_bytes(tmp_path: Path) -> None:
     assert doc.content_hash == hashlib.sha256(raw).hexdigest() == file_hash(tmp_path / "raw.txt")
 
 
+LONG_TITLE = (
+    "Bipartisan Budget Act of 2013: 113 HJRES 59 ENR: Making continuing appropriations for "
+    "fiscal year 2014, and for other purposes."
+)
+
+
 @pytest.mark.parametrize(
     ("text", "md_title", "expected"),
     [
@@ -443,6 +449,10 @@ def test_content_hash_is_of_raw_bytes(tmp_path: Path) -> None:
         ("public class HashBuilder {\n", None, "stem"),
         ("Import and export of goods\n\nbody", None, "Import and export of goods"),
         ("Use of Premises\n\nbody", None, "Use of Premises"),
+        (LONG_TITLE + "\n\n\n   That\n", None, LONG_TITLE),
+        (LONG_TITLE + "\nThe next line of the same paragraph.\n", None, "stem"),
+        ("the parties agree: " + "x " * 60 + "\n\nbody", None, "stem"),
+        ("Short Name Act: " + "y" * 300 + "\n\nbody", None, "stem"),
     ],
 )
 def test_choose_title(text: str, md_title: str | None, expected: str) -> None:

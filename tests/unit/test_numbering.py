@@ -145,3 +145,13 @@ def test_plain_text_lines_open_lettered_and_requirement_sections() -> None:
     )
     ids = [s.section_id for s in parse_sections(text, "T")]
     assert ids == ["preamble", "section-k-3", "requirement-8"]
+
+
+def test_an_appendixs_decimal_headings_are_its_clauses() -> None:
+    text = (
+        "# Draft\n\n## 1. Introduction\n\nText.\n\n## Appendix B. Change Log\n\n"
+        "### B.1. Since RFC 2616\n\nChanges.\n\n### B.2. Since draft-00\n\nMore.\n"
+    )
+    sections = {s.section_id: s.path for s in parse_sections(text, "Draft")}
+    assert sections["appendix-b-1"] == ("appendix-b",)
+    assert sections["appendix-b-2"] == ("appendix-b",)

@@ -244,3 +244,67 @@ def test_titles_may_start_with_a_digit_or_lower_case_and_clauses_may_count_from_
         ("section-1-2", "1.2 https URI Scheme"),
         ("section-2", "2. Scope"),
     ]
+
+
+def test_capital_letter_points_and_a_skipped_letter_go_on_as_letters() -> None:
+    text = """1.  APPLICABILITY
+
+This License applies to any manual.
+
+2.  MODIFICATIONS
+
+You must do these things in the Modified Version:
+
+   A. Use in the Title Page a title distinct from that of the Document.
+
+   B. List on the Title Page, as authors, one or more persons.
+
+   C. State on the Title page the name of the publisher.
+
+   D. Preserve all the copyright notices of the Document.
+
+   E. Add an appropriate copyright notice for your modifications.
+
+   F. Include a license notice.
+
+   G. Preserve in that license notice the full lists of Invariant Sections.
+
+   I. Preserve the section Entitled "History".
+
+   J. Preserve the network location, if any.
+
+3.  COMBINING DOCUMENTS
+
+You may combine the Document with other documents.
+"""
+    assert _ids(text) == [
+        "section-1",
+        "section-2",
+        "section-2-a",
+        "section-2-b",
+        "section-2-c",
+        "section-2-d",
+        "section-2-e",
+        "section-2-f",
+        "section-2-g",
+        "section-2-i",
+        "section-2-j",
+        "section-3",
+    ]
+
+
+def test_lettered_recitals_before_the_clauses_are_no_points() -> None:
+    text = """NON-DISCLOSURE AGREEMENT
+(1) NSK Europe Limited, whose registered office is at Belmont Place.
+(2) The Supplier, whose registered office is at its address.
+BACKGROUND
+A. The Parties intend to enter into discussions relating to the Purpose.
+B. The Parties have agreed to comply with this Agreement.
+THE PARTIES AGREE AS FOLLOWS:
+1. DEFINITIONS
+Affiliate: any entity that controls a Party.
+2. CONFIDENTIALITY
+The Receiving Party shall keep the Confidential Information secret.
+"""
+    ids = _ids(text)
+    assert not [i for i in ids if i.endswith(("-a", "-b"))], ids

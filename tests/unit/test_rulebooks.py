@@ -100,6 +100,57 @@ def test_a_table_numbered_from_one_inside_a_chapter_is_no_chapter() -> None:
     assert [s.heading for s in fees] == ["1.", "2.", "3."]
 
 
+PRU = """1\tAPPLICATION
+
+1.1\tApplication
+
+1.1.1\tThese Rules apply to every Authorised Person.
+
+1.2\tGlossary
+
+1.2.1\tIn these Rules:
+
+Defined Terms\tDefinitions
+1P\tMeans the low estimate scenario of Petroleum Reserves.
+C1\tMeans the Low Estimate scenario of Contingent Resources.
+DvP\tDelivery versus Payment.
+E\tAn Exposure value or amount.
+T\tTrade date.
+
+2\tGENERAL REQUIREMENTS
+
+2.1\tApplication
+
+2.1.1\tThis Chapter applies to an Authorised Person in any Category.
+
+2.1.2\tThe amounts are:
+1\t10 million
+2\t2 million
+3A\t500,000
+3B\t4 million
+4\t10,000
+
+3\tCAPITAL AND LEVERAGE
+
+3.1\tApplication
+
+3.1.1\tThis Chapter applies to every Authorised Person.
+
+4\tCREDIT RISK
+
+4.1\tApplication
+
+4.1.1\tThis Chapter applies to every Authorised Person.
+"""
+
+
+def test_glossary_rows_and_table_rows_are_no_chapters() -> None:
+    sections = parse_sections(PRU, "PRU")
+    chapters = [s.section_id for s in sections if s.level == 1]
+    assert chapters == ["section-1", "section-2", "section-3", "section-4"]
+    assert not {"section-1p", "section-c1"} & {s.section_id for s in sections}
+
+
 def test_a_rule_written_only_with_its_paragraphs_holds_them_and_no_text_is_lost() -> None:
     sections = parse_sections(GEN, "GEN")
     rule = next(s for s in sections if s.section_id == "section-2-1-1")

@@ -1,5 +1,6 @@
 import random
 
+import pytest
 from markdown_it import MarkdownIt
 
 from hierdoc.pipeline.structure import find_headings, parse_sections
@@ -175,6 +176,76 @@ def test_a_text_without_a_heading_line_is_not_parsed_and_the_headings_are_the_sa
         tokens = MarkdownIt("commonmark").parse(text)
         parsed = [t.map[0] for t in tokens if t.type == "heading_open" and t.level == 0 and t.map]
         assert [h.first_line for h in find_headings(text)] == parsed, text
+
+
+PARTLY_MARKED = """# Licence
+
+## 1. Definitions
+
+a. "Work" means the work offered under this License.
+
+2. Fair Use Rights. Nothing in this license reduces any rights arising from fair use.
+
+3. License Grant. Licensor grants You a licence:
+
+a. to reproduce the Work;
+
+b. to distribute the Work.
+
+## 4. Termination
+
+This License terminates on any breach.
+"""
+
+
+def test_clauses_written_as_paragraphs_between_marked_clauses_are_their_siblings() -> None:
+    sections = parse_sections(PARTLY_MARKED, "Licence")
+    parents = {s.section_id: s.path for s in sections}
+    assert parents == {
+        "preamble": (),
+        "section-1": (),
+        "section-1-a": ("section-1",),
+        "section-2": (),
+        "section-3": (),
+        "section-3-a": ("section-3",),
+        "section-3-b": ("section-3",),
+        "section-4": (),
+    }
+    assert "".join(s.heading_line + s.body for s in sections).strip() == PARTLY_MARKED.strip()
+
+
+def test_a_list_of_a_marked_clauses_own_is_not_taken_for_its_siblings() -> None:
+    text = "# Terms\n\n## 1. Scope\n\n1. First item.\n\n2. Second item.\n\n## 2. Fees\n\nBody.\n"
+    ids = [s.section_id for s in parse_sections(text, "Terms")]
+    assert "section-1-2" in ids or "section-2" in ids
+    assert ids.count("section-2") == 1 and ids.index("section-2") > ids.index("section-1")
+    second = next(s for s in parse_sections(text, "Terms") if s.section_id == "section-2")
+    assert second.heading.startswith("2. Fees")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # "2.1" under "2.0" is clause 2.1, as the licence cites it
+            "# Licence\n\n## 1.0 Definitions\n\nWords.\n\n## 2.0 What this License covers\n\n"
+            "2.1 Legal effect of this document. The License applies to the Database.\n\n"
+            "2.2 Database. The Database is protected.\n",
+            ["preamble", "section-1-0", "section-2-0", "section-2-1", "section-2-2"],
+        ),
+        (  # under another numbered clause, "1.1" stays its point
+            "# Terms\n\n## 17. Addendum\n\n1.1 Personal data means data.\n\n1.2 Law means law.\n",
+            ["preamble", "section-17", "section-17-1", "section-17-2"],
+        ),
+        (  # capital-letter points right under a marked numbered clause
+            "# Licence\n\n## 4. MODIFICATIONS\n\nYou must:\n\n"
+            "A. Use in the Title Page a distinct title.\n\nB. List one or more authors.\n\n"
+            "## 5. COMBINING DOCUMENTS\n\nText.\n",
+            ["preamble", "section-4", "section-4-a", "section-4-b", "section-5"],
+        ),
+    ],
+)
+def test_numbered_points_under_marked_clauses(text: str, expected: list[str]) -> None:
+    assert [s.section_id for s in parse_sections(text, "Doc")] == expected
 
 
 def test_headings_numbered_within_an_appendix_are_its_sections() -> None:

@@ -22,13 +22,14 @@ from structure_gold import (  # noqa: E402
     load_corpus,
     obliqa_documents,
     obliqa_references,
+    obliqa_sections,
     passage_section_id,
 )
 
 #: Micro-averaged figures over the subset, as measured when the subset was made.
 FLOORS = {
-    "id_f1": 0.99,
-    "tree_f1": 0.99,
+    "id_f1": 0.997,
+    "tree_f1": 0.997,
     "heading": 1.0,
     "def_p": 1.0,
     "def_r": 0.44,
@@ -41,7 +42,7 @@ DOCUMENT_FLOORS = {
     "cfpb-12cfr1009": 1.0,
     "cfpb-12cfr1014": 1.0,
     "cfr-27-vol3-part646": 1.0,
-    "spdx-epl-2.0": 0.52,
+    "spdx-epl-2.0": 0.98,
     "uslm-h1037_rfs": 1.0,
     "uslm-s2245_is": 1.0,
 }
@@ -77,7 +78,7 @@ def test_each_documents_section_ids_stay_at_or_above_their_floor(results) -> Non
 
 
 #: Section-id F1 of two ObliQA documents (read in place from the datasets folder), as measured.
-OBLIQA_FLOORS = {"obliqa-07-gen": 0.55, "obliqa-20-guidance": 0.83}
+OBLIQA_FLOORS = {"obliqa-07-gen": 0.99, "obliqa-20-guidance": 1.0}
 #: Cross-references resolved in GEN (75 gold "Rule 2.2" and "section 15(2)" references).
 OBLIQA_REFS_FLOORS = {"obliqa-07-gen": 1.0}
 
@@ -120,14 +121,39 @@ def test_gold_ids_are_the_ids_hierdocs_numbering_gives_the_printed_numbers() -> 
         ("2.1.1.(1)", ("section-2-1-1-1", "2.1.1(1)")),
         ("Part 2.4.(1)", ("section-4-1", "4(1)")),
         ("Part 1.Chapter 1.1.(3)", ("section-1-3", "1(3)")),
-        ("PART 1.1.1.1", ("section-1-1-1-1", "1.1.1.1")),
+        ("PART 2.2.1.11.(a)", ("section-2-1-11-a", "2.1.11(a)")),
         ("26)", ("section-26", "26")),
-        ("1.2.Guidance.1.", None),
+        ("1.2.Guidance.1.", ("section-1-2-guidance-1", "1.2.Guidance.1")),
+        ("5.4.1.Guidance.(i)", ("section-5-4-1-guidance-i", "5.4.1.Guidance.i")),
+        ("APP2.A2.1.1", ("section-a2-1-1", "A2.1.1")),
+        ("APP 7.A7.1.5.Guidance", ("section-a7-1-5-guidance", "A7.1.5.Guidance")),
+        ("SECTION VIII.C.1.", ("section-8-c-1", "SECTION VIII.C.1")),
         ("Part 2", None),
+        ("APP 1.1.", None),
     ],
 )
 def test_obliqa_passage_numbers_become_canonical_ids(passage: str, expected) -> None:
     assert passage_section_id(passage) == expected
+
+
+def test_obliqa_part_and_appendix_headings_are_the_parents_of_their_top_sections() -> None:
+    passages = [
+        {"PassageID": "PART 2", "Passage": "DEFINITIONAL_PROVISIONS"},
+        {"PassageID": "PART 2.2", "Passage": "ARRANGEMENTS NOT CONSTITUTING A FUND"},
+        {"PassageID": "PART 2.2.1.1", "Passage": "The Regulator prescribes that ..."},
+        {"PassageID": "APP1", "Passage": "GUIDE TO THE APPENDICES"},
+        {"PassageID": "APP1.A1.1.1", "Passage": "This appendix ..."},
+    ]
+    parents = {s.id: s.parent for s in obliqa_sections(passages)[0]}
+    assert parents == {
+        "part-2": None,
+        "section-2": "part-2",
+        "section-2-1": "section-2",
+        "section-2-1-1": "section-2-1",
+        "appendix-1": None,
+        "section-a1-1": "appendix-1",
+        "section-a1-1-1": "section-a1-1",
+    }
 
 
 OBLIQA_KNOWN = {

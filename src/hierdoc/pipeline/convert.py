@@ -54,6 +54,14 @@ _BINARY = "binary content, not text"
 _INDEX_DIR_NAME = ".hierdoc"
 _HASH_BLOCK = 1 << 20
 _MAX_TITLE_CHARS = 120
+#: A first line standing alone is read as a title up to this length (rule 3 of choose_title).
+_MAX_LONG_TITLE_CHARS = 300
+#: A short name: words that each begin with a capital, a digit or a lower-case joining word
+#: ("Act of 2013", "Safety, and Security").
+_NAME_HEAD = re.compile(
+    r"(?:[A-Z0-9][\w.,'’&–-]*|of|and|the|for|to|in|on|a|an)"
+    r"(?:\s+(?:[A-Z0-9][\w.,'’&–-]*|of|and|the|for|to|in|on|a|an))*"
+)
 _MAX_CAUSE_CHARS = 200
 # Exceptions that signal a bug tripped by an odd file; their message means
 # nothing to a user, so only the type name is reported.
@@ -229,7 +237,10 @@ def choose_title(text: str, markitdown_title: str | None, stem: str) -> str:
     3. the first non-empty line, markup stripped, if it looks like a title:
        at most 120 characters, contains a letter, and does not end like the
        middle of a sentence (``,`` ``;`` ``:``) and is not a line of source code
-       or a comment opener (``/*``, ``//``, ``package x;``, ``#include``);
+       or a comment opener (``/*``, ``//``, ``package x;``, ``#include``); a longer
+       first line (up to 300 characters) standing alone, a blank line after it, is a
+       title when it opens with one, a short name then a colon (a bill's
+       "Bipartisan Budget Act of 2013: 113 HJRES 59 ENR: Making ...");
     4. the file name without its suffix.
     """
     first = _first_nonblank_line(text)
@@ -241,7 +252,28 @@ def choose_title(text: str, markitdown_title: str | None, stem: str) -> str:
     candidate = first.strip().lstrip("#").strip().strip("*_").strip()
     if _looks_like_title(candidate) and not _CODE_OR_COMMENT_LINE.search(first.strip()):
         return candidate
+    if _long_title_line(candidate) and _stands_alone(text, first):
+        return " ".join(candidate.split())
     return stem
+
+
+def _long_title_line(line: str) -> bool:
+    """A first line too long for rule 3 that opens with a title: a short name, capitalised
+    as a name is, before a colon ("Water Resources Reform and Development Act of 2014: ...")."""
+    head, colon, _ = line.partition(": ")
+    return (
+        _MAX_TITLE_CHARS < len(line) <= _MAX_LONG_TITLE_CHARS
+        and bool(colon)
+        and _looks_like_title(head)
+        and bool(_NAME_HEAD.fullmatch(head))
+    )
+
+
+def _stands_alone(text: str, first: str) -> bool:
+    """Whether the first non-empty line is a paragraph of its own (a blank line or the end
+    after it)."""
+    after = text[text.index(first) + len(first) :].lstrip(" \t")
+    return not after or after.startswith("\n\n") or after.strip() == ""
 
 
 # --------------------------------------------------------------------------- text files

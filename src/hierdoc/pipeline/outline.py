@@ -75,8 +75,11 @@ _PAREN_ITEM = re.compile(rf"^\((?P<value>{PAREN_VALUE})\)(?=\s|$)")
 #: "1)", "a)", "iv)": items numbered with a closing bracket only.
 _RPAREN_ITEM = re.compile(r"^(?P<value>\d{1,3}|[a-z]|[ivxl]{1,6}|[A-Z])\)(?=\s)")
 _DOT_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})*)\.(?=\s|$)")
-#: "a." / "iv." points, as Word's default lower-letter list shows them ("2.2(b)" in a citation).
-_LETTER_DOT_ITEM = re.compile(r"^(?P<value>[a-z]|[ivxl]{1,6})\.(?=\s)")
+#: "a." / "iv." points, as Word's default lower-letter list shows them ("2.2(b)" in a citation),
+#: and "A." points inside a clause, as a licence lists them ("A. Use in the Title Page ..."):
+#: a capital is read as a letter only ("I." is the ninth), and opens a list only right under a
+#: numbered clause.
+_LETTER_DOT_ITEM = re.compile(r"^(?P<value>[a-z]|[ivxl]{1,6}|[A-Z])\.(?=\s)")
 _DECIMAL_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})+)(?=\s+[A-Z‘'\"“(])")
 #: An appendix's decimal clauses: "A.1.  Changes", "C.12.  Since draft-08" (``appendix-a-1``).
 _LETTERED_DECIMAL = re.compile(r"^(?P<value>[A-Z](?:\.\d{1,3})+)(?:\.(?=\s)|(?=\s+[A-Z‘'\"“(]))")
@@ -197,6 +200,7 @@ def _enum_mark(index: int, lines: list[str]) -> Mark | None:
         readings = [
             (style.replace("paren-", "dot-"), value)
             for style, value in _enum_readings(match["value"])
+            if match["value"].islower() or style == "paren-upper"
         ]
         label_text = f"{match['value']}."
     else:
@@ -219,6 +223,12 @@ def _enum_mark(index: int, lines: list[str]) -> Mark | None:
     caps = _CAPS_TITLE.match(rest)
     heading = f"{label_text} {caps['title'].strip()}" if caps else label_text
     return Mark(index, "enum", match["value"], None, heading, 0 if rest.strip() else 1, readings)
+
+
+def numbered_line(index: int, lines: list[str]) -> Mark | None:
+    """The mark of a numbered line ("2. Fair Use Rights. ..."): its heading and how many
+    lines the heading takes (0 when the number starts a line of text)."""
+    return _enum_mark(index, [line.rstrip("\n") for line in lines])
 
 
 def _numbered_title(rest: str, lines: list[str], index: int) -> bool:
@@ -338,12 +348,17 @@ def _continues(level: _Level, style: str, value: int, mark: Mark, skipped: int =
     return not style.startswith("decimal") or tuple(mark.value.split(".")[:-1]) == level.prefix
 
 
-def _opens_level(stack: list[_Level], style: str, value: int, mark: Mark) -> bool:
+def _opens_level(
+    stack: list[_Level], style: str, value: int, mark: Mark, in_clause: bool = False
+) -> bool:
     """A first value ("(a)", "(1)", "(i)", "1.", "4.1") of a style not open yet; clauses
     may count from "0." (a licence's "0. Definitions")."""
     first = value == 1 or (value == 0 and style == "decimal1")
     if not first or any(level.style == style for level in stack):
         return False
+    under_clause = stack[-1].style.startswith("decimal") if stack else in_clause
+    if style == "dot-upper" and not under_clause:
+        return False  # "A. The Parties intend ...": a recital, not a point of a clause
     if style in ("decimal1",) or not style.startswith("decimal"):
         return True
     prefix = tuple(mark.value.split(".")[:-1])
@@ -353,22 +368,40 @@ def _opens_level(stack: list[_Level], style: str, value: int, mark: Mark) -> boo
 
 
 def _place_enum(
-    stack: list[_Level], mark: Mark, following: Mark | None = None
+    stack: list[_Level], mark: Mark, following: Mark | None = None, in_clause: bool = False
 ) -> tuple[int, str, int] | None:
     """(stack depth to keep, style, value) for an enumeration item, or None if it is text.
     An "(i)" that could go on from "(h)" but is followed by "(ii)" opens a Roman list."""
     if following is not None and _opens_roman_list(mark, following):
         for style, value in mark.styles:
-            if style.startswith("paren-roman") and _opens_level(stack, style, value, mark):
+            roman = style.startswith("paren-roman")
+            if roman and _opens_level(stack, style, value, mark, in_clause):
                 return len(stack), style, value
     if placed := _continuation(stack, mark):
         return placed
+    if placed := _skip_went_on(stack, mark, following):
+        return placed
     for style, value in mark.styles:
-        if _opens_level(stack, style, value, mark):
+        if _opens_level(stack, style, value, mark, in_clause):
             return len(stack), style, value
     for skipped in range(1, MAX_SKIPPED + 1):
         if placed := _continuation(stack, mark, skipped):
             return placed
+    return None
+
+
+def _skip_went_on(
+    stack: list[_Level], mark: Mark, following: Mark | None
+) -> tuple[int, str, int] | None:
+    """An item that goes on from an open level over a skipped value, and that the next item
+    goes on from in turn: "I." after "G." then "J." (a licence that leaves out "H."), not a
+    Roman one."""
+    for skipped in range(1, MAX_SKIPPED + 1):
+        placed = _continuation(stack, mark, skipped)
+        if placed and following is not None:
+            depth, style, value = placed
+            if (style, value + 1) in following.styles:
+                return placed
     return None
 
 
@@ -407,7 +440,8 @@ def build_outline(marks: list[Mark], root_kind: str = "") -> list[OutlineNode]:
             enums, paths = [], []
             continue
         following = marks[position + 1] if position + 1 < len(marks) else None
-        placed = _place_enum(enums, mark, following)
+        in_clause = BLOCK_RANK.get(blocks[-1][0]) == BLOCK_RANK["section"]
+        placed = _place_enum(enums, mark, following, in_clause)
         if placed is None:
             continue
         depth, style, value = placed

@@ -67,6 +67,8 @@ _LEADING_CONTAINERS = re.compile(
 _PART = re.compile(rf"{_COMPONENT}|(?<=\.)(?:[a-z](?![a-z])|[ivx]{{2,5}}(?![a-z]))")
 _KIND_PART = re.compile(rf"^(?P<kind>{_KIND}) ?(?P<num>.+)$")
 _TITLE_MAX = 100
+#: The text of a glossary row ("1P<TAB>Means the low estimate ..."): a term, not a rule.
+_DEFINES = re.compile(r"\s*(?:means|has the meaning)\b", re.IGNORECASE)
 
 
 def path_key(label: str) -> tuple[str, ...]:
@@ -115,7 +117,7 @@ def read_path(line: str) -> tuple[str, tuple[str, ...], str] | None:
         return None
     label = match["label"]
     several = multi_part(label)
-    if label.startswith("("):
+    if label.startswith("(") or _DEFINES.match(match["rest"]):
         return None
     if not several and ("\t" not in match["sep"] and not (loose and _KIND_PART.match(label))):
         return None
@@ -187,23 +189,35 @@ def restarts(keys: list[tuple[str, ...]]) -> set[int]:
     """Numbered lines that go back on their level ("1." to "16." after "5.2"): rows of a
     table or items of a list, not rules. A line is compared with the last rule of the same
     level and prefix; a line that goes on from such a list ("6." after the list's "5.")
-    belongs to the list."""
+    belongs to the list. A lone letter ("E<TAB>An Exposure value") in a text whose chapters
+    are numbered is a table row too: read as chapter 5, it would make chapter 2 after it
+    go back."""
     found: set[int] = set()
     last_rule: dict[tuple[str, ...], tuple[str, int, str]] = {}
     last_item: dict[tuple[str, ...], tuple[str, int, str]] = {}
+    numbered_top = any(len(key) == 1 and key[0][:1].isdigit() for key in keys)
     for index, key in enumerate(keys):
         order = _order(key[-1])
         if order is None:
             continue
+        if numbered_top and len(key) == 1 and key[0].isalpha():
+            found.add(index)  # "E<TAB>An Exposure value": a glossary row among chapters 1, 2
+            continue
         level = (*key[:-1], order[0])
         rule, item = last_rule.get(level), last_item.get(level)
-        if (item and order[1:] == (item[1] + 1, "")) or (rule and order[1:] <= rule[1:]):
+        if (item and _goes_on(item, order)) or (rule and order[1:] <= rule[1:]):
             found.add(index)
             last_item[level] = order
             continue
         last_rule[level] = order
         last_item.pop(level, None)
     return found
+
+
+def _goes_on(item: tuple[str, int, str], order: tuple[str, int, str]) -> bool:
+    """Whether a number goes on from a list's last item: "3" or "3A" after "2", "3B" after
+    "3A"."""
+    return order[1] == item[1] + 1 or (order[1] == item[1] and order[2] > item[2])
 
 
 def path_ids(keys: list[tuple[str, ...]]) -> list[str]:

@@ -22,14 +22,14 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from markdown_it import MarkdownIt
 
 from ..models import Section
 from .headings import plain_heading
 from .numbering import Label, parse_heading, parse_lettered_heading, slugify
-from .outline import OutlineNode, outline
+from .outline import OutlineNode, numbered_line, outline
 
 PREAMBLE_ID = "preamble"
 _LETTERED_ID = re.compile(r"section-[a-z]")
@@ -107,12 +107,61 @@ def parse_sections(text: str, title: str) -> list[Section]:
     """Sections of a document in reading order, each with its parent chain and id."""
     nodes: list[_Node] = []
     new_index: dict[int, int] = {}
-    for old_index, node in enumerate(_heading_nodes(text, title)):
+    headings = _heading_nodes(text, title)
+    taken = {n.local_id for n in headings if n.marked}
+    for old_index, node in enumerate(headings):
         if node.parent is not None:
             node.parent = new_index[node.parent]
         new_index[old_index] = len(nodes)
-        nodes += _split_by_numbering(node, len(nodes))
+        for piece in _with_continued_numbers(node, taken):
+            nodes += _split_by_numbering(piece, len(nodes))
     return _to_sections(nodes, title)
+
+
+_NUMBERED_PARAGRAPH = re.compile(r"^(?P<num>\d{1,3})\.[ \t]+[A-Z‘'\"“(]")
+
+
+def _with_continued_numbers(node: _Node, taken: set[str]) -> list[_Node]:
+    """The node, then the clauses of its body that go on with its number: a document that
+    marks "## 1. Definitions" and "## 7. Termination" as headings but writes clauses 2 to 6
+    as paragraphs ("2. Fair Use Rights. Nothing in ...") has them as siblings of 1 and 7,
+    not as text of clause 1. A paragraph goes on with the number when it is the next one
+    (N+1, then N+2, ...), no marked heading has that number, and the body has not opened a
+    list of its own ("1." before it)."""
+    label = parse_heading(node.heading) if node.marked else None
+    if not label or label.kind != "section" or len(label.parts) != 1:
+        return [node]
+    if not label.parts[0].isdigit():
+        return [node]
+    lines = node.body.splitlines(keepends=True)
+    expected, starts = int(label.parts[0]) + 1, []
+    for index, line in enumerate(lines):
+        match = _NUMBERED_PARAGRAPH.match(line)
+        if not match or (index and lines[index - 1].strip()):
+            continue
+        number = int(match["num"])
+        if number == 1:
+            break  # a list of the body's own
+        if number == expected and f"section-{number}" not in taken:
+            starts.append(index)
+            expected += 1
+    if not starts:
+        return [node]
+    pieces = [replace(node, body="".join(lines[: starts[0]]))]
+    for start, end in zip(starts, [*starts[1:], len(lines)], strict=True):
+        mark = numbered_line(start, lines)
+        heading, used = (mark.heading, mark.heading_lines) if mark else (lines[start].strip(), 0)
+        pieces.append(
+            _Node(
+                heading,
+                "".join(lines[start : start + used]),
+                "".join(lines[start + used : end]),
+                node.parent,
+                "section",
+                "section-" + _NUMBERED_PARAGRAPH.match(lines[start])["num"],
+            )
+        )
+    return pieces
 
 
 def _heading_nodes(text: str, title: str) -> list[_Node]:
@@ -245,12 +294,22 @@ def _assign_ids(nodes: list[_Node]) -> list[str]:
     for index, node in enumerate(nodes):
         if node.kind == "enum":
             parent_id = ids[node.parent] if node.parent is not None else None
-            if parent_id in (None, PREAMBLE_ID) and node.style.startswith(_PARAGRAPH_STYLES):
+            top = parent_id in (None, PREAMBLE_ID) and node.style.startswith(_PARAGRAPH_STYLES)
+            if top or _other_clause(node, parent_id):
                 section_id = "section-" + node.local_id.replace(".", "-")
             else:
                 section_id = f"{parent_id or PREAMBLE_ID}-{node.local_id.rsplit('.', 1)[-1]}"
             ids[index] = _unique(section_id, used)
     return ids
+
+
+def _other_clause(node: _Node, parent_id: str | None) -> bool:
+    """A decimal clause under its point-zero clause: "2.1" under "2.0 What this License
+    covers" is clause 2.1 (``section-2-1``), as the licence cites it, not point 1 of 2.0."""
+    if not node.style.startswith("decimal") or "." not in node.local_id or not parent_id:
+        return False
+    prefix = node.local_id.rsplit(".", 1)[0].replace(".", "-")
+    return parent_id == f"section-{prefix}-0"
 
 
 def _subsection(node: _Node, nodes: list[_Node], parent_id: str | None, repeated: bool) -> bool:
