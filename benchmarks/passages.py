@@ -4,13 +4,14 @@ Each question of each set is searched once with hierdoc's defaults (``top_k`` 10
 passage evaluation of ``hierdoc eval --passages`` searches); the results' passages are then
 recomputed for each design from the same results and query vector, and scored with the
 measures of :mod:`hierdoc.eval.passage_eval` (``Hit``, ``P@1``, ``R@8``, ``R@2k``) for the
-first passage of each result (``passage``) and all of them (``passages``). A design sets
-constants of :mod:`hierdoc.search.passages` or :mod:`hierdoc.search.passage_sets`
-(``NAME=value``, several joined by ``+``; ``defaults`` changes nothing); ``chars``
-and ``set`` are the passage and passage-set budgets. Choose on the dev splits:
+first passage of each result (``passage``) and all of them (``passages``), and for the
+results ranked at the passage level (``passage_results``). A design sets fields of the
+search policy (:class:`~hierdoc.config.SearchPolicy`, ``name=value``, several joined by
+``+``; ``defaults`` changes nothing); ``chars`` and ``set`` are the passage and
+passage-set budgets. Choose on the dev splits:
 
     python benchmarks/passages.py --sets contractnli:dev,obliqa-files:dev \\
-        --designs defaults,SEMANTIC_WEIGHT=1.0,chars=400+set=1600
+        --designs defaults,passage_semantic_weight=1.0,chars=400+set=1600
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ import argparse
 import copy
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
-
-from hierdoc.config import Settings
+from hierdoc.api import Index
+from hierdoc.config import SearchPolicy, SearchSettings, Settings
 from hierdoc.eval.datasets import load_dataset
 from hierdoc.eval.embed_cache import CachingEmbedder
 from hierdoc.eval.indexes import open_index
@@ -31,10 +32,10 @@ from hierdoc.eval.passage_eval import mean_measures, measure
 from hierdoc.eval.passage_methods import DEPTH, first_passage, hierdoc_items, result_items
 from hierdoc.eval.report import markdown_table
 from hierdoc.eval.variants import ingest_key
-from hierdoc.models import SearchResponse
+from hierdoc.models import SearchFilter, SearchResponse
 from hierdoc.pipeline.embed import LocalEmbedder
-from hierdoc.search import passage_sets, passages
 from hierdoc.search.passages import add_passages
+from hierdoc.search.searcher import Execution, Searcher
 
 READINGS = ("hierdoc passage", "hierdoc passages", "hierdoc passage results")
 COLUMNS = ("Hit", "P@1", "R@8", "R@2k")
@@ -70,32 +71,30 @@ def _set_rows(
     opened = open_index(corpus, ingest_key(Settings(), corpus), root, embedder, log)
     index, table = opened.index, opened.table
     started = time.perf_counter()
-    searched: list[tuple[SearchResponse, np.ndarray]] = []
+    settings = index.settings.search_settings(top_k=DEPTH)
+    searcher = Searcher(index.store, index.embed_query, index.glossary())
+    searched: list[Execution] = []
     for query in queries:
-        response = index.search(query.text, top_k=DEPTH, source=query.source_filter)
-        searched.append((response, embedder.embed_query(query.text)))
+        sources = index.resolve_sources(query.source_filter) if query.source_filter else []
+        execution = searcher.run(query.text, settings, SearchFilter(sources=tuple(sources)))
+        searched.append(replace(execution, vector=embedder.embed_query(query.text)))
     log(
         f"[{corpus.name}] searched {len(queries)} questions "
         f"in {time.perf_counter() - started:.0f} s"
     )
     rows = []
     for design in args.designs.split(","):
-        budgets = _apply(design)
+        designed = _design(settings, design)
         measured: dict[str, list[dict[str, float]]] = {r: [] for r in READINGS}
         began = time.perf_counter()
-        for query, (response, vector) in zip(queries, searched, strict=True):
-            fresh = copy.deepcopy(response)
-            add_passages(index.store, fresh, vector, budgets[0], index.model_name, None, budgets[1])
-            items = hierdoc_items(fresh, table, query.id)
-            ranked = add_passages(
-                index.store, copy.deepcopy(response), vector, budgets[0], index.model_name,
-                None, budgets[1], per_passage=DEPTH,
-            )  # fmt: skip
-            items["hierdoc passage results"] = result_items(ranked, table, first_passage)
+        for query, execution in zip(queries, searched, strict=True):
+            items = hierdoc_items(_passages(index, execution, designed), table, query.id)
+            ranked = designed.search_settings(passage_results=True)
+            ranked_response = _passages(index, execution, ranked)
+            items["hierdoc passage results"] = result_items(ranked_response, table, first_passage)
             for reading in READINGS:
                 measured[reading].append(measure(query, items[reading]))
         seconds = (time.perf_counter() - began) / max(len(queries), 1)
-        _apply("defaults")
         means = {r: mean_measures(v) for r, v in measured.items()}
         cells = [f"{means[r][c]:.3f}" for r in READINGS for c in COLUMNS]
         rows.append([corpus.name, design, *cells, f"{1000 * seconds:.1f}"])
@@ -104,30 +103,30 @@ def _set_rows(
     return rows
 
 
-_DEFAULTS = {
-    module: {k: v for k, v in vars(module).items() if k.isupper() and isinstance(v, (int, float))}
-    for module in (passages, passage_sets)
-}
+def _passages(index: Index, execution: Execution, settings: SearchSettings) -> SearchResponse:
+    """The passages of a copy of ``execution``'s results, chosen with ``settings``."""
+    plan = replace(execution.plan, settings=settings)
+    fresh = replace(execution, plan=plan, response=copy.deepcopy(execution.response))
+    add_passages(index.store, fresh, index.model_name)
+    return fresh.response
 
 
-def _apply(design: str) -> tuple[int, int]:
-    """Restore every constant, then set the design's; returns (passage, set) budgets."""
-    for module, values in _DEFAULTS.items():
-        for key, value in values.items():
-            setattr(module, key, value)
-    budgets = [passages.DEFAULT_PASSAGE_CHARS, passage_sets.DEFAULT_SET_CHARS]
+def _design(settings: SearchSettings, design: str) -> SearchSettings:
+    """``settings`` with the design's budgets and search policy fields."""
     if design == "defaults":
-        return budgets[0], budgets[1]
+        return settings
+    budgets: dict[str, int] = {}
+    policy: dict[str, str] = {}
     for part in design.split("+"):
         key, _, value = part.partition("=")
         if key in ("chars", "set"):
-            budgets[key == "set"] = int(value)
-            continue
-        owner = next((m for m, v in _DEFAULTS.items() if key in v), None)
-        if owner is None:
-            raise SystemExit(f"unknown constant {key!r}")
-        setattr(owner, key, type(_DEFAULTS[owner][key])(float(value)))
-    return budgets[0], budgets[1]
+            budgets["passage_chars" if key == "chars" else "passage_set_chars"] = int(value)
+        elif key in SearchPolicy.model_fields:
+            policy[key] = value
+        else:
+            raise SystemExit(f"unknown design field {key!r}")
+    chosen = settings.policy.model_dump() | policy
+    return settings.search_settings(**budgets, policy=SearchPolicy.model_validate(chosen))
 
 
 if __name__ == "__main__":

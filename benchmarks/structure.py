@@ -12,14 +12,18 @@ The archive and the subset are made by ``benchmarks/structure_corpus_build.py`` 
 docstring says from what); rebuild them with::
 
     python benchmarks/structure_corpus_build.py --mirrors DIR --out /tmp/corpus \
-        --archive benchmarks/structure_corpus.tar.xz --subset tests/structure_corpus
+        --archive benchmarks/structure_corpus.tar.xz --subset tests/structure_corpus \
+        --pdf-archive benchmarks/structure_corpus_pdf.tar.xz
 
-The corpus is ``benchmarks/structure_corpus.tar.xz`` (unpacked once into ``--cache``) plus
+The corpus is ``benchmarks/structure_corpus.tar.xz`` and the PDF twins of some of its
+documents (their HTML printed by Chromium, with running heads and page numbers) in
+``benchmarks/structure_corpus_pdf.tar.xz`` (both unpacked once into ``--cache``) plus
 the 40 ObliQA documents read in place from ``$HIERDOC_DATASETS/obliqa`` (see
 ``benchmarks/structure_gold.py`` for the gold format); ``--subset`` reads
 ``tests/structure_corpus`` instead. Every document goes into one index (default settings,
 the hash stand-in embedder: nothing measured here depends on embeddings), one document
-per ``ingest`` call, timed. Per document, with micro-averages per format, per publisher
+per ``ingest`` call, timed; a PDF twin goes into an index of its own, beside the other
+twins. Per document, with micro-averages per format, per publisher
 and over all:
 
 section ids P/R/F1
@@ -91,6 +95,7 @@ from tests.realdocs.harness import (  # noqa: E402
 )
 
 ARCHIVE = ROOT / "benchmarks" / "structure_corpus.tar.xz"
+PDF_ARCHIVE = ROOT / "benchmarks" / "structure_corpus_pdf.tar.xz"
 SUBSET = ROOT / "tests" / "structure_corpus"
 DEFAULT_CACHE = Path(tempfile.gettempdir()) / "hierdoc-structure-corpus"
 
@@ -346,10 +351,31 @@ def sources_by_path(index: Index) -> dict[Path, str]:
     return {Path(d.source).resolve(): d.source for d in index.documents()}
 
 
+def title_rounds(documents: Sequence[LabelledDocument]) -> list[list[LabelledDocument]]:
+    """The documents in rounds of distinct titles: a PDF twin of a document (same title)
+    goes into a later round, so that a citation names one document of its index."""
+    rounds: list[list[LabelledDocument]] = []
+    for doc in documents:
+        free = next((r for r in rounds if all(d.title != doc.title for d in r)), None)
+        if free is None:
+            rounds.append(free := [])
+        free.append(doc)
+    return rounds
+
+
 def measure(documents: Sequence[LabelledDocument], folder: Path) -> list[DocumentResult]:
-    """Every document's figures from one index holding all of them."""
+    """Every document's figures, from one index holding all of them (one per round of
+    distinct titles, see :func:`title_rounds`)."""
     warm_up(folder)
-    with Index.open(folder / "index", Settings(), embedder=HashEmbedder()) as index:
+    by_id = {}
+    for number, documents_of_round in enumerate(title_rounds(documents)):
+        for result in measure_round(documents_of_round, folder / f"index-{number}"):
+            by_id[result.id] = result
+    return [by_id[doc.id] for doc in documents]
+
+
+def measure_round(documents: Sequence[LabelledDocument], folder: Path) -> list[DocumentResult]:
+    with Index.open(folder, Settings(), embedder=HashEmbedder()) as index:
         timing = ingest_timed(index, documents)
         sources = sources_by_path(index)
         results = []
@@ -482,7 +508,12 @@ def corpus(subset: bool, cache: Path) -> list[LabelledDocument]:
     """The subset of the tests, or the archive's documents and ObliQA's."""
     if subset:
         return load_corpus(SUBSET)
-    documents = load_corpus(unpack(ARCHIVE, cache)) if ARCHIVE.is_file() else []
+    documents = [
+        doc
+        for archive in (ARCHIVE, PDF_ARCHIVE)
+        if archive.is_file()
+        for doc in load_corpus(unpack(archive, cache))
+    ]
     return obliqa_documents() + documents
 
 

@@ -1,6 +1,7 @@
 """Build ``benchmarks/structure_corpus.tar.xz`` from the structured sources of its documents.
 
-    python benchmarks/structure_corpus_build.py --mirrors DIR --out DIR [--archive PATH]
+    python benchmarks/structure_corpus_build.py --mirrors DIR --out DIR [--archive PATH] \
+        [--subset DIR] [--pdf-archive PATH]
 
 ``--mirrors`` holds bare git copies of the source repositories, one folder per repository
 named ``owner+name`` with the repository in ``repo/`` (what the ``fetch`` tool of the
@@ -15,6 +16,12 @@ manifest entry says so in ``rendering``.
 
 Sources: IETF RFCs (xml2rfc v2 and v3 XML, httpwg/http-core), CFPB regulations (RegML,
 cfpb/regulations-xml) and US bills and public laws (USLM 2, usgpo/uslm).
+
+With ``--pdf-archive PATH`` a few short documents per publisher are also printed to PDF
+from their HTML rendering by headless Chromium (``apt-get install chromium``), with a
+running head and foot and page numbers, in turn in one column or two justified columns;
+these *PDF twins* (``<id>-pdf``, the gold of their original) go into ``OUT-pdf`` and a
+separate archive, so that the main archive does not change with them.
 """
 
 from __future__ import annotations
@@ -134,7 +141,8 @@ def render_txt(source: Source) -> bytes:
 def emphasised(text: str, source: Source, mark: tuple[str, str]) -> str:
     """A paragraph that opens with a defined term ("Account means ..."), the term marked as
     the publisher's pages mark it (italics): ``*Account* means ...``."""
-    for term, _ in source.definitions or ():
+    terms = sorted({term for term, _ in source.definitions or ()}, key=len, reverse=True)
+    for term in terms:  # the longest first: "Credit card means", not "*Credit* card means"
         if text.startswith(term + " "):
             return f"{mark[0]}{term}{mark[1]}{text[len(term) :]}"
     return text
@@ -241,6 +249,59 @@ def reproducible_zip(data: bytes) -> bytes:
     return out.getvalue()
 
 
+#: Print settings of the PDF rendering, in turn per document: a running head (the
+#: document's short title and its publisher) and a running foot with the page number on
+#: every page, as printed publications carry them, so that a reader of the PDF meets page
+#: furniture; one column of serif type, or two justified columns of sans-serif type
+#: hyphenated at line ends with the page number in the head.
+PRINT_STYLES = (
+    """<style>
+@page {{ size: Letter; margin: 20mm 22mm;
+  @top-left {{ content: "{head}"; font-size: 9pt; color: #444 }}
+  @top-right {{ content: "{publisher}"; font-size: 9pt; color: #444 }}
+  @bottom-center {{ content: "Page " counter(page) " of " counter(pages); font-size: 9pt }} }}
+body {{ font-family: "Liberation Serif", serif; font-size: 11pt }}
+</style>""",
+    """<style>
+@page {{ size: A4; margin: 18mm 16mm;
+  @top-left {{ content: "{publisher}"; font-size: 8pt }}
+  @top-right {{ content: counter(page); font-size: 8pt }}
+  @bottom-left {{ content: "{head}"; font-size: 8pt; font-style: italic }} }}
+body {{ font-family: "DejaVu Sans", sans-serif; font-size: 9pt; column-count: 2;
+  column-gap: 7mm; text-align: justify; hyphens: auto }}
+h1 {{ column-span: all }}
+</style>""",
+)
+_PDF_DATE = re.compile(rb"\(D:\d{14}")
+
+
+def render_pdf(source: Source, layout: int = 0) -> bytes:
+    """The HTML rendering printed to PDF by headless Chromium (``apt-get install chromium``)
+    in the ``layout``-th of :data:`PRINT_STYLES`; its dates set to :data:`FIXED_TIME`
+    (same length, so the cross-reference offsets hold), so that a rebuild gives the same
+    bytes."""
+    import shutil
+    import tempfile
+
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        raise SystemExit("the PDF rendering needs Chromium: apt-get install chromium")
+    head = source.title.split(":")[0][:60].replace('"', "'").replace("\\", "")
+    style = PRINT_STYLES[layout].format(head=head, publisher=source.publisher)
+    page = render_html(source).replace(b"</head>", style.encode("utf-8") + b"</head>", 1)
+    page = page.replace(b"<html>", b"<html lang='en'>", 1)  # hyphenation needs a language
+    with tempfile.TemporaryDirectory() as folder:
+        html, pdf = Path(folder) / "page.html", Path(folder) / "page.pdf"
+        html.write_bytes(page)
+        subprocess.run(
+            [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
+             f"--user-data-dir={folder}/profile", f"--print-to-pdf={pdf}", html.as_uri()],
+            capture_output=True, check=True, timeout=300,
+        )  # fmt: skip
+        data = pdf.read_bytes()
+    return _PDF_DATE.sub(b"(D:" + FIXED_TIME.strftime("%Y%m%d%H%M%S").encode(), data)
+
+
 RENDERERS = {"txt": render_txt, "md": render_md, "html": render_html, "docx": render_docx}
 
 
@@ -273,7 +334,7 @@ def gold_of(source: Source) -> dict:
         "sections": sections,
         "definitions": None
         if source.definitions is None
-        else [{"term": t, "text": x} for t, x in dict(source.definitions).items()],
+        else [{"term": t, "text": x} for t, x in dict.fromkeys(source.definitions)],
         "references": None
         if source.references is None
         else [
@@ -360,6 +421,18 @@ _RFC_BLOCKS = frozenset(
 )
 
 
+#: What follows a term its paragraph defines: 'A "proxy" is ...', 'The term "user agent"
+#: refers to ...', 'The terms "sender" and "recipient" refer to ...'.
+_RFC_DEFINING = re.compile(
+    r"[\"”]?(?:\s*,?\s*(?:and|or)?\s*[\"“][^\"”]{1,40}[\"”])*\s*"
+    r"(?:(?:is|are|means|mean|refers?\s+to|denotes?)\s+"
+    # a description, not a definition: "is used to ...", "is assigned by ...", "are also ..."
+    r"(?!(?:used|defined|referred|assigned|identical|primarily|also|not)\b)"
+    # 'A response is "cacheable" if a cache is allowed to store ...': the condition defines
+    r"|(?P<condition>if)\s)"
+)
+
+
 class RfcReader:
     """One RFC: numbered sections (appendices lettered), <xref> to sections, <dl> terms."""
 
@@ -370,6 +443,7 @@ class RfcReader:
         self.references: list[tuple[str, str]] = []
         self.definitions: list[tuple[str, str]] = []
         self.pending: list[tuple[Node, etree._Element]] = []
+        self.indexed: list[str] = []
 
     def sections(self) -> list[Node]:
         middle = self.root.find(".//middle")
@@ -431,10 +505,14 @@ class RfcReader:
 
     def block(self, child: etree._Element, origin: str | None, node: Node) -> None:
         name = local(child)
+        if name == "iref" and child.get("primary") == "true" and not child.get("subitem"):
+            self.indexed.append(child.get("item") or "")  # the primary entry of the next <t>
         if name in ("t", "blockquote", "aside", "note") and child.find("list") is None:
             text = self.inline(child, origin)
             if text:
                 node.body.append(text)
+            if name == "t":
+                self.prose_terms(child, text)
         elif name in ("ul", "ol", "list", "t", "figure", "table", "texttable"):
             hang = name == "list" and child.get("style", "").startswith("hanging")
             for item in child:
@@ -468,11 +546,37 @@ class RfcReader:
             return [self.inline(c, origin) for c in value if local(c) == "t"]
         return [self.inline(value, origin)]
 
+    def prose_terms(self, paragraph: etree._Element, text: str) -> None:
+        """The terms a paragraph defines in prose, as the source marks them: a term in
+        <x:dfn> ('An HTTP <x:dfn>cache</x:dfn> is a local store ...') or the item of a
+        primary index entry before or in it that the paragraph quotes (<iref primary="true"
+        item="proxy"/> then 'A "proxy" is a message-forwarding agent ...'), where the term
+        is followed by "is", "are", "means" or "refers to" (not "is used to ..."); the
+        definition is the text after that verb."""
+        defined = [clean(text_of(d)) for d in paragraph.iter() if local(d) == "dfn"]
+        indexed = self.indexed + [
+            i.get("item") or ""
+            for i in paragraph.iter()
+            if local(i) == "iref" and i.get("primary") == "true" and not i.get("subitem")
+        ]
+        self.indexed = []
+        # an index entry's term is one the paragraph introduces in quotes ('A "proxy" is')
+        found = [(n, rf"(?<![\w-]){re.escape(n)}(?![\w-])") for n in defined if n]
+        found += [(n, rf"[\"“]{re.escape(n)}(?=[\"”])") for n in indexed if n]
+        for name, pattern in dict(found).items():
+            at = re.search(pattern, text, re.IGNORECASE)
+            verb = _RFC_DEFINING.match(text, at.end()) if at else None
+            start = (verb.start("condition") if verb["condition"] else verb.end()) if verb else 0
+            if verb and (name, text[start:]) not in self.definitions:
+                self.definitions.append((name, text[start:]))
+
     def term(self, term: str, text: str, node: Node) -> None:
         term = clean(term).rstrip(":")
         if term and text and len(term) <= 60:
             node.body.append((term, text))
-            self.definitions.append((term, text))
+            # 'now' / 'The term "now" means the current value ...': the text after the verb
+            named = re.match(rf'The\s+term\s+"{re.escape(term)}"\s+(?:means|denotes)\s+', text)
+            self.definitions.append((term, text[named.end() :] if named else text))
 
 
 def cites(shown: str, target: Node, xref: etree._Element) -> bool:
@@ -536,17 +640,28 @@ def regml_paragraph(element: etree._Element, parent: Node, refs: list, defs: lis
         node = Node("section-" + label.lower(), marker, heading, point=True)
         node.body = [text] if text else []
         parent.children.append(node)
+        parent.body.append(node)  # printed where the source has it, among unnumbered text
     if content is not None:
         for ref in content.iter(f"{_E}ref"):
             if ref.get("reftype") == "internal" and node.id:
                 refs.append((node.id, "section-" + ref.get("target", "").lower()))
-        for term in content.iter(f"{_E}def"):
-            name = clean(text_of(term))
-            after = text.split(name, 1)[1] if name and name in text else ""
-            if re.match(r"^\W*(?:means|mean|has the same meaning|includes)\b", after):
-                defs.append((name, after.lstrip(' ,.:\u201d"')))
+        names = [clean(text_of(term)) for term in content.iter(f"{_E}def")]
+        defs += marked_definitions(text, names, lambda: regml_following(element))
     for child in element.findall(f"{_E}paragraph"):
         regml_paragraph(child, node, refs, defs)
+
+
+def regml_following(element: etree._Element) -> str:
+    """The text of a paragraph's points ("Error means:" then "(i) An unauthorized ..."),
+    each with its marker, as printed."""
+    return clean(" ".join(regml_printed(p) for p in element.findall(f"{_E}paragraph")))[:600]
+
+
+def regml_printed(element: etree._Element) -> str:
+    content = element.find(f"{_E}content")
+    parts = [element.get("marker") or "", text_of(content) if content is not None else ""]
+    parts += [regml_printed(p) for p in element.findall(f"{_E}paragraph")]
+    return " ".join(parts)
 
 
 def read_regml(data: bytes, document_id: str, source: str) -> Source:
@@ -640,13 +755,13 @@ def uslm_level(element: etree._Element, parent: Node | None, cite: str, defs: li
         node = Node(f"{parent.id}-{value.lower()}", label, heading or None, point=True)
     else:
         node = Node(None, label, heading or None)
-    for child in element:
+    for position, child in enumerate(element):
         name = local(child)
         if name in _TEXTS:
             text = text_of(child, frozenset({"quotedContent"}))
             if text:
                 node.body.append(text)
-            uslm_terms(child, text, defs)
+            uslm_terms(child, text, defs, lambda p=position: uslm_following(element, p))
         elif name in _LEVELS or name in _BLOCKS:
             node.children.append(uslm_level(child, node, cite, defs))
             node.body.append(node.children[-1])
@@ -655,13 +770,72 @@ def uslm_level(element: etree._Element, parent: Node | None, cite: str, defs: li
     return node
 
 
-def uslm_terms(element: etree._Element, text: str, defs: list) -> None:
-    for term in element.iter("{*}term"):
-        name = clean(text_of(term))
-        after = text.split(name, 1)[1] if name and name in text else ""
-        after = after.lstrip(" \u201d\"'’")
-        if re.match(r"^(?:means|has the meaning|includes)\b", after):
-            defs.append((name, after))
+#: What a marked term is defined by, after it in its sentence: 'The term “damages”
+#: includes—', 'The terms “agency”, “individual”, and “record” have the meanings given ...'.
+_TERM_VERB = re.compile(
+    r"^(?P<between>[^.;:]{0,160}?)\b(?P<verb>means|mean|includes|include|refers?\s+to"
+    r"|(?:has|have)(?=\s+the\s+(?:same\s+)?meanings?\b))\b[\s:—–-]*"
+)
+#: Words between a term and a verb that make the verb not the term's definition:
+#: 'the term “X” does not include', 'the term “X” as it is used in ... means' (not
+#: ', used with respect to work, means').
+_NOT_DEFINING = re.compile(r"\b(?:not|does|do|is|are|shall|may|was|were)\b")
+#: The quoted terms a definitions paragraph names without <term> markup: 'The terms
+#: “agency”, “individual”, and “record” have the meanings ...'.
+_NAMED_TERMS = re.compile(
+    r"^\s*(?:In\s+this\s+[^,]{1,40},\s*)?(?:each\s+of\s+)?(?:The\s+)?terms?\s+"
+    r"((?:[“\"‘'][^”\"’']{1,80}[”\"’'][,\s]*(?:and|or)?\s*)+)",
+    re.IGNORECASE,
+)
+
+
+def uslm_terms(element: etree._Element, text: str, defs: list, following) -> None:
+    """The terms a text element defines: its <term> elements, or in a paragraph whose role
+    is "definitions" the quoted terms after "The term(s)" (see :func:`marked_definitions`)."""
+    names = [clean(text_of(term)) for term in element.iter("{*}term") if not quoted(term)]
+    if not names and uslm_role(element) == "definitions":
+        lead = _NAMED_TERMS.match(text)
+        names = re.findall(r"[“\"‘']([^”\"’']{1,80})[”\"’']", lead.group(1)) if lead else []
+    defs += marked_definitions(text, names, following)
+
+
+def marked_definitions(text: str, names: list[str], following) -> list[tuple[str, str]]:
+    """(term, text) of each term the source marks in ``text``, with the text after its verb
+    ("means", "refers to", "includes", "has the meaning"), or, where that text is only a
+    dash or a colon ("The term “damages” includes—", "Error means:"), the text of the
+    points that follow (``following()``). A marked term no verb follows defines nothing."""
+    found = []
+    cursor = 0
+    for name in names:
+        at = text.find(name, cursor) if name else -1
+        if at < 0:
+            continue
+        cursor = at + len(name)
+        verb = _TERM_VERB.match(text[cursor:])
+        if verb is None or _NOT_DEFINING.search(verb["between"]):
+            continue
+        # "has the meaning given ..." keeps "the meaning", as a pointer's text does
+        pointer = verb["verb"].startswith("ha")
+        after = text[cursor + (verb.end("verb") if pointer else verb.end()) :].strip()
+        found.append((name.strip("“”\"‘’' "), after or following()))
+    return found
+
+
+def uslm_role(element: etree._Element) -> str | None:
+    """The role of the level a text element belongs to ("definitions"), also where the
+    level is headed "Definitions" ("(a) Definitions.—In this section, the terms ...")."""
+    parent = element.getparent()
+    if parent is None:
+        return None
+    heading = parent.find("{*}heading")
+    titled = heading is not None and re.match(r"\s*Definitions?\b", text_of(heading))
+    return "definitions" if titled else parent.get("role")
+
+
+def uslm_following(element: etree._Element, position: int) -> str:
+    """The text of the points after an element's child at ``position`` (its chapeau)."""
+    later = [c for c in list(element)[position + 1 :] if local(c) in _LEVELS or local(c) in _TEXTS]
+    return clean(" ".join(text_of(c, frozenset({"quotedContent"})) for c in later))[:600]
 
 
 def quoted(element: etree._Element) -> bool:
@@ -698,6 +872,8 @@ def read_cfr_parts(data: bytes, document_id: str, source: str) -> list[Source]:
         defs: list[tuple[str, str]] = []
         nodes: list[Node] = []
         uslm_children(part, None, nodes, name, defs)
+        # a volume converted from SGML marks no term: its definitions are not measured
+        marked = next(root.iter("{*}term"), None) is not None
         title = f"27 CFR Part {number}: {name}"
         sources.append(
             Source(
@@ -707,7 +883,7 @@ def read_cfr_parts(data: bytes, document_id: str, source: str) -> list[Source]:
                 source,
                 USLM_LICENCE,
                 nodes,
-                defs,
+                defs if marked else None,
                 None,
             )
         )
@@ -917,8 +1093,11 @@ def write_document(out: Path, kind: str, made: int, source: Source, gold: dict) 
     }
 
 
-def build(mirrors: Path, out: Path, minimum_sections: int = 4) -> list[dict]:
-    """Every document of every source that has enough sections, once per title."""
+def build(
+    mirrors: Path, out: Path, minimum_sections: int = 4, kept: dict | None = None
+) -> list[dict]:
+    """Every document of every source that has enough sections, once per title; ``kept``,
+    when given, receives each document's ``(kind, Source)`` by id."""
     (out / "documents").mkdir(parents=True, exist_ok=True)
     (out / "gold").mkdir(parents=True, exist_ok=True)
     manifest, titles, texts = [], set(), set()
@@ -942,7 +1121,56 @@ def build(mirrors: Path, out: Path, minimum_sections: int = 4) -> list[dict]:
                 titles.add(source.title)
                 texts.add(text)
                 manifest.append(write_document(out, kind, made, source, gold))
+                if kept is not None:
+                    kept[source.id] = (kind, source)
                 made += 1
+    (out / "manifest.json").write_text(
+        json.dumps(manifest, indent=1, ensure_ascii=False), encoding="utf-8"
+    )
+    return manifest
+
+
+#: PDF renderings: this many documents per publisher, of at most this many characters of text.
+PDF_PER_PUBLISHER = 8
+PDF_LARGEST = 24_000
+
+
+def pdf_choice(kept: dict, per_publisher: int = PDF_PER_PUBLISHER) -> list[str]:
+    """The documents printed to PDF: per publisher, up to ``per_publisher`` of those with
+    at most :data:`PDF_LARGEST` characters, spread from the shortest to the longest."""
+    by_publisher: dict[str, list[tuple[int, str]]] = {}
+    for document_id, (_, source) in kept.items():
+        size = len(render_txt(source))
+        if size <= PDF_LARGEST:
+            by_publisher.setdefault(source.publisher, []).append((size, document_id))
+    chosen = [i for i in SUBSET_PDF if i in kept]
+    for sized in by_publisher.values():
+        sized.sort()
+        step = max(1, len(sized) // per_publisher)
+        spread = [document_id for _, document_id in sized[step // 2 :: step][:per_publisher]]
+        chosen += [i for i in spread if i not in chosen]
+    return chosen
+
+
+def build_pdfs(kept: dict, folder: Path, out: Path) -> list[dict]:
+    """A PDF twin of each chosen document of the corpus in ``folder``, written with its gold
+    into ``out`` under the id ``<id>-pdf`` (a twin shares its document's title, so the
+    benchmark measures twins in an index of their own)."""
+    (out / "documents").mkdir(parents=True, exist_ok=True)
+    (out / "gold").mkdir(parents=True, exist_ok=True)
+    entries = {e["id"]: e for e in json.loads((folder / "manifest.json").read_text("utf-8"))}
+    manifest = []
+    for position, document_id in enumerate(pdf_choice(kept)):
+        kind, source = kept[document_id]
+        twin = dict(entries[document_id], id=f"{document_id}-pdf", format="pdf")
+        twin["rendering"] = RENDERING.format(f"{kind} to html, printed to pdf by Chromium")
+        twin["input"] = f"documents/{twin['id']}.pdf"
+        twin["gold"] = f"gold/{twin['id']}.json"
+        layout = position % len(PRINT_STYLES)
+        twin["rendering"] += ("", ", two columns")[layout]
+        (out / twin["input"]).write_bytes(render_pdf(source, layout))
+        (out / twin["gold"]).write_bytes((folder / entries[document_id]["gold"]).read_bytes())
+        manifest.append(twin)
     (out / "manifest.json").write_text(
         json.dumps(manifest, indent=1, ensure_ascii=False), encoding="utf-8"
     )
@@ -976,16 +1204,26 @@ SUBSET = (
     "uslm-h1037_rfs",
     "uslm-s2245_is",
 )
+#: The documents of the subset that also go into it printed to PDF.
+SUBSET_PDF = ("cfpb-12cfr1014", "uslm-s2245_is")
 
 
-def write_subset(folder: Path, target: Path, ids: tuple[str, ...] = SUBSET) -> None:
-    """The documents ``ids`` of a built corpus, copied with their own manifest."""
-    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    chosen = [entry for entry in manifest if entry["id"] in ids]
-    for entry in chosen:
-        for key in ("input", "gold"):
-            (target / entry[key]).parent.mkdir(parents=True, exist_ok=True)
-            (target / entry[key]).write_bytes((folder / entry[key]).read_bytes())
+def write_subset(
+    folders: list[Path], target: Path, ids: tuple[str, ...] = SUBSET + SUBSET_PDF
+) -> None:
+    """The documents ``ids`` (a PDF twin as ``<id>-pdf``) of built corpus folders, copied
+    with their own manifest."""
+    wanted = {*ids, *(f"{i}-pdf" for i in SUBSET_PDF)}
+    chosen = []
+    for folder in folders:
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        for entry in manifest:
+            if entry["id"] not in wanted or (entry["format"] != "pdf" and entry["id"] not in ids):
+                continue
+            for key in ("input", "gold"):
+                (target / entry[key]).parent.mkdir(parents=True, exist_ok=True)
+                (target / entry[key]).write_bytes((folder / entry[key]).read_bytes())
+            chosen.append(entry)
     (target / "manifest.json").write_text(
         json.dumps(chosen, indent=1, ensure_ascii=False), encoding="utf-8"
     )
@@ -999,13 +1237,24 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True, help="folder to write the corpus into")
     parser.add_argument("--archive", type=Path, help="also pack the folder into this .tar.xz")
     parser.add_argument("--subset", type=Path, help="also copy the test subset into this folder")
+    parser.add_argument(
+        "--pdf-archive",
+        type=Path,
+        help="also print documents to PDF (needs Chromium) into OUT-pdf and pack it here",
+    )
     args = parser.parse_args()
-    manifest = build(args.mirrors, args.out)
+    kept: dict = {}
+    manifest = build(args.mirrors, args.out, kept=kept)
     print(f"{len(manifest)} documents")
+    folders = [args.out]
+    if args.pdf_archive:
+        folders.append(args.out.with_name(args.out.name + "-pdf"))
+        print(f"{len(build_pdfs(kept, args.out, folders[-1]))} PDF documents")
+        pack(folders[-1], args.pdf_archive)
     if args.archive:
         pack(args.out, args.archive)
     if args.subset:
-        write_subset(args.out, args.subset)
+        write_subset(folders, args.subset)
 
 
 if __name__ == "__main__":

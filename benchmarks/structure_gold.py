@@ -300,7 +300,33 @@ def obliqa_references(texts: dict[str, str], known: set[str]) -> list[GoldRefere
 
 
 #: A row of the glossary table: a term, a tab, its definition ("Means ...", "Has the ...").
-_GLOSSARY_ROW = re.compile(r"^(?P<term>[^\t\n]{1,150})\t(?P<text>[^\n]+)$", re.MULTILINE)
+_GLOSSARY_ROW = re.compile(r"^(?P<term>[^\t\n]{1,150})\t(?P<text>[^\n]+)$")
+#: A lettered or numbered point of the definition above ("a)", "(iv)", "(A)"), not a term.
+_ROW_POINT = re.compile(r"[a-z]{1,4}\)|\(?[a-z0-9]{1,4}\)", re.IGNORECASE)
+#: The definition cell of a row whose term stands alone on the line above it.
+_ROW_TEXT = re.compile(r"\t|(?:Means|Has the meaning)\b")
+#: A term's abbreviation after it in its cell: "International Financial Reporting
+#: Standards (IFRS)" defines "International Financial Reporting Standards".
+_TERM_ABBREVIATION = re.compile(r"\s*\([A-Za-z]{2,8}\)$")
+
+
+def glossary_rows(table: str) -> list[tuple[str, str]]:
+    """(term, definition) of each row of a glossary table's text: the lines after a row
+    that open no row of their own (its lettered points, its wrapped lines) continue its
+    definition; a term alone on its line is the term of a row whose text opens the next
+    line (after a tab, an empty first cell, or with "Means" / "Has the meaning")."""
+    rows: list[list[str]] = []
+    lines = table.splitlines()
+    for position, line in enumerate(lines):
+        row = _GLOSSARY_ROW.match(line)
+        following = lines[position + 1] if position + 1 < len(lines) else ""
+        if row and row["term"].strip() and not _ROW_POINT.fullmatch(row["term"].strip()):
+            rows.append([row["term"].strip(), row["text"].strip()])
+        elif "\t" not in line and line.strip() and _ROW_TEXT.match(following):
+            rows.append([line.strip(), ""])
+        elif rows and line.strip():
+            rows[-1][1] = f"{rows[-1][1]} {' '.join(line.split())}".strip()
+    return [(_TERM_ABBREVIATION.sub("", term), text) for term, text in rows]
 
 
 def obliqa_definitions(passages: list[dict]) -> list[GoldDefinition]:
@@ -309,11 +335,8 @@ def obliqa_definitions(passages: list[dict]) -> list[GoldDefinition]:
     for passage in passages:
         text = passage["Passage"]
         for table in re.findall(r"Defined Terms\tDefinitions\n(.*?)(?:/Table End|$)", text, re.S):
-            for row in _GLOSSARY_ROW.finditer(table):
-                term = row["term"].strip()
-                if re.fullmatch(r"[a-z]{1,4}\)|\(?[a-z0-9]{1,4}\)", term):
-                    continue  # a lettered point of the definition above
-                found.setdefault(term, GoldDefinition(term, row["text"].strip()))
+            for term, definition in glossary_rows(table):
+                found.setdefault(term, GoldDefinition(term, definition))
     return list(found.values())
 
 

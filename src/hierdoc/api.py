@@ -43,10 +43,11 @@ from .providers.embed_api import embedder_from, is_api_model
 from .providers.llm import PROMPT_VERSION, context_model_from
 from .search.analyze import TEXT_ANALYZER
 from .search.choices import listed_choices, section_ids, unknown_section
+from .search.explain import explain as explain_execution
 from .search.glossary import Glossary
-from .search.passages import QueryVectors, add_passages
-from .search.relative_citations import find_relative_citations
+from .search.passages import add_passages
 from .search.rerank import reranker_for
+from .search.resolve import cited_section
 from .search.searcher import Searcher
 from .search.sources import source_names, spellings
 from .search.where import Where, document_records, narrow_sources
@@ -366,15 +367,21 @@ class Index:
         chunk_type: str | Iterable[str] | None = None,
         settings: SearchSettings | None = None,
         where: Where | None = None,
+        explain: bool = False,
         **overrides: Any,
     ) -> SearchResponse:
         """Search the index. ``settings`` replaces the index's search settings for this call;
         ``top_k``, ``mode``, ``min_score`` and ``overrides`` (any :class:`SearchSettings`
-        field, e.g. ``keyword_weight=2``; ``rerank=False`` skips the configured reranker)
-        change single values; the index is never modified. ``where`` keeps the documents
-        whose metadata match (``{"type": "contract"}``; see :mod:`hierdoc.search.where`)."""
+        field, e.g. ``keyword_weight=2``, ``policy={"crowded_citation": 100}``;
+        ``rerank=False`` skips the configured reranker) change single values; the index is
+        never modified. ``where`` keeps the documents whose metadata match (``{"type":
+        "contract"}``; see :mod:`hierdoc.search.where`). ``explain`` adds the response's
+        ``explain``: the query plan's trace, each modality's ranks and scores, the fusion,
+        pins and reranking (:mod:`hierdoc.search.explain`)."""
         checked_text(query, "the query", max_chars=None)  # the searcher checks the length
         checked_strings(where, "where")
+        if not isinstance(explain, bool):
+            raise InputError(f"explain is true or false, not {explain!r}")
         base = settings or self.settings
         chosen = base.search_settings(top_k=top_k, mode=mode, min_score=min_score, **overrides)
         filt = SearchFilter(
@@ -383,20 +390,12 @@ class Index:
             chunk_types=_chunk_types(chunk_type),
         )
         reranker = reranker_for(chosen.reranker, self.settings.context_model)
-        vectors = QueryVectors(self.embed_query)
-        searcher = Searcher(self.store, vectors, self.glossary(), reranker)
-        response = searcher.search(query, chosen, filt)
-        budget, sets = chosen.passage_chars, chosen.passage_set_chars
-        return add_passages(
-            self.store,
-            response,
-            vectors.last,
-            budget,
-            self.model_name,
-            searcher.stored,
-            sets,
-            chosen.top_k if chosen.passage_results else 0,
-        )
+        searcher = Searcher(self.store, self.embed_query, self.glossary(), reranker)
+        execution = searcher.run(query, chosen, filt)
+        add_passages(self.store, execution, self.model_name)
+        if explain:
+            execution.response.explain = explain_execution(execution)
+        return execution.response
 
     def _known_section(self, section: str | None) -> str | None:
         """``section`` when some document has a section with that id; else NotFoundError."""
@@ -501,18 +500,13 @@ class Index:
     def cited_section(
         self, text: str, source: str | Iterable[str] | None = None
     ) -> tuple[str, str] | None:
-        """(source, section id) a relative citation names ("paragraph (k) of the 737 MAX
-        AD", "subsection (b)(2)"), in the document search resolves it in; None when ``text``
-        holds none or it resolves nowhere."""
-        if not find_relative_citations(text):
-            return None
-        response = self.search(text, top_k=1, mode="hybrid", source=source)
-        first = response.results[0] if response.results else None
-        for cited in response.citations:
-            section_id = cited["section_id"]
-            if first and first.pinned and section_id and self.sections(section_id, first.source):
-                return first.source, section_id
-        return None
+        """(source, section id) a citation names ("paragraph (k) of the 737 MAX AD",
+        "subsection (b)(2)"), in the document search resolves it in, without running a
+        search (:func:`hierdoc.search.resolve.cited_section`); None when ``text`` holds
+        none or it resolves nowhere."""
+        checked_text(text, "the citation")
+        sources = self.resolve_sources(source) if source is not None else None
+        return cited_section(self.store, self.glossary(), text, sources)
 
     def define(self, term: str, source: str | Iterable[str] | None = None) -> DefinitionLookup:
         """Every definition of a term in the corpus (in the documents ``source`` names,

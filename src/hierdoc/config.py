@@ -84,6 +84,94 @@ def holodeck_reranker(ref: Any) -> dict[str, Any]:
     return {"provider": "llm", "model": ref}
 
 
+class SearchPolicy(BaseModel):
+    """Every threshold that shapes how a query is read, how its citations land and how a
+    result's passages are cut: one value, one meaning each. ``policy:`` in the settings
+    file, or ``Index.search(..., policy={...})`` for one search."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name_coverage: float = Field(default=0.5, ge=0.0, le=1.0)
+    """A query names a document by its name's words when it holds at least this share of
+    the (idf) weight of one of that document's names..."""
+    name_margin: float = Field(default=2.0, ge=1.0)
+    """...and that document's weight is at least this many times the next document's."""
+    generic_share: float = Field(default=0.2, ge=0.0, le=1.0)
+    """A defined term or a heading is generic, evidence of no document in particular, when
+    more than this share of the documents have it..."""
+    generic_documents: int = Field(default=3, ge=1)
+    """...and at least this many documents do ("Confidentiality", "Agreement")."""
+    rare_share: float = Field(default=0.05, ge=0.0, le=1.0)
+    """A defined term is rare when at most this share of the documents (or one) define it:
+    its defining chunks join the exact modality whatever the query asks."""
+    crowded_citation: int = Field(default=50, ge=1)
+    """A cited number more documents than this have ("Article 5" in 40,000 acts) is pinned
+    only in those of them that the query's other modalities rank first."""
+    preferred_chunks: int = Field(default=20, ge=1)
+    """Chunks read to learn which documents the other modalities rank first."""
+    relative_documents: int = Field(default=20, ge=1)
+    """The most documents whose sections are read to resolve one relative citation."""
+    pointing_share: float = Field(default=0.5, ge=0.0, le=1.0)
+    """The rest of a query points at a document when that document holds at least this
+    share of its ranking's weight..."""
+    pointing_margin: float = Field(default=2.0, ge=1.0)
+    """...and at least this many times the next document's."""
+    pointing_chunks: int = Field(default=10, ge=1)
+    """The chunks of that ranking that weigh (each by the reciprocal of its rank)."""
+    no_match_share: float = Field(default=0.5, ge=0.0, le=1.0)
+    """Without an exact or a similar enough semantic hit, a search has no match unless a top
+    result holds at least this share of the query's keyword terms."""
+    note_names: int = Field(default=5, ge=1)
+    """The most document names a note lists; the rest are counted."""
+    definition_chars: int = Field(default=600, ge=1)
+    """A result's definition longer than this is cut (and marked ``truncated``)."""
+    definitions_per_result: int = Field(default=8, ge=0)
+    """The most definitions one result carries."""
+    passage_min_chars: int = Field(default=150, ge=0)
+    """A passage shorter than this takes in a neighbouring sentence whatever it scores."""
+    passage_grow_share: float = Field(default=0.5, ge=0.0)
+    """A neighbouring sentence joins a passage when it scores at least this share of the
+    sentence the passage grew from."""
+    passage_semantic_weight: float = Field(default=0.5, ge=0.0)
+    """Weight of the best embedding window's cosine beside the sentence's BM25 (each
+    rescaled to at most 1 in the chunk) when choosing a passage's sentence."""
+    extra_passage_share: float = Field(default=0.7, ge=0.0)
+    """A further passage grows around a sentence scoring at least this share of the best."""
+    passage_lead_ins: bool = True
+    """A best passage of list items brings the sentence introducing their list as a further
+    passage (when it is not in the best passage already)."""
+    passage_section_widening: bool = True
+    """A passage widens to the whole section holding its best sentence (a numbered rule with
+    its points, a clause) when that fits ``passage_chars``."""
+    passage_local_idf: float = Field(default=1.0, ge=0.0)
+    """Power of a term's idf among the chunk's sentences in the term's weight when scoring
+    a sentence (0: the index's idf alone)."""
+    passage_lead_in_share: float = Field(default=0.5, ge=0.0)
+    """Share of the BM25 of a list item's lead-in ("... any information that:") added to the
+    item's own."""
+    passage_heading_share: float = Field(default=0.3, ge=0.0)
+    """Share of the BM25 of a sentence's heading line added to the sentence's own."""
+    result_passage_set_chars: int = Field(default=2400, ge=0)
+    """With results ranked at the passage level (``passage_results``), each chunk offers
+    passages up to this many characters in all (or ``passage_set_chars`` when larger)..."""
+    result_passage_share: float = Field(default=0.3, ge=0.0)
+    """...grown around sentences scoring at least this share of its best."""
+    result_share_power: float = Field(default=1.0, ge=0.0)
+    """A passage ranked at the passage level scores its result's score times its share of
+    the result's best passage to this power."""
+
+    def generic(self, holders: int, documents: int) -> bool:
+        """``holders`` of ``documents`` is too many for a term or heading to be evidence of
+        which document a query is about."""
+        return holders >= self.generic_documents and holders > self.generic_share * documents
+
+    def rare(self, holders: int, documents: int) -> bool:
+        return holders <= max(1.0, self.rare_share * documents)
+
+
+DEFAULT_POLICY = SearchPolicy()
+
+
 class SearchSettings(BaseModel):
     """How a search ranks and fuses; ``Index.search`` takes per-call overrides of these."""
 
@@ -109,6 +197,8 @@ class SearchSettings(BaseModel):
     max_query_chars: int = Field(default=4000, ge=1, le=1_000_000)
     """A longer query is refused with a clear error rather than searched for seconds."""
     reranker: RerankerSettings | None = None
+    policy: SearchPolicy = DEFAULT_POLICY
+    """The thresholds of query understanding, citations and passages (:class:`SearchPolicy`)."""
 
     @field_validator("top_k", "rrf_k", "candidate_depth", "max_query_chars", mode="before")
     @classmethod

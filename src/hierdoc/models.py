@@ -363,9 +363,11 @@ class SearchResponse:
     notes: list[str] = field(default_factory=list)
     citations: list[dict] = field(default_factory=list)
     """Each citation in the query: its text, the section it resolved to (or None)."""
+    explain: dict | None = None
+    """How the results were reached, when asked for (:mod:`hierdoc.search.explain`)."""
 
     def to_dict(self) -> dict:
-        return {
+        found = {
             "query": self.query,
             "mode": self.mode,
             "no_match": self.no_match,
@@ -373,6 +375,7 @@ class SearchResponse:
             "citations": list(self.citations),
             "results": [r.to_dict() for r in self.results],
         }
+        return found | ({"explain": self.explain} if self.explain is not None else {})
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from typing import Any
 
 from .errors import InputError, NotFoundError
 from .models import CrossRef, Definition, SectionRecord, StoredChunk
-from .pipeline.numbering import find_citations
 from .search.passages import section_spans
+from .search.resolve import section_for
 from .store.base import Store
 
 
@@ -96,7 +96,7 @@ def chunk_view(store: Store, identifier: str, source: str | None = None) -> Chun
     found = store.get_chunks([identifier]).get(identifier)
     section, notes = None, []
     if found is None:
-        section = _section_of(store, identifier, source)
+        section = section_for(store, identifier, source)
         if section is None:
             raise NotFoundError(f"no chunk or section with id {identifier!r}")
         if section.section_id != identifier:
@@ -120,25 +120,6 @@ def chunk_view(store: Store, identifier: str, source: str | None = None) -> Chun
         others = other_holders(store, section.section_id, section.source)
         view.other_sources, view.more_sources = others
     return view
-
-
-def _section_of(store: Store, identifier: str, source: str | None = None) -> SectionRecord | None:
-    """The first section (in ``source`` when given) with the id itself and text in the
-    index, else with the most specific id a citation in it names."""
-    candidates = [identifier, identifier.strip().lower()]
-    for citation in find_citations(identifier)[:1]:
-        candidates += citation.label.candidate_ids()
-    for candidate in dict.fromkeys(candidates):
-        holder = source
-        if holder is None:
-            holders = store.section_holders(candidate, 1)
-            if not holders:
-                continue
-            holder = holders[0]
-        for section in store.sections(candidate, holder):
-            if section.chunk_id:
-                return section
-    return None
 
 
 @dataclass

@@ -174,7 +174,9 @@ def test_search_tool_is_a_documented_typed_callable(index) -> None:
     assert search.__name__ == "search"
     assert search.__doc__ == DESCRIPTIONS["search"]
     parameters = inspect.signature(search).parameters
-    assert list(parameters) == ["query", "top_k", "mode", "source", "section", "where"]
+    assert list(parameters) == [
+        *("query", "top_k", "mode", "source", "section", "where", "explain"),
+    ]
     assert parameters["top_k"].default == index.settings.top_k
     text = search("Article 4", source="services_agreement.md", top_k=1)
     assert text.splitlines()[2].startswith("[1] services_agreement.md · Article 4")

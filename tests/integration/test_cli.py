@@ -61,6 +61,23 @@ def test_ingest_search_show_stats(indexed, capsys) -> None:
     assert json.loads(out)["documents"] == 1
 
 
+def test_search_explain_in_the_terminal_and_as_json(indexed, capsys) -> None:
+    index = str(indexed / "index")
+    run(capsys, "--index", index, "ingest", str(indexed / "docs"), "--quiet")
+    code, out, _ = run(capsys, "--index", index, "search", "Section 1 invoice", "--explain")
+    assert code == 0
+    assert "plan:" in out and "syntax      cites Section 1 (section-1)" in out
+    assert "fusion: weighted RRF, k=60" in out and "pinned: cites Section 1" in out
+    code, out, _ = run(capsys, "--index", index, "search", "invoice", "--explain", "--json")
+    explained = json.loads(out)["explain"]
+    assert [s["analyser"] for s in explained["plan"]["trace"]] == [
+        *("naming", "syntax", "vocabulary")
+    ]
+    assert explained["results"][0]["ranks"] and explained["fusion"]["weights"]["keyword"] == 1.0
+    code, out, _ = run(capsys, "--index", index, "search", "invoice", "--json")
+    assert "explain" not in json.loads(out)
+
+
 def test_errors_are_one_line_with_non_zero_exit(indexed, capsys) -> None:
     index = str(indexed / "index")
     code, out, err = run(capsys, "--index", index, "search", "fees", "--top-k", "500")

@@ -332,15 +332,8 @@ def test_five_read_only_tools_with_schemas_and_no_path_argument(stdio) -> None:
         assert all(p.get("description") for p in properties.values()), tool.name
         arguments |= set(properties)
     assert arguments == {
-        "query",
-        "top_k",
-        "mode",
-        "source",
-        "section",
-        "where",
-        "passages",
-        "id",
-        "term",
+        *("query", "top_k", "mode", "source", "section", "where", "passages", "explain"),
+        *("id", "term"),
     }
     search = tools["search"]
     for spelling in ("Art. 17(3)(b)", "sec. 203(a)(1)", "§ 4.2", "quoted phrase"):
@@ -378,6 +371,26 @@ def test_search_gives_structured_results_and_cited_text(stdio) -> None:
     ]
     assert headers == expected, text
     assert '"personal data" (data_regulation.md [article-2-1])' in text
+
+
+@slow
+def test_search_explains_how_its_results_ranked_when_asked(stdio) -> None:
+    plain = ok(stdio.call("search", {"query": "Art. 3(1)(b) erasure", "top_k": 3}))
+    assert plain["explain"] is None
+    result = stdio.call("search", {"query": "Art. 3(1)(b) erasure", "top_k": 3, "explain": True})
+    data = ok(result)
+    explained = data["explain"]
+    analysers = [step["analyser"] for step in explained["plan"]["trace"]]
+    assert analysers == ["naming", "syntax", "vocabulary"]
+    assert explained["plan"]["citations"][0]["section_ids"][0] == "article-3-1-b"
+    assert set(explained["modalities"]) == {"exact", "keyword", "semantic"}
+    assert explained["fusion"]["k"] == 60
+    first = explained["results"][0]
+    assert first["chunk_id"] == data["results"][0]["chunk_id"]
+    assert first["pin"] == "cites Art. 3(1)(b)" and first["ranks"]["exact"] == 1
+    assert "How these ranked:" in text_of(result) and "pinned: cites Art. 3(1)(b)" in text_of(
+        result
+    )
 
 
 @slow

@@ -400,13 +400,15 @@ def test_a_few_glossary_keys_are_found_as_the_compiled_pattern_finds_them() -> N
 def test_a_number_most_documents_have_reads_no_list_of_every_document(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Citing a number more than WIDESPREAD documents have, or one no document has, counts
-    the documents but does not read every document's source."""
-    from hierdoc.search.citations import WIDESPREAD
+    """Citing a number more documents have than the policy's ``crowded_citation``, or one no
+    document has, counts the documents but does not read every document's source."""
+    from hierdoc.config import DEFAULT_POLICY
+
+    crowd = DEFAULT_POLICY.crowded_citation
 
     folder = tmp_path / "docs"
     folder.mkdir()
-    for number in range(WIDESPREAD + 2):
+    for number in range(crowd + 2):
         (folder / f"act-{number:03d}.md").write_text(_act(number))
     (folder / "notes.md").write_text("# Notes\n\n## Chapter 1 Notes\n\nNo articles.\n")
     with Index.open(tmp_path / "index", Settings(), embedder=HashEmbedder(), mode="w") as index:  # type: ignore[arg-type]
@@ -422,7 +424,7 @@ def test_a_number_most_documents_have_reads_no_list_of_every_document(
             patch.setattr(store_type, "document_hashes", refuse)
             response = index.search("Article 2(1) report")
         assert sum(r.pinned for r in response.results) >= 1
-        assert any(f"in more than {WIDESPREAD} documents" in n for n in response.notes)
+        assert any(f"in more than {crowd} documents" in n for n in response.notes)
         index.resolve_sources(["act-000.md"])  # the file-name map: once per generation
         patch_reads: list[int] = []
 
@@ -434,7 +436,7 @@ def test_a_number_most_documents_have_reads_no_list_of_every_document(
         within = index.search("Article 2(1)", source=["act-000.md", "notes.md"])
         assert any("not in notes.md" in n for n in within.notes) and not patch_reads
         nowhere = index.search("Article 2(7)")
-        assert any(f"any of the {WIDESPREAD + 3} documents" in n for n in nowhere.notes)
+        assert any(f"any of the {crowd + 3} documents" in n for n in nowhere.notes)
         assert not patch_reads
         some = index.search("Article 1(2) notes", source=[f"act-{i:03d}.md" for i in range(3)])
         assert any("Article 1(2) is in" in n for n in some.notes) and not patch_reads

@@ -160,7 +160,7 @@ def test_code_identifiers_are_exact_hits(code_index, query, source) -> None:
 
 
 def test_plain_words_are_not_identifiers(code_index) -> None:
-    from hierdoc.search.searcher import parse_query
+    from hierdoc.search.syntax import parse_query
 
     assert parse_query("what does the scheduler pick").identifiers == ()
     assert parse_query("call `tick()` and getTarget").identifiers == ("getTarget", "tick")

@@ -65,8 +65,9 @@ def test_validate_fills_defaults_and_rejects_bad_calls() -> None:
         "section": None,
         "where": None,
         "passages": False,
+        "explain": False,
     }
-    with pytest.raises(InputError, match=r"unknown argument\(s\) k; the arguments are: mode"):
+    with pytest.raises(InputError, match=r"unknown argument\(s\) k; the arguments are: explain"):
         search.validate({"query": "fees", "k": 1})
     with pytest.raises(InputError, match="top_k: Input should be a valid integer"):
         search.validate({"query": "fees", "top_k": "ten"})

@@ -835,3 +835,67 @@ def test_capitalised_sub_items_stay_in_their_definition() -> None:
     )
     (found,) = find_definitions(text)
     assert found.definition == "(a) Technical data; (b) Business plans; and (c) Customer lists"
+
+
+def test_a_clause_opening_a_numbered_item_is_no_unquoted_term() -> None:
+    text = (
+        "(1) Adverse action means a refusal to grant credit.\n\n"
+        "(2) The term does not include a change in the terms of an account.\n\n"
+        "(3) Nonpublic personal information does not include publicly available data.\n\n"
+        "(4) In communications disseminated through video, means that the disclosures appear.\n"
+    )
+    found = find_definitions(text, in_definitions_section=True)
+    assert [(f.term, f.definition) for f in found] == [
+        ("Adverse action", "a refusal to grant credit")
+    ]
+
+
+def test_a_definition_given_by_the_points_after_its_dash_runs_through_them() -> None:
+    text = (
+        "In this division, the term “preservation” or “historic preservation” includes—\n\n"
+        "(1) identification, evaluation and documentation;\n\n"
+        "(2) education and training; or\n\n"
+        "(3) any combination of the foregoing activities.\n\n"
+        "The Secretary shall report each year.\n"
+    )
+    found = {f.term: f.definition for f in find_definitions(text)}
+    expected = (
+        "(1) identification, evaluation and documentation; (2) education and training; "
+        "or (3) any combination of the foregoing activities"
+    )
+    assert found == {"preservation": expected, "historic preservation": expected}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            '"inbound" means "traveling toward the origin server", and "outbound" means '
+            '"traveling toward the user agent".',
+            [
+                ("inbound", '"traveling toward the origin server"'),
+                ("outbound", '"traveling toward the user agent"'),
+            ],
+        ),
+        ('All 1xx and 204 responses "MUST NOT" include a message-body.', []),
+        ('Status codes beginning with the digit "5" indicate cases in which the server erred.', []),
+        ('The octets ("and") denote a separator.', []),
+    ],
+)
+def test_quoted_words_that_are_no_terms(text: str, expected: list[tuple[str, str]]) -> None:
+    assert [(f.term, f.definition) for f in find_definitions(text)] == expected
+
+
+def test_a_dotted_abbreviation_does_not_end_the_definition() -> None:
+    text = (
+        "(3) Commissioner The term “Commissioner” means the Commissioner of U.S. Customs and "
+        "Border "
+        "Protection, as described in section 411. The Secretary shall report.\n"
+    )
+    found = find_definitions(text)
+    assert [(f.term, f.definition) for f in found] == [
+        (
+            "Commissioner",
+            "the Commissioner of U.S. Customs and Border Protection, as described in section 411",
+        )
+    ]

@@ -162,6 +162,97 @@ def test_rows_under_a_term_definition_header_are_definitions() -> None:
     assert not any(term.startswith("(") or term == "1.2.2" for term in found)
 
 
+def _document_definitions(path: Path) -> list:
+    document = convert_file(path)
+    sections = parse_sections(document.text, document.title)
+    chunks = chunk_document(document, sections, default_tokenizer())
+    return extract_document(sections, chunks)[1].definitions
+
+
+def test_a_table_the_outline_cuts_into_sections_is_read_whole(tmp_path: Path) -> None:
+    # "2U<TAB>Means ..." reads as a numbered rule and "(a)" as its point: the outline cuts
+    # the table into sections, yet every row is one definition, its points its text
+    text = (
+        "1.\tINTRODUCTION\n1.1\tDefined Terms\n1.1.1\tIn the Rulebooks words have the "
+        "meanings below.\n\nDefined Terms\tDefinitions\n"
+        "2P\tMeans the best estimate scenario of Petroleum Reserves.\n"
+        "2U\tMeans the best estimate of the quantity that will be recovered.\n"
+        "Accounting Records\tMeans records and underlying documents such as:\n"
+        "(a)\tcheques;\n(b)\tinvoices.\n"
+        'Close Links\tA Person ("Person A") has Close Links with another Person if:\n'
+        "(a)\tit is a Subsidiary of Person A.\n"
+        "Payment Service Provider\n\tHas the meaning given in section 258 of FSMR.\n"
+    )
+    path = tmp_path / "glossary.txt"
+    path.write_text(text, encoding="utf-8")
+    sections = parse_sections(convert_file(path).text, "Glossary")
+    assert len({s.section_id for s in sections}) > 4  # the outline did cut the table
+    found = {d.term: d.definition for d in _document_definitions(path)}
+    assert found == {
+        "2P": "the best estimate scenario of Petroleum Reserves",
+        "2U": "the best estimate of the quantity that will be recovered",
+        "Accounting Records": "records and underlying documents such as: (a) cheques; (b) invoices",
+        "Close Links": 'A Person ("Person A") has Close Links with another Person if: '
+        "(a) it is a Subsidiary of Person A.",
+        "Payment Service Provider": "the meaning given in section 258 of FSMR",
+    }
+
+
+SPACED_LIST = """5.4.1.  Internet Media Type multipart/byteranges
+
+   Type name:  multipart
+
+   Subtype name:  byteranges
+
+   Encoding considerations:  only "7bit", "8bit", or "binary" are
+   permitted
+
+   The comparison is defined as follows:  two entity tags match.
+
+   Note:  the boundary parameter is required.
+"""
+
+
+def test_an_rfcs_plain_text_definition_list_is_read_anywhere() -> None:
+    assert _pairs(SPACED_LIST) == {
+        "Type name": "multipart",
+        "Subtype name": "byteranges",
+        "Encoding considerations": 'only "7bit", "8bit", or "binary" are permitted',
+    }
+    # one entry alone is a sentence set off by a colon, not a list
+    assert _pairs("   Strong comparison:  two entity tags are equivalent.\n") == {}
+
+
+def test_a_definition_ending_in_a_colon_takes_the_points_split_off_after_it(
+    tmp_path: Path,
+) -> None:
+    text = (
+        "Regulation G\n\n\u00a7 1007.102 Definitions\n\n   For purposes of this part:\n\n"
+        "   Mortgage loan originator means:\n\n   (1) An individual who:\n\n"
+        "      (i) Takes a residential mortgage loan application; and\n\n"
+        "      (ii) Offers terms of a loan for compensation.\n\n"
+        "\u00a7 1007.103 Registration\n\n   Each originator registers.\n"
+    )
+    path = tmp_path / "regulation.txt"
+    path.write_text(text, encoding="utf-8")
+    found = {d.term: d.definition for d in _document_definitions(path)}
+    assert found == {
+        "Mortgage loan originator": "(1) An individual who: (i) Takes a residential mortgage "
+        "loan application; and (ii) Offers terms of a loan for compensation"
+    }
+
+
+def test_a_definition_lists_long_terms_and_descriptions_opening_with_this() -> None:
+    text = (
+        "Published specification\n: This specification (see Appendix A).\n\n"
+        "Person and email address to contact for further information\n: See Authors Section.\n"
+    )
+    assert _pairs(text) == {
+        "Published specification": "This specification (see Appendix A)",
+        "Person and email address to contact for further information": "See Authors Section",
+    }
+
+
 def test_tab_lines_without_a_header_define_nothing() -> None:
     text = "Zone\tTime band\nZone 1\tover 1 year\nZone 2\tunder 1 year\n"
     assert _pairs(text) == {}

@@ -10,7 +10,6 @@ import pytest
 from hierdoc import Index, Settings, TextDocument
 from hierdoc.errors import NotFoundError
 from hierdoc.models import SectionRecord
-from hierdoc.search import relative_citations
 from hierdoc.search.relative_citations import (
     find_relative_citations,
     labelled_sections,
@@ -18,7 +17,7 @@ from hierdoc.search.relative_citations import (
     pointed_document,
     ranked_documents,
 )
-from hierdoc.search.searcher import parse_query
+from hierdoc.search.syntax import parse_query
 from hierdoc.tools.logic import run_get_section
 from tests.hash_embedder import HashEmbedder
 
@@ -332,10 +331,9 @@ def test_a_document_named_in_the_query_is_where_the_citation_is_looked_for(
 
 
 def test_with_many_documents_and_no_other_words_those_headed_by_the_label_are_read(
-    index: Index, monkeypatch: pytest.MonkeyPatch
+    index: Index,
 ) -> None:
-    monkeypatch.setattr(relative_citations, "MAX_DOCUMENTS", 1)
-    response = index.search("paragraph (b)")
+    response = index.search("paragraph (b)", policy={"relative_documents": 1})
     assert len({r.source for r in response.results if r.pinned}) == 1
     assert any("the first 1 of 2 documents" in note for note in response.notes)
 

@@ -131,6 +131,10 @@ def _print_response(response: SearchResponse, fmt: str) -> None:
     names = {r.source: _relative(r.source) for r in response.results}
     marks = export.terminal_marks()
     click.echo(export.render(response, fmt, names, marks), nl=fmt != "csv", color=True)
+    if response.explain is not None and fmt != "json":
+        from ..search.explain import explain_lines
+
+        click.echo("\n".join(explain_lines(response.explain)), err=fmt == "csv")
 
 
 def _say_if_name_keys_are_old(index: Index) -> None:
@@ -189,6 +193,12 @@ def _say_if_name_keys_are_old(index: Index) -> None:
     help="Rank passages, not chunks: each result one passage, with its chunk and section.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print results as JSON (--format json).")
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="Also show how the results ranked: how the query was read, each modality's ranks "
+    'and scores, the fusion and pins (after the results; "explain" in JSON).',
+)
 @click.pass_obj
 def search(
     state: State,
@@ -203,6 +213,7 @@ def search(
     fmt: str,
     passage_results: bool,
     as_json: bool,
+    explain: bool,
 ) -> None:
     """Search the index.
 
@@ -226,6 +237,7 @@ def search(
             chunk_type=list(chunk_types) or None,
             where=parse_where(where),
             passage_results=passage_results or None,
+            explain=explain,
         )
     _print_response(response, "json" if as_json else fmt)
     if response.no_match:

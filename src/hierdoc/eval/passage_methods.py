@@ -22,7 +22,6 @@ ranked by cosine to the question:
 
 from __future__ import annotations
 
-import copy
 import random
 import time
 from collections.abc import Callable
@@ -35,7 +34,6 @@ import numpy as np
 from ..config import Settings
 from ..models import SearchResponse, SearchResult
 from ..pipeline.embed import Embedder, EmbedInput, LocalEmbedder
-from ..search.passages import add_passages
 from .datasets import EvalCorpus, EvalQuery
 from .embed_cache import CachingEmbedder
 from .indexes import Log, open_index
@@ -219,9 +217,8 @@ def _rankers(
     log: Log,
     settings: Settings,
 ) -> dict[str, PassageRanker]:
-    """Each method's ranker; the hierdoc readings share one search per question (the
-    passage-level results are ranked from its results and query vector, as ``Index.search``
-    ranks them with ``passage_results``)."""
+    """Each method's ranker; the hierdoc readings share one search per question and one
+    with ``passage_results`` (results ranked at the passage level)."""
     search = settings.search_settings()
     last: dict[str, tuple[str, dict[str, list[Returned]]]] = {}
 
@@ -232,15 +229,12 @@ def _rankers(
                     query.text, top_k=DEPTH, source=query.source_filter, settings=search
                 )
                 items = hierdoc_items(response, table, query.id)
-                ranked = add_passages(
-                    index.store,
-                    copy.deepcopy(response),
-                    index.embed_query(query.text),
-                    search.passage_chars,
-                    index.model_name,
-                    None,
-                    search.passage_set_chars,
-                    per_passage=DEPTH,
+                ranked = index.search(
+                    query.text,
+                    top_k=DEPTH,
+                    source=query.source_filter,
+                    settings=search,
+                    passage_results=True,
                 )
                 items["hierdoc passage results"] = result_items(ranked, table, first_passage)
                 last["q"] = (query.id, items)

@@ -7,15 +7,18 @@ pypdfium2) and rebuilds the text itself:
 
 1. characters to *segments*: runs on one baseline, split at gaps wider than a
    column gutter (a short run such as a bullet or "SEC. 2." keeps its text);
-   rotated text (margin stamps) is left out;
+   rotated text (margin stamps) is left out; a drop capital joins its word;
 2. running headers and footers: a row at the top or bottom edge of a page whose
-   text, digits and the order of its parts aside, recurs on many pages, and bare
-   page numbers, are dropped;
+   text, digits and the order of its parts aside, recurs at the edges of many pages
+   (or of three pages in a row, a chapter's head) more often than in the pages'
+   body, and bare page numbers, are dropped; words split at an fi, fl or ff
+   ligature are joined where the document spells them whole;
 3. segments to blocks, tables to rows (cell by cell), blocks in reading order with
    footnotes after the columns (:mod:`.pdf_layout`);
 4. headings from font size and weight, kept by their numbering for the structure
-   parser ("SEC. 2." stays "SEC. 2." and becomes ``section-2``); a table of contents
-   stays out of the structure (:mod:`.pdf_headings`);
+   parser ("SEC. 2." stays "SEC. 2." and becomes ``section-2``); bullet lines and lone
+   letters are none; a table of contents stays out of the structure
+   (:mod:`.pdf_headings`);
 5. a word hyphenated at a line end is joined when the next line goes on in
    lower case.
 
@@ -45,6 +48,7 @@ from .pdf_layout import (
     block_text,
     build_blocks,
     footnotes_last,
+    join_drop_capitals,
     join_hyphens,
     reading_order,
     row_text,
@@ -63,6 +67,8 @@ _EDGE = 0.12
 _EDGE_ROWS = 2
 _REPEAT_SHARE = 0.2
 _REPEAT_MIN_PAGES = 3
+"""An edge row is running when its text is on this share of the pages (and this many), or
+on this many pages in a row (a chapter's running head)."""
 _ROTATED = 0.1
 _BOLD_WEIGHT = 600
 _BOLD_NAME = re.compile(r"bold|black|heavy|demi|semibold|-bd\b|,b\b", re.IGNORECASE)
@@ -108,9 +114,11 @@ def convert_pdf(path: Path) -> PdfText:
     finally:
         document.close()
     _drop_running_lines(pages)
+    repair_split_words(pages)
     body = body_size(pages)
     for page in pages:
-        ordered = reading_order(table_rows(build_blocks(page.segments)), page.figures)
+        blocks = join_drop_capitals(build_blocks(page.segments))
+        ordered = reading_order(table_rows(blocks), page.figures)
         page.blocks = footnotes_last(ordered, body)
     mark_headings(pages, body)
     mark_contents(pages, body)
@@ -205,6 +213,7 @@ def _segments(textpage: object, text: str, height: float) -> list[Segment]:
     spaced = np.array([i > 0 and text[i - 1].isspace() for i in chars])
     gap_before = np.concatenate(([0.0], x0[1:] - x1[:-1]))
     spaced |= gap_before > _SPACE_GAP * np.maximum(np.roll(bottom - top, 1), 1e-3)
+    _unspace_drop_capitals(spaced, text, chars, bottom - top)
     starts, wide = _breaks(x0, x1, top, bottom)
     heights = (bottom - top).tolist()
     angle_of = pdfium_c.FPDFText_GetCharAngle
@@ -232,7 +241,19 @@ def _segments(textpage: object, text: str, height: float) -> list[Segment]:
             )
         )
     _add_weights(textpage, segments)
-    return segments
+    return _join_justified(segments)
+
+
+def _unspace_drop_capitals(
+    spaced: np.ndarray, text: str, chars: list[int], heights: np.ndarray
+) -> None:
+    """No space after a drop capital: a capital letter at least twice as tall as the
+    lower-case letter after it that starts a word ("T" "he" is "The")."""
+    for n in (np.flatnonzero(heights[:-1] >= 2 * heights[1:]) + 1).tolist():
+        capital, after = text[chars[n - 1]], text[chars[n]]
+        starts_word = chars[n - 1] == 0 or not text[chars[n - 1] - 1].isalpha()
+        if capital.isupper() and after.islower() and starts_word:
+            spaced[n] = False
 
 
 def _attach_accents(text: str, chars: list[int]) -> tuple[list[int], dict[int, str]]:
@@ -314,6 +335,84 @@ def _add_weights(textpage: object, segments: list[Segment]) -> None:
         segment.bold = bold(segment.first) and bold(segment.last)
 
 
+_JUSTIFIED_GAP = 6.0
+"""A gap between words of a justified line is at most this many line heights."""
+
+
+def _join_justified(segments: list[Segment]) -> list[Segment]:
+    """Segments of one line parted by gaps wider than a gutter are one line spread by
+    justification ("records,      a written") when a line just above or below starts and
+    ends where they start and end and runs on across every gap: two columns, table cells
+    or a heading beside a paragraph have no such neighbour."""
+    rows = _rows(segments)
+    joined: list[Segment] = []
+    for number, row in enumerate(rows):
+        if len(row) == 1:
+            joined += row
+            continue
+        near = [
+            other
+            for rows_near in rows[max(0, number - 1) : number + 2]
+            if rows_near is not row and abs(rows_near[0].top - row[0].top) <= 2 * row[0].height
+            for other in rows_near
+        ]
+        for chain in _spread_chains(sorted(row, key=lambda s: s.x0)):
+            joined += _join_chain(chain, near)
+    return joined
+
+
+def _join_chain(chain: list[Segment], near: list[Segment]) -> list[Segment]:
+    """The chain with each longest run that a neighbour justifies made one segment."""
+    result: list[Segment] = []
+    start = 0
+    while start < len(chain):
+        end = next(
+            (
+                end
+                for end in range(len(chain), start + 1, -1)
+                if any(_justified_by(other, chain[start:end]) for other in near)
+            ),
+            start + 1,
+        )
+        for segment in chain[start + 1 : end]:
+            _append(chain[start], segment)
+        result.append(chain[start])
+        start = end
+    return result
+
+
+def _spread_chains(line: list[Segment]) -> list[list[Segment]]:
+    """The line's segments in runs whose gaps are each at most a justified line's widest."""
+    chains = [[line[0]]]
+    for segment in line[1:]:
+        last = chains[-1][-1]
+        gap = segment.x0 - last.x1
+        same_size = abs(last.size - segment.size) <= 0.5
+        if same_size and gap <= _JUSTIFIED_GAP * min(last.height, segment.height):
+            chains[-1].append(segment)
+        else:
+            chains.append([segment])
+    return chains
+
+
+def _justified_by(other: Segment, chain: list[Segment]) -> bool:
+    margin = chain[0].height
+    return (
+        abs(other.x0 - chain[0].x0) <= margin
+        and abs(other.x1 - chain[-1].x1) <= margin
+        and all(other.x0 < s.x0 - margin and other.x1 > s.x0 + margin for s in chain[1:])
+    )
+
+
+def _append(segment: Segment, following: Segment) -> None:
+    segment.text += " " + following.text
+    segment.x1, segment.last = following.x1, following.last
+    segment.top, segment.bottom = (
+        min(segment.top, following.top),
+        max(segment.bottom, following.bottom),
+    )
+
+
 def _rows(segments: list[Segment]) -> list[list[Segment]]:
     """Segments grouped into rows (vertically overlapping), top to bottom."""
     rows: list[list[Segment]] = []
@@ -333,27 +432,123 @@ def _row_key(row: list[Segment]) -> str:
     return " | ".join(sorted(parts))
 
 
-def _edge_rows(page: Page) -> list[list[Segment]]:
-    """The rows at most ``_EDGE_ROWS`` from the top or bottom, inside the edge bands."""
+def _edge_rows(page: Page) -> tuple[list[list[Segment]], list[list[Segment]]]:
+    """The rows at most ``_EDGE_ROWS`` from the top or bottom, inside the edge bands, and
+    the other rows of the page."""
     rows = _rows(page.segments)
     top = [r for r in rows[:_EDGE_ROWS] if r[0].bottom <= page.height * _EDGE]
     bottom = [r for r in rows[-_EDGE_ROWS:] if r[0].top >= page.height * (1 - _EDGE)]
-    return top + [r for r in bottom if r not in top]
+    edges = top + [r for r in bottom if not any(r is t for t in top)]
+    return edges, [r for r in rows if not any(r is e for e in edges)]
 
 
 def _drop_running_lines(pages: list[Page]) -> None:
-    """Remove running headers/footers (edge rows recurring on many pages) and page numbers."""
-    edges = [[(row, _row_key(row)) for row in _edge_rows(page)] for page in pages]
+    """Remove running headers/footers and page numbers: edge rows whose text recurs at the
+    edges of many pages and more often there than in the body of the pages (a list of
+    "§ 1012.109 [Reserved]" headings, numbers aside, is body text that some pages happen to
+    start with)."""
+    split = [_edge_rows(page) for page in pages]
+    edges = [[(row, _row_key(row)) for row in page_edges] for page_edges, _ in split]
     counts = Counter(key for page_edges in edges for key in {k for _, k in page_edges})
     needed = max(_REPEAT_MIN_PAGES, math.ceil(_REPEAT_SHARE * len(pages)))
+    running = {key for key, count in counts.items() if count >= needed} | _in_a_row(edges)
+    in_body = _body_counts(running, [row for p in edges for row, k in p if k in running], split)
     for page, page_edges in zip(pages, edges, strict=True):
         dropped = {
             id(segment)
             for row, key in page_edges
-            if counts[key] >= needed or _PAGE_NUMBER.match(key)
+            if (key in running and counts[key] > in_body[key]) or _PAGE_NUMBER.match(key)
             for segment in row
         }
         page.segments = [s for s in page.segments if id(s) not in dropped]
+
+
+def _in_a_row(edges: list[list[tuple[list[Segment], str]]]) -> set[str]:
+    """The edge texts found on ``_REPEAT_MIN_PAGES`` pages in a row or more."""
+    run: Counter[str] = Counter()
+    found: set[str] = set()
+    for page_edges in edges:
+        keys = {key for _, key in page_edges}
+        run = Counter({key: run[key] + 1 for key in keys})
+        found |= {key for key, length in run.items() if length >= _REPEAT_MIN_PAGES}
+    return found
+
+
+def _body_counts(
+    keys: set[str],
+    edge_rows: list[list[Segment]],
+    split: list[tuple[list[list[Segment]], list[list[Segment]]]],
+) -> Counter[str]:
+    """How often each of ``keys`` is the key of a row off the page edges. Only rows about
+    as long as one of ``edge_rows`` are keyed (the key costs more than the length)."""
+    found: Counter[str] = Counter()
+    if not keys:
+        return found
+    lengths = {sum(len(s.text) for s in row) for row in edge_rows}
+    near = {length + shift for length in lengths for shift in range(-3, 4)}
+    for _, body in split:
+        for row in body:
+            if sum(len(s.text) for s in row) in near and (key := _row_key(row)) in keys:
+                found[key] += 1
+    return found
+
+
+_LIGATURE_BREAK = re.compile(
+    r"\b([^\W\d_]*f(?= [ifl])|[^\W\d_]*f[fil]|[^\W\d_]+(?= f[fil])) (?=([^\W\d_]+)\b)",
+    re.IGNORECASE,
+)
+"""A word break on an fi, fl or ff: "Unif ied", "Unifi ed", "of fice" (the right word is
+looked ahead, so that every pair of neighbours is seen)."""
+_WORDS = re.compile(r"[^\W\d_]+")
+_JUNCTION = re.compile(r"f[fil]? (?=[^\W\d_])| (?=f[fil])")
+"""Where a word break may fall on a ligature (in lower-case text)."""
+
+
+def repair_split_words(pages: list[Page]) -> None:
+    """Words split at a ligature ("Unif ied", "of fice": an "fi", "fl" or "ff" glyph whose
+    box or spacing the PDF gives wrongly) are joined where the whole word occurs elsewhere
+    in the document and the split-off part occurs nowhere but in such splits."""
+    segments = [segment for page in pages for segment in page.segments if " " in segment.text]
+    lower = "\n".join(segment.text for segment in segments).lower()
+    breaks = [(left, right) for left, right in _ligature_breaks(lower) if left + right in lower]
+    if not breaks:  # no whole word anywhere in the text: nothing to repair
+        return
+    vocabulary = Counter(_WORDS.findall(lower))
+    splits = Counter(right for left, right in breaks if left + right in vocabulary)
+
+    def join(match: re.Match[str]) -> str:
+        right = match.group(2).lower()
+        split = splits[right] and vocabulary[right] <= splits[right]
+        return match.group(1) if split else match.group(0)
+
+    if splits:
+        for segment in segments:
+            segment.text = _LIGATURE_BREAK.sub(join, segment.text)
+
+
+def _ligature_breaks(text: str) -> list[tuple[str, str]]:
+    """The word pairs of ``text`` (lower case) parted by a space on an fi, fl or ff, found
+    from the letters at the break with the words read outwards from it (quicker than
+    :data:`_LIGATURE_BREAK`, tried at every word)."""
+    pairs = []
+    for match in _JUNCTION.finditer(text):
+        space = match.end() - 1
+        start = space
+        while start and text[start - 1].isalpha():
+            start -= 1
+        right = _WORDS.match(text, space + 1)
+        if start < space and right is not None and _at_ligature(text[start:space], right[0]):
+            pairs.append((text[start:space], right[0]))
+    return pairs
+
+
+def _at_ligature(left: str, right: str) -> bool:
+    """Whether a word break between ``left`` and ``right`` falls on an fi, fl or ff."""
+    return (
+        (left.endswith("f") and right[:1] in ("i", "l", "f"))
+        or left.endswith(("fi", "fl", "ff"))
+        or right.startswith(("fi", "fl", "ff"))
+    )
 
 
 def _assemble(pages: list[Page]) -> tuple[str, tuple[int, ...]]:

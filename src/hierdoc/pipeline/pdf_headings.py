@@ -26,6 +26,20 @@ _LEADER = re.compile(r"(?:\s*[.·…_]{2,}\s*\d{0,4}|\s+\d{1,4})\s*$")
 _ENUMERATOR = re.compile(r"^\s*(?:\([0-9A-Za-z]{1,5}\)|[0-9A-Za-z]{1,3}[.)])\s")
 _SECTION_SIGN = re.compile(r"^§{1,2}\s*\d")
 """A heading may be a bare section number ("§ 39.13" beside "[Amended]")."""
+_BULLET = re.compile(
+    "^(?:[\u2022\u2023\u2043\u2219\u25aa\u25ab\u25a0\u25a1\u25cf\u25cb\u25e6\u00b7"
+    "\uf0b7\uf0a7\uf0d8\u27a2\u2713\u2714]|[-\u2013\u2014*>]\\s)"
+)
+"""A list item's mark: a bullet line is never a heading, however bold."""
+_LONE_LETTER = re.compile(r"^\W*[^\W\d_]\W*$")
+"""A drop capital ("T") or a lone letter is no heading."""
+_DOT_LEADER = re.compile(r"(?:[.·…_]\s?){4,}\s*(?:\d{1,4}|[ivxlc]{1,6})\s*$", re.IGNORECASE)
+"""A contents entry's leader and page number ("Scope ........ 13"): never a heading."""
+_LABEL = re.compile(
+    r"\d|\b[A-Z]\.?$|\b[IVXLC]+\.?$|\b(?i:one|two|three|four|five|six|seven|eight|nine|ten)$"
+)
+"""A label beside a heading's title numbers it ("APPENDIX A", "PART IV", "CHAPTER TWO");
+two header cells of a table ("Metric Value" | "Description") are no label and title."""
 _COLUMN_TEXT_LINES = 3
 
 
@@ -87,15 +101,16 @@ def _title_first(first_page: list[Block], candidates: list[Block]) -> None:
 
 def _page_headings(page: Page, body: float, bold_body: bool) -> list[Block]:
     """Heading-like blocks of a page. Two side by side whose left one is a short label
-    ("APPENDIX A" | "TERMS AND DEFINITIONS") are one heading; others side by side are
-    headings of their own when each heads the text of a column (two columns of a page
-    whose headings happen to sit at one height), else a table's header cells."""
+    ("APPENDIX A" | "TERMS AND DEFINITIONS", see :func:`_label_and_title`) are one heading;
+    others side by side are headings of their own when each heads the text of a column
+    (two columns of a page whose headings happen to sit at one height), else a table's
+    header cells ("Metric Value" | "Description")."""
     found = [b for b in page.blocks if not b.cells and _heading_like(b, body, bold_body)]
     headings: list[Block] = []
     for row in _side_by_side(found):
         if len(row) == 1:
             headings.append(row[0])
-        elif len(row) == 2 and len(block_text(row[0], " ")) <= _LABEL_CHARS:
+        elif len(row) == 2 and _label_and_title(row[0], body):
             label, title = row
             label.lines += title.lines
             page.blocks = [b for b in page.blocks if b is not title]
@@ -104,6 +119,15 @@ def _page_headings(page: Page, body: float, bold_body: bool) -> list[Block]:
             headings.extend(row)
     order = {id(block): index for index, block in enumerate(page.blocks)}
     return sorted(headings, key=lambda block: order[id(block)])
+
+
+def _label_and_title(label: Block, body: float) -> bool:
+    """Whether a short block beside another is a heading's label: it numbers the heading
+    or stands in a larger font than the body (a masthead); a bold cell at body size with
+    no number is a table's header cell."""
+    text = block_text(label, " ")
+    larger = block_size(label) >= body * _HEADING_SCALE
+    return len(text) <= _LABEL_CHARS and (larger or _LABEL.search(text) is not None)
 
 
 def _heads_column(heading: Block, blocks: list[Block], body: float) -> bool:
@@ -156,6 +180,10 @@ def _heading_like(block: Block, body: float, bold_body: bool) -> bool:
     if text.endswith((",", ";")):
         return False
     if not any(ch.isalpha() for ch in text) and not _SECTION_SIGN.match(text):
+        return False
+    if _LONE_LETTER.match(text):
+        return False
+    if _BULLET.match(text) or _DOT_LEADER.search(text):
         return False
     if _ENUMERATOR.match(text) and not (parse_heading(text) or HEADING_OUTLINE.match(text)):
         return False

@@ -147,6 +147,37 @@ def _line_gap(last: Segment, segment: Segment) -> float | None:
     return gap
 
 
+def join_drop_capitals(blocks: list[Block]) -> list[Block]:
+    """A drop capital (one capital letter, at least twice the height of the text beside
+    it) goes back onto the first line of the paragraph it opens ("T" + "he Licensor ..."):
+    that line starts beside its top, within two of its heights to its right."""
+    kept: list[Block] = []
+    for block in blocks:
+        line = block.lines[0]
+        if len(block.lines) == 1 and len(line.text) == 1 and line.text.isupper():
+            opened = _opened_by(line, blocks)
+            if opened is not None:
+                opened.text = line.text + opened.text
+                opened.x0 = line.x0
+                continue
+        kept.append(block)
+    return kept
+
+
+def _opened_by(capital: Segment, blocks: list[Block]) -> Segment | None:
+    for block in blocks:
+        first = block.lines[0]
+        if (
+            first is not capital
+            and first.text[:1].islower()
+            and 2 * first.height <= capital.height
+            and capital.top - first.height <= first.top <= capital.top + first.height
+            and 0 <= first.x0 - capital.x1 <= 2 * capital.height
+        ):
+            return first
+    return None
+
+
 def table_rows(blocks: list[Block]) -> list[Block]:
     """Blocks that form a table (two or more rows of side-by-side cells with aligned tops)
     become one block per row, so that a row is read cell by cell and rows stay apart;

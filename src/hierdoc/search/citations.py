@@ -12,8 +12,10 @@ level with its equivalent clause kinds (``clause-8-4``, ``requirement-8-4``):
   search covers a single document (named in the query, filtered to, or the only
   one indexed), with a note saying so;
 * the notes say which documents have the cited section and which do not;
-* a number more than :data:`WIDESPREAD` documents have is pinned in those of them that
-  the query's words and meaning rank first (``preferred``), with a note saying so.
+* a number more documents have than the policy's ``crowded_citation`` (50) is pinned in
+  those of them that the query's words and meaning rank first (``preferred``), with a note
+  saying so: no result list shows them all, and finding every one would cost a read per
+  document.
 """
 
 from __future__ import annotations
@@ -21,17 +23,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
+from ..config import DEFAULT_POLICY, SearchPolicy
 from ..models import SearchFilter
 from ..pipeline.numbering import equivalent_ids
 from ..store.base import Store
 
-#: At most this many document names in a note; the rest are counted.
-NAMES_IN_NOTE = 5
-#: A number more documents than this have ("Article 5" in 40,000 acts) is pinned only in
-#: those of them the query's other modalities rank first: no result list shows them all,
-#: and finding every one would cost a read per document.
-WIDESPREAD = 50
+if TYPE_CHECKING:
+    from .plan import QueryPlan
 
 
 @dataclass
@@ -60,6 +60,20 @@ class CitedSections:
         return f"cites {text}" if self.citation["resolved"] else f"nearest section to {text}"
 
 
+def cite_numbered(
+    store: Store,
+    plan: QueryPlan,
+    documents: Sequence[str],
+    limit: int | None = None,
+    preferred: Callable[[], list[str]] | None = None,
+) -> list[CitedSections]:
+    """Each numbered citation of ``plan`` resolved in ``documents`` (:func:`cite_sections`)."""
+    return [
+        cite_sections(store, text, ids, plan.filt, documents, limit, preferred, plan.policy)
+        for text, ids in plan.cited
+    ]
+
+
 def cite_sections(
     store: Store,
     text: str,
@@ -68,6 +82,7 @@ def cite_sections(
     documents: Sequence[str],
     limit: int | None = None,
     preferred: Callable[[], list[str]] | None = None,
+    policy: SearchPolicy = DEFAULT_POLICY,
 ) -> CitedSections:
     """Resolve one citation in every document of ``documents`` (the documents in scope).
     ``ordered`` stops once it holds ``limit`` distinct chunks (the exact modality keeps no
@@ -75,18 +90,18 @@ def cite_sections(
     ``preferred``: the documents the query's other modalities rank first, best first."""
     label = text.strip()
     levels = [(i, *equivalent_ids(i)) for i in candidate_ids]
-    widespread = _widespread_starts(store, levels[0], filt, preferred) if levels else None
-    exact = widespread or (_starts(store, levels[0], filt) if levels else {})
+    crowded = _crowded_starts(store, levels[0], filt, preferred, policy) if levels else None
+    exact = crowded or (_starts(store, levels[0], filt) if levels else {})
     if exact:
         first_id = next(iter(exact.values()))[0]
         cited = CitedSections({"text": label, "section_id": first_id, "resolved": True})
-        if widespread:
+        if crowded:
             cited.notes.append(
-                f"{label} is in more than {WIDESPREAD} documents: pinned in the "
+                f"{label} is in more than {policy.crowded_citation} documents: pinned in the "
                 f"{len(exact)} of them that rank first for the query"
             )
         else:
-            cited.notes += _where_note(label, list(exact), documents)
+            cited.notes += _where_note(label, list(exact), documents, policy.note_names)
         return fill_sections(store, cited, exact, filt, limit)
     nearest = _nearest(store, levels[1:], filt)
     cited = CitedSections({"text": label, "section_id": None, "resolved": False})
@@ -125,20 +140,22 @@ def fill_sections(
     return cited
 
 
-def _widespread_starts(
+def _crowded_starts(
     store: Store,
     ids: Sequence[str],
     filt: SearchFilter | None,
     preferred: Callable[[], list[str]] | None,
+    policy: SearchPolicy,
 ) -> dict[str, tuple[str, str]] | None:
-    """:func:`_starts` in the preferred documents, when more than :data:`WIDESPREAD`
-    documents have the number and the filter names no documents; None otherwise, or when
-    none of the preferred has it."""
+    """:func:`_starts` in the preferred documents, when more documents than the policy's
+    ``crowded_citation`` have the number and the filter names no documents; None
+    otherwise, or when none of the preferred has it."""
+    crowd = policy.crowded_citation
     if preferred is None or (filt is not None and filt.sources):
         return None
-    if store.count_sections(list(ids), WIDESPREAD + 1) <= WIDESPREAD:
+    if store.count_sections(list(ids), crowd + 1) <= crowd:
         return None
-    ranked = list(dict.fromkeys(preferred()))[:WIDESPREAD]
+    ranked = list(dict.fromkeys(preferred()))[:crowd]
     found = _starts(store, ids, filt, ranked)
     return {source: found[source] for source in ranked if source in found} or None
 
@@ -187,7 +204,7 @@ def _nearest(
     return found
 
 
-def _where_note(label: str, have: list[str], documents: Sequence[str]) -> list[str]:
+def _where_note(label: str, have: list[str], documents: Sequence[str], most: int) -> list[str]:
     """Which documents have the cited section and which do not (with several in scope)."""
     if len(documents) < 2:
         return []
@@ -195,17 +212,18 @@ def _where_note(label: str, have: list[str], documents: Sequence[str]) -> list[s
     missing = [d for d in documents if d not in held]
     if not missing and len(have) == 1:
         return []
-    note = f"{label} is in {names_of(have)}"
+    note = f"{label} is in {names_of(have, most)}"
     if missing:
-        note += f"; not in {names_of(missing)}"
+        note += f"; not in {names_of(missing, most)}"
     return [note]
 
 
-def names_of(sources: Sequence[str]) -> str:
-    names = [name_of(s) for s in sources[:NAMES_IN_NOTE]]
-    if len(sources) <= NAMES_IN_NOTE:
+def names_of(sources: Sequence[str], most: int = DEFAULT_POLICY.note_names) -> str:
+    """The names of ``sources``, at most ``most`` of them, the rest counted."""
+    names = [name_of(s) for s in sources[:most]]
+    if len(sources) <= most:
         return ", ".join(names)
-    return ", ".join(names) + f" and {len(sources) - NAMES_IN_NOTE} others"
+    return ", ".join(names) + f" and {len(sources) - most} others"
 
 
 def name_of(source: str) -> str:

@@ -25,6 +25,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..config import DEFAULT_POLICY, SearchPolicy
 from ..models import Acronym, Definition, DocumentRecord
 from ..pipeline.extract.acronyms import normalize_acronym, normalize_phrase
 from ..pipeline.extract.definitions import normalize_term
@@ -39,11 +40,6 @@ _ASKS_MEANING = re.compile(
     re.IGNORECASE,
 )
 
-#: A defined term is generic when more than this share of the documents define it
-#: (and at least GENERIC_MIN_DOCUMENTS do); rare when at most RARE_SHARE do (or one).
-GENERIC_SHARE = 0.2
-GENERIC_MIN_DOCUMENTS = 3
-RARE_SHARE = 0.05
 _DETERMINER = r"(?:(?:the|a|an)\s+)?"
 _ASKS_ABOUT = (
     r"\b(?:what|who)\s+(?:is|are|was|were)\s+{det}{term}\b",
@@ -110,7 +106,7 @@ class Glossary:
         glossary.names, glossary.documents = names, names.count
         return glossary
 
-    def lookup(self, query: str) -> QueryVocabulary:
+    def lookup(self, query: str, policy: SearchPolicy = DEFAULT_POLICY) -> QueryVocabulary:
         found = QueryVocabulary()
         acronyms = self._acronyms_in(query)
         found.asks_meaning = bool(_ASKS_MEANING.search(query)) or _is_bare_acronym(query, acronyms)
@@ -127,34 +123,32 @@ class Glossary:
         if found.terms and _is_bare_term(query, found.terms):
             found.asks_meaning = True
         if found.terms and found.asks_meaning:
-            for term in self.specific_terms(query, found.terms):
+            for term in self.specific_terms(query, found.terms, policy):
                 found.defining_chunks += list(self._term_chunks[term])
         found.defining_chunks = list(dict.fromkeys(found.defining_chunks))
         return found
 
-    def specific_terms(self, query: str, terms: list[str]) -> list[str]:
+    def specific_terms(
+        self, query: str, terms: list[str], policy: SearchPolicy = DEFAULT_POLICY
+    ) -> list[str]:
         """The terms whose defining chunks are evidence for ``query``, rarest first: those
         it asks about and those few documents define, never generic ones."""
         asked = normalize_term(query)
         kept = [
             term
             for term in terms
-            if not self.generic(term) and (self.rare(term) or asks_about(asked, term))
+            if not self.generic(term, policy)
+            and (self.rare(term, policy) or asks_about(asked, term))
         ]
         return sorted(kept, key=lambda term: len(self._term_sources[term]))
 
-    def generic(self, term: str) -> bool:
+    def generic(self, term: str, policy: SearchPolicy = DEFAULT_POLICY) -> bool:
         """Many documents define the term: its definitions say nothing about which one."""
-        return self.widespread(len(self._term_sources.get(term, ())))
+        return policy.generic(len(self._term_sources.get(term, ())), self.documents)
 
-    def widespread(self, documents: int) -> bool:
-        """``documents`` of the corpus's documents is too many for a term or heading to be
-        evidence of which document (or chunk) a query is about."""
-        return documents >= GENERIC_MIN_DOCUMENTS and documents > GENERIC_SHARE * self.documents
-
-    def rare(self, term: str) -> bool:
-        count = len(self._term_sources.get(term, ()))
-        return count <= max(1.0, RARE_SHARE * self.documents)
+    def rare(self, term: str, policy: SearchPolicy = DEFAULT_POLICY) -> bool:
+        """Few documents define the term (:attr:`SearchPolicy.rare_share`)."""
+        return policy.rare(len(self._term_sources.get(term, ())), self.documents)
 
     def _acronyms_in(self, query: str) -> list[str]:
         found = []
@@ -181,17 +175,19 @@ class KeyedGlossary(Glossary):
         super().__init__([], [])
         self._store = store
 
-    def lookup(self, query: str) -> QueryVocabulary:
-        return self._part(query).lookup(query)
+    def lookup(self, query: str, policy: SearchPolicy = DEFAULT_POLICY) -> QueryVocabulary:
+        return self._part(query).lookup(query, policy)
 
-    def specific_terms(self, query: str, terms: list[str]) -> list[str]:
-        return self._part(query, terms).specific_terms(query, terms)
+    def specific_terms(
+        self, query: str, terms: list[str], policy: SearchPolicy = DEFAULT_POLICY
+    ) -> list[str]:
+        return self._part(query, terms).specific_terms(query, terms, policy)
 
-    def generic(self, term: str) -> bool:
-        return self._part("", [term]).generic(term)
+    def generic(self, term: str, policy: SearchPolicy = DEFAULT_POLICY) -> bool:
+        return self._part("", [term]).generic(term, policy)
 
-    def rare(self, term: str) -> bool:
-        return self._part("", [term]).rare(term)
+    def rare(self, term: str, policy: SearchPolicy = DEFAULT_POLICY) -> bool:
+        return self._part("", [term]).rare(term, policy)
 
     def _part(self, query: str, terms: Sequence[str] = ()) -> Glossary:
         """A glossary holding every entry ``query`` (or the normalised ``terms``) can name,

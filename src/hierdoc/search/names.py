@@ -14,7 +14,8 @@ every contract that mentions a party. A document is named in two ways:
   Agreement"), or an identifier of the title or file name, letters then numbers ("FIPS 200"
   of ``nist-fips-200.pdf``, "SP 800-63B"); a short name that several documents share names
   them all;
-* **by its name's words**: the query holds at least half of the weight of the
+* **by its name's words**: the query holds at least ``name_coverage`` (half) of the
+  weight of the
   words of its name (title and file stem, lower-cased, plural "s" dropped), each
   word weighted by its inverse frequency among the documents' names, a document
   word ("agreement", "policy", "standard", ...) is in the query, and no other
@@ -42,6 +43,7 @@ from pathlib import PurePosixPath
 from typing import Protocol
 from urllib.parse import unquote
 
+from ..config import DEFAULT_POLICY, SearchPolicy
 from ..models import DocumentRecord
 from ..pipeline.numbering import KIND_ALIASES, find_citations
 from .analyze import ENGLISH_STOP_WORDS
@@ -57,9 +59,6 @@ DOCUMENT_WORDS = frozenset({
     "memorandum", "notice", "schedule",
 })
 # fmt: on
-#: How much of a name's word weight the query must hold, and how far ahead of the next.
-MIN_COVERAGE = 0.5
-MIN_MARGIN = 2.0
 
 _WORD = re.compile(r"[a-z0-9]+")
 _THE_BEFORE = re.compile(r"\bthe\s+$", re.IGNORECASE)
@@ -222,7 +221,9 @@ class DocumentNames:
         self.count = len(self._names)
         self._short = ShortNames(self._documents, DOCUMENT_WORDS)
 
-    def named(self, query: str, scope: Sequence[str] = ()) -> Naming | None:
+    def named(
+        self, query: str, scope: Sequence[str] = (), policy: SearchPolicy = DEFAULT_POLICY
+    ) -> Naming | None:
         """The documents ``query`` names (within ``scope`` when given), or None."""
         if self.count < 2:
             return None
@@ -239,7 +240,7 @@ class DocumentNames:
             sources = tuple(dict.fromkeys(source for _, _, source in spans))
             how = "as written" if set(spans) & set(full) else "by a short name"
             return Naming(sources, how, tuple((s, e) for s, e, _ in spans) if same else ())
-        return self._by_words(query, allowed)
+        return self._by_words(query, allowed, policy)
 
     def _as_written(self, query: str, allowed: set[str]) -> list[tuple[int, int, str]]:
         """(start, end, source) of each name in the query, none inside a longer one."""
@@ -252,7 +253,7 @@ class DocumentNames:
             spans += [(start, end, source) for start, end in _occurrences(query, name)]
         return _outermost(spans)
 
-    def _by_words(self, query: str, allowed: set[str]) -> Naming | None:
+    def _by_words(self, query: str, allowed: set[str], policy: SearchPolicy) -> Naming | None:
         """The one document whose name's words the query holds, far ahead of any other
         (the weights summed exactly, :func:`math.fsum`, so that ties are ties). Only the
         leader's coverage is needed: a leader tied with another has no margin."""
@@ -270,9 +271,9 @@ class DocumentNames:
         if not scored:
             return None
         held, source = scored[0]
-        if len(scored) > 1 and held < MIN_MARGIN * scored[1][0]:
+        if len(scored) > 1 and held < policy.name_margin * scored[1][0]:
             return None
-        if self._coverage(source, asked, holders) < MIN_COVERAGE:
+        if self._coverage(source, asked, holders) < policy.name_coverage:
             return None
         return Naming((source,), "by its name's words")
 

@@ -4,10 +4,10 @@ One contiguous passage (:mod:`hierdoc.search.passages`) covers one clause; an an
 sits in two clauses of the same chunk (ContractNLI's gold is two spans per hypothesis on
 average). A result's ``passages`` are its best passage first, then further groups of whole
 sentences, none overlapping or touching another, each grown around a sentence that scores
-at least :data:`EXTRA_SHARE` of the chunk's best, best first, while the set's characters
-fit ``passage_set_chars``. The scores are those the best passage was chosen by (sentence
-BM25 with the index's idf, plus the best embedding window's cosine, rescaled in the chunk);
-a passage chosen by a cited section stands alone.
+at least the search policy's ``extra_passage_share`` of the chunk's best, best first,
+while the set's characters fit ``passage_set_chars``. The scores are those the best passage
+was chosen by (sentence BM25 with the index's idf, plus the best embedding window's cosine,
+rescaled in the chunk); a passage chosen by a cited section stands alone.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ..config import DEFAULT_POLICY, SearchPolicy
 from ..models import Passage, SearchResponse, SearchResult
 
 if TYPE_CHECKING:
@@ -26,33 +27,20 @@ Span = tuple[int, int]
 
 DEFAULT_SET_CHARS = 1200
 """Characters of all of a result's passages together (the best one included)."""
-EXTRA_SHARE = 0.7
-RESULT_SET_CHARS = 2400
-"""With results ranked at the passage level, each chunk offers passages up to this many
-characters in all (or ``passage_set_chars`` when larger) ..."""
-RESULT_SHARE = 0.3
-"""... grown around sentences scoring at least this share of its best."""
-SHARE_POWER = 1.0
-"""A passage ranked at the passage level scores its result's score times its share to
-this power."""
-"""A further passage grows around a sentence scoring at least this share of the best."""
-GROW_SHARE = 0.5
-"""A further passage takes in a neighbour scoring at least this share of its own seed."""
-LEAD_INS = 1
-"""1: a best passage of list items brings the sentence introducing their list as a further
-passage (when it is not in the best passage already); 0: it does not."""
-MIN_CHARS = 150
-"""A further passage shorter than this takes in a neighbour whatever it scores."""
 _HEADING = re.compile(r"#{1,6}\s")
 
 
 def passage_set(
-    content: str, match: ChunkMatch, budget: int = DEFAULT_SET_CHARS, share: float | None = None
+    content: str,
+    match: ChunkMatch,
+    budget: int = DEFAULT_SET_CHARS,
+    policy: SearchPolicy = DEFAULT_POLICY,
 ) -> list[Passage]:
     """``match.passage`` then the further passages of ``content`` its sentence scores
-    support (seeds scoring at least ``share`` of the best, :data:`EXTRA_SHARE` by default),
-    in the order chosen (best first), all together at most ``budget`` characters (the best
-    passage always kept)."""
+    support (seeds scoring at least the policy's ``extra_passage_share`` of the best, and
+    the sentence introducing the best passage's list with ``passage_lead_ins``), in the
+    order chosen (best first), all together at most ``budget`` characters (the best passage
+    always kept)."""
     best, units, scores = match.passage, match.units, match.scores
     taken = [i for i, u in enumerate(units) if best.start <= u[0] and u[1] <= best.end]
     if not scores or not taken or budget <= len(best.text):
@@ -61,19 +49,19 @@ def passage_set(
     chosen = [best]
     left = budget - len(best.text)
     lead = next((match.lead_ins[i] for i in taken if match.lead_ins[i] is not None), None)
-    if LEAD_INS and lead is not None and lead < taken[0]:
+    if policy.passage_lead_ins and lead is not None and lead < taken[0]:
         start, end = units[lead]
         if end - start <= left:
             chosen.append(Passage(content[start:end], start, end))
             blocked.update(range(lead - 1, lead + 2))
             left -= end - start
-    floor = (EXTRA_SHARE if share is None else share) * max(scores[i] for i in taken)
+    floor = policy.extra_passage_share * max(scores[i] for i in taken)
     for seed in sorted(range(len(units)), key=lambda i: (-scores[i], i)):
         if scores[seed] <= 0 or scores[seed] < floor:
             break
         if seed in blocked or units[seed][1] - units[seed][0] > left:
             continue
-        first, last = _grow_free(content, units, scores, seed, left, blocked)
+        first, last = _grow_free(content, units, scores, seed, left, blocked, policy)
         start, end = units[first][0], units[last][1]
         chosen.append(Passage(content[start:end], start, end))
         blocked.update(range(first - 1, last + 2))
@@ -98,11 +86,15 @@ def passage_shares(match: ChunkMatch, passages: Sequence[Passage]) -> list[float
 
 
 def rank_passages(
-    response: SearchResponse, shares: dict[int, list[float]], top_k: int
+    response: SearchResponse,
+    shares: dict[int, list[float]],
+    top_k: int,
+    policy: SearchPolicy = DEFAULT_POLICY,
 ) -> SearchResponse:
     """The response with one result per passage, ranked at the passage level: each of a
     result's ``passages`` scores its result's score times its share (:func:`passage_shares`,
-    ``shares`` by result position), ties in result then passage order; the best ``top_k``.
+    ``shares`` by result position) to the policy's ``result_share_power``, ties in result
+    then passage order; the best ``top_k``.
     Each keeps its chunk (content, section, scores) with ``passage`` and ``passages`` that
     one passage, and the highlights inside it."""
     scored = []
@@ -111,9 +103,8 @@ def rank_passages(
             zip(result.passages or [result.passage], shares.get(position, [1.0]), strict=False)
         ):
             if passage is not None:
-                scored.append(
-                    (-result.score * share**SHARE_POWER, position, order, result, passage)
-                )
+                score = result.score * share**policy.result_share_power
+                scored.append((-score, position, order, result, passage))
     scored.sort(key=lambda item: item[:3])
     results = [_one_passage(item[3], item[4], -item[0]) for item in scored[:top_k]]
     return replace(response, results=results)
@@ -131,13 +122,15 @@ def _grow_free(
     seed: int,
     budget: int,
     blocked: set[int],
+    policy: SearchPolicy,
 ) -> Span:
     """Unit index range around ``seed`` that stays off ``blocked`` units (so no two passages
     touch), the better neighbour first, while it fits ``budget`` and the neighbour scores at
-    least :data:`GROW_SHARE` of the seed (or the group is shorter than :data:`MIN_CHARS`).
+    least ``passage_grow_share`` of the seed (or the group is shorter than
+    ``passage_min_chars``), as the best passage grows.
     A heading line is never taken in before the group, as the best passage's growth does."""
     first = last = seed
-    floor = GROW_SHARE * scores[seed]
+    floor = policy.passage_grow_share * scores[seed]
     while True:
         options = []
         before, after = first - 1, last + 1
@@ -149,7 +142,7 @@ def _grow_free(
         if not options:
             return first, last
         score, _, new_first, new_last = max(options)
-        short = units[last][1] - units[first][0] < MIN_CHARS
+        short = units[last][1] - units[first][0] < policy.passage_min_chars
         if not short and (score <= 0 or score < floor):
             return first, last
         first, last = new_first, new_last

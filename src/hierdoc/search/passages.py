@@ -12,9 +12,9 @@ best passage, whole sentences of ``content`` (split as chunking splits them) wit
   plus the cosine of the best stored embedding window covering it, rescaled in the chunk.
 
 The passage then takes in its neighbouring sentences, the better one first, while they fit
-the budget and score at least :data:`GROW_SHARE` of the first sentence (or while the
-passage is shorter than :data:`MIN_CHARS`). One sentence longer than the budget is
-returned whole: a passage never starts or ends inside a sentence.
+the budget and score at least the search policy's ``passage_grow_share`` of the first
+sentence (or while the passage is shorter than its ``passage_min_chars``). One sentence
+longer than the budget is returned whole: a passage never starts or ends inside a sentence.
 
 Highlights are offsets into ``content`` of the query's terms (as BM25 analyses them),
 each occurrence of a quoted phrase or identifier, and the cited section's own text.
@@ -27,44 +27,30 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_left
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 
 import numpy as np
 
+from ..config import DEFAULT_POLICY, SearchPolicy, SearchSettings
 from ..models import Passage, SearchResponse, SearchResult, SectionRecord, StoredChunk
 from ..pipeline.chunk import sentence_spans, spans_from_cuts
 from ..pipeline.embed import DEFAULT_MODEL, _fitted_prefix
 from ..pipeline.tokenizer import Tokenizer, default_tokenizer
 from ..store.base import Store
-from . import passage_sets
 from .analyze import token_spans, token_words, tokens_terms
 from .holders import begun_in, move_to_section, section_at
-from .passage_sets import DEFAULT_SET_CHARS, passage_set, passage_shares, rank_passages
+from .passage_sets import passage_set, passage_shares, rank_passages
 from .per_generation import PerGeneration
-from .searcher import keyword_terms, parse_query
+from .plan import QueryPlan
+from .searcher import Execution, keyword_terms
 
 Span = tuple[int, int]
 
 DEFAULT_PASSAGE_CHARS = 1000
-MIN_CHARS = 150
-"""A passage shorter than this takes in its next sentence whatever it scores."""
-GROW_SHARE = 0.5
-"""A neighbouring sentence joins when it scores at least this share of the first one."""
-SEMANTIC_WEIGHT = 0.5
-"""Weight of the rescaled window cosine beside the rescaled sentence BM25 (max 1 each)."""
 BM25_K1 = 1.2
 BM25_B = 0.75
-SECTION_UNITS = 1
-"""1: a passage widens to the whole section holding its best unit when that fits the
-passage's budget; 0: it does not."""
-LOCAL_IDF = 1.0
-"""Power of a term's idf among the chunk's sentences in its weight (0: the corpus idf alone)."""
-LEAD_IN_SHARE = 0.5
-"""Share of a list item's lead-in's BM25 added to the item's own."""
-HEADING_SHARE = 0.3
-"""Share of the BM25 of a sentence's heading line added to the sentence's own."""
 WINDOW_TOKENS = 254
 """The windows the local embedder cuts: all-MiniLM-L6-v2 reads 256 word pieces, less
 [CLS] and [SEP], with 32 tokens of overlap (``LocalEmbedder``)."""
@@ -73,19 +59,6 @@ _HEADING = re.compile(r"#{1,6}\s")
 _ITEM = re.compile(
     r"\s*(?:\(?(?:[a-zA-Z]|[ivxlcIVXLC]{1,6}|\d{1,3})\)|\d{1,3}(?:\.\d{1,3})*\.?|[\u2022\u25aa\u25e6*\-\u2013])\s"
 )
-
-
-class QueryVectors:
-    """The index's query embedder, keeping the last vector so that the passages reuse the
-    vector the search embedded instead of embedding the query again."""
-
-    def __init__(self, embed: Callable[[str], np.ndarray]) -> None:
-        self._embed = embed
-        self.last: np.ndarray | None = None
-
-    def __call__(self, text: str) -> np.ndarray:
-        self.last = self._embed(text)
-        return self.last
 
 
 @dataclass(frozen=True)
@@ -99,6 +72,7 @@ class QueryEvidence:
     cited: tuple[str, ...]
     """Section ids the query's citations resolved to."""
     vector: np.ndarray | None = None
+    policy: SearchPolicy = DEFAULT_POLICY
 
 
 @dataclass(frozen=True)
@@ -119,18 +93,19 @@ class ChunkMatch:
 
 
 def query_evidence(
-    store: Store, response: SearchResponse, vector: np.ndarray | None = None
+    store: Store, plan: QueryPlan, citations: Sequence[dict], vector: np.ndarray | None = None
 ) -> QueryEvidence:
-    parsed = parse_query(response.query.strip())
-    terms = keyword_terms(store, parsed.remainder) if parsed.remainder.strip() else []
+    """The evidence of the plan's words, phrases and identifiers, and of the sections its
+    ``citations`` (the response's) resolved to."""
+    terms = keyword_terms(store, plan.remainder) if plan.remainder.strip() else []
     freq = store.doc_freq(terms) if terms else {}
     total = _chunk_total(store) if freq else 0
     idf = {t: math.log(1 + (total - df + 0.5) / (df + 0.5)) for t, df in freq.items() if df > 0}
     patterns = tuple(
-        _phrase_pattern(p) for p in (*parsed.phrases, *parsed.identifiers) if re.search(r"\w", p)
+        _phrase_pattern(p) for p in (*plan.phrases, *plan.identifiers) if re.search(r"\w", p)
     )
-    cited = tuple(c["section_id"] for c in response.citations if c["resolved"])
-    return QueryEvidence(idf, patterns, cited, vector)
+    cited = tuple(c["section_id"] for c in citations if c["resolved"])
+    return QueryEvidence(idf, patterns, cited, vector, plan.policy)
 
 
 #: The number of chunks indexed (BM25's N), read once per store and index generation.
@@ -143,28 +118,23 @@ def _phrase_pattern(phrase: str) -> re.Pattern[str]:
     return re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)", re.I)
 
 
-def add_passages(
-    store: Store,
-    response: SearchResponse,
-    vector: np.ndarray | None = None,
-    budget: int = DEFAULT_PASSAGE_CHARS,
-    model: str = DEFAULT_MODEL,
-    stored: Mapping[str, StoredChunk] | None = None,
-    set_budget: int = DEFAULT_SET_CHARS,
-    per_passage: int = 0,
-) -> SearchResponse:
+def add_passages(store: Store, execution: Execution, model: str = DEFAULT_MODEL) -> None:
     """Set each result's ``passage``, ``passages`` (:mod:`~hierdoc.search.passage_sets`,
-    ``set_budget`` characters in all) and ``highlights``; returns the response. ``stored``
-    holds the results' records when the caller has them (``Searcher.stored``). With
-    ``per_passage`` > 0 the response returned has one result per passage, ranked at the
-    passage level (:func:`~hierdoc.search.passage_sets.rank_passages`), at most that many,
-    each naming the section its passage lies in."""
+    ``passage_set_chars`` characters in all) and ``highlights``, from the evidence of the
+    executed plan (its words, phrases, citations and vector) and the records it read. With
+    the plan's ``passage_results``, ``execution.response`` becomes one result per passage,
+    ranked at the passage level (:func:`~hierdoc.search.passage_sets.rank_passages`), at
+    most ``top_k``, each naming the section its passage lies in."""
+    response, plan, vector = execution.response, execution.plan, execution.vector
     if not response.results:
-        return response
-    evidence = query_evidence(store, response, vector)
+        return
+    budget, per_passage = plan.settings.passage_chars, plan.settings.passage_results
+    set_budget, set_policy = _set_budget(plan.settings)
+    evidence = query_evidence(store, plan, response.citations, vector)
     ids = [r.chunk_id for r in response.results]
     vectors = store.vectors_of(ids) if vector is not None and model == DEFAULT_MODEL else {}
-    if stored is None or any(i not in stored for i in ids):
+    stored = execution.stored
+    if any(i not in stored for i in ids):
         stored = store.get_chunks(ids)
     sentences = {i: stored[i].chunk.sentences for i in ids if i in stored}
     begun = begun_in(store, [stored[i] for i in dict.fromkeys(ids) if i in stored])
@@ -178,25 +148,43 @@ def add_passages(
         here = begun.get(result.chunk_id, [])
         holder = cited[0] if cited else section_at(result.content, here, match.anchor)
         if holder is not None and not cited and result.chunk_id in stored:
-            match = section_sized(store, result, match, holder, stored[result.chunk_id], budget)
+            chunk = stored[result.chunk_id]
+            match = section_sized(store, result, match, holder, chunk, budget, evidence.policy)
         result.passage, result.highlights = match.passage, match.highlights
-        if per_passage:
-            offered = max(set_budget, passage_sets.RESULT_SET_CHARS)
-            result.passages = passage_set(result.content, match, offered, passage_sets.RESULT_SHARE)
-        else:
-            result.passages = passage_set(result.content, match, set_budget)
+        result.passages = passage_set(result.content, match, set_budget, set_policy)
         shares[position] = passage_shares(match, result.passages)
         if result.chunk_id in stored:
             move_to_section(store, result, stored[result.chunk_id], holder, here)
-    if not per_passage:
-        return response
-    ranked = rank_passages(response, shares, per_passage)
+    if per_passage:
+        ranked = rank_passages(response, shares, plan.settings.top_k, plan.policy)
+        _move_to_passages(store, ranked, stored, evidence, begun)
+        execution.response = ranked
+
+
+def _set_budget(settings: SearchSettings) -> tuple[int, SearchPolicy]:
+    """The characters a result's passages may take and the policy their seeds are chosen
+    by: with results ranked at the passage level each chunk offers more, and weaker, ones."""
+    policy = settings.policy
+    if not settings.passage_results:
+        return settings.passage_set_chars, policy
+    offered = max(settings.passage_set_chars, policy.result_passage_set_chars)
+    return offered, policy.model_copy(update={"extra_passage_share": policy.result_passage_share})
+
+
+def _move_to_passages(
+    store: Store,
+    ranked: SearchResponse,
+    stored: Mapping[str, StoredChunk],
+    evidence: QueryEvidence,
+    begun: Mapping[str, list[SectionRecord]],
+) -> None:
+    """Each passage-level result in the section its passage lies in (unless a cited section
+    holds it)."""
     for result in ranked.results:
         if result.chunk_id in stored and not cited_section(store, result, evidence.cited):
             here = begun[result.chunk_id]
             holder = section_at(result.content, here, result.passage.start)
             move_to_section(store, result, stored[result.chunk_id], holder, here)
-    return ranked
 
 
 def section_sized(
@@ -206,13 +194,14 @@ def section_sized(
     holder: SectionRecord,
     stored: StoredChunk,
     budget: int,
+    policy: SearchPolicy = DEFAULT_POLICY,
 ) -> ChunkMatch:
     """``match`` with its passage widened to the whole section holding its best unit (a
     numbered rule with its points, a clause), its units from the first to the last the
     section overlaps, when that is longer than the passage and fits ``budget``: the size
     of the passage follows the document's own unit (else its own text, without the
-    sections under it)."""
-    if not SECTION_UNITS or not match.units:
+    sections under it). The policy's ``passage_section_widening`` turns this off."""
+    if not policy.passage_section_widening or not match.units:
         return match
     found = section_spans(store, holder, stored.chunk.section_id, result.content)
     if found is None:
@@ -253,8 +242,9 @@ def match_chunk(
         chosen = _covering(units, cited[1], budget)
         anchor = cited[0][0]
     else:
-        scores = _unit_scores(content, units, hits, evidence.idf, windows)
-        chosen = _grow(units, scores, _anchor(units, scores, phrases, content), budget, content)
+        scores = _unit_scores(content, units, hits, evidence, windows)
+        first = _anchor(units, scores, phrases, content)
+        chosen = _grow(units, scores, first, budget, content, evidence.policy)
         best = _anchor(units, scores, phrases, content, headings=True)
         anchor = units[best][0] if scores[best] > 0 or phrases else None
     start, end = units[chosen[0]][0], units[chosen[1]][1]
@@ -403,26 +393,30 @@ def _unit_scores(
     content: str,
     units: Sequence[Span],
     hits: Sequence[tuple[int, int, tuple[str, ...]]],
-    idf: dict[str, float],
+    evidence: QueryEvidence,
     windows: Sequence[tuple[Span, float]],
 ) -> list[float]:
-    """Each unit's score: its BM25 (:func:`_bm25`) plus shares of its lead-in's and its
-    heading's (:func:`unit_parents`), rescaled in the chunk, plus :data:`SEMANTIC_WEIGHT`
-    times the rescaled cosine of the best embedding window covering it."""
-    own = _bm25(content, units, hits, idf)
+    """Each unit's score: its BM25 (:func:`_bm25`) plus the policy's shares of its lead-in's
+    and its heading's (:func:`unit_parents`), rescaled in the chunk, plus
+    ``passage_semantic_weight`` times the rescaled cosine of the best embedding window
+    covering it."""
+    policy = evidence.policy
+    own = _bm25(content, units, hits, evidence.idf, policy.passage_local_idf)
     lead_ins, headings = unit_parents(content, units)
+    lead_share, heading_share = policy.passage_lead_in_share, policy.passage_heading_share
     lexical = _rescaled(
         [
             score
-            + (LEAD_IN_SHARE * own[lead] if lead is not None else 0.0)
-            + (HEADING_SHARE * own[head] if head is not None else 0.0)
+            + (lead_share * own[lead] if lead is not None else 0.0)
+            + (heading_share * own[head] if head is not None else 0.0)
             for score, lead, head in zip(own, lead_ins, headings, strict=True)
         ]
     )
     semantic = _rescaled(
         [max((c for w, c in windows if _overlaps(w, u)), default=0.0) for u in units]
     )
-    return [lex + SEMANTIC_WEIGHT * sem for lex, sem in zip(lexical, semantic, strict=True)]
+    weight = evidence.policy.passage_semantic_weight
+    return [lex + weight * sem for lex, sem in zip(lexical, semantic, strict=True)]
 
 
 @lru_cache(maxsize=2048)
@@ -455,9 +449,10 @@ def _bm25(
     units: Sequence[Span],
     hits: Sequence[tuple[int, int, tuple[str, ...]]],
     idf: dict[str, float],
+    local_idf: float = 1.0,
 ) -> list[float]:
     """BM25 of each sentence as a document of its own (Robertson and Zaragoza 2009), with the
-    corpus idf of each term times, to the power :data:`LOCAL_IDF`, its idf among the
+    corpus idf of each term times, to the power ``local_idf``, its idf among the
     chunk's sentences: term density, not term count, ranks the sentences, and a term in
     every sentence of the chunk ("Receiving Party" in an NDA) tells them apart little."""
     if not hits:
@@ -472,7 +467,7 @@ def _bm25(
             for term in terms:
                 counts[term] = counts.get(term, 0) + 1
         per_unit.append(counts)
-    weight = _local_weights(idf, per_unit)
+    weight = _local_weights(idf, per_unit, local_idf)
     scores = []
     for counts, length in zip(per_unit, lengths, strict=True):
         norm = BM25_K1 * (1 - BM25_B + BM25_B * length / average)
@@ -480,16 +475,17 @@ def _bm25(
     return scores
 
 
-def _local_weights(idf: dict[str, float], per_unit: Sequence[dict[str, int]]) -> dict[str, float]:
-    """Each term's corpus idf times its idf among the units, to the power :data:`LOCAL_IDF`."""
+def _local_weights(
+    idf: dict[str, float], per_unit: Sequence[dict[str, int]], power: float
+) -> dict[str, float]:
+    """Each term's corpus idf times its idf among the units, to the ``power``."""
     found: dict[str, int] = {}
     for counts in per_unit:
         for term in counts:
             found[term] = found.get(term, 0) + 1
     total = len(per_unit)
     return {
-        t: idf[t] * math.log(1 + (total - n + 0.5) / (n + 0.5)) ** LOCAL_IDF
-        for t, n in found.items()
+        t: idf[t] * math.log(1 + (total - n + 0.5) / (n + 0.5)) ** power for t, n in found.items()
     }
 
 
@@ -526,11 +522,16 @@ def _anchor(
 
 
 def _grow(
-    units: Sequence[Span], scores: Sequence[float], anchor: int, budget: int, content: str
+    units: Sequence[Span],
+    scores: Sequence[float],
+    anchor: int,
+    budget: int,
+    content: str,
+    policy: SearchPolicy,
 ) -> Span:
     """Unit index range around ``anchor``: the better neighbour first, while it fits."""
     first = last = anchor
-    floor = GROW_SHARE * scores[anchor]
+    floor = policy.passage_grow_share * scores[anchor]
     while True:
         options = []
         if first > 0 and not _is_heading(content, units[first - 1]):
@@ -541,7 +542,7 @@ def _grow(
         if not options:
             return first, last
         score, _, new_first, new_last = max(options)
-        short = units[last][1] - units[first][0] < MIN_CHARS
+        short = units[last][1] - units[first][0] < policy.passage_min_chars
         if not short and (score <= 0 or score < floor):
             return first, last
         first, last = new_first, new_last

@@ -9,9 +9,10 @@ resolved, in this order:
 * within the documents the query names (:mod:`.names`) or the one it is filtered to;
 * else within the document the rest of the query points at: the words around the
   citation ("737 MAX AD") ranked by the hybrid search, when one document holds most of
-  that ranking (:data:`MIN_SHARE`, :data:`MIN_MARGIN` ahead of the next);
+  that ranking (the search policy's ``pointing_share``, ``pointing_margin`` ahead of the
+  next);
 * else in each of the documents that ranking puts near the first (within
-  :data:`MIN_MARGIN` of it) that has such a section, or, with no other words, in each
+  ``pointing_margin`` of it) that has such a section, or, with no other words, in each
   document in scope, as a number every document has ("Section 8") is, with a note saying
   where it is. A document the query clearly means but that has no such section lends
   none of another's: the note says it has none.
@@ -33,14 +34,19 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..config import DEFAULT_POLICY, SearchPolicy
 from ..models import Hit, SearchFilter, SectionRecord
 from ..pipeline.numbering import Citation, Label
 from ..store.base import Store
 from .analyze import analyze
 from .citations import CitedSections, fill_sections, name_of, names_of, section_starts
+
+if TYPE_CHECKING:
+    from .plan import QueryPlan
 
 #: Words that introduce a relative citation.
 KIND_WORDS = (
@@ -79,15 +85,6 @@ PLURAL_PATTERN = re.compile(
 _GROUP_PATTERN = re.compile(_GROUP)
 _LABEL_PART = re.compile(rf"\(({LABEL_VALUE})\)")
 _OWN_LABELS = re.compile(r"^\s*((?:\([0-9A-Za-z]{1,6}\))+)")
-
-#: The most documents whose sections are read to resolve one relative citation.
-MAX_DOCUMENTS = 20
-#: The rest of the query points at a document when that document holds at least this
-#: share of its ranking's weight (reciprocal ranks of the first :data:`RANKED_CHUNKS`
-#: chunks) and at least :data:`MIN_MARGIN` times the next document's.
-MIN_SHARE = 0.5
-MIN_MARGIN = 2.0
-RANKED_CHUNKS = 10
 
 
 @dataclass(frozen=True)
@@ -238,27 +235,32 @@ def _label_path(section: SectionRecord, by_id: Mapping[str, SectionRecord]) -> l
 
 
 def ranked_documents(
-    rankings: Mapping[str, Sequence[str]], sources: Mapping[str, str]
+    rankings: Mapping[str, Sequence[str]],
+    sources: Mapping[str, str],
+    policy: SearchPolicy = DEFAULT_POLICY,
 ) -> list[tuple[str, float]]:
     """Documents by their share of the rankings' weight (chunk ids best first, one list per
-    modality; each of the first :data:`RANKED_CHUNKS` weighs the reciprocal of its rank),
+    modality; each of the first ``pointing_chunks`` weighs the reciprocal of its rank),
     with ``sources`` giving each chunk's document."""
     weight: dict[str, float] = defaultdict(float)
     for ranking in rankings.values():
-        for rank, chunk_id in enumerate(ranking[:RANKED_CHUNKS], start=1):
+        for rank, chunk_id in enumerate(ranking[: policy.pointing_chunks], start=1):
             if chunk_id in sources:
                 weight[sources[chunk_id]] += 1.0 / rank
     total = sum(weight.values()) or 1.0
     return sorted(((s, w / total) for s, w in weight.items()), key=lambda item: -item[1])
 
 
-def pointed_document(ranked: Sequence[tuple[str, float]]) -> str | None:
+def pointed_document(
+    ranked: Sequence[tuple[str, float]], policy: SearchPolicy = DEFAULT_POLICY
+) -> str | None:
     """The document of :func:`ranked_documents` the rankings clearly point at, if any."""
     if not ranked:
         return None
     first = ranked[0][1]
     runner_up = ranked[1][1] if len(ranked) > 1 else 0.0
-    return ranked[0][0] if first >= MIN_SHARE and first >= MIN_MARGIN * runner_up else None
+    clear = first >= policy.pointing_share and first >= policy.pointing_margin * runner_up
+    return ranked[0][0] if clear else None
 
 
 @dataclass(frozen=True)
@@ -276,6 +278,7 @@ def choose_documents(
     filt: SearchFilter | None,
     rest: Mapping[str, Sequence[str]] | None,
     scope: Sequence[str],
+    policy: SearchPolicy = DEFAULT_POLICY,
 ) -> Pointing:
     """Where ``citation`` is looked for: the documents ``named`` (or the one filtered to),
     else the one the ranking ``rest`` of the query's other words points at, else those it
@@ -286,15 +289,17 @@ def choose_documents(
     if filt is not None and len(filt.sources) == 1:
         return Pointing(list(filt.sources), "the document searched")
     if rest:
-        ids = list(dict.fromkeys(c for ranking in rest.values() for c in ranking[:RANKED_CHUNKS]))
+        chunks = policy.pointing_chunks
+        ids = list(dict.fromkeys(c for ranking in rest.values() for c in ranking[:chunks]))
         sources = {c: stored.chunk.source for c, stored in store.get_chunks(ids).items()}
-        ranked = ranked_documents(rest, sources)
-        pointed = pointed_document(ranked)
+        ranked = ranked_documents(rest, sources, policy)
+        pointed = pointed_document(ranked, policy)
         if pointed is not None:
             return Pointing([pointed], "the document the rest of the query points at")
-        contenders = [s for s, share in ranked if share * MIN_MARGIN >= ranked[0][1]]
+        margin = policy.pointing_margin
+        contenders = [s for s, share in ranked if share * margin >= ranked[0][1]]
         return Pointing(contenders, "among the documents the rest of the query ranks first")
-    if len(scope) <= MAX_DOCUMENTS:
+    if len(scope) <= policy.relative_documents:
         return Pointing(list(scope), "the query names no document")
     own = f"({citation.labels[-1]})"
     headed = section_starts(store, store.sections_with_heading(own), filt)
@@ -306,9 +311,12 @@ class RestRanking:
     """The hybrid ranking of the query's words besides its citations (``text``)."""
 
     text: str
-    embed_query: Callable[[str], np.ndarray]
+    embed_query: Callable[[str], np.ndarray] | None
+    """The query embedder; None ranks by keywords alone, whatever the mode."""
     mode: str
     """The search mode: the modalities that rank ("hybrid", "keyword", ...)."""
+    chunks: int = DEFAULT_POLICY.pointing_chunks
+    """How many chunks each modality ranks."""
 
     def rank(self, store: Store, filt: SearchFilter | None) -> dict[str, list[str]] | None:
         """Chunk ids best first by modality; None when the rest holds no search word."""
@@ -317,32 +325,37 @@ class RestRanking:
         ranked: dict[str, list[Hit]] = {}
         if self.mode != "semantic":
             terms = analyze(self.text)
-            ranked["keyword"] = store.keyword_search(terms, RANKED_CHUNKS, filt)
-        if self.mode in ("hybrid", "semantic"):
+            ranked["keyword"] = store.keyword_search(terms, self.chunks, filt)
+        if self.mode in ("hybrid", "semantic") and self.embed_query is not None:
             vector = self.embed_query(self.text)
-            ranked["semantic"] = store.vector_search(vector, RANKED_CHUNKS, filt)
+            ranked["semantic"] = store.vector_search(vector, self.chunks, filt)
         return {m: [h.chunk_id for h in hits] for m, hits in ranked.items()}
 
 
 def cite_relatives(
     store: Store,
-    citations: Sequence[RelativeCitation],
-    filt: SearchFilter | None,
-    named: Sequence[str],
+    plan: QueryPlan,
     scope: Sequence[str],
     rest: RestRanking,
     limit: int | None = None,
 ) -> list[CitedSections]:
-    """Each of ``citations`` resolved in the documents ``named``, else in those the rest of
-    the query points at or ranks, else in ``scope`` (:func:`choose_documents`)."""
-    if not citations:
+    """Each relative citation of ``plan`` resolved in the documents it names, else in those
+    the rest of the query points at or ranks, else in ``scope`` (:func:`choose_documents`);
+    ``limit``: see :func:`cite_relative`."""
+    if not plan.relative:
         return []
+    filt, named, policy = plan.filt, plan.named, plan.policy
     ranking = rest.rank(store, filt) if not named else None
     return [
         cite_relative(
-            store, c, filt, choose_documents(store, c, named, filt, ranking, scope), limit
+            store,
+            c,
+            filt,
+            choose_documents(store, c, named, filt, ranking, scope, policy),
+            limit,
+            policy,
         )
-        for c in citations
+        for c in plan.relative
     ]
 
 
@@ -352,13 +365,15 @@ def cite_relative(
     filt: SearchFilter | None,
     pointing: Pointing,
     limit: int | None = None,
+    policy: SearchPolicy = DEFAULT_POLICY,
 ) -> CitedSections:
     """Resolve ``citation`` in the documents of ``pointing`` (:func:`choose_documents`);
     ``ordered`` stops once it holds ``limit`` chunks, as for numbered citations."""
     text, documents, how = citation.text.strip(), pointing.documents, pointing.how
     cited = CitedSections({"text": text, "section_id": None, "resolved": False})
     holders: dict[str, tuple[str, str]] = {}
-    for source in documents[:MAX_DOCUMENTS]:
+    most = policy.relative_documents
+    for source in documents[:most]:
         matches = _matches(store, source, citation.labels, filt)
         if not matches:
             continue
@@ -370,17 +385,17 @@ def cite_relative(
                 f"{text} in {name_of(source)}: {chosen.section_id} of {len(matches)} sections "
                 f"labelled {citation.label}, as cited and shallowest first (also {others})"
             )
-    if len(documents) > MAX_DOCUMENTS:
+    if len(documents) > most:
         cited.notes.append(
-            f"{text} was looked for in the first {MAX_DOCUMENTS} of {len(documents)} "
+            f"{text} was looked for in the first {most} of {len(documents)} "
             "documents with such a label: name the document to cite its section"
         )
     if not holders:
-        where = names_of(list(documents)) if documents else "the index"
+        where = names_of(list(documents), policy.note_names) if documents else "the index"
         cited.notes.append(f"no section labelled {citation.label} in {where} ({how})")
         return cited
     cited.citation.update(section_id=next(iter(holders.values()))[0], resolved=True)
-    cited.notes.insert(0, _where_note(text, holders, how))
+    cited.notes.insert(0, _where_note(text, holders, how, policy.note_names))
     cited.section_pins = {chunk: f"cites {text}: {section}" for section, chunk in holders.values()}
     return fill_sections(store, cited, holders, filt, limit)
 
@@ -403,8 +418,8 @@ def _matches(
     ]
 
 
-def _where_note(text: str, holders: Mapping[str, tuple[str, str]], how: str) -> str:
+def _where_note(text: str, holders: Mapping[str, tuple[str, str]], how: str, most: int) -> str:
     if len(holders) == 1:
         source, (section_id, _) = next(iter(holders.items()))
         return f"{text} read as {section_id} of {name_of(source)} ({how})"
-    return f"{text} is in {names_of(list(holders))} ({how}): each is shown"
+    return f"{text} is in {names_of(list(holders), most)} ({how}): each is shown"

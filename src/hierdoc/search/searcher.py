@@ -10,24 +10,26 @@ scale, so that scores never increase down the list; ``fusion_score`` keeps what
 fusion gave them. A document the query names ("Section 8.4 of the cloud
 agreement", its file name) narrows the search to that document
 (:mod:`.names`); a citation is looked up in each document (:mod:`.citations`).
+
+:meth:`Searcher.search` builds the query's plan (:mod:`.plan`: an ordered list of
+analysers, each reading the query once) and executes it (:meth:`Searcher.execute`);
+the :class:`Execution` keeps what each modality ranked, the fusion and the pins, for the
+passages and for ``--explain`` (:mod:`.explain`).
 """
 
 from __future__ import annotations
 
 import os
-import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 from itertools import zip_longest
-from pathlib import PurePosixPath
 
 import numpy as np
 
-from ..config import SearchSettings
-from ..errors import InputError
+from ..config import SearchPolicy, SearchSettings
 from ..models import (
     MODALITIES,
     Definition,
@@ -38,66 +40,17 @@ from ..models import (
     StoredChunk,
 )
 from ..pipeline.extract.definitions import normalize_term
-from ..pipeline.invisible import clean_text
-from ..pipeline.numbering import find_citations
 from ..store.base import Store
+from .analysers import analysers_for
 from .analyze import analyze, analyze_query, analyze_words
-from .citations import CitedSections, cite_sections, section_starts
+from .citations import CitedSections, cite_numbered, section_starts
 from .fuse import best_possible, weighted_rrf
 from .glossary import Glossary, QueryVocabulary
 from .per_generation import PerGeneration
-from .relative_citations import (
-    RelativeCitation,
-    RestRanking,
-    attach_relative,
-    cite_relatives,
-    find_relative_citations,
-)
+from .plan import Analyser, QueryPlan, build_plan
+from .relative_citations import RestRanking, cite_relatives
 from .rerank import Reranker, rerank
-
-_QUOTED = re.compile(r"[\"“”„]([^\"“”„]{2,})[\"“”„]")
-_BACKTICKED = re.compile(r"`([^`]+)`")
-# camelCase, PascalCase (humps of two or more characters) and snake_case names.
-_IDENTIFIER = re.compile(
-    r"(?<![\w.])(?:[a-z]+(?:[A-Z][a-z0-9]+)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+"
-    r"|[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+)(?!\w)"
-)
-
-
-@dataclass(frozen=True)
-class ParsedQuery:
-    text: str
-    phrases: tuple[str, ...]
-    cited: tuple[tuple[str, tuple[str, ...]], ...]
-    """(citation text, candidate section ids from most to least specific)."""
-    remainder: str
-    identifiers: tuple[str, ...] = ()
-    """Names as code writes them: `backticked` words, camelCase, snake_case."""
-    relative: tuple[RelativeCitation, ...] = ()
-    """Citations by own labels only: "paragraph (k)" (:mod:`.relative_citations`)."""
-
-
-def parse_query(query: str) -> ParsedQuery:
-    phrases = [m.group(1).strip() for m in _QUOTED.finditer(query)]
-    identifiers = [m.group(0) for m in _IDENTIFIER.finditer(query)]
-    for m in _BACKTICKED.finditer(query):
-        name = m.group(1).strip().removesuffix("()")
-        (identifiers if name and len(name.split()) == 1 else phrases).append(name)
-    citations = find_citations(query)
-    relative = find_relative_citations(query, [(c.start, c.end) for c in citations])
-    citations, relative = attach_relative(query, citations, relative)
-    cited = tuple((c.text, tuple(c.label.candidate_ids())) for c in citations)
-    remainder = query
-    for citation in sorted([*citations, *relative], key=lambda c: c.start, reverse=True):
-        remainder = remainder[: citation.start] + " " + remainder[citation.end :]
-    return ParsedQuery(
-        query,
-        tuple(dict.fromkeys(p for p in phrases if p)),
-        cited,
-        remainder.strip(),
-        tuple(dict.fromkeys(identifiers)),
-        tuple(relative),
-    )
+from .syntax import has_words
 
 
 @dataclass
@@ -114,29 +67,23 @@ class _Exact:
 
 def exact_search(
     store: Store,
-    parsed: ParsedQuery,
-    k: int,
-    filt: SearchFilter | None,
-    vocabulary: QueryVocabulary | None = None,
+    plan: QueryPlan,
     documents: Sequence[str] = (),
-    widespread: Callable[[int], bool] | None = None,
     relative: Sequence[CitedSections] = (),
-    ranked: bool = True,
     preferred: Callable[[], list[str]] | None = None,
 ) -> _Exact:
-    """Cited sections (in each of ``documents``, the documents in scope; ``relative``:
-    the query's relative citations, resolved), phrases, identifiers, headings (unless
-    ``widespread`` across documents), defining chunks. Not ``ranked`` (a semantic or a
-    keyword search, which never fuses this list): only what the response says whatever
-    the mode, whether the cited sections and the quoted phrases exist, with their notes.
-    ``preferred``: the documents the other modalities rank first (for a number too many
-    documents have, see :func:`cite_sections`)."""
+    """The plan's cited sections (in each of ``documents``, the documents in scope;
+    ``relative``: its relative citations, resolved), phrases, identifiers, headings (unless
+    generic across documents), defining chunks. When the mode does not fuse this list (a
+    semantic or a keyword search): only what the response says whatever the mode, whether
+    the cited sections and the quoted phrases exist, with their notes. ``preferred``: the
+    documents the other modalities rank first (for a number too many documents have, see
+    :func:`~.citations.cite_sections`)."""
     found = _Exact([], [], [], [])
     ordered: list[str] = []
-    limit = k if ranked else 0
-    numbered = [
-        cite_sections(store, t, ids, filt, documents, limit, preferred) for t, ids in parsed.cited
-    ]
+    k, filt = plan.depth, plan.filt
+    limit = k if plan.fused else 0
+    numbered = cite_numbered(store, plan, documents, limit, preferred)
     for cited in [*numbered, *relative]:
         text = cited.citation["text"]
         found.citations.append(cited.citation)
@@ -152,37 +99,33 @@ def exact_search(
                 found.notes.append(f"{text.strip()} is mentioned in the text only")
             elif not cited.notes:
                 found.notes.append(f"no section {text.strip()}: not found in the index")
-    for phrase in parsed.phrases:
+    for phrase in plan.phrases:
         hits = store.phrase_search(analyze_words(phrase), limit or 1, filt)
         if not hits:
             found.missing_phrases.append(phrase)
             found.notes.append(f'no text holds "{phrase}" as written')
         ordered += [hit.chunk_id for hit in hits]
-    if not ranked:
+    if not plan.fused:
         return found
-    for identifier in parsed.identifiers:
+    for identifier in plan.identifiers:
         ordered += [hit.chunk_id for hit in _identifier_search(store, identifier, k, filt)]
-    ordered += _heading_hits(store, parsed.text, filt, widespread)
-    if vocabulary and vocabulary.defining_chunks:
-        defining = store.get_chunks(vocabulary.defining_chunks)
+    ordered += _heading_hits(store, plan)
+    defining = plan.vocabulary.defining_chunks
+    if defining:
+        records = store.get_chunks(defining)
         allowed = _filter_fn(filt)
-        ordered += [c for c in vocabulary.defining_chunks if c in defining and allowed(defining[c])]
+        ordered += [c for c in defining if c in records and allowed(records[c])]
     found.hits = [Hit(c, 1.0) for c in list(dict.fromkeys(ordered))[:k]]
     found.pinned = list(dict.fromkeys(found.pinned))
     return found
 
 
-def _heading_hits(
-    store: Store,
-    text: str,
-    filt: SearchFilter | None,
-    widespread: Callable[[int], bool] | None,
-) -> list[str]:
+def _heading_hits(store: Store, plan: QueryPlan) -> list[str]:
     """Chunks where a section headed exactly as the query begins; none when that heading
     is in too many documents to say anything ("Confidentiality" in every NDA)."""
-    ids = store.sections_with_heading(text)
-    starts = section_starts(store, ids, filt) if ids else []
-    if widespread is not None and widespread(len({source for source, _, _ in starts})):
+    ids = store.sections_with_heading(plan.text)
+    starts = section_starts(store, ids, plan.filt) if ids else []
+    if plan.generic(len({source for source, _, _ in starts})):
         return []
     return [chunk_id for _, chunk_id, _ in starts]
 
@@ -205,17 +148,12 @@ def _identifier_search(
     return store.keyword_search(terms[:1], k, filt) if terms else []
 
 
-#: Chunks read to learn which documents the other modalities rank first: enough for a
-#: page of results from different documents.
-PREFERRED_CHUNKS = 20
-
-
-def ranked_sources(store: Store, rankings: dict[str, list[Hit]]) -> list[str]:
+def ranked_sources(store: Store, rankings: dict[str, list[Hit]], chunks: int) -> list[str]:
     """The documents of the best hits of ``rankings``, best first (the lists taken rank by
-    rank in turn): at most :data:`PREFERRED_CHUNKS` chunks are read."""
+    rank in turn): at most ``chunks`` chunks are read."""
     lists = [[h.chunk_id for h in hits] for hits in rankings.values()]
     interleaved = [i for row in zip_longest(*lists) for i in row if i is not None]
-    ids = list(dict.fromkeys(interleaved))[:PREFERRED_CHUNKS]
+    ids = list(dict.fromkeys(interleaved))[:chunks]
     stored = store.get_chunks(ids)
     return list(dict.fromkeys(stored[i].chunk.source for i in ids if i in stored))
 
@@ -282,8 +220,33 @@ def _worker() -> ThreadPoolExecutor:
         return pool
 
 
+@dataclass
+class Execution:
+    """A plan executed: the response, and how each result got where it is (what
+    ``--explain`` shows and the passages read)."""
+
+    plan: QueryPlan
+    response: SearchResponse
+    rankings: dict[str, list[Hit]] = field(default_factory=dict)
+    """Each modality's ranking, best first."""
+    fused: dict[str, float] = field(default_factory=dict)
+    """Each candidate's score before pinning and reranking: RRF over the scale's top in
+    hybrid mode, the modality's own score otherwise."""
+    pins: dict[str, str] = field(default_factory=dict)
+    """Why each pinned chunk comes first."""
+    relevance: dict[str, float] = field(default_factory=dict)
+    """The reranker's relevance of each chunk it ranked."""
+    stored: dict[str, StoredChunk] = field(default_factory=dict)
+    """The records of the results."""
+    vector: np.ndarray | None = None
+    """The query's vector, when the semantic modality ranked."""
+    reranker: str | None = None
+    """The reranker's name, when one re-ordered the results."""
+
+
 class Searcher:
-    """Runs one query against a store with an embedder for the query vector."""
+    """Runs one query against a store with an embedder for the query vector: builds the
+    query's plan with its analysers (:mod:`.analysers`), then executes it."""
 
     def __init__(
         self,
@@ -291,142 +254,115 @@ class Searcher:
         embed_query: Callable[[str], np.ndarray],
         glossary: Glossary | None = None,
         reranker: Reranker | None = None,
+        analysers: Sequence[Analyser] | None = None,
     ) -> None:
         self._store = store
         self._embed_query = embed_query
-        self._glossary = glossary
         self._reranker = reranker
-        self.stored: dict[str, StoredChunk] = {}
-        """The records of the last search's results (for the passages to reuse)."""
+        self.analysers = tuple(analysers_for(glossary) if analysers is None else analysers)
 
     def search(
         self, query: str, settings: SearchSettings, filt: SearchFilter | None = None
     ) -> SearchResponse:
-        if not query or not query.strip():
-            raise InputError("the query is empty")
-        query = clean_text(query)
-        if len(query) > settings.max_query_chars:
-            raise InputError(
-                f"the query has {len(query):,} characters; the limit is "
-                f"{settings.max_query_chars:,} (max_query_chars)"
-            )
-        if not any(character.isalnum() for character in query):
-            note = "the query has no letters or digits: nothing to search for"
-            return SearchResponse(query, settings.search_mode, True, [], [note])
-        filt, naming_notes, asked, named = self._narrow(query.strip(), filt)
-        parsed = parse_query(asked)
-        vocabulary = self._glossary.lookup(parsed.text) if self._glossary else QueryVocabulary()
-        expanded = vocabulary.expand(parsed.text)
-        depth = max(settings.candidate_depth, settings.top_k)
-        widespread = self._glossary.widespread if self._glossary else None
-        scope = self._scope(filt) if parsed.cited else []
-        relative = cite_relatives(
-            self._store,
-            parsed.relative,
-            filt,
-            named,
-            self._scope(filt) if parsed.relative else [],
-            RestRanking(parsed.remainder, self._embed_query, settings.search_mode),
-            depth,
-        )
-        embedded = expanded if vocabulary.asks_meaning else parsed.text
-        others = self._rank_modalities(settings.search_mode, expanded, embedded, depth, filt)
-        fused_modes = settings.search_mode in ("hybrid", "exact")
-        preferred = partial(self._preferred, others, expanded, depth, filt)
-        exact = exact_search(
-            self._store,
-            parsed,
-            depth,
-            filt,
-            vocabulary,
-            scope,
-            widespread,
-            relative,
-            fused_modes,
-            preferred,
-        )
-        rankings: dict[str, list[Hit]] = {"exact": exact.hits} if fused_modes else {}
-        rankings.update(others)
-        response = SearchResponse(
-            query, settings.search_mode, True, [], naming_notes + exact.notes, exact.citations
-        )
-        missing = _asked_for_missing(parsed, exact)
-        if missing and not exact.hits and not _has_terms(parsed):
-            return response
-        ordered = self._order(rankings, exact.pinned, settings)
-        fused = dict(ordered)
-        relevance: dict[str, float] = {}
-        if self._reranker is not None and settings.reranker is not None:
-            top_n = max(settings.reranker.top_n, settings.top_k)
-            reranked = rerank(self._reranker, self._store, query, ordered, exact.pinned, top_n)
-            ordered, relevance = reranked.ordered, reranked.relevance
-            response.notes += reranked.notes
-        pins = exact.pins if settings.search_mode in ("hybrid", "exact") else {}
-        ordered = _monotone(ordered, pins)
-        response.results = self._results(ordered, rankings, settings, vocabulary, relevance)
-        _mark_pins(response.results, fused, pins)
-        no_match = self._no_match(parsed, rankings, response.results, settings)
-        response.no_match = no_match or missing
-        return response
+        return self.run(query, settings, filt).response
 
-    def _rank_modalities(
-        self,
-        mode: str,
-        expanded: str,
-        embedded: str,
-        depth: int,
-        filt: SearchFilter | None,
-    ) -> dict[str, list[Hit]]:
-        """The keyword ranking of ``expanded`` and the semantic one of ``embedded``, those the
-        mode asks for. In hybrid mode the vectors are searched in another thread while this
-        one runs BM25 (the vector product and the graph walk release the GIL). The query is
+    def run(
+        self, query: str, settings: SearchSettings, filt: SearchFilter | None = None
+    ) -> Execution:
+        """The query's plan, executed."""
+        return self.execute(self.plan(query, settings, filt))
+
+    def plan(
+        self, query: str, settings: SearchSettings, filt: SearchFilter | None = None
+    ) -> QueryPlan:
+        """What ``query`` asks, read by each analyser in turn."""
+        return build_plan(QueryPlan.asked(query, settings, filt), self.analysers)
+
+    def execute(self, plan: QueryPlan) -> Execution:
+        """Rank each modality the mode asks for (citations resolved), fuse, rerank, pin the
+        cited sections first, and build the results."""
+        if not plan.searchable:
+            note = "the query has no letters or digits: nothing to search for"
+            return Execution(plan, SearchResponse(plan.query, plan.mode, True, [], [note]))
+        exact, done = self._rank(plan)
+        missing = _asked_for_missing(plan, exact)
+        if missing and not exact.hits and not has_words(plan.remainder):
+            return done
+        ordered = self._order(done.rankings, exact.pinned, plan.settings)
+        done.fused = dict(ordered)
+        ordered = self._rerank(done, ordered, exact.pinned)
+        done.pins = exact.pins if plan.fused else {}
+        ordered = _monotone(ordered, done.pins)
+        response = done.response
+        response.results, done.stored = self._results(ordered, done.rankings, plan, done.relevance)
+        _mark_pins(response.results, done.fused, done.pins)
+        response.no_match = self._no_match(plan, done.rankings, response.results) or missing
+        return done
+
+    def _rank(self, plan: QueryPlan) -> tuple[_Exact, Execution]:
+        """The exact modality (the plan's citations resolved) and the others the mode asks
+        for, with a response holding the notes and citations so far."""
+        relative = self._cite_relatives(plan)
+        others, vector = self._rank_modalities(plan)
+        preferred = partial(self._preferred, others, plan)
+        scope = self._scope(plan.filt) if plan.cited else []
+        exact = exact_search(self._store, plan, scope, relative, preferred)
+        rankings: dict[str, list[Hit]] = {"exact": exact.hits} if plan.fused else {}
+        rankings.update(others)
+        notes = [*plan.notes, *exact.notes]
+        response = SearchResponse(plan.query, plan.mode, True, [], notes, exact.citations)
+        return exact, Execution(plan, response, rankings, vector=vector)
+
+    def _rerank(
+        self, done: Execution, ordered: list[tuple[str, float]], pinned: list[str]
+    ) -> list[tuple[str, float]]:
+        """``ordered`` re-ordered by the reranker, when one is configured (:func:`rerank`)."""
+        settings = done.plan.settings
+        if self._reranker is None or settings.reranker is None:
+            return ordered
+        top_n = max(settings.reranker.top_n, settings.top_k)
+        reranked = rerank(self._reranker, self._store, done.plan.query, ordered, pinned, top_n)
+        done.relevance, done.reranker = reranked.relevance, self._reranker.name
+        done.response.notes += reranked.notes
+        return reranked.ordered
+
+    def _cite_relatives(self, plan: QueryPlan) -> list[CitedSections]:
+        """The plan's relative citations, resolved (:func:`cite_relatives`)."""
+        if not plan.relative:
+            return []
+        chunks = plan.policy.pointing_chunks
+        rest = RestRanking(plan.remainder, self._embed_query, plan.mode, chunks)
+        return cite_relatives(self._store, plan, self._scope(plan.filt), rest, plan.depth)
+
+    def _rank_modalities(self, plan: QueryPlan) -> tuple[dict[str, list[Hit]], np.ndarray | None]:
+        """The keyword ranking of the expanded text and the semantic one of the embedded
+        text, those the mode asks for, with the query vector (None when nothing was
+        embedded). In hybrid mode the vectors are searched in another thread while this one
+        runs BM25 (the vector product and the graph walk release the GIL). The query is
         embedded here first: an embedder need not be safe to call from another thread."""
         others: dict[str, list[Hit]] = {}
-        pending = None
+        mode, depth, filt = plan.mode, plan.depth, plan.filt
+        pending, vector = None, None
         if mode in ("hybrid", "semantic"):
-            vector = self._embed_query(embedded)
+            vector = self._embed_query(plan.embedded)
             if mode == "hybrid":
                 pending = _worker().submit(self._store.vector_search, vector, depth, filt)
             else:
                 others["semantic"] = self._store.vector_search(vector, depth, filt)
         if mode in ("hybrid", "keyword"):
-            terms = keyword_terms(self._store, expanded)
+            terms = keyword_terms(self._store, plan.expanded)
             others["keyword"] = self._store.keyword_search(terms, depth, filt)
         if pending is not None:
             others["semantic"] = pending.result()
-        return others
+        return others, vector
 
-    def _preferred(
-        self, others: dict[str, list[Hit]], text: str, depth: int, filt: SearchFilter | None
-    ) -> list[str]:
+    def _preferred(self, others: dict[str, list[Hit]], plan: QueryPlan) -> list[str]:
         """The documents the other modalities rank first (for a number too many documents
-        have, see :func:`cite_sections`); an exact search ranks the query's keywords."""
+        have, see :func:`~.citations.cite_sections`); an exact search ranks the query's keywords."""
         if not others:
-            terms = keyword_terms(self._store, text)
-            others = {"keyword": self._store.keyword_search(terms, depth, filt)}
-        return ranked_sources(self._store, others)
-
-    def _narrow(
-        self, text: str, filt: SearchFilter | None
-    ) -> tuple[SearchFilter | None, list[str], str, tuple[str, ...]]:
-        """The filter narrowed to the documents the query names, with a note saying so, the
-        query without the names written in it (they would only add noise to ranking
-        within those documents), and the documents named."""
-        if self._glossary is None:
-            return filt, [], text, ()
-        scope = filt.sources if filt is not None else ()
-        naming = self._glossary.names.named(text, scope)
-        if naming is None:
-            return filt, [], text, ()
-        rest = naming.rest(text)
-        cites = parse_query(rest)
-        asked = rest if analyze(_QUOTED.sub(" ", rest)) or cites.cited or cites.relative else text
-        if set(naming.sources) == set(scope):
-            return filt, [], asked, naming.sources
-        names = ", ".join(PurePosixPath(s).name or s for s in naming.sources)
-        note = f"searched only {names}: named in the query ({naming.how})"
-        narrowed = replace(filt or SearchFilter(), sources=naming.sources)
-        return narrowed, [note], asked, naming.sources
+            terms = keyword_terms(self._store, plan.expanded)
+            others = {"keyword": self._store.keyword_search(terms, plan.depth, plan.filt)}
+        return ranked_sources(self._store, others, plan.policy.preferred_chunks)
 
     def _scope(self, filt: SearchFilter | None) -> Sequence[str]:
         """The documents a search covers: those filtered to, else every indexed one."""
@@ -450,18 +386,18 @@ class Searcher:
         self,
         ordered: list[tuple[str, float]],
         rankings: dict[str, list[Hit]],
-        settings: SearchSettings,
-        vocabulary: QueryVocabulary,
+        plan: QueryPlan,
         relevance: dict[str, float] | None = None,
-    ) -> list[SearchResult]:
+    ) -> tuple[list[SearchResult], dict[str, StoredChunk]]:
+        """The results, with the records they were built from."""
+        settings = plan.settings
         if settings.min_score is not None:
             minimum = settings.min_score
             ordered = [e for e in ordered if e[1] >= minimum]
         ordered = ordered[: settings.top_k]
         ids = [chunk_id for chunk_id, _ in ordered]
         stored = self._store.get_chunks(ids)
-        self.stored = stored
-        enrich = _Enrichment.load(self._store, ids, vocabulary)
+        enrich = _Enrichment.load(self._store, ids, plan.vocabulary, plan.policy)
         positions = {
             m: {h.chunk_id: (rank, h.score) for rank, h in enumerate(hits, start=1)}
             for m, hits in rankings.items()
@@ -495,39 +431,31 @@ class Searcher:
                     page_end=chunk.page_end,
                 )
             )
-        return results
+        return results, stored
 
     def _no_match(
-        self,
-        parsed: ParsedQuery,
-        rankings: dict[str, list[Hit]],
-        results: list[SearchResult],
-        settings: SearchSettings,
+        self, plan: QueryPlan, rankings: dict[str, list[Hit]], results: list[SearchResult]
     ) -> bool:
         """True when no modality found anything convincing.
 
         Convincing means: an exact hit; or a semantic hit at least as similar as
-        ``no_match_similarity``; or a returned chunk holding at least half of the
-        query's keyword terms.
+        ``no_match_similarity``; or a returned chunk holding at least the policy's
+        ``no_match_share`` of the query's keyword terms.
         """
         if not results:
             return True
         if rankings.get("exact"):
             return False
         semantic = rankings.get("semantic")
-        if semantic and semantic[0].score >= settings.no_match_similarity:
+        if semantic and semantic[0].score >= plan.settings.no_match_similarity:
             return False
-        if settings.search_mode == "semantic":
+        if plan.mode == "semantic":
             return True
-        terms = set(analyze(parsed.text))
+        terms = set(analyze(plan.text))
         if not terms:
             return True
         best = max(len(terms & set(analyze(r.content))) for r in results[:3])
-        return best / len(terms) < 0.5
-
-
-DEFINITION_CHARS = 600
-DEFINITIONS_PER_RESULT = 8
+        return best / len(terms) < plan.policy.no_match_share
 
 
 @dataclass
@@ -538,9 +466,16 @@ class _Enrichment:
     by_term: dict[str, list[Definition]]
     references: dict[str, list[dict]]
     query_terms: list[str]
+    policy: SearchPolicy
 
     @classmethod
-    def load(cls, store: Store, chunk_ids: list[str], vocabulary: QueryVocabulary) -> _Enrichment:
+    def load(
+        cls,
+        store: Store,
+        chunk_ids: list[str],
+        vocabulary: QueryVocabulary,
+        policy: SearchPolicy,
+    ) -> _Enrichment:
         terms = store.chunk_terms(chunk_ids)
         wanted = list(dict.fromkeys([*vocabulary.terms, *(t for ts in terms.values() for t in ts)]))
         by_term: dict[str, list[Definition]] = {}
@@ -549,35 +484,31 @@ class _Enrichment:
         references: dict[str, list[dict]] = {}
         for ref in store.references_from(chunk_ids):
             references.setdefault(ref.chunk_id, []).append(ref.to_dict())
-        return cls(terms, by_term, references, vocabulary.terms)
+        return cls(terms, by_term, references, vocabulary.terms, policy)
 
     def definitions_for(self, chunk_id: str, source: str) -> list[dict]:
         """Definitions of the terms the query or the chunk uses, from the chunk's own document
         when it defines them (each document has its own namespace), else from any document."""
         found = []
+        most, chars = self.policy.definitions_per_result, self.policy.definition_chars
         for term in dict.fromkeys([*self.query_terms, *self.terms.get(chunk_id, [])]):
             candidates = self.by_term.get(term, [])
             own = [d for d in candidates if d.source == source] or candidates
             for definition in own[:2]:
                 entry = definition.to_dict()
-                if len(entry["definition"]) > DEFINITION_CHARS:
-                    entry["definition"] = entry["definition"][:DEFINITION_CHARS].rstrip() + " …"
+                if len(entry["definition"]) > chars:
+                    entry["definition"] = entry["definition"][:chars].rstrip() + " …"
                     entry["truncated"] = True
                 found.append(entry)
-            if len(found) >= DEFINITIONS_PER_RESULT:
+            if len(found) >= most:
                 break
-        return found[:DEFINITIONS_PER_RESULT]
+        return found[:most]
 
 
-def _has_terms(parsed: ParsedQuery) -> bool:
-    """The query has words beyond its citations and quoted phrases."""
-    return bool(analyze(_QUOTED.sub(" ", parsed.remainder)))
-
-
-def _asked_for_missing(parsed: ParsedQuery, exact: _Exact) -> bool:
+def _asked_for_missing(plan: QueryPlan, exact: _Exact) -> bool:
     """The query cites sections none of which any document in scope has, or quotes a
     phrase that no text holds: what it asks for is not in the index."""
-    if (parsed.cited or parsed.relative) and not any(c["resolved"] for c in exact.citations):
+    if (plan.cited or plan.relative) and not any(c["resolved"] for c in exact.citations):
         return True
     return bool(exact.missing_phrases)
 

@@ -25,6 +25,7 @@ from ..errors import InputError
 from .catalogue import (
     DESCRIPTIONS,
     TOOL_NAMES,
+    Explain,
     Mode,
     Query,
     SectionFilter,
@@ -134,7 +135,8 @@ def call_tool(index: Index, name: str, arguments: dict[str, Any] | str | None) -
 def search_tool(
     index: Index, *, structured: bool = False
 ) -> Callable[..., str] | Callable[..., dict[str, Any]]:
-    """A ``search(query, top_k, mode, source, section)`` function over ``index``.
+    """A ``search(query, top_k, mode, source, section, where, explain)`` function over
+    ``index``.
 
     Its name, docstring and annotated signature (with per-argument descriptions) are what
     frameworks read to build a tool; it returns the cited text rendering, or the structured
@@ -149,8 +151,9 @@ def search_tool(
         source: SourceFilter = None,
         section: SectionFilter = None,
         where: WhereFilter = None,
+        explain: Explain = False,
     ) -> str:
-        return run_search(index, query, top_k, mode, source, section, where).text
+        return run_search(index, query, top_k, mode, source, section, where, explain).text
 
     def search_structured(
         query: Query,
@@ -159,8 +162,9 @@ def search_tool(
         source: SourceFilter = None,
         section: SectionFilter = None,
         where: WhereFilter = None,
+        explain: Explain = False,
     ) -> dict[str, Any]:
-        return run_search(index, query, top_k, mode, source, section, where).structured
+        return run_search(index, query, top_k, mode, source, section, where, explain).structured
 
     function: Any = search_structured if structured else search
     function.__name__ = function.__qualname__ = "search"

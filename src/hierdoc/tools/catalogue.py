@@ -155,6 +155,13 @@ PassageResults = Annotated[
         "best few sentences of its chunk), so top_k results fit a small reading budget."
     ),
 ]
+Explain = Annotated[
+    bool,
+    Field(
+        description="Also say how the results ranked: how the query was read, each "
+        "retriever's rank and score for each result, the fusion and any pinning."
+    ),
+]
 Identifier = Annotated[
     str,
     Field(
@@ -182,6 +189,7 @@ def _argument_models(settings: Settings) -> dict[str, type[BaseModel]]:
             section=(SectionFilter, None),
             where=(WhereFilter, None),
             passages=(PassageResults, settings.passage_results),
+            explain=(Explain, False),
         ),
         "get_section": create_model("get_sectionArguments", **located),
         "define": create_model("defineArguments", term=(Term, ...)),
@@ -272,6 +280,11 @@ SearchOutput = _shape(
     *("query", "mode", "no_match", "notes"),
     ("citations", list[CitationOut]),
     ("results", list[ResultOut]),
+    (
+        "explain",
+        dict[str, Any] | None,
+        Field(None, description="How the results ranked, when explain was asked for."),
+    ),
 )
 
 ChunkBrief = _shape("ChunkBrief", Chunk, "chunk_id", "section_id", "heading")

@@ -18,7 +18,7 @@ from ..api import ChunkView, Index, ReferenceLookup
 from ..config import MAX_TOP_K
 from ..errors import InputError, NotFoundError
 from ..models import CrossRef, SectionRecord
-from ..pipeline.numbering import find_citations
+from ..search.resolve import citation_ids
 from ..views import MAX_OTHER_SOURCES
 from .catalogue import check_output
 from .render import (
@@ -81,6 +81,7 @@ def run_search(
     section: str | None = None,
     where: dict[str, str] | None = None,
     passages: bool = False,
+    explain: bool = False,
 ) -> ToolOutput:
     """The ``search`` tool: checked arguments, then :meth:`Index.search` (``passages``: results
     ranked at the passage level)."""
@@ -106,6 +107,7 @@ def run_search(
         section=section_id,
         where=where,
         passage_results=passages or None,
+        explain=explain,
     )
     structured = check_output("search", response.to_dict())
     return ToolOutput(structured, render_search(structured, _names(index)))
@@ -128,14 +130,6 @@ class _Target:
     other_sources: list[str] = field(default_factory=list)
 
 
-def _candidate_ids(identifier: str) -> list[str]:
-    """Section ids to try for an identifier: itself, then a citation's ids, most specific first."""
-    candidates = [identifier.lower()]
-    for citation in find_citations(identifier)[:1]:
-        candidates += citation.label.candidate_ids()
-    return list(dict.fromkeys(candidates))
-
-
 def _resolve_target(index: Index, identifier: str, source: str | None) -> _Target:
     text = (identifier or "").strip()
     if not text:
@@ -152,7 +146,7 @@ def _resolve_target(index: Index, identifier: str, source: str | None) -> _Targe
         if sources is not None and chunk.source not in sources:
             raise NotFoundError(f"chunk {text!r} is not in document {source!r}")
         return _Target(chunk.source, chunk.section_id, chunk_id=text)
-    for candidate in _candidate_ids(text):
+    for candidate in citation_ids(text):
         holders, count = _holders(index, candidate, sources)
         if holders:
             return _section_target(index, text, candidate, holders, count)
@@ -187,7 +181,7 @@ def _section_target(
     target = _Target(holders[0], section_id)
     if section_id != asked.lower():
         target.notes.append(f"{asked!r} resolved to section {section_id}")
-        wanted = _candidate_ids(asked)[1:2]
+        wanted = citation_ids(asked)[1:2]
         if wanted and wanted[0] != section_id:
             target.notes.append(f"section {wanted[0]} is not in the index")
     if count > 1:

@@ -12,6 +12,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..search.explain import explain_lines
+
 MAX_PASSAGE_CHARS = 4000
 DEFINITION_PREVIEW_CHARS = 240
 
@@ -65,6 +67,8 @@ def render_search(data: dict[str, Any], names: Mapping[str, str]) -> str:
     if definitions:
         lines += ["", "Defined terms in these passages:"]
         lines += [_definition_line(d, names) for d in definitions.values()]
+    if data.get("explain"):
+        lines += ["", "How these ranked:", *explain_lines(data["explain"])]
     return "\n".join(lines)
 
 

@@ -42,6 +42,9 @@ from .definition_text import (
 from .layout import MARKER, item_start, paragraph_end, tables
 
 MAX_GLOSSARY_WORDS = 6
+#: A definition list's term may be longer than a sentence's ("Person and email address to
+#: contact for further information").
+MAX_LIST_TERM_WORDS = 10
 
 _GLOSSARY = re.compile(
     r"^(?P<prefix>(?:" + MARKER.pattern + r"[ \t]+)?[ \t]*[\"'‘“]?)"
@@ -323,7 +326,9 @@ def described_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     for dd in _DD.finditer(text):
         body_end = _description_end(text, dd.end())
         definition = trim(collapse(unlink(text[dd.end() : body_end])))
-        if not _reads_as_definition(definition):
+        # a list's description may open with "This": "Published specification" / ": This
+        # specification (see Appendix A)."
+        if not _reads_as_definition(definition.removeprefix("This ").removeprefix("These ")):
             continue
         for term, start in _dt_terms(text, dd.start()):
             yield FoundDefinition(term, definition, start, body_end, "glossary")
@@ -376,7 +381,7 @@ def _dt_names(line: str, offset: int) -> Iterator[tuple[str, int]]:
     names = [name[: alias.start()], alias.group("alias")] if alias else [name]
     for term in names:
         term = collapse(term).strip("\"'‘’“”`*_ ")
-        if _DT_TERM.fullmatch(term) and len(term.split()) <= MAX_TERM_WORDS:
+        if _DT_TERM.fullmatch(term) and len(term.split()) <= MAX_LIST_TERM_WORDS:
             yield term, offset + max(0, line.find(term))
 
 
@@ -459,6 +464,11 @@ def column_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
             if found is not None:
                 yield found
         position = rows[-1][2] if rows else header
+
+
+def has_column_header(text: str) -> bool:
+    """Whether ``text`` holds a header line naming a term and a definition column."""
+    return _COLUMN_HEADER.search(text) is not None
 
 
 def _column_header(text: str, position: int) -> int | None:
@@ -544,3 +554,48 @@ def _column_row(
     if not definition or (verb is None and _spelled_out(term, definition)):
         return None
     return FoundDefinition(term, definition, term_start, end, style)
+
+
+# --- Term:  definition (a definition list as an RFC's plain text prints it) -----------------
+
+_SPACED_ENTRY = re.compile(
+    r"^[ \t]*(?P<term>[A-Za-z][^:\n]{0,79}?):[ ]{2}(?P<def>\S)", re.MULTILINE
+)
+
+
+def spaced_colon_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
+    """A definition list as xml2rfc prints it: "Term:" then two spaces and the definition
+    ("Type name:  multipart", "Strong comparison:  two entity tags are ..."), read
+    anywhere when at least two such entries follow each other (one entry alone may be a
+    sentence set off by a colon); each definition is its paragraph."""
+    text = marked.plain
+    if ":  " not in text:
+        return
+    entries = [m for m in _SPACED_ENTRY.finditer(text) if _list_term_ok(m.group("term"))]
+    ends = [paragraph_end(text, m.start("def")) for m in entries]
+    for index, match in enumerate(entries):
+        after = entries[index + 1].start() if index + 1 < len(entries) else None
+        before = ends[index - 1] if index else None
+        listed = after is not None and _adjacent(text, ends[index], after)
+        listed = listed or (before is not None and _adjacent(text, before, match.start()))
+        if not listed:
+            continue
+        definition, end = clean_definition(marked, match.start("def"), ends[index])
+        if definition:
+            term = collapse(match.group("term"))
+            yield FoundDefinition(term, definition, match.start("term"), end, "glossary")
+
+
+def _adjacent(text: str, end: int, start: int) -> bool:
+    """Whether only blank lines stand between one entry's end and the next's start."""
+    return not text[end:start].strip()
+
+
+def _list_term_ok(term: str) -> bool:
+    words = term.casefold().split()
+    if not words or len(words) > MAX_LIST_TERM_WORDS or _STRUCTURAL.match(term):
+        return False
+    label = words[0] in _NOT_GLOSSARY and (len(words) == 1 or words[1].isdigit())
+    if label or _VERB_WORDS.intersection(words) or words[0] in _LEADS:
+        return False  # "Note:  ...", "The comparison is defined as follows:  ..."
+    return " ".join(words) not in _FORM_LABELS and not term.endswith(" ")

@@ -36,11 +36,16 @@ def word_set(words: str) -> frozenset[str]:
     return frozenset(words.split())
 
 
+_FUNCTION_WORDS = word_set("and or nor but the a an of to in on at by for with as")
+
+
 def valid_term(term: str) -> bool:
     """A short name; not a form's placeholder ("Mr./Mrs. …", "[Name]", "____")."""
     words = term.split()
     if not 0 < len(words) <= MAX_TERM_WORDS or not term[0].isalnum() or term.endswith("."):
         return False
+    if not re.search(r"[^\W\d_]", term) or term.casefold() in _FUNCTION_WORDS:
+        return False  # 'the digit "5" indicates ...', 'the backslash ("\\" and ...)'
     return not re.search(r"…|\.\.\.|[\[\]_]", term)
 
 

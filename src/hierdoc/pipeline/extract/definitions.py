@@ -50,6 +50,7 @@ from .definition_lists import (
     glossary_definitions,
     heading_definitions,
     indented_definitions,
+    spaced_colon_definitions,
     table_definitions,
 )
 from .definition_markup import QTERM, QTERM_ANON, QUOTED_TERM, Unmarked, term_at, unmark
@@ -75,6 +76,7 @@ __all__ = [
     "FoundDefinition",
     "find_definitions",
     "is_definitions_heading",
+    "leading_points",
     "normalize_term",
 ]
 
@@ -137,6 +139,8 @@ _CALLED = re.compile(
 _CONDITIONAL = re.compile(
     r"\b(?:is|are|[a-z]{3,}[^s\W]s)\s+" + QTERM + r"\s+(?=if\b|to\s+the\s+extent\s+that\b)"
 )
+# the requirement keywords of RFC 2119 / BCP 14
+_BCP14 = re.compile(r"(?:MUST|SHALL|SHOULD|MAY|REQUIRED|RECOMMENDED|OPTIONAL)(?:\s+NOT)?")
 # a quoted label after a participle names what the subject is labelled, not a defined term
 _LABELLED = re.compile(r"\b(?:labell?ed|marked|titled|entitled|reading)\s+\S{1,2}$")
 _CONDITIONAL_CUE = re.compile(r"[\"'’”]\s+(?:if|to\s+the\s+extent\s+that)\b")
@@ -169,12 +173,15 @@ _UNQUOTED = re.compile(
 )
 #: What follows "has": "the meaning given in Section 3.2", "the same meaning as in the DPA".
 POINTER = re.compile(r"(?i)^(?:the\s+)?(?:same\s+)?meanings?\b")
-# a sentence ends before a capital, a quote, or an inline clause number ("... . 2 Recipient")
+# a sentence ends before a capital, a quote, or an inline clause number ("... . 2 Recipient"),
+# not after a dotted abbreviation ("the Commissioner of U.S. Customs")
 _SENTENCE_END = re.compile(
-    r"[.!?][\"”’)]*(?=\s+[A-Z\"“‘(]|\s+\d{1,2}(?:\.\d{1,2})*\.?\s+[A-Z]|\s*$)"
+    r"(?<!\.[A-Z])[.!?][\"”’)]*(?=\s+[A-Z\"“‘(]|\s+\d{1,2}(?:\.\d{1,2})*\.?\s+[A-Z]|\s*$)"
 )
 _PRONOUNS = word_set("this that it which such there these those he she they what who each any all")
-_VERB_WORDS = word_set("is are was were be shall will must may can should would")
+_VERB_WORDS = word_set("is are was were be shall will must may can should would does do did not")
+# words that open a clause, not a term: "In communications ... means", "Whose manner and means"
+_CLAUSE_LEADS = word_set("in on at for to from with by of as if when where whose whether")
 _DEF_HEADING = re.compile(
     r"^(?:(?:certain|general|key|other|common)\s+)?"
     r"(?:(?:applicability|scope|purpose)\s+and\s+definitions"
@@ -229,6 +236,7 @@ def find_definitions(text: str, in_definitions_section: bool = False) -> list[Fo
     ]
     extra = list(table_definitions(marked, in_definitions_section))
     extra += described_definitions(marked)
+    extra += spaced_colon_definitions(marked)
     headed = _section_definitions(marked, text) if in_definitions_section else []
     # "#### Passphrase" / "A passphrase is ...": the heading's term, defined once
     heads = [(item.start, item.end) for item in headed if item.style == "glossary"]
@@ -367,11 +375,35 @@ def _quoted_means(
             continue  # "The **Agreement** includes an additional claim": bold, not a term
         if _LABELLED.search(text, max(0, match.start() - 20), match.start("term")):
             continue  # "These markers, labeled ‘‘INOP,’’ indicate that ...": the markers do
+        if match.group("include") and _BCP14.fullmatch(match.group("term")):
+            continue  # 'responses "MUST NOT" include a body': a requirement, not a term
         terms = [(match.group("term"), match.start("term"))]
         for alias in QUOTED_TERM.finditer(match.group("aliases")):
             terms.append((alias.group("term"), match.start("aliases") + alias.start("term")))
         matches.append((match.start(), match.end(), terms))
-    return matches
+    return _without_quoted_definitions(text, matches)
+
+
+def _without_quoted_definitions(
+    text: str, matches: list[tuple[int, int, list[tuple[str, int]]]]
+) -> list[tuple[int, int, list[tuple[str, int]]]]:
+    """'"inbound" means "traveling toward the origin server", and "outbound" means ...':
+    the quoted words right after a verb are the definition, not a term; the terms quoted
+    after them still are."""
+    verbs_end = {def_start for _, def_start, _ in matches}
+    kept = []
+    for start, def_start, terms in matches:
+        term_start = terms[0][1]
+        if any(
+            end in verbs_end and not text[end:term_start].strip(" \t\"“‘'`")
+            for end in range(term_start - 4, term_start + 1)
+        ):
+            start = term_start + len(terms[0][0]) + 1  # after its closing quote
+            terms = terms[1:]
+            if not terms:
+                continue
+        kept.append((start, def_start, terms))
+    return kept
 
 
 def _copula_means(
@@ -417,7 +449,27 @@ def _unquoted_terms(match: re.Match[str]) -> list[tuple[str, int]]:
 
 def _valid_unquoted(term: str) -> bool:
     words = term.casefold().split()
-    return words[0] not in _PRONOUNS and not _VERB_WORDS.intersection(words)
+    if words[0] in _PRONOUNS or words[0] in _CLAUSE_LEADS or _VERB_WORDS.intersection(words):
+        return False
+    return words not in (["the", "term"], ["the", "terms"])  # "(2) The term includes ..."
+
+
+def leading_points(text: str) -> str:
+    """The run of points ("(1) ...", "(a) ...") that opens ``text``, as a definition's text
+    (markup removed, whitespace collapsed, no final stop): "" when none opens it."""
+    marked = unmark(text if text.startswith("\n") else "\n" + text)
+    return clean_definition(marked, 0, _points_end(marked.plain, 0))[0]
+
+
+def _points_end(text: str, end: int) -> int:
+    """The end of the run of points ("(1) ...", "(a) ...") that follows ``end``, if any."""
+    while True:
+        start = end
+        while text.startswith("\n", start):
+            start += 1
+        if start == end or not MARKER.match(text, start):
+            return end
+        end = paragraph_end(text, start)
 
 
 def _definition_end(text: str, term_start: int, def_start: int) -> int:
@@ -431,6 +483,8 @@ def _definition_end(text: str, term_start: int, def_start: int) -> int:
         sentence = _SENTENCE_END.search(text, def_start, end)
         return sentence.end() if sentence else end
     end = paragraph_end(text, def_start)
+    if not text[def_start:end].strip(" \t—–-:"):  # 'the term “X” includes—' then its points
+        end = _points_end(text, end)
     blank = text.rfind("\n\n", 0, term_start)
     paragraph_start = blank + 2 if blank >= 0 else 0
     lead = text[paragraph_start:term_start]

@@ -17,8 +17,16 @@ from ...models import Acronym, Chunk, CrossRef, Definition, Extraction, Section
 from .acronyms import find_acronyms
 from .crossref_resolve import resolve
 from .crossrefs import find_references
+from .definition_lists import column_definitions, has_column_header
+from .definition_markup import unmark
 from .definition_pointers import resolve_pointers
-from .definitions import find_definitions, is_definitions_heading, normalize_term
+from .definition_text import FoundDefinition
+from .definitions import (
+    find_definitions,
+    is_definitions_heading,
+    leading_points,
+    normalize_term,
+)
 from .title_refs import (
     TitleReference,
     find_title_references,
@@ -74,8 +82,11 @@ def extract_document(
     known = {s.section_id for s in sections}
     in_definitions = _definition_sections(sections)
     extraction = Extraction()
-    for unit in _units(sections):
-        extraction.definitions += _definitions(unit, locator, source, in_definitions)
+    units = _units(sections)
+    rows = _table_rows(units)
+    for index, unit in enumerate(units):
+        found = _definitions(unit, locator, source, in_definitions, rows)
+        extraction.definitions += _with_split_points(found, units, index)
     titles = _Titles(sections, chunks[0].title, extraction.definitions)
     for section in sections:
         text = section.heading_line + section.body
@@ -107,6 +118,7 @@ class _Unit:
     sections: list[Section]
     starts: list[int]
     text: str
+    offset: int = 0  # where the unit's text starts in the document's
 
     def section_at(self, offset: int) -> tuple[Section, int]:
         index = bisect_right(self.starts, offset) - 1
@@ -122,20 +134,49 @@ def _units(sections: list[Section]) -> list[_Unit]:
             groups.append([])
         groups[-1].append(section)
     units = []
+    offset = 0
     for group in groups:
         texts = [s.heading_line + s.body for s in group]
         starts = list(accumulate((len(t) for t in texts[:-1]), initial=0))
-        units.append(_Unit(group, starts, "".join(texts)))
+        units.append(_Unit(group, starts, "".join(texts), offset))
+        offset += len(units[-1].text)
     return units
 
 
+def _table_rows(units: list[_Unit]) -> list[FoundDefinition]:
+    """The rows of the document's term/definition tables written as text ("Defined
+    Terms<TAB>Definitions" then "Term<TAB>Means ..."), read from the whole text: the outline
+    may cut such a table into many sections (a row's term "2U" read as a number, its
+    lettered points as points), and a row's definition runs on through them."""
+    text = "".join(unit.text for unit in units)
+    if not has_column_header(text):
+        return []
+    return list(column_definitions(unmark(text)))
+
+
 def _definitions(
-    unit: _Unit, locator: _Locator, source: str, in_definitions: set[str]
+    unit: _Unit,
+    locator: _Locator,
+    source: str,
+    in_definitions: set[str],
+    rows: list[FoundDefinition],
 ) -> list[Definition]:
+    """The unit's definitions; the table rows that start in it, read from the whole
+    document, replace what the unit's own text gives inside them."""
     flagged = unit.sections[0].section_id in in_definitions
+    end = unit.offset + len(unit.text)
+    mine = [replace(r, start=r.start - unit.offset) for r in rows if unit.offset <= r.start < end]
+    spans = [(r.start - unit.offset, r.end - unit.offset) for r in rows]
+    own = [
+        item
+        for item in find_definitions(unit.text, flagged)
+        if not any(start <= item.start < stop for start, stop in spans)
+    ]
     found = []
-    for item in find_definitions(unit.text, flagged):
+    for item in sorted(own + mine, key=lambda f: f.start):
         section, offset = unit.section_at(item.start)
+        if not item.definition.strip(" :—–-"):  # "X means:": its points follow
+            item = replace(item, definition=leading_points(unit.text[item.end :].lstrip(" :—–-")))
         own = section.heading_line + section.body
         chunk = locator.chunk_for(section, own, offset)
         if chunk is not None:
@@ -150,6 +191,28 @@ def _definitions(
                 )
             )
     return found
+
+
+def _with_split_points(found: list[Definition], units: list[_Unit], index: int) -> list[Definition]:
+    """Definitions whose text the outline split off: "Mortgage loan originator means:" ends
+    its section and its points "(1) ...", "(2) ..." are sections under it. Such an empty
+    definition takes the points that open the units after it, as long as they are inside
+    its section."""
+    if all(d.definition for d in found):
+        return found
+    return [
+        replace(d, definition=_points_under(units, index, d.section_id)) if not d.definition else d
+        for d in found
+    ]
+
+
+def _points_under(units: list[_Unit], index: int, section_id: str, limit: int = 4000) -> str:
+    texts = []
+    for unit in units[index + 1 :]:
+        if section_id not in unit.sections[0].path or sum(map(len, texts)) > limit:
+            break
+        texts.append(unit.text)
+    return leading_points("".join(texts)[:limit])
 
 
 def _acronyms(section: Section, text: str, locator: _Locator, source: str) -> list[Acronym]:

@@ -1,0 +1,130 @@
+"""The analysers of a query plan (:mod:`.plan`), in the order the searcher runs them:
+
+1. :class:`NamedDocuments`: the documents the query names (:mod:`.names`) become its
+   scope, and their names leave the text searched;
+2. :class:`QuerySyntax`: quoted phrases, code identifiers, numbered and relative citations
+   (:mod:`.syntax`), read once;
+3. :class:`Vocabulary`: the corpus's acronyms and defined terms the query names
+   (:mod:`.glossary`): expansions, and the chunks defining a term it asks about.
+
+Each is a plan in, a plan out, with one step of trace.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import PurePosixPath
+
+from ..models import SearchFilter
+from ..pipeline.numbering import find_citations
+from .glossary import Glossary
+from .names import DocumentNames
+from .plan import Analyser, QueryPlan
+from .relative_citations import find_relative_citations
+from .syntax import QUOTED, has_words, parse_query
+
+
+def _names(sources: tuple[str, ...]) -> str:
+    return ", ".join(PurePosixPath(s).name or s for s in sources)
+
+
+@dataclass(frozen=True)
+class NamedDocuments:
+    """The documents the query names narrow its scope, with a note saying so; the text
+    searched loses the names written in it (they would only add noise to ranking within
+    those documents), unless nothing else would be left to search."""
+
+    names: DocumentNames
+    name: str = "naming"
+
+    def __call__(self, plan: QueryPlan) -> QueryPlan:
+        scope = plan.filt.sources if plan.filt is not None else ()
+        naming = self.names.named(plan.text, scope, plan.policy)
+        if naming is None:
+            return plan.decided(self.name, "names no document")
+        rest = naming.rest(plan.text)
+        text = rest if _asks_more(rest) else plan.text
+        named = f"names {_names(naming.sources)} ({naming.how})"
+        kept = f"; searches {text!r}" if text != plan.text else ""
+        if set(naming.sources) == set(scope):
+            decision = f"{named}: the documents searched already{kept}"
+            return plan.decided(self.name, decision, text=text, named=naming.sources)
+        note = f"searched only {_names(naming.sources)}: named in the query ({naming.how})"
+        narrowed = replace(plan.filt or SearchFilter(), sources=naming.sources)
+        return plan.decided(
+            self.name,
+            f"{named}: searched only there{kept}",
+            filt=narrowed,
+            text=text,
+            named=naming.sources,
+            notes=(*plan.notes, note),
+        )
+
+
+def _asks_more(rest: str) -> bool:
+    """What is left of a query without the names in it still asks something: words outside
+    quotes, or a citation (also a quoted one)."""
+    if has_words(rest):
+        return True
+    quoted = [m.group(1) for m in QUOTED.finditer(rest)]
+    return any(find_citations(p) or find_relative_citations(p) for p in quoted)
+
+
+@dataclass(frozen=True)
+class QuerySyntax:
+    """Quoted phrases, identifiers and citations of the text searched (:func:`parse_query`)."""
+
+    name: str = "syntax"
+
+    def __call__(self, plan: QueryPlan) -> QueryPlan:
+        parsed = parse_query(plan.text)
+        found = [
+            *(f"cites {text.strip()} ({ids[0]})" for text, ids in parsed.cited if ids),
+            *(f"cites {c.text.strip()} (relative: {c.label})" for c in parsed.relative),
+            *(f'quotes "{p}"' for p in parsed.phrases),
+            *(f"names identifier {i}" for i in parsed.identifiers),
+        ]
+        return plan.decided(
+            self.name,
+            "; ".join(found) or "plain words",
+            phrases=parsed.phrases,
+            identifiers=parsed.identifiers,
+            cited=parsed.cited,
+            relative=parsed.relative,
+            remainder=parsed.remainder,
+        )
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The acronyms and defined terms of the corpus the text names: expansions for BM25
+    (and for the embedding when the query asks what a term means), and the chunks that
+    define a term it asks about or that few documents define."""
+
+    glossary: Glossary
+    name: str = "vocabulary"
+
+    def __call__(self, plan: QueryPlan) -> QueryPlan:
+        vocabulary = self.glossary.lookup(plan.text, plan.policy)
+        found = []
+        if vocabulary.expansions:
+            found.append(f"expands with {', '.join(vocabulary.expansions)}")
+        if vocabulary.terms:
+            found.append(f"names defined terms {', '.join(vocabulary.terms)}")
+        if vocabulary.asks_meaning:
+            found.append("asks what a term means")
+        if vocabulary.defining_chunks:
+            found.append(f"{len(vocabulary.defining_chunks)} defining chunks join the exact list")
+        return plan.decided(
+            self.name,
+            "; ".join(found) or "names no acronym or defined term",
+            vocabulary=vocabulary,
+            documents=self.glossary.documents,
+        )
+
+
+def analysers_for(glossary: Glossary | None) -> tuple[Analyser, ...]:
+    """The analysers a searcher runs, in order (without a glossary, the syntax only)."""
+    if glossary is None:
+        return (QuerySyntax(),)
+    return (NamedDocuments(glossary.names), QuerySyntax(), Vocabulary(glossary))

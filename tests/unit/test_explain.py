@@ -1,0 +1,186 @@
+"""``explain``: how a search reached its results (the plan's trace, each modality's ranks
+and scores, the fusion, the pins), from the API and ``hierdoc search --explain``; and a
+search reads the query's syntax once, passages included."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from hierdoc import Index, Settings, TextDocument
+from hierdoc.cli import commands
+from hierdoc.errors import InputError
+from hierdoc.search import syntax
+from tests.hash_embedder import HashEmbedder
+from tests.unit.test_cli_small import HashState
+
+LEASE = """# Office Lease
+
+## Section 1 Rent
+
+The tenant shall pay the rent on the first day of each month. A late fee of five percent
+applies to rent paid after the fifth day.
+
+## Section 2 Termination
+
+Either party may terminate this lease on ninety days' written notice.
+"""
+NDA = """# Mutual NDA
+
+## Section 1 Confidential Information
+
+Each party shall keep the other party's confidential information secret.
+
+## Section 2 Term
+
+This agreement lasts two years; the duty of confidentiality survives termination.
+"""
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory):
+    directory = tmp_path_factory.mktemp("explain") / "index"
+    with Index.open(directory, Settings(), embedder=HashEmbedder()) as opened:
+        opened.ingest_texts(
+            [TextDocument("office_lease.md", LEASE), TextDocument("mutual_nda.md", NDA)]
+        )
+        yield opened
+
+
+def test_explain_gives_the_trace_ranks_fusion_and_pins(index: Index) -> None:
+    response = index.search("Section 2 termination notice", explain=True)
+    explained = response.explain
+    assert explained is not None and response.to_dict()["explain"] == explained
+    trace = explained["plan"]["trace"]
+    assert [step["analyser"] for step in trace] == ["naming", "syntax", "vocabulary"]
+    assert trace[1]["decision"] == "cites Section 2 (section-2)"
+    assert explained["citations"] == response.citations
+    assert response.citations[0]["section_id"] == "section-2"
+    assert explained["modalities"]["keyword"]["searched"] == "Section 2 termination notice"
+    fusion = explained["fusion"]
+    assert fusion["k"] == 60 and fusion["weights"] == {"exact": 1, "semantic": 1, "keyword": 1}
+    assert len(explained["results"]) == len(response.results)
+    for entry, result in zip(explained["results"], response.results, strict=True):
+        assert entry["chunk_id"] == result.chunk_id and entry["score"] == result.score
+        assert entry["ranks"] == {m: r for m, r in result.ranks.items() if r is not None}
+        assert entry["rrf"] == {m: round(1 / (60 + r), 6) for m, r in entry["ranks"].items()}
+        total = sum(1 / (60 + r) for r in entry["ranks"].values())
+        assert entry["fusion_score"] == pytest.approx(total / fusion["best_possible"], abs=1e-4)
+        assert entry["pin"] == result.pin
+    pinned = [e for e in explained["results"] if e["pin"]]
+    assert {e["pin"] for e in pinned} == {"cites Section 2"} and len(pinned) == 2
+
+
+def test_explain_without_fusion_says_which_ranking_alone(index: Index) -> None:
+    explained = index.search("rent late fee", mode="keyword", explain=True).explain
+    assert explained is not None
+    assert explained["fusion"] == {"method": "the keyword ranking alone"}
+    assert set(explained["modalities"]) == {"keyword"}
+    assert all("rrf" not in entry for entry in explained["results"])
+
+
+def test_no_explain_unless_asked(index: Index) -> None:
+    response = index.search("rent")
+    assert response.explain is None and "explain" not in response.to_dict()
+    with pytest.raises(InputError, match="explain"):
+        index.search("rent", explain="yes")  # type: ignore[arg-type]
+
+
+def test_the_document_a_query_names_is_in_the_trace(index: Index) -> None:
+    explained = index.search("Section 1 of office_lease.md", explain=True).explain
+    assert explained is not None
+    naming = explained["plan"]["trace"][0]
+    assert naming["analyser"] == "naming" and "office_lease.md" in naming["decision"]
+    assert explained["plan"]["sources"] == ["office_lease.md"]
+    assert explained["plan"]["text"] == "Section 1 of"
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "late fee for rent",
+        '"written notice" Section 2',
+        "Section 1 of office_lease.md",
+        "paragraph (b) of the lease",
+        "`rentDue` and late_fee",
+    ],
+)
+def test_a_search_reads_the_query_s_syntax_once(
+    index: Index, query: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[str] = []
+    scan = syntax.find_citations
+
+    def counted(text: str) -> Any:
+        calls.append(text)
+        return scan(text)
+
+    monkeypatch.setattr(syntax, "find_citations", counted)
+    index.search(query, explain=True)
+    assert len(calls) == 1, calls
+
+
+def test_hierdoc_search_explain_prints_it_after_the_results(
+    index: Index, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = HashState(str(index.directory))
+    run = commands.search.main
+    with pytest.raises(SystemExit) as stop:
+        run(["Section 2 termination", "--explain"], obj=state)
+    assert stop.value.code == 0
+    out = capsys.readouterr().out
+    assert out.index("office_lease.md") < out.index("plan:")
+    assert "  syntax      cites Section 2 (section-2)" in out
+    assert "  citation Section 2 -> section-2 (found)" in out
+    assert "fusion: weighted RRF, k=60, weights exact 1, keyword 1, semantic 1" in out
+    assert "pinned: cites Section 2" in out and "exact #1 (1)" in out
+    with pytest.raises(SystemExit):
+        run(["Section 2 termination", "--explain", "--format", "json"], obj=state)
+    data = json.loads(capsys.readouterr().out)
+    assert data["explain"]["results"][0]["pin"] == "cites Section 2"
+
+
+def test_the_search_tool_explains_when_asked(index: Index) -> None:
+    from hierdoc.tools.logic import run_search
+
+    output = run_search(index, "Section 2 termination", explain=True)
+    assert output.structured["explain"]["plan"]["trace"][1]["analyser"] == "syntax"
+    assert "How these ranked:" in output.text and "pinned: cites Section 2" in output.text
+    assert run_search(index, "Section 2 termination").structured["explain"] is None
+
+
+def test_a_policy_set_for_one_search_is_validated(index: Index) -> None:
+    with pytest.raises(InputError, match="policy"):
+        index.search("rent", policy={"no_such_threshold": 1})
+    with pytest.raises(InputError, match="policy"):
+        index.search("rent", policy={"pointing_margin": 0.5})
+
+
+class ReversedReranker:
+    """A reranker that reverses the order it is given: one that disagrees with fusion."""
+
+    name = "reversed"
+
+    def rerank(self, query: str, texts: list[str]) -> list[tuple[int, float]]:
+        return [(i, float(i)) for i in reversed(range(len(texts)))]
+
+
+def test_explain_shows_the_reranking(index: Index) -> None:
+    from hierdoc.config import RerankerSettings
+    from hierdoc.search.explain import explain, explain_lines
+    from hierdoc.search.searcher import Searcher
+
+    settings = index.settings.search_settings(
+        top_k=3, reranker=RerankerSettings(provider="cohere", name="x", top_n=3)
+    )
+    searcher = Searcher(index.store, index.embed_query, index.glossary(), ReversedReranker())
+    execution = searcher.run("rent late fee notice", settings)
+    explained = explain(execution)
+    assert explained["reranker"] == "reversed"
+    fused = sorted(execution.fused, key=execution.fused.__getitem__, reverse=True)[:3]
+    assert [e["chunk_id"] for e in explained["results"]] == fused[::-1]
+    assert [e["rerank"] for e in explained["results"]] == [2.0, 1.0, 0.0]
+    text = "\n".join(explain_lines(explained))
+    assert "reranked by reversed" in text and "-> rerank 2" in text
