@@ -137,6 +137,28 @@ class SearchPolicy(BaseModel):
     rescaled to at most 1 in the chunk) when choosing a passage's sentence."""
     extra_passage_share: float = Field(default=0.7, ge=0.0)
     """A further passage grows around a sentence scoring at least this share of the best."""
+    passage_lead_ins: bool = True
+    """A best passage of list items brings the sentence introducing their list as a further
+    passage (when it is not in the best passage already)."""
+    passage_section_widening: bool = True
+    """A passage widens to the whole section holding its best sentence (a numbered rule with
+    its points, a clause) when that fits ``passage_chars``."""
+    passage_local_idf: float = Field(default=1.0, ge=0.0)
+    """Power of a term's idf among the chunk's sentences in the term's weight when scoring
+    a sentence (0: the index's idf alone)."""
+    passage_lead_in_share: float = Field(default=0.5, ge=0.0)
+    """Share of the BM25 of a list item's lead-in ("... any information that:") added to the
+    item's own."""
+    passage_heading_share: float = Field(default=0.3, ge=0.0)
+    """Share of the BM25 of a sentence's heading line added to the sentence's own."""
+    result_passage_set_chars: int = Field(default=2400, ge=0)
+    """With results ranked at the passage level (``passage_results``), each chunk offers
+    passages up to this many characters in all (or ``passage_set_chars`` when larger)..."""
+    result_passage_share: float = Field(default=0.3, ge=0.0)
+    """...grown around sentences scoring at least this share of its best."""
+    result_share_power: float = Field(default=1.0, ge=0.0)
+    """A passage ranked at the passage level scores its result's score times its share of
+    the result's best passage to this power."""
 
     def generic(self, holders: int, documents: int) -> bool:
         """``holders`` of ``documents`` is too many for a term or heading to be evidence of
@@ -167,11 +189,14 @@ class SearchSettings(BaseModel):
     rrf_k: int = Field(default=60, ge=0)
     candidate_depth: int = Field(default=50, ge=1, le=1000)
     no_match_similarity: float = Field(default=0.35, ge=-1.0, le=1.0)
-    passage_chars: int = Field(default=600, ge=50, le=100_000)
+    passage_chars: int = Field(default=1000, ge=50, le=100_000)
     """Budget of each result's ``passage`` (whole sentences; one longer sentence whole)."""
     passage_set_chars: int = Field(default=1200, ge=0, le=100_000)
     """Budget of all of a result's ``passages`` together, the best one included (a longer
     best passage stands alone); 0 keeps the best passage only."""
+    passage_results: bool = False
+    """Rank results at the passage level: each result is one passage of its chunk (its
+    ``passage``), with the chunk and the section the passage lies in."""
     max_query_chars: int = Field(default=4000, ge=1, le=1_000_000)
     """A longer query is refused with a clear error rather than searched for seconds."""
     reranker: RerankerSettings | None = None

@@ -116,6 +116,22 @@ def test_search_formats_parse_and_cite(index_dir, capsys) -> None:
     assert f"section `{top}`" in markdown  # the same section in every format
 
 
+def test_search_passages_ranks_passages_each_with_its_chunk(index_dir, capsys) -> None:
+    base = ("--index", index_dir, "search", "erasure of personal data", "-k", "4", "--json")
+    _, chunks, _ = run(capsys, *base)
+    code, passages, _ = run(capsys, *base, "--passages")
+    assert code == 0
+    chunk_results = json.loads(chunks)["results"]
+    results = json.loads(passages)["results"]
+    assert len(results) == 4
+    assert {r["chunk_id"] for r in results} <= {r["chunk_id"] for r in chunk_results}
+    for result in results:
+        assert result["passages"] == [result["passage"]]
+        assert result["section_id"] in result["sections"]
+    scores = [r["score"] for r in results]
+    assert scores == sorted(scores, reverse=True)
+
+
 def test_show_marks_the_point_and_resolves_citations(index_dir, capsys) -> None:
     code, by_id, _ = run(capsys, "--index", index_dir, "show", "article-17-3-b")
     assert code == 0

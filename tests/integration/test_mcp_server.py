@@ -333,7 +333,8 @@ def test_five_read_only_tools_with_schemas_and_no_path_argument(stdio) -> None:
         assert all(p.get("description") for p in properties.values()), tool.name
         arguments |= set(properties)
     assert arguments == {
-        *("query", "top_k", "mode", "source", "section", "where", "explain", "id", "term")
+        *("query", "top_k", "mode", "source", "section", "where", "passages", "explain"),
+        *("id", "term"),
     }
     search = tools["search"]
     for spelling in ("Art. 17(3)(b)", "sec. 203(a)(1)", "§ 4.2", "quoted phrase"):

@@ -57,7 +57,7 @@ def test_passages_are_whole_sentences_of_content_within_the_budget(gdpr, query) 
             )
             == 1
         )
-        assert len(passage.text) <= 600 or one_sentence
+        assert len(passage.text) <= gdpr.settings.passage_chars or one_sentence
 
 
 def test_a_smaller_budget_gives_shorter_passages(gdpr) -> None:

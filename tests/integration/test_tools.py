@@ -64,6 +64,7 @@ def test_validate_fills_defaults_and_rejects_bad_calls() -> None:
         "source": None,
         "section": None,
         "where": None,
+        "passages": False,
         "explain": False,
     }
     with pytest.raises(InputError, match=r"unknown argument\(s\) k; the arguments are: explain"):

@@ -184,7 +184,9 @@ def test_every_policy_threshold_is_documented_with_its_default() -> None:
 
     page = (REPOSITORY / "docs" / "configuration.md").read_text(encoding="utf-8")
     for name, field in SearchPolicy.model_fields.items():
-        assert f"| `{name}` | {field.default:g} |" in page, name
+        default = field.default
+        shown = str(default).lower() if isinstance(default, bool) else f"{default:g}"
+        assert f"| `{name}` | {shown} |" in page, name
 
 
 def test_a_policy_in_the_settings_file_reaches_the_plan(tmp_path) -> None:

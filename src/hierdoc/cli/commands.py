@@ -186,6 +186,12 @@ def _say_if_name_keys_are_old(index: Index) -> None:
     default="text",
     help="text (matches marked), markdown, csv or json; each cites file, section id, pages.",
 )
+@click.option(
+    "--passages",
+    "passage_results",
+    is_flag=True,
+    help="Rank passages, not chunks: each result one passage, with its chunk and section.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print results as JSON (--format json).")
 @click.option(
     "--explain",
@@ -205,6 +211,7 @@ def search(
     chunk_types: tuple[str, ...],
     where: tuple[str, ...],
     fmt: str,
+    passage_results: bool,
     as_json: bool,
     explain: bool,
 ) -> None:
@@ -229,6 +236,7 @@ def search(
             section=section,
             chunk_type=list(chunk_types) or None,
             where=parse_where(where),
+            passage_results=passage_results or None,
             explain=explain,
         )
     _print_response(response, "json" if as_json else fmt)

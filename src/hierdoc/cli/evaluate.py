@@ -15,8 +15,9 @@ from pathlib import Path
 import click
 
 from ..eval.baselines import BASELINES
-from ..eval.datasets import first_documents, load_dataset
-from ..eval.runner import DISTRACTORS_PER_QUERY, run_eval
+from ..eval.datasets import EvalCorpus, first_documents, load_dataset, slice_corpus
+from ..eval.passage_methods import run_passage_eval
+from ..eval.runner import DISTRACTORS_PER_QUERY, run_eval, searches_whole_corpus
 from ..eval.variants import PRESETS, VARIANTS, resolve_variants
 from .state import State, index_options, pass_state
 
@@ -41,6 +42,7 @@ def _stderr(message: str) -> None:
             "contractnli-wide",
             "obliqa",
             "obliqa-documents",
+            "obliqa-files",
             "beir",
         ]
     ),
@@ -52,7 +54,12 @@ def _stderr(message: str) -> None:
     type=click.Path(exists=True),
     help="Dataset directory or file [default: the dataset's place in $HIERDOC_DATASETS].",
 )
-@click.option("--split", default="test", show_default=True, help="BEIR qrels split.")
+@click.option(
+    "--split",
+    default="test",
+    show_default=True,
+    help="BEIR qrels split; ContractNLI's file (test, dev); ObliQA's half (test, dev).",
+)
 @click.option(
     "--limit",
     type=click.IntRange(min=1),
@@ -93,6 +100,13 @@ def _stderr(message: str) -> None:
     show_default=True,
     help="Where indexes and the embedding cache are kept between runs.",
 )
+@click.option(
+    "--passages",
+    "passage_eval",
+    is_flag=True,
+    help="Measure passages against the gold spans (span sets only): hierdoc's chunks, "
+    "passages and passage-level results beside 500-character splitter baselines.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the full report as JSON.")
 @pass_state
 def eval_command(
@@ -106,6 +120,7 @@ def eval_command(
     variants: str,
     baselines: str,
     index_dir: str,
+    passage_eval: bool,
     as_json: bool,
 ) -> None:
     """Measure retrieval quality on a benchmark: hierdoc variants beside baselines."""
@@ -125,6 +140,9 @@ def eval_command(
         f"[{corpus.name}] {len(corpus.queries)} queries, {len(corpus.documents)} documents; "
         f"variants: {', '.join(v.name for v in chosen) or 'none'}"
     )
+    if passage_eval:
+        _passages(corpus, limit, index_dir, as_json)
+        return
     names = [] if baselines.strip() == "none" else [b.strip() for b in baselines.split(",")]
     report = run_eval(
         corpus, chosen, names, index_dir, limit=limit, log=_stderr, distractors=distractors
@@ -133,3 +151,12 @@ def eval_command(
         click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
         click.echo(report.table())
+
+
+def _passages(corpus: EvalCorpus, limit: int | None, index_dir: str, as_json: bool) -> None:
+    if corpus.unit != "span":
+        raise click.UsageError(f"--passages needs a set with gold spans; {corpus.name} has none")
+    if limit:
+        corpus = slice_corpus(corpus, limit, None if searches_whole_corpus(corpus) else 0)
+    report = run_passage_eval(corpus, Path(index_dir), log=_stderr)
+    click.echo(json.dumps(report.to_dict(), indent=2) if as_json else report.table())

@@ -11,7 +11,10 @@ One job per module:
 * :mod:`.judging`: one query's rankings turned into every metric and its misses;
 * :mod:`.indexes`: the cached evaluation indexes and the digest of the ingest code;
 * :mod:`.report`: results, the markdown table and the JSON;
-* :mod:`.runner`: :func:`~.runner.run_eval`, every method over the same queries.
+* :mod:`.runner`: :func:`~.runner.run_eval`, every method over the same queries;
+* :mod:`.passage_eval`: passages scored against gold spans (precision, recall, budgets);
+* :mod:`.passage_methods`: hierdoc's passages beside splitter baselines, one run;
+* :mod:`.splitters`: the fixed and recursive character splitters of those baselines;
 
 ``hierdoc eval`` is its command line (:mod:`hierdoc.cli.evaluate`).
 """

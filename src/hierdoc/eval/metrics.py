@@ -123,7 +123,7 @@ def char_recall_at_k(returned: Sequence[Span | None], gold: Sequence[Span], k: i
     total = sum(g[1] - g[0] for g in gold)
     if total == 0:
         return 0.0
-    merged = _merged([s for s in returned[:k] if s is not None])
+    merged = merged_spans([s for s in returned[:k] if s is not None])
     return sum(_overlap(s, g) for s in merged for g in gold) / total
 
 
@@ -131,7 +131,7 @@ def _overlap(a: Span, b: Span) -> int:
     return max(0, min(a[1], b[1]) - max(a[0], b[0]))
 
 
-def _merged(spans: Sequence[Span]) -> list[Span]:
+def merged_spans(spans: Sequence[Span]) -> list[Span]:
     merged: list[Span] = []
     for start, end in sorted(spans):
         if merged and start <= merged[-1][1]:

@@ -27,14 +27,14 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_left
-from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 
 import numpy as np
 
-from ..config import DEFAULT_POLICY, SearchPolicy
-from ..models import Passage, SearchResult, SectionRecord
+from ..config import DEFAULT_POLICY, SearchPolicy, SearchSettings
+from ..models import Passage, SearchResponse, SearchResult, SectionRecord, StoredChunk
 from ..pipeline.embed import DEFAULT_MODEL
 from ..store.base import Store
 from ..text.analyze import token_spans, token_words, tokens_terms
@@ -42,17 +42,20 @@ from ..text.sentences import sentence_spans, spans_from_cuts
 from ..text.tokenizer import Tokenizer, default_tokenizer
 from ..text.windows import cut_windows
 from .holders import begun_in, move_to_section, section_at
-from .passage_sets import passage_set
+from .passage_sets import passage_set, passage_shares, rank_passages
 from .per_generation import PerGeneration
 from .plan import QueryPlan
 from .searcher import Execution, keyword_terms
 
 Span = tuple[int, int]
 
-DEFAULT_PASSAGE_CHARS = 600
+DEFAULT_PASSAGE_CHARS = 1000
 BM25_K1 = 1.2
 BM25_B = 0.75
 _HEADING = re.compile(r"#{1,6}\s")
+_ITEM = re.compile(
+    r"\s*(?:\(?(?:[a-zA-Z]|[ivxlcIVXLC]{1,6}|\d{1,3})\)|\d{1,3}(?:\.\d{1,3})*\.?|[\u2022\u25aa\u25e6*\-\u2013])\s"
+)
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,8 @@ class ChunkMatch:
     highlights: list[Span]
     units: tuple[Span, ...] = ()
     scores: tuple[float, ...] = ()
+    lead_ins: tuple[int | None, ...] = ()
+    """Each unit's lead-in (:func:`unit_parents`), as a unit index."""
     anchor: int | None = None
     """Where in ``content`` the best match begins: the cited section, else the best
     sentence, heading lines included (see hierdoc.search.holders); None when nothing in
@@ -113,11 +118,15 @@ def _phrase_pattern(phrase: str) -> re.Pattern[str]:
 def add_passages(store: Store, execution: Execution, model: str = DEFAULT_MODEL) -> None:
     """Set each result's ``passage``, ``passages`` (:mod:`~hierdoc.search.passage_sets`,
     ``passage_set_chars`` characters in all) and ``highlights``, from the evidence of the
-    executed plan (its words, phrases, citations and vector) and the records it read."""
+    executed plan (its words, phrases, citations and vector) and the records it read. With
+    the plan's ``passage_results``, ``execution.response`` becomes one result per passage,
+    ranked at the passage level (:func:`~hierdoc.search.passage_sets.rank_passages`), at
+    most ``top_k``, each naming the section its passage lies in."""
     response, plan, vector = execution.response, execution.plan, execution.vector
     if not response.results:
         return
-    budget, set_budget = plan.settings.passage_chars, plan.settings.passage_set_chars
+    budget, per_passage = plan.settings.passage_chars, plan.settings.passage_results
+    set_budget, set_policy = _set_budget(plan.settings)
     evidence = query_evidence(store, plan, response.citations, vector)
     ids = [r.chunk_id for r in response.results]
     vectors = store.vectors_of(ids) if vector is not None and model == DEFAULT_MODEL else {}
@@ -126,18 +135,86 @@ def add_passages(store: Store, execution: Execution, model: str = DEFAULT_MODEL)
         stored = store.get_chunks(ids)
     sentences = {i: stored[i].chunk.sentences for i in ids if i in stored}
     begun = begun_in(store, [stored[i] for i in dict.fromkeys(ids) if i in stored])
-    for result in response.results:
+    shares: dict[int, list[float]] = {}
+    for position, result in enumerate(response.results):
         cited = cited_section(store, result, evidence.cited)
         spans = cited[1] if cited else None
         windows = _window_scores(result, vectors.get(result.chunk_id), vector)
         cuts = sentences.get(result.chunk_id)
         match = match_chunk(result.content, evidence, budget, spans, windows, cuts)
+        here = begun.get(result.chunk_id, [])
+        holder = cited[0] if cited else section_at(result.content, here, match.anchor)
+        if holder is not None and not cited and result.chunk_id in stored:
+            chunk = stored[result.chunk_id]
+            match = section_sized(store, result, match, holder, chunk, budget, evidence.policy)
         result.passage, result.highlights = match.passage, match.highlights
-        result.passages = passage_set(result.content, match, set_budget, evidence.policy)
+        result.passages = passage_set(result.content, match, set_budget, set_policy)
+        shares[position] = passage_shares(match, result.passages)
         if result.chunk_id in stored:
-            here = begun[result.chunk_id]
-            holder = cited[0] if cited else section_at(result.content, here, match.anchor)
             move_to_section(store, result, stored[result.chunk_id], holder, here)
+    if per_passage:
+        ranked = rank_passages(response, shares, plan.settings.top_k, plan.policy)
+        _move_to_passages(store, ranked, stored, evidence, begun)
+        execution.response = ranked
+
+
+def _set_budget(settings: SearchSettings) -> tuple[int, SearchPolicy]:
+    """The characters a result's passages may take and the policy their seeds are chosen
+    by: with results ranked at the passage level each chunk offers more, and weaker, ones."""
+    policy = settings.policy
+    if not settings.passage_results:
+        return settings.passage_set_chars, policy
+    offered = max(settings.passage_set_chars, policy.result_passage_set_chars)
+    return offered, policy.model_copy(update={"extra_passage_share": policy.result_passage_share})
+
+
+def _move_to_passages(
+    store: Store,
+    ranked: SearchResponse,
+    stored: Mapping[str, StoredChunk],
+    evidence: QueryEvidence,
+    begun: Mapping[str, list[SectionRecord]],
+) -> None:
+    """Each passage-level result in the section its passage lies in (unless a cited section
+    holds it)."""
+    for result in ranked.results:
+        if result.chunk_id in stored and not cited_section(store, result, evidence.cited):
+            here = begun[result.chunk_id]
+            holder = section_at(result.content, here, result.passage.start)
+            move_to_section(store, result, stored[result.chunk_id], holder, here)
+
+
+def section_sized(
+    store: Store,
+    result: SearchResult,
+    match: ChunkMatch,
+    holder: SectionRecord,
+    stored: StoredChunk,
+    budget: int,
+    policy: SearchPolicy = DEFAULT_POLICY,
+) -> ChunkMatch:
+    """``match`` with its passage widened to the whole section holding its best unit (a
+    numbered rule with its points, a clause), its units from the first to the last the
+    section overlaps, when that is longer than the passage and fits ``budget``: the size
+    of the passage follows the document's own unit (else its own text, without the
+    sections under it). The policy's ``passage_section_widening`` turns this off."""
+    if not policy.passage_section_widening or not match.units:
+        return match
+    found = section_spans(store, holder, stored.chunk.section_id, result.content)
+    if found is None:
+        return match
+    own, whole = found
+    passage = match.passage
+    for start, end in (whole, own):
+        inside = [u for u in match.units if u[0] < end and start < u[1]]
+        if not inside:
+            continue
+        first, last = inside[0][0], inside[-1][1]
+        fits = last - first <= budget and first <= passage.start and passage.end <= last
+        if fits and last - first > passage.end - passage.start:
+            widened = Passage(result.content[first:last], first, last)
+            return replace(match, passage=widened)
+    return match
 
 
 def match_chunk(
@@ -169,7 +246,10 @@ def match_chunk(
         anchor = units[best][0] if scores[best] > 0 or phrases else None
     start, end = units[chosen[0]][0], units[chosen[1]][1]
     passage = Passage(content[start:end], start, end)
-    return ChunkMatch(passage, merge_spans(highlights, content), units, tuple(scores), anchor)
+    lead_ins = unit_parents(content, units)[0]
+    return ChunkMatch(
+        passage, merge_spans(highlights, content), units, tuple(scores), lead_ins, anchor
+    )
 
 
 @lru_cache(maxsize=2048)
@@ -313,7 +393,22 @@ def _unit_scores(
     evidence: QueryEvidence,
     windows: Sequence[tuple[Span, float]],
 ) -> list[float]:
-    lexical = _rescaled(_bm25(content, units, hits, evidence.idf))
+    """Each unit's score: its BM25 (:func:`_bm25`) plus the policy's shares of its lead-in's
+    and its heading's (:func:`unit_parents`), rescaled in the chunk, plus
+    ``passage_semantic_weight`` times the rescaled cosine of the best embedding window
+    covering it."""
+    policy = evidence.policy
+    own = _bm25(content, units, hits, evidence.idf, policy.passage_local_idf)
+    lead_ins, headings = unit_parents(content, units)
+    lead_share, heading_share = policy.passage_lead_in_share, policy.passage_heading_share
+    lexical = _rescaled(
+        [
+            score
+            + (lead_share * own[lead] if lead is not None else 0.0)
+            + (heading_share * own[head] if head is not None else 0.0)
+            for score, lead, head in zip(own, lead_ins, headings, strict=True)
+        ]
+    )
     semantic = _rescaled(
         [max((c for w, c in windows if _overlaps(w, u)), default=0.0) for u in units]
     )
@@ -321,28 +416,74 @@ def _unit_scores(
     return [lex + weight * sem for lex, sem in zip(lexical, semantic, strict=True)]
 
 
+@lru_cache(maxsize=2048)
+def unit_parents(
+    content: str, units: tuple[Span, ...]
+) -> tuple[tuple[int | None, ...], tuple[int | None, ...]]:
+    """Each unit's lead-in and heading, as unit indexes (None when it has none): the
+    lead-in of a list item ("(d) was independently developed ...") is the sentence that
+    introduces its list ("... shall not apply to any information that:"), the nearest
+    earlier unit that is no item, when it ends with a colon; the heading is the nearest
+    earlier heading line."""
+    lead_ins: list[int | None] = []
+    headings: list[int | None] = []
+    lead: int | None = None
+    head: int | None = None
+    for i, (start, end) in enumerate(units):
+        heading = _is_heading(content, (start, end))
+        item = not heading and bool(_ITEM.match(content, start))
+        lead_ins.append(lead if item else None)
+        headings.append(head)
+        if heading:
+            head, lead = i, None
+        elif not item:
+            lead = i if content[start:end].rstrip().endswith((":", ":-", "—")) else None
+    return tuple(lead_ins), tuple(headings)
+
+
 def _bm25(
     content: str,
     units: Sequence[Span],
     hits: Sequence[tuple[int, int, tuple[str, ...]]],
     idf: dict[str, float],
+    local_idf: float = 1.0,
 ) -> list[float]:
     """BM25 of each sentence as a document of its own (Robertson and Zaragoza 2009), with the
-    corpus idf of each term: term density, not term count, ranks the sentences."""
+    corpus idf of each term times, to the power ``local_idf``, its idf among the
+    chunk's sentences: term density, not term count, ranks the sentences, and a term in
+    every sentence of the chunk ("Receiving Party" in an NDA) tells them apart little."""
     if not hits:
         return [0.0] * len(units)
     lengths = [max(1, n) for n in _tokens(content, tuple(units)).lengths]
     average = sum(lengths) / len(lengths)
     hit_starts = [h[0] for h in hits]
-    scores = []
-    for (start, end), length in zip(units, lengths, strict=True):
+    per_unit = []
+    for start, end in units:
         counts: dict[str, int] = {}
         for _, _, terms in hits[bisect_left(hit_starts, start) : bisect_left(hit_starts, end)]:
             for term in terms:
                 counts[term] = counts.get(term, 0) + 1
+        per_unit.append(counts)
+    weight = _local_weights(idf, per_unit, local_idf)
+    scores = []
+    for counts, length in zip(per_unit, lengths, strict=True):
         norm = BM25_K1 * (1 - BM25_B + BM25_B * length / average)
-        scores.append(sum(idf[t] * tf * (BM25_K1 + 1) / (tf + norm) for t, tf in counts.items()))
+        scores.append(sum(weight[t] * tf * (BM25_K1 + 1) / (tf + norm) for t, tf in counts.items()))
     return scores
+
+
+def _local_weights(
+    idf: dict[str, float], per_unit: Sequence[dict[str, int]], power: float
+) -> dict[str, float]:
+    """Each term's corpus idf times its idf among the units, to the ``power``."""
+    found: dict[str, int] = {}
+    for counts in per_unit:
+        for term in counts:
+            found[term] = found.get(term, 0) + 1
+    total = len(per_unit)
+    return {
+        t: idf[t] * math.log(1 + (total - n + 0.5) / (n + 0.5)) ** power for t, n in found.items()
+    }
 
 
 def _rescaled(values: list[float]) -> list[float]:
@@ -355,7 +496,9 @@ def _overlaps(a: Span, b: Span) -> bool:
 
 
 def _is_heading(content: str, unit: Span) -> bool:
-    return bool(_HEADING.match(content, unit[0]))
+    """Whether the unit lies on a Markdown heading line (the sentence splitter may cut
+    "## 5. Return of information" after "5.")."""
+    return bool(_HEADING.match(content, content.rfind("\n", 0, unit[0]) + 1))
 
 
 def _anchor(

@@ -148,6 +148,13 @@ WhereFilter = Annotated[
         "any of its members."
     ),
 ]
+PassageResults = Annotated[
+    bool,
+    Field(
+        description="Rank passages rather than whole chunks: each result is one passage (the "
+        "best few sentences of its chunk), so top_k results fit a small reading budget."
+    ),
+]
 Explain = Annotated[
     bool,
     Field(
@@ -181,6 +188,7 @@ def _argument_models(settings: Settings) -> dict[str, type[BaseModel]]:
             source=(SourceFilter, None),
             section=(SectionFilter, None),
             where=(WhereFilter, None),
+            passages=(PassageResults, settings.passage_results),
             explain=(Explain, False),
         ),
         "get_section": create_model("get_sectionArguments", **located),

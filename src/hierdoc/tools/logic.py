@@ -80,9 +80,11 @@ def run_search(
     source: str | None = None,
     section: str | None = None,
     where: dict[str, str] | None = None,
+    passages: bool = False,
     explain: bool = False,
 ) -> ToolOutput:
-    """The ``search`` tool: checked arguments, then :meth:`Index.search`."""
+    """The ``search`` tool: checked arguments, then :meth:`Index.search` (``passages``: results
+    ranked at the passage level)."""
     text = (query or "").strip()
     if not text:
         raise InputError(
@@ -104,6 +106,7 @@ def run_search(
         source=sources,
         section=section_id,
         where=where,
+        passage_results=passages or None,
         explain=explain,
     )
     structured = check_output("search", response.to_dict())
