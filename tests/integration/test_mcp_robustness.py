@@ -65,7 +65,8 @@ import time
 import hierdoc.mcp.server as server
 original = server.warm_up
 server.warm_up = lambda index: (time.sleep({WARM_UP_DELAY}), original(index))
-server.main()
+from hierdoc.cli import main
+main()
 """
 
 
@@ -147,7 +148,7 @@ def test_a_bad_http_body_is_a_400_without_a_traceback(
 def test_initialize_is_answered_while_the_model_loads(corpus_index: Path) -> None:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-c", SLOW_WARM_UP, "--index", str(corpus_index)],
+        args=["-c", SLOW_WARM_UP, "serve", "--index", str(corpus_index)],
         env=server_env(),
         cwd=str(corpus_index.parent),
     )
