@@ -32,10 +32,9 @@ from search_stage import FOLDERS  # noqa: E402
 
 from hierdoc.config import Settings  # noqa: E402
 from hierdoc.eval.datasets import (  # noqa: E402
-    DATASET_PATHS,
     EvalCorpus,
     EvalQuery,
-    default_datasets,
+    dataset_path,
     first_documents,
     load_dataset,
 )
@@ -199,7 +198,7 @@ def main() -> None:
     parser.add_argument("--foreign", help="a dataset whose first queries are off-topic here")
     parser.add_argument("--recapture", action="store_true", help="search again, not the file")
     args = parser.parse_args()
-    corpus = load_dataset(args.dataset, default_datasets() / DATASET_PATHS[args.dataset])
+    corpus = load_dataset(args.dataset, dataset_path(args.dataset))
     if args.documents:
         corpus = first_documents(corpus, args.documents)
     root = Path(args.index_dir) / FOLDERS.get(args.dataset, args.dataset)

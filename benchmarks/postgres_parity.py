@@ -32,9 +32,9 @@ from typing import Any
 from hierdoc import Index, Settings
 from hierdoc.cli.migrate import migrate, open_source, open_target
 from hierdoc.eval.datasets import (
-    DATASET_PATHS,
     EvalCorpus,
     EvalQuery,
+    dataset_path,
     default_datasets,
     load_dataset,
 )
@@ -187,7 +187,7 @@ def main() -> None:
             if name == "gdpr":
                 corpus = gdpr_corpus(args.datasets)
             else:
-                corpus = load_dataset(name, args.datasets / DATASET_PATHS[name])
+                corpus = load_dataset(name, dataset_path(name, root=args.datasets))
             root = args.index_dir / name
             row, scores = run_set(corpus, root, url, embedder, log, args.parity_queries)
             rows.append(row)

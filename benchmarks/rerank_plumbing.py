@@ -16,7 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-from hierdoc.eval.datasets import DATASET_PATHS, default_datasets, load_dataset
+from hierdoc.eval.datasets import dataset_path, default_datasets, load_dataset
 from hierdoc.eval.runner import run_eval
 from hierdoc.eval.variants import Variant
 
@@ -47,7 +47,7 @@ def main() -> None:
     print("| --- | --- | --- | --- | --- |")
     with FakeAPI() as fake:
         for name in args.sets.split(","):
-            corpus = load_dataset(name, args.datasets / DATASET_PATHS[name])
+            corpus = load_dataset(name, dataset_path(name, root=args.datasets))
             report = run_eval(
                 corpus, variants(fake.url), [], args.index_dir / name, limit=args.limit,
                 log=lambda message: print(message, file=sys.stderr, flush=True),

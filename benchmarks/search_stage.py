@@ -21,7 +21,7 @@ import numpy as np
 
 from hierdoc.config import Settings
 from hierdoc.eval.baselines import ChunkData, baseline_methods
-from hierdoc.eval.datasets import EvalCorpus, EvalQuery, default_datasets, load_dataset
+from hierdoc.eval.datasets import EvalCorpus, EvalQuery, load_dataset
 from hierdoc.eval.embed_cache import CachingEmbedder
 from hierdoc.eval.indexes import open_index
 from hierdoc.eval.method import Method
@@ -94,9 +94,9 @@ def main() -> None:
     parser.add_argument("--index-dir", default="/tmp/hierdoc-eval")
     parser.add_argument("--limit", type=int)
     args = parser.parse_args()
-    from hierdoc.eval.datasets import DATASET_PATHS
+    from hierdoc.eval.datasets import dataset_path
 
-    corpus = load_dataset(args.dataset, default_datasets() / DATASET_PATHS[args.dataset])
+    corpus = load_dataset(args.dataset, dataset_path(args.dataset))
     root = Path(args.index_dir) / FOLDERS.get(args.dataset, args.dataset)
     measure(corpus, args.modes.split(","), root, args.limit)
 

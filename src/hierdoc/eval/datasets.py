@@ -313,6 +313,11 @@ DATASET_PATHS = {
 }
 
 
+def dataset_path(dataset: str, split: str = "test", root: Path | None = None) -> Path:
+    """Where a dataset's files lie under ``root`` (default :func:`default_datasets`)."""
+    return (root or default_datasets()) / DATASET_PATHS[dataset].format(split=split)
+
+
 def load_dataset(dataset: str, path: str | Path | None = None, split: str = "test") -> EvalCorpus:
     """A corpus by dataset name (scifact, anthropic, contractnli, obliqa, obliqa-documents,
     obliqa-files, beir); ``split`` picks ContractNLI's file (test, dev), the half of ObliQA's
@@ -323,7 +328,7 @@ def load_dataset(dataset: str, path: str | Path | None = None, split: str = "tes
     if path is None:
         if dataset not in DATASET_PATHS:
             raise ValueError(f"--path is required for {dataset}")
-        path = default_datasets() / DATASET_PATHS[dataset].format(split=split)
+        path = dataset_path(dataset, split)
     loaders: dict[str, Callable[[], EvalCorpus]] = {
         "scifact": lambda: load_scifact(path),
         "anthropic": lambda: load_anthropic_codebase(path),
