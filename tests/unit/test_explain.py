@@ -188,3 +188,14 @@ def test_explain_shows_the_reranking(index: Index) -> None:
     assert [e["rerank"] for e in explained["results"]] == [2.0, 1.0, 0.0]
     text = "\n".join(explain_lines(explained))
     assert "reranked by reversed" in text and "-> rerank 2" in text
+
+
+@pytest.mark.parametrize("mode", ["keyword", "semantic"])
+def test_one_modality_fuses_the_ranking_within_a_named_document(index: Index, mode: str) -> None:
+    response = index.search("termination notice in mutual_nda.md", mode=mode, explain=True)
+    assert response.results[0].source == "mutual_nda.md"
+    explained = response.explain
+    assert explained is not None
+    assert set(explained["modalities"]) == {mode, "named"}
+    assert explained["fusion"]["weights"] == {mode: 1.0, "named": 3.0}
+    assert all("fused" in entry for entry in explained["results"])

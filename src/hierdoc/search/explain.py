@@ -15,15 +15,22 @@ from .searcher import NAMED, Execution
 
 
 def fusion_weights(plan: QueryPlan) -> dict[str, float]:
-    """The weight of each ranking in hybrid fusion: the settings', and the plan's for the
-    ranking within the documents the query names."""
-    return {**plan.settings.weights, NAMED: plan.named_weight}
+    """The weight of each ranking in fusion: the settings' in hybrid mode (one modality, 1,
+    in the others), and the plan's for the ranking within the documents the query names."""
+    if plan.mode == "hybrid":
+        return {**plan.settings.weights, NAMED: plan.named_weight}
+    return {plan.mode: 1.0, NAMED: plan.named_weight}
+
+
+def _fuses(execution: Execution) -> bool:
+    """Rankings were fused: hybrid mode, or one modality with the named documents' ranking."""
+    return execution.plan.mode == "hybrid" or NAMED in execution.rankings
 
 
 def explain(execution: Execution) -> dict[str, Any]:
     """How ``execution`` (an executed query plan) reached its results."""
     plan = execution.plan
-    shares = _contributions(execution) if plan.mode == "hybrid" else {}
+    shares = _contributions(execution) if _fuses(execution) else {}
     modalities = {
         modality: {"searched": _searched(execution, modality), "candidates": len(hits)}
         for modality, hits in execution.rankings.items()
@@ -64,9 +71,9 @@ def _searched(execution: Execution, modality: str) -> str:
 
 
 def _fusion(execution: Execution) -> dict[str, Any]:
-    """How the rankings were combined (hybrid mode), else which one ranking."""
+    """How the rankings were combined, else which one ranking."""
     settings = execution.plan.settings
-    if settings.search_mode != "hybrid":
+    if not _fuses(execution):
         return {"method": f"the {settings.search_mode} ranking alone"}
     weights = fusion_weights(execution.plan)
     rule = settings.fusion
@@ -124,7 +131,7 @@ def _result(
         "ranks": ranks,
         "scores": scores,
     }
-    if execution.plan.settings.search_mode == "hybrid":
+    if _fuses(execution):
         entry["fused"] = shares.get(result.chunk_id, {})
     entry["fusion_score"] = result.fusion_score
     entry["pin"] = execution.pins.get(result.chunk_id)

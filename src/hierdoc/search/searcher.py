@@ -308,7 +308,7 @@ class Searcher:
         for, with a response holding the notes and citations so far."""
         relative = self._cite_relatives(plan)
         others, vector = self._rank_modalities(plan)
-        if plan.named_weight and plan.mode == "hybrid":
+        if plan.named_weight and plan.mode in ("hybrid", "keyword", "semantic"):
             within = replace(plan, filt=replace(plan.filt or SearchFilter(), sources=plan.named))
             inside, _ = self._rank_modalities(within)
             fused = RULES[plan.settings.fusion](inside, plan.settings.weights, plan.settings.rrf_k)
@@ -386,9 +386,13 @@ class Searcher:
         settings: SearchSettings,
         named_weight: float = 0.0,
     ) -> list[tuple[str, float]]:
-        if settings.search_mode != "hybrid":
-            return [(h.chunk_id, h.score) for h in rankings[settings.search_mode]]
+        mode = settings.search_mode
+        if mode != "hybrid" and NAMED not in rankings:
+            return [(h.chunk_id, h.score) for h in rankings[mode]]
         weights = {**settings.weights, NAMED: named_weight}
+        if mode != "hybrid":  # one modality, with the ranking within the documents named
+            rankings = {mode: rankings[mode], NAMED: rankings[NAMED]}
+            weights = {mode: 1.0, NAMED: named_weight}
         fused = RULES[settings.fusion](rankings, weights, settings.rrf_k)
         top = best_possible(weights, list(rankings), settings.rrf_k, settings.fusion)
         top = max(top, fused[0][1] if fused else 0.0) or 1.0
@@ -520,7 +524,8 @@ class _Enrichment:
 
 
 NAMED = "named"
-"""The ranking of the query within the documents it names (hybrid search only)."""
+"""The ranking of the query within the documents it names (hybrid, keyword and semantic
+modes)."""
 
 
 def _asked_for_missing(plan: QueryPlan, exact: _Exact) -> bool:
