@@ -37,10 +37,10 @@ def _names(sources: tuple[str, ...]) -> str:
 @dataclass(frozen=True)
 class NamedDocuments:
     """The documents the query names are evidence: the search also ranks the query within
-    them and fuses that ranking with the mode's (:data:`NAMED_WEIGHTS`). A citation of a named document's
-    section ("Rule 6.2.6 of MKT") narrows the scope to it, with a note saying so; the text
-    searched then loses the names written in it (they would only add noise to ranking
-    within those documents), unless nothing else would be left to search."""
+    them and fuses that ranking with the mode's (:data:`NAMED_WEIGHTS`). A citation of a
+    named document's section ("Rule 6.2.6 of MKT") narrows the scope to it, with a note
+    saying so; the text searched then loses the names written in it (they would only add
+    noise to ranking within those documents), unless nothing else would be left to search."""
 
     names: DocumentNames
     name: str = "naming"
