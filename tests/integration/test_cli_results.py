@@ -16,6 +16,7 @@ from hierdoc import Index
 from hierdoc.cli import main
 from hierdoc.search.passages import window_spans
 from hierdoc.text.tokenizer import default_tokenizer
+from tests.integration.test_cli import run
 
 pytestmark = pytest.mark.slow
 
@@ -53,16 +54,6 @@ it was granted or refused, and of the recipients informed, for a period of three
 1. The data subject shall have the right to obtain from the controller restriction of
 processing where the accuracy of the personal data is contested by the data subject.
 """
-
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exit_info:
-        code = exit_info.code or 0
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @pytest.fixture(scope="module")
