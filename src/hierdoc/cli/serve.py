@@ -17,6 +17,9 @@ from .state import State, index_options
 if TYPE_CHECKING:
     from ..api import Index
 
+WEB_ADDRESS = "127.0.0.1:8780"
+"""Where ``hierdoc serve --web`` listens without ``--http``."""
+
 
 def open_existing(state: State) -> Index:
     """Open an existing, non-empty index; never create one (a typo must not serve nothing)."""
@@ -46,6 +49,12 @@ def open_existing(state: State) -> Index:
     help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (e.g. 127.0.0.1:8765).",
 )
 @click.option(
+    "--web",
+    is_flag=True,
+    help="Serve the read-only web page (search, sections, pages, glossary) instead of MCP, "
+    f"at --http's address or {WEB_ADDRESS}.",
+)
+@click.option(
     "--allow-remote",
     is_flag=True,
     help="Allow --http on a non-loopback address (the server has no authentication).",
@@ -68,20 +77,30 @@ def open_existing(state: State) -> Index:
 def serve(
     state: State,
     http: str | None,
+    web: bool,
     allow_remote: bool,
     allowed_hosts: tuple[str, ...],
     log_level: str,
 ) -> None:
-    """Serve the index to agents over MCP (stdio by default, or streamable HTTP).
+    """Serve the index to agents over MCP (stdio by default, or streamable HTTP), or to
+    people as a web page (--web).
 
-    Tools: search, get_section, define, references, list_documents; all read-only.
+    Tools: search, get_section, define, references, list_documents; all read-only. The web
+    page is read-only too, and binds to loopback unless --allow-remote.
     """
     from ..mcp.server import http_address, serve_index
 
+    if web:
+        http = http or WEB_ADDRESS
     address = None if http is None else http_address(http, allow_remote)
     index = open_existing(state)
     try:
-        serve_index(index, address, log_level, allowed_hosts)  # warms up in the background
+        if web and address is not None:
+            from ..web import serve_web
+
+            serve_web(index, address, log_level, allowed_hosts)
+        else:
+            serve_index(index, address, log_level, allowed_hosts)  # warms up in the background
     except KeyboardInterrupt:
         pass
     finally:
