@@ -104,5 +104,5 @@ def _term(
         where = Markup(' <a href="{}">defined in {}</a>').format(url, label)
     return Markup(
         '<span class="term" tabindex="0" aria-describedby="{id}">{inner}'
-        '<span class="tip" role="tooltip" id="{id}"><b>{term}</b>: {text}{where}</span></span>'
+        '<span class="tip" role="tooltip" id="{id}"><dfn>{term}</dfn>: {text}{where}</span></span>'
     ).format(id=tip_id, inner=inner, term=definition.term, text=definition.definition, where=where)
