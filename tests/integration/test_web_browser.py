@@ -15,6 +15,7 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pytest
 
+from ..conftest import _build as build_index
 from ..paths import REPOSITORY
 from .test_mcp_server import free_port, server_env, stop, wait_for_port
 
@@ -29,12 +30,9 @@ ARTEFACTS = Path(os.environ.get("HIERDOC_ARTEFACTS", REPOSITORY / "tmp" / "artef
 
 @pytest.fixture(scope="module")
 def sample_index(tmp_path_factory, embedder) -> Path:
-    from hierdoc import Index, Settings
-
-    directory = tmp_path_factory.mktemp("web-browser") / "index"
-    with Index.open(directory, Settings(), embedder=embedder) as index:
-        assert not index.ingest([SAMPLES]).problems
-    return directory
+    index = build_index(tmp_path_factory, embedder, "web-browser", [SAMPLES])
+    index.close()
+    return index.directory
 
 
 @pytest.fixture(scope="module")
