@@ -151,7 +151,7 @@ def test_a_pdf_page_outlines_the_passage_over_its_text(page):
     result.locator(".where a", has_text="p. ").first.click()
     image = page.locator("#page-image")
     image.wait_for()
-    page.wait_for_function("document.getElementById('page-image').complete")
+    page.wait_for_load_state("load")
     assert page.evaluate("document.getElementById('page-image').naturalWidth") > 0
     boxes = [b.bounding_box() for b in page.locator("rect.box").all()]
     assert boxes
