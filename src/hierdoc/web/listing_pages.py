@@ -26,11 +26,20 @@ def documents_context(reader: Reader, params: Mapping[str, str]) -> dict[str, An
             "sections": len(reader.index.store.sections_of_source(record.source)),
             "definitions": counts[record.source],
             "outline": url("/outline", doc=record.source),
-            "metadata": ", ".join(f"{k}: {v}" for k, v in record.metadata.items()),
+            "metadata": metadata_line(record.metadata),
         }
         for record in shown.items
     ]
     return {"rows": rows, "paging": shown, **_links("/documents", shown, {})}
+
+
+def metadata_line(metadata: Mapping[str, Any]) -> str:
+    """``date: 2008-04-16; keywords: FIPS 199, Standards...``: keys in order, lists joined."""
+
+    def shown(value: Any) -> str:
+        return ", ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+
+    return "; ".join(f"{key}: {shown(metadata[key])}" for key in sorted(metadata))
 
 
 def glossary_context(reader: Reader, params: Mapping[str, str]) -> dict[str, Any]:
