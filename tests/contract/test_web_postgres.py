@@ -42,7 +42,7 @@ def clients(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClie
         assert not index.ingest([SAMPLES]).problems
     local.settings = Settings(name="index")
     base = "http://127.0.0.1:8780"
-    yield TestClient(build_app(local), base_url=base), TestClient(build_app(postgres), base_url=base)
+    yield tuple(TestClient(build_app(index), base_url=base) for index in (local, postgres))
     local.close()
     postgres.close()
     drop_schema(options)
