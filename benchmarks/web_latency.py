@@ -7,7 +7,10 @@ Two indexes: the GDPR (``$HIERDOC_DATASETS/gdpr/gdpr.md``, the real model; built
 --keep DIR``; opened with its stand-in embedder, whose query embedding costs
 microseconds). The query embedding's time inside each search page is measured and
 taken out in the "excl. embedding" column; each page is requested once before the timed
-rounds.
+rounds. Beside them, the same run times the API calls behind the pages in-process
+(``Index.search``; ``Index.show`` and ``Index.references``), the baseline that says what
+the page itself adds. A page is rendered whole before it is sent, so its first byte comes
+when the page is ready.
 
     python benchmarks/scale.py --sizes 100000 --baseline-sizes 0 --queries 5 --keep DIR
     python benchmarks/web_latency.py --work WORK --synthetic DIR/100000/index [--rounds 3]
@@ -93,7 +96,9 @@ def fetch(connection: http.client.HTTPConnection, path: str) -> tuple[float, flo
 
 
 def measure(index: Index, paths: list[str], rounds: int) -> dict[str, float]:
-    timer = TimedEmbedding(index)
+    timer = index.embed_query
+    if not isinstance(timer, TimedEmbedding):
+        timer = TimedEmbedding(index)
     with served(index) as port:
         connection = http.client.HTTPConnection("127.0.0.1", port)
         for path in paths:
@@ -123,6 +128,34 @@ def measure(index: Index, paths: list[str], rounds: int) -> dict[str, float]:
         "excl. embedding p95 ms": ms(without, 95),
         "page KB p50": round(float(np.median(sizes)) / 1024, 1),
     }
+
+
+def api_alone(index: Index, calls: list, rounds: int) -> float:
+    """p50 ms of the API calls behind the pages, in this process, query embedding excluded:
+    the baseline each page's figures stand beside."""
+    timer = index.embed_query
+    assert isinstance(timer, TimedEmbedding)
+    times = []
+    for _ in range(rounds):
+        for call in calls:
+            before, started = timer.seconds, time.perf_counter()
+            call()
+            times.append(time.perf_counter() - started - (timer.seconds - before))
+    return round(float(np.percentile(times, 50)) * 1000, 1)
+
+
+def search_calls(index: Index, queries: list[str]) -> list:
+    return [lambda q=q: index.search(q, top_k=10) for q in queries]
+
+
+def section_calls(index: Index, paths: list[str]) -> list:
+    from urllib.parse import parse_qs, urlparse
+
+    pairs = [parse_qs(urlparse(p).query) for p in paths]
+    return [
+        lambda doc=q["doc"][0], sid=q["id"][0]: (index.show(sid, doc), index.references(sid, doc))
+        for q in pairs
+    ]
 
 
 def search_paths(queries: list[str]) -> list[str]:
@@ -156,10 +189,13 @@ def synthetic_index(directory: Path) -> Index:
 
 def report(name: str, index: Index, queries: list[str], rounds: int) -> None:
     chunks = index.stats().chunks
+    sections = section_paths(index, SECTIONS_PER_INDEX)
     rows = {
         "search": measure(index, search_paths(queries), rounds),
-        "section": measure(index, section_paths(index, SECTIONS_PER_INDEX), rounds),
+        "section": measure(index, sections, rounds),
     }
+    rows["search"]["API alone p50 ms"] = api_alone(index, search_calls(index, queries), rounds)
+    rows["section"]["API alone p50 ms"] = api_alone(index, section_calls(index, sections), rounds)
     keys = list(rows["search"])
     print(f"\n{name} ({chunks:,} chunks)\n")
     print("| page | " + " | ".join(keys) + " |")

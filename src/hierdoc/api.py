@@ -527,7 +527,10 @@ class Index:
         """Outgoing and incoming cross-references of a chunk or section id, in one document:
         ``source`` (named as for ``source=``), else the one :meth:`show` finds the id in.
         A section id many documents share ("article-3") is looked at in that document only."""
-        view = self.show(identifier, source)
+        return self.view_references(self.show(identifier, source))
+
+    def view_references(self, view: ChunkView) -> ReferenceLookup:
+        """The cross-references of what a :meth:`show` view shows (see :meth:`references`)."""
         chunk = view.chunk.chunk
         home = chunk.source
         section = view.section

@@ -59,50 +59,53 @@ def marked_text(
     ``id="point"``), each defined term a focusable ``<span class="term">`` holding a
     tooltip with its definition and, from ``term_link`` (definition -> (url, label)), a
     link to where it is defined."""
-    pieces: list[Markup] = []
+    pieces: list[str] = []
     position, point_seen = 0, [False]
+    tips: dict[int, str] = {}
     for number, term in enumerate(terms):
         if term.start < position:
             continue
         pieces.append(_marked(text, position, term.start, marks, point_seen))
         inner = _marked(text, term.start, term.end, marks, point_seen)
-        pieces.append(_term(inner, term.definition, number, term_link))
+        key = id(term.definition)
+        if key not in tips:
+            tips[key] = _tip(term.definition, term_link)
+        tip_id = f"tip-{number}"
+        pieces.append(
+            f'<span class="term" tabindex="0" aria-describedby="{tip_id}">{inner}'
+            f'<span class="tip" role="tooltip" id="{tip_id}">{tips[key]}</span></span>'
+        )
         position = term.end
     pieces.append(_marked(text, position, len(text), marks, point_seen))
-    return Markup("").join(pieces)
+    return Markup("".join(pieces))
 
 
-def _marked(text: str, start: int, end: int, marks: Sequence[Mark], point: list[bool]) -> Markup:
+def _marked(text: str, start: int, end: int, marks: Sequence[Mark], point: list[bool]) -> str:
     """``text[start:end]`` escaped, its segments wrapped in the marks that cover them."""
+    inside = [m for m in marks if m[0] < end and m[1] > start]
+    if not inside:
+        return str(escape(text[start:end]))
     cuts = {start, end}
-    for mark_start, mark_end, _ in marks:
+    for mark_start, mark_end, _ in inside:
         cuts.update(c for c in (mark_start, mark_end) if start < c < end)
     ordered = sorted(cuts)
-    out: list[Markup] = []
+    out: list[str] = []
     for left, right in zip(ordered, ordered[1:], strict=False):
-        html = escape(text[left:right])
-        for mark_start, mark_end, kind in marks:
+        html = str(escape(text[left:right]))
+        for mark_start, mark_end, kind in inside:
             if mark_start <= left and right <= mark_end:
                 anchor = ""
                 if kind == "point" and not point[0]:
                     anchor, point[0] = ' id="point"', True
-                html = Markup('<mark class="{}"{}>{}</mark>').format(kind, Markup(anchor), html)
+                html = f'<mark class="{escape(kind)}"{anchor}>{html}</mark>'
         out.append(html)
-    return Markup("").join(out)
+    return "".join(out)
 
 
-def _term(
-    inner: Markup,
-    definition: Definition,
-    number: int,
-    term_link: Callable[[Definition], tuple[str, str]] | None,
-) -> Markup:
-    tip_id = f"tip-{number}"
-    where = Markup("")
+def _tip(definition: Definition, term_link: Callable[[Definition], tuple[str, str]] | None) -> str:
+    """A term's tooltip: the term, its definition, and where it is defined."""
+    where = ""
     if term_link is not None:
         url, label = term_link(definition)
-        where = Markup(' <a href="{}">defined in {}</a>').format(url, label)
-    return Markup(
-        '<span class="term" tabindex="0" aria-describedby="{id}">{inner}'
-        '<span class="tip" role="tooltip" id="{id}"><dfn>{term}</dfn>: {text}{where}</span></span>'
-    ).format(id=tip_id, inner=inner, term=definition.term, text=definition.definition, where=where)
+        where = f' <a href="{escape(url)}">defined in {escape(label)}</a>'
+    return f"<dfn>{escape(definition.term)}</dfn>: {escape(definition.definition)}{where}"

@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 
 from ..api import Index
 from ..models import Definition, DocumentRecord
-from ..views import DefinitionLookup, Outline
+from ..views import DefinitionLookup, Outline, OutlineNode
 from .marking import TermFinder
 
 T = TypeVar("T")
@@ -83,6 +83,10 @@ class Reader:
 
     def outline(self, source: str) -> Outline:
         return self._cached(("outline", source), lambda: self.index.outline(source))
+
+    def outline_entries(self, source: str) -> list[tuple[int, OutlineNode]]:
+        """The outline's sections in document order, each with its depth."""
+        return self._cached(("walk", source), lambda: list(self.outline(source).walk()))
 
     def glossary(self) -> list[GlossaryEntry]:
         """Every defined term, alphabetically, with its definitions."""

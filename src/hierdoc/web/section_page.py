@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
+from urllib.parse import quote_plus
 
 from ..errors import InputError, NotFoundError
 from ..models import CrossRef, Definition, SectionRecord, StoredChunk
@@ -42,8 +44,14 @@ class OutlinePage:
     next_url: str
 
 
+@lru_cache(maxsize=4096)
+def _quoted(text: str) -> str:
+    return quote_plus(text)
+
+
 def section_link(source: str, section_id: str) -> str:
-    return url("/section", doc=source, id=section_id)
+    """The section page's address (built often: an outline page has a hundred)."""
+    return f"/section?doc={_quoted(source)}&id={_quoted(section_id)}"
 
 
 def outline_page(
@@ -52,7 +60,7 @@ def outline_page(
     """One page of a document's outline (the page holding ``current`` when ``page`` is
     None), as nested items; ``base`` and ``keep`` make the paging links."""
     outline: Outline = reader.outline(source)
-    entries = list(outline.walk())
+    entries = reader.outline_entries(source)
     if page is None:
         position = next((i for i, (_, n) in enumerate(entries) if n.section_id == current), 0)
         page = page_of(position, OUTLINE_PAGE)
@@ -151,7 +159,9 @@ def section_context(reader: Reader, params: Mapping[str, str]) -> dict[str, Any]
         point = view.section_span
     marks: list[Mark] = [(point[0], point[1], "point")] if point else []
     terms = reader.term_finder(source).find(chunk.content)
-    refs = reader.index.references(section_id, source)
+    refs = reader.index.view_references(view) if shown is view.chunk else None
+    if refs is None or refs.section_id != section_id:
+        refs = reader.index.references(section_id, source)
     here = {"doc": source, "id": identifier, "chunk": params.get("chunk"),
             "start": params.get("start"), "end": params.get("end")}  # fmt: skip
     outline_number = params.get("outline_page")
