@@ -159,11 +159,22 @@ def result_view(reader: Reader, number: int, result: SearchResult, explained: di
     )
 
 
+MAX_LISTED_DOCUMENTS = 500
+"""The document box suggests the indexed documents up to this many."""
+
+
+def listed_documents(reader: Reader) -> list[str]:
+    sources = reader.documents()
+    if len(sources) > MAX_LISTED_DOCUMENTS:
+        return []
+    return sorted(sources, key=reader.display_name)
+
+
 def search_context(reader: Reader, form: SearchForm) -> dict[str, Any]:
     """What the search page shows for ``form``: nothing searched without a query."""
     context: dict[str, Any] = {
         "form": form, "modes": SEARCH_MODES, "types": CHUNK_TYPES, "results": [],
-        "documents": sorted(reader.documents(), key=reader.display_name),
+        "documents": listed_documents(reader),
     }  # fmt: skip
     if not form.q:
         return context
