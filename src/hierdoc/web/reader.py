@@ -8,8 +8,9 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, TypeVar
-from urllib.parse import urlencode
+from urllib.parse import quote_plus
 
 from ..api import Index
 from ..models import Definition, DocumentRecord
@@ -19,10 +20,20 @@ from .marking import TermFinder
 T = TypeVar("T")
 
 
+@lru_cache(maxsize=8192)
+def quoted(text: str) -> str:
+    """``text`` quoted for a query string (cached: pages repeat long document paths)."""
+    return quote_plus(text)
+
+
 def url(path: str, **params: Any) -> str:
     """``path`` with the query parameters that have a value."""
-    given = {k: v for k, v in params.items() if v is not None and v != ""}
-    return f"{path}?{urlencode(given)}" if given else path
+    given = "&".join(
+        f"{key}={quoted(str(value))}"
+        for key, value in params.items()
+        if value is not None and value != ""
+    )
+    return f"{path}?{given}" if given else path
 
 
 @dataclass(frozen=True)

@@ -6,17 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
-from urllib.parse import quote_plus
 
 from ..errors import InputError, NotFoundError
 from ..models import CrossRef, Definition, SectionRecord, StoredChunk
 from ..views import ChunkView, Outline
 from .marking import Mark, marked_text
 from .paging import Paged, page_number, page_of, paged
-from .reader import Reader, url
+from .reader import Reader, quoted, url
 
 OUTLINE_PAGE = 100
 LIST_PAGE = 50
@@ -44,14 +42,9 @@ class OutlinePage:
     next_url: str
 
 
-@lru_cache(maxsize=4096)
-def _quoted(text: str) -> str:
-    return quote_plus(text)
-
-
 def section_link(source: str, section_id: str) -> str:
     """The section page's address (built often: an outline page has a hundred)."""
-    return f"/section?doc={_quoted(source)}&id={_quoted(section_id)}"
+    return f"/section?doc={quoted(source)}&id={quoted(section_id)}"
 
 
 def outline_page(
