@@ -23,7 +23,7 @@ PACKAGE = REPOSITORY / "src" / "hierdoc"
 LAYERS: tuple[frozenset[str], ...] = tuple(
     frozenset(layer.split())
     for layer in (
-        "__main__ cli mcp tools eval",  # adapters
+        "__main__ cli mcp tools eval web",  # adapters
         "hierdoc api views",  # the Python API (``hierdoc`` is the package's facade)
         "search",
         "pipeline",
