@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 from typing import Any
 
 from ..errors import InputError, NotFoundError
@@ -121,7 +120,7 @@ def term_link(reader: Reader) -> Any:
     return link
 
 
-def _reference_links(refs: list[CrossRef], outgoing: bool) -> list[dict[str, str]]:
+def _reference_links(reader: Reader, refs: list[CrossRef], outgoing: bool) -> list[dict]:
     links = []
     for ref in refs:
         if outgoing:
@@ -131,7 +130,7 @@ def _reference_links(refs: list[CrossRef], outgoing: bool) -> list[dict[str, str
         links.append({
             "text": ref.text,
             "section_id": target or "",
-            "document": PurePosixPath(source).name,
+            "document": reader.display_name(source),
             "link": section_link(source, target) if target else "",
             "external": "external" if ref.external else "",
         })  # fmt: skip
@@ -139,60 +138,66 @@ def _reference_links(refs: list[CrossRef], outgoing: bool) -> list[dict[str, str
 
 
 def section_context(reader: Reader, params: Mapping[str, str]) -> dict[str, Any]:
+    """The section page of ``id`` (a section or chunk id, or a citation) in ``doc``; with
+    ``chunk``, ``start`` and ``end`` (from a search result), that chunk's text with that
+    span marked as the cited point."""
     identifier = params.get("id", "").strip()
     if not identifier:
         raise InputError("give a section or chunk id: /section?doc=DOCUMENT&id=ID")
     view = reader.index.show(identifier, params.get("doc") or None)
     shown = _shown_chunk(reader, view, params.get("chunk"))
-    chunk = shown.chunk
-    source, section = chunk.source, view.section
+    chunk, section = shown.chunk, view.section
     section_id = section.section_id if section else chunk.section_id
     point = text_span(params, len(chunk.content))
     if point is None and shown is view.chunk:
         point = view.section_span
-    marks: list[Mark] = [(point[0], point[1], "point")] if point else []
-    terms = reader.term_finder(source).find(chunk.content)
-    refs = reader.index.view_references(view) if shown is view.chunk else None
-    if refs is None or refs.section_id != section_id:
-        refs = reader.index.references(section_id, source)
-    here = {"doc": source, "id": identifier, "chunk": params.get("chunk"),
+    here = {"doc": chunk.source, "id": identifier, "chunk": params.get("chunk"),
             "start": params.get("start"), "end": params.get("end")}  # fmt: skip
+    return {
+        "chunk": chunk,
+        "section": section,
+        "section_id": section_id,
+        "heading": section.heading if section else chunk.heading,
+        "document": reader.display_name(chunk.source),
+        "source": chunk.source,
+        "text": _text(reader, chunk.source, chunk.content, point),
+        "has_point": point is not None,
+        "page_url": url("/page", doc=chunk.source, page=chunk.page_start,
+                        chunk=chunk.chunk_id, start=point[0] if point else None,
+                        end=point[1] if point else None),  # fmt: skip
+        **_surroundings(reader, view, section_id, params, here),
+    }
+
+
+def _text(reader: Reader, source: str, content: str, point: tuple[int, int] | None) -> Any:
+    marks: list[Mark] = [(point[0], point[1], "point")] if point else []
+    terms = reader.term_finder(source).find(content)
+    return marked_text(content, marks, terms, term_link(reader))
+
+
+def _surroundings(
+    reader: Reader, view: ChunkView, section_id: str, params: Mapping[str, str], here: dict
+) -> dict[str, Any]:
+    """What is around the section: parents, children, neighbours, outline, references."""
+    source = view.chunk.chunk.source
+    refs = reader.index.view_references(view)
     outline_number = params.get("outline_page")
     outline = outline_page(
         reader, source, page_number(outline_number) if outline_number else None,
         section_id, "/section", **here,
     )  # fmt: skip
     return {
-        "chunk": chunk,
-        "section": section,
-        "section_id": section_id,
-        "heading": section.heading if section else chunk.heading,
-        "document": reader.display_name(source),
-        "source": source,
-        "text": marked_text(chunk.content, marks, terms, term_link(reader)),
-        "has_point": bool(marks),
-        "parents": [
-            (p.heading or p.section_id, section_link(source, p.section_id))
-            for p in parent_chain(reader, source, section)
-        ],  # fmt: skip
+        "parents": [(p.heading or p.section_id, section_link(source, p.section_id))
+                    for p in parent_chain(reader, source, view.section)],  # fmt: skip
         "children": _children(reader, view, params, here),
         "previous": _neighbour(view.previous),
         "next": _neighbour(view.next),
         "outline": outline,
-        "outgoing": _paged_refs(refs.outgoing, True, params, "out_page", here),
-        "incoming": _paged_refs(refs.incoming, False, params, "in_page", here),
+        "outgoing": _paged_refs(reader, refs.outgoing, True, params, "out_page", here),
+        "incoming": _paged_refs(reader, refs.incoming, False, params, "in_page", here),
         "notes": view.notes,
-        "other_sources": [
-            (reader.display_name(s), section_link(s, section_id)) for s in view.other_sources
-        ],  # fmt: skip
-        "page_url": url(
-            "/page",
-            doc=source,
-            page=chunk.page_start,
-            chunk=chunk.chunk_id,
-            start=point[0] if point else None,
-            end=point[1] if point else None,
-        ),
+        "other_sources": [(reader.display_name(s), section_link(s, section_id))
+                          for s in view.other_sources],  # fmt: skip
     }
 
 
@@ -219,12 +224,17 @@ def _children(
 
 
 def _paged_refs(
-    refs: list[CrossRef], outgoing: bool, params: Mapping[str, str], name: str, here: dict
+    reader: Reader,
+    refs: list[CrossRef],
+    outgoing: bool,
+    params: Mapping[str, str],
+    name: str,
+    here: dict,
 ) -> dict[str, Any]:
     shown = paged(refs, page_number(params.get(name)), LIST_PAGE)
     return {
         "paging": shown,
-        "entries": _reference_links(shown.items, outgoing),
+        "entries": _reference_links(reader, shown.items, outgoing),
         **_paging_links(shown, name, here),
     }
 
