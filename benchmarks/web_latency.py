@@ -7,10 +7,10 @@ Two indexes: the GDPR (``$HIERDOC_DATASETS/gdpr/gdpr.md``, the real model; built
 --keep DIR``; opened with its stand-in embedder, whose query embedding costs
 microseconds). The query embedding's time inside each search page is measured and
 taken out in the "excl. embedding" column; each page is requested once before the timed
-rounds. Beside them, the same run times the API calls behind the pages in-process
-(``Index.search``; ``Index.show`` and ``Index.references``), the baseline that says what
-the page itself adds. A page is rendered whole before it is sent, so its first byte comes
-when the page is ready.
+rounds. After each page the same run makes the API calls behind it in-process
+(``Index.search``; ``Index.show`` and ``Index.view_references``): the baseline, under the
+same load, that says what the page itself adds. A page is rendered whole before it is
+sent, so its first byte comes when the page is ready.
 
     python benchmarks/scale.py --sizes 100000 --baseline-sizes 0 --queries 5 --keep DIR
     python benchmarks/web_latency.py --work WORK --synthetic DIR/100000/index [--rounds 3]
@@ -24,7 +24,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlencode
@@ -95,17 +95,21 @@ def fetch(connection: http.client.HTTPConnection, path: str) -> tuple[float, flo
     return first, time.perf_counter() - started, response.status, len(body)
 
 
-def measure(index: Index, paths: list[str], rounds: int) -> dict[str, float]:
+def measure(index: Index, pages: list[tuple[str, Callable[[], object]]], rounds: int) -> dict:
+    """Each page fetched over HTTP, then the API calls behind it run in this process, in
+    turn (so that both see the same load); ms figures with the query embedding left out
+    where it says so."""
     timer = index.embed_query
     if not isinstance(timer, TimedEmbedding):
         timer = TimedEmbedding(index)
     with served(index) as port:
         connection = http.client.HTTPConnection("127.0.0.1", port)
-        for path in paths:
+        for path, call in pages:
             fetch(connection, path)
-        firsts, fulls, without, sizes = [], [], [], []
+            call()
+        firsts, fulls, without, alone, sizes = [], [], [], [], []
         for _ in range(rounds):
-            for path in paths:
+            for path, call in pages:
                 before = timer.seconds
                 first, full, status, size = fetch(connection, path)
                 if status != 200:
@@ -114,6 +118,9 @@ def measure(index: Index, paths: list[str], rounds: int) -> dict[str, float]:
                 fulls.append(full)
                 without.append(full - (timer.seconds - before))
                 sizes.append(size)
+                before, started = timer.seconds, time.perf_counter()
+                call()
+                alone.append(time.perf_counter() - started - (timer.seconds - before))
         connection.close()
 
     def ms(values: list[float], q: int) -> float:
@@ -126,53 +133,33 @@ def measure(index: Index, paths: list[str], rounds: int) -> dict[str, float]:
         "full page p95 ms": ms(fulls, 95),
         "excl. embedding p50 ms": ms(without, 50),
         "excl. embedding p95 ms": ms(without, 95),
+        "API alone p50 ms": ms(alone, 50),
         "page KB p50": round(float(np.median(sizes)) / 1024, 1),
     }
 
 
-def api_alone(index: Index, calls: list, rounds: int) -> float:
-    """p50 ms of the API calls behind the pages, in this process, query embedding excluded:
-    the baseline each page's figures stand beside."""
-    timer = index.embed_query
-    assert isinstance(timer, TimedEmbedding)
-    times = []
-    for _ in range(rounds):
-        for call in calls:
-            before, started = timer.seconds, time.perf_counter()
-            call()
-            times.append(time.perf_counter() - started - (timer.seconds - before))
-    return round(float(np.percentile(times, 50)) * 1000, 1)
-
-
-def search_calls(index: Index, queries: list[str]) -> list:
-    return [lambda q=q: index.search(q, top_k=10) for q in queries]
-
-
-def section_calls(index: Index, paths: list[str]) -> list:
-    from urllib.parse import parse_qs, urlparse
-
-    pairs = [parse_qs(urlparse(p).query) for p in paths]
+def search_pages(index: Index, queries: list[str]) -> list[tuple[str, Callable[[], object]]]:
+    """Each query's search page, with the ``Index.search`` call behind it."""
     return [
-        lambda doc=q["doc"][0], sid=q["id"][0]: (index.show(sid, doc), index.references(sid, doc))
-        for q in pairs
+        ("/?" + urlencode({"q": q, "k": 10}), lambda q=q: index.search(q, top_k=10))
+        for q in queries
     ]
 
 
-def search_paths(queries: list[str]) -> list[str]:
-    return ["/?" + urlencode({"q": q, "k": 10}) for q in queries]
-
-
-def section_paths(index: Index, count: int) -> list[str]:
-    """Sections spread over the index's documents: ``count`` (document, section) pairs."""
+def section_pages(index: Index, count: int) -> list[tuple[str, Callable[[], object]]]:
+    """Sections spread over the index's documents, with the ``Index.show`` and
+    ``Index.view_references`` calls behind each page."""
     documents = index.documents()
     rng = np.random.default_rng(3)
-    paths = []
+    pages = []
     for position in rng.choice(len(documents), size=count, replace=len(documents) < count):
         source = documents[int(position)].source
         sections = index.store.sections_of_source(source)
-        section = sections[int(rng.integers(0, len(sections)))]
-        paths.append("/section?" + urlencode({"doc": source, "id": section.section_id}))
-    return paths
+        section_id = sections[int(rng.integers(0, len(sections)))].section_id
+        path = "/section?" + urlencode({"doc": source, "id": section_id})
+        call = lambda s=section_id, d=source: index.view_references(index.show(s, d))  # noqa: E731
+        pages.append((path, call))
+    return pages
 
 
 def gdpr_index(work: Path) -> Index:
@@ -189,13 +176,10 @@ def synthetic_index(directory: Path) -> Index:
 
 def report(name: str, index: Index, queries: list[str], rounds: int) -> None:
     chunks = index.stats().chunks
-    sections = section_paths(index, SECTIONS_PER_INDEX)
     rows = {
-        "search": measure(index, search_paths(queries), rounds),
-        "section": measure(index, sections, rounds),
+        "search": measure(index, search_pages(index, queries), rounds),
+        "section": measure(index, section_pages(index, SECTIONS_PER_INDEX), rounds),
     }
-    rows["search"]["API alone p50 ms"] = api_alone(index, search_calls(index, queries), rounds)
-    rows["section"]["API alone p50 ms"] = api_alone(index, section_calls(index, sections), rounds)
     keys = list(rows["search"])
     print(f"\n{name} ({chunks:,} chunks)\n")
     print("| page | " + " | ".join(keys) + " |")

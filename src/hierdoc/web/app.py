@@ -15,13 +15,14 @@ import click
 from jinja2 import Environment, PackageLoader, select_autoescape
 from mcp.server.transport_security import TransportSecurityMiddleware
 from starlette.applications import Starlette
+from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..api import Index
 from ..errors import HierdocError, NotFoundError
@@ -56,18 +57,26 @@ def templates() -> Environment:
     return environment
 
 
-class HostCheck(BaseHTTPMiddleware):
-    """Refuse a foreign Host or Origin header (DNS rebinding), then add the security headers."""
+class HostCheck:
+    """ASGI middleware: refuse a foreign Host or Origin header (DNS rebinding) with the MCP
+    server's rules, and add the security headers to every response."""
 
-    def __init__(self, app: Any, host: str, allowed_hosts: Sequence[str]) -> None:
-        super().__init__(app)
+    def __init__(self, app: ASGIApp, host: str, allowed_hosts: Sequence[str]) -> None:
+        self.app = app
         self.check = TransportSecurityMiddleware(transport_security(host, allowed_hosts))
 
-    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
-        refused = await self.check.validate_request(request)
-        response = refused if refused is not None else await call_next(request)
-        response.headers.update(SECURITY_HEADERS)
-        return response
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def secured(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                MutableHeaders(scope=message).update(SECURITY_HEADERS)
+            await send(message)
+
+        refused = await self.check.validate_request(Request(scope))
+        await (refused or self.app)(scope, receive, secured)
 
 
 class Pages:
