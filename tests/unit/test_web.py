@@ -289,6 +289,8 @@ def test_bad_parameters_are_clear_400s(client):
     assert "whole number" in get(client, "/glossary", 400, page="-1")
     assert "mode is one of" in get(client, "/", 400, q="x", mode="fuzzy")
     assert "at most 50" in get(client, "/", 400, q="x", k="500")
+    assert "KEY=VALUE pairs" in get(client, "/", 400, q="x", where="type")
+    assert "at most 100 results" in get(client, "/", 400, q="x", k="50", page="3")
     assert "no indexed document" in get(client, "/outline", 404, doc="missing.pdf")
     assert "not in the document" in get(
         client, "/page", 400, doc="nist-fips-199.pdf", page="99"

@@ -73,6 +73,13 @@ class SearchForm:
     def where_filter(self) -> dict[str, list[str]] | None:
         """``type=contract, tags=vendor`` (commas or new lines between pairs) as a filter."""
         items = [i.strip() for i in self.where.replace("\n", ",").split(",") if i.strip()]
+        for item in items:
+            key, _, value = item.partition("=")
+            if not key.strip() or not value.strip():
+                raise InputError(
+                    "metadata takes KEY=VALUE pairs separated by commas "
+                    f"(e.g. type=contract, tags=vendor), not {item[:80]!r}"
+                )
         return parse_where(items) if items else None
 
 
@@ -181,7 +188,7 @@ def search_context(reader: Reader, form: SearchForm) -> dict[str, Any]:
     wanted = form.k * form.page
     if wanted > MAX_TOP_K:
         raise InputError(f"at most {MAX_TOP_K} results can be paged through: page {form.page} "
-                         f"of {form.k} a page goes past that")  # fmt: skip
+                         f"at {form.k} results a page goes past that")  # fmt: skip
     response = reader.index.search(
         form.q, top_k=wanted, mode=form.mode or None, source=form.document or None,
         section=form.section or None, chunk_type=form.type or None,
