@@ -155,7 +155,7 @@ def test_a_pdf_page_outlines_the_passage_over_its_text(page):
     assert page.evaluate("document.getElementById('page-image').naturalWidth") > 0
     boxes = [b.bounding_box() for b in page.locator("rect.box").all()]
     assert boxes
-    number = int(page.url.split("page=")[1].split("&")[0])
+    number = int(image.get_attribute("src").split("page=")[1].split("&")[0])
     for word in ("characterization", "assessment"):
         x, y = word_on_screen(number, word, image.bounding_box())
         assert any(inside(x, y, box) for box in boxes), (word, x, y, boxes)

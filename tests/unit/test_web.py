@@ -186,6 +186,20 @@ def test_a_pdf_result_opens_its_page_with_the_passage_outlined(client):
     assert png.status_code == 200 and png.content.startswith(b"\x89PNG\r\n\x1a\n")
 
 
+def test_a_passage_on_a_chunks_later_page_opens_that_page(client, reader_index):
+    source = reader_index.resolve_sources("nist-fips-199.pdf")[0]
+    chunk = next(
+        c.chunk
+        for c in reader_index.chunks_of_source(source)
+        if c.chunk.page_start and c.chunk.page_end and c.chunk.page_end > c.chunk.page_start
+    )
+    end = len(chunk.content)
+    span = {"start": str(end - 100), "end": str(end)}
+    html = get(client, "/page", doc=source, chunk=chunk.chunk_id, **span)
+    assert f"page {chunk.page_end} of 13" in html
+    assert '<rect class="box"' in html and "not on this page" not in html
+
+
 def test_passage_boxes_lie_over_the_passage_characters():
     passage = "SECURITY CATEGORY: The characterization of information"
     found = layout(NIST, 12, passage)

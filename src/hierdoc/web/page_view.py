@@ -75,15 +75,10 @@ def _pdf_page(
     path: Path, source: str, target: StoredChunk | None, passage: str | None, params: Mapping
 ) -> dict[str, Any]:
     asked = params.get("page")
-    first = target.chunk.page_start if target and target.chunk.page_start else 1
-    number = page_number(asked) if asked else first
-    layout = pdf.layout(path, number, passage)
-    if not asked and target and not layout.boxes and target.chunk.page_end:
-        for later in range(number + 1, target.chunk.page_end + 1):
-            candidate = pdf.layout(path, later, passage)
-            if candidate.boxes:
-                layout = candidate
-                break
+    if asked:
+        layout = pdf.layout(path, page_number(asked), passage)
+    else:
+        layout = _passage_page(path, target, passage)
     keep = {k: params.get(k) for k in ("chunk", "start", "end")}
 
     def link(page: int) -> str:
@@ -98,6 +93,20 @@ def _pdf_page(
         "next_url": link(layout.number + 1) if layout.number < layout.pages else "",
         "page_label": f"page {layout.number} of {layout.pages}",
     }
+
+
+def _passage_page(path: Path, target: StoredChunk | None, passage: str | None) -> pdf.PageLayout:
+    """The first of the chunk's pages that holds the passage (else its first page)."""
+    chunk = target.chunk if target else None
+    first = chunk.page_start if chunk and chunk.page_start else 1
+    last = chunk.page_end if chunk and chunk.page_end else first
+    layout = pdf.layout(path, first, passage)
+    for number in range(first + 1, last + 1):
+        if layout.boxes:
+            break
+        candidate = pdf.layout(path, number, passage)
+        layout = candidate if candidate.boxes else layout
+    return layout
 
 
 def _text_page(

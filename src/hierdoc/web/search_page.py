@@ -143,7 +143,8 @@ def result_view(reader: Reader, number: int, result: SearchResult, explained: di
     start, end = (result.passage.start, result.passage.end) if result.passage else (None, None)
     page_url = ""
     if result.page_start is not None or result.passage is not None:
-        page_url = url("/page", doc=result.source, page=result.page_start,
+        first_page = result.page_start if result.passage is None else None  # found there
+        page_url = url("/page", doc=result.source, page=first_page,
                        chunk=result.chunk_id, start=start, end=end)  # fmt: skip
     return ResultView(
         number=number,

@@ -162,8 +162,8 @@ def section_context(reader: Reader, params: Mapping[str, str]) -> dict[str, Any]
         "source": chunk.source,
         "text": _text(reader, chunk.source, chunk.content, point),
         "has_point": point is not None,
-        "page_url": url("/page", doc=chunk.source, page=chunk.page_start,
-                        chunk=chunk.chunk_id, start=point[0] if point else None,
+        "page_url": url("/page", doc=chunk.source, chunk=chunk.chunk_id,
+                        start=point[0] if point else None,
                         end=point[1] if point else None),  # fmt: skip
         **_surroundings(reader, view, section_id, params, here),
     }
