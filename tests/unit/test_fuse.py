@@ -130,3 +130,17 @@ def test_score_fusion_leans_on_the_modality_that_singles_out_its_first_hit() -> 
     fused = score_fusion({"keyword": keyword, "semantic": semantic}, {"keyword": 1, "semantic": 1})
     assert fused[0][0] == "k1"
     assert fused[0][1] > fused[1][1]
+
+
+def test_a_query_naming_a_document_keeps_its_weights() -> None:
+    from hierdoc.search.fuse import NAMED, confident_weights
+
+    rankings = {
+        "keyword": _hits([("k1", 20.0), ("k2", 10.0)]),
+        "semantic": _hits([("s1", 0.8), ("s2", 0.6)]),
+        NAMED: _hits([("k1", 1.0), ("s1", 0.5)]),
+    }
+    weights = {"keyword": 1.0, "semantic": 1.0, NAMED: 3.0}
+    assert confident_weights(rankings, weights) == weights
+    unweighted = confident_weights(rankings, {**weights, NAMED: 0.0})
+    assert unweighted["keyword"] > unweighted["semantic"]
