@@ -85,7 +85,8 @@ def test_confidence_is_the_fall_from_best_to_last_as_a_share_of_the_best() -> No
 
     assert confidence(_hits([("a", 10.0), ("b", 6.0), ("c", 4.0)])) == pytest.approx(0.6)
     assert confidence(_hits([("a", 0.8), ("b", 0.8)])) == 0.0
-    assert confidence(_hits([("a", 0.8)])) == 0.0
+    assert confidence(_hits([("a", 0.8)])) == 1.0  # a lone hit: one chunk singled out
+    assert confidence([]) == 0.0
     assert confidence(_hits([("a", -0.1), ("b", -0.3)])) == 0.0
 
 
@@ -116,7 +117,7 @@ def test_confident_weights_leave_a_lone_or_switched_off_modality_alone() -> None
     assert confident_weights({"keyword": keyword}, alone) == alone
     off = {"keyword": 1.0, "semantic": 0.0}
     assert confident_weights({"keyword": keyword, "semantic": semantic}, off) == off
-    flat = {"keyword": _hits([("k1", 5.0), ("k2", 5.0)]), "semantic": _hits([("s1", 0.5)])}
+    flat = {"keyword": _hits([("k1", 5.0), ("k2", 5.0)]), "semantic": _hits([("s1", -0.1)])}
     assert confident_weights(flat, alone) == alone
 
 

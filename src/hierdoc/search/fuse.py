@@ -97,9 +97,12 @@ CONFIDENT = ("keyword", "semantic")
 
 def confidence(hits: Sequence[Hit]) -> float:
     """How steeply a modality's scores fall from its best candidate to its last, as a share
-    of the best, on [0, 1]; 0 for fewer than two hits or a best score at or below 0."""
-    if len(hits) < 2 or hits[0].score <= 0:
+    of the best, on [0, 1]: 1 for a lone hit (it singled out one chunk), 0 for none or a
+    best score at or below 0."""
+    if not hits or hits[0].score <= 0:
         return 0.0
+    if len(hits) == 1:
+        return 1.0
     return min(max((hits[0].score - hits[-1].score) / hits[0].score, 0.0), 1.0)
 
 
