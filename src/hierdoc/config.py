@@ -151,14 +151,10 @@ class SearchPolicy(BaseModel):
     item's own."""
     passage_heading_share: float = Field(default=0.3, ge=0.0)
     """Share of the BM25 of a sentence's heading line added to the sentence's own."""
-    result_passage_set_chars: int = Field(default=2400, ge=0)
-    """With results ranked at the passage level (``passage_results``), each chunk offers
-    passages up to this many characters in all (or ``passage_set_chars`` when larger)..."""
-    result_passage_share: float = Field(default=0.3, ge=0.0)
-    """...grown around sentences scoring at least this share of its best."""
-    result_share_power: float = Field(default=1.0, ge=0.0)
-    """A passage ranked at the passage level scores its result's score times its share of
-    the result's best passage to this power."""
+    result_passage_min_chars: int = Field(default=100, ge=0)
+    """With results ranked at the passage level (``passage_results``), a passage shorter
+    than this takes in its better-scoring neighbouring sentence (see
+    hierdoc.search.passage_ranking)."""
 
     def generic(self, holders: int, documents: int) -> bool:
         """``holders`` of ``documents`` is too many for a term or heading to be evidence of
