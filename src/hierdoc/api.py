@@ -23,6 +23,7 @@ from .inputs import checked_path, checked_strings, checked_text, checked_texts
 from .models import (
     CHUNK_TYPES,
     DocumentRecord,
+    EmbedInput,
     IndexStats,
     IngestReport,
     SearchFilter,
@@ -206,6 +207,14 @@ class Index:
         embedder = self._query_model()
         with self._embedder_lock:
             return embedder.embed_query(text)
+
+    def embed_units(self, texts: Sequence[str]) -> np.ndarray:
+        """One unit vector per text (a sentence of a chunk, shorter than the model reads),
+        by the index's embedder, in one batch: the passage-level ranking's dense signal."""
+        embedder = self.embedder()
+        with self._embedder_lock:
+            rows = embedder.embed_documents([EmbedInput("", text) for text in texts])
+        return np.vstack([windows[0] for windows in rows])
 
     def _query_model(self) -> Embedder | NumpyQueryEmbedder:
         """The local model's queries embed in numpy, without loading torch (see
@@ -392,7 +401,8 @@ class Index:
         reranker = reranker_for(chosen.reranker, self.settings.context_model)
         searcher = Searcher(self.store, self.embed_query, self.glossary(), reranker)
         execution = searcher.run(query, chosen, filt)
-        add_passages(self.store, execution, self.model_name)
+        units = self.embed_units if chosen.passage_results else None
+        add_passages(self.store, execution, self.model_name, units)
         if explain:
             execution.response.explain = explain_execution(execution)
         return execution.response

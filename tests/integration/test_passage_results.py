@@ -4,6 +4,8 @@ MCP tool)."""
 
 from __future__ import annotations
 
+import pytest
+
 from hierdoc.config import SearchPolicy
 from hierdoc.models import Passage, SearchResponse, SearchResult
 from hierdoc.search.passage_ranking import UnitEvidence, rank_units
@@ -150,3 +152,26 @@ def test_the_search_tool_returns_passages_as_results(gdpr) -> None:  # noqa: F81
     assert all(r["passages"] == [r["passage"]] for r in results)
     direct = gdpr.search(query, top_k=3, passage_results=True)
     assert [r["passage"]["start"] for r in results] == [r.passage.start for r in direct.results]
+
+
+def test_each_unit_takes_its_own_texts_cosine_when_units_are_embedded() -> None:
+    import numpy as np
+
+    from hierdoc.search.passages import with_unit_vectors
+
+    results = [_result("a", 1.0), _result("b", 0.9)]
+    offered = {
+        0: _evidence((0.0, 0.0), (0.5, 0.5)),
+        1: UnitEvidence((), (), (), (), cited=True),
+    }
+    axes = {"The term of this Agreement is two years.": [1.0, 0.0]}
+
+    def embed(texts):
+        return np.asarray([axes.get(t, [0.0, 1.0]) for t in texts], dtype=np.float32)
+
+    found = with_unit_vectors(results, offered, embed, np.asarray([0.6, 0.8], np.float32))
+    assert found[0].semantic == pytest.approx((0.6, 0.8))
+    assert found[1] is offered[1]
+    response = SearchResponse("q", "hybrid", False, results[:1])
+    ranked = rank_units(response, found, 1, SearchPolicy(result_passage_min_chars=0))
+    assert ranked.results[0].passage.text.startswith("Each party bears")

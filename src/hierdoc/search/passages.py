@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_left
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 
@@ -49,6 +49,8 @@ from .plan import QueryPlan
 from .searcher import Execution, keyword_terms
 
 Span = tuple[int, int]
+UnitEmbedder = Callable[[Sequence[str]], np.ndarray]
+"""Texts to their unit vectors, one row each, by the model the index's vectors are of."""
 
 DEFAULT_PASSAGE_CHARS = 1000
 BM25_K1 = 1.2
@@ -118,13 +120,20 @@ def _phrase_pattern(phrase: str) -> re.Pattern[str]:
     return re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)", re.I)
 
 
-def add_passages(store: Store, execution: Execution, model: str = DEFAULT_MODEL) -> None:
+def add_passages(
+    store: Store,
+    execution: Execution,
+    model: str = DEFAULT_MODEL,
+    embed_units: UnitEmbedder | None = None,
+) -> None:
     """Set each result's ``passage``, ``passages`` (:mod:`~hierdoc.search.passage_sets`,
     ``passage_set_chars`` characters in all) and ``highlights``, from the evidence of the
     executed plan (its words, phrases, citations and vector) and the records it read. With
     the plan's ``passage_results``, ``execution.response`` becomes one result per passage,
     ranked at the passage level (:func:`~hierdoc.search.passage_ranking.rank_units`), at
-    most ``top_k``, each naming the section its passage lies in."""
+    most ``top_k``, each naming the section its passage lies in; ``embed_units`` (texts to
+    unit vectors of the index's model) gives each sentence unit its own cosine to the query,
+    else it takes its best embedding window's."""
     response, plan, vector = execution.response, execution.plan, execution.vector
     if not response.results:
         return
@@ -160,6 +169,8 @@ def add_passages(store: Store, execution: Execution, model: str = DEFAULT_MODEL)
         if result.chunk_id in stored:
             move_to_section(store, result, stored[result.chunk_id], holder, here)
     if per_passage:
+        if embed_units is not None and vector is not None:
+            offered = with_unit_vectors(response.results, offered, embed_units, vector)
         ranked = rank_units(response, offered, plan.settings.top_k, plan.policy)
         _move_to_passages(store, ranked, stored, evidence, begun)
         execution.response = ranked
@@ -666,3 +677,28 @@ def unit_cosines(
         return (0.0,) * len(units)
     best = float(np.max(np.asarray(stored, dtype=np.float32) @ np.asarray(vector, np.float32)))
     return tuple(max((c for w, c in windows if _overlaps(w, u)), default=best) for u in units)
+
+
+def with_unit_vectors(
+    results: Sequence[SearchResult],
+    offered: dict[int, UnitEvidence],
+    embed_units: UnitEmbedder,
+    vector: np.ndarray,
+) -> dict[int, UnitEvidence]:
+    """``offered`` with each unit's semantic signal its own text's cosine to ``vector``,
+    every unit of every result embedded in one call."""
+    texts = [
+        results[position].content[start:end]
+        for position, found in offered.items()
+        if not found.cited
+        for start, end in found.units
+    ]
+    if not texts:
+        return offered
+    cosines = iter(np.asarray(embed_units(texts), np.float32) @ np.asarray(vector, np.float32))
+    return {
+        position: found
+        if found.cited
+        else replace(found, semantic=tuple(float(next(cosines)) for _ in found.units))
+        for position, found in offered.items()
+    }
