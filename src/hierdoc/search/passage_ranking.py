@@ -8,17 +8,18 @@ signal's scale decides):
 
 * the unit's own BM25 against the query's terms, with the index's idf (comparable across
   chunks, unlike the in-chunk scores a result's ``passage`` is chosen by);
-* the cosine to the query of the best stored embedding window covering the unit (the
-  chunk's best window when its windows cannot be placed);
+* the unit's own cosine to the query, its text embedded by the index's embedder (without
+  one, the cosine of the best stored embedding window covering it, or of the chunk's best
+  window when its windows cannot be placed);
 * the score of the result the unit belongs to (the chunk's retrieval evidence).
 
 The best units become passages, each grown by its better-scoring neighbour (by the in-chunk
 scores) until it holds ``result_passage_min_chars``; a unit inside a passage already taken
 is skipped, so no two passages overlap. A result whose passage a cited section chose keeps
 that passage, ranked where its result ranks among the cited ones, before the others.
-Short, exact passages first: on ContractNLI and ObliQA (BENCHMARKS.md, "Passages") this
-doubles the first passage's character precision against ranking each result's passages by
-its chunk's score.
+Short, exact passages first: on ContractNLI and ObliQA (BENCHMARKS.md, "Passages") the
+first passage's character precision rises against ranking each result's passages by its
+chunk's score.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ Span = tuple[int, int]
 @dataclass(frozen=True)
 class UnitEvidence:
     """What one result offers to the passage-level ranking: its sentence units, their
-    in-chunk scores (which grow a passage) and the two cross-chunk signals per unit."""
+    in-chunk scores (which grow a passage) and the two cross-chunk signals per unit
+    (BM25 with the index's idf; cosine to the query)."""
 
     units: tuple[Span, ...]
     scores: tuple[float, ...]
