@@ -175,3 +175,11 @@ def test_each_unit_takes_its_own_texts_cosine_when_units_are_embedded() -> None:
     response = SearchResponse("q", "hybrid", False, results[:1])
     ranked = rank_units(response, found, 1, SearchPolicy(result_passage_min_chars=0))
     assert ranked.results[0].passage.text.startswith("Each party bears")
+
+
+def test_passage_scores_fall_towards_the_weakest_candidate_not_the_last_returned() -> None:
+    response = SearchResponse("q", "hybrid", False, [_result("a", 1.0), _result("b", 0.5)])
+    evidence = {0: _evidence((5.0, 1.0), (0.5, 0.4)), 1: _evidence((0.0, 0.0), (0.1, 0.1))}
+    ranked = rank_units(response, evidence, 2, SearchPolicy(result_passage_min_chars=0))
+    assert [r.chunk_id for r in ranked.results] == ["a", "a"]
+    assert ranked.results[0].score == 1.0 and 0.0 < ranked.results[1].score < 1.0

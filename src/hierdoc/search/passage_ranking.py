@@ -71,7 +71,7 @@ def rank_units(
     ]
     fused = fused_scores(response.results, evidence, candidates)
     chosen = _passages(response.results, evidence, candidates, fused, top_k - len(cited), policy)
-    scores = _falling(len(cited), [fused[i] for i, _ in chosen])
+    scores = _falling(len(cited), [fused[i] for i, _ in chosen], min(fused, default=0.0))
     results = [_one_passage(r, p, 1.0) for r, p in cited[:top_k]]
     results += [
         _one_passage(response.results[candidates[i][0]], passage, score)
@@ -150,12 +150,12 @@ def _grown(found: UnitEvidence, unit: int, blocked: set[int], min_chars: int) ->
     return first, last
 
 
-def _falling(cited: int, fused: Sequence[float]) -> list[float]:
+def _falling(cited: int, fused: Sequence[float], low: float) -> list[float]:
     """Scores for the ranked units: 1.0 for the best (or just under the cited passages),
-    falling with the fused score to 0.0 for the lowest candidate ranked."""
+    falling with the fused score towards 0.0, the score of the query's lowest candidate."""
     if not fused:
         return []
-    high, low = fused[0], fused[-1]
+    high = fused[0]
     top = 1.0 if not cited else 0.999
     if high <= low:
         return [top] * len(fused)
