@@ -424,8 +424,10 @@ _RFC_BLOCKS = frozenset(
 
 #: What follows a term its paragraph defines: 'A "proxy" is ...', 'The term "user agent"
 #: refers to ...', 'The terms "sender" and "recipient" refer to ...'.
+#: A scope between a term and its verb: '"MUST NOT store" in this context means ...'.
+_RFC_SCOPE = r"(?:\s*,?\s+in\s+this\s+(?:context|document|specification)\s*,?)?"
 _RFC_DEFINING = re.compile(
-    r"[\"”]?(?:\s*,?\s*(?:and|or)?\s*[\"“][^\"”]{1,40}[\"”])*\s*"
+    r"[\"”]?(?:\s*,?\s*(?:and|or)?\s*[\"“][^\"”]{1,40}[\"”])*" + _RFC_SCOPE + r"\s*"
     r"(?:(?:is|are|means|mean|refers?\s+to|denotes?)\s+"
     # a description, not a definition: "is used to ...", "is assigned by ...", "are also ..."
     r"(?!(?:used|defined|referred|assigned|identical|primarily|also|not)\b)"
@@ -441,7 +443,7 @@ _RFC_DEFINING = re.compile(
 #: then is/are as in :data:`_RFC_DEFINING`).
 _RFC_STATED = re.compile(
     r"(?P<article>\b[Aa]n?\s+)?[\"“](?P<term>[^\"”]{1,60})[\"”]"
-    r"(?=(?P<verb>(?:\s*,?\s*(?:and|or)?\s*[\"“][^\"”]{1,40}[\"”])*\s*"
+    r"(?=(?P<verb>(?:\s*,?\s*(?:and|or)?\s*[\"“][^\"”]{1,40}[\"”])*" + _RFC_SCOPE + r"\s*"
     r"(?:means|mean|refers?\s+to|denotes?|is\s+defined\s+as)\s))?"
 )
 #: A quoted term named by what its sentence says before it: 'The target of an HTTP request
