@@ -428,6 +428,12 @@ LONG_TITLE = (
     "fiscal year 2014, and for other purposes."
 )
 
+BORDER_TITLE = (
+    "Emergency Supplemental Appropriations for Humanitarian Assistance and Security at the "
+    "Southern Border Act, 2019: 116 HR 3401 RDS: Making emergency supplemental appropriations "
+    "for the fiscal year ending September 30, 2019, and for other purposes."
+)
+
 
 @pytest.mark.parametrize(
     ("text", "md_title", "expected"),
@@ -451,6 +457,7 @@ LONG_TITLE = (
         ("Use of Premises\n\nbody", None, "Use of Premises"),
         (LONG_TITLE + "\n\n\n   That\n", None, LONG_TITLE),
         (LONG_TITLE + "\nThe next line of the same paragraph.\n", None, "stem"),
+        (BORDER_TITLE + "\n\n\n   That\n", None, BORDER_TITLE),
         ("the parties agree: " + "x " * 60 + "\n\nbody", None, "stem"),
         ("Short Name Act: " + "y" * 300 + "\n\nbody", None, "stem"),
     ],

@@ -57,10 +57,10 @@ _MAX_TITLE_CHARS = 120
 #: A first line standing alone is read as a title up to this length (rule 3 of choose_title).
 _MAX_LONG_TITLE_CHARS = 300
 #: A short name: words that each begin with a capital, a digit or a lower-case joining word
-#: ("Act of 2013", "Safety, and Security").
+#: ("Act of 2013", "Safety, and Security", "Security at the Southern Border Act, 2019").
+_JOINING = r"of|and|or|the|for|to|in|on|at|by|from|with|under|a|an"
 _NAME_HEAD = re.compile(
-    r"(?:[A-Z0-9][\w.,'’&–-]*|of|and|the|for|to|in|on|a|an)"
-    r"(?:\s+(?:[A-Z0-9][\w.,'’&–-]*|of|and|the|for|to|in|on|a|an))*"
+    rf"(?:[A-Z0-9][\w.,'’&–-]*|{_JOINING})(?:\s+(?:[A-Z0-9][\w.,'’&–-]*|{_JOINING}))*"
 )
 _MAX_CAUSE_CHARS = 200
 # Exceptions that signal a bug tripped by an odd file; their message means

@@ -120,7 +120,9 @@ _COPULA = re.compile(
 # “essential patent claims” are all patent claims ...', '“Additional permissions” are terms
 # that ...'.
 _COPULA_ANYWHERE = re.compile(
-    r"(?:^[ \t]*|(?<=[.;:])[ \t]+|(?<=,)[ \t]+(?=an?\s|the\s))(?:(?:An?|The|an?|the)[ \t]+)?"
+    r"(?:^[ \t]*|(?<=[.;:])[ \t]+|(?<=,)[ \t]+(?=an?\s|the\s))"
+    # 'An HTTP “client” is a program ...': a proper name or acronym may qualify the term
+    r"(?:(?:An?|The|an?|the)[ \t]+(?:[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*[ \t]+)?)?"
     r"(?:[A-Za-z]+['’]s[ \t]+)?" + QTERM + r"[ \t]+(?=(?P<verb>is(?=\s+(?:a|an|any|either|one)\b)"
     r"|are(?=\s+(?:all|any|those)\b|\s+[a-z]+\s+(?:that|which|who)\b))\b)",
     re.MULTILINE,
@@ -142,6 +144,9 @@ _CONDITIONAL = re.compile(
 _BCP14 = re.compile(r"(?:MUST|SHALL|SHOULD|MAY|REQUIRED|RECOMMENDED|OPTIONAL)(?:\s+NOT)?")
 # a quoted label after a participle names what the subject is labelled, not a defined term
 _LABELLED = re.compile(r"\b(?:labell?ed|marked|titled|entitled|reading)\s+\S{1,2}$")
+# "indicates that ..." / "denotes whether ...": what a value signals, not what a term means
+_SIGNALS = re.compile(r"indicates?|denotes?")
+_CLAUSE = re.compile(r"\s*(?:that|what|whether|which|how|if|when)\b")
 _CONDITIONAL_CUE = re.compile(r"[\"'’”]\s+(?:if|to\s+the\s+extent\s+that)\b")
 _COPULA_CUE = re.compile(r"[\"'’”][ \t]+(?:is|are|represents|describes)\b")
 _CALLED_CUE = re.compile(r"\b(?:is|are)\s+(?:(?:addressed|referred\s+to|known)\s+as|called)\b")
@@ -327,14 +332,23 @@ def _next_start(
 
 
 def _called_definitions(marked: Unmarked) -> list[FoundDefinition]:
-    """'Each licensee is addressed as “you”': the subject defines the term after "as"."""
+    """'Each licensee is addressed as “you”': the subject defines the term after "as"; a
+    condition after the term is part of the definition ('An HTTP-to-HTTP proxy is called a
+    "transforming proxy" if it is designed to modify messages')."""
     found = []
     for match in _windowed(_CALLED, _CALLED_CUE, marked.quoted, 320):
         term, start = term_at(match.group("term"), match.start("term"))
         subject = collapse(marked.plain[match.start("subject") : match.end("subject")])
         subject = subject.rstrip(" ,")
+        end = match.end()
+        if re.match(r"\s+if\b", marked.quoted[end:]):
+            sentence = _SENTENCE_END.search(marked.quoted, end)
+            condition, end = clean_definition(
+                marked, end, sentence.start() if sentence else len(marked.quoted)
+            )
+            subject = f"{subject} {condition}"
         if valid_term(term):
-            found.append(FoundDefinition(term, subject, start, match.end(), "means"))
+            found.append(FoundDefinition(term, subject, start, end, "means"))
     return found
 
 
@@ -363,6 +377,8 @@ def _quoted_means(
             continue  # "These markers, labeled ‘‘INOP,’’ indicate that ...": the markers do
         if match.group("include") and _BCP14.fullmatch(match.group("term")):
             continue  # 'responses "MUST NOT" include a body': a requirement, not a term
+        if _SIGNALS.match(match.group("verb")) and _CLAUSE.match(text, match.end()):
+            continue  # 'the keyword "trailers" indicates that the client ...': a signal's effect
         terms = [(match.group("term"), match.start("term"))]
         for alias in QUOTED_TERM.finditer(match.group("aliases")):
             terms.append((alias.group("term"), match.start("aliases") + alias.start("term")))
