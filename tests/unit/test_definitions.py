@@ -615,6 +615,13 @@ def test_gdpr_parentheticals_right_and_complete() -> None:
             ],
         ),
         (
+            'The terms "SHOULD" and "SHOULD NOT" indicate that one option is recommended.',
+            [
+                ("SHOULD", "that one option is recommended"),
+                ("SHOULD NOT", "that one option is recommended"),
+            ],
+        ),
+        (
             '"Massive Multiauthor Collaboration Site" (or "MMC Site") means any web server.',
             [
                 ("Massive Multiauthor Collaboration Site", "any web server"),

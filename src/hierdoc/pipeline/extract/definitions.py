@@ -377,8 +377,11 @@ def _quoted_means(
             continue  # "These markers, labeled ‘‘INOP,’’ indicate that ...": the markers do
         if match.group("include") and _BCP14.fullmatch(match.group("term")):
             continue  # 'responses "MUST NOT" include a body': a requirement, not a term
-        if _SIGNALS.match(match.group("verb")) and _CLAUSE.match(text, match.end()):
-            continue  # 'the keyword "trailers" indicates that the client ...': a signal's effect
+        signal = _SIGNALS.match(match.group("verb")) and _CLAUSE.match(text, match.end())
+        if signal and not match.group("lead"):
+            # 'the keyword "trailers" indicates that the client ...': what a value signals;
+            # 'The terms "SHOULD" and "SHOULD NOT" indicate that ...' still defines them
+            continue
         terms = [(match.group("term"), match.start("term"))]
         for alias in QUOTED_TERM.finditer(match.group("aliases")):
             terms.append((alias.group("term"), match.start("aliases") + alias.start("term")))
