@@ -615,6 +615,15 @@ def test_gdpr_parentheticals_right_and_complete() -> None:
             ],
         ),
         (
+            'The term "age_value" denotes the value of the Age header field.',
+            [("age_value", "the value of the Age header field")],
+        ),
+        (
+            "Header fields that describe the payload are referred to as "
+            '"payload header fields". This is called "double keying".',
+            [("payload header fields", "Header fields that describe the payload")],
+        ),
+        (
             'The terms "SHOULD" and "SHOULD NOT" indicate that one option is recommended.',
             [
                 ("SHOULD", "that one option is recommended"),

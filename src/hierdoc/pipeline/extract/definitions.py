@@ -130,7 +130,10 @@ _COPULA_ANYWHERE = re.compile(
 # "Each licensee is addressed as “you”", 'A copy that is not "Transparent" is called "Opaque"'
 _CALLED = re.compile(
     r"(?:^[ \t]*(?:\d{1,3}[ \t]+)?|(?<=[.!?;:])[ \t]+)"  # a footnote's number: "3 An ..."
-    r"(?P<subject>(?:Each|Any|The|An?)\s(?:[^.;:\n]|\n(?![ \t]*\n)){1,300}?)\s+(?:is|are)\s+"
+    # "Each licensee", "Header fields that describe the payload" (not "This", "It")
+    r"(?P<subject>(?:Each|Any|The|An?)\s(?:[^.;:\n]|\n(?![ \t]*\n)){1,300}?"
+    r"|(?!(?:This|These|That|Those|It|They|Such|There|Here)\b)[A-Z][a-z]+[ \t]"
+    r"(?:[^.;:\n]|\n(?![ \t]*\n)){1,300}?)\s+(?:is|are)\s+"
     r"(?:(?:addressed|referred\s+to|known)\s+as|called)\s+(?:an?\s+|the\s+|its\s+|their\s+)?"
     + QTERM,
     re.MULTILINE,
