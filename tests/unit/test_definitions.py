@@ -655,6 +655,7 @@ def test_prose_definitions_of_licences_and_standards(
         'The presence of the keyword "trailers" indicates that the client accepts trailers.',
         'A "Trailer" field value denotes whether the sender will send the fields.',
         'Some servers implement the explicitly negotiated ("Keep-Alive") version of it.',
+        'Some servers implement the explicitly negotiated\n   ("Keep-Alive") version of it.',
         'Proxies remove any non-identity CTE ("quoted-printable" or "base64") encoding.',
     ],
 )

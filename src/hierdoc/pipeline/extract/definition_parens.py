@@ -47,8 +47,8 @@ WINDOW = 800
 _PAREN = re.compile(r"\((?P<body>[^()\n]{1,160})\)")
 #: The lower-case word right after a parenthesis (a capital, a digit or punctuation ends
 #: the phrase before it).
-_NEXT_WORD = re.compile(r"[ \t]+(?P<word>[a-z][a-z-]*)\b")
-_LAST_WORD = re.compile(r"\b(?P<word>[a-z][a-z-]*)[ \t]*$")
+_NEXT_WORD = re.compile(r"[ \t]*\n?[ \t]*(?P<word>[a-z][a-z-]*)\b")
+_LAST_WORD = re.compile(r"\b(?P<word>[a-z][a-z-]*)[ \t]*\n?[ \t]*$")
 _VERB_FORM = re.compile(r"(?:s|ed|ing|ly)$")
 _ANY = re.compile(r"(?i)(?:any|every|some)\s")
 _ALTERNATIVES = re.compile(r"\s*X(?:\s*,?\s*(?:or|,)\s*X)+\s*")
