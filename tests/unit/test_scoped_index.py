@@ -79,7 +79,10 @@ DOCUMENTS = {
     "public_faq.md": PUBLIC_FAQ,
     "zebra_covert_k9vault.md": OUT_OF_SCOPE,
 }
-MARKERS = ("zebra", "covert", "k9vault", "quuxfrob", "xylophant", "treasur", "escrow", "payload", "buyer")
+MARKERS = (
+    *("zebra", "covert", "k9vault", "quuxfrob", "xylophant"),
+    *("treasur", "escrow", "payload", "buyer"),
+)
 """Words only the out-of-scope document holds (in its name, title, metadata or text); its
 file name holds one its title does not, so that naming the document by its title in a
 call does not hide a stored name in the answer."""
@@ -173,11 +176,11 @@ def test_no_tool_names_or_quotes_a_document_out_of_scope(index: Index, scope_nam
 
 def test_the_whole_index_does_answer_those_calls(index: Index) -> None:
     """The probes reach the out-of-scope document when no scope holds them back."""
-    answers = [answer(index, name, arguments) for name, arguments in probes(index)]
-    reached = [a for (_, arguments), a in zip(probes(index), answers) if leaks(a, arguments)]
-    assert len(reached) > len(answers) // 2
-    conflict = json.loads(answer(index, "define", {"term": "Confidential Information"}).split("\n")[0])
-    assert conflict["conflict"] is True
+    calls = probes(index)
+    reached = [call for call in calls if leaks(answer(index, *call), call[1])]
+    assert len(reached) > len(calls) // 2
+    defined = call_tool(index, "define", {"term": "Confidential Information"}).structured
+    assert defined["conflict"] is True
 
 
 def test_in_scope_documents_answer_as_before(index: Index) -> None:
@@ -254,6 +257,6 @@ def test_an_empty_scope_sees_nothing(index: Index) -> None:
     assert view.documents() == []
     listed = call_tool(view, "list_documents", {}).structured
     assert listed["total_documents"] == 0 and listed["documents"] == []
-    assert call_tool(view, "search", {"query": "Confidential Information"}).structured[
-        "results"
-    ] == []
+    assert (
+        call_tool(view, "search", {"query": "Confidential Information"}).structured["results"] == []
+    )

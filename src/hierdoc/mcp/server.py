@@ -146,7 +146,6 @@ class HierdocMCP(FastMCP):
             logger.exception("tool %s failed", name)
             raise ToolError(f"Error executing tool {name}: {error}") from error
 
-
     def _caller_index(self) -> Index:
         """The view of the index the caller's token may see (the whole index over stdio or
         an HTTP server without authentication)."""

@@ -239,9 +239,7 @@ class ScopedStore:
 
     def chunks_of_sections(self, section_ids: Sequence[str]) -> list[StoredChunk]:
         allowed = self.allowed()
-        return [
-            c for c in self.inner.chunks_of_sections(section_ids) if c.chunk.source in allowed
-        ]
+        return [c for c in self.inner.chunks_of_sections(section_ids) if c.chunk.source in allowed]
 
     def section_starts(
         self, section_ids: Sequence[str], sources: Sequence[str] | None = None
