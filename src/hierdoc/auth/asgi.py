@@ -55,9 +55,16 @@ def protect(app: Any, verifier: TokenVerifier, resource_metadata_url: str | None
     ``get_access_token()``, and a request without one is answered 401."""
     metadata = AnyHttpUrl(resource_metadata_url) if resource_metadata_url else None
     required = RequireAuthMiddleware(app, [], metadata)
-    return AuthenticationMiddleware(
+    guarded = AuthenticationMiddleware(
         AuthContextMiddleware(required), backend=BearerAuthBackend(verifier)
     )
+
+    async def protected(scope: dict, receive: Any, send: Any) -> None:
+        """HTTP and websocket requests pass the guard; lifespan events go to ``app``."""
+        target = guarded if scope["type"] in ("http", "websocket") else app
+        await target(scope, receive, send)
+
+    return protected
 
 
 def access_of(scope: Mapping[str, Any]) -> ScopedAccessToken | None:

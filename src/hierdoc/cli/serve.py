@@ -129,6 +129,7 @@ def tool_schema(state: State, schema_format: SchemaFormat, only: tuple[str, ...]
 
 
 @click.command("token")
+@index_options
 @click.option("--name", default="reader", show_default=True, help="The token's name (in logs).")
 @click.option(
     "--source",
@@ -144,12 +145,16 @@ def tool_schema(state: State, schema_format: SchemaFormat, only: tuple[str, ...]
     metavar="KEY=VALUE",
     help="Only documents whose metadata match (as for search --where; repeatable).",
 )
-def token(name: str, sources: tuple[str, ...], where_items: tuple[str, ...]) -> None:
+@click.pass_obj
+def token(
+    state: State, name: str, sources: tuple[str, ...], where_items: tuple[str, ...]
+) -> None:
     """Print a new bearer token, and the auth: entry (its SHA-256) for the configuration.
 
     Give the token to the client (Authorization: Bearer TOKEN); keep only the entry in the
     configuration. The token is shown once: it cannot be read back from its hash.
     """
+    state.refuse("token", {"index": "a token goes in the configuration, not in an index"})
     import yaml
 
     from ..auth import new_token
