@@ -146,9 +146,7 @@ def tool_schema(state: State, schema_format: SchemaFormat, only: tuple[str, ...]
     help="Only documents whose metadata match (as for search --where; repeatable).",
 )
 @click.pass_obj
-def token(
-    state: State, name: str, sources: tuple[str, ...], where_items: tuple[str, ...]
-) -> None:
+def token(state: State, name: str, sources: tuple[str, ...], where_items: tuple[str, ...]) -> None:
     """Print a new bearer token, and the auth: entry (its SHA-256) for the configuration.
 
     Give the token to the client (Authorization: Bearer TOKEN); keep only the entry in the
