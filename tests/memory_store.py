@@ -310,8 +310,9 @@ class MemoryStore:
     def _terms(self) -> dict[str, list[str]]:
         return {c: t for d in self._documents.values() for c, t in d.terms.items()}
 
-    def doc_freq(self, terms: Sequence[str]) -> dict[str, int]:
-        indexed = self._terms().values()
+    def doc_freq(self, terms: Sequence[str], filt: SearchFilter | None = None) -> dict[str, int]:
+        kept = {s.chunk.chunk_id for s in self._chunks() if filt is None or filt.matches(s.chunk)}
+        indexed = [d for c, d in self._terms().items() if c in kept]
         return {t: sum(t in d for d in indexed) for t in terms}
 
     def keyword_search(self, terms: Sequence[str], k: int, filt: SearchFilter | None) -> list[Hit]:

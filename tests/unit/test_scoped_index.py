@@ -14,6 +14,7 @@ import pytest
 from hierdoc import Index, Settings
 from hierdoc.errors import HierdocError, StoreError
 from hierdoc.search.scoped import DocumentFilter, DocumentScope
+from hierdoc.text.analyze import TEXT_ANALYZER
 from hierdoc.tools import call_tool
 from tests.hash_embedder import HashEmbedder
 
@@ -214,6 +215,10 @@ def test_the_api_of_a_view_holds_only_its_documents(index: Index) -> None:
     assert view.sections("article-7") == [] and view.count_section("article-7") == 0
     assert view.section_holders("article-1", 5) == [_stored(index, "public_terms.md")]
     assert {c.chunk.source for c in view.iter_chunks()} == {_stored(index, "public_terms.md")}
+    terms = TEXT_ANALYZER.terms("quuxfrob customer")
+    whole, scoped = index.store.doc_freq(terms), view.store.doc_freq(terms)
+    assert whole[terms[0]] > 0 and scoped[terms[0]] == 0
+    assert 0 < scoped[terms[1]] < whole[terms[1]]  # public_faq.md has "Customer" too
     assert index.glossary().lookup("ZP").expansions
     assert not view.glossary().lookup("ZP").expansions
     with pytest.raises(HierdocError) as hidden:

@@ -52,6 +52,10 @@ SMALL_SCOPE = 256
 lookup each); above, every document's section of that id is read and the others dropped."""
 
 
+MAX_COUNTED_TERMS = 100_000
+"""The most terms whose in-scope counts a view keeps (then it starts again)."""
+
+
 def _frozen_where(where: Mapping[str, str | Sequence[str]] | None) -> tuple:
     items = []
     for key, value in (where or {}).items():
@@ -114,6 +118,7 @@ class ScopedStore:
         self.scope = scope
         self._lock = threading.Lock()
         self._known: tuple[int, frozenset[str], bool] | None = None
+        self._counts: tuple[int, dict[str, int]] = (-1, {})
 
     # the scope, per generation
 
@@ -359,14 +364,35 @@ class ScopedStore:
 
     # lexical and vector indexes: ranked within the scope
 
-    def doc_freq(self, terms: Sequence[str]) -> dict[str, int]:
-        """How many in-scope chunks hold each term (counted through a filtered search)."""
-        if self._state()[1]:
-            return self.inner.doc_freq(terms)
-        narrowed, total = self._narrowed(None), self.chunk_count()
-        if narrowed is None or total == 0:
-            return {t: 0 for t in terms}
-        return {t: len(self.inner.keyword_search([t], total, narrowed)) for t in terms}
+    def doc_freq(self, terms: Sequence[str], filt: SearchFilter | None = None) -> dict[str, int]:
+        """How many in-scope chunks (that ``filt`` matches) hold each term."""
+        if filt is not None and not filt.empty:
+            narrowed = self._narrowed(filt)
+            if narrowed is None and not self._state()[1]:
+                return {t: 0 for t in terms}
+            return self.inner.doc_freq(terms, narrowed)
+        return self._scope_doc_freq(terms)
+
+    def _scope_doc_freq(self, terms: Sequence[str]) -> dict[str, int]:
+        """Each term's count in the scope, kept per generation (a filtered count reads the
+        term's postings; the terms of queries repeat)."""
+        generation = self.inner.generation
+        if self._counts[0] != generation:
+            self._counts = (generation, {})
+        known = self._counts[1]
+        found = {t: known.get(t) for t in dict.fromkeys(terms)}  # .get: another thread may clear
+        missing = [t for t, count in found.items() if count is None]
+        if missing:
+            narrowed = self._narrowed(None)
+            if narrowed is None and not self._state()[1]:
+                counted = {t: 0 for t in missing}
+            else:
+                counted = self.inner.doc_freq(missing, narrowed)
+            if len(known) + len(counted) > MAX_COUNTED_TERMS:
+                known.clear()
+            known.update(counted)
+            found.update(counted)
+        return {t: int(found[t] or 0) for t in terms}
 
     def keyword_search(self, terms: Sequence[str], k: int, filt: SearchFilter | None) -> list[Hit]:
         return self._ranked("keyword_search", terms, k, filt)

@@ -366,8 +366,9 @@ class Records(Protocol):
 class Lexical(Protocol):
     """The lexical index over the terms of the store's analyzer: :attr:`Capability.LEXICAL`."""
 
-    def doc_freq(self, terms: Sequence[str]) -> dict[str, int]:
-        """How many chunks hold each analysed term in the lexical index."""
+    def doc_freq(self, terms: Sequence[str], filt: SearchFilter | None = None) -> dict[str, int]:
+        """How many chunks hold each analysed term in the lexical index (of the chunks
+        ``filt`` matches, when given)."""
         ...
 
     def keyword_search(self, terms: Sequence[str], k: int, filt: SearchFilter | None) -> list[Hit]:

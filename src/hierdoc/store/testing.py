@@ -530,6 +530,10 @@ class LexicalContract(StoreFixtures):
             assert hit.score == pytest.approx(by_id[hit.chunk_id], rel=1e-3)
         assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
         assert filled.doc_freq(query) == {t: sum(t in d for d in documents) for t in query}
+        filt = SearchFilter(sources=("a.md",))
+        within = [d for s, d in zip(chunks, documents, strict=True) if filt.matches(s.chunk)]
+        counted = {t: sum(t in d for d in within) for t in query}
+        assert filled.doc_freq(query, filt) == counted != filled.doc_freq(query)
         assert len(filled.keyword_search(query, 2, None)) == 2
         assert filled.keyword_search([], 10, None) == []
 

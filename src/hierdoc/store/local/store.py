@@ -783,9 +783,9 @@ class LocalStore:
 
     # retrieval
 
-    def doc_freq(self, terms: Sequence[str]) -> dict[str, int]:
+    def doc_freq(self, terms: Sequence[str], filt: SearchFilter | None = None) -> dict[str, int]:
         self.refresh()
-        return self.bm25.doc_freq(list(terms))
+        return self.bm25.doc_freq(list(terms), filt=filt)
 
     def keyword_search(self, terms: Sequence[str], k: int, filt: SearchFilter | None) -> list[Hit]:
         self.refresh()

@@ -417,8 +417,8 @@ class PostgresStore:
 
     # retrieval
 
-    def doc_freq(self, terms: Sequence[str]) -> dict[str, int]:
-        return self._read(lexical.doc_freq, terms) if terms else {}
+    def doc_freq(self, terms: Sequence[str], filt: SearchFilter | None = None) -> dict[str, int]:
+        return self._read(lexical.doc_freq, terms, filt) if terms else {}
 
     def keyword_search(self, terms: Sequence[str], k: int, filt: SearchFilter | None) -> list[Hit]:
         return self._read(lexical.keyword_search, terms, k, filt)
