@@ -201,20 +201,27 @@ class MemoryStore:
             if sources is None or s.chunk.source in sources
         ]
 
-    def section_holders(self, section_id: str, limit: int) -> list[str]:
+    def section_holders(
+        self, section_id: str, limit: int, sources: Sequence[str] | None = None
+    ) -> list[str]:
         held = [
             d.source
             for d in self.documents()
             if any(r.section_id == section_id and r.chunk_id for r in self._sections(d.source))
+            and (sources is None or d.source in sources)
         ]
         return held[:limit]
 
     def _sections(self, source: str) -> list[SectionRecord]:
         return self._documents[source].sections
 
-    def count_sections(self, section_ids: Sequence[str], limit: int) -> int:
+    def count_sections(
+        self, section_ids: Sequence[str], limit: int, sources: Sequence[str] | None = None
+    ) -> int:
         held = sum(
-            r.section_id in section_ids for d in self._documents.values() for r in d.sections
+            r.section_id in section_ids and (sources is None or r.source in sources)
+            for d in self._documents.values()
+            for r in d.sections
         )
         return min(held, limit)
 

@@ -255,21 +255,22 @@ class ScopedStore:
         within = [s for s in (sorted(allowed) if sources is None else sources) if s in allowed]
         return self.inner.section_starts(section_ids, within) if within else []
 
-    def section_holders(self, section_id: str, limit: int) -> list[str]:
-        if self._state()[1]:
-            return self.inner.section_holders(section_id, limit)
-        holders = [r.source for r in self._sections_with_id(section_id) if r.chunk_id]
-        return list(dict.fromkeys(holders))[:limit]
+    def section_holders(
+        self, section_id: str, limit: int, sources: Sequence[str] | None = None
+    ) -> list[str]:
+        return self.inner.section_holders(section_id, limit, self._within(sources))
 
-    def count_sections(self, section_ids: Sequence[str], limit: int) -> int:
-        if self._state()[1]:
-            return self.inner.count_sections(section_ids, limit)
-        count = 0
-        for section_id in dict.fromkeys(section_ids):
-            count += len(self._sections_with_id(section_id))
-            if count >= limit:
-                return limit
-        return count
+    def count_sections(
+        self, section_ids: Sequence[str], limit: int, sources: Sequence[str] | None = None
+    ) -> int:
+        return self.inner.count_sections(section_ids, limit, self._within(sources))
+
+    def _within(self, sources: Sequence[str] | None) -> list[str] | None:
+        """``sources`` (all when None) within the scope; None when that is every document."""
+        allowed, everything = self._state()
+        if sources is None:
+            return None if everything else sorted(allowed)
+        return [s for s in sources if s in allowed]
 
     def chunks_under(self, section_id: str, filt: SearchFilter | None = None) -> list[StoredChunk]:
         narrowed = self._narrowed(filt)
