@@ -13,10 +13,13 @@ import pytest
 
 from hierdoc import Index, Settings
 from hierdoc.errors import HierdocError, StoreError
-from hierdoc.search.scoped import DocumentFilter, DocumentScope
+from hierdoc.models import CrossRef, DocumentRecord, Extraction
+from hierdoc.search.scoped import DocumentFilter, DocumentScope, ScopedStore
+from hierdoc.store.testing import DIMENSION, corpus_chunks, corpus_sections, corpus_vectors
 from hierdoc.text.analyze import TEXT_ANALYZER
 from hierdoc.tools import call_tool
 from tests.hash_embedder import HashEmbedder
+from tests.memory_store import MemoryStore
 
 PUBLIC_TERMS = """\
 ---
@@ -265,3 +268,29 @@ def test_an_empty_scope_sees_nothing(index: Index) -> None:
     assert (
         call_tool(view, "search", {"query": "Confidential Information"}).structured["results"] == []
     )
+
+
+def test_a_reference_into_a_document_out_of_scope_loses_its_target() -> None:
+    """References that cross documents: a.md's into b.md reads as a reference outside the
+    corpus to a scope of a.md, and b.md's into a.md is not among a.md's incoming ones."""
+    store = MemoryStore(DIMENSION, TEXT_ANALYZER)
+    into_b = CrossRef("Article 2 of the Beta Agreement", "a.md", "a.md#2", "article-17",
+                      "article-2", "b.md")  # fmt: skip
+    into_a = CrossRef("Article 17 of the Alpha Act", "b.md", "b.md#1", "article-2",
+                      "article-17", "a.md")  # fmt: skip
+    for source, reference in (("a.md", into_b), ("b.md", into_a)):
+        chunks = corpus_chunks(source)
+        document = DocumentRecord(source, source, "h1", "md", 100, len(chunks))
+        store.write_document(
+            document, corpus_sections(source), chunks, corpus_vectors(chunks),
+            Extraction(references=[reference]),
+        )  # fmt: skip
+    scoped = ScopedStore(store, DocumentScope((DocumentFilter.of(["a.md"]),)))
+    (outgoing,) = scoped.references_from(["a.md#2"])
+    assert outgoing.target_source is None and outgoing.external and not outgoing.resolved
+    assert outgoing.text == into_b.text  # a.md's own words
+    assert store.references_to(["article-17"], into="a.md") == [into_a]
+    assert scoped.references_to(["article-17"], into="a.md") == []
+    assert scoped.references_to(["article-2"], into="b.md") == []
+    assert into_b in store.references_to(["article-2"])
+    assert into_b not in scoped.references_to(["article-2"])
