@@ -380,6 +380,12 @@ class AuthSettings(BaseModel):
             raise ValueError("each token needs its own name and its own sha256")
         return tokens
 
+    @model_validator(mode="after")
+    def _resource_with_issuer(self) -> AuthSettings:
+        if self.resource_url and self.jwt is None:
+            raise ValueError("auth.resource_url is announced with auth.jwt (an issuer)")
+        return self
+
     @property
     def configured(self) -> bool:
         return bool(self.tokens or self.jwt)

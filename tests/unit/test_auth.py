@@ -78,6 +78,7 @@ def test_the_table_finds_a_token_by_its_hash_only() -> None:
             "own name",
         ),
         ({"jwt": {"issuer": ISSUER}}, "key_file or jwks_url"),
+        ({"tokens": [], "resource_url": "https://docs.example.com/mcp"}, "with auth.jwt"),
         ({"tokens": [{"name": "a", "sha256": "0" * 64, "token": "x"}]}, "token"),
     ],
 )
