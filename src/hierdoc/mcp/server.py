@@ -12,10 +12,11 @@ address foreign ``Host`` and ``Origin`` headers are refused (DNS rebinding; see
 token (:mod:`hierdoc.auth`; the MCP SDK's verifier wiring answers 401 with
 ``WWW-Authenticate``), and each tool call runs over the view of the index its token may
 see (:class:`hierdoc.auth.IndexViews`); ``--allow-remote`` without a token refuses to
-start unless ``--no-auth`` says so. Malformed traffic is answered, never dropped or crashed on: a
-stdio line that is not a JSON-RPC message gets a JSON-RPC error (:func:`checked_stdio`), an
-HTTP body that is not UTF-8 JSON a 400 (:class:`BodyGuard`). ``initialize`` is answered at
-once; the query model loads in the background and the first tool call waits for it.
+start unless ``--no-auth`` says so. Malformed traffic is answered, never dropped or
+crashed on: a stdio line that is not a JSON-RPC message gets a JSON-RPC error
+(:func:`checked_stdio`), an HTTP body that is not UTF-8 JSON a 400 (:class:`BodyGuard`).
+``initialize`` is answered at once; the query model loads in the background and the first
+tool call waits for it.
 ``hierdoc serve`` (:mod:`hierdoc.cli.serve`) parses the options and calls
 :func:`serve_index`; ``python -m hierdoc.mcp.server`` is the same command.
 """
