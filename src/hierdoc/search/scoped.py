@@ -135,16 +135,16 @@ class ScopedStore:
         """The sources in scope, at the index's current generation."""
         return self._state()[0]
 
-    def _narrowed(self, filt: SearchFilter | None) -> SearchFilter | None:
-        """``filt`` within the scope; None when nothing in scope can match it."""
+    def _narrowed(self, filt: SearchFilter | None) -> tuple[SearchFilter | None, bool]:
+        """``filt`` within the scope, and whether anything in scope can match it."""
         allowed, everything = self._state()
         if everything:
-            return filt
+            return filt, True
         wanted = filt.sources if filt is not None and filt.sources else sorted(allowed)
         sources = tuple(s for s in wanted if s in allowed)
         if not sources:
-            return None
-        return replace(filt or SearchFilter(), sources=sources)
+            return None, False
+        return replace(filt or SearchFilter(), sources=sources), True
 
     def _sections_with_id(self, section_id: str) -> list[SectionRecord]:
         allowed, everything = self._state()
@@ -273,14 +273,14 @@ class ScopedStore:
         return [s for s in sources if s in allowed]
 
     def chunks_under(self, section_id: str, filt: SearchFilter | None = None) -> list[StoredChunk]:
-        narrowed = self._narrowed(filt)
-        if narrowed is None and not self._state()[1]:
+        narrowed, possible = self._narrowed(filt)
+        if not possible:
             return []
         return self.inner.chunks_under(section_id, narrowed)
 
     def chunk_ids_under(self, section_id: str, filt: SearchFilter | None = None) -> list[str]:
-        narrowed = self._narrowed(filt)
-        if narrowed is None and not self._state()[1]:
+        narrowed, possible = self._narrowed(filt)
+        if not possible:
             return []
         return self.inner.chunk_ids_under(section_id, narrowed)
 
@@ -368,8 +368,8 @@ class ScopedStore:
     def doc_freq(self, terms: Sequence[str], filt: SearchFilter | None = None) -> dict[str, int]:
         """How many in-scope chunks (that ``filt`` matches) hold each term."""
         if filt is not None and not filt.empty:
-            narrowed = self._narrowed(filt)
-            if narrowed is None and not self._state()[1]:
+            narrowed, possible = self._narrowed(filt)
+            if not possible:
                 return {t: 0 for t in terms}
             return self.inner.doc_freq(terms, narrowed)
         return self._scope_doc_freq(terms)
@@ -384,8 +384,8 @@ class ScopedStore:
         found = {t: known.get(t) for t in dict.fromkeys(terms)}  # .get: another thread may clear
         missing = [t for t, count in found.items() if count is None]
         if missing:
-            narrowed = self._narrowed(None)
-            if narrowed is None and not self._state()[1]:
+            narrowed, possible = self._narrowed(None)
+            if not possible:
                 counted = {t: 0 for t in missing}
             else:
                 counted = self.inner.doc_freq(missing, narrowed)
@@ -405,8 +405,8 @@ class ScopedStore:
         return self._ranked("vector_search", vector, k, filt)
 
     def _ranked(self, method: str, query: Any, k: int, filt: SearchFilter | None) -> list[Hit]:
-        narrowed = self._narrowed(filt)
-        if narrowed is None and not self._state()[1]:
+        narrowed, possible = self._narrowed(filt)
+        if not possible:
             return []
         return getattr(self.inner, method)(query, k, narrowed)
 
