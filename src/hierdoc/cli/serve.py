@@ -1,4 +1,5 @@
-"""The commands that give the index to agents: ``hierdoc serve`` and ``hierdoc tool-schema``.
+"""The commands that give the index to agents: ``hierdoc serve``, ``hierdoc tool-schema``,
+and ``hierdoc token`` (a bearer token for the HTTP server).
 
 The MCP code (and the ``mcp`` library), the API and the tools are imported only when a
 command runs.
@@ -58,7 +59,12 @@ def open_existing(state: State) -> Index:
 @click.option(
     "--allow-remote",
     is_flag=True,
-    help="Allow --http on a non-loopback address (the server has no authentication).",
+    help="Allow --http on a non-loopback address (needs tokens under auth:, or --no-auth).",
+)
+@click.option(
+    "--no-auth",
+    is_flag=True,
+    help="Serve HTTP without authentication, even remotely or with tokens configured.",
 )
 @click.option(
     "--allow-host",
@@ -80,28 +86,60 @@ def serve(
     http: str | None,
     web: bool,
     allow_remote: bool,
+    no_auth: bool,
     allowed_hosts: tuple[str, ...],
     log_level: str,
 ) -> None:
     """Serve the index to agents over MCP (stdio by default, or streamable HTTP), or to
     people as a web page (--web).
 
-    Tools: search, get_section, define, references, list_documents; all read-only. The web
-    page is read-only too, and binds to loopback unless --allow-remote.
+    Tools: search, get_section, define, references, list_documents; all read-only. Over
+    HTTP, with tokens configured under auth: (see hierdoc token), every request needs a
+    bearer token and sees only the documents its token may see. The web page is read-only
+    and has no authentication: it binds to loopback unless --allow-remote --no-auth, and
+    with tokens configured it needs --no-auth.
     """
+    from ..auth import verifier_from
     from ..mcp.server import http_address, serve_index
 
     if web:
-        http = http or WEB_ADDRESS
-    address = None if http is None else http_address(http, allow_remote)
+        serve_web_page(state, http or WEB_ADDRESS, allow_remote, no_auth, allowed_hosts, log_level)
+        return
+    authenticated = not no_auth and verifier_from(state.settings()) is not None
+    address = None if http is None else http_address(http, allow_remote, authenticated, no_auth)
     index = open_existing(state)
     try:
-        if web and address is not None:
-            from ..web import serve_web
+        serve_index(index, address, log_level, allowed_hosts, not no_auth)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        index.close()
 
-            serve_web(index, address, log_level, allowed_hosts)
-        else:
-            serve_index(index, address, log_level, allowed_hosts)  # warms up in the background
+
+def serve_web_page(
+    state: State,
+    http: str,
+    allow_remote: bool,
+    no_auth: bool,
+    allowed_hosts: tuple[str, ...],
+    log_level: str,
+) -> None:
+    """``serve --web``: the web page has no authentication, so tokens configured under
+    auth: (documents scoped per token) refuse it unless --no-auth says every document may
+    be shown to whoever reaches it."""
+    from ..auth import verifier_from
+    from ..mcp.server import http_address
+    from ..web import serve_web
+
+    if not no_auth and verifier_from(state.settings()) is not None:
+        raise click.UsageError(
+            "the web page has no authentication and tokens are configured under auth:, so it "
+            "would show every document to whoever reaches it: add --no-auth to serve it anyway"
+        )
+    address = http_address(http, allow_remote, authenticated=False, no_auth=no_auth)
+    index = open_existing(state)
+    try:
+        serve_web(index, address, log_level, allowed_hosts)
     except KeyboardInterrupt:
         pass
     finally:
@@ -135,3 +173,45 @@ def tool_schema(state: State, schema_format: SchemaFormat, only: tuple[str, ...]
 
     definitions = tool_definitions(schema_format, state.settings(), only or None)
     click.echo(json.dumps(definitions, indent=2, ensure_ascii=False))
+
+
+@click.command("token")
+@index_options
+@click.option("--name", default="reader", show_default=True, help="The token's name (in logs).")
+@click.option(
+    "--source",
+    "sources",
+    multiple=True,
+    metavar="NAME",
+    help="Only this document (a file name or path suffix, as for search --source; repeatable).",
+)
+@click.option(
+    "--where",
+    "where_items",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Only documents whose metadata match (as for search --where; repeatable).",
+)
+@click.pass_obj
+def token(state: State, name: str, sources: tuple[str, ...], where_items: tuple[str, ...]) -> None:
+    """Print a new bearer token, and the auth: entry (its SHA-256) for the configuration.
+
+    Give the token to the client (Authorization: Bearer TOKEN); keep only the entry in the
+    configuration. The token is shown once: it cannot be read back from its hash.
+    """
+    state.refuse("token", {"index": "a token goes in the configuration, not in an index"})
+    import yaml
+
+    from ..auth import new_token
+    from ..config import TokenEntry
+    from ..search.where import parse_where
+
+    secret, digest = new_token()
+    entry = TokenEntry(name=name, sha256=digest, sources=list(sources),
+                       where=parse_where(where_items))  # fmt: skip
+    fields = entry.model_dump(exclude_defaults=True)
+    ordered = {key: fields[key] for key in ("name", "sha256", "sources", "where") if key in fields}
+    snippet = {"auth": {"tokens": [ordered]}}
+    click.echo(f"token: {secret}")
+    click.echo("# add to the configuration file (or HIERDOC_AUTH); the token itself stays out:")
+    click.echo(yaml.safe_dump(snippet, sort_keys=False).rstrip())
