@@ -358,7 +358,7 @@ def test_serve_web_refuses_an_index_with_tokens_unless_no_auth(index_dir, monkey
 
     from hierdoc.cli import cli
 
-    monkeypatch.setenv("HIERDOC_AUTH", f"{{tokens: [{{name: ops, sha256: {'0' * 64}}}]}}")
+    monkeypatch.setenv("HIERDOC_AUTH", f"{{tokens: [{{name: ops, sha256: {'ab' * 32}}}]}}")
     args = ["--index", str(index_dir), "serve", "--web"]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 2 and "--no-auth" in result.output
