@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .pdf_columns import join_in_columns
 from .pdf_headings import body_size, mark_contents, mark_headings
 from .pdf_layout import (
     Block,
@@ -344,7 +345,7 @@ def _join_justified(segments: list[Segment]) -> list[Segment]:
     justification ("records,      a written") when a line just above or below starts and
     ends where they start and end and runs on across every gap: two columns, table cells
     or a heading beside a paragraph have no such neighbour."""
-    rows = _rows(segments)
+    rows = join_in_columns(_rows(segments))
     joined: list[Segment] = []
     for number, row in enumerate(rows):
         if len(row) == 1:

@@ -1,0 +1,144 @@
+"""Text columns of a PDF page, found from where its characters lie, for :mod:`.convert_pdf`.
+
+A gutter is a band of the page that few rows of text cross while the text beside it, on
+both sides, is crossed by many: the space between two text columns (or two table
+columns). Inside a column, the parts of one row that a wide gap parts are one line spread
+by justification when together they reach the column's right edge: a heading in a narrow
+column ("§ 1009.3 ··· Disclosures ··· in") or a body line with one wide space. Gaps
+wider than a column's gutter are common in such lines, so a gap's width alone cannot tell
+a justified line from two columns.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .pdf_layout import Segment
+
+_GUTTER_SHARE = 0.2
+"""A gutter is crossed by at most this share of the rows that cross the columns beside it ..."""
+_COLUMN_ROWS = 3
+"""... which are crossed by at least this many rows ..."""
+_GUTTER_WIDTH = 0.5
+"""... and it is at least this many body line heights wide."""
+_JUSTIFIED_GAP = 6.0
+"""A gap between words of a justified line is at most this many line heights."""
+
+
+def join_in_columns(rows: list[list[Segment]]) -> list[list[Segment]]:
+    """``rows`` (segments sharing a height, each row left to right) with the segments of a
+    row that lie in one column between two gutters and reach its right edge joined into one
+    segment. A page with no gutter is returned as it is."""
+    found = gutters(rows)
+    if not found:
+        return rows
+    edges = _column_edges(rows, found)
+    return [_join_row(row, edges) if len(row) > 1 else row for row in rows]
+
+
+def gutters(rows: list[list[Segment]]) -> list[tuple[float, float]]:
+    """The page's gutters as (left, right) x positions, left to right."""
+    segments = [segment for row in rows for segment in row]
+    if len(rows) < 2 * _COLUMN_ROWS:
+        return []
+    origin = math.floor(min(s.x0 for s in segments))
+    cover = _coverage(segments, origin)
+    height = float(np.median([s.height for s in segments]))
+    low = cover <= _GUTTER_SHARE * cover.max()
+    found = []
+    for start, end in _runs(low):
+        crossed = cover[start:end].max()
+        beside = min(cover[:start].max(initial=0), cover[end:].max(initial=0))
+        if end - start >= _GUTTER_WIDTH * height and beside >= max(
+            _COLUMN_ROWS, crossed / _GUTTER_SHARE
+        ):
+            found.append((float(origin + start), float(origin + end)))
+    return found
+
+
+def _coverage(segments: list[Segment], origin: int) -> np.ndarray:
+    """How many segments cross each point (one point apart) from ``origin`` rightwards."""
+    width = math.ceil(max(s.x1 for s in segments)) - origin + 2
+    change = np.zeros(width + 1, dtype=np.int64)
+    starts = np.array([math.floor(s.x0) - origin for s in segments])
+    ends = np.array([math.ceil(s.x1) - origin for s in segments])
+    np.add.at(change, starts, 1)
+    np.add.at(change, ends, -1)
+    return np.cumsum(change)[:width]
+
+
+def _runs(flags: np.ndarray) -> list[tuple[int, int]]:
+    """The (start, end) of each run of True in ``flags``, leaving out runs at either end."""
+    padded = np.concatenate(([False], flags, [False])).astype(np.int8)
+    bounds = np.flatnonzero(np.diff(padded))
+    return [
+        (int(start), int(end))
+        for start, end in zip(bounds[::2], bounds[1::2], strict=True)
+        if start > 0 and end < len(flags)
+    ]
+
+
+def _column_edges(
+    rows: list[list[Segment]], found: list[tuple[float, float]]
+) -> list[tuple[float, float]]:
+    """Each column's (left, right): between the gutters, its right edge where the lines
+    within it end furthest right (the third furthest end, so that a page number beside a
+    running head does not count)."""
+    bounds = [-math.inf, *(x for gutter in found for x in gutter), math.inf]
+    edges = []
+    for left, right in zip(bounds[::2], bounds[1::2], strict=True):
+        inside = [s.x1 for row in rows for s in row if s.x0 >= left - 1 and s.x1 <= right + 1]
+        ends = sorted(inside)
+        edges.append((left, ends[-_COLUMN_ROWS] if len(ends) >= _COLUMN_ROWS else right))
+    return edges
+
+
+def _join_row(row: list[Segment], edges: list[tuple[float, float]]) -> list[Segment]:
+    """The row with each column's part joined where it is spread; a segment across a
+    gutter (a title over both columns) is kept as it is."""
+    by_column: list[list[Segment]] = [[] for _ in edges]
+    across: list[Segment] = []
+    for segment in row:
+        middle = (segment.x0 + segment.x1) / 2
+        column = next(
+            (n for n, (left, right) in enumerate(edges) if left - 1 <= middle <= right + 1), None
+        )
+        (across if column is None else by_column[column]).append(segment)
+    joined = [
+        s
+        for (_, right), part in zip(edges, by_column, strict=True)
+        for s in _join_spread(part, right)
+    ]
+    return sorted(joined + across, key=lambda s: s.x0)
+
+
+def _join_spread(segments: list[Segment], right: float) -> list[Segment]:
+    """The segments of one row in one column, those from the first whose chain of
+    justified gaps reaches the column's right edge made one."""
+    if len(segments) < 2:
+        return segments
+    for start in range(len(segments) - 1):
+        chain = segments[start:]
+        if _spread(chain) and chain[-1].x1 >= right - chain[-1].height / 2:
+            head = chain[0]
+            for following in chain[1:]:
+                _append(head, following)
+            return [*segments[:start], head]
+    return segments
+
+
+def _spread(chain: list[Segment]) -> bool:
+    return all(
+        abs(a.size - b.size) <= 0.5 and 0 <= b.x0 - a.x1 <= _JUSTIFIED_GAP * min(a.height, b.height)
+        for a, b in zip(chain, chain[1:], strict=False)
+    )
+
+
+def _append(segment: Segment, following: Segment) -> None:
+    segment.text += " " + following.text
+    segment.x1, segment.last = following.x1, following.last
+    segment.top = min(segment.top, following.top)
+    segment.bottom = max(segment.bottom, following.bottom)
+    segment.bold = segment.bold and following.bold

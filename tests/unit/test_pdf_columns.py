@@ -1,0 +1,79 @@
+"""Text columns found from character positions (pdf_columns): the parts of a justified
+line in a narrow column are one line, however wide its gaps; columns stay apart."""
+
+from __future__ import annotations
+
+from hierdoc.pipeline.pdf_columns import gutters, join_in_columns
+from hierdoc.pipeline.pdf_layout import Segment
+
+LEFT, RIGHT = (51.0, 287.4), (307.3, 543.7)
+"""Two columns of a page, 20 points apart: narrower than a heading's widest spaces."""
+
+
+def _segment(text: str, x0: float, x1: float, top: float, size: float = 10.5) -> Segment:
+    return Segment(text, x0, x1, top, top + size, 0, 0, size)
+
+
+def _column(column: tuple[float, float], top: float, count: int) -> list[list[Segment]]:
+    return [[_segment(f"body line {n}", *column, top + 10.5 * n)] for n in range(count)]
+
+
+def _rows(*parts: list[list[Segment]]) -> list[list[Segment]]:
+    """Rows of both columns merged by height, each left to right."""
+    by_top: dict[float, list[Segment]] = {}
+    for part in parts:
+        for row in part:
+            by_top.setdefault(row[0].top, []).extend(row)
+    return [sorted(by_top[top], key=lambda s: s.x0) for top in sorted(by_top)]
+
+
+def _texts(rows: list[list[Segment]]) -> list[list[str]]:
+    return [[s.text for s in row] for row in rows]
+
+
+def test_the_gutter_between_two_columns_is_found() -> None:
+    rows = _rows(_column(LEFT, 100, 20), _column(RIGHT, 100, 20))
+    [(left, right)] = gutters(rows)
+    assert LEFT[1] <= left + 1 and right <= RIGHT[0] + 1
+
+
+def test_a_heading_spread_across_its_column_is_one_line() -> None:
+    """ "§ 1009.3 · Disclosures · in": gaps of 25 points, wider than the gutter, each
+    inside the left column, the last word on the column's right edge."""
+    heading = [
+        _segment("§ 1009.3", 51.0, 135.1, 300, 15.5),
+        _segment("Disclosures", 160.6, 247.8, 300, 15.5),
+        _segment("in", 273.2, 287.4, 300, 15.5),
+        _segment("Exceptions.", 307.3, 390.0, 300, 15.5),
+    ]
+    rows = _rows(_column(LEFT, 100, 18), _column(RIGHT, 100, 30), [heading])
+    joined = join_in_columns(rows)
+    assert ["§ 1009.3 Disclosures in", "Exceptions."] in _texts(joined)
+
+
+def test_a_body_line_with_one_wide_space_is_one_line() -> None:
+    spread = [
+        _segment("This title may be cited as", 51.0, 197.9, 394.0),
+        _segment("the", 207.5, 287.4, 394.0),
+    ]
+    rows = _rows(_column(LEFT, 100, 28), _column(RIGHT, 100, 30), [spread])
+    assert ["This title may be cited as the", "body line 28"] in _texts(join_in_columns(rows))
+
+
+def test_parts_that_stop_short_of_the_column_edge_stay_apart() -> None:
+    """A label and a value inside a column, the value ending mid-column: a table row."""
+    cells = [_segment("AD", 51.0, 70.0, 394.0), _segment("airworthiness", 120.0, 200.0, 394.0)]
+    rows = _rows(_column(LEFT, 100, 28), _column(RIGHT, 100, 30), [cells])
+    assert ["AD", "airworthiness", "body line 28"] in _texts(join_in_columns(rows))
+
+
+def test_a_page_of_one_column_is_left_as_it_is() -> None:
+    """No gutter: cells of a full-width table keep their gaps."""
+    page = [[_segment(f"line {n}", 51.0, 543.7, 100 + 10.5 * n)] for n in range(20)]
+    cells = [
+        _segment("Header field name", 51.0, 200.0, 394.0),
+        _segment("Status", 480.0, 543.7, 394.0),
+    ]
+    rows = [*page, cells]
+    assert gutters(rows) == []
+    assert _texts(join_in_columns(rows))[-1] == ["Header field name", "Status"]
