@@ -3,8 +3,16 @@ line in a narrow column are one line, however wide its gaps; columns stay apart.
 
 from __future__ import annotations
 
-from hierdoc.pipeline.pdf_columns import gutters, join_in_columns
-from hierdoc.pipeline.pdf_layout import Segment
+from hierdoc.pipeline.pdf_columns import gutters, join_in_columns, text_gutters
+from hierdoc.pipeline.pdf_headings import mark_headings
+from hierdoc.pipeline.pdf_layout import (
+    Page,
+    Segment,
+    block_text,
+    build_blocks,
+    reading_order,
+    table_rows,
+)
 
 LEFT, RIGHT = (51.0, 287.4), (307.3, 543.7)
 """Two columns of a page, 20 points apart: narrower than a heading's widest spaces."""
@@ -77,3 +85,82 @@ def test_a_page_of_one_column_is_left_as_it_is() -> None:
     rows = [*page, cells]
     assert gutters(rows) == []
     assert _texts(join_in_columns(rows))[-1] == ["Header field name", "Status"]
+
+
+def test_a_title_across_both_columns_does_not_hide_their_gutter() -> None:
+    """Five title lines over the whole width, then a short left column: the gutter is
+    still found (a line wider than most of the page is not counted)."""
+    title = [[_segment(f"title line {n}", 51.0, 543.7, 60 + 21 * n, 21.0)] for n in range(5)]
+    rows = _rows(title, _column(LEFT, 200, 6), _column(RIGHT, 200, 30))
+    assert len(gutters(rows)) == 1
+
+
+def test_a_table_gutter_is_not_a_text_gutter() -> None:
+    """Short terms beside long descriptions under a paragraph of the page's width: a
+    gutter, but no column of text on its left."""
+    paragraph = [[_segment(f"line {n}", 51.0, 543.7, 40 + 10.5 * n)] for n in range(5)]
+    table = paragraph + [
+        [
+            _segment(f"term {n}", 51.0, 90.0, 100 + 10.5 * n),
+            _segment("description", 150.0, 400.0, 100 + 10.5 * n),
+        ]
+        for n in range(20)
+    ]
+    assert len(gutters(table)) == 1
+    assert text_gutters(table) == []
+    columns = _rows(_column(LEFT, 100, 20), _column(RIGHT, 100, 20))
+    assert len(text_gutters(columns)) == 1
+
+
+def _page_of_two_columns(*headings: Segment) -> Page:
+    segments = [s for row in _rows(_column(LEFT, 100, 30), _column(RIGHT, 100, 30)) for s in row]
+    for heading in headings:
+        segments = [
+            s
+            for s in segments
+            if not (s.top < heading.bottom and s.bottom > heading.top and s.x0 == heading.x0)
+        ]
+    segments += headings
+    page = Page(segments, 842.0, gutters=text_gutters(_rows_of(segments)))
+    page.blocks = reading_order(table_rows(build_blocks(segments)))
+    return page
+
+
+def _rows_of(segments: list[Segment]) -> list[list[Segment]]:
+    by_top: dict[float, list[Segment]] = {}
+    for segment in segments:
+        by_top.setdefault(segment.top, []).append(segment)
+    return [sorted(by_top[top], key=lambda s: s.x0) for top in sorted(by_top)]
+
+
+def _headings(page: Page) -> list[str]:
+    mark_headings([page], 10.5)
+    return [block_text(b, " ") for b in page.blocks if b.heading_level]
+
+
+def test_headings_of_two_columns_side_by_side_are_neither_one_heading_nor_a_table() -> None:
+    """ "3. OPERATORS" in the left column beside "3.4. Value Range" in the right: a short
+    numbered heading beside another would read as a label and its title."""
+    left = Segment("3. OPERATORS", 51.0, 161.4, 310.0, 325.7, 0, 0, 15.5, True)
+    right = Segment("3.4. Value Range Alternatives", 307.3, 500.0, 310.0, 322.2, 0, 0, 12.0, True)
+    assert _headings(_page_of_two_columns(left, right)) == [
+        "3. OPERATORS",
+        "3.4. Value Range Alternatives",
+    ]
+
+
+def test_a_long_numbered_heading_in_a_narrow_column_is_a_heading() -> None:
+    """A numbered bold heading in a larger font that wraps to six lines of a column."""
+    words = [
+        "SEC. 6. REPORT ON",
+        "INCREASED RISK OF",
+        "TERRORIST ATTACKS TO",
+        "UNITED STATES ARMED",
+        "FORCES ABROAD, AND",
+        "ALLIES",
+    ]
+    lines = [
+        Segment(w, 51.0, 287.4, 400.0 + 15.7 * n, 415.7 + 15.7 * n, 0, 0, 15.5, True)
+        for n, w in enumerate(words)
+    ]
+    assert _headings(_page_of_two_columns(*lines)) == [" ".join(words)]

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .pdf_columns import join_in_columns
+from .pdf_columns import join_in_columns, text_gutters
 from .pdf_headings import body_size, mark_contents, mark_headings
 from .pdf_layout import (
     Block,
@@ -115,6 +115,8 @@ def convert_pdf(path: Path) -> PdfText:
     finally:
         document.close()
     _drop_running_lines(pages)
+    for page in pages:
+        _join_in_columns(page)
     repair_split_words(pages)
     body = body_size(pages)
     for page in pages:
@@ -125,6 +127,15 @@ def convert_pdf(path: Path) -> PdfText:
     mark_contents(pages, body)
     text, starts = _assemble(pages)
     return PdfText(text, starts)
+
+
+def _join_in_columns(page: Page) -> None:
+    """Join the justified lines spread across a column (:mod:`.pdf_columns`), once the
+    running heads and feet are gone (their parts recur as they are), and record the
+    gutters between the page's text columns."""
+    rows = join_in_columns(_rows(page.segments))
+    page.segments = [segment for row in rows for segment in row]
+    page.gutters = text_gutters(rows)
 
 
 def _load_reason(exc: Exception) -> str:
@@ -345,7 +356,7 @@ def _join_justified(segments: list[Segment]) -> list[Segment]:
     justification ("records,      a written") when a line just above or below starts and
     ends where they start and end and runs on across every gap: two columns, table cells
     or a heading beside a paragraph have no such neighbour."""
-    rows = join_in_columns(_rows(segments))
+    rows = _rows(segments)
     joined: list[Segment] = []
     for number, row in enumerate(rows):
         if len(row) == 1:

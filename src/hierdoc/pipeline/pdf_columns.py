@@ -18,11 +18,16 @@ import numpy as np
 from .pdf_layout import Segment
 
 _GUTTER_SHARE = 0.2
-"""A gutter is crossed by at most this share of the rows that cross the columns beside it ..."""
+"""A gutter is crossed by at most this share of the lines that cross the column beside it
+with the fewer (its busiest point) ..."""
 _COLUMN_ROWS = 3
-"""... which are crossed by at least this many rows ..."""
+"""... which are at least this many ..."""
 _GUTTER_WIDTH = 0.5
 """... and it is at least this many body line heights wide."""
+_WIDE_SHARE = 0.6
+"""A line wider than this share of the page's text crosses any gutter: it is not counted."""
+_LONG_LINE = 10.0
+_INDENT = 1.5
 _JUSTIFIED_GAP = 6.0
 """A gap between words of a justified line is at most this many line heights."""
 
@@ -39,23 +44,39 @@ def join_in_columns(rows: list[list[Segment]]) -> list[list[Segment]]:
 
 
 def gutters(rows: list[list[Segment]]) -> list[tuple[float, float]]:
-    """The page's gutters as (left, right) x positions, left to right."""
+    """The page's gutters as (left, right) x positions, left to right. Lines wider than
+    most of the page (a title across the columns, a page of one column) are not counted."""
     segments = [segment for row in rows for segment in row]
     if len(rows) < 2 * _COLUMN_ROWS:
         return []
     origin = math.floor(min(s.x0 for s in segments))
-    cover = _coverage(segments, origin)
+    width = max(s.x1 for s in segments) - origin
+    narrow = [s for s in segments if s.x1 - s.x0 <= _WIDE_SHARE * width]
+    if not narrow:
+        return []
+    cover = _coverage(narrow, origin)
     height = float(np.median([s.height for s in segments]))
-    low = cover <= _GUTTER_SHARE * cover.max()
-    found = []
-    for start, end in _runs(low):
-        crossed = cover[start:end].max()
-        beside = min(cover[:start].max(initial=0), cover[end:].max(initial=0))
-        if end - start >= _GUTTER_WIDTH * height and beside >= max(
-            _COLUMN_ROWS, crossed / _GUTTER_SHARE
-        ):
-            found.append((float(origin + start), float(origin + end)))
-    return found
+    beside = np.minimum(np.maximum.accumulate(cover), np.maximum.accumulate(cover[::-1])[::-1])
+    low = (cover <= _GUTTER_SHARE * beside) & (beside >= _COLUMN_ROWS)
+    return [
+        (float(origin + start), float(origin + end))
+        for start, end in _runs(low)
+        if end - start >= _GUTTER_WIDTH * height
+    ]
+
+
+def text_gutters(rows: list[list[Segment]]) -> list[tuple[float, float]]:
+    """The gutters between columns of running text: on each side, several long lines
+    (ten line heights or more) end at the gutter or start at it (a paragraph's indent
+    further), where a table's gutters have short cells on at least one side."""
+    lines = [s for row in rows for s in row if s.x1 - s.x0 >= _LONG_LINE * s.height]
+
+    def beside(left: float, right: float) -> bool:
+        ending = sum(1 for s in lines if -s.height <= left - s.x1 <= s.height)
+        starting = sum(1 for s in lines if -s.height <= s.x0 - right <= _INDENT * s.height)
+        return min(ending, starting) >= _COLUMN_ROWS
+
+    return [(left, right) for left, right in gutters(rows) if beside(left, right)]
 
 
 def _coverage(segments: list[Segment], origin: int) -> np.ndarray:
@@ -83,15 +104,19 @@ def _runs(flags: np.ndarray) -> list[tuple[int, int]]:
 def _column_edges(
     rows: list[list[Segment]], found: list[tuple[float, float]]
 ) -> list[tuple[float, float]]:
-    """Each column's (left, right): between the gutters, its right edge where the lines
-    within it end furthest right (the third furthest end, so that a page number beside a
-    running head does not count)."""
+    """Each column's (left, right) edges between the gutters: where the lines within it
+    start furthest left and end furthest right (the third furthest, so that a page number
+    beside a running head does not count)."""
     bounds = [-math.inf, *(x for gutter in found for x in gutter), math.inf]
     edges = []
     for left, right in zip(bounds[::2], bounds[1::2], strict=True):
-        inside = [s.x1 for row in rows for s in row if s.x0 >= left - 1 and s.x1 <= right + 1]
-        ends = sorted(inside)
-        edges.append((left, ends[-_COLUMN_ROWS] if len(ends) >= _COLUMN_ROWS else right))
+        inside = [s for row in rows for s in row if s.x0 >= left - 1 and s.x1 <= right + 1]
+        if len(inside) < _COLUMN_ROWS:
+            edges.append((left, right))
+            continue
+        starts = sorted(s.x0 for s in inside)
+        ends = sorted(s.x1 for s in inside)
+        edges.append((starts[_COLUMN_ROWS - 1], ends[-_COLUMN_ROWS]))
     return edges
 
 
@@ -107,21 +132,26 @@ def _join_row(row: list[Segment], edges: list[tuple[float, float]]) -> list[Segm
         )
         (across if column is None else by_column[column]).append(segment)
     joined = [
-        s
-        for (_, right), part in zip(edges, by_column, strict=True)
-        for s in _join_spread(part, right)
+        segment
+        for edge, part in zip(edges, by_column, strict=True)
+        for segment in _join_spread(part, edge)
     ]
     return sorted(joined + across, key=lambda s: s.x0)
 
 
-def _join_spread(segments: list[Segment], right: float) -> list[Segment]:
-    """The segments of one row in one column, those from the first whose chain of
-    justified gaps reaches the column's right edge made one."""
+def _join_spread(segments: list[Segment], edge: tuple[float, float]) -> list[Segment]:
+    """The segments of one row in one column, those from the first whose chain reaches
+    the column's right edge made one: a chain of justified gaps, or any gaps when it
+    starts on the column's left edge too (a line of two words spread across the column,
+    "Appendix ··· A.")."""
     if len(segments) < 2:
         return segments
+    left, right = edge
     for start in range(len(segments) - 1):
         chain = segments[start:]
-        if _spread(chain) and chain[-1].x1 >= right - chain[-1].height / 2:
+        height = min(s.height for s in chain)
+        full = abs(chain[0].x0 - left) <= height
+        if chain[-1].x1 >= right - height / 2 and _spread(chain, full):
             head = chain[0]
             for following in chain[1:]:
                 _append(head, following)
@@ -129,9 +159,10 @@ def _join_spread(segments: list[Segment], right: float) -> list[Segment]:
     return segments
 
 
-def _spread(chain: list[Segment]) -> bool:
+def _spread(chain: list[Segment], full: bool) -> bool:
+    widest = math.inf if full else _JUSTIFIED_GAP
     return all(
-        abs(a.size - b.size) <= 0.5 and 0 <= b.x0 - a.x1 <= _JUSTIFIED_GAP * min(a.height, b.height)
+        abs(a.size - b.size) <= 0.5 and 0 <= b.x0 - a.x1 <= widest * min(a.height, b.height)
         for a, b in zip(chain, chain[1:], strict=False)
     )
 

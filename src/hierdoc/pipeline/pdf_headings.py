@@ -16,6 +16,10 @@ from .pdf_layout import Block, Page, block_size, block_text
 _HEADING_SCALE = 1.15
 _HEADING_MAX_CHARS = 150
 _HEADING_MAX_LINES = 3
+_NUMBERED_MAX_CHARS = 300
+_NUMBERED_MAX_LINES = 10
+"""A numbered heading in a larger bold font may run longer: in a narrow column a title
+of two lines takes six or more ("SEC. 6. REPORT ON INCREASED RISK OF ...")."""
 _MAX_LEVEL = 4
 _MARKDOWN_LEVELS = 6
 _LABEL_CHARS = 20
@@ -100,14 +104,16 @@ def _title_first(first_page: list[Block], candidates: list[Block]) -> None:
 
 
 def _page_headings(page: Page, body: float, bold_body: bool) -> list[Block]:
-    """Heading-like blocks of a page. Two side by side whose left one is a short label
-    ("APPENDIX A" | "TERMS AND DEFINITIONS", see :func:`_label_and_title`) are one heading;
-    others side by side are headings of their own when each heads the text of a column
-    (two columns of a page whose headings happen to sit at one height), else a table's
-    header cells ("Metric Value" | "Description")."""
+    """Heading-like blocks of a page. Blocks on either side of a gutter between text
+    columns are apart. Two side by side whose left one is a short label ("APPENDIX A" |
+    "TERMS AND DEFINITIONS", see :func:`_label_and_title`) are one heading; others side by
+    side are headings of their own when each heads the text of a column (two columns of a
+    page whose headings happen to sit at one height), else a table's header cells
+    ("Metric Value" | "Description")."""
     found = [b for b in page.blocks if not b.cells and _heading_like(b, body, bold_body)]
     headings: list[Block] = []
-    for row in _side_by_side(found):
+    rows = [part for row in _side_by_side(found) for part in _split_at(row, page.gutters)]
+    for row in rows:
         if len(row) == 1:
             headings.append(row[0])
         elif len(row) == 2 and _label_and_title(row[0], body):
@@ -155,6 +161,21 @@ def _side_by_side(blocks: list[Block]) -> list[list[Block]]:
     return [sorted(group, key=lambda b: b.x0) for group in groups]
 
 
+def _split_at(row: list[Block], gutters: list[tuple[float, float]]) -> list[list[Block]]:
+    """A row of side-by-side blocks (left to right) parted at the gutters between text
+    columns: headings of two columns at one height are neither a table's header cells
+    nor a label and its title."""
+    parts = [[row[0]]] if row else []
+    for block in row[1:]:
+        previous = parts[-1][-1]
+        parted = any(previous.x1 <= left + 1 and right - 1 <= block.x0 for left, right in gutters)
+        if parted:
+            parts.append([block])
+        else:
+            parts[-1].append(block)
+    return parts
+
+
 def _decimal_depth(text: str) -> int:
     """How much deeper than its first level a decimal heading sits: 1 for "4.1", 2 for "4.1.1".
     Standards often set every numbered heading in one font, so only the number tells."""
@@ -175,7 +196,7 @@ def _mostly_bold(pages: list[Page], body: float) -> bool:
 
 def _heading_like(block: Block, body: float, bold_body: bool) -> bool:
     text = block_text(block, " ")
-    if len(block.lines) > _HEADING_MAX_LINES or len(text) > _HEADING_MAX_CHARS:
+    if _too_long(block, text, body):
         return False
     if text.endswith((",", ";")):
         return False
@@ -190,6 +211,17 @@ def _heading_like(block: Block, body: float, bold_body: bool) -> bool:
     larger = block_size(block) >= body * _HEADING_SCALE
     bold = all(s.bold for s in block.lines) and not bold_body
     return larger or bold
+
+
+def _too_long(block: Block, text: str, body: float) -> bool:
+    """Longer than a heading: more than three lines or 150 characters, unless a numbered
+    heading in a larger bold font, up to ten lines and 300 characters."""
+    if len(block.lines) <= _HEADING_MAX_LINES and len(text) <= _HEADING_MAX_CHARS:
+        return False
+    numbered = parse_heading(text) is not None or _SECTION_SIGN.match(text) is not None
+    larger_bold = block_size(block) >= body * _HEADING_SCALE and all(s.bold for s in block.lines)
+    long_allowed = len(block.lines) <= _NUMBERED_MAX_LINES and len(text) <= _NUMBERED_MAX_CHARS
+    return not (numbered and larger_bold and long_allowed)
 
 
 def _heading_key(text: str) -> str:

@@ -112,6 +112,8 @@ class Page:
     blocks: list[Block] = field(default_factory=list)
     figures: list[tuple[float, float, float, float]] = field(default_factory=list)
     """Images as (x0, x1, top, bottom): no text, but they part the text around them."""
+    gutters: list[tuple[float, float]] = field(default_factory=list)
+    """The (x0, x1) of each gutter between columns of running text."""
 
 
 def build_blocks(segments: list[Segment]) -> list[Block]:
