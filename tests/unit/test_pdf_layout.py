@@ -215,3 +215,47 @@ def test_the_proposed_rule_keeps_lines_whole(register: str) -> None:
     assert "Agência Nacional de\nAviação Civil (ANAC)" in register
     assert "existing FAA-approved\nMEL" in register
     assert "from Soekarno-\nHatta International Airport" in register
+
+
+def _bold(text: str, top: float, x1: float = 200.0, size: float = 15.5) -> Segment:
+    return Segment(text, 51.0, x1, top, top + size, 0, 0, size, True)
+
+
+def test_a_heading_with_no_text_and_the_next_heading_are_two_blocks() -> None:
+    """ "7. Disclaimer of Warranty" with no text of its own, "8. Termination" 11 points
+    below it: two headings, where a heading's own lines follow each other closely."""
+    segments = [_bold("7. Disclaimer of Warranty", 470.5, 245.6), _bold("8. Termination", 497.5)]
+    segments += _lines(0, 524.0, ["8.1. This License and the rights", "granted hereunder"], 10.5)
+    assert _texts(build_blocks(segments))[:2] == ["7. Disclaimer of Warranty", "8. Termination"]
+
+
+def test_a_heading_wrapped_onto_a_line_that_starts_like_a_label_stays_one() -> None:
+    segments = [
+        _bold("§ 1011.30 Persons to whom", 100.0, 287.4),
+        _bold("subpart B is inapplicable.", 115.7),
+    ]
+    assert _texts(build_blocks(segments)) == [
+        "§ 1011.30 Persons to whom subpart B is inapplicable."
+    ]
+
+
+def test_numbered_headings_after_an_appendix_heading_are_its_peers() -> None:
+    """ "Appendix A. Acknowledgements" then "4. ABNF Definition" in the same style: a
+    labelled heading is no un-numbered parent of the numbered ones after it."""
+    segments = [
+        _bold("3. Operators", 60.0),
+        *_lines(0, 80.0, ["text of three", "goes on"], 10.5),
+        _bold("Appendix A. Acknowledgements", 120.0),
+        *_lines(0, 140.0, ["thanks to", "many"], 10.5),
+        _bold("4. ABNF Definition", 180.0),
+        *_lines(0, 200.0, ["text of four", "goes on"], 10.5),
+    ]
+    page = Page(segments, 792.0)
+    page.blocks = reading_order(table_rows(build_blocks(segments)))
+    mark_headings([page], 10.5)
+    levels = {block_text(b, " "): b.heading_level for b in page.blocks if b.heading_level}
+    assert (
+        levels["4. ABNF Definition"]
+        == levels["Appendix A. Acknowledgements"]
+        == levels["3. Operators"]
+    )

@@ -11,7 +11,7 @@ import re
 from collections import Counter
 
 from ..text.numbering import HEADING_OUTLINE, parse_heading
-from .pdf_layout import Block, Page, block_size, block_text
+from .pdf_layout import Block, Page, block_size, block_text, split_at_gutters
 
 _HEADING_SCALE = 1.15
 _HEADING_MAX_CHARS = 150
@@ -79,12 +79,15 @@ def mark_headings(pages: list[Page], body: float) -> None:
 def _nest_numbered_paragraphs(headings: list[Block]) -> None:
     """Headings numbered "1.", "2.", ... in the style of the un-numbered heading above them
     are its paragraphs, one level below ("Announcing the Standard" > "3. Explanation."),
-    so that they do not take the ids of the document's own sections 1, 2, 3."""
+    so that they do not take the ids of the document's own sections 1, 2, 3. A heading
+    with a label of its own ("Appendix A. Acknowledgements") is a peer of the numbered
+    sections after it, not their parent."""
     parent_level = 0
     for block in headings:
-        numbered = _NUMBERED_PARAGRAPH.match(block_text(block, " "))
+        text = block_text(block, " ")
+        numbered = _NUMBERED_PARAGRAPH.match(text)
         if not numbered:
-            parent_level = block.heading_level
+            parent_level = 0 if parse_heading(text) else block.heading_level
         elif block.heading_level == parent_level:
             block.heading_level = min(parent_level + 1, _MARKDOWN_LEVELS)
         elif block.heading_level < parent_level:
@@ -112,7 +115,7 @@ def _page_headings(page: Page, body: float, bold_body: bool) -> list[Block]:
     ("Metric Value" | "Description")."""
     found = [b for b in page.blocks if not b.cells and _heading_like(b, body, bold_body)]
     headings: list[Block] = []
-    rows = [part for row in _side_by_side(found) for part in _split_at(row, page.gutters)]
+    rows = [part for row in _side_by_side(found) for part in split_at_gutters(row, page.gutters)]
     for row in rows:
         if len(row) == 1:
             headings.append(row[0])
@@ -159,21 +162,6 @@ def _side_by_side(blocks: list[Block]) -> list[list[Block]]:
         else:
             groups.append([block])
     return [sorted(group, key=lambda b: b.x0) for group in groups]
-
-
-def _split_at(row: list[Block], gutters: list[tuple[float, float]]) -> list[list[Block]]:
-    """A row of side-by-side blocks (left to right) parted at the gutters between text
-    columns: headings of two columns at one height are neither a table's header cells
-    nor a label and its title."""
-    parts = [[row[0]]] if row else []
-    for block in row[1:]:
-        previous = parts[-1][-1]
-        parted = any(previous.x1 <= left + 1 and right - 1 <= block.x0 for left, right in gutters)
-        if parted:
-            parts.append([block])
-        else:
-            parts[-1].append(block)
-    return parts
 
 
 def _decimal_depth(text: str) -> int:

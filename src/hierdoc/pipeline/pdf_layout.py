@@ -11,12 +11,20 @@ read one after the other and a full-width title first.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..text.numbering import parse_heading
+
+Gutters = Sequence[tuple[float, float]]
+"""The (x0, x1) of each gutter between a page's columns of text."""
+
 _LINE_GAP = 0.8
 """Lines of one block are at most this many line heights apart."""
+_HEADING_SPACING = 0.4
+"""A heading's lines are closer than this many line heights."""
 _HEADING_SCALE = 1.15
 _FOOTNOTE_SCALE = 0.9
 _ORDER_MAX_BLOCKS = 150
@@ -124,13 +132,26 @@ def build_blocks(segments: list[Segment]) -> list[Block]:
         best_gap = math.inf
         for block in blocks:
             gap = _line_gap(block.lines[-1], segment)
-            if gap is not None and gap < best_gap:
+            if gap is not None and gap < best_gap and not _next_heading(block.lines[-1], segment):
                 best, best_gap = block, gap
         if best is None:
             blocks.append(Block([segment]))
         else:
             best.lines.append(segment)
     return blocks
+
+
+def _next_heading(last: Segment, segment: Segment) -> bool:
+    """Whether a bold line is the next heading below a heading with no text of its own
+    ("7. Disclaimer of Warranty" then "8. Termination"): it opens with a heading's number
+    and stands apart from the line above, where a heading's own lines follow each other
+    closely ("§ 1011.30 Persons to whom" / "subpart B is inapplicable.")."""
+    return (
+        segment.bold
+        and last.bold
+        and segment.top - last.bottom > _HEADING_SPACING * min(last.height, segment.height)
+        and parse_heading(segment.text) is not None
+    )
 
 
 def _line_gap(last: Segment, segment: Segment) -> float | None:
@@ -211,6 +232,19 @@ def table_rows(blocks: list[Block]) -> list[Block]:
         if not any(target is seen for seen in result):
             result.append(target)
     return result
+
+
+def split_at_gutters(row: list[Block], gutters: Gutters) -> list[list[Block]]:
+    """Side-by-side blocks (left to right) parted at ``gutters`` ((x0, x1) each): the
+    blocks of one column stay together, those of different columns apart."""
+    parts = [[row[0]]] if row else []
+    for block in row[1:]:
+        previous = parts[-1][-1]
+        if any(previous.x1 <= left + 1 and right - 1 <= block.x0 for left, right in gutters):
+            parts.append([block])
+        else:
+            parts[-1].append(block)
+    return [part for part in parts if part]
 
 
 def _cut_tall_cell(
