@@ -55,7 +55,7 @@ def test_a_heading_spread_across_its_column_is_one_line() -> None:
         _segment("Exceptions.", 307.3, 390.0, 300, 15.5),
     ]
     rows = _rows(_column(LEFT, 100, 18), _column(RIGHT, 100, 30), [heading])
-    joined = join_in_columns(rows)
+    joined = join_in_columns(rows, gutters(rows))
     assert ["§ 1009.3 Disclosures in", "Exceptions."] in _texts(joined)
 
 
@@ -65,14 +65,16 @@ def test_a_body_line_with_one_wide_space_is_one_line() -> None:
         _segment("the", 207.5, 287.4, 394.0),
     ]
     rows = _rows(_column(LEFT, 100, 28), _column(RIGHT, 100, 30), [spread])
-    assert ["This title may be cited as the", "body line 28"] in _texts(join_in_columns(rows))
+    assert ["This title may be cited as the", "body line 28"] in _texts(
+        join_in_columns(rows, gutters(rows))
+    )
 
 
 def test_parts_that_stop_short_of_the_column_edge_stay_apart() -> None:
     """A label and a value inside a column, the value ending mid-column: a table row."""
     cells = [_segment("AD", 51.0, 70.0, 394.0), _segment("airworthiness", 120.0, 200.0, 394.0)]
     rows = _rows(_column(LEFT, 100, 28), _column(RIGHT, 100, 30), [cells])
-    assert ["AD", "airworthiness", "body line 28"] in _texts(join_in_columns(rows))
+    assert ["AD", "airworthiness", "body line 28"] in _texts(join_in_columns(rows, gutters(rows)))
 
 
 def test_a_page_of_one_column_is_left_as_it_is() -> None:
@@ -84,7 +86,7 @@ def test_a_page_of_one_column_is_left_as_it_is() -> None:
     ]
     rows = [*page, cells]
     assert gutters(rows) == []
-    assert _texts(join_in_columns(rows))[-1] == ["Header field name", "Status"]
+    assert _texts(join_in_columns(rows, gutters(rows)))[-1] == ["Header field name", "Status"]
 
 
 def test_a_title_across_both_columns_does_not_hide_their_gutter() -> None:
@@ -107,9 +109,9 @@ def test_a_table_gutter_is_not_a_text_gutter() -> None:
         for n in range(20)
     ]
     assert len(gutters(table)) == 1
-    assert text_gutters(table) == []
+    assert text_gutters(table, gutters(table)) == []
     columns = _rows(_column(LEFT, 100, 20), _column(RIGHT, 100, 20))
-    assert len(text_gutters(columns)) == 1
+    assert len(text_gutters(columns, gutters(columns))) == 1
 
 
 def _page_of_two_columns(*headings: Segment) -> Page:
@@ -121,7 +123,9 @@ def _page_of_two_columns(*headings: Segment) -> Page:
             if not (s.top < heading.bottom and s.bottom > heading.top and s.x0 == heading.x0)
         ]
     segments += headings
-    page = Page(segments, 842.0, gutters=text_gutters(_rows_of(segments)))
+    page = Page(
+        segments, 842.0, gutters=text_gutters(_rows_of(segments), gutters(_rows_of(segments)))
+    )
     page.blocks = reading_order(table_rows(build_blocks(segments)))
     return page
 

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .pdf_columns import join_in_columns, text_gutters
+from .pdf_columns import gutters, join_in_columns, text_gutters
 from .pdf_headings import body_size, mark_contents, mark_headings
 from .pdf_layout import (
     Block,
@@ -133,9 +133,12 @@ def _join_in_columns(page: Page) -> None:
     """Join the justified lines spread across a column (:mod:`.pdf_columns`), once the
     running heads and feet are gone (their parts recur as they are), and record the
     gutters between the page's text columns."""
-    rows = join_in_columns(_rows(page.segments))
-    page.segments = [segment for row in rows for segment in row]
-    page.gutters = text_gutters(rows)
+    rows = _rows(page.segments)
+    found = gutters(rows)
+    if found:
+        rows = join_in_columns(rows, found)
+        page.segments = [segment for row in rows for segment in row]
+        page.gutters = text_gutters(rows, found)
 
 
 def _load_reason(exc: Exception) -> str:

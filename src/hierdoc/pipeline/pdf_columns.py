@@ -32,11 +32,12 @@ _JUSTIFIED_GAP = 6.0
 """A gap between words of a justified line is at most this many line heights."""
 
 
-def join_in_columns(rows: list[list[Segment]]) -> list[list[Segment]]:
+def join_in_columns(
+    rows: list[list[Segment]], found: list[tuple[float, float]]
+) -> list[list[Segment]]:
     """``rows`` (segments sharing a height, each row left to right) with the segments of a
-    row that lie in one column between two gutters and reach its right edge joined into one
-    segment. A page with no gutter is returned as it is."""
-    found = gutters(rows)
+    row that lie in one column between two of the page's gutters (``found``, by
+    :func:`gutters`) and reach its right edge joined into one segment."""
     if not found:
         return rows
     edges = _column_edges(rows, found)
@@ -55,7 +56,7 @@ def gutters(rows: list[list[Segment]]) -> list[tuple[float, float]]:
     if not narrow:
         return []
     cover = _coverage(narrow, origin)
-    height = float(np.median([s.height for s in segments]))
+    height = sorted(s.height for s in segments)[len(segments) // 2]
     beside = np.minimum(np.maximum.accumulate(cover), np.maximum.accumulate(cover[::-1])[::-1])
     low = (cover <= _GUTTER_SHARE * beside) & (beside >= _COLUMN_ROWS)
     return [
@@ -65,10 +66,14 @@ def gutters(rows: list[list[Segment]]) -> list[tuple[float, float]]:
     ]
 
 
-def text_gutters(rows: list[list[Segment]]) -> list[tuple[float, float]]:
-    """The gutters between columns of running text: on each side, several long lines
-    (ten line heights or more) end at the gutter or start at it (a paragraph's indent
-    further), where a table's gutters have short cells on at least one side."""
+def text_gutters(
+    rows: list[list[Segment]], found: list[tuple[float, float]]
+) -> list[tuple[float, float]]:
+    """Those of the page's gutters (``found``) that part columns of running text: on each
+    side, several long lines (ten line heights or more) end at the gutter or start at it
+    (a paragraph's indent further), where a table's gutters have short cells on one side."""
+    if not found:
+        return []
     lines = [s for row in rows for s in row if s.x1 - s.x0 >= _LONG_LINE * s.height]
 
     def beside(left: float, right: float) -> bool:
@@ -76,18 +81,15 @@ def text_gutters(rows: list[list[Segment]]) -> list[tuple[float, float]]:
         starting = sum(1 for s in lines if -s.height <= s.x0 - right <= _INDENT * s.height)
         return min(ending, starting) >= _COLUMN_ROWS
 
-    return [(left, right) for left, right in gutters(rows) if beside(left, right)]
+    return [(left, right) for left, right in found if beside(left, right)]
 
 
 def _coverage(segments: list[Segment], origin: int) -> np.ndarray:
     """How many segments cross each point (one point apart) from ``origin`` rightwards."""
     width = math.ceil(max(s.x1 for s in segments)) - origin + 2
-    change = np.zeros(width + 1, dtype=np.int64)
-    starts = np.array([math.floor(s.x0) - origin for s in segments])
-    ends = np.array([math.ceil(s.x1) - origin for s in segments])
-    np.add.at(change, starts, 1)
-    np.add.at(change, ends, -1)
-    return np.cumsum(change)[:width]
+    starts = np.bincount([math.floor(s.x0) - origin for s in segments], minlength=width + 1)
+    ends = np.bincount([math.ceil(s.x1) - origin for s in segments], minlength=width + 1)
+    return np.cumsum(starts - ends)[:width]
 
 
 def _runs(flags: np.ndarray) -> list[tuple[int, int]]:
