@@ -17,6 +17,7 @@ from hierdoc.pipeline.pdf_layout import (
     Segment,
     block_text,
     build_blocks,
+    definition_item,
     footnotes_last,
     join_hyphens,
     reading_order,
@@ -259,3 +260,49 @@ def test_numbered_headings_after_an_appendix_heading_are_its_peers() -> None:
         == levels["Appendix A. Acknowledgements"]
         == levels["3. Operators"]
     )
+
+
+def _line(text: str, x0: float, x1: float, top: float) -> Segment:
+    return Segment(text, x0, x1, top, top + 12.0, 0, 0, 12.0)
+
+
+def test_a_term_over_its_indented_description_is_a_definition_list_item() -> None:
+    """'Header field name' then 'Content-Disposition' 30 points in: an HTML <dl>, also
+    when the description is shorter than the term."""
+    item = Block(
+        [
+            _line("Header field name", 68.2, 149.4, 121.5),
+            _line("Content-Disposition", 98.2, 187.4, 134.2),
+        ]
+    )
+    assert definition_item(item, (68.2, 543.5))
+    short = Block(
+        [_line("Applicable protocol", 68.2, 155.8, 157.5), _line("http", 98.2, 115.4, 170.2)]
+    )
+    assert definition_item(short, (68.2, 543.5))
+
+
+def test_a_hanging_indent_or_a_numbered_item_is_no_definition_list_item() -> None:
+    """The first line of a hanging indent runs to the column's edge; "(a)" numbers a point;
+    a centred title and its citation are no term and description."""
+    wrapped = Block(
+        [
+            _line("Authority. This part is issued by the Bureau under", 68.2, 540.0, 100.0),
+            _line("section 1022 of the Act.", 98.2, 220.0, 112.6),
+        ]
+    )
+    numbered = Block(
+        [
+            _line("(a)", 68.2, 85.0, 100.0),
+            _line("The institution must keep records.", 98.2, 300.0, 112.6),
+        ]
+    )
+    centred = Block(
+        [
+            _line("Special Publication 800-63B", 122.3, 491.5, 300.0),
+            _line("Natl. Inst. Stand.", 150.7, 463.1, 312.6),
+        ]
+    )
+    assert not definition_item(wrapped, (68.2, 543.5))
+    assert not definition_item(centred, (72.0, 540.0))
+    assert not definition_item(numbered, (68.2, 543.5))

@@ -34,7 +34,6 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,6 +47,7 @@ from .pdf_layout import (
     Segment,
     block_text,
     build_blocks,
+    definition_item,
     footnotes_last,
     join_drop_capitals,
     join_hyphens,
@@ -574,7 +574,7 @@ def _assemble(pages: list[Page]) -> tuple[str, tuple[int, ...]]:
     starts: list[int] = []
     previous = ""
     for page in pages:
-        page_text = _page_text(page.blocks)
+        page_text = _page_text(page)
         if out:
             separator = "\n" if page_text and _runs_on(previous, page_text) else "\n\n"
             out.append(separator)
@@ -587,11 +587,15 @@ def _assemble(pages: list[Page]) -> tuple[str, tuple[int, ...]]:
     return text, tuple(min(start, len(text)) for start in starts)
 
 
-def _page_text(blocks: Iterable[Block]) -> str:
+def _page_text(page: Page) -> str:
     parts: list[str] = []
     previous: Block | None = None
-    for block in blocks:
-        text = _block_markdown(block)
+    text_edges = (
+        min((block.x0 for block in page.blocks), default=0.0),
+        max((block.x1 for block in page.blocks), default=0.0),
+    )
+    for block in page.blocks:
+        text = _block_markdown(block, _column(block, page.gutters, text_edges))
         if not text:
             continue
         if parts:
@@ -628,9 +632,22 @@ def _runs_on(previous: str, text: str) -> bool:
     )
 
 
-def _block_markdown(block: Block) -> str:
+def _column(
+    block: Block, gutters: list[tuple[float, float]], text_edges: tuple[float, float]
+) -> tuple[float, float]:
+    """The left and right edges of the text column holding ``block``: the gutters beside
+    it, or the edges of the page's text."""
+    left = max((end for _, end in gutters if end <= block.x0), default=text_edges[0])
+    right = min((start for start, _ in gutters if start >= block.x0), default=text_edges[1])
+    return left, right
+
+
+def _block_markdown(block: Block, column: tuple[float, float]) -> str:
     if block.cells:
         return row_text(block.cells)
     if block.heading_level:
         return "#" * block.heading_level + " " + block_text(block, " ")
+    if definition_item(block, column):
+        term, definition = Block(block.lines[:1]), Block(block.lines[1:])
+        return block_text(term, " ") + "\n:   " + block_text(definition, "\n")
     return block_text(block, "\n")

@@ -11,6 +11,7 @@ read one after the other and a full-width title first.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -547,3 +548,33 @@ def join_hyphens(lines: list[str]) -> list[str]:
         joined = line + head if compound else line[:-1] + head
         lines[index], lines[index + 1] = joined, rest
     return lines
+
+
+_DT_INDENT = 2.0
+"""A definition list's description is indented at least this many line heights."""
+_DT_MAX_WORDS = 10
+_ENUMERATED = re.compile(r"^\(?[0-9A-Za-z]{1,4}[.)](?:\s|$)")
+
+
+def definition_item(block: Block, column: tuple[float, float]) -> bool:
+    """Whether a block is a term and its description as a definition list sets them (an
+    HTML ``<dl>``): a short line that ends where the text would have gone on (``column``,
+    its left and right edges, had room for the next word), the lines under it, in its
+    size, all indented. A paragraph with a hanging indent wraps its first line; a numbered
+    item ("(a)", "1.") is none, nor are lines centred in the column (a cover's title)."""
+    term, *description = block.lines
+    if not description or not term.text[:1].isalpha() or _ENUMERATED.match(term.text):
+        return False
+    left, right = column
+    centred = abs(term.x0 + term.x1 - left - right) <= 2 * term.height
+    if centred or any(abs(line.size - term.size) > 0.5 for line in description):
+        return False
+    indent = min(line.x0 for line in description) - term.x0
+    next_word = description[0].text.split(" ", 1)[0]
+    word_width = (description[0].x1 - description[0].x0) * (len(next_word) + 1)
+    word_width /= max(len(description[0].text), 1)
+    return (
+        indent >= _DT_INDENT * term.height
+        and len(term.text.split()) <= _DT_MAX_WORDS
+        and term.x1 + word_width < right - term.height
+    )
