@@ -168,3 +168,20 @@ def test_a_long_numbered_heading_in_a_narrow_column_is_a_heading() -> None:
         for n, w in enumerate(words)
     ]
     assert _headings(_page_of_two_columns(*lines)) == [" ".join(words)]
+
+
+def test_a_list_in_one_column_is_not_paired_with_the_lines_of_the_other() -> None:
+    """Short lines of a list in the left column sit on lines of a paragraph in the right
+    one: with the gutter known they are no labels of that paragraph's lines."""
+    paragraph = [s for row in _column(RIGHT, 100 + 10.5 * 12, 10) for s in row]
+    text = [s for row in _column(LEFT, 100, 10) for s in row]
+    items = ["Strings, Names formation", "Comment", "Value range", "Repetition", "Grouping"]
+    listed = [
+        _segment(item, 51.0, 51.0 + 6 * len(item), 100 + 10.5 * (12 + 2 * n))
+        for n, item in enumerate(items)
+    ]
+    segments = text + listed + paragraph
+    found = text_gutters(_rows_of(segments), gutters(_rows_of(segments)))
+    assert found
+    assert any(block.cells for block in table_rows(build_blocks(segments)))
+    assert not any(block.cells for block in table_rows(build_blocks(segments), found))

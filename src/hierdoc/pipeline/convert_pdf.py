@@ -121,7 +121,7 @@ def convert_pdf(path: Path) -> PdfText:
     body = body_size(pages)
     for page in pages:
         blocks = join_drop_capitals(build_blocks(page.segments))
-        ordered = reading_order(table_rows(blocks), page.figures)
+        ordered = reading_order(table_rows(blocks, page.gutters), page.figures)
         page.blocks = footnotes_last(ordered, body)
     mark_headings(pages, body)
     mark_contents(pages, body)

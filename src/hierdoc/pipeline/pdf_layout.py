@@ -202,12 +202,13 @@ def _opened_by(capital: Segment, blocks: list[Block]) -> Segment | None:
     return None
 
 
-def table_rows(blocks: list[Block]) -> list[Block]:
+def table_rows(blocks: list[Block], gutters: Gutters = ()) -> list[Block]:
     """Blocks that form a table (two or more rows of side-by-side cells with aligned tops)
     become one block per row, so that a row is read cell by cell and rows stay apart;
     so do short labels beside the lines of a block (a contents page's "SECTION 1", an
-    acronym list's "CIO")."""
-    blocks = _pair_labels(blocks)
+    acronym list's "CIO"), but not across one of ``gutters`` (between the page's columns
+    of text: a list in one column beside a paragraph of the other)."""
+    blocks = _pair_labels(blocks, gutters)
     rows = _aligned_rows(blocks)
     merged: dict[int, Block] = {}
     cut_from: dict[int, Block] = {}
@@ -309,7 +310,7 @@ def _column_right(cell: Block, lines: list[Segment]) -> float | None:
     return max(ends) if len(ends) >= _COLUMN_LINES else None
 
 
-def _pair_labels(blocks: list[Block]) -> list[Block]:
+def _pair_labels(blocks: list[Block], gutters: Gutters) -> list[Block]:
     """Columns of short labels on the left whose lines sit on the lines of a block to their
     right become rows ``label | ... | text`` (a line with no label goes on the row above):
     a contents page's "SECTION 1 | PURPOSE", an acronym list's "CIO | Chief Information
@@ -318,7 +319,13 @@ def _pair_labels(blocks: list[Block]) -> list[Block]:
     for right in sorted(blocks, key=lambda b: (-len(b.lines), -b.x0)):
         if len(right.lines) < 2 or not any(b is right for b in result):
             continue
-        labels = [b for b in result if b is not right and _labels_of(b, right)]
+        labels = [
+            b
+            for b in result
+            if b is not right
+            and _labels_of(b, right)
+            and len(split_at_gutters([b, right], gutters)) == 1
+        ]
         columns = _label_columns(labels, right)
         matched = {index for column in columns for index in column}
         if 0 not in matched or len(matched) < 2 or 2 * len(matched) < len(right.lines):
