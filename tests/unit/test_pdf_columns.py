@@ -185,3 +185,21 @@ def test_a_list_in_one_column_is_not_paired_with_the_lines_of_the_other() -> Non
     assert found
     assert any(block.cells for block in table_rows(build_blocks(segments)))
     assert not any(block.cells for block in table_rows(build_blocks(segments), found))
+
+
+def test_a_table_row_label_is_not_joined_to_its_description() -> None:
+    """A threats table in the right column: "Online Guessing" beside the line of its
+    description that reaches the column's edge. No line above or below starts where the
+    label does, so the row is a table's, not a justified line."""
+    rows = _rows(_column(LEFT, 100, 30), _column(RIGHT, 100, 10))
+    labels = ["Online Guessing", "Endpoint Compromise", "Social Engineering"]
+    for n in range(10, 30):
+        top = 100 + 10.5 * n
+        line = [_segment(f"description {n}", 380.0, 543.7, top)]
+        if n % 4 == 1:
+            line.insert(0, _segment(labels[n // 4 % 3], 307.3, 370.0, top))
+        rows[n] = rows[n] + line
+    found = text_gutters(rows, gutters(rows))
+    assert len(found) == 1  # the table's own gutter parts no running text
+    joined = _texts(join_in_columns(rows, found))
+    assert ["body line 13", "Online Guessing", "description 13"] in joined

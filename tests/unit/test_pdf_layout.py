@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from hierdoc.pipeline.convert_pdf import convert_pdf
-from hierdoc.pipeline.pdf_headings import mark_headings
+from hierdoc.pipeline.pdf_headings import mark_contents, mark_headings
 from hierdoc.pipeline.pdf_layout import (
     Block,
     Page,
@@ -306,3 +306,29 @@ def test_a_hanging_indent_or_a_numbered_item_is_no_definition_list_item() -> Non
     assert not definition_item(wrapped, (68.2, 543.5))
     assert not definition_item(centred, (72.0, 540.0))
     assert not definition_item(numbered, (68.2, 543.5))
+
+
+def test_headings_repeated_by_a_second_notice_are_no_table_of_contents() -> None:
+    """A file holding two notices with the same headings ("DEPARTMENT OF TRANSPORTATION",
+    "Federal Aviation Administration", "Examining the AD Docket"): the first notice's
+    headings, set as the second's are, stay headings."""
+    names = [
+        "DEPARTMENT OF TRANSPORTATION",
+        "Federal Aviation Administration",
+        "Examining the AD Docket",
+    ]
+    pages = []
+    for _ in range(2):
+        blocks = []
+        for n, name in enumerate(names):
+            heading = Block([Segment(name, 45, 200, 100 + 40 * n, 110 + 40 * n, 0, 0, 10.5, True)])
+            heading.heading_level = 2
+            body = Block(
+                [Segment("text of the notice", 45, 200, 115 + 40 * n, 125 + 40 * n, 0, 0, 10.5)]
+            )
+            blocks += [heading, body]
+        page = Page([s for b in blocks for s in b.lines], 792.0)
+        page.blocks = blocks
+        pages.append(page)
+    mark_contents(pages, 10.5)
+    assert [b.heading_level for b in pages[0].blocks if b.lines[0].bold] == [2, 2, 2]

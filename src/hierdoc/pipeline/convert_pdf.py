@@ -130,15 +130,15 @@ def convert_pdf(path: Path) -> PdfText:
 
 
 def _join_in_columns(page: Page) -> None:
-    """Join the justified lines spread across a column (:mod:`.pdf_columns`), once the
-    running heads and feet are gone (their parts recur as they are), and record the
-    gutters between the page's text columns."""
+    """Record the gutters between the page's columns of running text and join the
+    justified lines spread across a column (:mod:`.pdf_columns`), once the running heads
+    and feet are gone (their parts recur as they are). A table's gutters on a page of one
+    column join nothing: its cells stay apart."""
     rows = _rows(page.segments)
-    found = gutters(rows)
-    if found:
-        rows = join_in_columns(rows, found)
+    page.gutters = text_gutters(rows, gutters(rows))
+    if page.gutters:
+        rows = join_in_columns(rows, page.gutters)
         page.segments = [segment for row in rows for segment in row]
-        page.gutters = text_gutters(rows, found)
 
 
 def _load_reason(exc: Exception) -> str:

@@ -28,6 +28,7 @@ _WIDE_SHARE = 0.6
 """A line wider than this share of the page's text crosses any gutter: it is not counted."""
 _LONG_LINE = 10.0
 _INDENT = 1.5
+_NEAR_ROWS = 4
 _JUSTIFIED_GAP = 6.0
 """A gap between words of a justified line is at most this many line heights."""
 
@@ -41,7 +42,23 @@ def join_in_columns(
     if not found:
         return rows
     edges = _column_edges(rows, found)
-    return [_join_row(row, edges) if len(row) > 1 else row for row in rows]
+    return [
+        _join_row(row, edges, _starts_near(rows, number)) if len(row) > 1 else row
+        for number, row in enumerate(rows)
+    ]
+
+
+def _starts_near(rows: list[list[Segment]], number: int) -> list[float]:
+    """Where the segments of the rows just above and below row ``number`` start (within
+    two line heights: rows of the other column may lie between)."""
+    row = rows[number]
+    height = row[0].height
+    return [
+        segment.x0
+        for near in rows[max(0, number - _NEAR_ROWS) : number + _NEAR_ROWS + 1]
+        if near is not row and abs(near[0].top - row[0].top) <= 2 * height
+        for segment in near
+    ]
 
 
 def gutters(rows: list[list[Segment]]) -> list[tuple[float, float]]:
@@ -122,7 +139,9 @@ def _column_edges(
     return edges
 
 
-def _join_row(row: list[Segment], edges: list[tuple[float, float]]) -> list[Segment]:
+def _join_row(
+    row: list[Segment], edges: list[tuple[float, float]], starts: list[float]
+) -> list[Segment]:
     """The row with each column's part joined where it is spread; a segment across a
     gutter (a title over both columns) is kept as it is."""
     by_column: list[list[Segment]] = [[] for _ in edges]
@@ -136,16 +155,20 @@ def _join_row(row: list[Segment], edges: list[tuple[float, float]]) -> list[Segm
     joined = [
         segment
         for edge, part in zip(edges, by_column, strict=True)
-        for segment in _join_spread(part, edge)
+        for segment in _join_spread(part, edge, starts)
     ]
     return sorted(joined + across, key=lambda s: s.x0)
 
 
-def _join_spread(segments: list[Segment], edge: tuple[float, float]) -> list[Segment]:
-    """The segments of one row in one column, those from the first whose chain reaches
-    the column's right edge made one: a chain of justified gaps, or any gaps when it
-    starts on the column's left edge too (a line of two words spread across the column,
-    "Appendix ··· A.")."""
+def _join_spread(
+    segments: list[Segment], edge: tuple[float, float], starts: list[float]
+) -> list[Segment]:
+    """The segments of one row in one column, those from the first whose chain ends on
+    the column's right edge, inside the column, made one: a chain of justified gaps, or
+    any gaps when it starts on the column's left edge too (a line of two words spread
+    across the column, "Appendix ··· A."), and a line just above or below starting where
+    it starts (a paragraph's or heading's next line). A table's cells cross a gutter, run
+    past the edge or have no line under them starting where the row does."""
     if len(segments) < 2:
         return segments
     left, right = edge
@@ -153,7 +176,9 @@ def _join_spread(segments: list[Segment], edge: tuple[float, float]) -> list[Seg
         chain = segments[start:]
         height = min(s.height for s in chain)
         full = abs(chain[0].x0 - left) <= height
-        if chain[-1].x1 >= right - height / 2 and _spread(chain, full):
+        inside = chain[0].x0 >= left - height / 2 and chain[-1].x1 <= right + height / 2
+        aligned = any(abs(x0 - chain[0].x0) <= height for x0 in starts)
+        if inside and aligned and chain[-1].x1 >= right - height / 2 and _spread(chain, full):
             head = chain[0]
             for following in chain[1:]:
                 _append(head, following)

@@ -224,19 +224,24 @@ def _contents_key(text: str) -> str:
 
 def mark_contents(pages: list[Page], body: float) -> None:
     """Lines of a page that name three or more headings of later pages are a table of
-    contents: they are neither headings nor, for the structure parser, numbered sections."""
+    contents: they are neither headings nor, for the structure parser, numbered sections.
+    A heading set as the later one is (same level), as when a file holds two notices
+    with the same headings, is no entry."""
     last_page: dict[str, int] = {}
+    level: dict[str, int] = {}
     for number, page in enumerate(pages):
         for block in page.blocks:
             if block.heading_level:
-                last_page[_heading_key(block_text(block, " ").lstrip("#"))] = number
+                key = _heading_key(block_text(block, " ").lstrip("#"))
+                last_page[key], level[key] = number, block.heading_level
     for number, page in enumerate(pages):
         entries = [
             (block, line)
             for block in page.blocks
             for line in block.lines
             if line.size <= body * _HEADING_SCALE
-            and last_page.get(_contents_key(line.text), -1) > number
+            and last_page.get(key := _contents_key(line.text), -1) > number
+            and not (block.heading_level and block.heading_level == level[key])
         ]
         if len(entries) < _CONTENTS_MIN_ENTRIES:
             continue
