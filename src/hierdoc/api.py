@@ -45,6 +45,7 @@ from .search.glossary import Glossary
 from .search.passages import add_passages
 from .search.rerank import reranker_for
 from .search.resolve import cited_section
+from .search.scoped import DocumentScope, ScopedStore
 from .search.searcher import Searcher
 from .search.sources import source_names, spellings
 from .search.where import Where, document_records, narrow_sources
@@ -613,6 +614,13 @@ class Index:
         checked_text(section_id, "the section id")
         return self.store.children(checked_text(source, "the source"), section_id)
 
+    def scoped(self, scope: DocumentScope) -> Index:
+        """A read-only view of this index that holds only the documents of ``scope``: every
+        search, look-up, listing, count and error message of the view is made from them
+        alone (:mod:`hierdoc.search.scoped`). The view shares this index's store and query
+        model; closing it closes nothing."""
+        return ScopedIndex(self, scope)
+
     def close(self) -> None:
         if self._store is not None:
             self._store.close()
@@ -622,6 +630,30 @@ class Index:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class ScopedIndex(Index):
+    """An :class:`Index` over a :class:`ScopedStore` of another one (:meth:`Index.scoped`)."""
+
+    def __init__(self, parent: Index, scope: DocumentScope) -> None:
+        self.__dict__.update(parent.__dict__)
+        self.parent = parent
+        self.scope = scope
+        self.mode = "r"
+        self._store = ScopedStore(parent.store, scope)
+        self._glossary = None
+
+    def embedder(self) -> Embedder:
+        return self.parent.embedder()
+
+    def tokenizer(self) -> Tokenizer:
+        return self.parent.tokenizer()
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.parent.embed_query(text)
+
+    def close(self) -> None:
+        """Nothing: the store belongs to the index this view was made from."""
 
 
 def _checked_document(document: TextDocument) -> TextDocument:
