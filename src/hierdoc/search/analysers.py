@@ -21,12 +21,6 @@ from .names import DocumentNames
 from .plan import Analyser, QueryPlan
 from .syntax import Reading, has_words, parse_query
 
-NAMED_WEIGHTS = {"as written": 3.0}
-"""The weight of the ranking within the named documents by how they were named: a file
-name or title written out is all but a filter (3: its chunks lead unless another
-document's match far better); a short name or its name's words count like one more
-modality (1, the default)."""
-
 
 def _names(sources: tuple[str, ...]) -> str:
     return ", ".join(PurePosixPath(s).name or s for s in sources)
@@ -35,7 +29,8 @@ def _names(sources: tuple[str, ...]) -> str:
 @dataclass(frozen=True)
 class NamedDocuments:
     """The documents the query names are evidence: the search also ranks the query within
-    them and fuses that ranking with the mode's (:data:`NAMED_WEIGHTS`). A citation of a
+    them and fuses that ranking with the mode's, with the weight the search policy gives
+    how they were named (``written_name_weight``, ``name_weight``). A citation of a
     named document's section ("Rule 6.2.6 of MKT") narrows the scope to it, with a note
     saying so; the text searched then loses the names written in it (they would only add
     noise to ranking within those documents), unless nothing else would be left to search.
@@ -62,7 +57,8 @@ class NamedDocuments:
             decision = f"{named}: the documents searched already{kept}"
             return plan.decided(self.name, decision, text=text, named=naming.sources, parsed=own)
         if not own.cites:
-            weight = NAMED_WEIGHTS.get(naming.how, 1.0)
+            policy = plan.policy
+            weight = policy.written_name_weight if naming.written else policy.name_weight
             note = f"ranked {_names(naming.sources)} higher: named in the query ({naming.how})"
             return plan.decided(
                 self.name,

@@ -60,6 +60,8 @@ from ..text.numbering import KIND_ALIASES
 from ..text.short_names import ShortName, ShortNames
 from .syntax import Reader, parse_query
 
+WRITTEN_OUT = "as written"
+"""How a query names a document whose file name, source or title it writes out."""
 _THE_BEFORE = re.compile(r"\bthe\s+$", re.IGNORECASE)
 #: A decimal number right after a name: the "5.3.6" of "GEN 5.3.6".
 _DECIMAL_AFTER = re.compile(r"\s+\d+(?:\.\d+[A-Za-z]?)+\b")
@@ -105,6 +107,11 @@ class Naming:
     how: str
     spans: tuple[tuple[int, int], ...] = ()
     """Where the query writes the names (as written only)."""
+
+    @property
+    def written(self) -> bool:
+        """The query writes a file name or title out."""
+        return self.how == WRITTEN_OUT
 
     def rest(self, query: str) -> str:
         """The query without the names written in it: what it asks about those documents.
@@ -175,7 +182,7 @@ class DocumentNames:
             spans = full
         if spans:
             sources = tuple(dict.fromkeys(source for _, _, source in spans))
-            how = "as written" if set(spans) & set(full) else "by a short name"
+            how = WRITTEN_OUT if set(spans) & set(full) else "by a short name"
             return Naming(sources, how, tuple((s, e) for s, e, _ in spans) if same else ())
         return self._by_words(query, allowed, policy)
 

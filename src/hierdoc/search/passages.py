@@ -24,7 +24,6 @@ A result's further passages, from the same sentence scores, are chosen in
 
 from __future__ import annotations
 
-import math
 import re
 from bisect import bisect_left
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -37,6 +36,7 @@ from ..config import DEFAULT_POLICY, SearchPolicy, SearchSettings
 from ..models import Passage, SearchResponse, SearchResult, SectionRecord, StoredChunk
 from ..pipeline.embed import DEFAULT_MODEL
 from ..store.base import Store
+from ..text import bm25
 from ..text.analyze import token_spans, token_words, tokens_terms
 from ..text.sentences import sentence_spans, spans_from_cuts
 from ..text.tokenizer import Tokenizer, default_tokenizer
@@ -49,9 +49,7 @@ from .searcher import Execution, keyword_terms
 
 Span = tuple[int, int]
 
-DEFAULT_PASSAGE_CHARS = 1000
-BM25_K1 = 1.2
-BM25_B = 0.75
+DEFAULT_PASSAGE_CHARS: int = SearchSettings.model_fields["passage_chars"].default
 _HEADING = re.compile(r"#{1,6}\s")
 _ITEM = re.compile(
     r"\s*(?:\(?(?:[a-zA-Z]|[ivxlcIVXLC]{1,6}|\d{1,3})\)|\d{1,3}(?:\.\d{1,3})*\.?|[\u2022\u25aa\u25e6*\-\u2013])\s"
@@ -97,7 +95,7 @@ def query_evidence(
     terms = keyword_terms(store, plan.remainder) if plan.remainder.strip() else []
     freq = store.doc_freq(terms) if terms else {}
     total = _chunk_total(store) if freq else 0
-    idf = {t: math.log(1 + (total - df + 0.5) / (df + 0.5)) for t, df in freq.items() if df > 0}
+    idf = {t: bm25.idf(total, df) for t, df in freq.items() if df > 0}
     patterns = tuple(
         _phrase_pattern(p) for p in (*plan.phrases, *plan.identifiers) if re.search(r"\w", p)
     )
@@ -467,8 +465,9 @@ def _bm25(
     weight = _local_weights(idf, per_unit, local_idf)
     scores = []
     for counts, length in zip(per_unit, lengths, strict=True):
-        norm = BM25_K1 * (1 - BM25_B + BM25_B * length / average)
-        scores.append(sum(weight[t] * tf * (BM25_K1 + 1) / (tf + norm) for t, tf in counts.items()))
+        scores.append(
+            sum(weight[t] * bm25.term_score(tf, length, average) for t, tf in counts.items())
+        )
     return scores
 
 
@@ -481,9 +480,7 @@ def _local_weights(
         for term in counts:
             found[term] = found.get(term, 0) + 1
     total = len(per_unit)
-    return {
-        t: idf[t] * math.log(1 + (total - n + 0.5) / (n + 0.5)) ** power for t, n in found.items()
-    }
+    return {t: idf[t] * bm25.idf(total, n) ** power for t, n in found.items()}
 
 
 def _rescaled(values: list[float]) -> list[float]:
