@@ -130,7 +130,9 @@ class SearchPolicy(BaseModel):
     """The chunks of that ranking that weigh (each by the reciprocal of its rank)."""
     no_match_share: float = Field(default=0.5, ge=0.0, le=1.0)
     """Without an exact or a similar enough semantic hit, a search has no match unless a top
-    result holds at least this share of the query's keyword terms."""
+    result holds at least this share of the query's keyword terms..."""
+    no_match_results: int = Field(default=3, ge=1)
+    """...one of its first this many results."""
     note_names: int = Field(default=5, ge=1)
     """The most document names a note lists; the rest are counted."""
     definition_chars: int = Field(default=600, ge=1)

@@ -123,6 +123,23 @@ def test_naming_reads_the_syntax_of_the_query_s_own_words_once() -> None:
     assert unnamed.identifiers == ("office_lease",)
 
 
+def test_the_weight_of_a_named_document_s_ranking_is_the_policy_s(names: DocumentNames) -> None:
+    written = NamedDocuments(names)(_plan("rent due under office-lease.md"))
+    assert written.named == (LEASE,) and written.named_weight == 3.0
+    assert "weight 3" in written.trace[-1].decision
+    heavier = {"policy": SearchPolicy(written_name_weight=5)}
+    assert (
+        NamedDocuments(names)(_plan("rent due under office-lease.md", **heavier)).named_weight == 5
+    )
+    short = NamedDocuments(names)(_plan("pilot fees in the Pilot Agreement"))
+    assert short.named == (PILOT,) and short.named_weight == 1.0
+    lighter = {"policy": SearchPolicy(name_weight=0.5)}
+    assert (
+        NamedDocuments(names)(_plan("pilot fees in the Pilot Agreement", **lighter)).named_weight
+        == 0.5
+    )
+
+
 def test_the_share_of_a_name_a_query_must_hold_is_the_policy_s(names: DocumentNames) -> None:
     query = "what the data agreement says"  # one word of three of the DPA's name
     assert NamedDocuments(names)(_plan(query)).named == ()

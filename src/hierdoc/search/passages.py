@@ -41,7 +41,7 @@ from ..text.analyze import token_spans, token_words, tokens_terms
 from ..text.sentences import sentence_spans, spans_from_cuts
 from ..text.tokenizer import Tokenizer, default_tokenizer
 from ..text.windows import cut_windows
-from .holders import begun_in, move_to_section, section_at
+from .holders import begun_in, first_line_at, move_to_section, section_at
 from .passage_sets import passage_set, passage_shares, rank_passages
 from .per_generation import PerGeneration
 from .plan import QueryPlan
@@ -596,7 +596,7 @@ def section_spans(
         chain.append(parents[0])
     cursor, start = 0, None
     for section in reversed(chain):
-        start = _find_text(content, section.text, cursor)
+        start = first_line_at(content, section.text, cursor)
         if start is not None:
             cursor = start
     if start is None:
@@ -604,19 +604,10 @@ def section_spans(
     own = (start, min(len(content), start + len(record.text.strip())))
     end = own[1]
     for child in _descendants(store, record):
-        at = _find_text(content, child.text, end - 1)
+        at = first_line_at(content, child.text, end - 1)
         if at is not None:
             end = min(len(content), at + len(child.text.strip()))
     return own, (start, end)
-
-
-def _find_text(content: str, text: str, cursor: int) -> int | None:
-    """Where the first line of a section's text occurs in ``content`` at or after ``cursor``."""
-    line = text.strip().split("\n", 1)[0][:200]
-    if not line:
-        return None
-    at = content.find(line, max(cursor, 0))
-    return at if at >= 0 else None
 
 
 def _descendants(store: Store, record: SectionRecord) -> list[SectionRecord]:
