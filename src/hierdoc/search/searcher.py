@@ -329,8 +329,7 @@ class Searcher:
         settings = done.plan.settings
         if self._reranker is None or settings.reranker is None:
             return ordered
-        top_n = max(settings.reranker.top_n, settings.top_k)
-        reranked = rerank(self._reranker, self._store, done.plan.query, ordered, pinned, top_n)
+        reranked = rerank(self._reranker, self._store, done.plan, ordered, pinned)
         done.relevance, done.reranker = reranked.relevance, self._reranker.name
         done.response.notes += reranked.notes
         return reranked.ordered
