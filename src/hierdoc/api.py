@@ -44,7 +44,7 @@ from .search.explain import explain as explain_execution
 from .search.glossary import Glossary
 from .search.passages import add_passages
 from .search.rerank import reranker_for
-from .search.resolve import cited_section
+from .search.resolve import HeldSection, cited_section, held_section
 from .search.searcher import Searcher
 from .search.sources import source_names, spellings
 from .search.where import Where, document_records, narrow_sources
@@ -507,6 +507,16 @@ class Index:
         checked_text(text, "the citation")
         sources = self.resolve_sources(source) if source is not None else None
         return cited_section(self.store, self.glossary(), text, sources)
+
+    def held_section(
+        self, identifier: str, sources: Sequence[str] | None = None
+    ) -> HeldSection | None:
+        """The section a section id or a citation ("Art. 17(3)(b)") names that documents (of
+        ``sources``, when given) hold text for, with the first
+        :data:`~hierdoc.views.MAX_OTHER_SOURCES` + 1 of them and how many there are
+        (:func:`hierdoc.search.resolve.held_section`); None when none does."""
+        checked_text(identifier, "the id")
+        return held_section(self.store, identifier, sources, MAX_OTHER_SOURCES + 1)
 
     def define(self, term: str, source: str | Iterable[str] | None = None) -> DefinitionLookup:
         """Every definition of a term in the corpus (in the documents ``source`` names,
