@@ -139,7 +139,9 @@ def add_passages(store: Store, execution: Execution, model: str = DEFAULT_MODEL)
         spans = cited[1] if cited else None
         windows = _window_scores(result, vectors.get(result.chunk_id), vector)
         cuts = sentences.get(result.chunk_id)
-        match = match_chunk(result.content, evidence, budget, spans, windows, cuts)
+        match = match_chunk(
+            result.content, evidence, budget=budget, cited=spans, windows=windows, sentences=cuts
+        )
         here = begun.get(result.chunk_id, [])
         holder = cited[0] if cited else section_at(result.content, here, match.anchor)
         if holder is not None and not cited and result.chunk_id in stored:
@@ -218,6 +220,7 @@ def section_sized(
 def match_chunk(
     content: str,
     evidence: QueryEvidence,
+    *,
     budget: int = DEFAULT_PASSAGE_CHARS,
     cited: tuple[Span, Span] | None = None,
     windows: Sequence[tuple[Span, float]] = (),
