@@ -56,60 +56,99 @@ class Pair:
 
 
 def mine_pairs(store: Records) -> list[Pair]:
-    """Every pair the index's structure gives, document by document, one per query."""
+    """Every pair the index's structure gives, document by document, less repeats."""
     pairs: list[Pair] = []
     definitions = _by_source(store.all_definitions())
     for document in store.documents():
-        sections = store.sections_of_source(document.source)
-        pairs += section_pairs(document.source, sections)
+        tree = Tree(store.sections_of_source(document.source))
+        pairs += section_pairs(document.source, tree)
         pairs += definition_pairs(document.source, definitions.get(document.source, []))
-        pairs += citation_pairs(store, document.source, sections)
+        pairs += citation_pairs(store, document.source, tree)
     return unique_pairs(pairs)
 
 
-def section_pairs(source: str, sections: Sequence[SectionRecord]) -> Iterator[Pair]:
-    """``heading`` and ``path`` pairs of one document's sections (in document order): a
-    heading that says something ("Article 17 - Right to erasure", not "1." or "(a)") to
-    the text under it, its descendants' included; the headings above a section (its
-    parent's heading path) to the section's own text."""
-    by_id = {s.section_id: s for s in sections}
-    children: dict[str | None, list[SectionRecord]] = {}
-    for section in sections:
-        children.setdefault(section.parent_id, []).append(section)
-    for position, section in enumerate(sections):
-        negative = _neighbour(sections, position)
+class Tree:
+    """One document's sections (in document order) with their parents and children."""
+
+    def __init__(self, sections: Sequence[SectionRecord]) -> None:
+        self.sections = list(sections)
+        self.by_id = {s.section_id: s for s in self.sections}
+        self.place = {s.section_id: n for n, s in enumerate(self.sections)}
+        self.children: dict[str | None, list[SectionRecord]] = {}
+        for section in self.sections:
+            self.children.setdefault(section.parent_id, []).append(section)
+
+    def own(self, section: SectionRecord) -> str | None:
+        """The section's own text without its heading line; None when too short."""
+        return _passage(_own_text(section))
+
+    def whole(self, section: SectionRecord) -> str | None:
+        """The text of the section and of the sections under it, in document order, cut
+        at :data:`MAX_PASSAGE_CHARS`; None when too short."""
+        parts: list[str] = []
+        size, stack, seen = 0, [section], set()
+        while stack and size < MAX_PASSAGE_CHARS:
+            current = stack.pop()
+            if current.section_id in seen:
+                continue
+            seen.add(current.section_id)
+            parts.append(_own_text(current))
+            size += len(parts[-1]) + 1
+            stack.extend(reversed(self.children.get(current.section_id, [])))
+        return _passage("\n".join(part for part in parts if part))
+
+    def lineage(self, section: SectionRecord) -> list[SectionRecord]:
+        """The section's ancestors, from the document's top down to its parent."""
+        chain: list[SectionRecord] = []
+        parent, seen = section.parent_id, {section.section_id}
+        while parent and parent in self.by_id and parent not in seen:
+            seen.add(parent)
+            chain.insert(0, self.by_id[parent])
+            parent = self.by_id[parent].parent_id
+        return chain
+
+    def parent_path(self, section: SectionRecord) -> str:
+        """The ancestors' headings that say something, joined by " > "."""
+        headings = (" ".join(s.heading.split()) for s in self.lineage(section))
+        return " > ".join(h for h in headings if WORDS.search(h))
+
+    def neighbour(self, section: SectionRecord, whole: bool) -> str | None:
+        """The text (own, or ``whole``) of a section near this one and not above or under
+        it: its next or previous sibling first, else the nearest section either way."""
+        text = self.whole if whole else self.own
+        mine = text(section)
+        related = {s.section_id for s in self.lineage(section)} | {section.section_id}
+        siblings = self.children.get(section.parent_id, [])
+        n = self.place[section.section_id]
+        near = (
+            self.sections[n + 1 : n + NEIGHBOURHOOD]
+            + self.sections[max(0, n - NEIGHBOURHOOD) : n][::-1]
+        )
+        for candidate in [*siblings[siblings.index(section) + 1 :], *siblings[::-1], *near]:
+            if candidate.section_id in related or section in self.lineage(candidate):
+                continue
+            found = text(candidate)
+            if found is not None and found != mine:
+                return found
+        return None
+
+
+def section_pairs(source: str, tree: Tree) -> Iterator[Pair]:
+    """``heading`` and ``path`` pairs of one document: a heading that says something
+    ("Article 17 - Right to erasure", not "1." or "(a)") to the text under it, its
+    descendants' included; the headings above a section (its parent's heading path) to
+    the section's own text. The negatives are a neighbouring section's text."""
+    for section in tree.sections:
         heading = " ".join(section.heading.split())
-        under = subtree_text(section, children)
+        under = tree.whole(section)
         if WORDS.search(heading) and under is not None:
+            negative = tree.neighbour(section, whole=True)
             yield Pair(heading[:MAX_QUERY_CHARS], under, negative, "heading", source)
-        passage = section_passage(section)
-        path = parent_path(section, by_id)
+        passage = tree.own(section)
+        path = tree.parent_path(section)
         if passage is not None and path:
+            negative = tree.neighbour(section, whole=False)
             yield Pair(path[-MAX_QUERY_CHARS:], passage, negative, "path", source)
-
-
-def section_passage(section: SectionRecord) -> str | None:
-    """A section's own text without its heading line, or None when too short to learn from."""
-    return _passage(_own_text(section))
-
-
-def subtree_text(
-    section: SectionRecord, children: dict[str | None, list[SectionRecord]]
-) -> str | None:
-    """The text of a section and of the sections under it, in document order, cut at
-    :data:`MAX_PASSAGE_CHARS`; None when too short to learn from."""
-    parts: list[str] = []
-    size, stack, seen = 0, [section], set()
-    while stack and size < MAX_PASSAGE_CHARS:
-        current = stack.pop()
-        if current.section_id in seen:
-            continue
-        seen.add(current.section_id)
-        own = _own_text(current)
-        parts.append(own)
-        size += len(own) + 1
-        stack.extend(reversed(children.get(current.section_id, [])))
-    return _passage("\n".join(part for part in parts if part))
 
 
 def _own_text(section: SectionRecord) -> str:
@@ -119,20 +158,6 @@ def _own_text(section: SectionRecord) -> str:
     if heading and heading == " ".join(first.strip("#").split()):
         return rest.strip()
     return text
-
-
-def parent_path(section: SectionRecord, by_id: dict[str, SectionRecord]) -> str:
-    """The headings that say something, from the document's top down to the section's
-    parent, joined by " > "."""
-    chain: list[str] = []
-    parent, seen = section.parent_id, {section.section_id}
-    while parent and parent in by_id and parent not in seen:
-        seen.add(parent)
-        heading = " ".join(by_id[parent].heading.split())
-        if WORDS.search(heading):
-            chain.insert(0, heading)
-        parent = by_id[parent].parent_id
-    return " > ".join(chain)
 
 
 def definition_pairs(source: str, definitions: Sequence[Definition]) -> Iterator[Pair]:
@@ -146,29 +171,23 @@ def definition_pairs(source: str, definitions: Sequence[Definition]) -> Iterator
         yield Pair(definition.term.strip(), passage, negative, "definition", source)
 
 
-def citation_pairs(
-    store: Records, source: str, sections: Sequence[SectionRecord]
-) -> Iterator[Pair]:
-    """``citation`` pairs: the sentence of a chunk that cites a section -> that section."""
-    chunks = store.chunks_of_source(source)
-    by_chunk = {stored.chunk.chunk_id: stored for stored in chunks}
-    homes: dict[str, list[SectionRecord]] = {source: list(sections)}
+def citation_pairs(store: Records, source: str, tree: Tree) -> Iterator[Pair]:
+    """``citation`` pairs: the sentence of a chunk that cites a section -> the text under
+    that section (in whichever document holds it)."""
+    by_chunk = {stored.chunk.chunk_id: stored for stored in store.chunks_of_source(source)}
+    trees = {source: tree}
     for reference in store.references_from(list(by_chunk)):
-        if reference.target_section_id is None or reference.chunk_id not in by_chunk:
+        target = reference.target_section_id
+        if target is None or reference.chunk_id not in by_chunk or reference.section_id == target:
             continue
-        target_source = reference.target_source or source
-        if target_source not in homes:
-            homes[target_source] = store.sections_of_source(target_source)
-        cited = homes[target_source]
-        place = next(
-            (n for n, s in enumerate(cited) if s.section_id == reference.target_section_id), None
-        )
-        if place is None or reference.section_id == reference.target_section_id:
-            continue
-        passage = section_passage(cited[place])
+        home = reference.target_source or source
+        if home not in trees:
+            trees[home] = Tree(store.sections_of_source(home))
+        cited = trees[home].by_id.get(target)
+        passage = trees[home].whole(cited) if cited is not None else None
         sentence = citing_sentence(by_chunk[reference.chunk_id], reference.text)
-        if passage is not None and sentence and sentence not in passage:
-            negative = _neighbour(cited, place)
+        if cited is not None and passage is not None and sentence and sentence not in passage:
+            negative = trees[home].neighbour(cited, whole=True)
             yield Pair(sentence, passage, negative, "citation", source)
 
 
@@ -262,21 +281,6 @@ def count_by_kind(pairs: Iterable[Pair]) -> dict[str, int]:
 def _passage(text: str) -> str | None:
     text = text.strip()
     return text[:MAX_PASSAGE_CHARS] if len(text) >= MIN_PASSAGE_CHARS else None
-
-
-def _neighbour(sections: Sequence[SectionRecord], position: int) -> str | None:
-    """The text of a section next to ``sections[position]``: a sibling first (same parent),
-    else the next or previous section with text."""
-    own = sections[position]
-    after = sections[position + 1 : position + NEIGHBOURHOOD]
-    before = sections[max(0, position - NEIGHBOURHOOD) : position][::-1]
-    siblings = [s for s in [*after, *before] if s.parent_id == own.parent_id]
-    mine = section_passage(own)
-    for candidate in [*siblings, *after, *before]:
-        text = section_passage(candidate)
-        if text is not None and text != mine:
-            return text
-    return None
 
 
 def _by_source(definitions: Iterable[Definition]) -> dict[str, list[Definition]]:
