@@ -156,7 +156,7 @@ class Index:
         """Open the store and check that it was built with this index's embedding model."""
         store = open_store(self.settings.database_provider, request)
         try:
-            self._follow_tuned(store.read_meta().embedding_model)
+            self._follow_tuned(store.read_meta().embedding_model, required=not request.reset)
             if request.reset:
                 meta = replace(store.read_meta(), embedding_model=self.model_name)
                 store.write_meta(meta)
@@ -193,17 +193,23 @@ class Index:
                 "use the same model, or rebuild with: hierdoc ingest --force"
             )
 
-    def _follow_tuned(self, stored_model: str | None) -> None:
+    def _follow_tuned(self, stored_model: str | None, required: bool = True) -> None:
         """Use the model tuned on this index when its meta names one tuned from this
         index's local model (the embedder given for the base model is set aside): queries
-        and new chunks are then embedded with it."""
+        and new chunks are then embedded with it. Its files missing is a ConfigError, or,
+        when not ``required`` (a rebuild from scratch), a return to the base model."""
         parsed = parse_tuned_name(stored_model)
         if stored_model is None or parsed is None or stored_model == self.model_name:
             return
         base = parse_tuned_name(self.model_name)
         if parsed[0] != (base[0] if base else self.model_name):
             return  # another model: _check_model says so
-        tuned = tuned_model_for(self.directory, stored_model)
+        try:
+            tuned = tuned_model_for(self.directory, stored_model)
+        except ConfigError:
+            if required:
+                raise
+            return
         with self._embedder_lock:
             self._tuned, self.model_name = tuned, stored_model
             self._embedder, self._query_embedder = None, None

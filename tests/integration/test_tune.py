@@ -5,6 +5,7 @@ an interrupted run resumed, and the clear errors."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -109,7 +110,7 @@ def test_searches_embed_queries_with_the_tuned_model(tuned) -> None:
         used = index.embed_query(query)
         response = index.search(query, mode="semantic", top_k=1)
     assert float(used @ tuned_vector) > 0.9999 > float(used @ base_vector)
-    assert "terminate" in response.results[0].text
+    assert "terminate" in response.results[0].content
 
 
 def test_a_reader_open_before_the_switch_follows_it(tuned) -> None:
@@ -119,7 +120,7 @@ def test_a_reader_open_before_the_switch_follows_it(tuned) -> None:
     assert reader.model_name == report.model
     tuned_vector = NumpyQueryEmbedder(directory / "tuned" / "v1").embed_query(query)
     assert float(reader.embed_query(query) @ tuned_vector) > 0.9999
-    assert "ten years" in response.results[0].text
+    assert "ten years" in response.results[0].content
 
 
 def test_an_interrupted_tune_resumes_and_readers_never_see_half(
@@ -159,7 +160,9 @@ def test_an_interrupted_tune_resumes_and_readers_never_see_half(
     assert sorted(p.name for p in (directory / "tuned").iterdir()) == ["v1"]
 
 
-def test_the_cli_tunes_and_reports_before_and_after(tmp_path, embedder, capsys) -> None:
+def test_the_cli_tunes_and_reports_before_and_after_and_a_rebuild_can_return_to_the_base(
+    tmp_path, embedder, capsys
+) -> None:
     directory = tmp_path / "index"
     build(directory, embedder)
     try:
@@ -172,6 +175,12 @@ def test_the_cli_tunes_and_reports_before_and_after(tmp_path, embedder, capsys) 
     assert report["model"] == f"{DEFAULT_MODEL}@tuned-v1"
     assert set(report["evaluation"]) == {"before", "after"}
     assert report["evaluation"]["before"]["queries"] == report["held_out"] > 0
+    shutil.rmtree(directory / "tuned")
+    with pytest.raises(ConfigError, match="its files are missing"):
+        Index.open(directory, Settings(), mode="r")
+    with Index.open(directory, Settings(), embedder=embedder, rebuild=True) as index:
+        index.ingest_texts([TextDocument("services.md", AGREEMENT)])
+    assert model_of(directory) == DEFAULT_MODEL
 
 
 def test_an_index_of_another_embedder_cannot_be_tuned(tmp_path) -> None:
