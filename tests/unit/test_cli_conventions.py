@@ -127,6 +127,7 @@ CASES: dict[str, tuple[list[str], str]] = {
     "show": (["section-1"], "no index at {index}"),
     "stats": ([], "no index at {index}"),
     "tool-schema": ([], REFUSED),
+    "tune": ([], "no index at {index}"),
     "watch": (["{docs}"], "{index}"),
 }
 """Each command's arguments, and what it says about the index named by ``--index``: the

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import StoreError
-from ..pipeline.reembed import copy_document
 from .state import State, index_options, pass_state
 
 if TYPE_CHECKING:
@@ -70,6 +69,8 @@ def open_target(location: str, schema: str, dimension: int, reset: bool = False)
 
 def migrate(source_store: Store, target: Store) -> tuple[int, int, int]:
     """Copy everything; returns (documents, chunks, cached contexts) copied."""
+    from ..pipeline.reembed import copy_document
+
     documents = chunks = contexts = 0
     with target.lock_writer():
         for document in source_store.documents():

@@ -106,8 +106,9 @@ def tune_command(
     index re-embedded with it (searches go on with the old vectors until the new ones
     are all there), and searches then use it. Interrupted, the same command resumes.
     """
-    opened = state.open_writer(rebuild=False, wait=wait)
-    with opened as index:
+    from ..api import Index
+
+    with Index.open(state.index_option, state.settings(), wait=wait) as index:
         progress = None if quiet or as_json else progress_printer()
         report = index.tune(
             pairs, epochs=epochs, max_pairs=max_pairs, seed=seed, evaluate=evaluate,
