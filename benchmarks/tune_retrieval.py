@@ -3,6 +3,7 @@
     python benchmarks/tune_retrieval.py                      # ObliQA dev, its 40 documents
     python benchmarks/tune_retrieval.py --documents 4        # the first 4 and their questions
     python benchmarks/tune_retrieval.py --documents 4 --folds 2
+    python benchmarks/tune_retrieval.py --documents 2 --max-pairs 400
 
 The documents are indexed as ``hierdoc eval --dataset obliqa-documents`` indexes them (the
 same cached index and embeddings under ``--index-dir``), copied, and the copy is tuned
@@ -62,11 +63,13 @@ def measured(directory: Path, corpus: EvalCorpus, queries: list) -> dict[str, di
         return figures
 
 
-def tuned_copy(source: Path, target: Path, pairs: Path | None = None) -> dict[str, Any]:
+def tuned_copy(
+    source: Path, target: Path, max_pairs: int, pairs: Path | None = None
+) -> dict[str, Any]:
     shutil.copytree(source, target)
     started = time.perf_counter()
     with Index.open(target, Settings()) as index:
-        report = index.tune(pairs)
+        report = index.tune(pairs, max_pairs=max_pairs)
     data = report.to_dict()
     data["wall_seconds"] = round(time.perf_counter() - started, 1)
     print(json.dumps(data), flush=True)
@@ -87,6 +90,7 @@ def main() -> None:
     parser.add_argument("--documents", type=int, help="Only the first N documents.")
     parser.add_argument("--folds", type=int, default=0, help="Cross-validate on the questions.")
     parser.add_argument("--index-dir", type=Path, default=Path("/tmp/hierdoc-eval"))
+    parser.add_argument("--max-pairs", type=int, default=4000, help="As for hierdoc tune.")
     args = parser.parse_args()
     corpus = load_obliqa_documents(dataset_path("obliqa-documents"), "dev")
     if args.documents:
@@ -99,18 +103,19 @@ def main() -> None:
         work_dir = Path(work)
         before = measured(base, corpus, queries)
         print("before", json.dumps(before), flush=True)
-        run = tuned_copy(base, work_dir / "mined")
+        run = tuned_copy(base, work_dir / "mined", args.max_pairs)
         after = measured(work_dir / "mined", corpus, queries)
         print("after (mined pairs)", json.dumps(after), flush=True)
         result = {"corpus": corpus.name, "questions": len(queries), "before": before}
         result.update({"after": after, "tune": run})
         if args.folds:
-            result["folds"] = cross_validated(base, corpus, queries, args.folds, work_dir)
+            folds = cross_validated(base, corpus, queries, args.folds, work_dir, args.max_pairs)
+            result["folds"] = folds
     print(json.dumps(result, indent=2))
 
 
 def cross_validated(
-    base: Path, corpus: EvalCorpus, queries: list, folds: int, work: Path
+    base: Path, corpus: EvalCorpus, queries: list, folds: int, work: Path, max_pairs: int
 ) -> list[dict[str, Any]]:
     order = list(range(len(queries)))
     random.Random(0).shuffle(order)
@@ -120,7 +125,7 @@ def cross_validated(
         held = [q for n, q in enumerate(queries) if n in chosen]
         pairs = work / f"fold{fold}.jsonl"
         question_pairs([q for n, q in enumerate(queries) if n not in chosen], pairs)
-        run = tuned_copy(base, work / f"fold{fold}", pairs)
+        run = tuned_copy(base, work / f"fold{fold}", max_pairs, pairs)
         fold_before = measured(base, corpus, held)
         fold_after = measured(work / f"fold{fold}", corpus, held)
         print(f"fold {fold}", json.dumps({"before": fold_before, "after": fold_after}), flush=True)
