@@ -123,10 +123,11 @@ def tune_command(
     click.echo(
         f"tuned {report.model}{reused} on {report.trained_pairs} pairs (mined: {mined}; "
         f"given: {report.given}) in {report.training_seconds:.0f}s; "
-        f"re-embedded {report.embedded} of {report.chunks} chunks, {report.documents} "
-        f"documents switched in; {report.seconds:.0f}s in all"
+        f"re-embedded {report.embedded} of {report.chunks} chunks and switched in "
+        f"{report.documents} documents; {report.seconds:.0f}s in all"
     )
     if "evaluation" in data:
-        click.echo(f"held-out mined pairs: {report.held_out}")
+        queries = data["evaluation"]["before"]["queries"]
+        click.echo(f"held-out mined pairs: {report.held_out} ({queries} queries)")
         click.echo(_retrieval_line("before", data["evaluation"]["before"]))
         click.echo(_retrieval_line("after", data["evaluation"]["after"]))
