@@ -410,9 +410,15 @@ class Index:
         model before and after on held-out mined pairs. See :mod:`hierdoc.pipeline.tuning`."""
         from .pipeline.tune import TrainSettings
 
-        for name, value in (("epochs", epochs), ("max_pairs", max_pairs)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InputError(f"{name} must be a whole number of at least 1, not {value!r}")
+        for name, value, least in (
+            ("epochs", epochs, 1),
+            ("max_pairs", max_pairs, 1),
+            ("seed", seed, 0),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise InputError(
+                    f"{name} must be a whole number of at least {least}, not {value!r}"
+                )
         options = TuneOptions(
             pairs_file=checked_path(pairs) if pairs is not None else None,
             max_pairs=max_pairs,

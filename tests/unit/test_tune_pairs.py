@@ -138,3 +138,17 @@ def test_a_bad_pairs_file_is_a_clear_error(tmp_path, content: str, message: str)
     path.write_text(content)
     with pytest.raises(InputError, match=message):
         read_given_pairs(path)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"epochs": 0}, "epochs must be a whole number of at least 1"),
+        ({"max_pairs": 2.5}, "max_pairs must be a whole number"),
+        ({"seed": -1}, "seed must be a whole number of at least 0"),
+    ],
+)
+def test_bad_tune_options_are_refused_before_any_work(tmp_path, options, message) -> None:
+    index_of = hash_index(tmp_path / "index", {"services.md": AGREEMENT})
+    with index_of as index, pytest.raises(InputError, match=message):
+        index.tune(**options)
