@@ -26,6 +26,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from search_stage import FOLDERS  # noqa: E402
@@ -52,6 +54,8 @@ from hierdoc.text.analyze import analyze  # noqa: E402
 Rankings = dict[str, list[Hit]]
 FOREIGN = 100
 """Off-topic queries searched per set (``--foreign``)."""
+BOOTSTRAP = 10_000
+"""Resamples of the queries for a paired interval."""
 RULES = dict(fuse.RULES)
 if extra := os.environ.get("FUSION_CANDIDATES"):
     sys.path.insert(0, str(Path(extra).parent))
@@ -128,16 +132,35 @@ def ordering(rule: str, entry: dict[str, Any]) -> list[str]:
     return [c for c in ids if c in first] + [c for c in ids if c not in first]
 
 
-def score(corpus: EvalCorpus, table: ChunkTable, captured: dict, rule: str) -> dict[str, float]:
-    totals: dict[str, float] = {}
+def per_query(
+    corpus: EvalCorpus, table: ChunkTable, captured: dict, rule: str
+) -> dict[str, dict[str, float]]:
+    """Each captured query's measures under ``rule``, by query id."""
+    values: dict[str, dict[str, float]] = {}
     for query in corpus.queries:
         if query.id not in captured:
             continue
         ranked = ordering(rule, captured[query.id])[: max(CUTOFFS)]
-        judged = judge(corpus, query, dict.fromkeys(CUTOFFS, ranked), table)
-        for name, value in judged.values.items():
-            totals[name] = totals.get(name, 0.0) + value
-    return {name: total / len(captured) for name, total in totals.items()}
+        values[query.id] = judge(corpus, query, dict.fromkeys(CUTOFFS, ranked), table).values
+    return values
+
+
+def score(corpus: EvalCorpus, table: ChunkTable, captured: dict, rule: str) -> dict[str, float]:
+    values = per_query(corpus, table, captured, rule)
+    names = {name for judged in values.values() for name in judged}
+    return {n: sum(v.get(n, 0.0) for v in values.values()) / len(captured) for n in names}
+
+
+def paired_interval(
+    values: dict[str, dict[str, float]], baseline: dict[str, dict[str, float]], metric: str
+) -> tuple[float, float, float]:
+    """The mean per-query difference in ``metric`` with its 95% paired bootstrap interval
+    (:data:`BOOTSTRAP` resamples of the queries, a fixed seed)."""
+    ids = sorted(values)
+    diffs = np.array([values[q].get(metric, 0.0) - baseline[q].get(metric, 0.0) for q in ids])
+    means = diffs[np.random.default_rng(0).integers(0, len(diffs), (BOOTSTRAP, len(diffs)))]
+    low, high = np.percentile(means.mean(axis=1), [2.5, 97.5])
+    return float(diffs.mean()), float(low), float(high)
 
 
 def _below(threshold: float, coverage: float | None = None) -> Callable[[dict], bool]:
@@ -188,6 +211,27 @@ def no_match_agreement(
     }
 
 
+def print_intervals(
+    corpus: EvalCorpus, data: dict[str, Any], rules: list[str], metrics: list[str]
+) -> None:
+    """Each rule minus the better of keyword and semantic on the corpus' main metric, per
+    metric, with 95% paired bootstrap intervals."""
+    table, captured = data["table"], data["queries"]
+    parts = {p: per_query(corpus, table, captured, p) for p in ("keyword", "semantic")}
+    main_metric = corpus.main_metric
+    better = max(parts, key=lambda p: sum(v.get(main_metric, 0.0) for v in parts[p].values()))
+    print(f"minus {better} (mean difference [95% paired bootstrap interval]):")
+    for rule in rules:
+        if rule == better:
+            continue
+        values = per_query(corpus, table, captured, rule)
+        cells = [
+            f"{m} %+.4f [%+.4f, %+.4f]" % paired_interval(values, parts[better], m)
+            for m in metrics[:2]
+        ]
+        print(f"  {rule}: " + "; ".join(cells), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dataset", default="obliqa")
@@ -214,9 +258,11 @@ def main() -> None:
     metrics = [m for m in corpus.metrics if not m.startswith(("Char", "Psg", "Doc"))]
     print("| rule | " + " | ".join(metrics) + " |")
     print("|---|" + "---:|" * len(metrics))
-    for rule in ["keyword", "semantic", "searcher", *args.rules.split(",")]:
+    rules = ["keyword", "semantic", "searcher", *args.rules.split(",")]
+    for rule in rules:
         values = score(corpus, data["table"], data["queries"], rule)
         print(f"| {rule} | " + " | ".join(f"{values[m]:.4f}" for m in metrics) + " |", flush=True)
+    print_intervals(corpus, data, rules, metrics)
     for flag in FLAGS:
         agreement = no_match_agreement(corpus, data["table"], data["queries"], flag)
         foreign = data.get("foreign") or {}

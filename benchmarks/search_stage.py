@@ -26,7 +26,7 @@ from hierdoc.eval.embed_cache import CachingEmbedder
 from hierdoc.eval.indexes import open_index
 from hierdoc.eval.method import Method
 from hierdoc.eval.metrics import CUTOFFS
-from hierdoc.eval.report import format_metric
+from hierdoc.eval.report import FlagAgreement, format_metric, markdown_table
 from hierdoc.eval.runner import score_method
 from hierdoc.eval.variants import ingest_key
 from hierdoc.models import SearchFilter
@@ -57,12 +57,17 @@ class QueryVectors:
 def searcher_method(searcher: Searcher, mode: str) -> Method:
     settings = Settings(search_mode=mode).search_settings(top_k=max(CUTOFFS))
 
+    flags: dict[str, bool] = {}
+
     def rank(query: EvalQuery, k: int) -> list[str]:
         filt = SearchFilter(sources=(query.source_filter,)) if query.source_filter else None
         response = searcher.search(query.text, settings, filt)
+        flags[query.id] = response.no_match
         return [r.chunk_id for r in response.results][:k]
 
-    return Method(mode, "hierdoc", f"Searcher, {mode}", rank)
+    method = Method(mode, "hierdoc", f"Searcher, {mode}", rank)
+    method.no_match = flags
+    return method
 
 
 def measure(corpus: EvalCorpus, modes: list[str], index_root: Path, limit: int | None) -> None:
@@ -78,12 +83,18 @@ def measure(corpus: EvalCorpus, modes: list[str], index_root: Path, limit: int |
     metrics = [m for m in corpus.metrics if not m.startswith(("Char", "Psg"))]
     print("| method | " + " | ".join(metrics) + " | ms/query |")
     print("|---|" + "---:|" * (len(metrics) + 1))
+    flags = []
     for method in methods:
         started = time.perf_counter()
-        values, _, _ = score_method(corpus, method, queries, opened.table)
+        answered: dict[str, bool] = {}
+        values, _, _ = score_method(corpus, method, queries, opened.table, None, answered)
         ms = 1000 * (time.perf_counter() - started) / max(len(queries), 1)
         cells = [format_metric(m, values[m]) for m in metrics]
         print(f"| {method.name} | " + " | ".join(cells) + f" | {ms:.1f} |", flush=True)
+        if method.no_match is not None:
+            flags.append(FlagAgreement.of(method.no_match, answered).row(method.name))
+    header = ["no_match of", "queries", "flagged", "unanswered@10", "precision", "recall"]
+    print("\n" + markdown_table(header, flags, numeric_from=1))
     opened.index.close()
 
 

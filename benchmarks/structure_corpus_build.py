@@ -424,13 +424,47 @@ _RFC_BLOCKS = frozenset(
 
 #: What follows a term its paragraph defines: 'A "proxy" is ...', 'The term "user agent"
 #: refers to ...', 'The terms "sender" and "recipient" refer to ...'.
+#: A scope between a term and its verb: '"MUST NOT store" in this context means ...'.
+_RFC_SCOPE = r"(?:\s*,?\s+in\s+this\s+(?:context|document|specification)\s*,?)?"
 _RFC_DEFINING = re.compile(
-    r"[\"”]?(?:\s*,?\s*(?:and|or)?\s*[\"“][^\"”]{1,40}[\"”])*\s*"
+    r"[\"”]?(?:\s*,?\s*(?:and|or)?\s*[\"“][^\"”]{1,40}[\"”])*" + _RFC_SCOPE + r"\s*"
     r"(?:(?:is|are|means|mean|refers?\s+to|denotes?)\s+"
     # a description, not a definition: "is used to ...", "is assigned by ...", "are also ..."
     r"(?!(?:used|defined|referred|assigned|identical|primarily|also|not)\b)"
     # 'A response is "cacheable" if a cache is allowed to store ...': the condition defines
     r"|(?P<condition>if)\s)"
+)
+
+
+#: A quoted term the paragraph defines in prose without markup, in the forms RFC authors
+#: use to introduce a term: '"inbound" means ...', 'The terms "client" and "server" refer
+#: to ...', 'names prefixed with "obs-" denote ...' (a defining verb right after the quotes);
+#: 'A "transparent proxy" is a proxy that ...' (an indefinite article before the quotes,
+#: then is/are as in :data:`_RFC_DEFINING`).
+_RFC_STATED = re.compile(
+    r"(?P<article>\b[Aa]n?\s+)?[\"“](?P<term>[^\"”]{1,60})[\"”]"
+    r"(?=(?P<verb>(?:\s*,?\s*(?:and|or)?\s*[\"“][^\"”]{1,40}[\"”])*" + _RFC_SCOPE + r"\s*"
+    r"(?:means|mean|refers?\s+to|denotes?|is\s+defined\s+as)\s))?"
+)
+#: A quoted term named by what its sentence says before it: 'The target of an HTTP request
+#: is called a "resource"' (the subject defines it; not a pronoun's: 'This is called ...'),
+#: 'zero or more header fields (also known as "headers")' (the words before the parenthesis).
+_RFC_CALLED = re.compile(
+    r"(?:(?<=[.;:] )|^)(?!(?:This|These|That|Those|It|They|Such)\b)"
+    r"(?P<subject>[A-Z][^.;:()]{2,200}?)\s+(?:is|are)\s+(?:also\s+)?"
+    r"(?:called|known\s+as|referred\s+to\s+as)\s+(?:an?\s+|the\s+)?[\"“](?P<term>[^\"”]{1,60})[\"”]"
+    r"|(?P<before>\b[\w-]+(?:\s+[\w-]+){0,5}?)\s+\(\s*(?:also\s+)?(?:called|known\s+as)\s+"
+    r"(?:an?\s+|the\s+)?[\"“](?P<alias>[^\"”]{1,60})[\"”]\s*\)"
+)
+#: What stands before a term that opens its sentence: 'A "proxy" is', 'Here, a "non-error
+#: response" is'.
+_RFC_SENTENCE_START = re.compile(r"(?:^|[.;:]\s+|\bHere,\s+)$")
+#: What opens the definition of a term the paragraph mentioned before: 'An HTTP server is a
+#: program' (not 'Fields are sent and received').
+_RFC_LATER = re.compile(r"(?:an?|the|one)\s")
+#: What a quoted definition, not a term, follows: '"inbound" means "traveling toward ..."'.
+_RFC_VERB_BEFORE = re.compile(
+    r"\b(?:means|mean|refers?\s+to|denotes?|is|are|be|was|were|as|called)\s+(?:an?\s+)?$"
 )
 
 
@@ -564,12 +598,35 @@ class RfcReader:
         # an index entry's term is one the paragraph introduces in quotes ('A "proxy" is')
         found = [(n, rf"(?<![\w-]){re.escape(n)}(?![\w-])") for n in defined if n]
         found += [(n, rf"[\"“]{re.escape(n)}(?=[\"”])") for n in indexed if n]
-        for name, pattern in dict(found).items():
-            at = re.search(pattern, text, re.IGNORECASE)
-            verb = _RFC_DEFINING.match(text, at.end()) if at else None
-            start = (verb.start("condition") if verb["condition"] else verb.end()) if verb else 0
-            if verb and (name, text[start:]) not in self.definitions:
-                self.definitions.append((name, text[start:]))
+        stated = dict(found)
+        for match in _RFC_STATED.finditer(text):
+            copula = match["article"] and _RFC_DEFINING.match(text, match.end())
+            # 'A "proxy" is a ...' opens its sentence; 'each part of a "multipart/byteranges" is
+            # around 80 bytes' does not; 'change to a "conditional GET" if ...' may not
+            opening = _RFC_SENTENCE_START.search(text, 0, match.start())
+            marked = match["verb"] or (copula and (opening or copula["condition"]))
+            # 'the Request-URI is an "absoluteURL"': a predicate, not a term introduced
+            after_verb = _RFC_VERB_BEFORE.search(text, 0, match.start())
+            if marked and not after_verb and match["term"] not in stated:
+                stated[match["term"]] = rf"[\"“]{re.escape(match['term'])}(?=[\"”])"
+        defining = {}
+        for name, pattern in stated.items():
+            found_at = defining_occurrence(text, pattern)
+            if found_at:
+                defining[name] = found_at
+        starts = sorted(sentence_lead(text, at.start()) for at, _ in defining.values())
+        for name, (_, verb) in defining.items():
+            start = verb.start("condition") if verb["condition"] else verb.end()
+            definition = prose_definition(text, start, starts)
+            if (name, definition) not in self.definitions:
+                self.definitions.append((name, definition))
+        for match in _RFC_CALLED.finditer(text):
+            term = match["term"] or match["alias"]
+            # 'is called a "transforming proxy" if it is designed ...': the condition too
+            condition = re.match(r"\s+if\s[^.;]+", text[match.end() :])
+            definition = (match["subject"] or match["before"]) + (condition[0] if condition else "")
+            if term not in stated:
+                self.definitions.append((term, definition))
 
     def term(self, term: str, text: str, node: Node) -> None:
         term = clean(term).rstrip(":")
@@ -578,6 +635,38 @@ class RfcReader:
             # 'now' / 'The term "now" means the current value ...': the text after the verb
             named = re.match(rf'The\s+term\s+"{re.escape(term)}"\s+(?:means|denotes)\s+', text)
             self.definitions.append((term, text[named.end() :] if named else text))
+
+
+def defining_occurrence(text: str, pattern: str) -> tuple[re.Match, re.Match] | None:
+    """(term, verb) of the occurrence of a term that defines it: the first one a defining
+    verb follows, or for a term marked without quotes a later one whose verb opens a
+    definition ('to a server' comes before 'An HTTP server is a program')."""
+    for number, at in enumerate(re.finditer(pattern, text, re.IGNORECASE)):
+        verb = _RFC_DEFINING.match(text, at.end())
+        quoted_term = pattern.startswith("[")
+        if verb and (number == 0 or quoted_term or _RFC_LATER.match(text, verb.end())):
+            return at, verb
+    return None
+
+
+def sentence_lead(text: str, at: int) -> int:
+    """Where the sentence that defines a term at ``at`` starts, when only a few words
+    stand before the term ("An HTTP server is ..."); else ``at`` itself."""
+    opening = max(text.rfind(". ", 0, at) + 2, 0) if ". " in text[:at] else 0
+    return opening if len(text[opening:at].split()) <= 2 else at
+
+
+def prose_definition(text: str, start: int, term_starts: list[int]) -> str:
+    """A prose definition's text: from ``start`` to the next term the paragraph defines
+    ('"inbound" means toward the origin server and "outbound" means ...' gives "toward
+    the origin server"), without the words that join the two."""
+    end = next((s for s in term_starts if s > start), len(text))
+    definition = text[start:end]
+    if end < len(text):
+        definition = re.sub(
+            r"[\s,;]*(?:\b(?:and|or)\b)?\s*(?:\b(?:an?|the)\b)?\s*$", "", definition
+        )
+    return definition.strip()
 
 
 def cites(shown: str, target: Node, xref: etree._Element) -> bool:
@@ -648,6 +737,9 @@ def regml_paragraph(element: etree._Element, parent: Node, refs: list, defs: lis
                 refs.append((node.id, "section-" + ref.get("target", "").lower()))
         names = [clean(text_of(term)) for term in content.iter(f"{_E}def")]
         defs += marked_definitions(text, names, lambda: regml_following(element))
+        marked = {n.casefold() for n in names}
+        stated = [n for n in stated_terms(text) if n.strip("“”\"‘’' ").casefold() not in marked]
+        defs += marked_definitions(text, stated, lambda: regml_following(element))
     for child in element.findall(f"{_E}paragraph"):
         regml_paragraph(child, node, refs, defs)
 
@@ -842,6 +934,15 @@ _NAMED_TERMS = re.compile(
     re.IGNORECASE,
 )
 
+#: The statute's defining formula anywhere in a text, without <term> markup and outside a
+#: definitions level: 'the term “CBA” means', 'the terms “enter” and “entry” mean'.
+_STATUTE_TERMS = re.compile(
+    r"\b[Tt]he\s+terms?\s+((?:[“\"‘'][^”\"’']{1,80}[”\"’'][,\s]*(?:and|or)?\s*)+)"
+)
+
+#: A quoted term its verb defines: '“dealer” means one who engages in ...'.
+_QUOTED_MEANS = re.compile(r"[“\"]([^”\"]{1,80})[”\"]\s+(?=means\b|mean\b)")
+
 
 def uslm_terms(element: etree._Element, text: str, defs: list, following) -> None:
     """The terms a text element defines: its <term> elements, or in a paragraph whose role
@@ -850,7 +951,27 @@ def uslm_terms(element: etree._Element, text: str, defs: list, following) -> Non
     if not names and uslm_role(element) == "definitions":
         lead = _NAMED_TERMS.match(text)
         names = re.findall(r"[“\"‘']([^”\"’']{1,80})[”\"’']", lead.group(1)) if lead else []
+    if not names:  # 'In this section, the terms “contribution” and “candidate” have the meaning'
+        names = [
+            name
+            for lead in _STATUTE_TERMS.finditer(text)
+            for name in re.findall(r"[“\"‘']([^”\"’']{1,80})[”\"’']", lead.group(1))
+        ]
     defs += marked_definitions(text, names, following)
+
+
+def stated_terms(text: str) -> list[str]:
+    """The terms a regulation's text defines without <def> markup, in the defining
+    formulas: 'The term “clear and conspicuous” means', '“dealer” means one who ...'."""
+    found = [
+        (lead.start(), name)
+        for lead in _STATUTE_TERMS.finditer(text)
+        for name in re.findall(r"[“\"‘'][^”\"’']{1,80}[”\"’']", lead.group(1))
+    ]
+    found += [(m.start(), text[m.start() : m.end(1) + 1]) for m in _QUOTED_MEANS.finditer(text)]
+    # each with its quotes, so that :func:`marked_definitions` finds it where it is defined,
+    # not inside another term ('“news” means', after '“representative of the news media”')
+    return list(dict.fromkeys(name for _, name in sorted(found)))
 
 
 def marked_definitions(text: str, names: list[str], following) -> list[tuple[str, str]]:
@@ -871,7 +992,7 @@ def marked_definitions(text: str, names: list[str], following) -> list[tuple[str
         # "has the meaning given ..." keeps "the meaning", as a pointer's text does
         pointer = verb["verb"].startswith("ha")
         after = text[cursor + (verb.end("verb") if pointer else verb.end()) :].strip()
-        found.append((name.strip("“”\"‘’' "), after or following()))
+        found.append((name.strip("“”\"‘’' ,;:"), after or following()))
     return found
 
 

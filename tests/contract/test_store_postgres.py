@@ -129,3 +129,57 @@ def test_a_reset_writes_over_the_documents_of_the_same_vector_size() -> None:
         reader.close()
     finally:
         drop_schema(options)
+
+
+def _end_connections(url: str, application: str) -> int:
+    """Terminate the connections whose application name begins with ``application``."""
+    query = (
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        "WHERE pid <> pg_backend_pid() AND application_name LIKE %s"
+    )
+    with psycopg.connect(url, autocommit=True) as conn:
+        return len(conn.execute(query, (f"{application}%",)).fetchall())
+
+
+def _end_pooled_connection(store: Any) -> None:
+    """Terminate the connection ``store``'s pool holds (it keeps one open when idle)."""
+    with store.pool.connection() as conn:
+        pid = conn.info.backend_pid
+    with psycopg.connect(store.pool.conninfo, autocommit=True) as conn:
+        assert conn.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone() == (True,)
+
+
+def test_a_writer_that_lost_its_lock_writes_nothing_more() -> None:
+    options = fresh_options()
+    try:
+        writer = open_pg(options)
+        try:
+            with writer.lock_writer():
+                write_corpus(writer, "a.md")
+                assert _end_connections(options["url"], "hierdoc writer") == 1
+                with pytest.raises(StoreError, match="writer lock was lost"):
+                    write_corpus(writer, "b.md")
+            assert writer.document_hashes() == {"a.md": "h1"}
+            write_corpus(writer, "b.md")  # the next write takes the lock again
+            assert set(writer.document_hashes()) == {"a.md", "b.md"}
+        finally:
+            writer.close()
+    finally:
+        drop_schema(options)
+
+
+def test_a_connection_the_server_ended_is_replaced_not_lent() -> None:
+    options = fresh_options()
+    try:
+        writer = open_pg(options)
+        write_corpus(writer, "a.md")
+        writer.close()
+        reader = open_pg(options, read_only=True)
+        try:
+            assert reader.document_hashes() == {"a.md": "h1"}
+            _end_pooled_connection(reader)
+            assert reader.document_hashes() == {"a.md": "h1"}
+        finally:
+            reader.close()
+    finally:
+        drop_schema(options)

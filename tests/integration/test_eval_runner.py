@@ -12,6 +12,7 @@ from hierdoc.config import Settings
 from hierdoc.eval import indexes
 from hierdoc.eval.baselines import Bm25NumpyRrf, ChunkData
 from hierdoc.eval.datasets import EvalQuery, load_beir, load_scifact, slice_corpus
+from hierdoc.eval.report import FlagAgreement
 from hierdoc.eval.runner import run_eval
 from hierdoc.eval.variants import VARIANTS, hierdoc_method, resolve_variants
 from hierdoc.pipeline.ingest import TextDocument
@@ -70,6 +71,10 @@ def test_rerun_reuses_the_index_and_the_embeddings(tmp_path, embedder) -> None:
     assert again.indexes[0].windows_embedded == 0
     assert again.result("hybrid").metrics == first.result("hybrid").metrics
     assert first.result("semantic").metrics["MRR@10"] == 1.0
+    # the hybrid search of an answered question does not say no_match; baselines have no flag
+    assert first.result("hybrid").no_match == FlagAgreement(1, 0, 0, 0)
+    assert first.result("dense").no_match is None
+    assert "| no_match of |" in first.table() and "| hybrid | 1 | 0 | 0 | – | – |" in first.table()
 
 
 def test_other_pipeline_code_builds_a_new_index(tmp_path, embedder, monkeypatch) -> None:

@@ -428,6 +428,12 @@ LONG_TITLE = (
     "fiscal year 2014, and for other purposes."
 )
 
+BORDER_TITLE = (
+    "Emergency Supplemental Appropriations for Humanitarian Assistance and Security at the "
+    "Southern Border Act, 2019: 116 HR 3401 RDS: Making emergency supplemental appropriations "
+    "for the fiscal year ending September 30, 2019, and for other purposes."
+)
+
 
 @pytest.mark.parametrize(
     ("text", "md_title", "expected"),
@@ -440,6 +446,9 @@ LONG_TITLE = (
         ("The parties agree as follows:\n1. ...", None, "stem"),
         ("x" * 121 + "\n", None, "stem"),
         ("1.2.3\n", None, "stem"),
+        ("\n1.\tINTRODUCTION\n1.1\tThis Guidance is issued.\n", None, "stem"),
+        ("1)\tINTRODUCTION\nThis Guidance is issued.\n", None, "stem"),
+        ("1.0  DEFINITIONS\n\n   1.1 Commercial Use means distribution.\n", None, "stem"),
         ("", None, "stem"),
         ("/* Copyright 2018 Google LLC.\n *\n */", None, "stem"),
         ("//! Executor for differential fuzzing.\nuse core::ptr;", None, "stem"),
@@ -451,6 +460,7 @@ LONG_TITLE = (
         ("Use of Premises\n\nbody", None, "Use of Premises"),
         (LONG_TITLE + "\n\n\n   That\n", None, LONG_TITLE),
         (LONG_TITLE + "\nThe next line of the same paragraph.\n", None, "stem"),
+        (BORDER_TITLE + "\n\n\n   That\n", None, BORDER_TITLE),
         ("the parties agree: " + "x " * 60 + "\n\nbody", None, "stem"),
         ("Short Name Act: " + "y" * 300 + "\n\nbody", None, "stem"),
     ],

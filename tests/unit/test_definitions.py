@@ -586,8 +586,21 @@ def test_gdpr_parentheticals_right_and_complete() -> None:
                 (
                     "aggregate",
                     "A compilation of a work with other separate works, in or on a volume of a"
-                    " storage medium",
+                    " storage medium if the copyright is not used",
                 )
+            ],
+        ),
+        (
+            'An HTTP-to-HTTP proxy is called a "transforming proxy" if it is designed to modify'
+            " messages. For example, a malware filter.",
+            [("transforming proxy", "An HTTP-to-HTTP proxy if it is designed to modify messages")],
+        ),
+        (
+            'HTTP is a protocol. An HTTP "client" is a program that establishes a connection.'
+            ' The TLS "server" is a program that accepts it.',
+            [
+                ("client", "is a program that establishes a connection"),
+                ("server", "is a program that accepts it"),
             ],
         ),
         (
@@ -599,6 +612,22 @@ def test_gdpr_parentheticals_right_and_complete() -> None:
             [
                 ("SHALL", "requirements to be followed strictly"),
                 ("SHALL NOT", "requirements to be followed strictly"),
+            ],
+        ),
+        (
+            'The term "age_value" denotes the value of the Age header field.',
+            [("age_value", "the value of the Age header field")],
+        ),
+        (
+            "Header fields that describe the payload are referred to as "
+            '"payload header fields". This is called "double keying".',
+            [("payload header fields", "Header fields that describe the payload")],
+        ),
+        (
+            'The terms "SHOULD" and "SHOULD NOT" indicate that one option is recommended.',
+            [
+                ("SHOULD", "that one option is recommended"),
+                ("SHOULD NOT", "that one option is recommended"),
             ],
         ),
         (
@@ -623,6 +652,11 @@ def test_prose_definitions_of_licences_and_standards(
         "**Customer** is responsible for all taxes that apply to any Fee.",
         '"Customer" represents and warrants that it is not a resident of an embargoed country.',
         "The Customer “Account” is locked after five attempts.",
+        'The presence of the keyword "trailers" indicates that the client accepts trailers.',
+        'A "Trailer" field value denotes whether the sender will send the fields.',
+        'Some servers implement the explicitly negotiated ("Keep-Alive") version of it.',
+        'Some servers implement the explicitly negotiated\n   ("Keep-Alive") version of it.',
+        'Proxies remove any non-identity CTE ("quoted-printable" or "base64") encoding.',
     ],
 )
 def test_sentences_about_a_term_are_no_definitions(text: str) -> None:

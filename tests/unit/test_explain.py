@@ -75,6 +75,12 @@ def test_explain_gives_the_trace_ranks_fusion_and_pins(index: Index, fusion: str
         assert entry["pin"] == result.pin
     pinned = [e for e in explained["results"] if e["pin"]]
     assert {e["pin"] for e in pinned} == {"cites Section 2"} and len(pinned) == 2
+    if fusion == "score":
+        applied, confidence = fused["applied_weights"], fused["confidence"]
+        assert applied["keyword"] + applied["semantic"] == pytest.approx(2.0)
+        ratio = confidence["keyword"] / confidence["semantic"]
+        assert applied["keyword"] / applied["semantic"] == pytest.approx(ratio, rel=1e-3)
+        assert applied["exact"] == 1
 
 
 def test_explain_without_fusion_says_which_ranking_alone(index: Index) -> None:
@@ -139,6 +145,7 @@ def test_hierdoc_search_explain_prints_it_after_the_results(
     assert "  syntax      cites Section 2 (section-2)" in out
     assert "  citation Section 2 -> section-2 (found)" in out
     assert "fusion: score fusion, weights exact 1, keyword 1, semantic 1" in out
+    assert "  applied by confidence: keyword " in out and "(confidence 0." in out
     assert "pinned: cites Section 2" in out and "exact #1 (1)" in out
     with pytest.raises(SystemExit):
         run(["Section 2 termination", "--explain", "--format", "json"], obj=state)

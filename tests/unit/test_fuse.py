@@ -78,3 +78,70 @@ def test_score_fusion_follows_the_modality_whose_best_stands_out() -> None:
 
 def test_best_possible_of_score_fusion_is_the_sum_of_the_weights() -> None:
     assert best_possible({"a": 1.0, "b": 0.5}, ["a", "b"], rule="score") == pytest.approx(1.5)
+
+
+def test_confidence_is_the_fall_from_best_to_last_as_a_share_of_the_best() -> None:
+    from hierdoc.search.fuse import confidence
+
+    assert confidence(_hits([("a", 10.0), ("b", 6.0), ("c", 4.0)])) == pytest.approx(0.6)
+    assert confidence(_hits([("a", 0.8), ("b", 0.8)])) == 0.0
+    assert confidence(_hits([("a", 0.8)])) == 1.0  # a lone hit: one chunk singled out
+    assert confidence([]) == 0.0
+    assert confidence(_hits([("a", -0.1), ("b", -0.3)])) == 0.0
+
+
+def test_confident_weights_resplit_keyword_and_semantic_keeping_their_sum() -> None:
+    from hierdoc.search.fuse import confident_weights
+
+    rankings = {
+        "keyword": _hits([("k1", 20.0), ("k2", 10.0)]),  # confidence 0.5
+        "semantic": _hits([("s1", 0.8), ("s2", 0.6)]),  # confidence 0.25
+        "exact": _hits([("x", 1.0)]),
+    }
+    weights = confident_weights(rankings, {"keyword": 1.0, "semantic": 1.0, "exact": 1.0})
+    assert weights["keyword"] == pytest.approx(2 * 0.5 / 0.75)
+    assert weights["semantic"] == pytest.approx(2 * 0.25 / 0.75)
+    assert weights["exact"] == 1.0
+    # the user's weights still count: semantic at 3 outweighs keyword's steeper fall
+    uneven = confident_weights(rankings, {"keyword": 1.0, "semantic": 3.0})
+    assert uneven["semantic"] > uneven["keyword"]
+    assert uneven["keyword"] + uneven["semantic"] == pytest.approx(4.0)
+
+
+def test_confident_weights_leave_a_lone_or_switched_off_modality_alone() -> None:
+    from hierdoc.search.fuse import confident_weights
+
+    keyword = _hits([("k1", 20.0), ("k2", 10.0)])
+    semantic = _hits([("s1", 0.8), ("s2", 0.6)])
+    alone = {"keyword": 1.0, "semantic": 1.0}
+    assert confident_weights({"keyword": keyword}, alone) == alone
+    off = {"keyword": 1.0, "semantic": 0.0}
+    assert confident_weights({"keyword": keyword, "semantic": semantic}, off) == off
+    flat = {"keyword": _hits([("k1", 5.0), ("k2", 5.0)]), "semantic": _hits([("s1", -0.1)])}
+    assert confident_weights(flat, alone) == alone
+
+
+def test_score_fusion_leans_on_the_modality_that_singles_out_its_first_hit() -> None:
+    from hierdoc.search.fuse import score_fusion
+
+    # Equal normalised tops; keyword's scores fall by 90% to its last, semantic's by 5%:
+    # keyword's first hit wins, though by the spread alone the two tie.
+    keyword = _hits([("k1", 10.0), ("k2", 5.5), ("k3", 1.0)])
+    semantic = _hits([("s1", 0.60), ("s2", 0.585), ("s3", 0.57)])
+    fused = score_fusion({"keyword": keyword, "semantic": semantic}, {"keyword": 1, "semantic": 1})
+    assert fused[0][0] == "k1"
+    assert fused[0][1] > fused[1][1]
+
+
+def test_a_query_naming_a_document_keeps_its_weights() -> None:
+    from hierdoc.search.fuse import NAMED, confident_weights
+
+    rankings = {
+        "keyword": _hits([("k1", 20.0), ("k2", 10.0)]),
+        "semantic": _hits([("s1", 0.8), ("s2", 0.6)]),
+        NAMED: _hits([("k1", 1.0), ("s1", 0.5)]),
+    }
+    weights = {"keyword": 1.0, "semantic": 1.0, NAMED: 3.0}
+    assert confident_weights(rankings, weights) == weights
+    unweighted = confident_weights(rankings, {**weights, NAMED: 0.0})
+    assert unweighted["keyword"] > unweighted["semantic"]

@@ -246,6 +246,30 @@ def test_titles_may_start_with_a_digit_or_lower_case_and_clauses_may_count_from_
     ]
 
 
+def test_point_zero_clauses_head_their_decimal_clauses() -> None:
+    text = (
+        "1.0  DEFINITIONS\n\n   1.1 Commercial Use means distribution of the\n   Original Code."
+        "\n\n   1.2 Contributor means each entity.\n\n2.0  SOURCE CODE LICENSE\n\n"
+        "   2.1 The Original Code: a grant.\n"
+    )
+    sections = parse_sections(text, "Licence")[1:]
+    assert [(s.section_id, s.path) for s in sections] == [
+        ("section-1-0", ()),
+        ("section-1-1", ("section-1-0",)),
+        ("section-1-2", ("section-1-0",)),
+        ("section-2-0", ()),
+        ("section-2-1", ("section-2-0",)),
+    ]
+
+
+def test_a_reserved_range_of_sections_is_one_section() -> None:
+    text = (
+        "§ 41.116  Deferred payment\n\n   Text here.\n\n§§ 41.117–41.118  [Reserved]\n\n"
+        "§ 41.119  Corporate surety\n\n   More text.\n\n   Section 6 [defines 426]\n"
+    )
+    assert _ids(text) == ["section-41-116", "section-41-117-41-118", "section-41-119"]
+
+
 def test_capital_letter_points_and_a_skipped_letter_go_on_as_letters() -> None:
     text = """1.  APPLICABILITY
 

@@ -190,20 +190,31 @@ def small_index(tmp_path):
     index.close()
 
 
+RERANKED_QUERIES = (
+    "rules on natural persons and public authorities",
+    "public authorities processing personal data",
+    "natural persons and the erasure of data",
+    "supervisory authority rules for controllers",
+)
+
+
 def test_search_reranks_the_fused_top_n(small_index, fake_api: FakeAPI, keys: None) -> None:
-    fake_api.reset()
     reranker = RerankerSettings(
         provider="jina", name="jina-reranker", base_url=fake_api.url + "/jina"
     )
-    query = "rules on natural persons and public authorities"
-    plain = small_index.search(query, top_k=4)
-    reranked = small_index.search(query, top_k=4, reranker=reranker)
-    (call,) = fake_api.calls("rerank")
-    sent = call.body["documents"]
-    expected_order = [i for i, _ in fake_ranking(query, sent)]
+    for query in RERANKED_QUERIES:  # the first whose fused order the reranker changes
+        fake_api.reset()
+        plain = small_index.search(query, top_k=4)
+        reranked = small_index.search(query, top_k=4, reranker=reranker)
+        (call,) = fake_api.calls("rerank")
+        sent = call.body["documents"]
+        expected_order = [i for i, _ in fake_ranking(query, sent)]
+        if expected_order != sorted(expected_order):
+            break
+    else:
+        pytest.fail("the reranker kept the fused order of every query: nothing is tested")
     fused_ids = [r.chunk_id for r in plain.results]
     assert len(sent) == len(fused_ids) >= 3
-    assert expected_order != sorted(expected_order)  # the reranker changes the order here
     assert [r.chunk_id for r in reranked.results] == [fused_ids[i] for i in expected_order]
     scores = [r.scores["rerank"] for r in reranked.results]
     assert scores == sorted(scores, reverse=True) and all(s is not None for s in scores)

@@ -242,6 +242,32 @@ def test_rfc_gold_references_are_the_xrefs_the_rendered_text_shows() -> None:
     assert source.references == [("section-1", "section-2"), ("section-1", "section-2")]
 
 
+RFC_PROSE = b"""<rfc><front><title>Prose</title></front><middle>
+<section anchor="a" title="Terms"><t>The terms "inbound" and "outbound" are used to describe
+directions: "inbound" means toward the origin server and "outbound" means toward the user
+agent.</t>
+<t>A "transparent proxy" is a proxy that does not modify the request. "Quality values" is a
+misnomer. Each part of a "multipart/byteranges" is around 80 bytes.</t>
+<t>The result of this process is called the "effective request URI". This is called "double
+keying". Messages hold a start-line, zero or more header fields (also known as "headers").</t>
+</section></middle></rfc>"""
+
+
+def test_rfc_gold_definitions_are_the_terms_its_prose_introduces() -> None:
+    source = read_rfc(RFC_PROSE, "rfc-prose", "https://example.org/prose.xml")
+    expected = [
+        ("inbound", "toward the origin server"),
+        ("outbound", "toward the user agent."),
+        ("transparent proxy", "a proxy that does not modify the request."),
+        ("effective request URI", "The result of this process"),
+        ("headers", "zero or more header fields"),
+    ]
+    assert [term for term, _ in source.definitions] == [term for term, _ in expected]
+    for (_, text), (_, start) in zip(source.definitions, expected, strict=True):
+        assert text.startswith(start)
+    assert source.definitions[0][1] == "toward the origin server"  # ends where "outbound" opens
+
+
 USLM = """<bill xmlns="http://schemas.gpo.gov/xml/uslm"><main><collection>
 <component changed="deleted"><main><section><num value="1">SECTION 1. </num>
 <heading>STRUCK.</heading><content>Struck text.</content></section></main></component>
@@ -282,6 +308,22 @@ def test_uslm_gold_names_blocks_as_hierdoc_numbers_them_and_keeps_one_version() 
         "title-2",
         "subtitle-b",
         "part-1",
+    ]
+
+
+USLM_TERMS = """<bill xmlns="http://schemas.gpo.gov/xml/uslm"><main>
+<section><num value="1">SEC. 1. </num><heading>ENTRY.</heading>
+<subsection><num value="a">(a) </num><content>In this section, the terms “enter” and
+“entry” mean the entry of merchandise.</content></subsection>
+<subsection><num value="b">(b) </num><content>The Secretary shall enter it.</content>
+</subsection></section></main></bill>""".encode()
+
+
+def test_uslm_gold_takes_the_statute_formula_without_term_markup() -> None:
+    source = read_uslm(USLM_TERMS, "uslm-terms", "https://example.org/bill.xml")
+    assert source.definitions == [
+        ("enter", "the entry of merchandise."),
+        ("entry", "the entry of merchandise."),
     ]
 
 

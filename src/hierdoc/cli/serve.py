@@ -19,12 +19,13 @@ if TYPE_CHECKING:
 
 
 def open_existing(state: State) -> Index:
-    """Open an existing, non-empty index; never create one (a typo must not serve nothing)."""
+    """Open an existing, non-empty index; never create one (a typo must not serve nothing).
+    A database index needs no directory: the database says whether the index exists."""
     from ..api import Index
 
     settings = state.settings()
     directory = settings.index_dir(state.index_option)
-    if not directory.is_dir():
+    if settings.database_provider == "local" and not directory.is_dir():
         raise click.ClickException(
             f"no index at {directory}: build one first with: hierdoc --index {directory} "
             "ingest PATH (or pass --index, --config)"

@@ -21,14 +21,13 @@ import hashlib
 import json
 import os
 import random
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
 from ..pipeline.ingest import TextDocument
-from .metrics import CHAR_METRICS, CUTOFFS, Span, merged_spans
+from .metrics import CHAR_METRICS, CUTOFFS, Span
 
 Unit = Literal["document", "chunk", "span", "contains"]
 
@@ -336,71 +335,9 @@ def load_dataset(dataset: str, path: str | Path | None = None, split: str = "tes
         "contractnli-wide": lambda: load_contractnli(path, corpus_wide=True),
         "obliqa": lambda: load_obliqa_passages(path),
         "obliqa-documents": lambda: load_obliqa_documents(path),
+        "obliqa-files": lambda: load_obliqa_documents(path, split, judged="spans"),
         "beir": lambda: load_beir(path, split),
-        "obliqa-files": lambda: load_obliqa_files(path, split),
     }
     if dataset not in loaders:
         raise ValueError(f"unknown dataset {dataset!r}")
     return loaders[dataset]()
-
-
-OBLIQA_MAX_CHARS = 60_000
-"""The ObliQA documents of at most this many characters are indexed (19 of the 40, 0.45M
-characters, 254 development questions): the passage baselines embed every document in
-500-character pieces, which all 40 (5.3M characters) would make a run of hours on 2 cores."""
-
-
-def load_obliqa_files(
-    directory: str | Path, split: str = "test", max_chars: int = OBLIQA_MAX_CHARS
-) -> EvalCorpus:
-    """ObliQA's rulebooks as files (hierdoc's own structure and chunks), judged in spans:
-    each development question whose gold passages all lie in one indexed document, searched
-    over every indexed document, relevant = where its gold passages' text is in that
-    document. Only the development questions are published here, so they are halved by
-    position: ``dev`` is the even ones (for choosing settings), ``test`` the odd ones."""
-    if split not in ("dev", "test"):
-        raise ValueError(f"ObliQA split is dev or test, not {split!r}")
-    root = Path(directory)
-    names = json.loads((root / "document_map.json").read_text(encoding="utf-8"))
-    documents: dict[int, TextDocument] = {}
-    for key, entry in sorted(names.items(), key=lambda item: int(item[0])):
-        text = (root / "documents" / entry["file"]).read_text(encoding="utf-8")
-        if len(text) <= max_chars:
-            documents[int(key)] = TextDocument(f"obliqa/{entry['file']}", text, entry["title"])
-    rows = json.loads((root / "dev.json").read_text(encoding="utf-8"))
-    queries = []
-    for position, row in enumerate(rows):
-        owners = {p["DocumentID"] for p in row["Passages"]}
-        if position % 2 != (split == "test") or len(owners) != 1 or not owners <= documents.keys():
-            continue
-        document = documents[owners.pop()]
-        spans = [s for p in row["Passages"] if (s := _found(document.text, p["Passage"]))]
-        if spans:
-            queries.append(
-                EvalQuery(
-                    row["QuestionID"], row["Question"], merged_spans(spans), None, document.source
-                )
-            )
-    return EvalCorpus(
-        f"obliqa-files-{split}",
-        list(documents.values()),
-        queries,
-        "span",
-        ("Doc@1", "SpanR@1", "SpanR@5", "SpanR@10", "SpanR@20", "MRR@10", "nDCG@10", *CHAR_METRICS),
-        "SpanR@10",
-        description="ObliQA rulebooks as files: span recall@k of the gold passages' text, "
-        "searched over the indexed documents",
-    )
-
-
-def _found(text: str, passage: str) -> Span | None:
-    """Where ``passage`` is in ``text``: verbatim, else with any whitespace run matching any."""
-    passage = passage.strip()
-    if not passage:
-        return None
-    at = text.find(passage)
-    if at >= 0:
-        return at, at + len(passage)
-    pattern = r"\s+".join(map(re.escape, passage.split()))
-    match = re.search(pattern, text)
-    return (match.start(), match.end()) if match else None

@@ -32,3 +32,6 @@ class Method:
     passages: dict[str, dict[str, list[Span]]] | None = None
     """For a method whose results carry passages: query id -> chunk id -> its passages as
     (start, end) in the chunk's stripped content, filled in by ``rank``."""
+    no_match: dict[str, bool] | None = None
+    """For a method whose searches say ``no_match``: query id -> the flag, filled in by
+    ``rank``."""

@@ -10,6 +10,60 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+ANSWERED_BY = "MRR@10"
+"""A query is answered when this measure is above 0: something relevant is in its top 10."""
+
+
+@dataclass(frozen=True)
+class FlagAgreement:
+    """How a method's ``no_match`` flag agrees with relevance: as a detector of the queries
+    with nothing relevant in the top 10 ("unanswered"), its precision and recall."""
+
+    queries: int
+    flagged: int
+    unanswered: int
+    flagged_unanswered: int
+
+    @classmethod
+    def of(cls, flags: dict[str, bool], answered: dict[str, bool]) -> FlagAgreement:
+        """The agreement over the queries both dicts hold (query id -> flag / answered)."""
+        ids = flags.keys() & answered.keys()
+        return cls(
+            len(ids),
+            sum(flags[q] for q in ids),
+            sum(not answered[q] for q in ids),
+            sum(flags[q] and not answered[q] for q in ids),
+        )
+
+    @property
+    def precision(self) -> float | None:
+        return self.flagged_unanswered / self.flagged if self.flagged else None
+
+    @property
+    def recall(self) -> float | None:
+        return self.flagged_unanswered / self.unanswered if self.unanswered else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.__dict__,
+            "precision": _rounded(self.precision),
+            "recall": _rounded(self.recall),
+        }
+
+    def row(self, name: str) -> list[str]:
+        return [
+            name,
+            str(self.queries),
+            str(self.flagged),
+            str(self.unanswered),
+            "–" if self.precision is None else f"{self.precision:.2f}",
+            "–" if self.recall is None else f"{self.recall:.2f}",
+        ]
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
 
 @dataclass
 class MethodResult:
@@ -24,6 +78,8 @@ class MethodResult:
     index: str | None = None
     groups: dict[str, dict[str, float]] = field(default_factory=dict)
     """Query group (with its size) -> mean metrics over its queries."""
+    no_match: FlagAgreement | None = None
+    """How the method's ``no_match`` flag agrees with relevance (hierdoc methods)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -40,6 +96,7 @@ class MethodResult:
             "ms_per_query": round(1000 * self.seconds / max(self.queries, 1), 2),
             "queries_with_misses_at_10": len(self.misses),
             "misses": self.misses,
+            "no_match": self.no_match.to_dict() if self.no_match else None,
         }
 
 
@@ -133,6 +190,8 @@ class EvalReport:
         ]
         if any(r.groups for r in self.results):
             lines += ["", self.group_table(order)]
+        if any(r.no_match for r in self.results):
+            lines += ["", self.no_match_table()]
         lines += [f"- {note}" for note in self.notes]
         return "\n".join(lines)
 
@@ -144,6 +203,12 @@ class EvalReport:
             for group, values in sorted(r.groups.items())
         ]
         return markdown_table(["method", "group (queries)", *order], rows, numeric_from=2)
+
+    def no_match_table(self) -> str:
+        """Each hierdoc method's ``no_match`` flag against relevance (:class:`FlagAgreement`)."""
+        header = ["no_match of", "queries", "flagged", "unanswered@10", "precision", "recall"]
+        rows = [r.no_match.row(r.name) for r in self.results if r.no_match]
+        return markdown_table(header, rows, numeric_from=1)
 
 
 def _figure(name: str, values: dict[str, float]) -> str:

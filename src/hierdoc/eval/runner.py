@@ -30,7 +30,7 @@ from .indexes import Log, OpenIndex, open_index
 from .judging import ChunkTable, judge
 from .method import Method
 from .metrics import CUTOFFS, PASSAGE_METRICS
-from .report import EvalReport, MethodResult, format_metric
+from .report import ANSWERED_BY, EvalReport, FlagAgreement, MethodResult, format_metric
 from .variants import Variant, hierdoc_method, inapplicable, ingest_key
 
 DISTRACTORS_PER_QUERY = 20
@@ -70,9 +70,11 @@ def score_method(
     queries: Sequence[EvalQuery],
     table: ChunkTable,
     by_group: dict[str, dict[str, float]] | None = None,
+    answered: dict[str, bool] | None = None,
 ) -> tuple[dict[str, float], list[dict[str, Any]], float]:
     """Mean metrics over the queries, the per-query misses at 10, and the seconds spent;
-    ``by_group``, when given, is filled with the mean metrics of each query group."""
+    ``by_group``, when given, is filled with the mean metrics of each query group, and
+    ``answered`` with whether each query has something relevant in its top 10."""
     totals = dict.fromkeys((m for m in corpus.metrics if m not in PASSAGE_METRICS), 0.0)
     groups: dict[str, dict[str, float]] = {}
     counts: dict[str, int] = {}
@@ -86,6 +88,8 @@ def score_method(
             rankings = {k: full for k in CUTOFFS}
         passages = None if method.passages is None else method.passages.get(query.id, {})
         judged = judge(corpus, query, rankings, table, passages)
+        if answered is not None:
+            answered[query.id] = judged.values.get(ANSWERED_BY, 0.0) > 0
         group = groups.setdefault(query.group or "", {})
         counts[query.group or ""] = counts.get(query.group or "", 0) + 1
         for name, value in judged.values.items():
@@ -146,7 +150,11 @@ def run_eval(
             corpus, variants, baselines, root, cached, indexes, report, log
         ):
             groups: dict[str, dict[str, float]] = {}
-            metrics, misses, seconds = score_method(corpus, method, queries, opened.table, groups)
+            answered: dict[str, bool] = {}
+            metrics, misses, seconds = score_method(
+                corpus, method, queries, opened.table, groups, answered
+            )
+            flags = method.no_match
             report.results.append(
                 MethodResult(
                     method.name,
@@ -159,6 +167,7 @@ def run_eval(
                     seconds,
                     opened.info.key,
                     groups,
+                    FlagAgreement.of(flags, answered) if flags is not None else None,
                 )
             )
             main = format_metric(corpus.main_metric, metrics[corpus.main_metric])

@@ -114,15 +114,17 @@ def hierdoc_method(index: Index, variant: Variant) -> Method:
     depth = min(MAX_SEARCH_K, max(max(CUTOFFS), settings.candidate_depth))
 
     passages: dict[str, dict[str, list[Span]]] = {}
+    flags: dict[str, bool] = {}
 
     def rank(query: EvalQuery, k: int) -> list[str]:
         response = index.search(query.text, top_k=k, source=query.source_filter, settings=search)
         passages[query.id] = result_passages(response)
+        flags[query.id] = response.no_match
         return [r.chunk_id for r in response.results]
 
     overrides = {"mode": variant.mode, **dict(variant.overrides)}
     method = Method(variant.name, "hierdoc", variant.description, rank, depth, settings=overrides)
-    method.passages = passages
+    method.passages, method.no_match = passages, flags
     return method
 
 

@@ -57,11 +57,13 @@ _MAX_TITLE_CHARS = 120
 #: A first line standing alone is read as a title up to this length (rule 3 of choose_title).
 _MAX_LONG_TITLE_CHARS = 300
 #: A short name: words that each begin with a capital, a digit or a lower-case joining word
-#: ("Act of 2013", "Safety, and Security").
+#: ("Act of 2013", "Safety, and Security", "Security at the Southern Border Act, 2019").
+_JOINING = r"of|and|or|the|for|to|in|on|at|by|from|with|under|a|an"
 _NAME_HEAD = re.compile(
-    r"(?:[A-Z0-9][\w.,'’&–-]*|of|and|the|for|to|in|on|a|an)"
-    r"(?:\s+(?:[A-Z0-9][\w.,'’&–-]*|of|and|the|for|to|in|on|a|an))*"
+    rf"(?:[A-Z0-9][\w.,'’&–-]*|{_JOINING})(?:\s+(?:[A-Z0-9][\w.,'’&–-]*|{_JOINING}))*"
 )
+#: A numbered section's heading line: "1.<TAB>INTRODUCTION", "1) INTRODUCTION", "1.0  DEFINITIONS".
+_NUMBERED_LINE = re.compile(r"^\d{1,3}(?:(?:\.\d{1,3})+\.?|[.)])[ \t]+\S")
 _MAX_CAUSE_CHARS = 200
 # Exceptions that signal a bug tripped by an odd file; their message means
 # nothing to a user, so only the type name is reported.
@@ -250,6 +252,8 @@ def choose_title(text: str, markitdown_title: str | None, stem: str) -> str:
     if markitdown_title and markitdown_title.strip():
         return " ".join(markitdown_title.split())
     candidate = first.strip().lstrip("#").strip().strip("*_").strip()
+    if _NUMBERED_LINE.match(candidate):
+        return stem  # "1.<TAB>INTRODUCTION": the first section's heading, not a title
     if _looks_like_title(candidate) and not _CODE_OR_COMMENT_LINE.search(first.strip()):
         return candidate
     if _long_title_line(candidate) and _stands_alone(text, first):

@@ -34,7 +34,7 @@ from ..faults import crash_point
 from ..models import Chunk, EmbedInput, FileProblem, IngestReport, TextDocument
 from ..providers.llm import ContextModel
 from ..providers.retry import describe
-from ..store.base import ContextCache, Store
+from ..store.base import ContextCache, Store, WriterLockLost
 from ..text.tokenizer import Tokenizer
 from .contextualize import (
     ContextProgress,
@@ -403,6 +403,8 @@ class Ingestor:
             self._store.write_document(
                 prepared.record, prepared.sections, stored, vectors, prepared.extraction
             )
+        except WriterLockLost:  # no document can be written: the run stops
+            raise
         except Exception as error:  # the store rolled this document back; the others go on
             self._fail(run, source, _reason("not written: ", error), prepared.position)
             return

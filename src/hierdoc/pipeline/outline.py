@@ -62,9 +62,11 @@ _BLOCK_WORDS = (
     "PART|Part|SUBPART|Subpart|SECTION|Section|SEC\\.|Sec\\.|ARTICLE|Article|ANNEX|Annex|"
     "APPENDIX|Appendix|SCHEDULE|Schedule|EXHIBIT|Exhibit|REQUIREMENT|Requirement"
 )
+_DECIMAL = r"\d{1,4}[A-Za-z]?(?:\.\d{1,3}[A-Za-z]?)*"
 _BLOCK = re.compile(
-    r"^(?P<kind>" + _BLOCK_WORDS + r"|§)\s*"
-    r"(?P<num>\d{1,4}[A-Za-z]?(?:\.\d{1,3}[A-Za-z]?)*|[A-Z](?:\.\d{1,3}[A-Za-z]?)+"
+    r"^(?P<kind>" + _BLOCK_WORDS + r"|§§?)\s*"
+    # "§§ 41.117–41.118  [Reserved]": a range of sections, one section of the outline
+    rf"(?P<num>{_DECIMAL}(?:(?<=\d)[–-](?=\d){_DECIMAL})?|[A-Z](?:\.\d{{1,3}}[A-Za-z]?)+"
     r"|[IVXLCDM]{1,7}|[A-Z])"
     r"(?P<parens>(?:" + PAREN + r")*)"
     r"(?P<rest>.*)$"
@@ -129,7 +131,10 @@ def _block_mark(index: int, lines: list[str]) -> Mark | None:
     if not match:
         return None
     kind = KIND_ALIASES[match["kind"].lower().rstrip(".")]
-    number, rest = match["num"], match["rest"]
+    number, rest = match["num"].replace("–", "-"), match["rest"]
+    if "-" in number and match["kind"] != "§§":  # a range is "§§ 41.117–41.118" alone
+        number = re.split(r"[–-]", match["num"])[0]
+        rest = match["num"][len(number) :] + rest
     if number.isalpha() and kind not in ROMAN_KINDS | TOP_KINDS | {"subpart", "subtitle"}:
         return None
     if kind in ROMAN_KINDS and number.isalpha() and len(number) > 1 and not roman_to_int(number):
@@ -155,6 +160,8 @@ def _heading_rest(rest: str) -> bool:
     if re.match(r"^\s*[.:\-–—]", rest):
         return True
     text = rest.strip()
+    if re.match(r"^\[(?:Reserved|Removed|Repealed)\]", text):  # "§§ 41.117–41.118 [Reserved]"
+        return True
     return bool(re.match(r"^[A-Z‘'\"“(]", text)) and len(text) <= 150 and text[-1] not in ",;"
 
 
@@ -212,8 +219,10 @@ def _enum_mark(index: int, lines: list[str]) -> Mark | None:
         if not match:
             return None
         parts = match["value"].split(".")
+        if _numbered_title(stripped[match.end() :], lines, index):
+            parts = _decimal_parts(match["value"])
         readings = [(f"decimal{len(parts)}", int(parts[-1]))]
-        label_text = match["value"] + ("." if len(parts) == 1 else "")
+        label_text = match["value"] + ("." if "." not in match["value"] else "")
     if not readings:
         return None
     rest = stripped[match.end() :]
@@ -223,6 +232,16 @@ def _enum_mark(index: int, lines: list[str]) -> Mark | None:
     caps = _CAPS_TITLE.match(rest)
     heading = f"{label_text} {caps['title'].strip()}" if caps else label_text
     return Mark(index, "enum", match["value"], None, heading, 0 if rest.strip() else 1, readings)
+
+
+def _decimal_parts(value: str) -> list[str]:
+    """The parts of a clause number that place it: the heading "2.0  SOURCE CODE LICENSE"
+    heads clause 2, whose "2.1", "2.2" follow, so it reads as "2", not as a point 0 of 2
+    (a paragraph that opens "1.0 General; ..." keeps its point 0, which opens nothing)."""
+    parts = value.split(".")
+    while len(parts) > 1 and parts[-1] == "0":
+        parts.pop()
+    return parts
 
 
 def numbered_line(index: int, lines: list[str]) -> Mark | None:
@@ -345,7 +364,7 @@ MAX_SKIPPED = 2
 def _continues(level: _Level, style: str, value: int, mark: Mark, skipped: int = 0) -> bool:
     if level.style != style or value != level.value + 1 + skipped:
         return False
-    return not style.startswith("decimal") or tuple(mark.value.split(".")[:-1]) == level.prefix
+    return not style.startswith("decimal") or tuple(_decimal_parts(mark.value)[:-1]) == level.prefix
 
 
 def _opens_level(
@@ -361,7 +380,7 @@ def _opens_level(
         return False  # "A. The Parties intend ...": a recital, not a point of a clause
     if style in ("decimal1",) or not style.startswith("decimal"):
         return True
-    prefix = tuple(mark.value.split(".")[:-1])
+    prefix = tuple(_decimal_parts(mark.value)[:-1])
     if stack and stack[-1].style.startswith("decimal"):
         return prefix == (*stack[-1].prefix, str(stack[-1].value))
     return True
@@ -448,7 +467,7 @@ def build_outline(marks: list[Mark], root_kind: str = "") -> list[OutlineNode]:
         enums = enums[:depth]
         parent = enums[-1].node if enums else paths[-1][1] if paths else blocks[-1][1]
         nodes.append(OutlineNode(mark, parent, style))
-        prefix = tuple(mark.value.split(".")[:-1]) if style.startswith("decimal") else ()
+        prefix = tuple(_decimal_parts(mark.value)[:-1]) if style.startswith("decimal") else ()
         enums.append(_Level(style, value, len(nodes) - 1, prefix))
     return nodes
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..models import SearchResult
-from .fuse import RULES, best_possible, normalised
+from .fuse import RULES, best_possible, confidence, confident_weights, normalised
 from .plan import QueryPlan
 from .searcher import NAMED, Execution
 
@@ -20,6 +20,15 @@ def fusion_weights(plan: QueryPlan) -> dict[str, float]:
     if plan.mode == "hybrid":
         return {**plan.settings.weights, NAMED: plan.named_weight}
     return {plan.mode: 1.0, NAMED: plan.named_weight}
+
+
+def applied_weights(execution: Execution) -> dict[str, float]:
+    """The weights the fusion applied to this query: :func:`fusion_weights`, re-split by
+    confidence (:func:`~.fuse.confident_weights`) under score fusion."""
+    weights = fusion_weights(execution.plan)
+    if execution.plan.settings.fusion == "score":
+        return confident_weights(execution.rankings, weights)
+    return weights
 
 
 def _fuses(execution: Execution) -> bool:
@@ -82,9 +91,10 @@ def _fusion(execution: Execution) -> dict[str, Any]:
     top = max(top, raw[0][1] if raw else 0.0) or 1.0
     described = {
         "rrf": "weighted reciprocal rank fusion: the sum of weight / (k + rank)",
-        "score": "score fusion: the sum of weight times each modality's normalised score",
+        "score": "score fusion: the sum of weight times each modality's normalised score, "
+        "keyword's and semantic's weights re-split by their confidence in this query",
     }
-    return {
+    fused = {
         "method": described[rule],
         "rule": rule,
         "k": settings.rrf_k,
@@ -92,12 +102,17 @@ def _fusion(execution: Execution) -> dict[str, Any]:
         "best_possible": round(top, 6),
         "scaled": "fusion_score is the sum over best_possible",
     }
+    if rule == "score":
+        applied = applied_weights(execution)
+        fused["confidence"] = {m: round(confidence(h), 6) for m, h in execution.rankings.items()}
+        fused["applied_weights"] = {m: round(applied.get(m, 0.0), 6) for m in execution.rankings}
+    return fused
 
 
 def _contributions(execution: Execution) -> dict[str, dict[str, float]]:
     """Each ranking's share of each chunk's fused sum, by chunk id."""
     settings = execution.plan.settings
-    weights, k = fusion_weights(execution.plan), settings.rrf_k
+    weights, k = applied_weights(execution), settings.rrf_k
     found: dict[str, dict[str, float]] = {}
     for modality, hits in execution.rankings.items():
         weight = weights.get(modality, 0.0)
@@ -160,6 +175,13 @@ def explain_lines(data: dict[str, Any]) -> list[str]:
         lines.append(
             f"fusion: {rule}, weights {weights}; fusion_score = sum / {fusion['best_possible']:.6f}"
         )
+        if "applied_weights" in fusion:
+            applied = ", ".join(
+                f"{m} {w:.3g} (confidence {fusion['confidence'][m]:.3g})"
+                for m, w in fusion["applied_weights"].items()
+                if w != fusion["weights"].get(m)
+            )
+            lines.append(f"  applied by confidence: {applied or 'as set'}")
     else:
         lines.append(f"fusion: {fusion['method']}")
     if data["reranker"]:

@@ -44,7 +44,7 @@ from ..text.analyze import analyze, analyze_query, analyze_words
 from ..text.normalize import normalize_term
 from .analysers import analysers_for
 from .citations import CitedSections, cite_numbered, section_starts
-from .fuse import RULES, best_possible
+from .fuse import NAMED, RULES, best_possible
 from .glossary import Glossary, QueryVocabulary
 from .per_generation import PerGeneration
 from .plan import Analyser, QueryPlan, build_plan
@@ -521,11 +521,6 @@ class _Enrichment:
             if len(found) >= most:
                 break
         return found[:most]
-
-
-NAMED = "named"
-"""The ranking of the query within the documents it names (hybrid, keyword and semantic
-modes)."""
 
 
 def _asked_for_missing(plan: QueryPlan, exact: _Exact) -> bool:

@@ -81,6 +81,11 @@ def redact(location: str) -> str:
     return re.sub(r"(password=)[^&\s]*", r"\1***", masked)
 
 
+class WriterLockLost(StoreError):
+    """The writer lock went away under a running writer (the database restarted or ended
+    its connection): the write was not made, and the writer must stop, not go on."""
+
+
 class IndexBusyError(StoreError):
     """Another process holds the index's writer lock; ``holder`` says who ("pid N since T")."""
 

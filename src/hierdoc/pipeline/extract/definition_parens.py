@@ -45,6 +45,13 @@ MAX_ANCHORED_WORDS = 60
 WINDOW = 800
 
 _PAREN = re.compile(r"\((?P<body>[^()\n]{1,160})\)")
+#: The lower-case word right after a parenthesis (a capital, a digit or punctuation ends
+#: the phrase before it).
+_NEXT_WORD = re.compile(r"[ \t]*\n?[ \t]*(?P<word>[a-z][a-z-]*)\b")
+_LAST_WORD = re.compile(r"\b(?P<word>[a-z][a-z-]*)[ \t]*\n?[ \t]*$")
+_VERB_FORM = re.compile(r"(?:s|ed|ing|ly)$")
+_ANY = re.compile(r"(?i)(?:any|every|some)\s")
+_ALTERNATIVES = re.compile(r"\s*X(?:\s*,?\s*(?:or|,)\s*X)+\s*")
 _LEAD_WORDS = word_set(
     "hereinafter hereafter herein hereunder collectively together jointly each both individually"
     " also referred to as called known the a an and or and/or respectively severally singly"
@@ -80,6 +87,18 @@ _TOPIC = word_set("of concerning regarding about respecting re into in at on fro
 _SUFFIX = re.compile(r"(?i)(?:inc|llc|ltd|limited|corp|corporation|plc|gmbh|ag|sa|l\.?p|co)\.?")
 _FINITE = word_set("is are was were will shall may must can should would has have does do")
 _ANAPHORIC = word_set("that those such said")
+#: Words after a parenthesis that end the phrase before it (see :func:`_inside_phrase`).
+_FUNCTION_WORDS = (
+    _PREPOSITIONS
+    | _FINITE
+    | _DETERMINERS
+    | word_set(
+        "over under between within without against through during after before upon as than and"
+        " or but nor if when where while because unless until so that which who whom whose what"
+        " be been being could might did had not no it they he she we you also only here there"
+        " then thereof herein hereunder hereto respectively collectively together"
+    )
+)
 _POINTING = word_set("this these those that such its their his her our your said")
 _CONNECTORS = word_set("of the and & for de on")
 _SMALL_WORDS = word_set("of the and & for de on to in a an et seq al")
@@ -105,7 +124,7 @@ _LABEL = re.compile(
 def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     for match in _PAREN.finditer(marked.quoted):
         terms = _named_terms(match)
-        if not terms:
+        if not terms or _inside_phrase(marked.plain, match.start(), match.end()):
             continue
         collective = bool(_COLLECTIVE.search(match.group("body")))
         before = _text_before(marked.plain, match.start(), not collective)
@@ -119,8 +138,27 @@ def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
             # "This AD replaces AD 2018–23–51, ... (‘‘AD 2018–23–51’’)": a numbered name
             # repeated (not "the Court of Justice of the European Union (‘Court of Justice’)")
             repeated = bool(re.search(r"\d", term)) and term in phrase
-            if phrase and not repeated:
+            if phrase and not repeated and not _examples(phrase, match.group("body")):
                 yield FoundDefinition(term, phrase, start, match.end(), "parenthetical")
+
+
+def _inside_phrase(text: str, start: int, end: int) -> bool:
+    """The parenthesis stands inside a noun phrase, between a participle and the noun it
+    qualifies: "the explicitly negotiated ("Keep-Alive") version of persistent connections"
+    names a kind of version, not the words before it. A verb ("indicates", "agree"), a
+    preposition or any other function word after it ends the phrase it names."""
+    before = _LAST_WORD.search(text, max(0, start - 60), start)
+    after = _NEXT_WORD.match(text, end)
+    if before is None or after is None or not before.group("word").endswith("ed"):
+        return False
+    word = after.group("word")
+    return word.casefold() not in _FUNCTION_WORDS and not _VERB_FORM.search(word)
+
+
+def _examples(phrase: str, body: str) -> bool:
+    """'any non-identity CTE ("quoted-printable" or "base64")': instances of a class,
+    given as alternatives without an article, not names for it."""
+    return bool(_ANY.match(phrase)) and bool(_ALTERNATIVES.fullmatch(QUOTED_TERM.sub("X", body)))
 
 
 def _closes_item(text: str, start: int, end: int) -> bool:

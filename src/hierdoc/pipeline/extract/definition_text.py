@@ -46,7 +46,8 @@ def valid_term(term: str) -> bool:
         return False
     if not re.search(r"[^\W\d_]", term) or term.casefold() in _FUNCTION_WORDS:
         return False  # 'the digit "5" indicates ...', 'the backslash ("\\" and ...)'
-    return not re.search(r"…|\.\.\.|[\[\]_]", term)
+    # "[Name]", "____" are blanks to fill in; "age_value" is a name
+    return not re.search(r"…|\.\.\.|[\[\]]|__|^_|_$", term)
 
 
 def clean_definition(marked: Unmarked, start: int, end: int) -> tuple[str, int]:

@@ -120,7 +120,9 @@ _COPULA = re.compile(
 # “essential patent claims” are all patent claims ...', '“Additional permissions” are terms
 # that ...'.
 _COPULA_ANYWHERE = re.compile(
-    r"(?:^[ \t]*|(?<=[.;:])[ \t]+|(?<=,)[ \t]+(?=an?\s|the\s))(?:(?:An?|The|an?|the)[ \t]+)?"
+    r"(?:^[ \t]*|(?<=[.;:])[ \t]+|(?<=,)[ \t]+(?=an?\s|the\s))"
+    # 'An HTTP “client” is a program ...': a proper name or acronym may qualify the term
+    r"(?:(?:An?|The|an?|the)[ \t]+(?:[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*[ \t]+)?)?"
     r"(?:[A-Za-z]+['’]s[ \t]+)?" + QTERM + r"[ \t]+(?=(?P<verb>is(?=\s+(?:a|an|any|either|one)\b)"
     r"|are(?=\s+(?:all|any|those)\b|\s+[a-z]+\s+(?:that|which|who)\b))\b)",
     re.MULTILINE,
@@ -128,7 +130,10 @@ _COPULA_ANYWHERE = re.compile(
 # "Each licensee is addressed as “you”", 'A copy that is not "Transparent" is called "Opaque"'
 _CALLED = re.compile(
     r"(?:^[ \t]*(?:\d{1,3}[ \t]+)?|(?<=[.!?;:])[ \t]+)"  # a footnote's number: "3 An ..."
-    r"(?P<subject>(?:Each|Any|The|An?)\s(?:[^.;:\n]|\n(?![ \t]*\n)){1,300}?)\s+(?:is|are)\s+"
+    # "Each licensee", "Header fields that describe the payload" (not "This", "It")
+    r"(?P<subject>(?:Each|Any|The|An?)\s(?:[^.;:\n]|\n(?![ \t]*\n)){1,300}?"
+    r"|(?!(?:This|These|That|Those|It|They|Such|There|Here)\b)[A-Z][a-z]+[ \t]"
+    r"(?:[^.;:\n]|\n(?![ \t]*\n)){1,300}?)\s+(?:is|are)\s+"
     r"(?:(?:addressed|referred\s+to|known)\s+as|called)\s+(?:an?\s+|the\s+|its\s+|their\s+)?"
     + QTERM,
     re.MULTILINE,
@@ -142,6 +147,9 @@ _CONDITIONAL = re.compile(
 _BCP14 = re.compile(r"(?:MUST|SHALL|SHOULD|MAY|REQUIRED|RECOMMENDED|OPTIONAL)(?:\s+NOT)?")
 # a quoted label after a participle names what the subject is labelled, not a defined term
 _LABELLED = re.compile(r"\b(?:labell?ed|marked|titled|entitled|reading)\s+\S{1,2}$")
+# "indicates that ..." / "denotes whether ...": what a value signals, not what a term means
+_SIGNALS = re.compile(r"indicates?|denotes?")
+_CLAUSE = re.compile(r"\s*(?:that|what|whether|which|how|if|when)\b")
 _CONDITIONAL_CUE = re.compile(r"[\"'’”]\s+(?:if|to\s+the\s+extent\s+that)\b")
 _COPULA_CUE = re.compile(r"[\"'’”][ \t]+(?:is|are|represents|describes)\b")
 _CALLED_CUE = re.compile(r"\b(?:is|are)\s+(?:(?:addressed|referred\s+to|known)\s+as|called)\b")
@@ -327,14 +335,23 @@ def _next_start(
 
 
 def _called_definitions(marked: Unmarked) -> list[FoundDefinition]:
-    """'Each licensee is addressed as “you”': the subject defines the term after "as"."""
+    """'Each licensee is addressed as “you”': the subject defines the term after "as"; a
+    condition after the term is part of the definition ('An HTTP-to-HTTP proxy is called a
+    "transforming proxy" if it is designed to modify messages')."""
     found = []
     for match in _windowed(_CALLED, _CALLED_CUE, marked.quoted, 320):
         term, start = term_at(match.group("term"), match.start("term"))
         subject = collapse(marked.plain[match.start("subject") : match.end("subject")])
         subject = subject.rstrip(" ,")
+        end = match.end()
+        if re.match(r"\s+if\b", marked.quoted[end:]):
+            sentence = _SENTENCE_END.search(marked.quoted, end)
+            condition, end = clean_definition(
+                marked, end, sentence.start() if sentence else len(marked.quoted)
+            )
+            subject = f"{subject} {condition}"
         if valid_term(term):
-            found.append(FoundDefinition(term, subject, start, match.end(), "means"))
+            found.append(FoundDefinition(term, subject, start, end, "means"))
     return found
 
 
@@ -363,6 +380,11 @@ def _quoted_means(
             continue  # "These markers, labeled ‘‘INOP,’’ indicate that ...": the markers do
         if match.group("include") and _BCP14.fullmatch(match.group("term")):
             continue  # 'responses "MUST NOT" include a body': a requirement, not a term
+        signal = _SIGNALS.match(match.group("verb")) and _CLAUSE.match(text, match.end())
+        if signal and not match.group("lead"):
+            # 'the keyword "trailers" indicates that the client ...': what a value signals;
+            # 'The terms "SHOULD" and "SHOULD NOT" indicate that ...' still defines them
+            continue
         terms = [(match.group("term"), match.start("term"))]
         for alias in QUOTED_TERM.finditer(match.group("aliases")):
             terms.append((alias.group("term"), match.start("aliases") + alias.start("term")))

@@ -28,6 +28,9 @@ __all__ = ["database_url", "ensure_extension", "first_line", "open_pool", "redac
 
 URL_VARIABLE = "HIERDOC_DATABASE_URL"
 DEFAULT_POOL_SIZE = 4
+WAIT_SECONDS = 10.0
+"""How long a call waits for a connection (all in use, or the database away) before it
+fails with a :class:`StoreError`, rather than keep its caller waiting."""
 _SCHEMA_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 
 
@@ -64,6 +67,20 @@ def ensure_extension(url: str, schema: str) -> None:
         ) from None
 
 
+class Pool(ConnectionPool):
+    """A pool whose connections are checked when lent (one that the server or the network
+    ended is replaced, not handed out), and whose failures are :class:`StoreError`: a
+    lost or refused connection is one line that says so, never libpq's raw message."""
+
+    @contextmanager
+    def connection(self, timeout: float | None = None) -> Iterator[psycopg.Connection]:
+        try:
+            with super().connection(timeout) as conn:
+                yield conn
+        except psycopg.OperationalError as error:
+            raise StoreError(f"the database is unreachable: {first_line(error)}") from error
+
+
 def open_pool(
     url: str, schema: str, size: int = DEFAULT_POOL_SIZE, read_only: bool = False
 ) -> ConnectionPool:
@@ -77,11 +94,13 @@ def open_pool(
             conn.execute("SET default_transaction_read_only TO on")
         register_vector(conn)
 
-    pool = ConnectionPool(
+    pool = Pool(
         url,
         min_size=1,
         max_size=max(1, size),
         configure=configure,
+        check=ConnectionPool.check_connection,
+        timeout=WAIT_SECONDS,
         open=False,
         name="hierdoc",
     )

@@ -22,7 +22,7 @@ import zlib
 import psycopg
 
 from ...errors import StoreError
-from ..base import IndexBusyError
+from ..base import IndexBusyError, WriterLockLost
 from .connection import first_line, redact
 from .schema import WRITE_LOCK
 
@@ -35,6 +35,14 @@ WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
   AND l.classid = %(high)s::oid AND l.objid = %(low)s::oid
   AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
 LIMIT 1
+"""
+
+
+_HELD = """
+SELECT EXISTS (
+  SELECT 1 FROM pg_locks
+  WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND pid = %(pid)s
+    AND classid = %(high)s::oid AND objid = %(low)s::oid)
 """
 
 
@@ -52,6 +60,7 @@ class WriterLock:
         self._mutex = threading.Lock()
         self._depth = 0
         self._conn: psycopg.Connection | None = None
+        self._backend = 0
 
     @property
     def held(self) -> bool:
@@ -91,6 +100,19 @@ class WriterLock:
             conn.close()
             raise
         self._conn = conn
+        self._backend = conn.info.backend_pid
+
+    def confirm(self, conn: psycopg.Connection) -> None:
+        """Raise a :class:`StoreError` unless the lock is still held, checked on ``conn``
+        inside the caller's write transaction: a database restart or a dropped connection
+        releases the lock, and a writer that lost it must not write on beside another."""
+        params = {"pid": self._backend, "high": self.key >> 32, "low": self.key & 0xFFFFFFFF}
+        row = conn.execute(_HELD, params).fetchone()
+        if not (self._conn is not None and row and row[0]):
+            raise WriterLockLost(
+                "the writer lock was lost (the database restarted or ended the writer's "
+                "connection): nothing more is written; run the command again"
+            )
 
     def _release(self) -> None:
         conn, self._conn = self._conn, None

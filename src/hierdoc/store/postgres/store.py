@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
+import psycopg
 from psycopg_pool import ConnectionPool
 
 from ...errors import StoreError
@@ -203,6 +204,14 @@ class PostgresStore:
         finally:
             self._exit()
 
+    @contextmanager
+    def _writing(self) -> Iterator[psycopg.Connection]:
+        """A write transaction that commits only while this store holds the writer lock."""
+        with transaction(self.pool) as conn:
+            if self._lock is not None:
+                self._lock.confirm(conn)
+            yield conn
+
     def _enter(self, wait: bool) -> None:
         if self._lock is None:
             raise StoreError(f"the index at {self.location} is open for reading only")
@@ -225,7 +234,7 @@ class PostgresStore:
     @_writes
     def write_meta(self, meta: IndexMeta) -> None:
         values = meta.to_strings()
-        with transaction(self.pool) as conn:
+        with self._writing() as conn:
             conn.cursor().executemany(
                 "INSERT INTO meta VALUES (%s, %s) ON CONFLICT (key) "
                 "DO UPDATE SET value = excluded.value",
@@ -243,7 +252,7 @@ class PostgresStore:
         vectors: Sequence[np.ndarray],
         extraction: Extraction | None = None,
     ) -> None:
-        with transaction(self.pool) as conn:
+        with self._writing() as conn:
             writes.replace_document(
                 conn, self._analyzer, document, sections, chunks, vectors, extraction
             )
@@ -255,13 +264,13 @@ class PostgresStore:
         sources = list(sources)
         if not sources:
             return
-        with transaction(self.pool) as conn:
+        with self._writing() as conn:
             writes.remove_sources(conn, sources)
             writes.bump(conn)
 
     @_writes
     def clear(self) -> None:
-        with transaction(self.pool) as conn:
+        with self._writing() as conn:
             writes.clear_all(conn)
 
     def flush(self) -> None:
