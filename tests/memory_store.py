@@ -201,20 +201,27 @@ class MemoryStore:
             if sources is None or s.chunk.source in sources
         ]
 
-    def section_holders(self, section_id: str, limit: int) -> list[str]:
+    def section_holders(
+        self, section_id: str, limit: int, sources: Sequence[str] | None = None
+    ) -> list[str]:
         held = [
             d.source
             for d in self.documents()
             if any(r.section_id == section_id and r.chunk_id for r in self._sections(d.source))
+            and (sources is None or d.source in sources)
         ]
         return held[:limit]
 
     def _sections(self, source: str) -> list[SectionRecord]:
         return self._documents[source].sections
 
-    def count_sections(self, section_ids: Sequence[str], limit: int) -> int:
+    def count_sections(
+        self, section_ids: Sequence[str], limit: int, sources: Sequence[str] | None = None
+    ) -> int:
         held = sum(
-            r.section_id in section_ids for d in self._documents.values() for r in d.sections
+            r.section_id in section_ids and (sources is None or r.source in sources)
+            for d in self._documents.values()
+            for r in d.sections
         )
         return min(held, limit)
 
@@ -310,8 +317,9 @@ class MemoryStore:
     def _terms(self) -> dict[str, list[str]]:
         return {c: t for d in self._documents.values() for c, t in d.terms.items()}
 
-    def doc_freq(self, terms: Sequence[str]) -> dict[str, int]:
-        indexed = self._terms().values()
+    def doc_freq(self, terms: Sequence[str], filt: SearchFilter | None = None) -> dict[str, int]:
+        kept = {s.chunk.chunk_id for s in self._chunks() if filt is None or filt.matches(s.chunk)}
+        indexed = [d for c, d in self._terms().items() if c in kept]
         return {t: sum(t in d for d in indexed) for t in terms}
 
     def keyword_search(self, terms: Sequence[str], k: int, filt: SearchFilter | None) -> list[Hit]:

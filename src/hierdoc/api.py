@@ -23,6 +23,7 @@ from .inputs import checked_path, checked_strings, checked_text, checked_texts
 from .models import (
     CHUNK_TYPES,
     DocumentRecord,
+    EmbedInput,
     IndexStats,
     IngestReport,
     SearchFilter,
@@ -47,6 +48,7 @@ from .search.glossary import Glossary
 from .search.passages import add_passages
 from .search.rerank import reranker_for
 from .search.resolve import cited_section
+from .search.scoped import DocumentScope, ScopedStore
 from .search.searcher import Searcher
 from .search.sources import source_names, spellings
 from .search.where import Where, document_records, narrow_sources
@@ -247,6 +249,14 @@ class Index:
         embedder = self._query_model()
         with self._embedder_lock:
             return embedder.embed_query(text)
+
+    def embed_units(self, texts: Sequence[str]) -> np.ndarray:
+        """One unit vector per text (a sentence of a chunk, shorter than the model reads),
+        by the index's embedder, in one batch: the passage-level ranking's dense signal."""
+        embedder = self.embedder()
+        with self._embedder_lock:
+            rows = embedder.embed_documents([EmbedInput("", text) for text in texts])
+        return np.vstack([windows[0] for windows in rows])
 
     def _query_model(self) -> Embedder | NumpyQueryEmbedder:
         """The local model's queries embed in numpy, without loading torch (see
@@ -501,7 +511,8 @@ class Index:
         reranker = reranker_for(chosen.reranker, self.settings.context_model)
         searcher = Searcher(self.store, self.embed_query, self.glossary(), reranker)
         execution = searcher.run(query, chosen, filt)
-        add_passages(self.store, execution, self.model_name)
+        units = self.embed_units if chosen.passage_results else None
+        add_passages(self.store, execution, self.model_name, units)
         if explain:
             execution.response.explain = explain_execution(execution)
         return execution.response
@@ -722,6 +733,13 @@ class Index:
         checked_text(section_id, "the section id")
         return self.store.children(checked_text(source, "the source"), section_id)
 
+    def scoped(self, scope: DocumentScope) -> Index:
+        """A read-only view of this index that holds only the documents of ``scope``: every
+        search, look-up, listing, count and error message of the view is made from them
+        alone (:mod:`hierdoc.search.scoped`). The view shares this index's store and query
+        model; closing it closes nothing."""
+        return ScopedIndex(self, scope)
+
     def close(self) -> None:
         if self._store is not None:
             self._store.close()
@@ -731,6 +749,30 @@ class Index:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class ScopedIndex(Index):
+    """An :class:`Index` over a :class:`ScopedStore` of another one (:meth:`Index.scoped`)."""
+
+    def __init__(self, parent: Index, scope: DocumentScope) -> None:
+        self.__dict__.update(parent.__dict__)
+        self.parent = parent
+        self.scope = scope
+        self.mode = "r"
+        self._store = ScopedStore(parent.store, scope)
+        self._glossary = None
+
+    def embedder(self) -> Embedder:
+        return self.parent.embedder()
+
+    def tokenizer(self) -> Tokenizer:
+        return self.parent.tokenizer()
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.parent.embed_query(text)
+
+    def close(self) -> None:
+        """Nothing: the store belongs to the index this view was made from."""
 
 
 def _installed_version() -> str:

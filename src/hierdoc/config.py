@@ -151,14 +151,10 @@ class SearchPolicy(BaseModel):
     item's own."""
     passage_heading_share: float = Field(default=0.3, ge=0.0)
     """Share of the BM25 of a sentence's heading line added to the sentence's own."""
-    result_passage_set_chars: int = Field(default=2400, ge=0)
-    """With results ranked at the passage level (``passage_results``), each chunk offers
-    passages up to this many characters in all (or ``passage_set_chars`` when larger)..."""
-    result_passage_share: float = Field(default=0.3, ge=0.0)
-    """...grown around sentences scoring at least this share of its best."""
-    result_share_power: float = Field(default=1.0, ge=0.0)
-    """A passage ranked at the passage level scores its result's score times its share of
-    the result's best passage to this power."""
+    result_passage_min_chars: int = Field(default=100, ge=0)
+    """With results ranked at the passage level (``passage_results``), a passage shorter
+    than this takes in its better-scoring neighbouring sentence (see
+    hierdoc.search.passage_ranking)."""
 
     def generic(self, holders: int, documents: int) -> bool:
         """``holders`` of ``documents`` is too many for a term or heading to be evidence of
@@ -312,6 +308,85 @@ INDEX_SHAPING_FIELDS: tuple[str, ...] = (
 (the models are recorded in the index on their own)."""
 
 
+TOKEN_NAME = r"^[0-9A-Za-z_.@-]{1,100}$"
+
+
+class DocumentsFilter(BaseModel):
+    """Which documents a token sees: those named by ``sources`` (as for ``source=``) and
+    matching ``where`` (as for ``where=``); an empty part does not narrow."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    sources: list[str] = Field(default_factory=list)
+    where: dict[str, str | list[str]] = Field(default_factory=dict)
+
+
+class TokenEntry(DocumentsFilter):
+    """One bearer token: its name (in logs, never the token), the SHA-256 of the token in
+    hex (``hierdoc token`` prints both), and the documents it may see. A token with
+    neither ``sources`` nor ``where`` sees every document."""
+
+    name: str = Field(pattern=TOKEN_NAME)
+    sha256: str = Field(pattern=r"^[0-9a-fA-F]{64}$")
+
+
+class JWTSettings(BaseModel):
+    """JWTs from an external OAuth issuer, verified against its keys: ``key_file`` (a PEM
+    public key, or a secret for HS* algorithms) or ``jwks_url`` (the issuer's key set).
+    ``scopes`` maps an OAuth scope to the documents it grants; a token sees the documents
+    of all its mapped scopes, and a token with none of them is refused. Without
+    ``scopes``, a valid token sees every document."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    issuer: str
+    audience: str | None = None
+    key_file: str | None = None
+    jwks_url: str | None = None
+    algorithms: list[str] = Field(default_factory=lambda: ["RS256"], min_length=1)
+    scopes: dict[str, DocumentsFilter] = Field(default_factory=dict)
+    leeway: float = Field(default=30.0, ge=0)
+    """Seconds of clock skew allowed on ``exp`` and ``nbf``."""
+
+    @model_validator(mode="after")
+    def _one_key_source(self) -> JWTSettings:
+        if (self.key_file is None) == (self.jwks_url is None):
+            raise ValueError("auth.jwt needs exactly one of key_file or jwks_url")
+        return self
+
+
+class AuthSettings(BaseModel):
+    """``auth:``: who may use the HTTP server. ``tokens`` are bearer tokens given as hashes,
+    ``jwt`` an external issuer's tokens; ``resource_url`` is the public URL of the MCP
+    endpoint (``https://docs.example.com/mcp``), announced in the protected resource
+    metadata that a 401 points OAuth clients to (with ``jwt``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tokens: list[TokenEntry] = Field(default_factory=list)
+    jwt: JWTSettings | None = None
+    resource_url: str | None = None
+
+    @field_validator("tokens")
+    @classmethod
+    def _distinct(cls, tokens: list[TokenEntry]) -> list[TokenEntry]:
+        names = [t.name for t in tokens]
+        hashes = [t.sha256.lower() for t in tokens]
+        if len(set(names)) != len(names) or len(set(hashes)) != len(hashes):
+            raise ValueError("each token needs its own name and its own sha256")
+        return tokens
+
+    @model_validator(mode="after")
+    def _resource_with_issuer(self) -> AuthSettings:
+        if self.resource_url and self.jwt is None:
+            raise ValueError("auth.resource_url is announced with auth.jwt (an issuer)")
+        return self
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.tokens or self.jwt)
+
+
 class Settings(SearchSettings, IngestSettings):
     """Every setting of an index and its searches: the one source of configuration."""
 
@@ -323,6 +398,8 @@ class Settings(SearchSettings, IngestSettings):
     type: Literal["hierarchical_document"] = "hierarchical_document"
     source: str | list[str] | None = None
     database: DatabaseConfig | str | None = None
+    auth: AuthSettings | None = None
+    """Authentication of the HTTP server (:class:`AuthSettings`)."""
 
     # Accepted for HoloDeck compatibility; see docs/agents.md, "From a HoloDeck agent file".
     document_domain: str | None = None

@@ -126,6 +126,7 @@ CASES: dict[str, tuple[list[str], str]] = {
     "serve": ([], "no index at {index}"),
     "show": (["section-1"], "no index at {index}"),
     "stats": ([], "no index at {index}"),
+    "token": ([], REFUSED),
     "tool-schema": ([], REFUSED),
     "tune": ([], "no index at {index}"),
     "watch": (["{docs}"], "{index}"),

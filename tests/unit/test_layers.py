@@ -24,7 +24,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
     frozenset(layer.split())
     for layer in (
         "__main__ cli mcp tools eval",  # adapters
-        "hierdoc api views",  # the Python API (``hierdoc`` is the package's facade)
+        "hierdoc api views auth",  # the Python API (``hierdoc`` is the package's facade)
         "search",
         "pipeline",
         "store providers",

@@ -30,7 +30,7 @@ from .. import __version__
 from .check import check
 from .commands import define, ingest, refs, search, show, stats
 from .manage import ls, outline, rm
-from .serve import serve, tool_schema
+from .serve import serve, token, tool_schema
 from .state import CONFIG_HELP, DEBUG_HELP, INDEX_HELP, TOOL_HELP, State
 from .watch import watch
 
@@ -112,7 +112,8 @@ def cli(
     ctx.obj = State(index, Path(config) if config else None, tool, given)
 
 
-for _command in (ingest, search, show, define, refs, stats, ls, rm, outline, serve, tool_schema):
+_COMMANDS = (ingest, search, show, define, refs, stats, ls, rm, outline, serve, tool_schema, token)
+for _command in _COMMANDS:
     cli.add_command(_command)
 cli.add_command(watch)
 cli.add_command(check)

@@ -1,4 +1,5 @@
-"""The commands that give the index to agents: ``hierdoc serve`` and ``hierdoc tool-schema``.
+"""The commands that give the index to agents: ``hierdoc serve``, ``hierdoc tool-schema``,
+and ``hierdoc token`` (a bearer token for the HTTP server).
 
 The MCP code (and the ``mcp`` library), the API and the tools are imported only when a
 command runs.
@@ -49,7 +50,12 @@ def open_existing(state: State) -> Index:
 @click.option(
     "--allow-remote",
     is_flag=True,
-    help="Allow --http on a non-loopback address (the server has no authentication).",
+    help="Allow --http on a non-loopback address (needs tokens under auth:, or --no-auth).",
+)
+@click.option(
+    "--no-auth",
+    is_flag=True,
+    help="Serve HTTP without authentication, even remotely or with tokens configured.",
 )
 @click.option(
     "--allow-host",
@@ -70,19 +76,24 @@ def serve(
     state: State,
     http: str | None,
     allow_remote: bool,
+    no_auth: bool,
     allowed_hosts: tuple[str, ...],
     log_level: str,
 ) -> None:
     """Serve the index to agents over MCP (stdio by default, or streamable HTTP).
 
-    Tools: search, get_section, define, references, list_documents; all read-only.
+    Tools: search, get_section, define, references, list_documents; all read-only. Over
+    HTTP, with tokens configured under auth: (see hierdoc token), every request needs a
+    bearer token and sees only the documents its token may see.
     """
+    from ..auth import verifier_from
     from ..mcp.server import http_address, serve_index
 
-    address = None if http is None else http_address(http, allow_remote)
+    authenticated = not no_auth and verifier_from(state.settings()) is not None
+    address = None if http is None else http_address(http, allow_remote, authenticated, no_auth)
     index = open_existing(state)
     try:
-        serve_index(index, address, log_level, allowed_hosts)  # warms up in the background
+        serve_index(index, address, log_level, allowed_hosts, not no_auth)
     except KeyboardInterrupt:
         pass
     finally:
@@ -116,3 +127,45 @@ def tool_schema(state: State, schema_format: SchemaFormat, only: tuple[str, ...]
 
     definitions = tool_definitions(schema_format, state.settings(), only or None)
     click.echo(json.dumps(definitions, indent=2, ensure_ascii=False))
+
+
+@click.command("token")
+@index_options
+@click.option("--name", default="reader", show_default=True, help="The token's name (in logs).")
+@click.option(
+    "--source",
+    "sources",
+    multiple=True,
+    metavar="NAME",
+    help="Only this document (a file name or path suffix, as for search --source; repeatable).",
+)
+@click.option(
+    "--where",
+    "where_items",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Only documents whose metadata match (as for search --where; repeatable).",
+)
+@click.pass_obj
+def token(state: State, name: str, sources: tuple[str, ...], where_items: tuple[str, ...]) -> None:
+    """Print a new bearer token, and the auth: entry (its SHA-256) for the configuration.
+
+    Give the token to the client (Authorization: Bearer TOKEN); keep only the entry in the
+    configuration. The token is shown once: it cannot be read back from its hash.
+    """
+    state.refuse("token", {"index": "a token goes in the configuration, not in an index"})
+    import yaml
+
+    from ..auth import new_token
+    from ..config import TokenEntry
+    from ..search.where import parse_where
+
+    secret, digest = new_token()
+    entry = TokenEntry(name=name, sha256=digest, sources=list(sources),
+                       where=parse_where(where_items))  # fmt: skip
+    fields = entry.model_dump(exclude_defaults=True)
+    ordered = {key: fields[key] for key in ("name", "sha256", "sources", "where") if key in fields}
+    snippet = {"auth": {"tokens": [ordered]}}
+    click.echo(f"token: {secret}")
+    click.echo("# add to the configuration file (or HIERDOC_AUTH); the token itself stays out:")
+    click.echo(yaml.safe_dump(snippet, sort_keys=False).rstrip())

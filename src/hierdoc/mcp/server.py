@@ -8,10 +8,15 @@ failing call is an error result, never a dead server.
 
 Transport safety: HTTP binds to loopback unless ``--allow-remote`` is given, and on every
 address foreign ``Host`` and ``Origin`` headers are refused (DNS rebinding; see
-:func:`transport_security`). Malformed traffic is answered, never dropped or crashed on: a
-stdio line that is not a JSON-RPC message gets a JSON-RPC error (:func:`checked_stdio`), an
-HTTP body that is not UTF-8 JSON a 400 (:class:`BodyGuard`). ``initialize`` is answered at
-once; the query model loads in the background and the first tool call waits for it.
+:func:`transport_security`). With ``auth:`` configured, every HTTP request needs a bearer
+token (:mod:`hierdoc.auth`; the MCP SDK's verifier wiring answers 401 with
+``WWW-Authenticate``), and each tool call runs over the view of the index its token may
+see (:class:`hierdoc.auth.IndexViews`); ``--allow-remote`` without a token refuses to
+start unless ``--no-auth`` says so. Malformed traffic is answered, never dropped or
+crashed on: a stdio line that is not a JSON-RPC message gets a JSON-RPC error
+(:func:`checked_stdio`), an HTTP body that is not UTF-8 JSON a 400 (:class:`BodyGuard`).
+``initialize`` is answered at once; the query model loads in the background and the first
+tool call waits for it.
 ``hierdoc serve`` (:mod:`hierdoc.cli.serve`) parses the options and calls
 :func:`serve_index`; ``python -m hierdoc.mcp.server`` is the same command.
 """
@@ -34,6 +39,8 @@ from typing import Any
 import anyio
 import anyio.to_thread
 import click
+from mcp.server.auth.provider import TokenVerifier
+from mcp.server.auth.settings import AuthSettings as SDKAuthSettings
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
@@ -50,7 +57,8 @@ from mcp.types import Tool as MCPTool
 from pydantic import ValidationError
 
 from ..api import Index
-from ..config import Settings
+from ..auth import IndexViews, verifier_from
+from ..config import AuthSettings, Settings
 from ..errors import HierdocError
 from ..tools.catalogue import INSTRUCTIONS, ToolSpec, tool_specs
 from ..tools.logic import RUNNERS, ToolOutput
@@ -80,6 +88,7 @@ class HierdocMCP(FastMCP):
     def __init__(self, index: Index, settings: Settings, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.index = index
+        self.views = IndexViews(index, required=kwargs.get("token_verifier") is not None)
         self.specs: dict[str, ToolSpec] = tool_specs(settings)
         self._ready = threading.Event()
         self._ready.set()
@@ -130,13 +139,19 @@ class HierdocMCP(FastMCP):
             await anyio.to_thread.run_sync(self._ready.wait)
         try:
             checked = spec.validate(arguments)
-            run = RUNNERS[name]
-            return _result(await anyio.to_thread.run_sync(lambda: run(self.index, **checked)))
+            run, index = RUNNERS[name], self._caller_index()
+            return _result(await anyio.to_thread.run_sync(lambda: run(index, **checked)))
         except HierdocError as error:
             raise ToolError(f"Error executing tool {name}: {error}") from None
         except Exception as error:
             logger.exception("tool %s failed", name)
             raise ToolError(f"Error executing tool {name}: {error}") from error
+
+    def _caller_index(self) -> Index:
+        """The view of the index the caller's token may see (the whole index over stdio or
+        an HTTP server without authentication)."""
+        request = self._mcp_server.request_context.request
+        return self.views.for_request(getattr(request, "scope", None) or {})
 
 
 def build_server(
@@ -146,12 +161,16 @@ def build_server(
     port: int = 8000,
     log_level: str = "WARNING",
     allowed_hosts: Sequence[str] = (),
+    authenticate: bool = True,
 ) -> HierdocMCP:
-    """An MCP server over ``index``; ``host``/``port`` are used by the HTTP transport only."""
+    """An MCP server over ``index``; ``host``/``port`` are used by the HTTP transport only.
+    Its HTTP endpoint needs a bearer token when ``settings.auth`` has any, unless not
+    ``authenticate`` (``--no-auth``)."""
     settings = settings or index.settings
     instructions = INSTRUCTIONS
     if settings.description:
         instructions += f"\n\nThis index: {settings.description.strip()}"
+    verifier = verifier_from(settings) if authenticate else None
     return HierdocMCP(
         index,
         settings,
@@ -161,7 +180,26 @@ def build_server(
         port=port,
         log_level=log_level.upper(),
         transport_security=transport_security(host, allowed_hosts),
+        **auth_options(verifier, settings.auth, host, port),
     )
+
+
+def auth_options(
+    verifier: TokenVerifier | None, auth: AuthSettings | None, host: str, port: int
+) -> dict[str, Any]:
+    """FastMCP's auth arguments: the verifier, and the SDK's settings. With a JWT issuer
+    and ``resource_url``, the server publishes its protected resource metadata (RFC 9728)
+    naming the issuer, and a 401 points to it; bearer tokens alone have no issuer to name.
+    """
+    if verifier is None or auth is None:
+        return {}
+    shown = f"[{host}]" if ":" in host else host
+    issuer = auth.jwt.issuer if auth.jwt else f"http://{shown}:{port}"
+    resource = auth.resource_url if auth.jwt else None
+    sdk = SDKAuthSettings(
+        issuer_url=issuer, resource_server_url=resource, validate_token_resource=False
+    )
+    return {"token_verifier": verifier, "auth": sdk}
 
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
@@ -358,28 +396,42 @@ def is_loopback(host: str) -> bool:
 
 
 def check_bind(host: str, allow_remote: bool) -> None:
-    """Refuse a non-loopback address unless asked explicitly: the server has no authentication."""
+    """Refuse a non-loopback address unless asked explicitly (``--allow-remote``)."""
     if is_loopback(host) or allow_remote:
         return
     raise click.BadParameter(
         f"refusing to serve on {host}: it is not a loopback address, so anyone who can reach "
-        "this machine could query the index (the MCP server has no authentication). "
-        "Use 127.0.0.1, or add --allow-remote if that is what you want.",
+        "this machine could reach the server. Use 127.0.0.1, or add --allow-remote (with "
+        "tokens configured under auth:, see docs/auth.md) if that is what you want.",
         param_hint="'--http'",
     )
 
 
-def http_address(text: str, allow_remote: bool) -> tuple[str, int]:
-    """The ``--http`` option checked: a usage error for a malformed or unsafe address."""
+def check_auth(host: str, authenticated: bool, no_auth: bool) -> None:
+    """Refuse a non-loopback address without authentication unless ``--no-auth`` says so;
+    warn when serving so."""
+    if is_loopback(host) or authenticated:
+        return
+    if not no_auth:
+        raise click.UsageError(
+            f"refusing to serve on {host} without authentication: configure tokens under "
+            "auth: (hierdoc token prints one; see docs/auth.md), or add --no-auth to let "
+            "anyone who can reach the port read every document"
+        )
+    click.echo(f"warning: serving on {host} without authentication (--no-auth)", err=True)
+
+
+def http_address(
+    text: str, allow_remote: bool, authenticated: bool = False, no_auth: bool = False
+) -> tuple[str, int]:
+    """The ``--http`` option checked: a usage error for a malformed or unsafe address, or
+    a remote one without authentication (unless ``no_auth``)."""
     try:
         address = parse_http_address(text)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="'--http'") from None
     check_bind(address[0], allow_remote)
-    if not is_loopback(address[0]):
-        click.echo(
-            f"warning: serving on {address[0]} without authentication (--allow-remote)", err=True
-        )
+    check_auth(address[0], authenticated, no_auth)
     return address
 
 
@@ -407,6 +459,7 @@ def serve_index(
     http: tuple[str, int] | None = None,
     log_level: str = "WARNING",
     allowed_hosts: Sequence[str] = (),
+    authenticate: bool = True,
 ) -> None:
     """Serve until the client disconnects (stdio) or the process is interrupted (HTTP)."""
     serving = f"hierdoc: serving {index.directory.resolve()} "
@@ -418,11 +471,12 @@ def serve_index(
         return
     host, port = http
     server = build_server(index, host=host, port=port, log_level=log_level,
-                          allowed_hosts=allowed_hosts)  # fmt: skip
+                          allowed_hosts=allowed_hosts, authenticate=authenticate)  # fmt: skip
     server.warm_up_in_background()
     logging.getLogger("mcp.server.streamable_http").addFilter(_quiet_disconnects)
     shown = f"[{host}]" if ":" in host else host
-    click.echo(f"{serving} at http://{shown}:{port}/mcp", err=True)
+    guarded = "" if server.views.required else " without authentication"
+    click.echo(f"{serving} at http://{shown}:{port}/mcp{guarded}", err=True)
     anyio.run(server.run_streamable_http_async)
 
 

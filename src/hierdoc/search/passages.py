@@ -27,13 +27,13 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_left
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 
 import numpy as np
 
-from ..config import DEFAULT_POLICY, SearchPolicy, SearchSettings
+from ..config import DEFAULT_POLICY, SearchPolicy
 from ..models import Passage, SearchResponse, SearchResult, SectionRecord, StoredChunk
 from ..pipeline.embed import DEFAULT_MODEL
 from ..store.base import Store
@@ -42,12 +42,15 @@ from ..text.sentences import sentence_spans, spans_from_cuts
 from ..text.tokenizer import Tokenizer, default_tokenizer
 from ..text.windows import cut_windows
 from .holders import begun_in, move_to_section, section_at
-from .passage_sets import passage_set, passage_shares, rank_passages
+from .passage_ranking import UnitEvidence, rank_units
+from .passage_sets import passage_set
 from .per_generation import PerGeneration
 from .plan import QueryPlan
 from .searcher import Execution, keyword_terms
 
 Span = tuple[int, int]
+UnitEmbedder = Callable[[Sequence[str]], np.ndarray]
+"""Texts to their unit vectors, one row each, by the model the index's vectors are of."""
 
 DEFAULT_PASSAGE_CHARS = 1000
 BM25_K1 = 1.2
@@ -83,6 +86,8 @@ class ChunkMatch:
     scores: tuple[float, ...] = ()
     lead_ins: tuple[int | None, ...] = ()
     """Each unit's lead-in (:func:`unit_parents`), as a unit index."""
+    lexical: tuple[float, ...] = ()
+    """Each unit's BM25 with the index's idf alone (comparable across chunks)."""
     anchor: int | None = None
     """Where in ``content`` the best match begins: the cited section, else the best
     sentence, heading lines included (see hierdoc.search.holders); None when nothing in
@@ -115,18 +120,25 @@ def _phrase_pattern(phrase: str) -> re.Pattern[str]:
     return re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)", re.I)
 
 
-def add_passages(store: Store, execution: Execution, model: str = DEFAULT_MODEL) -> None:
+def add_passages(
+    store: Store,
+    execution: Execution,
+    model: str = DEFAULT_MODEL,
+    embed_units: UnitEmbedder | None = None,
+) -> None:
     """Set each result's ``passage``, ``passages`` (:mod:`~hierdoc.search.passage_sets`,
     ``passage_set_chars`` characters in all) and ``highlights``, from the evidence of the
     executed plan (its words, phrases, citations and vector) and the records it read. With
     the plan's ``passage_results``, ``execution.response`` becomes one result per passage,
-    ranked at the passage level (:func:`~hierdoc.search.passage_sets.rank_passages`), at
-    most ``top_k``, each naming the section its passage lies in."""
+    ranked at the passage level (:func:`~hierdoc.search.passage_ranking.rank_units`), at
+    most ``top_k``, each naming the section its passage lies in; ``embed_units`` (texts to
+    unit vectors of the index's model) gives each sentence unit its own cosine to the query,
+    else it takes its best embedding window's."""
     response, plan, vector = execution.response, execution.plan, execution.vector
     if not response.results:
         return
     budget, per_passage = plan.settings.passage_chars, plan.settings.passage_results
-    set_budget, set_policy = _set_budget(plan.settings)
+    set_budget, set_policy = plan.settings.passage_set_chars, plan.policy
     evidence = query_evidence(store, plan, response.citations, vector)
     ids = [r.chunk_id for r in response.results]
     vectors = store.vectors_of(ids) if vector is not None and model == DEFAULT_MODEL else {}
@@ -135,7 +147,7 @@ def add_passages(store: Store, execution: Execution, model: str = DEFAULT_MODEL)
         stored = store.get_chunks(ids)
     sentences = {i: stored[i].chunk.sentences for i in ids if i in stored}
     begun = begun_in(store, [stored[i] for i in dict.fromkeys(ids) if i in stored])
-    shares: dict[int, list[float]] = {}
+    offered: dict[int, UnitEvidence] = {}
     for position, result in enumerate(response.results):
         cited = cited_section(store, result, evidence.cited)
         spans = cited[1] if cited else None
@@ -149,23 +161,19 @@ def add_passages(store: Store, execution: Execution, model: str = DEFAULT_MODEL)
             match = section_sized(store, result, match, holder, chunk, budget, evidence.policy)
         result.passage, result.highlights = match.passage, match.highlights
         result.passages = passage_set(result.content, match, set_budget, set_policy)
-        shares[position] = passage_shares(match, result.passages)
+        if per_passage:
+            semantic = unit_cosines(match.units, windows, vectors.get(result.chunk_id), vector)
+            offered[position] = UnitEvidence(
+                match.units, match.scores, match.lexical, semantic, cited=cited is not None
+            )
         if result.chunk_id in stored:
             move_to_section(store, result, stored[result.chunk_id], holder, here)
     if per_passage:
-        ranked = rank_passages(response, shares, plan.settings.top_k, plan.policy)
+        if embed_units is not None and vector is not None:
+            offered = with_unit_vectors(response.results, offered, embed_units, vector)
+        ranked = rank_units(response, offered, plan.settings.top_k, plan.policy)
         _move_to_passages(store, ranked, stored, evidence, begun)
         execution.response = ranked
-
-
-def _set_budget(settings: SearchSettings) -> tuple[int, SearchPolicy]:
-    """The characters a result's passages may take and the policy their seeds are chosen
-    by: with results ranked at the passage level each chunk offers more, and weaker, ones."""
-    policy = settings.policy
-    if not settings.passage_results:
-        return settings.passage_set_chars, policy
-    offered = max(settings.passage_set_chars, policy.result_passage_set_chars)
-    return offered, policy.model_copy(update={"extra_passage_share": policy.result_passage_share})
 
 
 def _move_to_passages(
@@ -235,6 +243,7 @@ def match_chunk(
     phrases = [m.span() for p in evidence.patterns for m in p.finditer(content)]
     highlights = [(s, e) for s, e, _ in hits] + phrases + ([cited[0]] if cited else [])
     scores: list[float] = []
+    lexical: tuple[float, ...] = ()
     if cited:
         chosen = _covering(units, cited[1], budget)
         anchor = cited[0][0]
@@ -244,11 +253,12 @@ def match_chunk(
         chosen = _grow(units, scores, first, budget, content, evidence.policy)
         best = _anchor(units, scores, phrases, content, headings=True)
         anchor = units[best][0] if scores[best] > 0 or phrases else None
+        lexical = tuple(_bm25(content, units, hits, evidence.idf, 0.0))
     start, end = units[chosen[0]][0], units[chosen[1]][1]
     passage = Passage(content[start:end], start, end)
     lead_ins = unit_parents(content, units)[0]
     return ChunkMatch(
-        passage, merge_spans(highlights, content), units, tuple(scores), lead_ins, anchor
+        passage, merge_spans(highlights, content), units, tuple(scores), lead_ins, lexical, anchor
     )
 
 
@@ -653,3 +663,42 @@ def _window_scores(
         return []
     cosines = np.asarray(windows, dtype=np.float32) @ np.asarray(vector, dtype=np.float32)
     return list(zip(spans, (float(c) for c in cosines), strict=True))
+
+
+def unit_cosines(
+    units: Sequence[Span],
+    windows: Sequence[tuple[Span, float]],
+    stored: np.ndarray | None,
+    vector: np.ndarray | None,
+) -> tuple[float, ...]:
+    """Each unit's cosine to the query: of the best embedding window covering it, else of
+    the chunk's best window (one window, or windows not placed); 0.0 without vectors."""
+    if stored is None or vector is None or not len(stored):
+        return (0.0,) * len(units)
+    best = float(np.max(np.asarray(stored, dtype=np.float32) @ np.asarray(vector, np.float32)))
+    return tuple(max((c for w, c in windows if _overlaps(w, u)), default=best) for u in units)
+
+
+def with_unit_vectors(
+    results: Sequence[SearchResult],
+    offered: dict[int, UnitEvidence],
+    embed_units: UnitEmbedder,
+    vector: np.ndarray,
+) -> dict[int, UnitEvidence]:
+    """``offered`` with each unit's semantic signal its own text's cosine to ``vector``,
+    every unit of every result embedded in one call."""
+    texts = [
+        results[position].content[start:end]
+        for position, found in offered.items()
+        if not found.cited
+        for start, end in found.units
+    ]
+    if not texts:
+        return offered
+    cosines = iter(np.asarray(embed_units(texts), np.float32) @ np.asarray(vector, np.float32))
+    return {
+        position: found
+        if found.cited
+        else replace(found, semantic=tuple(float(next(cosines)) for _ in found.units))
+        for position, found in offered.items()
+    }

@@ -63,11 +63,17 @@ def matches(document: DocumentRecord, wanted: Mapping[str, set[str]]) -> bool:
     )
 
 
+def matching_sources(documents: Sequence[DocumentRecord], where: Where) -> list[str]:
+    """The sources of the documents matching ``where`` (none is an empty list)."""
+    wanted = _wanted(where)
+    return [d.source for d in documents if matches(d, wanted)]
+
+
 def sources_where(documents: Sequence[DocumentRecord], where: Where) -> list[str]:
     """The sources of the documents matching ``where``; a filter that matches none is a
     :class:`NotFoundError` naming the values the index holds for its keys."""
     wanted = _wanted(where)
-    found = [d.source for d in documents if matches(d, wanted)]
+    found = matching_sources(documents, where)
     if found:
         return found
     held = []

@@ -305,15 +305,21 @@ class Records(Protocol):
         ``sources`` when given (a key lookup per document)."""
         ...
 
-    def section_holders(self, section_id: str, limit: int) -> list[str]:
+    def section_holders(
+        self, section_id: str, limit: int, sources: Sequence[str] | None = None
+    ) -> list[str]:
         """The sources, in order, of the first ``limit`` documents with a section of this
         id that has text in the index: which document a bare id means, without reading
-        the section of every document that has one ("article-3" in 43,600 acts)."""
+        the section of every document that has one ("article-3" in 43,600 acts). Only
+        documents of ``sources`` when given."""
         ...
 
-    def count_sections(self, section_ids: Sequence[str], limit: int) -> int:
+    def count_sections(
+        self, section_ids: Sequence[str], limit: int, sources: Sequence[str] | None = None
+    ) -> int:
         """How many sections have one of these ids, counted no further than ``limit`` (a
-        number 40,000 documents have is not counted through)."""
+        number 40,000 documents have is not counted through); only in ``sources`` when
+        given."""
         ...
 
     def chunks_under(self, section_id: str, filt: SearchFilter | None = None) -> list[StoredChunk]:
@@ -371,8 +377,9 @@ class Records(Protocol):
 class Lexical(Protocol):
     """The lexical index over the terms of the store's analyzer: :attr:`Capability.LEXICAL`."""
 
-    def doc_freq(self, terms: Sequence[str]) -> dict[str, int]:
-        """How many chunks hold each analysed term in the lexical index."""
+    def doc_freq(self, terms: Sequence[str], filt: SearchFilter | None = None) -> dict[str, int]:
+        """How many chunks hold each analysed term in the lexical index (of the chunks
+        ``filt`` matches, when given)."""
         ...
 
     def keyword_search(self, terms: Sequence[str], k: int, filt: SearchFilter | None) -> list[Hit]:

@@ -410,6 +410,9 @@ class RecordsContract(StoreFixtures):
             expected = [s.source for s in filled.sections(section_id) if s.chunk_id]
             for limit in (1, 2, 10):
                 assert filled.section_holders(section_id, limit) == expected[:limit]
+        assert filled.section_holders("article-1", 10, ["a.md", "c.md"]) == ["a.md"]
+        assert filled.section_holders("article-1", 10, ["b.md"]) == []
+        assert filled.section_holders("article-1", 10, []) == []
 
     def test_chunks_of_sections_and_under(self, filled: Store) -> None:
         assert _ids(c.chunk for c in filled.chunks_of_sections(["article-17"])) == ["a.md#2"]
@@ -437,6 +440,8 @@ class RecordsContract(StoreFixtures):
         assert filled.count_sections(ids, 10) == 3
         assert filled.count_sections(ids, 2) == 2
         assert filled.count_sections(["nowhere"], 10) == filled.count_sections([], 10) == 0
+        assert filled.count_sections(ids, 10, ["b.md"]) == 1  # article-2 alone
+        assert filled.count_sections(ids, 10, []) == 0
 
     def test_sections_and_headings(self, filled: Store) -> None:
         (article,) = filled.sections("article-17")
@@ -530,6 +535,10 @@ class LexicalContract(StoreFixtures):
             assert hit.score == pytest.approx(by_id[hit.chunk_id], rel=1e-3)
         assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
         assert filled.doc_freq(query) == {t: sum(t in d for d in documents) for t in query}
+        filt = SearchFilter(sources=("a.md",))
+        within = [d for s, d in zip(chunks, documents, strict=True) if filt.matches(s.chunk)]
+        counted = {t: sum(t in d for d in within) for t in query}
+        assert filled.doc_freq(query, filt) == counted != filled.doc_freq(query)
         assert len(filled.keyword_search(query, 2, None)) == 2
         assert filled.keyword_search([], 10, None) == []
 

@@ -263,19 +263,24 @@ class Bm25Index:
     def count(self) -> int:
         return self._live_index().searcher().num_docs
 
-    def doc_freq(self, terms: list[str], without: Sequence[str] = ()) -> dict[str, int]:
-        """How many documents hold each term (those of the sources ``without`` left out)."""
+    def doc_freq(
+        self, terms: list[str], without: Sequence[str] = (), filt: SearchFilter | None = None
+    ) -> dict[str, int]:
+        """How many documents hold each term (those of the sources ``without`` left out;
+        only those ``filt`` matches, when given)."""
         searcher = self._live_index().searcher()
-        if not without:
+        filtered = filt is not None and not filt.empty
+        if not without and not filtered:
             return {term: searcher.doc_freq("body", term) for term in terms}
-        return {
-            term: searcher.search(
-                self._without(Query.term_query(self._schema, "body", term), without),
-                limit=1,
-                count=True,
-            ).count
-            for term in terms
-        }
+        found = {}
+        for term in terms:
+            query = self._without(Query.term_query(self._schema, "body", term), without)
+            if filtered:
+                query = Query.boolean_query(
+                    [(Occur.Must, query), (Occur.Must, self._filter_query(filt))]
+                )
+            found[term] = searcher.search(query, limit=1, count=True).count
+        return found
 
     def search(
         self,

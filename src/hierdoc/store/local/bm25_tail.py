@@ -44,9 +44,9 @@ class TailedBm25:
     def damage(self) -> str | None:
         return self.base.damage()
 
-    def doc_freq(self, terms: list[str]) -> dict[str, int]:
-        found = self.base.doc_freq(terms, without=self._changed)
-        more = self._tail.doc_freq(terms)
+    def doc_freq(self, terms: list[str], filt: SearchFilter | None = None) -> dict[str, int]:
+        found = self.base.doc_freq(terms, without=self._changed, filt=filt)
+        more = self._tail.doc_freq(terms, filt=filt)
         return {term: found[term] + more[term] for term in terms}
 
     def search(self, terms: list[str], k: int, filt: SearchFilter | None = None) -> list[Hit]:

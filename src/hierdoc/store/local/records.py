@@ -470,24 +470,30 @@ class RecordStore(ContextRows):
             ).fetchall()
         return [(source, chunk_id, section_id) for source, chunk_id, section_id in rows]
 
-    def section_holders(self, section_id: str, limit: int) -> list[str]:
+    def section_holders(
+        self, section_id: str, limit: int, sources: Sequence[str] | None = None
+    ) -> list[str]:
+        within, params = _within_sources(sources)
         with self._lock:
             rows = self._db.execute(
-                "SELECT source FROM sections WHERE section_id = ? AND chunk_id IS NOT NULL "
-                "ORDER BY source LIMIT ?",
-                (section_id, limit),
+                "SELECT source FROM sections WHERE section_id = ? AND chunk_id IS NOT NULL"
+                f"{within} ORDER BY source LIMIT ?",
+                [section_id, *params, limit],
             ).fetchall()
         return [row[0] for row in rows]
 
-    def count_sections(self, section_ids: Sequence[str], limit: int) -> int:
+    def count_sections(
+        self, section_ids: Sequence[str], limit: int, sources: Sequence[str] | None = None
+    ) -> int:
         if not section_ids:
             return 0
         marks = ",".join("?" * len(section_ids))
+        within, params = _within_sources(sources)
         with self._lock:
             row = self._db.execute(
                 "SELECT count(*) FROM (SELECT 1 FROM sections "
-                f"WHERE section_id IN ({marks}) LIMIT ?)",
-                [*section_ids, limit],
+                f"WHERE section_id IN ({marks}){within} LIMIT ?)",
+                [*section_ids, *params, limit],
             ).fetchone()
         return int(row[0])
 
@@ -786,3 +792,10 @@ class RecordStore(ContextRows):
                     "crossrefs",
                 )
             }
+
+
+def _within_sources(sources: Sequence[str] | None) -> tuple[str, list[str]]:
+    """A condition keeping the rows of ``sources`` (one JSON parameter, however many)."""
+    if sources is None:
+        return "", []
+    return " AND source IN (SELECT value FROM json_each(?))", [json.dumps(list(sources))]

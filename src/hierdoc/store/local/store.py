@@ -705,11 +705,15 @@ class LocalStore:
     ) -> list[tuple[str, str, str]]:
         return self.records.section_starts(section_ids, sources)
 
-    def section_holders(self, section_id: str, limit: int) -> list[str]:
-        return self.records.section_holders(section_id, limit)
+    def section_holders(
+        self, section_id: str, limit: int, sources: Sequence[str] | None = None
+    ) -> list[str]:
+        return self.records.section_holders(section_id, limit, sources)
 
-    def count_sections(self, section_ids: Sequence[str], limit: int) -> int:
-        return self.records.count_sections(section_ids, limit)
+    def count_sections(
+        self, section_ids: Sequence[str], limit: int, sources: Sequence[str] | None = None
+    ) -> int:
+        return self.records.count_sections(section_ids, limit, sources)
 
     def chunks_under(self, section_id: str, filt: SearchFilter | None = None) -> list[StoredChunk]:
         found = self.records.chunks(self.chunk_ids_under(section_id, filt))
@@ -783,9 +787,9 @@ class LocalStore:
 
     # retrieval
 
-    def doc_freq(self, terms: Sequence[str]) -> dict[str, int]:
+    def doc_freq(self, terms: Sequence[str], filt: SearchFilter | None = None) -> dict[str, int]:
         self.refresh()
-        return self.bm25.doc_freq(list(terms))
+        return self.bm25.doc_freq(list(terms), filt=filt)
 
     def keyword_search(self, terms: Sequence[str], k: int, filt: SearchFilter | None) -> list[Hit]:
         self.refresh()

@@ -120,10 +120,18 @@ def phrase_search(
     return [Hit(chunk_id, float(score)) for chunk_id, score in rows]
 
 
-def doc_freq(conn: psycopg.Connection, terms: Sequence[str]) -> dict[str, int]:
-    found = dict(
-        conn.execute(
-            "SELECT term, df FROM term_stats WHERE term = ANY(%s)", (list(terms),)
-        ).fetchall()
-    )
+def doc_freq(
+    conn: psycopg.Connection, terms: Sequence[str], filt: SearchFilter | None = None
+) -> dict[str, int]:
+    """Chunks holding each term: the kept statistics, or counted among the chunks ``filt``
+    matches."""
+    if filt is None or filt.empty:
+        query, params = "SELECT term, df FROM term_stats WHERE term = ANY(%(terms)s)", {}
+    else:
+        where, params = filter_sql(filt, "c")
+        query = (
+            "SELECT p.term, count(*) FROM postings p JOIN chunks c USING (chunk_id) "
+            f"WHERE p.term = ANY(%(terms)s) AND {where} GROUP BY p.term"
+        )
+    found = dict(conn.execute(query, {**params, "terms": list(terms)}).fetchall())
     return {term: int(found.get(term, 0)) for term in terms}

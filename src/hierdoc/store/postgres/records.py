@@ -94,12 +94,15 @@ def section_starts(
     return [(source, chunk_id, section_id) for source, chunk_id, section_id in rows]
 
 
-def section_holders(conn: psycopg.Connection, section_id: str, limit: int) -> list[str]:
+def section_holders(
+    conn: psycopg.Connection, section_id: str, limit: int, sources: Sequence[str] | None = None
+) -> list[str]:
+    within = "" if sources is None else " AND source = ANY(%(sources)s)"
     return first_column(
         conn,
-        "SELECT source FROM sections WHERE section_id = %s AND chunk_id IS NOT NULL "
-        "ORDER BY source LIMIT %s",
-        (section_id, limit),
+        "SELECT source FROM sections WHERE section_id = %(id)s AND chunk_id IS NOT NULL"
+        f"{within} ORDER BY source LIMIT %(limit)s",
+        {"id": section_id, "limit": limit, "sources": list(sources or ())},
     )
 
 
@@ -108,12 +111,19 @@ def first_column(conn: psycopg.Connection, sql: str, params: Any) -> list[Any]:
     return [row[0] for row in conn.execute(sql, params).fetchall()]
 
 
-def count_sections(conn: psycopg.Connection, section_ids: Sequence[str], limit: int) -> int:
+def count_sections(
+    conn: psycopg.Connection,
+    section_ids: Sequence[str],
+    limit: int,
+    sources: Sequence[str] | None = None,
+) -> int:
     if not section_ids:
         return 0
+    within = "" if sources is None else " AND source = ANY(%(sources)s)"
     row = conn.execute(
-        "SELECT count(*) FROM (SELECT 1 FROM sections WHERE section_id = ANY(%s) LIMIT %s) s",
-        (list(section_ids), limit),
+        "SELECT count(*) FROM (SELECT 1 FROM sections WHERE section_id = ANY(%(ids)s)"
+        f"{within} LIMIT %(limit)s) s",
+        {"ids": list(section_ids), "limit": limit, "sources": list(sources or ())},
     ).fetchone()
     return int(row[0]) if row else 0
 

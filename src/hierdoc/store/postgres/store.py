@@ -327,11 +327,15 @@ class PostgresStore:
     ) -> list[tuple[str, str, str]]:
         return self._read(records.section_starts, section_ids, sources)
 
-    def section_holders(self, section_id: str, limit: int) -> list[str]:
-        return self._read(records.section_holders, section_id, limit)
+    def section_holders(
+        self, section_id: str, limit: int, sources: Sequence[str] | None = None
+    ) -> list[str]:
+        return self._read(records.section_holders, section_id, limit, sources)
 
-    def count_sections(self, section_ids: Sequence[str], limit: int) -> int:
-        return self._read(records.count_sections, section_ids, limit)
+    def count_sections(
+        self, section_ids: Sequence[str], limit: int, sources: Sequence[str] | None = None
+    ) -> int:
+        return self._read(records.count_sections, section_ids, limit, sources)
 
     def chunks_under(self, section_id: str, filt: SearchFilter | None = None) -> list[StoredChunk]:
         return self._read(records.chunks_under, section_id, filt)
@@ -426,8 +430,8 @@ class PostgresStore:
 
     # retrieval
 
-    def doc_freq(self, terms: Sequence[str]) -> dict[str, int]:
-        return self._read(lexical.doc_freq, terms) if terms else {}
+    def doc_freq(self, terms: Sequence[str], filt: SearchFilter | None = None) -> dict[str, int]:
+        return self._read(lexical.doc_freq, terms, filt) if terms else {}
 
     def keyword_search(self, terms: Sequence[str], k: int, filt: SearchFilter | None) -> list[Hit]:
         return self._read(lexical.keyword_search, terms, k, filt)

@@ -1,0 +1,217 @@
+"""The cost of authentication and document scopes per request.
+
+1. **The token check**, in-process: a request to a small Starlette app through
+   :func:`hierdoc.auth.protect` (the SDK's bearer backend, the hashed-token lookup and
+   the 401 guard: what the MCP endpoint runs) against the same app unprotected, requests
+   of the two interleaved, over httpx's ASGI transport (no sockets, so the network's
+   noise is not in it); and ``HierdocTokenVerifier.check`` alone, for 1, 100 and 1,000
+   configured tokens and for an RS256 JWT.
+2. **Scoped tool calls**: the agent tools over a synthetic corpus (the scale harness's
+   acts, stand-in embedder), on the whole index and on views scoped to 10% and 90% of
+   its documents (a ``where`` on metadata, as a token's scope), calls of the three
+   interleaved, warm.
+
+    python benchmarks/auth_cost.py [--acts 400] [--requests 2000] [--calls 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import httpx  # noqa: E402
+import jwt  # noqa: E402
+import scale  # noqa: E402
+from cryptography.hazmat.primitives import serialization  # noqa: E402
+from cryptography.hazmat.primitives.asymmetric import rsa  # noqa: E402
+from starlette.applications import Starlette  # noqa: E402
+from starlette.responses import JSONResponse  # noqa: E402
+from starlette.routing import Route  # noqa: E402
+
+from hierdoc import Index, Settings  # noqa: E402
+from hierdoc.auth import (  # noqa: E402
+    HierdocTokenVerifier,
+    IndexViews,
+    ScopedAccessToken,
+    new_token,
+    protect,
+)
+from hierdoc.config import AuthSettings, TokenEntry  # noqa: E402
+from hierdoc.errors import HierdocError  # noqa: E402
+from hierdoc.search.scoped import DocumentFilter, DocumentScope  # noqa: E402
+from hierdoc.tools import call_tool  # noqa: E402
+
+ISSUER = "https://issuer.example.com"
+
+
+def _us(samples: list[float]) -> float:
+    return statistics.median(samples) * 1e6
+
+
+def token_settings(count: int) -> tuple[AuthSettings, str]:
+    tokens = [new_token() for _ in range(count)]
+    entries = [TokenEntry(name=f"t{i}", sha256=digest) for i, (_, digest) in enumerate(tokens)]
+    return AuthSettings(tokens=entries), tokens[-1][0]
+
+
+def check_costs(rounds: int, folder: Path) -> dict[str, float]:
+    """Median µs of ``HierdocTokenVerifier.check`` per kind of token."""
+    found = {}
+    for count in (1, 100, 1000):
+        settings, token = token_settings(count)
+        verifier = HierdocTokenVerifier(settings)
+        found[f"hashed token, {count} configured"] = _us(_timed(verifier.check, token, rounds))
+        found[f"wrong token, {count} configured"] = _us(_timed(verifier.check, "x" * 47, rounds))
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = folder / "issuer.pem"
+    pem.write_bytes(
+        key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+    )
+    issuer = {"issuer": ISSUER, "audience": "hierdoc", "key_file": str(pem)}
+    verifier = HierdocTokenVerifier(AuthSettings(jwt=issuer))
+    claims = {"iss": ISSUER, "aud": "hierdoc", "sub": "a", "exp": int(time.time()) + 3600}
+    signed = jwt.encode(claims, key, algorithm="RS256")
+    found["RS256 JWT"] = _us(_timed(verifier.check, signed, max(rounds // 10, 50)))
+    return found
+
+
+def _timed(run, argument, rounds: int) -> list[float]:
+    samples = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        run(argument)
+        samples.append(time.perf_counter() - started)
+    return samples
+
+
+async def request_costs(requests: int) -> dict[str, float]:
+    """Median µs of one request to the app unprotected and through :func:`protect`."""
+
+    async def hello(request):
+        return JSONResponse({"ok": True})
+
+    settings, token = token_settings(10)
+    app = Starlette(routes=[Route("/", hello)])
+    guarded = protect(app, HierdocTokenVerifier(settings))
+    headers = {"authorization": f"Bearer {token}"}
+    plain_client = httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url="http://t")
+    guarded_client = httpx.AsyncClient(
+        transport=httpx.ASGITransport(guarded), base_url="http://t", headers=headers
+    )
+    samples: dict[str, list[float]] = {"unprotected": [], "protect()": [], "refused (401)": []}
+    async with plain_client, guarded_client:
+        for _ in range(requests):
+            for name, client, extra in (
+                ("unprotected", plain_client, {}),
+                ("protect()", guarded_client, {}),
+                ("refused (401)", guarded_client, {"authorization": "Bearer wrong"}),
+            ):
+                started = time.perf_counter()
+                answer = await client.get("/", headers=extra)
+                samples[name].append(time.perf_counter() - started)
+                assert answer.status_code == (401 if extra else 200)
+    return {name: _us(values) for name, values in samples.items()}
+
+
+def tagged_corpus(folder: Path, acts: int) -> Path:
+    """The scale harness's acts, each with front matter: ``team: a`` for one act in ten."""
+    corpus = folder / "corpus"
+    corpus.mkdir()
+    scale.write_corpus(corpus, acts)
+    for number, path in enumerate(sorted(corpus.glob("*.md"))):
+        team = "a" if number % 10 == 0 else "b"
+        path.write_text(f"---\nteam: {team}\n---\n" + path.read_text())
+    return corpus
+
+
+def tool_calls(acts: int) -> list[tuple[str, dict]]:
+    calls: list[tuple[str, dict]] = [("list_documents", {})]
+    for query in scale.queries(8, acts):
+        calls.append(("search", {"query": query}))
+        calls.append(("search", {"query": query, "mode": "keyword"}))
+    calls += [("get_section", {"id": "article-3-2"}), ("references", {"id": "article-4"})]
+    calls += [("define", {"term": "Term 0-1"}), ("get_section", {"id": "Article 7(1)"})]
+    return calls
+
+
+def scoped_costs(folder: Path, acts: int, rounds: int) -> tuple[dict[str, dict[str, float]], int]:
+    """Median ms per tool on the whole index and on views scoped to 10% and 90% of it."""
+    corpus = tagged_corpus(folder, acts)
+    embedder = scale.StandInEmbedder()
+    with Index.open(folder / "index", Settings(), embedder=embedder, mode="w") as index:  # type: ignore[arg-type]
+        index.ingest(corpus)
+        chunks = index.stats().chunks
+        views = IndexViews(index)
+        indexes = {
+            "whole index": index,
+            "10% of documents": views.for_access(_access(_team("a"))),
+            "90% of documents": views.for_access(_access(_team("b"))),
+        }
+        calls = tool_calls(acts)
+        samples: dict[str, dict[str, list[float]]] = {
+            name: {tool: [] for tool, _ in calls} for name in indexes
+        }
+        for round_number in range(rounds + 1):
+            for tool, arguments in calls:
+                for name, view in indexes.items():
+                    started = time.perf_counter()
+                    with contextlib.suppress(HierdocError):  # a NotFound answer costs time too
+                        call_tool(view, tool, arguments)
+                    if round_number:  # the first round warms every view up
+                        samples[name][tool].append(time.perf_counter() - started)
+    table = {
+        name: {tool: statistics.median(values) * 1000 for tool, values in per_tool.items()}
+        for name, per_tool in samples.items()
+    }
+    return table, chunks
+
+
+def _team(team: str) -> DocumentScope:
+    return DocumentScope((DocumentFilter.of(where={"team": team}),))
+
+
+def _access(scope: DocumentScope) -> ScopedAccessToken:
+    return ScopedAccessToken(token="-", client_id="bench", scopes=[], documents=scope)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--acts", type=int, default=400)
+    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--calls", type=int, default=30)
+    args = parser.parse_args()
+    print(f"{date.today()}, {platform.processor() or platform.machine()}, Python "
+          f"{platform.python_version()}")  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="hierdoc-auth-") as work:
+        folder = Path(work)
+        print("\n| check | µs per call (median) |\n|---|---:|")
+        for name, value in check_costs(args.requests, folder).items():
+            print(f"| {name} | {value:.1f} |")
+        requests = asyncio.run(request_costs(args.requests))
+        print("\n| request (in-process ASGI) | µs (median) |\n|---|---:|")
+        for name, value in requests.items():
+            print(f"| {name} | {value:.1f} |")
+        extra = requests["protect()"] - requests["unprotected"]
+        print(f"| protect() minus unprotected | {extra:.1f} |")
+        table, chunks = scoped_costs(folder, args.acts, args.calls)
+    names = list(table)
+    print(f"\n{args.acts} acts, {chunks} chunks; ms per call (median over the tool's calls)")
+    print("| tool | " + " | ".join(names) + " |\n|---|" + "---:|" * len(names))
+    for tool in table[names[0]]:
+        print(f"| {tool} | " + " | ".join(f"{table[n][tool]:.2f}" for n in names) + " |")
+
+
+if __name__ == "__main__":
+    main()
