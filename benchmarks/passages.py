@@ -107,7 +107,8 @@ def _passages(index: Index, execution: Execution, settings: SearchSettings) -> S
     """The passages of a copy of ``execution``'s results, chosen with ``settings``."""
     plan = replace(execution.plan, settings=settings)
     fresh = replace(execution, plan=plan, response=copy.deepcopy(execution.response))
-    add_passages(index.store, fresh, index.model_name)
+    units = index.embed_units if settings.passage_results else None
+    add_passages(index.store, fresh, index.model_name, units)
     return fresh.response
 
 

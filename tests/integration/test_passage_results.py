@@ -4,8 +4,12 @@ MCP tool)."""
 
 from __future__ import annotations
 
+import pytest
+
+from hierdoc.config import SearchPolicy
 from hierdoc.models import Passage, SearchResponse, SearchResult
-from hierdoc.search.passage_sets import passage_set, rank_passages
+from hierdoc.search.passage_ranking import UnitEvidence, rank_units
+from hierdoc.search.passage_sets import passage_set
 from hierdoc.search.passages import QueryEvidence, match_chunk, sentence_units, unit_parents
 from hierdoc.tools.logic import run_search
 from tests.integration.test_passages import gdpr  # noqa: F401  (the module's GDPR index fixture)
@@ -60,29 +64,60 @@ def test_a_heading_matching_the_query_lifts_the_sentences_under_it() -> None:
     assert match.passage.text.startswith("On request all materials")
 
 
-def _result(chunk_id: str, score: float, passages: list[Passage]) -> SearchResult:
-    content = "x" * 400
+TWO = (
+    "The term of this Agreement is two years.\n\n"
+    "Each party bears its own costs under this Agreement."
+)
+
+
+def _result(chunk_id: str, score: float) -> SearchResult:
+    passage = Passage(TWO[:40], 0, 40)
     return SearchResult(
-        chunk_id, "doc.md", "Doc", [], "s", "", "content", content, score, {}, {},
-        passage=passages[0], passages=passages, highlights=[(0, 5), (200, 210)],
+        chunk_id, "doc.md", "Doc", [], "s", "", "content", TWO, score, {}, {},
+        passage=passage, passages=[passage], highlights=[(0, 8), (56, 61)],
     )  # fmt: skip
 
 
-def test_passages_rank_by_result_score_times_their_share() -> None:
-    first = _result("a", 1.0, [Passage("x" * 50, 0, 50), Passage("x" * 50, 190, 240)])
-    second = _result("b", 0.9, [Passage("x" * 50, 100, 150)])
-    response = SearchResponse("q", "hybrid", False, [first, second])
-    ranked = rank_passages(response, {0: [1.0, 0.8], 1: [1.0]}, 3)
-    assert [(r.chunk_id, r.passage.start) for r in ranked.results] == [
-        ("a", 0),
-        ("b", 100),
-        ("a", 190),
-    ]
-    assert [r.score for r in ranked.results] == [1.0, 0.9, 0.8]
+def _evidence(lexical: tuple[float, float], semantic: tuple[float, float]) -> UnitEvidence:
+    units = sentence_units(TWO)
+    return UnitEvidence(units, (1.0, 0.5), lexical, semantic)
+
+
+def test_passages_rank_by_their_own_evidence_across_results() -> None:
+    response = SearchResponse("q", "hybrid", False, [_result("a", 1.0), _result("b", 0.9)])
+    evidence = {
+        0: _evidence((0.0, 1.0), (0.2, 0.3)),
+        1: _evidence((6.0, 0.0), (0.6, 0.1)),
+    }
+    policy = SearchPolicy(result_passage_min_chars=0)
+    ranked = rank_units(response, evidence, 3, policy)
+    # the second result's first sentence holds the query's terms and is nearest in meaning
+    assert [(r.chunk_id, r.passage.text) for r in ranked.results][0] == (
+        "b",
+        "The term of this Agreement is two years.",
+    )
+    assert [r.score for r in ranked.results] == sorted(
+        (r.score for r in ranked.results), reverse=True
+    )
+    assert ranked.results[0].score == 1.0
     assert all(r.passages == [r.passage] for r in ranked.results)
-    assert ranked.results[0].highlights == [(0, 5)]
-    assert ranked.results[2].highlights == [(200, 210)]
-    assert len(rank_passages(response, {0: [1.0, 0.8], 1: [1.0]}, 2).results) == 2
+    assert ranked.results[0].highlights == [(0, 8)]
+
+
+def test_a_short_unit_takes_in_a_neighbour_and_passages_never_overlap() -> None:
+    response = SearchResponse("q", "hybrid", False, [_result("a", 1.0)])
+    evidence = {0: _evidence((5.0, 1.0), (0.5, 0.4))}
+    ranked = rank_units(response, evidence, 5, SearchPolicy(result_passage_min_chars=60))
+    # the first sentence (40 characters) grows to both; nothing is left for a second passage
+    assert [r.passage.text for r in ranked.results] == [TWO]
+
+
+def test_a_cited_sections_passage_comes_first() -> None:
+    response = SearchResponse("q", "hybrid", False, [_result("a", 1.0), _result("b", 0.9)])
+    evidence = {0: _evidence((5.0, 1.0), (0.5, 0.4)), 1: UnitEvidence((), (), (), (), True)}
+    ranked = rank_units(response, evidence, 2, SearchPolicy(result_passage_min_chars=0))
+    assert [r.chunk_id for r in ranked.results] == ["b", "a"]
+    assert ranked.results[0].passage == response.results[1].passage
 
 
 def test_search_returns_passages_as_results(gdpr) -> None:  # noqa: F811
@@ -98,8 +133,12 @@ def test_search_returns_passages_as_results(gdpr) -> None:  # noqa: F811
         assert result.passages == [result.passage]
         assert result.content[result.passage.start : result.passage.end] == result.passage.text
         assert result.section_id in result.sections
-    # the first passage is the first chunk's best one
-    assert ranked.results[0].passage == chunks.results[0].passage
+    # a passage is whole sentences, none overlapping another of its chunk
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for result in ranked.results:
+        start, end = result.passage.start, result.passage.end
+        assert all(end <= s or e <= start for s, e in spans.get(result.chunk_id, []))
+        spans.setdefault(result.chunk_id, []).append((start, end))
     assert sum(len(r.passage.text) for r in ranked.results) < sum(
         len(r.content) for r in chunks.results
     )
@@ -113,3 +152,34 @@ def test_the_search_tool_returns_passages_as_results(gdpr) -> None:  # noqa: F81
     assert all(r["passages"] == [r["passage"]] for r in results)
     direct = gdpr.search(query, top_k=3, passage_results=True)
     assert [r["passage"]["start"] for r in results] == [r.passage.start for r in direct.results]
+
+
+def test_each_unit_takes_its_own_texts_cosine_when_units_are_embedded() -> None:
+    import numpy as np
+
+    from hierdoc.search.passages import with_unit_vectors
+
+    results = [_result("a", 1.0), _result("b", 0.9)]
+    offered = {
+        0: _evidence((0.0, 0.0), (0.5, 0.5)),
+        1: UnitEvidence((), (), (), (), cited=True),
+    }
+    axes = {"The term of this Agreement is two years.": [1.0, 0.0]}
+
+    def embed(texts):
+        return np.asarray([axes.get(t, [0.0, 1.0]) for t in texts], dtype=np.float32)
+
+    found = with_unit_vectors(results, offered, embed, np.asarray([0.6, 0.8], np.float32))
+    assert found[0].semantic == pytest.approx((0.6, 0.8))
+    assert found[1] is offered[1]
+    response = SearchResponse("q", "hybrid", False, results[:1])
+    ranked = rank_units(response, found, 1, SearchPolicy(result_passage_min_chars=0))
+    assert ranked.results[0].passage.text.startswith("Each party bears")
+
+
+def test_passage_scores_fall_towards_the_weakest_candidate_not_the_last_returned() -> None:
+    response = SearchResponse("q", "hybrid", False, [_result("a", 1.0), _result("b", 0.5)])
+    evidence = {0: _evidence((5.0, 1.0), (0.5, 0.4)), 1: _evidence((0.0, 0.0), (0.1, 0.1))}
+    ranked = rank_units(response, evidence, 2, SearchPolicy(result_passage_min_chars=0))
+    assert [r.chunk_id for r in ranked.results] == ["a", "a"]
+    assert ranked.results[0].score == 1.0 and 0.0 < ranked.results[1].score < 1.0

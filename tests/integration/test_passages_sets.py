@@ -68,14 +68,14 @@ def test_a_cited_section_passage_stands_alone(gdpr) -> None:  # noqa: F811
 
 
 def test_search_results_carry_their_passages_best_first(gdpr) -> None:  # noqa: F811
-    response = gdpr.search("right to erasure of personal data", top_k=5)
+    response = gdpr.search("right to erasure of personal data", top_k=10)
     several = 0
     for result in response.results:
         assert result.passages[0] == result.passage
         assert sum(len(p.text) for p in result.passages) <= max(1200, len(result.passage.text))
         several += len(result.passages) > 1
     assert several, "no result had a further passage"
-    alone = gdpr.search("right to erasure of personal data", top_k=5, passage_set_chars=0)
+    alone = gdpr.search("right to erasure of personal data", top_k=10, passage_set_chars=0)
     assert all(r.passages == [r.passage] for r in alone.results)
     data = response.to_dict()["results"][0]
     assert data["passages"][0] == data["passage"]
@@ -85,7 +85,7 @@ def test_mcp_text_shows_each_passage_in_reading_order(gdpr) -> None:  # noqa: F8
     from hierdoc.tools.catalogue import check_output
     from hierdoc.tools.render import render_search
 
-    response = gdpr.search("right to erasure of personal data", top_k=5)
+    response = gdpr.search("right to erasure of personal data", top_k=10)
     data = check_output("search", response.to_dict())
     text = render_search(data, {})
     rank, result = next((i, r) for i, r in enumerate(response.results, 1) if len(r.passages) > 1)

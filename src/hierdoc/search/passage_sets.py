@@ -14,18 +14,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ..config import DEFAULT_POLICY, SearchPolicy
-from ..models import Passage, SearchResponse, SearchResult
+from ..config import DEFAULT_POLICY, SearchPolicy, SearchSettings
+from ..models import Passage
 
 if TYPE_CHECKING:
     from .passages import ChunkMatch
 
 Span = tuple[int, int]
 
-DEFAULT_SET_CHARS = 1200
+DEFAULT_SET_CHARS: int = SearchSettings.model_fields["passage_set_chars"].default
 """Characters of all of a result's passages together (the best one included)."""
 _HEADING = re.compile(r"#{1,6}\s")
 
@@ -67,52 +66,6 @@ def passage_set(
         blocked.update(range(first - 1, last + 2))
         left -= end - start
     return chosen
-
-
-def passage_shares(match: ChunkMatch, passages: Sequence[Passage]) -> list[float]:
-    """How well each of a result's ``passages`` matches, as a share of its best one: the
-    best score of a sentence in it over the best in the first passage (1.0 for the first,
-    and for every passage when no sentence scores)."""
-    units, scores = match.units, match.scores
-
-    def best(passage: Passage) -> float:
-        inside = [scores[i] for i, u in enumerate(units) if passage.start <= u[0] < passage.end]
-        return max(inside, default=0.0)
-
-    top = best(passages[0]) if scores and passages else 0.0
-    if top <= 0:
-        return [1.0] * len(passages)
-    return [1.0, *(min(1.0, best(p) / top) for p in passages[1:])]
-
-
-def rank_passages(
-    response: SearchResponse,
-    shares: dict[int, list[float]],
-    top_k: int,
-    policy: SearchPolicy = DEFAULT_POLICY,
-) -> SearchResponse:
-    """The response with one result per passage, ranked at the passage level: each of a
-    result's ``passages`` scores its result's score times its share (:func:`passage_shares`,
-    ``shares`` by result position) to the policy's ``result_share_power``, ties in result
-    then passage order; the best ``top_k``.
-    Each keeps its chunk (content, section, scores) with ``passage`` and ``passages`` that
-    one passage, and the highlights inside it."""
-    scored = []
-    for position, result in enumerate(response.results):
-        for order, (passage, share) in enumerate(
-            zip(result.passages or [result.passage], shares.get(position, [1.0]), strict=False)
-        ):
-            if passage is not None:
-                score = result.score * share**policy.result_share_power
-                scored.append((-score, position, order, result, passage))
-    scored.sort(key=lambda item: item[:3])
-    results = [_one_passage(item[3], item[4], -item[0]) for item in scored[:top_k]]
-    return replace(response, results=results)
-
-
-def _one_passage(result: SearchResult, passage: Passage, score: float) -> SearchResult:
-    inside = [h for h in result.highlights if passage.start <= h[0] and h[1] <= passage.end]
-    return replace(result, score=score, passage=passage, passages=[passage], highlights=inside)
 
 
 def _grow_free(

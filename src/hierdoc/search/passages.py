@@ -24,10 +24,9 @@ A result's further passages, from the same sentence scores, are chosen in
 
 from __future__ import annotations
 
-import math
 import re
 from bisect import bisect_left
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 
@@ -37,21 +36,23 @@ from ..config import DEFAULT_POLICY, SearchPolicy, SearchSettings
 from ..models import Passage, SearchResponse, SearchResult, SectionRecord, StoredChunk
 from ..pipeline.embed import DEFAULT_MODEL
 from ..store.base import Store
+from ..text import bm25
 from ..text.analyze import token_spans, token_words, tokens_terms
 from ..text.sentences import sentence_spans, spans_from_cuts
 from ..text.tokenizer import Tokenizer, default_tokenizer
 from ..text.windows import cut_windows
-from .holders import begun_in, move_to_section, section_at
-from .passage_sets import passage_set, passage_shares, rank_passages
+from .holders import begun_in, first_line_at, move_to_section, section_at
+from .passage_ranking import UnitEvidence, rank_units
+from .passage_sets import passage_set
 from .per_generation import PerGeneration
 from .plan import QueryPlan
 from .searcher import Execution, keyword_terms
 
 Span = tuple[int, int]
+UnitEmbedder = Callable[[Sequence[str]], np.ndarray]
+"""Texts to their unit vectors, one row each, by the model the index's vectors are of."""
 
-DEFAULT_PASSAGE_CHARS = 1000
-BM25_K1 = 1.2
-BM25_B = 0.75
+DEFAULT_PASSAGE_CHARS: int = SearchSettings.model_fields["passage_chars"].default
 _HEADING = re.compile(r"#{1,6}\s")
 _ITEM = re.compile(
     r"\s*(?:\(?(?:[a-zA-Z]|[ivxlcIVXLC]{1,6}|\d{1,3})\)|\d{1,3}(?:\.\d{1,3})*\.?|[\u2022\u25aa\u25e6*\-\u2013])\s"
@@ -83,6 +84,8 @@ class ChunkMatch:
     scores: tuple[float, ...] = ()
     lead_ins: tuple[int | None, ...] = ()
     """Each unit's lead-in (:func:`unit_parents`), as a unit index."""
+    lexical: tuple[float, ...] = ()
+    """Each unit's BM25 with the index's idf alone (comparable across chunks)."""
     anchor: int | None = None
     """Where in ``content`` the best match begins: the cited section, else the best
     sentence, heading lines included (see hierdoc.search.holders); None when nothing in
@@ -97,7 +100,7 @@ def query_evidence(
     terms = keyword_terms(store, plan.remainder) if plan.remainder.strip() else []
     freq = store.doc_freq(terms) if terms else {}
     total = _chunk_total(store) if freq else 0
-    idf = {t: math.log(1 + (total - df + 0.5) / (df + 0.5)) for t, df in freq.items() if df > 0}
+    idf = {t: bm25.idf(total, df) for t, df in freq.items() if df > 0}
     patterns = tuple(
         _phrase_pattern(p) for p in (*plan.phrases, *plan.identifiers) if re.search(r"\w", p)
     )
@@ -115,18 +118,25 @@ def _phrase_pattern(phrase: str) -> re.Pattern[str]:
     return re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)", re.I)
 
 
-def add_passages(store: Store, execution: Execution, model: str = DEFAULT_MODEL) -> None:
+def add_passages(
+    store: Store,
+    execution: Execution,
+    model: str = DEFAULT_MODEL,
+    embed_units: UnitEmbedder | None = None,
+) -> None:
     """Set each result's ``passage``, ``passages`` (:mod:`~hierdoc.search.passage_sets`,
     ``passage_set_chars`` characters in all) and ``highlights``, from the evidence of the
     executed plan (its words, phrases, citations and vector) and the records it read. With
     the plan's ``passage_results``, ``execution.response`` becomes one result per passage,
-    ranked at the passage level (:func:`~hierdoc.search.passage_sets.rank_passages`), at
-    most ``top_k``, each naming the section its passage lies in."""
+    ranked at the passage level (:func:`~hierdoc.search.passage_ranking.rank_units`), at
+    most ``top_k``, each naming the section its passage lies in; ``embed_units`` (texts to
+    unit vectors of the index's model) gives each sentence unit its own cosine to the query,
+    else it takes its best embedding window's."""
     response, plan, vector = execution.response, execution.plan, execution.vector
     if not response.results:
         return
     budget, per_passage = plan.settings.passage_chars, plan.settings.passage_results
-    set_budget, set_policy = _set_budget(plan.settings)
+    set_budget, set_policy = plan.settings.passage_set_chars, plan.policy
     evidence = query_evidence(store, plan, response.citations, vector)
     ids = [r.chunk_id for r in response.results]
     vectors = store.vectors_of(ids) if vector is not None and model == DEFAULT_MODEL else {}
@@ -135,13 +145,15 @@ def add_passages(store: Store, execution: Execution, model: str = DEFAULT_MODEL)
         stored = store.get_chunks(ids)
     sentences = {i: stored[i].chunk.sentences for i in ids if i in stored}
     begun = begun_in(store, [stored[i] for i in dict.fromkeys(ids) if i in stored])
-    shares: dict[int, list[float]] = {}
+    offered: dict[int, UnitEvidence] = {}
     for position, result in enumerate(response.results):
         cited = cited_section(store, result, evidence.cited)
         spans = cited[1] if cited else None
         windows = _window_scores(result, vectors.get(result.chunk_id), vector)
         cuts = sentences.get(result.chunk_id)
-        match = match_chunk(result.content, evidence, budget, spans, windows, cuts)
+        match = match_chunk(
+            result.content, evidence, budget=budget, cited=spans, windows=windows, sentences=cuts
+        )
         here = begun.get(result.chunk_id, [])
         holder = cited[0] if cited else section_at(result.content, here, match.anchor)
         if holder is not None and not cited and result.chunk_id in stored:
@@ -149,23 +161,19 @@ def add_passages(store: Store, execution: Execution, model: str = DEFAULT_MODEL)
             match = section_sized(store, result, match, holder, chunk, budget, evidence.policy)
         result.passage, result.highlights = match.passage, match.highlights
         result.passages = passage_set(result.content, match, set_budget, set_policy)
-        shares[position] = passage_shares(match, result.passages)
+        if per_passage:
+            semantic = unit_cosines(match.units, windows, vectors.get(result.chunk_id), vector)
+            offered[position] = UnitEvidence(
+                match.units, match.scores, match.lexical, semantic, cited=cited is not None
+            )
         if result.chunk_id in stored:
             move_to_section(store, result, stored[result.chunk_id], holder, here)
     if per_passage:
-        ranked = rank_passages(response, shares, plan.settings.top_k, plan.policy)
+        if embed_units is not None and vector is not None:
+            offered = with_unit_vectors(response.results, offered, embed_units, vector)
+        ranked = rank_units(response, offered, plan.settings.top_k, plan.policy)
         _move_to_passages(store, ranked, stored, evidence, begun)
         execution.response = ranked
-
-
-def _set_budget(settings: SearchSettings) -> tuple[int, SearchPolicy]:
-    """The characters a result's passages may take and the policy their seeds are chosen
-    by: with results ranked at the passage level each chunk offers more, and weaker, ones."""
-    policy = settings.policy
-    if not settings.passage_results:
-        return settings.passage_set_chars, policy
-    offered = max(settings.passage_set_chars, policy.result_passage_set_chars)
-    return offered, policy.model_copy(update={"extra_passage_share": policy.result_passage_share})
 
 
 def _move_to_passages(
@@ -220,6 +228,7 @@ def section_sized(
 def match_chunk(
     content: str,
     evidence: QueryEvidence,
+    *,
     budget: int = DEFAULT_PASSAGE_CHARS,
     cited: tuple[Span, Span] | None = None,
     windows: Sequence[tuple[Span, float]] = (),
@@ -235,6 +244,7 @@ def match_chunk(
     phrases = [m.span() for p in evidence.patterns for m in p.finditer(content)]
     highlights = [(s, e) for s, e, _ in hits] + phrases + ([cited[0]] if cited else [])
     scores: list[float] = []
+    lexical: tuple[float, ...] = ()
     if cited:
         chosen = _covering(units, cited[1], budget)
         anchor = cited[0][0]
@@ -244,11 +254,12 @@ def match_chunk(
         chosen = _grow(units, scores, first, budget, content, evidence.policy)
         best = _anchor(units, scores, phrases, content, headings=True)
         anchor = units[best][0] if scores[best] > 0 or phrases else None
+        lexical = tuple(_bm25(content, units, hits, evidence.idf, 0.0))
     start, end = units[chosen[0]][0], units[chosen[1]][1]
     passage = Passage(content[start:end], start, end)
     lead_ins = unit_parents(content, units)[0]
     return ChunkMatch(
-        passage, merge_spans(highlights, content), units, tuple(scores), lead_ins, anchor
+        passage, merge_spans(highlights, content), units, tuple(scores), lead_ins, lexical, anchor
     )
 
 
@@ -467,8 +478,9 @@ def _bm25(
     weight = _local_weights(idf, per_unit, local_idf)
     scores = []
     for counts, length in zip(per_unit, lengths, strict=True):
-        norm = BM25_K1 * (1 - BM25_B + BM25_B * length / average)
-        scores.append(sum(weight[t] * tf * (BM25_K1 + 1) / (tf + norm) for t, tf in counts.items()))
+        scores.append(
+            sum(weight[t] * bm25.term_score(tf, length, average) for t, tf in counts.items())
+        )
     return scores
 
 
@@ -481,9 +493,7 @@ def _local_weights(
         for term in counts:
             found[term] = found.get(term, 0) + 1
     total = len(per_unit)
-    return {
-        t: idf[t] * math.log(1 + (total - n + 0.5) / (n + 0.5)) ** power for t, n in found.items()
-    }
+    return {t: idf[t] * bm25.idf(total, n) ** power for t, n in found.items()}
 
 
 def _rescaled(values: list[float]) -> list[float]:
@@ -599,7 +609,7 @@ def section_spans(
         chain.append(parents[0])
     cursor, start = 0, None
     for section in reversed(chain):
-        start = _find_text(content, section.text, cursor)
+        start = first_line_at(content, section.text, cursor)
         if start is not None:
             cursor = start
     if start is None:
@@ -607,19 +617,10 @@ def section_spans(
     own = (start, min(len(content), start + len(record.text.strip())))
     end = own[1]
     for child in _descendants(store, record):
-        at = _find_text(content, child.text, end - 1)
+        at = first_line_at(content, child.text, end - 1)
         if at is not None:
             end = min(len(content), at + len(child.text.strip()))
     return own, (start, end)
-
-
-def _find_text(content: str, text: str, cursor: int) -> int | None:
-    """Where the first line of a section's text occurs in ``content`` at or after ``cursor``."""
-    line = text.strip().split("\n", 1)[0][:200]
-    if not line:
-        return None
-    at = content.find(line, max(cursor, 0))
-    return at if at >= 0 else None
 
 
 def _descendants(store: Store, record: SectionRecord) -> list[SectionRecord]:
@@ -653,3 +654,42 @@ def _window_scores(
         return []
     cosines = np.asarray(windows, dtype=np.float32) @ np.asarray(vector, dtype=np.float32)
     return list(zip(spans, (float(c) for c in cosines), strict=True))
+
+
+def unit_cosines(
+    units: Sequence[Span],
+    windows: Sequence[tuple[Span, float]],
+    stored: np.ndarray | None,
+    vector: np.ndarray | None,
+) -> tuple[float, ...]:
+    """Each unit's cosine to the query: of the best embedding window covering it, else of
+    the chunk's best window (one window, or windows not placed); 0.0 without vectors."""
+    if stored is None or vector is None or not len(stored):
+        return (0.0,) * len(units)
+    best = float(np.max(np.asarray(stored, dtype=np.float32) @ np.asarray(vector, np.float32)))
+    return tuple(max((c for w, c in windows if _overlaps(w, u)), default=best) for u in units)
+
+
+def with_unit_vectors(
+    results: Sequence[SearchResult],
+    offered: dict[int, UnitEvidence],
+    embed_units: UnitEmbedder,
+    vector: np.ndarray,
+) -> dict[int, UnitEvidence]:
+    """``offered`` with each unit's semantic signal its own text's cosine to ``vector``,
+    every unit of every result embedded in one call."""
+    texts = [
+        results[position].content[start:end]
+        for position, found in offered.items()
+        if not found.cited
+        for start, end in found.units
+    ]
+    if not texts:
+        return offered
+    cosines = iter(np.asarray(embed_units(texts), np.float32) @ np.asarray(vector, np.float32))
+    return {
+        position: found
+        if found.cited
+        else replace(found, semantic=tuple(float(next(cosines)) for _ in found.units))
+        for position, found in offered.items()
+    }
