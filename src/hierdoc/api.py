@@ -38,6 +38,8 @@ from .pipeline.embed import Embedder, LocalEmbedder
 from .pipeline.ingest import IngestOptions, Ingestor, LLMContexts, ProgressFn
 from .pipeline.local_models import local_model
 from .pipeline.query_embed import NumpyQueryEmbedder, local_query_embedder
+from .pipeline.tuned_models import TunedModel, parse_tuned_name, tuned_model_for
+from .pipeline.tuning import ModelPaths, TuneOptions, TuneProgress, TuneReport, run_tune
 from .providers.embed_api import embedder_from, is_api_model
 from .providers.llm import PROMPT_VERSION, context_model_from
 from .search.choices import listed_choices, section_ids, unknown_section
@@ -45,7 +47,7 @@ from .search.explain import explain as explain_execution
 from .search.glossary import Glossary
 from .search.passages import add_passages
 from .search.rerank import reranker_for
-from .search.resolve import cited_section
+from .search.resolve import HeldSection, cited_section, held_section
 from .search.scoped import DocumentScope, ScopedStore
 from .search.searcher import Searcher
 from .search.sources import source_names, spellings
@@ -105,6 +107,9 @@ class Index:
         self._embedder = embedder
         self._embedder_lock = threading.Lock()
         self._query_embedder: NumpyQueryEmbedder | None = None
+        self._tuned: TunedModel | None = None
+        """The model tuned on this index that made its vectors (``hierdoc tune``), if any."""
+        self._model_generation = -1
         self._tokenizer = tokenizer
         if embedder is None and is_api_model(settings.embedding_model):
             self._embedder = embedder_from(settings.embedding_model)
@@ -153,6 +158,7 @@ class Index:
         """Open the store and check that it was built with this index's embedding model."""
         store = open_store(self.settings.database_provider, request)
         try:
+            self._follow_tuned(store.read_meta().embedding_model, required=not request.reset)
             if request.reset:
                 meta = replace(store.read_meta(), embedding_model=self.model_name)
                 store.write_meta(meta)
@@ -189,12 +195,47 @@ class Index:
                 "use the same model, or rebuild with: hierdoc ingest --force"
             )
 
+    def _follow_tuned(self, stored_model: str | None, required: bool = True) -> None:
+        """Use the model tuned on this index when its meta names one tuned from this
+        index's local model (the embedder given for the base model is set aside): queries
+        and new chunks are then embedded with it. Its files missing is a ConfigError, or,
+        when not ``required`` (a rebuild from scratch), a return to the base model."""
+        parsed = parse_tuned_name(stored_model)
+        if stored_model is None or parsed is None or stored_model == self.model_name:
+            return
+        base = parse_tuned_name(self.model_name)
+        if parsed[0] != (base[0] if base else self.model_name):
+            return  # another model: _check_model says so
+        try:
+            tuned = tuned_model_for(self.directory, stored_model)
+        except ConfigError:
+            if required:
+                raise
+            return
+        with self._embedder_lock:
+            self._tuned, self.model_name = tuned, stored_model
+            self._embedder, self._query_embedder = None, None
+
+    def _follow_model(self) -> None:
+        """After a write by anyone (a ``hierdoc tune`` switched in), the model the index's
+        meta names now."""
+        store = self.store
+        generation = store.generation
+        if generation != self._model_generation:
+            self._model_generation = generation
+            self._follow_tuned(store.read_meta().embedding_model)
+
     # parts loaded on first use
 
     def embedder(self) -> Embedder:
         with self._embedder_lock:
             if self._embedder is None:
-                self._embedder = LocalEmbedder()
+                tuned = self._tuned
+                self._embedder = (
+                    LocalEmbedder(model_path=str(tuned.path), name=self.model_name)
+                    if tuned is not None
+                    else LocalEmbedder()
+                )
             return self._embedder
 
     def tokenizer(self) -> Tokenizer:
@@ -224,7 +265,8 @@ class Index:
             if self._embedder is not None:
                 return self._embedder
             if self._query_embedder is None:
-                self._query_embedder = local_query_embedder(self.model_name)
+                path = self._tuned.path if self._tuned is not None else None
+                self._query_embedder = local_query_embedder(self.model_name, path)
             if self._query_embedder is not None:
                 return self._query_embedder
         return self.embedder()
@@ -237,7 +279,7 @@ class Index:
             [
                 *(getattr(s, name) for name in INDEX_SHAPING_FIELDS),
                 EXTRACTION_VERSION,
-                self.model_name,
+                (parse_tuned_name(self.model_name) or (self.model_name,))[0],
                 s.context_model.model_dump() if s.context_model else None,
                 PROMPT_VERSION if s.context_model else None,
             ]
@@ -304,6 +346,7 @@ class Index:
 
     def _ingestor(self, force: bool) -> Ingestor:
         """An ingestor for this index that re-uses nothing when ``force``."""
+        self._follow_model()
         meta = self.store.read_meta()
         self.store.write_meta(replace(meta, fingerprint=self._fingerprint()))
         options = IngestOptions(self.settings, force=force)
@@ -359,6 +402,71 @@ class Index:
         with self._writing(create=False):
             return remove_documents(self.store, self.resolve_sources(sources))
 
+    def tune(
+        self,
+        pairs: str | Path | None = None,
+        *,
+        epochs: int = 1,
+        max_pairs: int = 4000,
+        seed: int = 0,
+        evaluate: bool = False,
+        progress: TuneProgress | None = None,
+    ) -> TuneReport:
+        """Fine-tune the local embedder on pairs mined from this index's structure (and on
+        ``pairs``, a JSONL file of ``{"query", "passage"}`` objects), save it in the index
+        directory with its provenance, and re-embed the index with it: readers see the old
+        vectors until the new ones are all there, then the new ones and the new model
+        together; an interrupted run resumes where it stopped. ``evaluate`` measures the
+        model before and after on held-out mined pairs. See :mod:`hierdoc.pipeline.tuning`."""
+        from .pipeline.tune import TrainSettings
+
+        for name, value, least in (
+            ("epochs", epochs, 1),
+            ("max_pairs", max_pairs, 1),
+            ("seed", seed, 0),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise InputError(
+                    f"{name} must be a whole number of at least {least}, not {value!r}"
+                )
+        options = TuneOptions(
+            pairs_file=checked_path(pairs) if pairs is not None else None,
+            max_pairs=max_pairs,
+            evaluate=evaluate,
+            train=TrainSettings(epochs=epochs, seed=seed),
+            hierdoc_version=_installed_version(),
+        )
+        with self._writing(create=False):
+            self._follow_model()
+            models = self._tunable()
+            report = run_tune(
+                self.store, self._open_reader, self.directory, models, options, progress
+            )
+            self._follow_model()
+        return report
+
+    def _tunable(self) -> ModelPaths:
+        """The base model and the current one, when this index embeds with the local model."""
+        from .pipeline.embed import DEFAULT_MODEL
+        from .text.tokenizer import bundled_model_dir
+
+        base = (parse_tuned_name(self.model_name) or (self.model_name,))[0]
+        local = self._embedder is None or isinstance(self._embedder, LocalEmbedder)
+        if base != DEFAULT_MODEL or not local:
+            raise ConfigError(
+                f"hierdoc tune fine-tunes the local model ({DEFAULT_MODEL}); this index "
+                f"embeds with {self.model_name}: rebuild it with the local model to tune it"
+            )
+        bundled = bundled_model_dir()
+        current = self._tuned.path if self._tuned is not None else bundled
+        return ModelPaths(base, bundled, current)
+
+    def _open_reader(self) -> Store:
+        """A second, read-only store of the live index (it keeps reading the live data
+        while this one writes a rebuild)."""
+        request = replace(self._request, read_only=True, hold_writer=False, reset=False)
+        return self._open_store(request)
+
     async def aingest(
         self, paths: Iterable[str | Path] | str | Path | None = None, force: bool = False
     ) -> IngestReport:
@@ -390,6 +498,7 @@ class Index:
         pins and reranking (:mod:`hierdoc.search.explain`)."""
         checked_text(query, "the query", max_chars=None)  # the searcher checks the length
         checked_strings(where, "where")
+        self._follow_model()
         if not isinstance(explain, bool):
             raise InputError(f"explain is true or false, not {explain!r}")
         base = settings or self.settings
@@ -518,6 +627,16 @@ class Index:
         checked_text(text, "the citation")
         sources = self.resolve_sources(source) if source is not None else None
         return cited_section(self.store, self.glossary(), text, sources)
+
+    def held_section(
+        self, identifier: str, sources: Sequence[str] | None = None
+    ) -> HeldSection | None:
+        """The section a section id or a citation ("Art. 17(3)(b)") names that documents (of
+        ``sources``, when given) hold text for, with the first
+        :data:`~hierdoc.views.MAX_OTHER_SOURCES` + 1 of them and how many there are
+        (:func:`hierdoc.search.resolve.held_section`); None when none does."""
+        checked_text(identifier, "the id")
+        return held_section(self.store, identifier, sources, MAX_OTHER_SOURCES + 1)
 
     def define(self, term: str, source: str | Iterable[str] | None = None) -> DefinitionLookup:
         """Every definition of a term in the corpus (in the documents ``source`` names,
@@ -667,6 +786,17 @@ class ScopedIndex(Index):
 
     def close(self) -> None:
         """Nothing: the store belongs to the index this view was made from."""
+
+
+def _installed_version() -> str:
+    """hierdoc's version as installed (the package's own ``__version__`` is above this
+    module's layer)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("hierdoc")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def _checked_document(document: TextDocument) -> TextDocument:

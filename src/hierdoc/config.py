@@ -96,6 +96,13 @@ class SearchPolicy(BaseModel):
     the (idf) weight of one of that document's names..."""
     name_margin: float = Field(default=2.0, ge=1.0)
     """...and that document's weight is at least this many times the next document's."""
+    written_name_weight: float = Field(default=3.0, ge=0.0)
+    """The weight in fusion of the query's ranking within the documents it names by a file
+    name or title written out: all but a filter (their chunks lead unless another
+    document's match far better)..."""
+    name_weight: float = Field(default=1.0, ge=0.0)
+    """...and within those it names otherwise (a short name, its name's words): one more
+    modality."""
     generic_share: float = Field(default=0.2, ge=0.0, le=1.0)
     """A defined term or a heading is generic, evidence of no document in particular, when
     more than this share of the documents have it..."""
@@ -104,6 +111,9 @@ class SearchPolicy(BaseModel):
     rare_share: float = Field(default=0.05, ge=0.0, le=1.0)
     """A defined term is rare when at most this share of the documents (or one) define it:
     its defining chunks join the exact modality whatever the query asks."""
+    term_share: float = Field(default=0.6, ge=0.0)
+    """A query asks what a defined term means when it is mostly the term: the term at least
+    this share of its length (question words aside)."""
     crowded_citation: int = Field(default=50, ge=1)
     """A cited number more documents than this have ("Article 5" in 40,000 acts) is pinned
     only in those of them that the query's other modalities rank first."""
@@ -120,7 +130,9 @@ class SearchPolicy(BaseModel):
     """The chunks of that ranking that weigh (each by the reciprocal of its rank)."""
     no_match_share: float = Field(default=0.5, ge=0.0, le=1.0)
     """Without an exact or a similar enough semantic hit, a search has no match unless a top
-    result holds at least this share of the query's keyword terms."""
+    result holds at least this share of the query's keyword terms..."""
+    no_match_results: int = Field(default=3, ge=1)
+    """...one of its first this many results."""
     note_names: int = Field(default=5, ge=1)
     """The most document names a note lists; the rest are counted."""
     definition_chars: int = Field(default=600, ge=1)

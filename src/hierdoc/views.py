@@ -13,7 +13,7 @@ from typing import Any
 from .errors import InputError, NotFoundError
 from .models import CrossRef, Definition, SectionRecord, StoredChunk
 from .search.passages import section_spans
-from .search.resolve import section_for
+from .search.resolve import section_for, section_holders
 from .store.base import Store
 
 
@@ -80,13 +80,11 @@ MAX_OTHER_SOURCES = 20
 
 def other_holders(store: Store, section_id: str, shown: str) -> tuple[list[str], int]:
     """The documents other than ``shown`` with text for the section id: the first
-    :data:`MAX_OTHER_SOURCES` in source order, and how many more there are (counted only
-    when they do not fit: a bare id may be in 43,600 documents)."""
-    holders = store.section_holders(section_id, MAX_OTHER_SOURCES + 2)
+    :data:`MAX_OTHER_SOURCES` in source order, and how many more there are
+    (:func:`~hierdoc.search.resolve.section_holders`)."""
+    holders, count = section_holders(store, section_id, MAX_OTHER_SOURCES + 1)
     others = [h for h in holders if h != shown][:MAX_OTHER_SOURCES]
-    if len(holders) <= MAX_OTHER_SOURCES + 1:
-        return others, 0
-    return others, max(0, store.count_sections([section_id], 2**62) - 1 - len(others))
+    return others, max(0, count - 1 - len(others))
 
 
 def chunk_view(store: Store, identifier: str, source: str | None = None) -> ChunkView:

@@ -58,6 +58,8 @@ CALLS: dict[str, Callable[[Index, str], Any]] = {
     "sections source": lambda index, bad: index.sections("article-1", bad),
     "section_holders": lambda index, bad: index.section_holders(bad),
     "count_section": lambda index, bad: index.count_section(bad),
+    "held_section": lambda index, bad: index.held_section(bad),
+    "cited_section": lambda index, bad: index.cited_section(bad),
     "children": lambda index, bad: index.children(bad, "article-1"),
     "ingest_texts source": lambda index, bad: index.ingest_texts([TextDocument(bad, DOC)]),
     "ingest_texts text": lambda index, bad: index.ingest_texts([TextDocument("x.md", bad)]),

@@ -128,6 +128,7 @@ CASES: dict[str, tuple[list[str], str]] = {
     "stats": ([], "no index at {index}"),
     "token": ([], REFUSED),
     "tool-schema": ([], REFUSED),
+    "tune": ([], "no index at {index}"),
     "watch": (["{docs}"], "{index}"),
 }
 """Each command's arguments, and what it says about the index named by ``--index``: the

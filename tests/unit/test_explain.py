@@ -5,6 +5,8 @@ search reads the query's syntax once, passages included."""
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -12,7 +14,6 @@ import pytest
 from hierdoc import Index, Settings, TextDocument
 from hierdoc.cli import commands
 from hierdoc.errors import InputError
-from hierdoc.search import syntax
 from tests.hash_embedder import HashEmbedder
 from tests.unit.test_cli_small import HashState
 
@@ -37,6 +38,12 @@ Each party shall keep the other party's confidential information secret.
 
 This agreement lasts two years; the duty of confidentiality survives termination.
 """
+FIPS = """# FIPS 200 Minimum Security Controls
+
+## Access control
+
+Passwords are at least twelve characters long and are changed after a compromise.
+"""
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +51,11 @@ def index(tmp_path_factory: pytest.TempPathFactory):
     directory = tmp_path_factory.mktemp("explain") / "index"
     with Index.open(directory, Settings(), embedder=HashEmbedder()) as opened:
         opened.ingest_texts(
-            [TextDocument("office_lease.md", LEASE), TextDocument("mutual_nda.md", NDA)]
+            [
+                TextDocument("office_lease.md", LEASE),
+                TextDocument("mutual_nda.md", NDA),
+                TextDocument("nist-fips-200.md", FIPS),
+            ]
         )
         yield opened
 
@@ -107,29 +118,50 @@ def test_the_document_a_query_names_is_in_the_trace(index: Index) -> None:
     assert explained["plan"]["text"] == "Section 1 of"
 
 
+READERS = ("find_citations", "find_relative_citations")
+"""The readers of a query's citations: whoever calls one reads the query's syntax."""
+
+
 @pytest.mark.parametrize(
     "query",
     [
         "late fee for rent",
+        "Section 2 termination",
         '"written notice" Section 2',
+        "late fee in office_lease.md",
         "Section 1 of office_lease.md",
+        "what does the Office Lease say about rent",
+        "password length under FIPS 200",
+        "password length in the FIPS 200",
         "paragraph (b) of the lease",
         "`rentDue` and late_fee",
+        '"late fee"',
     ],
 )
+@pytest.mark.parametrize(
+    "options", [{}, {"explain": True}, {"mode": "keyword"}, {"passage_results": True}]
+)
 def test_a_search_reads_the_query_s_syntax_once(
-    index: Index, query: str, monkeypatch: pytest.MonkeyPatch
+    index: Index, query: str, options: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    calls: list[str] = []
-    scan = syntax.find_citations
+    calls: dict[str, list[str]] = {reader: [] for reader in READERS}
+    for module in list(sys.modules.values()):
+        if not getattr(module, "__name__", "").startswith("hierdoc."):
+            continue
+        for reader in READERS:
+            found = getattr(module, reader, None)
+            if callable(found):
+                monkeypatch.setattr(module, reader, _counted(found, calls[reader]))
+    index.search(query, **options)
+    assert [len(texts) for texts in calls.values()] == [1, 1], calls
 
-    def counted(text: str) -> Any:
+
+def _counted(reader: Callable[..., Any], calls: list[str]) -> Callable[..., Any]:
+    def counted(text: str, *args: Any) -> Any:
         calls.append(text)
-        return scan(text)
+        return reader(text, *args)
 
-    monkeypatch.setattr(syntax, "find_citations", counted)
-    index.search(query, explain=True)
-    assert len(calls) == 1, calls
+    return counted
 
 
 def test_hierdoc_search_explain_prints_it_after_the_results(

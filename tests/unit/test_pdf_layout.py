@@ -10,13 +10,14 @@ from __future__ import annotations
 import pytest
 
 from hierdoc.pipeline.convert_pdf import convert_pdf
-from hierdoc.pipeline.pdf_headings import mark_headings
+from hierdoc.pipeline.pdf_headings import mark_contents, mark_headings
 from hierdoc.pipeline.pdf_layout import (
     Block,
     Page,
     Segment,
     block_text,
     build_blocks,
+    definition_item,
     footnotes_last,
     join_hyphens,
     reading_order,
@@ -215,3 +216,119 @@ def test_the_proposed_rule_keeps_lines_whole(register: str) -> None:
     assert "Agência Nacional de\nAviação Civil (ANAC)" in register
     assert "existing FAA-approved\nMEL" in register
     assert "from Soekarno-\nHatta International Airport" in register
+
+
+def _bold(text: str, top: float, x1: float = 200.0, size: float = 15.5) -> Segment:
+    return Segment(text, 51.0, x1, top, top + size, 0, 0, size, True)
+
+
+def test_a_heading_with_no_text_and_the_next_heading_are_two_blocks() -> None:
+    """ "7. Disclaimer of Warranty" with no text of its own, "8. Termination" 11 points
+    below it: two headings, where a heading's own lines follow each other closely."""
+    segments = [_bold("7. Disclaimer of Warranty", 470.5, 245.6), _bold("8. Termination", 497.5)]
+    segments += _lines(0, 524.0, ["8.1. This License and the rights", "granted hereunder"], 10.5)
+    assert _texts(build_blocks(segments))[:2] == ["7. Disclaimer of Warranty", "8. Termination"]
+
+
+def test_a_heading_wrapped_onto_a_line_that_starts_like_a_label_stays_one() -> None:
+    segments = [
+        _bold("§ 1011.30 Persons to whom", 100.0, 287.4),
+        _bold("subpart B is inapplicable.", 115.7),
+    ]
+    assert _texts(build_blocks(segments)) == [
+        "§ 1011.30 Persons to whom subpart B is inapplicable."
+    ]
+
+
+def test_numbered_headings_after_an_appendix_heading_are_its_peers() -> None:
+    """ "Appendix A. Acknowledgements" then "4. ABNF Definition" in the same style: a
+    labelled heading is no un-numbered parent of the numbered ones after it."""
+    segments = [
+        _bold("3. Operators", 60.0),
+        *_lines(0, 80.0, ["text of three", "goes on"], 10.5),
+        _bold("Appendix A. Acknowledgements", 120.0),
+        *_lines(0, 140.0, ["thanks to", "many"], 10.5),
+        _bold("4. ABNF Definition", 180.0),
+        *_lines(0, 200.0, ["text of four", "goes on"], 10.5),
+    ]
+    page = Page(segments, 792.0)
+    page.blocks = reading_order(table_rows(build_blocks(segments)))
+    mark_headings([page], 10.5)
+    levels = {block_text(b, " "): b.heading_level for b in page.blocks if b.heading_level}
+    assert (
+        levels["4. ABNF Definition"]
+        == levels["Appendix A. Acknowledgements"]
+        == levels["3. Operators"]
+    )
+
+
+def _line(text: str, x0: float, x1: float, top: float) -> Segment:
+    return Segment(text, x0, x1, top, top + 12.0, 0, 0, 12.0)
+
+
+def test_a_term_over_its_indented_description_is_a_definition_list_item() -> None:
+    """'Header field name' then 'Content-Disposition' 30 points in: an HTML <dl>, also
+    when the description is shorter than the term."""
+    item = Block(
+        [
+            _line("Header field name", 68.2, 149.4, 121.5),
+            _line("Content-Disposition", 98.2, 187.4, 134.2),
+        ]
+    )
+    assert definition_item(item, (68.2, 543.5))
+    short = Block(
+        [_line("Applicable protocol", 68.2, 155.8, 157.5), _line("http", 98.2, 115.4, 170.2)]
+    )
+    assert definition_item(short, (68.2, 543.5))
+
+
+def test_a_hanging_indent_or_a_numbered_item_is_no_definition_list_item() -> None:
+    """The first line of a hanging indent runs to the column's edge; "(a)" numbers a point;
+    a centred title and its citation are no term and description."""
+    wrapped = Block(
+        [
+            _line("Authority. This part is issued by the Bureau under", 68.2, 540.0, 100.0),
+            _line("section 1022 of the Act.", 98.2, 220.0, 112.6),
+        ]
+    )
+    numbered = Block(
+        [
+            _line("(a)", 68.2, 85.0, 100.0),
+            _line("The institution must keep records.", 98.2, 300.0, 112.6),
+        ]
+    )
+    centred = Block(
+        [
+            _line("Special Publication 800-63B", 122.3, 491.5, 300.0),
+            _line("Natl. Inst. Stand.", 150.7, 463.1, 312.6),
+        ]
+    )
+    assert not definition_item(wrapped, (68.2, 543.5))
+    assert not definition_item(centred, (72.0, 540.0))
+    assert not definition_item(numbered, (68.2, 543.5))
+
+
+def test_headings_repeated_by_a_second_notice_are_no_table_of_contents() -> None:
+    """A file holding two notices with the same headings ("DEPARTMENT OF TRANSPORTATION",
+    "Federal Aviation Administration", "Examining the AD Docket"): the first notice's
+    headings, set as the second's are, stay headings."""
+    names = [
+        "DEPARTMENT OF TRANSPORTATION",
+        "Federal Aviation Administration",
+        "Examining the AD Docket",
+    ]
+    pages = []
+    for _ in range(2):
+        blocks = []
+        for n, name in enumerate(names):
+            heading = Block([Segment(name, 45, 200, 100 + 40 * n, 110 + 40 * n, 0, 0, 10.5, True)])
+            heading.heading_level = 2
+            body = Block(
+                [Segment("text of the notice", 45, 200, 115 + 40 * n, 125 + 40 * n, 0, 0, 10.5)]
+            )
+            blocks += [heading, body]
+        page = Page([s for b in blocks for s in b.lines], 792.0)
+        page.blocks = blocks
+        pages.append(page)
+    mark_contents(pages, 10.5)
+    assert [b.heading_level for b in pages[0].blocks if b.lines[0].bold] == [2, 2, 2]

@@ -109,6 +109,37 @@ def test_a_query_naming_nothing_is_left_as_it_is(names: DocumentNames) -> None:
     assert (after.filt, after.text, after.named) == (before.filt, before.text, ())
 
 
+def test_naming_reads_the_syntax_of_the_query_s_own_words_once() -> None:
+    titles = {"office_lease.md": "Office Lease", "mutual_nda.md": "Mutual NDA"}
+    names = DocumentNames([DocumentRecord(s, t, "h", "x", 1) for s, t in titles.items()])
+    named = NamedDocuments(names)(_plan("late fee in office_lease.md"))
+    assert named.named == ("office_lease.md",) and named.named_weight == 3.0
+    assert named.text == "late fee in office_lease.md"  # the name is searched for too
+    assert named.parsed is not None and named.parsed.text == "late fee in"
+    read = QuerySyntax()(named)
+    assert read.identifiers == () and read.remainder == "late fee in"
+    assert read.trace[-1] == Step("syntax", "plain words")
+    unnamed = QuerySyntax()(_plan("late fee in office_lease.md"))
+    assert unnamed.identifiers == ("office_lease",)
+
+
+def test_the_weight_of_a_named_document_s_ranking_is_the_policy_s(names: DocumentNames) -> None:
+    written = NamedDocuments(names)(_plan("rent due under office-lease.md"))
+    assert written.named == (LEASE,) and written.named_weight == 3.0
+    assert "weight 3" in written.trace[-1].decision
+    heavier = {"policy": SearchPolicy(written_name_weight=5)}
+    assert (
+        NamedDocuments(names)(_plan("rent due under office-lease.md", **heavier)).named_weight == 5
+    )
+    short = NamedDocuments(names)(_plan("pilot fees in the Pilot Agreement"))
+    assert short.named == (PILOT,) and short.named_weight == 1.0
+    lighter = {"policy": SearchPolicy(name_weight=0.5)}
+    assert (
+        NamedDocuments(names)(_plan("pilot fees in the Pilot Agreement", **lighter)).named_weight
+        == 0.5
+    )
+
+
 def test_the_share_of_a_name_a_query_must_hold_is_the_policy_s(names: DocumentNames) -> None:
     query = "what the data agreement says"  # one word of three of the DPA's name
     assert NamedDocuments(names)(_plan(query)).named == ()

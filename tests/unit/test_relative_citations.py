@@ -352,3 +352,25 @@ def test_show_and_get_section_read_a_relative_citation_where_search_resolves_it(
     with pytest.raises(NotFoundError):
         index.show("paragraph (zz) of the 900 jet directive")
     assert index.cited_section("the unsafe condition of the jet") is None
+
+
+def test_a_citation_is_resolved_without_a_search(
+    index: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Index.cited_section``, ``Index.show`` and the agent tools' ``get_section`` resolve a
+    citation from its query plan: nothing is embedded, no search is run."""
+    from hierdoc.search.searcher import Searcher
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a citation was resolved by running a search")
+
+    monkeypatch.setattr(Searcher, "run", refused)
+    monkeypatch.setattr(index, "embed_query", refused)
+    asked = "subsection (c)(2) of the 900 jet directive"
+    assert index.cited_section(asked) == ("jet_directive.md", "section-39-13-c-2")
+    assert index.cited_section("paragraph (b) of office_lease.md") == (
+        "office_lease.md",
+        "section-5-b",
+    )
+    assert index.show(asked).chunk.chunk.source == "jet_directive.md"
+    assert run_get_section(index, asked).structured["section"]["section_id"] == "section-39-13-c-2"

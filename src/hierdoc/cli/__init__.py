@@ -46,6 +46,10 @@ LAZY_COMMANDS = {
         "hierdoc.cli.migrate:migrate_command",
         "Copy an index to another backend (local <-> postgres) without re-embedding.",
     ),
+    "tune": (
+        "hierdoc.cli.tune:tune_command",
+        "Fine-tune the local embedding model on this index and re-embed it.",
+    ),
 }
 """Commands imported when they run: name -> ("module:attribute", summary for --help)."""
 

@@ -13,14 +13,12 @@ be empty unless ``--force``: then the copy replaces what it holds as a rebuild d
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from ..errors import StoreError
-from ..models import Extraction, Section, SectionRecord
 from .state import State, index_options, pass_state
 
 if TYPE_CHECKING:
@@ -69,54 +67,10 @@ def open_target(location: str, schema: str, dimension: int, reset: bool = False)
     return open_store(_provider(location), request)
 
 
-def as_sections(records: list[SectionRecord]) -> list[Section]:
-    """Stored sections back as :class:`Section` (the text kept whole as the body)."""
-    parents = {r.section_id: r.parent_id for r in records}
-
-    def path(record: SectionRecord) -> tuple[str, ...]:
-        chain: list[str] = []
-        parent = record.parent_id
-        while parent and parent not in chain:
-            chain.insert(0, parent)
-            parent = parents.get(parent)
-        return tuple(chain)
-
-    return [
-        Section(r.section_id, r.heading, r.level, (), path(r), r.text, "", r.ordinal, r.kind)
-        for r in records
-    ]
-
-
-def copy_document(source_store: Store, target: Store, source: str) -> int:
-    """One document with its sections, chunks, vectors and extraction; returns its chunks."""
-    document = next(d for d in source_store.documents() if d.source == source)
-    chunks = source_store.chunks_of_source(source)
-    records = source_store.sections_of_source(source)
-    starts: dict[str, list[str]] = {}
-    for record in records:
-        if record.chunk_id:
-            starts.setdefault(record.chunk_id, []).append(record.section_id)
-    chunks = [
-        replace(s, chunk=replace(s.chunk, sections=tuple(starts.get(s.chunk.chunk_id, ()))))
-        for s in chunks
-    ]
-    ids = [s.chunk.chunk_id for s in chunks]
-    vectors = source_store.vectors_of(ids)
-    terms = source_store.chunk_terms(ids)
-    extraction = Extraction(
-        definitions=[d for d in source_store.all_definitions() if d.source == source],
-        acronyms=[a for a in source_store.acronyms() if a.source == source],
-        references=source_store.references_from(ids),
-        chunk_terms=[(c, t) for c in ids for t in terms.get(c, [])],
-    )
-    target.write_document(
-        document, as_sections(records), chunks, [vectors[c] for c in ids], extraction
-    )
-    return len(chunks)
-
-
 def migrate(source_store: Store, target: Store) -> tuple[int, int, int]:
     """Copy everything; returns (documents, chunks, cached contexts) copied."""
+    from ..pipeline.reembed import copy_document
+
     documents = chunks = contexts = 0
     with target.lock_writer():
         for document in source_store.documents():

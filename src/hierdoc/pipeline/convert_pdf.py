@@ -34,12 +34,12 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from .pdf_columns import gutters, join_in_columns, text_gutters
 from .pdf_headings import body_size, mark_contents, mark_headings
 from .pdf_layout import (
     Block,
@@ -47,6 +47,7 @@ from .pdf_layout import (
     Segment,
     block_text,
     build_blocks,
+    definition_item,
     footnotes_last,
     join_drop_capitals,
     join_hyphens,
@@ -114,16 +115,30 @@ def convert_pdf(path: Path) -> PdfText:
     finally:
         document.close()
     _drop_running_lines(pages)
+    for page in pages:
+        _join_in_columns(page)
     repair_split_words(pages)
     body = body_size(pages)
     for page in pages:
         blocks = join_drop_capitals(build_blocks(page.segments))
-        ordered = reading_order(table_rows(blocks), page.figures)
+        ordered = reading_order(table_rows(blocks, page.gutters), page.figures)
         page.blocks = footnotes_last(ordered, body)
     mark_headings(pages, body)
     mark_contents(pages, body)
     text, starts = _assemble(pages)
     return PdfText(text, starts)
+
+
+def _join_in_columns(page: Page) -> None:
+    """Record the gutters between the page's columns of running text and join the
+    justified lines spread across a column (:mod:`.pdf_columns`), once the running heads
+    and feet are gone (their parts recur as they are). A table's gutters on a page of one
+    column join nothing: its cells stay apart."""
+    rows = _rows(page.segments)
+    page.gutters = text_gutters(rows, gutters(rows))
+    if page.gutters:
+        rows = join_in_columns(rows, page.gutters)
+        page.segments = [segment for row in rows for segment in row]
 
 
 def _load_reason(exc: Exception) -> str:
@@ -559,7 +574,7 @@ def _assemble(pages: list[Page]) -> tuple[str, tuple[int, ...]]:
     starts: list[int] = []
     previous = ""
     for page in pages:
-        page_text = _page_text(page.blocks)
+        page_text = _page_text(page)
         if out:
             separator = "\n" if page_text and _runs_on(previous, page_text) else "\n\n"
             out.append(separator)
@@ -572,11 +587,15 @@ def _assemble(pages: list[Page]) -> tuple[str, tuple[int, ...]]:
     return text, tuple(min(start, len(text)) for start in starts)
 
 
-def _page_text(blocks: Iterable[Block]) -> str:
+def _page_text(page: Page) -> str:
     parts: list[str] = []
     previous: Block | None = None
-    for block in blocks:
-        text = _block_markdown(block)
+    text_edges = (
+        min((block.x0 for block in page.blocks), default=0.0),
+        max((block.x1 for block in page.blocks), default=0.0),
+    )
+    for block in page.blocks:
+        text = _block_markdown(block, _column(block, page.gutters, text_edges))
         if not text:
             continue
         if parts:
@@ -613,9 +632,22 @@ def _runs_on(previous: str, text: str) -> bool:
     )
 
 
-def _block_markdown(block: Block) -> str:
+def _column(
+    block: Block, gutters: list[tuple[float, float]], text_edges: tuple[float, float]
+) -> tuple[float, float]:
+    """The left and right edges of the text column holding ``block``: the gutters beside
+    it, or the edges of the page's text."""
+    left = max((end for _, end in gutters if end <= block.x0), default=text_edges[0])
+    right = min((start for start, _ in gutters if start >= block.x0), default=text_edges[1])
+    return left, right
+
+
+def _block_markdown(block: Block, column: tuple[float, float]) -> str:
     if block.cells:
         return row_text(block.cells)
     if block.heading_level:
         return "#" * block.heading_level + " " + block_text(block, " ")
+    if definition_item(block, column):
+        term, definition = Block(block.lines[:1]), Block(block.lines[1:])
+        return block_text(term, " ") + "\n:   " + block_text(definition, "\n")
     return block_text(block, "\n")

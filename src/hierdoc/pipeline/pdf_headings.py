@@ -11,11 +11,15 @@ import re
 from collections import Counter
 
 from ..text.numbering import HEADING_OUTLINE, parse_heading
-from .pdf_layout import Block, Page, block_size, block_text
+from .pdf_layout import Block, Page, block_size, block_text, split_at_gutters
 
 _HEADING_SCALE = 1.15
 _HEADING_MAX_CHARS = 150
 _HEADING_MAX_LINES = 3
+_NUMBERED_MAX_CHARS = 300
+_NUMBERED_MAX_LINES = 10
+"""A numbered heading in a larger bold font may run longer: in a narrow column a title
+of two lines takes six or more ("SEC. 6. REPORT ON INCREASED RISK OF ...")."""
 _MAX_LEVEL = 4
 _MARKDOWN_LEVELS = 6
 _LABEL_CHARS = 20
@@ -75,12 +79,15 @@ def mark_headings(pages: list[Page], body: float) -> None:
 def _nest_numbered_paragraphs(headings: list[Block]) -> None:
     """Headings numbered "1.", "2.", ... in the style of the un-numbered heading above them
     are its paragraphs, one level below ("Announcing the Standard" > "3. Explanation."),
-    so that they do not take the ids of the document's own sections 1, 2, 3."""
+    so that they do not take the ids of the document's own sections 1, 2, 3. A heading
+    with a label of its own ("Appendix A. Acknowledgements") is a peer of the numbered
+    sections after it, not their parent."""
     parent_level = 0
     for block in headings:
-        numbered = _NUMBERED_PARAGRAPH.match(block_text(block, " "))
+        text = block_text(block, " ")
+        numbered = _NUMBERED_PARAGRAPH.match(text)
         if not numbered:
-            parent_level = block.heading_level
+            parent_level = 0 if parse_heading(text) else block.heading_level
         elif block.heading_level == parent_level:
             block.heading_level = min(parent_level + 1, _MARKDOWN_LEVELS)
         elif block.heading_level < parent_level:
@@ -100,14 +107,16 @@ def _title_first(first_page: list[Block], candidates: list[Block]) -> None:
 
 
 def _page_headings(page: Page, body: float, bold_body: bool) -> list[Block]:
-    """Heading-like blocks of a page. Two side by side whose left one is a short label
-    ("APPENDIX A" | "TERMS AND DEFINITIONS", see :func:`_label_and_title`) are one heading;
-    others side by side are headings of their own when each heads the text of a column
-    (two columns of a page whose headings happen to sit at one height), else a table's
-    header cells ("Metric Value" | "Description")."""
+    """Heading-like blocks of a page. Blocks on either side of a gutter between text
+    columns are apart. Two side by side whose left one is a short label ("APPENDIX A" |
+    "TERMS AND DEFINITIONS", see :func:`_label_and_title`) are one heading; others side by
+    side are headings of their own when each heads the text of a column (two columns of a
+    page whose headings happen to sit at one height), else a table's header cells
+    ("Metric Value" | "Description")."""
     found = [b for b in page.blocks if not b.cells and _heading_like(b, body, bold_body)]
     headings: list[Block] = []
-    for row in _side_by_side(found):
+    rows = [part for row in _side_by_side(found) for part in split_at_gutters(row, page.gutters)]
+    for row in rows:
         if len(row) == 1:
             headings.append(row[0])
         elif len(row) == 2 and _label_and_title(row[0], body):
@@ -175,7 +184,7 @@ def _mostly_bold(pages: list[Page], body: float) -> bool:
 
 def _heading_like(block: Block, body: float, bold_body: bool) -> bool:
     text = block_text(block, " ")
-    if len(block.lines) > _HEADING_MAX_LINES or len(text) > _HEADING_MAX_CHARS:
+    if _too_long(block, text, body):
         return False
     if text.endswith((",", ";")):
         return False
@@ -192,6 +201,17 @@ def _heading_like(block: Block, body: float, bold_body: bool) -> bool:
     return larger or bold
 
 
+def _too_long(block: Block, text: str, body: float) -> bool:
+    """Longer than a heading: more than three lines or 150 characters, unless a numbered
+    heading in a larger bold font, up to ten lines and 300 characters."""
+    if len(block.lines) <= _HEADING_MAX_LINES and len(text) <= _HEADING_MAX_CHARS:
+        return False
+    numbered = parse_heading(text) is not None or _SECTION_SIGN.match(text) is not None
+    larger_bold = block_size(block) >= body * _HEADING_SCALE and all(s.bold for s in block.lines)
+    long_allowed = len(block.lines) <= _NUMBERED_MAX_LINES and len(text) <= _NUMBERED_MAX_CHARS
+    return not (numbered and larger_bold and long_allowed)
+
+
 def _heading_key(text: str) -> str:
     """Letters and digits only: "Appendix A—Strength" and "Appendix A — Strength" agree."""
     return " ".join(_NOT_WORD.sub(" ", text.lower()).split())
@@ -204,19 +224,24 @@ def _contents_key(text: str) -> str:
 
 def mark_contents(pages: list[Page], body: float) -> None:
     """Lines of a page that name three or more headings of later pages are a table of
-    contents: they are neither headings nor, for the structure parser, numbered sections."""
+    contents: they are neither headings nor, for the structure parser, numbered sections.
+    A heading set as the later one is (same level), as when a file holds two notices
+    with the same headings, is no entry."""
     last_page: dict[str, int] = {}
+    level: dict[str, int] = {}
     for number, page in enumerate(pages):
         for block in page.blocks:
             if block.heading_level:
-                last_page[_heading_key(block_text(block, " ").lstrip("#"))] = number
+                key = _heading_key(block_text(block, " ").lstrip("#"))
+                last_page[key], level[key] = number, block.heading_level
     for number, page in enumerate(pages):
         entries = [
             (block, line)
             for block in page.blocks
             for line in block.lines
             if line.size <= body * _HEADING_SCALE
-            and last_page.get(_contents_key(line.text), -1) > number
+            and last_page.get(key := _contents_key(line.text), -1) > number
+            and not (block.heading_level and block.heading_level == level[key])
         ]
         if len(entries) < _CONTENTS_MIN_ENTRIES:
             continue

@@ -11,12 +11,21 @@ read one after the other and a full-width title first.
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..text.numbering import parse_heading
+
+Gutters = Sequence[tuple[float, float]]
+"""The (x0, x1) of each gutter between a page's columns of text."""
+
 _LINE_GAP = 0.8
 """Lines of one block are at most this many line heights apart."""
+_HEADING_SPACING = 0.4
+"""A heading's lines are closer than this many line heights."""
 _HEADING_SCALE = 1.15
 _FOOTNOTE_SCALE = 0.9
 _ORDER_MAX_BLOCKS = 150
@@ -112,6 +121,8 @@ class Page:
     blocks: list[Block] = field(default_factory=list)
     figures: list[tuple[float, float, float, float]] = field(default_factory=list)
     """Images as (x0, x1, top, bottom): no text, but they part the text around them."""
+    gutters: list[tuple[float, float]] = field(default_factory=list)
+    """The (x0, x1) of each gutter between columns of running text."""
 
 
 def build_blocks(segments: list[Segment]) -> list[Block]:
@@ -122,13 +133,26 @@ def build_blocks(segments: list[Segment]) -> list[Block]:
         best_gap = math.inf
         for block in blocks:
             gap = _line_gap(block.lines[-1], segment)
-            if gap is not None and gap < best_gap:
+            if gap is not None and gap < best_gap and not _next_heading(block.lines[-1], segment):
                 best, best_gap = block, gap
         if best is None:
             blocks.append(Block([segment]))
         else:
             best.lines.append(segment)
     return blocks
+
+
+def _next_heading(last: Segment, segment: Segment) -> bool:
+    """Whether a bold line is the next heading below a heading with no text of its own
+    ("7. Disclaimer of Warranty" then "8. Termination"): it opens with a heading's number
+    and stands apart from the line above, where a heading's own lines follow each other
+    closely ("§ 1011.30 Persons to whom" / "subpart B is inapplicable.")."""
+    return (
+        segment.bold
+        and last.bold
+        and segment.top - last.bottom > _HEADING_SPACING * min(last.height, segment.height)
+        and parse_heading(segment.text) is not None
+    )
 
 
 def _line_gap(last: Segment, segment: Segment) -> float | None:
@@ -178,12 +202,13 @@ def _opened_by(capital: Segment, blocks: list[Block]) -> Segment | None:
     return None
 
 
-def table_rows(blocks: list[Block]) -> list[Block]:
+def table_rows(blocks: list[Block], gutters: Gutters = ()) -> list[Block]:
     """Blocks that form a table (two or more rows of side-by-side cells with aligned tops)
     become one block per row, so that a row is read cell by cell and rows stay apart;
     so do short labels beside the lines of a block (a contents page's "SECTION 1", an
-    acronym list's "CIO")."""
-    blocks = _pair_labels(blocks)
+    acronym list's "CIO"), but not across one of ``gutters`` (between the page's columns
+    of text: a list in one column beside a paragraph of the other)."""
+    blocks = _pair_labels(blocks, gutters)
     rows = _aligned_rows(blocks)
     merged: dict[int, Block] = {}
     cut_from: dict[int, Block] = {}
@@ -209,6 +234,19 @@ def table_rows(blocks: list[Block]) -> list[Block]:
         if not any(target is seen for seen in result):
             result.append(target)
     return result
+
+
+def split_at_gutters(row: list[Block], gutters: Gutters) -> list[list[Block]]:
+    """Side-by-side blocks (left to right) parted at ``gutters`` ((x0, x1) each): the
+    blocks of one column stay together, those of different columns apart."""
+    parts = [[row[0]]] if row else []
+    for block in row[1:]:
+        previous = parts[-1][-1]
+        if any(previous.x1 <= left + 1 and right - 1 <= block.x0 for left, right in gutters):
+            parts.append([block])
+        else:
+            parts[-1].append(block)
+    return [part for part in parts if part]
 
 
 def _cut_tall_cell(
@@ -272,7 +310,7 @@ def _column_right(cell: Block, lines: list[Segment]) -> float | None:
     return max(ends) if len(ends) >= _COLUMN_LINES else None
 
 
-def _pair_labels(blocks: list[Block]) -> list[Block]:
+def _pair_labels(blocks: list[Block], gutters: Gutters) -> list[Block]:
     """Columns of short labels on the left whose lines sit on the lines of a block to their
     right become rows ``label | ... | text`` (a line with no label goes on the row above):
     a contents page's "SECTION 1 | PURPOSE", an acronym list's "CIO | Chief Information
@@ -281,7 +319,13 @@ def _pair_labels(blocks: list[Block]) -> list[Block]:
     for right in sorted(blocks, key=lambda b: (-len(b.lines), -b.x0)):
         if len(right.lines) < 2 or not any(b is right for b in result):
             continue
-        labels = [b for b in result if b is not right and _labels_of(b, right)]
+        labels = [
+            b
+            for b in result
+            if b is not right
+            and _labels_of(b, right)
+            and len(split_at_gutters([b, right], gutters)) == 1
+        ]
         columns = _label_columns(labels, right)
         matched = {index for column in columns for index in column}
         if 0 not in matched or len(matched) < 2 or 2 * len(matched) < len(right.lines):
@@ -511,3 +555,33 @@ def join_hyphens(lines: list[str]) -> list[str]:
         joined = line + head if compound else line[:-1] + head
         lines[index], lines[index + 1] = joined, rest
     return lines
+
+
+_DT_INDENT = 2.0
+"""A definition list's description is indented at least this many line heights."""
+_DT_MAX_WORDS = 10
+_ENUMERATED = re.compile(r"^\(?[0-9A-Za-z]{1,4}[.)](?:\s|$)")
+
+
+def definition_item(block: Block, column: tuple[float, float]) -> bool:
+    """Whether a block is a term and its description as a definition list sets them (an
+    HTML ``<dl>``): a short line that ends where the text would have gone on (``column``,
+    its left and right edges, had room for the next word), the lines under it, in its
+    size, all indented. A paragraph with a hanging indent wraps its first line; a numbered
+    item ("(a)", "1.") is none, nor are lines centred in the column (a cover's title)."""
+    term, *description = block.lines
+    if not description or not term.text[:1].isalpha() or _ENUMERATED.match(term.text):
+        return False
+    left, right = column
+    centred = abs(term.x0 + term.x1 - left - right) <= 2 * term.height
+    if centred or any(abs(line.size - term.size) > 0.5 for line in description):
+        return False
+    indent = min(line.x0 for line in description) - term.x0
+    next_word = description[0].text.split(" ", 1)[0]
+    word_width = (description[0].x1 - description[0].x0) * (len(next_word) + 1)
+    word_width /= max(len(description[0].text), 1)
+    return (
+        indent >= _DT_INDENT * term.height
+        and len(term.text.split()) <= _DT_MAX_WORDS
+        and term.x1 + word_width < right - term.height
+    )

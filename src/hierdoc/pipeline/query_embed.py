@@ -44,12 +44,13 @@ def query_embedder_choice() -> str:
     return choice
 
 
-def local_query_embedder(model: str) -> NumpyQueryEmbedder | None:
-    """The torch-free query embedder for ``model``, or ``None`` where the torch one must
-    serve: another model, or ``HIERDOC_QUERY_EMBEDDER=torch``."""
-    if model != DEFAULT_MODEL or query_embedder_choice() != "numpy":
+def local_query_embedder(model: str, path: Path | None = None) -> NumpyQueryEmbedder | None:
+    """The torch-free query embedder for ``model`` (its files at ``path``, for a model
+    tuned on the index), or ``None`` where the torch one must serve: another model, or
+    ``HIERDOC_QUERY_EMBEDDER=torch``."""
+    if query_embedder_choice() != "numpy" or (path is None and model != DEFAULT_MODEL):
         return None
-    return NumpyQueryEmbedder()
+    return NumpyQueryEmbedder(path, model) if path is not None else NumpyQueryEmbedder()
 
 
 @dataclass(frozen=True)

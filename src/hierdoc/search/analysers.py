@@ -16,18 +16,10 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from ..models import SearchFilter
-from ..text.numbering import find_citations
 from .glossary import Glossary
 from .names import DocumentNames
 from .plan import Analyser, QueryPlan
-from .relative_citations import find_relative_citations
-from .syntax import QUOTED, has_words, parse_query
-
-NAMED_WEIGHTS = {"as written": 3.0}
-"""The weight of the ranking within the named documents by how they were named: a file
-name or title written out is all but a filter (3: its chunks lead unless another
-document's match far better); a short name or its name's words count like one more
-modality (1, the default)."""
+from .syntax import Reading, has_words, parse_query
 
 
 def _names(sources: tuple[str, ...]) -> str:
@@ -37,29 +29,36 @@ def _names(sources: tuple[str, ...]) -> str:
 @dataclass(frozen=True)
 class NamedDocuments:
     """The documents the query names are evidence: the search also ranks the query within
-    them and fuses that ranking with the mode's (:data:`NAMED_WEIGHTS`). A citation of a
+    them and fuses that ranking with the mode's, with the weight the search policy gives
+    how they were named (``written_name_weight``, ``name_weight``). A citation of a
     named document's section ("Rule 6.2.6 of MKT") narrows the scope to it, with a note
     saying so; the text searched then loses the names written in it (they would only add
-    noise to ranking within those documents), unless nothing else would be left to search."""
+    noise to ranking within those documents), unless nothing else would be left to search.
+
+    The syntax of the query's own words (without the names) is read here, once, and kept
+    in the plan's ``parsed`` for :class:`QuerySyntax`: citations, phrases and identifiers
+    are the query's, never a document name's ("office_lease" of ``office_lease.md``)."""
 
     names: DocumentNames
     name: str = "naming"
 
     def __call__(self, plan: QueryPlan) -> QueryPlan:
         scope = plan.filt.sources if plan.filt is not None else ()
-        naming = self.names.named(plan.text, scope, plan.policy)
+        read = Reading()
+        naming = self.names.named(plan.text, scope, plan.policy, read)
         if naming is None:
-            return plan.decided(self.name, "names no document")
+            return plan.decided(self.name, "names no document", parsed=read.get(plan.text))
         rest = naming.rest(plan.text)
-        text = rest if _asks_more(rest) else plan.text
+        own = read(rest)
+        text = rest if has_words(rest) or own.cites else plan.text
         named = f"names {_names(naming.sources)} ({naming.how})"
         kept = f"; searches {text!r}" if text != plan.text else ""
         if set(naming.sources) == set(scope):
             decision = f"{named}: the documents searched already{kept}"
-            return plan.decided(self.name, decision, text=text, named=naming.sources)
-        cites = parse_query(rest)
-        if not (cites.cited or cites.relative):
-            weight = NAMED_WEIGHTS.get(naming.how, 1.0)
+            return plan.decided(self.name, decision, text=text, named=naming.sources, parsed=own)
+        if not own.cites:
+            policy = plan.policy
+            weight = policy.written_name_weight if naming.written else policy.name_weight
             note = f"ranked {_names(naming.sources)} higher: named in the query ({naming.how})"
             return plan.decided(
                 self.name,
@@ -67,6 +66,7 @@ class NamedDocuments:
                 named=naming.sources,
                 named_weight=weight,
                 notes=(*plan.notes, note),
+                parsed=own,
             )
         note = (
             f"searched only {_names(naming.sources)}: named in the query ({naming.how}) "
@@ -80,28 +80,19 @@ class NamedDocuments:
             text=text,
             named=naming.sources,
             notes=(*plan.notes, note),
-            parsed=cites,
+            parsed=own,
         )
-
-
-def _asks_more(rest: str) -> bool:
-    """What is left of a query without the names in it still asks something: words outside
-    quotes, or a citation (also a quoted one)."""
-    if has_words(rest):
-        return True
-    quoted = [m.group(1) for m in QUOTED.finditer(rest)]
-    return any(find_citations(p) or find_relative_citations(p) for p in quoted)
 
 
 @dataclass(frozen=True)
 class QuerySyntax:
-    """Quoted phrases, identifiers and citations of the text searched (:func:`parse_query`)."""
+    """Quoted phrases, identifiers and citations of the query (:func:`parse_query`): those
+    :class:`NamedDocuments` read already, else those of the text searched."""
 
     name: str = "syntax"
 
     def __call__(self, plan: QueryPlan) -> QueryPlan:
-        known = plan.parsed
-        parsed = known if known is not None and known.text == plan.text else parse_query(plan.text)
+        parsed = plan.parsed if plan.parsed is not None else parse_query(plan.text)
         found = [
             *(f"cites {text.strip()} ({ids[0]})" for text, ids in parsed.cited if ids),
             *(f"cites {c.text.strip()} (relative: {c.label})" for c in parsed.relative),

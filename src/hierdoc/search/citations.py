@@ -69,55 +69,58 @@ def cite_numbered(
 ) -> list[CitedSections]:
     """Each numbered citation of ``plan`` resolved in ``documents`` (:func:`cite_sections`)."""
     return [
-        cite_sections(store, text, ids, plan.filt, documents, limit, preferred, plan.policy)
-        for text, ids in plan.cited
+        cite_sections(store, plan, cited, documents, limit=limit, preferred=preferred)
+        for cited in plan.cited
     ]
 
 
 def cite_sections(
     store: Store,
-    text: str,
-    candidate_ids: Sequence[str],
-    filt: SearchFilter | None,
+    plan: QueryPlan,
+    cited: tuple[str, Sequence[str]],
     documents: Sequence[str],
+    *,
     limit: int | None = None,
     preferred: Callable[[], list[str]] | None = None,
-    policy: SearchPolicy = DEFAULT_POLICY,
 ) -> CitedSections:
-    """Resolve one citation in every document of ``documents`` (the documents in scope).
-    ``ordered`` stops once it holds ``limit`` distinct chunks (the exact modality keeps no
-    more), so a number every document has is not followed into every subtree.
-    ``preferred``: the documents the query's other modalities rank first, best first."""
+    """Resolve one citation of ``plan`` (its text, its candidate section ids most specific
+    first) in every document of ``documents`` (the documents in scope), within the plan's
+    filter and by its policy. ``ordered`` stops once it holds ``limit`` distinct chunks (the
+    exact modality keeps no more), so a number every document has is not followed into
+    every subtree. ``preferred``: the documents the query's other modalities rank first,
+    best first."""
+    text, candidate_ids = cited
+    filt, policy = plan.filt, plan.policy
     label = text.strip()
     levels = [(i, *equivalent_ids(i)) for i in candidate_ids]
     crowded = _crowded_starts(store, levels[0], filt, preferred, policy) if levels else None
     exact = crowded or (_starts(store, levels[0], filt) if levels else {})
     if exact:
         first_id = next(iter(exact.values()))[0]
-        cited = CitedSections({"text": label, "section_id": first_id, "resolved": True})
+        found = CitedSections({"text": label, "section_id": first_id, "resolved": True})
         if crowded:
-            cited.notes.append(
+            found.notes.append(
                 f"{label} is in more than {policy.crowded_citation} documents: pinned in the "
                 f"{len(exact)} of them that rank first for the query"
             )
         else:
-            cited.notes += _where_note(label, list(exact), documents, policy.note_names)
-        return fill_sections(store, cited, exact, filt, limit)
+            found.notes += _where_note(label, list(exact), documents, policy.note_names)
+        return fill_sections(store, found, exact, filt, limit)
     nearest = _nearest(store, levels[1:], filt)
-    cited = CitedSections({"text": label, "section_id": None, "resolved": False})
+    found = CitedSections({"text": label, "section_id": None, "resolved": False})
     if not nearest:
-        return cited
+        return found
     if len(documents) == 1:
         section_id = next(iter(nearest.values()))[0]
-        cited.citation["section_id"] = section_id
-        cited.notes.append(
+        found.citation["section_id"] = section_id
+        found.notes.append(
             f"no {label} in {name_of(documents[0])}: showing {section_id}, "
             "the nearest section that holds it"
         )
-        return fill_sections(store, cited, nearest, filt, limit)
+        return fill_sections(store, found, nearest, filt, limit)
     where = ", ".join(f"{s[0]} in {name_of(src)}" for src, s in list(nearest.items())[:3])
-    cited.notes.append(f"no {label} in any of the {len(documents)} documents (nearest: {where})")
-    return cited
+    found.notes.append(f"no {label} in any of the {len(documents)} documents (nearest: {where})")
+    return found
 
 
 def fill_sections(

@@ -35,13 +35,17 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
+from ..config import SearchSettings
 from ..models import Hit
+
+RRF_K: int = SearchSettings.model_fields["rrf_k"].default
+"""The ``k`` of reciprocal rank fusion unless the settings give another (``rrf_k``)."""
 
 
 def weighted_rrf(
     rankings: Mapping[str, Sequence[str]],
     weights: Mapping[str, float],
-    k: int = 60,
+    k: int = RRF_K,
 ) -> list[tuple[str, float]]:
     """Fuse ranked id lists, one per modality, into one (id, score) list, best first."""
     if k < 0:
@@ -57,7 +61,7 @@ def weighted_rrf(
 
 
 def best_possible(
-    weights: Mapping[str, float], modalities: Sequence[str], k: int = 60, rule: str = "rrf"
+    weights: Mapping[str, float], modalities: Sequence[str], k: int = RRF_K, rule: str = "rrf"
 ) -> float:
     """The score of a chunk ranked first by every modality that ran: the scale's top (for
     score fusion, of a chunk at the top of every modality's usual spread)."""
@@ -66,14 +70,14 @@ def best_possible(
 
 
 def rrf_fusion(
-    rankings: Mapping[str, Sequence[Hit]], weights: Mapping[str, float], k: int = 60
+    rankings: Mapping[str, Sequence[Hit]], weights: Mapping[str, float], k: int = RRF_K
 ) -> list[tuple[str, float]]:
     """:func:`weighted_rrf` of the modalities' hits."""
     return weighted_rrf({m: [h.chunk_id for h in hits] for m, hits in rankings.items()}, weights, k)
 
 
 def score_fusion(
-    rankings: Mapping[str, Sequence[Hit]], weights: Mapping[str, float], k: int = 60
+    rankings: Mapping[str, Sequence[Hit]], weights: Mapping[str, float], k: int = RRF_K
 ) -> list[tuple[str, float]]:
     """Each modality's scores normalised over its candidates (:func:`normalised`), weighted
     and summed; ties break by chunk id. ``k`` is not used (the same call as RRF's)."""

@@ -137,7 +137,7 @@ class Glossary:
             term
             for term in terms
             if not self.generic(term, policy)
-            and (self.rare(term, policy) or asks_about(asked, term))
+            and (self.rare(term, policy) or asks_about(asked, term, policy))
         ]
         return sorted(kept, key=lambda term: len(self._term_sources[term]))
 
@@ -310,15 +310,16 @@ def _scan(keys: tuple[str, ...], text: str) -> list[str]:
     return found
 
 
-def asks_about(query: str, term: str) -> bool:
-    """The (normalised) query asks what ``term`` means, or is mostly the term itself."""
+def asks_about(query: str, term: str, policy: SearchPolicy = DEFAULT_POLICY) -> bool:
+    """The (normalised) query asks what ``term`` means, or is mostly the term itself (the
+    policy's ``term_share`` of it)."""
     text = query.replace("'", " ").replace('"', " ")
     escaped = re.escape(term)
     for pattern in _ASKS_ABOUT:
         if re.search(pattern.format(det=_DETERMINER, term=escaped), text):
             return True
     rest = " ".join(_QUESTION_WORDS.sub(" ", text).split())
-    return bool(rest) and len(term) >= 0.6 * len(rest)
+    return bool(rest) and len(term) >= policy.term_share * len(rest)
 
 
 def _is_bare_term(query: str, terms: list[str]) -> bool:

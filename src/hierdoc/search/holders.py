@@ -30,7 +30,7 @@ def section_at(
         return None
     holder, cursor = None, 0
     for record in begun:
-        at = _first_line_at(content, record.text, cursor)
+        at = first_line_at(content, record.text, cursor)
         if at is None:
             continue
         if at > offset:
@@ -50,12 +50,12 @@ def begun_in(store: Records, chunks: Iterable[StoredChunk]) -> dict[str, list[Se
     return found
 
 
-def _first_line_at(content: str, text: str, cursor: int) -> int | None:
-    """Where the first line of a section's text occurs in ``content`` from ``cursor`` on."""
+def first_line_at(content: str, text: str, cursor: int) -> int | None:
+    """Where the first line of a section's text occurs in ``content`` at or after ``cursor``."""
     line = text.strip().split("\n", 1)[0][:200]
     if not line:
         return None
-    at = content.find(line, cursor)
+    at = content.find(line, max(cursor, 0))
     return at if at >= 0 else None
 
 

@@ -56,10 +56,12 @@ from ..text.names import (
     name_words_of,
     written_form,
 )
-from ..text.numbering import KIND_ALIASES, find_citations
+from ..text.numbering import KIND_ALIASES
 from ..text.short_names import ShortName, ShortNames
-from .relative_citations import find_relative_citations
+from .syntax import Reader, parse_query
 
+WRITTEN_OUT = "as written"
+"""How a query names a document whose file name, source or title it writes out."""
 _THE_BEFORE = re.compile(r"\bthe\s+$", re.IGNORECASE)
 #: A decimal number right after a name: the "5.3.6" of "GEN 5.3.6".
 _DECIMAL_AFTER = re.compile(r"\s+\d+(?:\.\d+[A-Za-z]?)+\b")
@@ -105,6 +107,11 @@ class Naming:
     how: str
     spans: tuple[tuple[int, int], ...] = ()
     """Where the query writes the names (as written only)."""
+
+    @property
+    def written(self) -> bool:
+        """The query writes a file name or title out."""
+        return self.how == WRITTEN_OUT
 
     def rest(self, query: str) -> str:
         """The query without the names written in it: what it asks about those documents.
@@ -153,9 +160,15 @@ class DocumentNames:
         self._short = ShortNames(self._documents, DOCUMENT_WORDS)
 
     def named(
-        self, query: str, scope: Sequence[str] = (), policy: SearchPolicy = DEFAULT_POLICY
+        self,
+        query: str,
+        scope: Sequence[str] = (),
+        policy: SearchPolicy = DEFAULT_POLICY,
+        read: Reader = parse_query,
     ) -> Naming | None:
-        """The documents ``query`` names (within ``scope`` when given), or None."""
+        """The documents ``query`` names (within ``scope`` when given), or None. ``read``:
+        how the query's syntax is read, when a short name needs to know whether it cites a
+        section (the query plan passes its own reading, so the query is read once)."""
         if self.count < 2:
             return None
         allowed = set(scope)
@@ -164,12 +177,12 @@ class DocumentNames:
         same = len(lowered) == len(query)
         if same:
             short = self._short_names(query).find(query, allowed)
-            spans = _outermost([*full, *_meant_as_names(query, short)])
+            spans = _outermost([*full, *_meant_as_names(query, short, read)])
         else:
             spans = full
         if spans:
             sources = tuple(dict.fromkeys(source for _, _, source in spans))
-            how = "as written" if set(spans) & set(full) else "by a short name"
+            how = WRITTEN_OUT if set(spans) & set(full) else "by a short name"
             return Naming(sources, how, tuple((s, e) for s, e, _ in spans) if same else ())
         return self._by_words(query, allowed, policy)
 
@@ -302,21 +315,27 @@ def _occurrences(text: str, name: str) -> Iterable[tuple[int, int]]:
         start = text.find(name, start + 1)
 
 
-def _meant_as_names(query: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+def _meant_as_names(
+    query: str, spans: list[tuple[int, int, str]], read: Reader
+) -> list[tuple[int, int, str]]:
     """The short names of ``spans`` the query means as names: anywhere in a query that cites
     a section or says it means a document ("FIPS 200 Section 3", "the TDP-43 clause"), else
     written after "the" as the whole of what "the" introduces ("the DPA", "the GPL 3.0").
     Otherwise a short form is more often a topic than a name ("TDP-43", "interleukin-2",
-    "CRP" in scientific claims)."""
+    "CRP" in scientific claims). The query's syntax is read (``read``) only when that
+    decides."""
     if not spans or _points_at_a_document(query):
         return spans
-    return [
+    kept = [
         span
         for span in spans
         if (_THE_BEFORE.search(query, 0, span[0]) and not _goes_on_as_a_term(query, span[1]))
         or _DECIMAL_AFTER.match(query, span[1])
         or _number_before(query, span[0]) is not None
     ]
+    if len(kept) < len(spans) and read(query).cites:
+        return spans
+    return kept
 
 
 def _goes_on_as_a_term(query: str, end: int) -> bool:
@@ -330,9 +349,7 @@ def _goes_on_as_a_term(query: str, end: int) -> bool:
 
 
 def _points_at_a_document(query: str) -> bool:
-    """The query says it means a document or a part of one: a document word ("agreement",
-    "clause") or a citation ("Section 3", "paragraph (k)")."""
+    """The query says it means a document or a part of one with a document word
+    ("agreement") or a kind of part ("clause", "Section")."""
     words = NAME_WORD.findall(query.lower())
-    if any(w.removesuffix("s") in POINTING_WORDS or w in POINTING_WORDS for w in words):
-        return True
-    return bool(find_citations(query) or find_relative_citations(query))
+    return any(w.removesuffix("s") in POINTING_WORDS or w in POINTING_WORDS for w in words)

@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..config import DEFAULT_POLICY, SearchPolicy
+from ..config import DEFAULT_POLICY, SearchPolicy, SearchSettings
 from ..models import Passage
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 Span = tuple[int, int]
 
-DEFAULT_SET_CHARS = 1200
+DEFAULT_SET_CHARS: int = SearchSettings.model_fields["passage_set_chars"].default
 """Characters of all of a result's passages together (the best one included)."""
 _HEADING = re.compile(r"#{1,6}\s")
 

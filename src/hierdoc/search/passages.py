@@ -24,7 +24,6 @@ A result's further passages, from the same sentence scores, are chosen in
 
 from __future__ import annotations
 
-import math
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -33,15 +32,16 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-from ..config import DEFAULT_POLICY, SearchPolicy
+from ..config import DEFAULT_POLICY, SearchPolicy, SearchSettings
 from ..models import Passage, SearchResponse, SearchResult, SectionRecord, StoredChunk
 from ..pipeline.embed import DEFAULT_MODEL
 from ..store.base import Store
+from ..text import bm25
 from ..text.analyze import token_spans, token_words, tokens_terms
 from ..text.sentences import sentence_spans, spans_from_cuts
 from ..text.tokenizer import Tokenizer, default_tokenizer
 from ..text.windows import cut_windows
-from .holders import begun_in, move_to_section, section_at
+from .holders import begun_in, first_line_at, move_to_section, section_at
 from .passage_ranking import UnitEvidence, rank_units
 from .passage_sets import passage_set
 from .per_generation import PerGeneration
@@ -52,9 +52,7 @@ Span = tuple[int, int]
 UnitEmbedder = Callable[[Sequence[str]], np.ndarray]
 """Texts to their unit vectors, one row each, by the model the index's vectors are of."""
 
-DEFAULT_PASSAGE_CHARS = 1000
-BM25_K1 = 1.2
-BM25_B = 0.75
+DEFAULT_PASSAGE_CHARS: int = SearchSettings.model_fields["passage_chars"].default
 _HEADING = re.compile(r"#{1,6}\s")
 _ITEM = re.compile(
     r"\s*(?:\(?(?:[a-zA-Z]|[ivxlcIVXLC]{1,6}|\d{1,3})\)|\d{1,3}(?:\.\d{1,3})*\.?|[\u2022\u25aa\u25e6*\-\u2013])\s"
@@ -102,7 +100,7 @@ def query_evidence(
     terms = keyword_terms(store, plan.remainder) if plan.remainder.strip() else []
     freq = store.doc_freq(terms) if terms else {}
     total = _chunk_total(store) if freq else 0
-    idf = {t: math.log(1 + (total - df + 0.5) / (df + 0.5)) for t, df in freq.items() if df > 0}
+    idf = {t: bm25.idf(total, df) for t, df in freq.items() if df > 0}
     patterns = tuple(
         _phrase_pattern(p) for p in (*plan.phrases, *plan.identifiers) if re.search(r"\w", p)
     )
@@ -153,7 +151,9 @@ def add_passages(
         spans = cited[1] if cited else None
         windows = _window_scores(result, vectors.get(result.chunk_id), vector)
         cuts = sentences.get(result.chunk_id)
-        match = match_chunk(result.content, evidence, budget, spans, windows, cuts)
+        match = match_chunk(
+            result.content, evidence, budget=budget, cited=spans, windows=windows, sentences=cuts
+        )
         here = begun.get(result.chunk_id, [])
         holder = cited[0] if cited else section_at(result.content, here, match.anchor)
         if holder is not None and not cited and result.chunk_id in stored:
@@ -228,6 +228,7 @@ def section_sized(
 def match_chunk(
     content: str,
     evidence: QueryEvidence,
+    *,
     budget: int = DEFAULT_PASSAGE_CHARS,
     cited: tuple[Span, Span] | None = None,
     windows: Sequence[tuple[Span, float]] = (),
@@ -477,8 +478,9 @@ def _bm25(
     weight = _local_weights(idf, per_unit, local_idf)
     scores = []
     for counts, length in zip(per_unit, lengths, strict=True):
-        norm = BM25_K1 * (1 - BM25_B + BM25_B * length / average)
-        scores.append(sum(weight[t] * tf * (BM25_K1 + 1) / (tf + norm) for t, tf in counts.items()))
+        scores.append(
+            sum(weight[t] * bm25.term_score(tf, length, average) for t, tf in counts.items())
+        )
     return scores
 
 
@@ -491,9 +493,7 @@ def _local_weights(
         for term in counts:
             found[term] = found.get(term, 0) + 1
     total = len(per_unit)
-    return {
-        t: idf[t] * math.log(1 + (total - n + 0.5) / (n + 0.5)) ** power for t, n in found.items()
-    }
+    return {t: idf[t] * bm25.idf(total, n) ** power for t, n in found.items()}
 
 
 def _rescaled(values: list[float]) -> list[float]:
@@ -609,7 +609,7 @@ def section_spans(
         chain.append(parents[0])
     cursor, start = 0, None
     for section in reversed(chain):
-        start = _find_text(content, section.text, cursor)
+        start = first_line_at(content, section.text, cursor)
         if start is not None:
             cursor = start
     if start is None:
@@ -617,19 +617,10 @@ def section_spans(
     own = (start, min(len(content), start + len(record.text.strip())))
     end = own[1]
     for child in _descendants(store, record):
-        at = _find_text(content, child.text, end - 1)
+        at = first_line_at(content, child.text, end - 1)
         if at is not None:
             end = min(len(content), at + len(child.text.strip()))
     return own, (start, end)
-
-
-def _find_text(content: str, text: str, cursor: int) -> int | None:
-    """Where the first line of a section's text occurs in ``content`` at or after ``cursor``."""
-    line = text.strip().split("\n", 1)[0][:200]
-    if not line:
-        return None
-    at = content.find(line, max(cursor, 0))
-    return at if at >= 0 else None
 
 
 def _descendants(store: Store, record: SectionRecord) -> list[SectionRecord]:

@@ -56,7 +56,9 @@ class QueryPlan:
     remainder: str = ""
     """The text without its citations: the query's words."""
     parsed: ParsedQuery | None = None
-    """The syntax of ``text`` when an analyser has read it already (read once)."""
+    """The syntax of the query's own words (without the names of the documents it names),
+    when the naming analyser has read it already: :class:`~.analysers.QuerySyntax` reads
+    it from there rather than reading the query again."""
     vocabulary: QueryVocabulary = field(default_factory=QueryVocabulary)
     documents: int | None = None
     """How many documents the index holds (for generic headings); None when unknown."""

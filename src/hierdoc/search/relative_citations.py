@@ -273,17 +273,17 @@ class Pointing:
 
 def choose_documents(
     store: Store,
+    plan: QueryPlan,
     citation: RelativeCitation,
-    named: Sequence[str],
-    filt: SearchFilter | None,
     rest: Mapping[str, Sequence[str]] | None,
     scope: Sequence[str],
-    policy: SearchPolicy = DEFAULT_POLICY,
 ) -> Pointing:
-    """Where ``citation`` is looked for: the documents ``named`` (or the one filtered to),
-    else the one the ranking ``rest`` of the query's other words points at, else those it
-    ranks, else (no other words) those in ``scope``: all when few, else those with a section
-    headed by the citation's last label alone ("(k)": an indexed look-up)."""
+    """Where ``citation`` of ``plan`` is looked for: the documents the plan names (or the
+    one filtered to), else the one the ranking ``rest`` of the query's other words points
+    at, else those it ranks, else (no other words) those in ``scope``: all when few, else
+    those with a section headed by the citation's last label alone ("(k)": an indexed
+    look-up)."""
+    named, filt, policy = plan.named, plan.filt, plan.policy
     if named:
         return Pointing(list(named), "named in the query")
     if filt is not None and len(filt.sources) == 1:
@@ -344,31 +344,25 @@ def cite_relatives(
     ``limit``: see :func:`cite_relative`."""
     if not plan.relative:
         return []
-    filt, named, policy = plan.filt, plan.named, plan.policy
-    ranking = rest.rank(store, filt) if not named else None
+    ranking = rest.rank(store, plan.filt) if not plan.named else None
     return [
-        cite_relative(
-            store,
-            c,
-            filt,
-            choose_documents(store, c, named, filt, ranking, scope, policy),
-            limit,
-            policy,
-        )
+        cite_relative(store, plan, c, choose_documents(store, plan, c, ranking, scope), limit=limit)
         for c in plan.relative
     ]
 
 
 def cite_relative(
     store: Store,
+    plan: QueryPlan,
     citation: RelativeCitation,
-    filt: SearchFilter | None,
     pointing: Pointing,
+    *,
     limit: int | None = None,
-    policy: SearchPolicy = DEFAULT_POLICY,
 ) -> CitedSections:
-    """Resolve ``citation`` in the documents of ``pointing`` (:func:`choose_documents`);
-    ``ordered`` stops once it holds ``limit`` chunks, as for numbered citations."""
+    """Resolve ``citation`` of ``plan`` in the documents of ``pointing``
+    (:func:`choose_documents`), within the plan's filter; ``ordered`` stops once it holds
+    ``limit`` chunks, as for numbered citations."""
+    filt, policy = plan.filt, plan.policy
     text, documents, how = citation.text.strip(), pointing.documents, pointing.how
     cited = CitedSections({"text": text, "section_id": None, "resolved": False})
     holders: dict[str, tuple[str, str]] = {}

@@ -13,14 +13,17 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import ModelRef, RerankerSettings
 from ..errors import ProviderError
 from ..providers.rerank import Reranker, reranker_from
+from ..store.base import Records
+
+if TYPE_CHECKING:
+    from .plan import QueryPlan
 
 __all__ = ["Reranked", "Reranker", "rerank", "reranker_for"]
-from ..store.base import Records
 
 logger = logging.getLogger(__name__)
 
@@ -51,11 +54,16 @@ def _cached(settings_json: str, context_json: str) -> Reranker:
 def rerank(
     reranker: Reranker,
     store: Records,
-    query: str,
+    plan: QueryPlan,
     ordered: Sequence[tuple[str, float]],
     pinned: Sequence[str],
-    top_n: int,
 ) -> Reranked:
+    """``ordered`` with the pinned chunks first, then the next ``top_n`` of the plan's
+    reranker settings (at least ``top_k``) in the order ``reranker`` gives for the query,
+    then the rest as fused."""
+    settings = plan.settings
+    top_n = max(settings.reranker.top_n if settings.reranker else 0, settings.top_k)
+    query = plan.query
     first = set(pinned)
     head = [e for e in ordered if e[0] in first]
     candidates = [e for e in ordered if e[0] not in first][:top_n]

@@ -1,12 +1,13 @@
 """Citation resolution, in one place: which section an id or a citation names, and in
-which document, for ``Index.show`` and ``Index.references``, the agent tools' ``get_section``
+which documents, for ``Index.show`` and ``Index.references``, the agent tools' ``get_section``
 and ``references``, and ``hierdoc show``; the search resolves a query's citations the
 same way (:mod:`.citations`, :mod:`.relative_citations`), from the same query plan.
 
 * :func:`citation_ids`: the section ids an identifier can mean: itself, then the ids of
   the citation it writes ("Art. 17(3)(b)"), most specific first;
-* :func:`section_for`: the first of those that a document (the one given, else the first
-  that has it) holds text for;
+* :func:`held_section`: the first of those that documents (of those given) hold text
+  for, with the first of them and how many there are (:func:`section_holders`);
+  :func:`section_for`: its record in the first;
 * :func:`cited_section`: a citation that needs the query around it ("paragraph (k) of the
   737 MAX AD", "subsection (b)(2)"), resolved as a search resolves it (the documents it
   names, else the one its other words point at), without running one: no embedding, no
@@ -16,10 +17,11 @@ same way (:mod:`.citations`, :mod:`.relative_citations`), from the same query pl
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ..config import SearchSettings
 from ..models import SearchFilter, SectionRecord
-from ..store.base import Store
+from ..store.base import Records, Store
 from ..text.numbering import find_citations
 from .analysers import NamedDocuments, QuerySyntax
 from .citations import CitedSections, cite_numbered
@@ -38,20 +40,54 @@ def citation_ids(identifier: str) -> list[str]:
     return list(dict.fromkeys(candidates))
 
 
-def section_for(store: Store, identifier: str, source: str | None = None) -> SectionRecord | None:
-    """The first section (in ``source`` when given) with the id itself and text in the
-    index, else with the most specific id a citation in it names."""
+@dataclass(frozen=True)
+class HeldSection:
+    """A section id that documents hold text for."""
+
+    section_id: str
+    sources: list[str]
+    """The first documents holding it, in source order (of those asked about)."""
+    count: int
+    """How many documents hold it."""
+
+
+def section_holders(
+    store: Records, section_id: str, listed: int, sources: Sequence[str] | None = None
+) -> tuple[list[str], int]:
+    """The first ``listed`` documents (of ``sources``, when given: all of them) with text for
+    the section id, in source order, and how many there are: counted only when they do not
+    fit (a bare id may be in 43,600 documents)."""
+    if sources is not None:
+        held = sorted(s for s in sources if any(r.chunk_id for r in store.sections(section_id, s)))
+        return held, len(held)
+    holders = store.section_holders(section_id, listed + 1)
+    if len(holders) <= listed:
+        return holders, len(holders)
+    return holders[:listed], store.count_sections([section_id], 2**62)
+
+
+def held_section(
+    store: Records, identifier: str, sources: Sequence[str] | None = None, listed: int = 1
+) -> HeldSection | None:
+    """The first id ``identifier`` can mean (:func:`citation_ids`, the identifier as written
+    first) that a document (of ``sources``, when given) holds text for, with the first
+    ``listed`` of those documents; None when none does."""
     for candidate in dict.fromkeys([identifier, *citation_ids(identifier)]):
-        holder = source
-        if holder is None:
-            holders = store.section_holders(candidate, 1)
-            if not holders:
-                continue
-            holder = holders[0]
-        for section in store.sections(candidate, holder):
-            if section.chunk_id:
-                return section
+        holders, count = section_holders(store, candidate, listed, sources)
+        if holders:
+            return HeldSection(candidate, holders, count)
     return None
+
+
+def section_for(store: Records, identifier: str, source: str | None = None) -> SectionRecord | None:
+    """The section (in ``source`` when given, else in the first document that has it) with
+    the id itself and text in the index, else with the most specific id a citation in it
+    names (:func:`held_section`)."""
+    held = held_section(store, identifier, None if source is None else [source])
+    if held is None:
+        return None
+    sections = store.sections(held.section_id, held.sources[0])
+    return next((section for section in sections if section.chunk_id), None)
 
 
 #: How a citation is resolved outside a search: the query's other words point at a

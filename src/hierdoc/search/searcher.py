@@ -329,8 +329,7 @@ class Searcher:
         settings = done.plan.settings
         if self._reranker is None or settings.reranker is None:
             return ordered
-        top_n = max(settings.reranker.top_n, settings.top_k)
-        reranked = rerank(self._reranker, self._store, done.plan.query, ordered, pinned, top_n)
+        reranked = rerank(self._reranker, self._store, done.plan, ordered, pinned)
         done.relevance, done.reranker = reranked.relevance, self._reranker.name
         done.response.notes += reranked.notes
         return reranked.ordered
@@ -457,8 +456,8 @@ class Searcher:
         """True when no modality found anything convincing.
 
         Convincing means: an exact hit; or a semantic hit at least as similar as
-        ``no_match_similarity``; or a returned chunk holding at least the policy's
-        ``no_match_share`` of the query's keyword terms.
+        ``no_match_similarity``; or one of the first ``no_match_results`` chunks returned
+        holding at least the policy's ``no_match_share`` of the query's keyword terms.
         """
         if not results:
             return True
@@ -472,7 +471,8 @@ class Searcher:
         terms = set(analyze(plan.text))
         if not terms:
             return True
-        best = max(len(terms & set(analyze(r.content))) for r in results[:3])
+        top = results[: plan.policy.no_match_results]
+        best = max(len(terms & set(analyze(r.content))) for r in top)
         return best / len(terms) < plan.policy.no_match_share
 
 

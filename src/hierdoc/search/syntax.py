@@ -8,6 +8,7 @@ the query plan (:mod:`.plan`), and the passages take their evidence from that pl
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..text.analyze import analyze
@@ -36,6 +37,16 @@ class ParsedQuery:
     relative: tuple[RelativeCitation, ...] = ()
     """Citations by own labels only: "paragraph (k)" (:mod:`.relative_citations`)."""
 
+    @property
+    def cites(self) -> bool:
+        """The query cites a section: by number or by its own labels."""
+        return bool(self.cited or self.relative)
+
+
+Reader = Callable[[str], ParsedQuery]
+"""How a text's syntax is read: :func:`parse_query`, or a reading remembered per text
+(:class:`Reading`)."""
+
 
 def parse_query(query: str) -> ParsedQuery:
     phrases = [m.group(1).strip() for m in QUOTED.finditer(query)]
@@ -63,6 +74,23 @@ def parse_query(query: str) -> ParsedQuery:
         tuple(dict.fromkeys(identifiers)),
         tuple(relative),
     )
+
+
+class Reading:
+    """The syntax of each text asked for, read once: the texts a query plan's analysers read
+    (the query, the query without the documents it names) are each parsed at most once."""
+
+    def __init__(self) -> None:
+        self._read: dict[str, ParsedQuery] = {}
+
+    def __call__(self, text: str) -> ParsedQuery:
+        if text not in self._read:
+            self._read[text] = parse_query(text)
+        return self._read[text]
+
+    def get(self, text: str) -> ParsedQuery | None:
+        """The syntax of ``text`` when it has been read, else None."""
+        return self._read.get(text)
 
 
 def has_words(text: str) -> bool:

@@ -19,7 +19,6 @@ Requires pytest (a test dependency); nothing else in hierdoc imports this module
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -39,6 +38,7 @@ from ..models import (
     Section,
     StoredChunk,
 )
+from ..text import bm25
 from ..text.analyze import TEXT_ANALYZER
 from ..text.names import NAMES, SHORT, WORD, WRITTEN, name_keys
 from ..text.normalize import normalize_acronym, normalize_phrase, normalize_term
@@ -153,7 +153,7 @@ def write_corpus(store: Store, source: str, content_hash: str = "h1") -> list[St
 
 
 def bm25_reference(documents: Sequence[Sequence[str]], query: Sequence[str]) -> list[float]:
-    """BM25 as Lucene and tantivy score it (k1=1.2, b=0.75, idf log(1 + (N-n+0.5)/(n+0.5)))."""
+    """BM25 as Lucene and tantivy score it (:mod:`hierdoc.text.bm25`)."""
     count = len(documents)
     average = sum(len(d) for d in documents) / count
     scores = [0.0] * count
@@ -161,11 +161,10 @@ def bm25_reference(documents: Sequence[Sequence[str]], query: Sequence[str]) -> 
         having = sum(term in d for d in documents)
         if not having:
             continue
-        idf = math.log(1 + (count - having + 0.5) / (having + 0.5))
+        idf = bm25.idf(count, having)
         for i, document in enumerate(documents):
             tf = document.count(term)
-            norm = 1.2 * (1 - 0.75 + 0.75 * len(document) / average)
-            scores[i] += idf * tf * 2.2 / (tf + norm) if tf else 0.0
+            scores[i] += idf * bm25.term_score(tf, len(document), average) if tf else 0.0
     return scores
 
 

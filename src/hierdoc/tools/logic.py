@@ -18,7 +18,7 @@ from ..api import ChunkView, Index, ReferenceLookup
 from ..config import MAX_TOP_K
 from ..errors import InputError, NotFoundError
 from ..models import CrossRef, SectionRecord
-from ..search.resolve import citation_ids
+from ..search.resolve import HeldSection, citation_ids
 from ..views import MAX_OTHER_SOURCES
 from .catalogue import check_output
 from .render import (
@@ -146,10 +146,9 @@ def _resolve_target(index: Index, identifier: str, source: str | None) -> _Targe
         if sources is not None and chunk.source not in sources:
             raise NotFoundError(f"chunk {text!r} is not in document {source!r}")
         return _Target(chunk.source, chunk.section_id, chunk_id=text)
-    for candidate in citation_ids(text):
-        holders, count = _holders(index, candidate, sources)
-        if holders:
-            return _section_target(index, text, candidate, holders, count)
+    held = index.held_section(text, sources)
+    if held is not None:
+        return _section_target(index, text, held)
     cited = index.cited_section(text, sources)
     if cited is not None:
         target = _Target(*cited)
@@ -163,21 +162,8 @@ def _resolve_target(index: Index, identifier: str, source: str | None) -> _Targe
     )
 
 
-def _holders(index: Index, section_id: str, sources: list[str] | None) -> tuple[list[str], int]:
-    """The first documents (of ``sources``, when given) with text for the section id, and
-    how many have it: looked up, where a bare id may be in 43,600 documents."""
-    if sources is None:
-        holders = index.section_holders(section_id, MAX_OTHER_SOURCES + 1)
-        if len(holders) <= MAX_OTHER_SOURCES:
-            return holders, len(holders)  # every holder is listed: no count needed
-        return holders, index.count_section(section_id)
-    held = sorted(s for s in sources if any(r.chunk_id for r in index.sections(section_id, s)))
-    return held, len(held)
-
-
-def _section_target(
-    index: Index, asked: str, section_id: str, holders: list[str], count: int
-) -> _Target:
+def _section_target(index: Index, asked: str, held: HeldSection) -> _Target:
+    section_id, holders, count = held.section_id, held.sources, held.count
     target = _Target(holders[0], section_id)
     if section_id != asked.lower():
         target.notes.append(f"{asked!r} resolved to section {section_id}")

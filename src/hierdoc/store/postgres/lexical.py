@@ -5,7 +5,7 @@ A chunk's terms (``analyzer.terms(context + "\\n" + content)``) become rows of
 *fieldnorm* encodes it (:func:`fieldnorm`), and its unstemmed words (a ``text[]``,
 for phrases) sit on the chunk row. ``term_stats(term, df)`` and the ``state`` row
 (chunk count, total length) change in the same transaction as the chunks, so a
-query reads consistent statistics. Scores: k1 = 1.2, b = 0.75,
+query reads consistent statistics. Scores: :data:`~hierdoc.text.bm25.K1` and ``B``,
 idf = ln(1 + (N - n + 0.5) / (n + 0.5)), the average length over the indexed chunks,
 a query term counted as often as it is given (a boolean query of term clauses).
 """
@@ -19,11 +19,9 @@ from dataclasses import dataclass
 import psycopg
 
 from ...models import Hit, SearchFilter, StoredChunk
+from ...text import bm25
 from ...text.analyze import TextAnalyzer
 from .filters import filter_sql
-
-K1 = 1.2
-B = 0.75
 
 
 def fieldnorm(length: int) -> int:
@@ -104,7 +102,8 @@ def keyword_search(
         return []
     where, params = filter_sql(filt, "c")
     rows = conn.execute(
-        _BM25.format(where=where), {**params, "terms": list(terms), "k": k, "k1": K1, "b": B}
+        _BM25.format(where=where),
+        {**params, "terms": list(terms), "k": k, "k1": bm25.K1, "b": bm25.B},
     ).fetchall()
     return [Hit(chunk_id, float(score)) for chunk_id, score in rows]
 
@@ -115,7 +114,7 @@ def phrase_search(
     if k <= 0 or not words:
         return []
     where, params = filter_sql(filt, "c")
-    values = {**params, "words": list(words), "n": len(words), "k": k, "k1": K1, "b": B}
+    values = {**params, "words": list(words), "n": len(words), "k": k, "k1": bm25.K1, "b": bm25.B}
     rows = conn.execute(_PHRASE.format(where=where), values).fetchall()
     return [Hit(chunk_id, float(score)) for chunk_id, score in rows]
 
