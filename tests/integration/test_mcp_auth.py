@@ -6,7 +6,6 @@ sees both."""
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,14 +22,11 @@ from hierdoc.auth import new_token
 from tests.integration.test_mcp_server import (
     Remote,
     build_corpus_index,
-    free_port,
+    http_server_at,
     opened,
     portal,
-    server_command,
-    server_env,
-    stop,
-    wait_for_port,
 )
+from tests.mcp_messages import HEADERS, INITIALIZE
 
 pytestmark = pytest.mark.slow
 __all__ = ["portal"]  # the client portal fixture, shared with the server's own tests
@@ -40,17 +36,6 @@ MARKERS = (
     *("lawful", "chapter", "withdraws", "recording"),
 )
 """Words of data_regulation.md (its name and text) that services_agreement.md lacks."""
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
-}
-HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 
 
 @pytest.fixture(scope="module")
@@ -76,30 +61,10 @@ def write_config(folder: Path, tokens: dict[str, str]) -> Path:
     return path
 
 
-@contextmanager
-def guarded_server(index: Path, config: Path) -> Iterator[tuple[str, Path]]:
-    port = free_port()
-    log = index.parent / f"auth-{port}.log"
-    args = ["--index", str(index), "--config", str(config), "--http", f"127.0.0.1:{port}"]
-    with log.open("w") as stderr:
-        process = subprocess.Popen(
-            server_command(*args),
-            env=server_env(),
-            cwd=index.parent,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=stderr,
-        )
-        try:
-            wait_for_port(process, port, log)
-            yield f"http://127.0.0.1:{port}/mcp", log
-        finally:
-            stop(process)
-
-
 @pytest.fixture(scope="module")
 def server(corpus_index, tokens) -> Iterator[tuple[str, Path]]:
-    with guarded_server(corpus_index, write_config(corpus_index.parent, tokens)) as running:
+    config = write_config(corpus_index.parent, tokens)
+    with http_server_at(corpus_index, "auth", "--config", str(config)) as running:
         yield running
 
 

@@ -31,6 +31,7 @@ from tests.integration.test_mcp_server import (
     start_stdio_server,
     stop,
 )
+from tests.mcp_messages import INITIALIZE
 
 pytestmark = pytest.mark.slow
 
@@ -49,16 +50,6 @@ MALFORMED_LINES = [
     b"{" * 50,
     DEEP,
 ]
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"},
-    },
-}
 WARM_UP_DELAY = 15.0
 SLOW_WARM_UP = f"""
 import time

@@ -260,14 +260,15 @@ def stop(process: subprocess.Popen) -> None:
 
 
 @contextmanager
-def http_server_at(index: Path, label: str) -> Iterator[tuple[str, Path]]:
-    """``hierdoc serve --http`` on a free loopback port over ``index``: (its MCP URL, the
-    file its stderr goes to), stopped on exit."""
+def http_server_at(index: Path, label: str, *options: str) -> Iterator[tuple[str, Path]]:
+    """``hierdoc serve --http`` on a free loopback port over ``index`` (with ``options``,
+    such as ``--config FILE``): (its MCP URL, the file its stderr goes to), stopped on
+    exit."""
     port = free_port()
     log = index.parent / f"{label}-{port}.log"
     with log.open("w") as stderr:
         process = subprocess.Popen(
-            server_command("--index", str(index), "--http", f"127.0.0.1:{port}"),
+            server_command("--index", str(index), *options, "--http", f"127.0.0.1:{port}"),
             env=server_env(),
             cwd=index.parent,
             stdin=subprocess.DEVNULL,

@@ -28,18 +28,8 @@ from hierdoc.config import AuthSettings, TokenEntry
 from hierdoc.errors import ConfigError, InputError
 from hierdoc.mcp.server import build_server, check_auth
 from tests.hash_embedder import HashEmbedder
+from tests.mcp_messages import HEADERS, INITIALIZE
 
-HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
-}
 ISSUER = "https://issuer.example.com"
 
 

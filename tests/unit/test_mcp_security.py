@@ -11,18 +11,7 @@ from starlette.testclient import TestClient
 from hierdoc import Index, Settings
 from hierdoc.mcp.server import build_server, transport_security
 from tests.hash_embedder import HashEmbedder
-
-HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
-}
+from tests.mcp_messages import HEADERS, INITIALIZE
 
 
 @pytest.fixture

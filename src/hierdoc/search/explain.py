@@ -196,16 +196,22 @@ def _result_lines(entry: dict[str, Any]) -> list[str]:
     head = f"  {entry['rank']:>2}. {entry['chunk_id']}  score {entry['score']:.4f}"
     if entry.get("pin"):
         head += f"  pinned: {entry['pin']}"
+    return [head, f"      {ranking_detail(entry)}"]
+
+
+def ranking_detail(entry: dict[str, Any], arrow: str = "->") -> str:
+    """One explained result's path through the rankings: each modality's rank and score
+    and what it added to the fusion, then the fused score and any reranking."""
     parts = []
-    for modality, rank in entry["ranks"].items():
-        score = entry["scores"].get(modality)
+    for modality, rank in entry.get("ranks", {}).items():
+        score = entry.get("scores", {}).get(modality)
         part = f"{modality} #{rank}" + (f" ({score:.4g})" if score is not None else "")
         if modality in entry.get("fused", {}):
             part += f" +{entry['fused'][modality]:.5f}"
         parts.append(part)
     detail = " · ".join(parts) or "in no ranking"
     if entry.get("fusion_score") is not None:
-        detail += f" -> fusion {entry['fusion_score']:.4f}"
+        detail += f" {arrow} fusion {entry['fusion_score']:.4f}"
     if "rerank" in entry:
-        detail += f" -> rerank {entry['rerank']:.4g}"
-    return [head, f"      {detail}"]
+        detail += f" {arrow} rerank {entry['rerank']:.4g}"
+    return detail

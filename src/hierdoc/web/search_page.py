@@ -12,6 +12,7 @@ from markupsafe import Markup
 from ..config import MAX_TOP_K
 from ..errors import InputError
 from ..models import CHUNK_TYPES, SEARCH_MODES, SearchResult
+from ..search.explain import ranking_detail
 from ..search.where import parse_where
 from .marking import marked_text
 from .paging import page_number
@@ -122,21 +123,8 @@ def rank_labels(result: SearchResult) -> list[tuple[str, str]]:
 
 
 def explanation_line(entry: dict[str, Any]) -> str:
-    parts = []
-    for modality, rank in entry.get("ranks", {}).items():
-        score = entry.get("scores", {}).get(modality)
-        part = f"{modality} #{rank}" + (f" ({score:.4g})" if score is not None else "")
-        if modality in entry.get("fused", {}):
-            part += f" +{entry['fused'][modality]:.5f}"
-        parts.append(part)
-    line = " · ".join(parts) or "in no ranking"
-    if entry.get("fusion_score") is not None:
-        line += f" → fusion {entry['fusion_score']:.4f}"
-    if entry.get("pin"):
-        line += f"; pinned: {entry['pin']}"
-    if "rerank" in entry:
-        line += f" → rerank {entry['rerank']:.4g}"
-    return line
+    line = ranking_detail(entry, arrow="→")
+    return line + (f"; pinned: {entry['pin']}" if entry.get("pin") else "")
 
 
 def result_view(reader: Reader, number: int, result: SearchResult, explained: dict) -> ResultView:
