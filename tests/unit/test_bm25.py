@@ -175,6 +175,24 @@ def test_corrupt_directory_raises_clear_error(tmp_path: Path) -> None:
         QueriedIndex(path)
 
 
+class PanicException(BaseException):
+    """What pyo3 raises when tantivy's Rust code panics (its own class has this name)."""
+
+
+def test_a_panic_in_tantivy_on_a_damaged_file_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "bm25"
+    build(QueriedIndex(path), entry("x", "text")).close()
+
+    def panics(path: str) -> bool:
+        raise PanicException("assertion failed: end <= orig_range.end")
+
+    monkeypatch.setattr("tantivy.Index.is_compatible", panics)
+    with pytest.raises(RuntimeError, match="cannot open the BM25 index .*assertion failed"):
+        QueriedIndex(path)
+
+
 def test_reset(index: Bm25Index) -> None:
     build(index, entry("old", "obsolete wording"), generation=1)
     index.reset()

@@ -116,9 +116,12 @@ class Bm25Index:
             elif not tantivy.Index.is_compatible(path):
                 raise Bm25IndexError(f"{path}: built by an incompatible tantivy version")
             index = tantivy.Index(self._schema, path=path, reuse=True)
-        except (OSError, ValueError) as exc:
+        except BaseException as exc:  # a damaged file can make tantivy panic
+            if not isinstance(exc, (OSError, ValueError)) and not _is_panic(exc):
+                raise
             raise Bm25IndexError(
-                f"cannot open the BM25 index at {path} ({exc}); delete the directory to rebuild"
+                f"cannot open the BM25 index at {path} ({_first_line(exc)}); "
+                "delete the directory to rebuild"
             ) from exc
         index.reload()
         return index
@@ -383,3 +386,14 @@ def _without_cut_ties(searcher: tantivy.Searcher, query: Query, k: int) -> list:
             floor = hits[k - 1][0] if len(hits) >= k else float("-inf")
             return [hit for hit in hits if hit[0] >= floor]
         limit *= TIE_GROWTH
+
+
+def _is_panic(error: BaseException) -> bool:
+    """A panic in tantivy's Rust code (pyo3's ``PanicException``, a ``BaseException``), as
+    a damaged file can cause: for the index, a damaged file like any other."""
+    return type(error).__name__ == "PanicException"
+
+
+def _first_line(error: BaseException) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__
