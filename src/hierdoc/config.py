@@ -177,7 +177,7 @@ class SearchPolicy(BaseModel):
     cosine and its chunk's score in the passage-level ranking."""
     result_passage_lead_ins: bool = True
     """A passage-level result that is a list item is followed by its list's lead-in."""
-    result_passage_chunks: int = Field(default=20, ge=1)
+    result_passage_chunks: int = Field(default=10, ge=1)
     """With ``passage_results``, the sentences of at least this many results are candidates
     (more than ``top_k`` when it is smaller)."""
 
