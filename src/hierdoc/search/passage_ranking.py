@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 import numpy as np
 
@@ -40,6 +41,7 @@ from ..config import DEFAULT_POLICY, SearchPolicy, SearchSettings
 from ..models import Passage, SearchResponse, SearchResult
 
 Span = tuple[int, int]
+T = TypeVar("T")
 DEFAULT_PASSAGE_CHARS: int = SearchSettings.model_fields["passage_chars"].default
 
 
@@ -116,7 +118,7 @@ def fused_scores(
     return [float(value) for value in total]
 
 
-def _at(values: Sequence, index: int, default: object) -> object:
+def _at(values: Sequence[T], index: int, default: T) -> T:
     """``values[index]``, or ``default`` when ``values`` is empty (a signal not given)."""
     return values[index] if values else default
 
