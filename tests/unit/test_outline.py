@@ -332,3 +332,38 @@ The Receiving Party shall keep the Confidential Information secret.
 """
     ids = _ids(text)
     assert not [i for i in ids if i.endswith(("-a", "-b"))], ids
+
+
+def test_a_title_closed_by_a_full_stop_is_the_clause_heading() -> None:
+    """A licence in plain text writes "1. Definitions." alone and "2. Grant of Copyright
+    License. Subject to ..." running on: the words before the full stop are the title. A
+    sentence ("Name of the licensor.") or an abbreviation ("No.") is no title."""
+    text = (
+        "Example Licence\n\n"
+        "   1. Definitions.\n\n"
+        '      "Work" shall mean the work.\n\n'
+        "   2. Grant of Copyright License. Subject to the terms of this\n"
+        "      License, each Contributor grants a licence.\n\n"
+        "   3. Name of the licensor. It is given below.\n\n"
+        "   4. No. 5 of the schedule applies.\n"
+    )
+    assert _headings(text) == [
+        ("section-1", "1. Definitions"),
+        ("section-2", "2. Grant of Copyright License"),
+        ("section-3", "3."),
+        ("section-4", "4."),
+    ]
+    sections = parse_sections(text, "Licence")
+    assert "".join(s.heading_line + s.body for s in sections) == text
+    assert sections[2].body.startswith("   2. Grant of Copyright License. Subject to")
+
+
+def test_points_in_a_block_quote_are_points() -> None:
+    """An HTML page indents its points in a block quote: "> a. ..." is point (a)."""
+    text = (
+        "## Section 2 - Scope.\n\n"
+        "> a. **License grant**.\n>\n> > 1. The Licensor grants You a licence.\n"
+        ">\n> b. **Other rights**. Moral rights are not licensed.\n"
+    )
+    ids = [s.section_id for s in parse_sections(text, "Licence")]
+    assert ids[-3:] == ["section-2-a", "section-2-a-1", "section-2-b"]

@@ -21,6 +21,7 @@ from hierdoc.pipeline.pdf_layout import (
     footnotes_last,
     join_hyphens,
     reading_order,
+    row_text,
     table_rows,
 )
 from tests.paths import TESTS
@@ -332,3 +333,34 @@ def test_headings_repeated_by_a_second_notice_are_no_table_of_contents() -> None
         pages.append(page)
     mark_contents(pages, 10.5)
     assert [b.heading_level for b in pages[0].blocks if b.lines[0].bold] == [2, 2, 2]
+
+
+def _glossary_line(text: str, x0: float, top: float, bold: bool = False) -> Segment:
+    return Segment(text, x0, x0 + 5.0 * len(text), top, top + 16.0, 0, 0, 11.0, bold)
+
+
+def test_a_glossary_set_as_a_table_without_rules_gives_one_row_per_term() -> None:
+    """NIST's glossary tables: bold terms on the left (some on two lines), each beside the
+    first lines of its definition; entries parted by more space than their lines; a term
+    that PDF text runs into its definition is cut where the definitions start."""
+    entries = [
+        (["Buyer"], ["The people or organizations that consume a product."]),
+        (["Critical", "Infrastructure"], ["Systems and assets so vital to the", "Nation."]),
+        ([], ["Identify (function) Develop the understanding to manage", "cybersecurity risk."]),
+        (["Taxonomy"], ["A scheme of classification."]),
+    ]
+    segments, top = [], 100.0
+    for terms, lines in entries:
+        for n, term in enumerate(terms):
+            segments.append(_glossary_line(term, 78.0, top + 13.8 * n, bold=True))
+        for n, line in enumerate(lines):
+            x0 = 78.0 if line.startswith("Identify") else 186.0
+            segments.append(_glossary_line(line, x0, top + 13.8 * n))
+        top += 13.8 * max(len(terms), len(lines)) + 10.0
+    rows = [b for b in table_rows(build_blocks(segments)) if b.cells]
+    assert [row_text(row.cells) for row in rows] == [
+        "Buyer | The people or organizations that consume a product.",
+        "Critical Infrastructure | Systems and assets so vital to the Nation.",
+        "Identify (function) | Develop the understanding to manage cybersecurity risk.",
+        "Taxonomy | A scheme of classification.",
+    ]

@@ -274,6 +274,15 @@ def split_title(spans: list[_Span]) -> tuple[str, list[_Span]]:
     return "", spans
 
 
+def is_empty_section_mark(paragraph: Any, ppr: Any) -> bool:
+    """A paragraph with no text that carries a section break (``w:sectPr`` in its
+    ``w:pPr``): Word shows it as the break, not as a paragraph, so a numbered heading
+    style on it neither shows nor uses a number (templates leave a blank Heading 1 there)."""
+    if ppr is None or ppr.find(w("sectPr")) is None:
+        return False
+    return not "".join(t.text or "" for t in paragraph.iter(w("t"))).strip()
+
+
 def written_label(spans: list[_Span]) -> tuple[str, list[_Span]]:
     """The number a heading writes in its text and the text after it.
 
@@ -364,7 +373,7 @@ class _Writer:
         ppr = paragraph.find(w("pPr"))
         style_id = val(ppr, "pStyle")
         name = self._styles.name(style_id)
-        if _TOC_STYLE.match(name):
+        if _TOC_STYLE.match(name) or is_empty_section_mark(paragraph, ppr):
             return []
         numbered = self._numbering.label(ppr, style_id)
         spans = _spans(paragraph, self._styles, style_id, self._notes)

@@ -87,9 +87,21 @@ _DECIMAL_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})+)(?=\s+[A-Z‘'\"�
 _LETTERED_DECIMAL = re.compile(r"^(?P<value>[A-Z](?:\.\d{1,3})+)(?:\.(?=\s)|(?=\s+[A-Z‘'\"“(]))")
 _CAPS_TITLE = re.compile(r"^\s*(?P<title>[A-Z][A-Z0-9 ,'’&/\-]{2,80}?)\.?\s*(?:—|--|\.—)")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_QUOTE_MARKERS = re.compile(r"^(?:[ \t]{0,3}>)+[ \t]?")
 #: Longest title a numbered line may have to be a heading ("2.  Notational Conventions...").
 MAX_NUMBERED_TITLE = 100
 _TITLE_START = re.compile(r"^[\w‘'\"“]")
+_RUN_IN_TITLE = re.compile(r"^\s*(?P<title>[A-Z][^.:;!?()\"“]{0,80}?)\.(?=\s+[A-Z\"“(]|\s*$)")
+"""A clause's title closed by a full stop: "2. Grant of Copyright License. Subject to..."."""
+MAX_RUN_IN_WORDS = 8
+_TITLE_SMALL_WORDS = frozenset(
+    {"of", "the", "a", "an", "and", "or", "for", "to", "in", "on", "by", "with", "at", "from"}
+    | {"under", "as"}
+)
+_NOT_TITLES = frozenset(
+    {"mr", "mrs", "ms", "dr", "no", "nos", "st", "inc", "ltd", "co", "corp", "art", "sec"}
+    | {"fig", "vol", "p", "pp"}
+)
 
 
 @dataclass
@@ -229,9 +241,31 @@ def _enum_mark(index: int, lines: list[str]) -> Mark | None:
     if readings[0][0].startswith("decimal") and _numbered_title(rest, lines, index):
         heading = plain_heading(f"{label_text} {rest.strip()}")
         return Mark(index, "enum", match["value"], None, heading, 1, readings)
+    if readings[0][0].startswith("decimal") and (title := run_in_title(rest)):
+        heading = plain_heading(f"{label_text} {title}")
+        alone = not rest.strip()[len(title) + 1 :].strip()
+        return Mark(index, "enum", match["value"], None, heading, 1 if alone else 0, readings)
     caps = _CAPS_TITLE.match(rest)
     heading = f"{label_text} {caps['title'].strip()}" if caps else label_text
     return Mark(index, "enum", match["value"], None, heading, 0 if rest.strip() else 1, readings)
+
+
+def run_in_title(rest: str) -> str | None:
+    """The title a clause number's text opens with, closed by a full stop: "Grant of
+    Copyright License" in "Grant of Copyright License. Subject to ...", "Definitions" in
+    "Definitions." alone. A title is a few words, each significant one capitalised, so a
+    sentence ("Name of the licensor.") or an abbreviation ("No. 5") is none."""
+    match = _RUN_IN_TITLE.match(rest)
+    if not match:
+        return None
+    title = match["title"].strip()
+    words = title.split()
+    if not 0 < len(words) <= MAX_RUN_IN_WORDS or title.casefold() in _NOT_TITLES:
+        return None
+    significant = [w for w in words if w.casefold() not in _TITLE_SMALL_WORDS]
+    if not all(w[0].isupper() or w[0].isdigit() for w in significant):
+        return None
+    return title
 
 
 def _decimal_parts(value: str) -> list[str]:
@@ -266,8 +300,9 @@ def _numbered_title(rest: str, lines: list[str], index: int) -> bool:
 
 
 def find_marks(text: str) -> list[Mark]:
-    """Candidate structure lines of a text, outside code fences."""
-    lines = text.splitlines()
+    """Candidate structure lines of a text, outside code fences; a line in a Markdown block
+    quote is read without its quote markers (an HTML page indents its points that way)."""
+    lines = [_QUOTE_MARKERS.sub("", line) for line in text.splitlines()]
     marks: list[Mark] = []
     in_fence = False
     skip_until = -1
