@@ -364,3 +364,35 @@ def test_a_glossary_set_as_a_table_without_rules_gives_one_row_per_term() -> Non
         "Identify (function) | Develop the understanding to manage cybersecurity risk.",
         "Taxonomy | A scheme of classification.",
     ]
+
+
+def test_a_clause_number_a_tab_before_its_bold_title_is_one_heading() -> None:
+    """NIST sets "3.2.1", a tab, then "Chief Information Officer", both bold: one heading.
+    A bold number alone (a figure in a table) is none."""
+    x0, _ = COLUMNS[1]
+    segments = [
+        *_paragraph(1, 60, "staff", 6),
+        Segment("3.2.1", x0, x0 + 24, 130, 139, 0, 0, 9.0, True),
+        Segment("Chief Information Officer", x0 + 36, x0 + 150, 130, 139, 0, 0, 9.0, True),
+        *_paragraph(1, 144, "officer", 5),
+        Segment("2019", x0, x0 + 20, 200, 209, 0, 0, 9.0, True),
+        *_paragraph(1, 214, "figures", 4),
+    ]
+    assert _headings(segments) == ["3.2.1 Chief Information Officer"]
+
+
+def test_contents_entries_with_part_page_numbers_are_no_headings() -> None:
+    """NIST numbers pages by part ("1-1", "ES-1", "A-1"): a bold contents line ending in a
+    leader and such a number is a contents entry, not a heading."""
+    x0, x1 = COLUMNS[0][0], COLUMNS[2][1]
+    segments = [
+        Segment(text, x0, x1, 100 + 14 * n, 109 + 14 * n, 0, 0, 9.0, True)
+        for n, text in enumerate(
+            [
+                "Executive Summary....................ES-1",
+                "1. Introduction ......................1-1",
+                "Appendix A— Glossary ................ A-1",
+            ]
+        )
+    ]
+    assert _headings([*segments, *_paragraph(0, 200, "body", 6)]) == []
