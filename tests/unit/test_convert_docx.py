@@ -521,3 +521,25 @@ def test_an_empty_section_break_paragraph_takes_no_number(tmp_path: Path) -> Non
     assert "## 1. Service" in text
     assert "1.1 Support" in text
     assert "## 2. Fees" in text
+
+
+def test_a_typed_one_with_an_emphasised_title_opens_typed_clauses(tmp_path: Path) -> None:
+    """A SAFE styles no heading: "1." in bold and "Events" in bold italics open clause 1,
+    and "2. Definitions" typed the same way is clause 2; "1. Name of the licensor." (a
+    sentence, not emphasised) opens nothing."""
+    title = make.Run("Events", bold=True, italic=True)
+    fixture = make.Fixture("typed_safe", "")
+    fixture.blocks = [
+        make.p("THIS CERTIFIES THAT the Investor pays the Purchase Amount."),
+        make.p(make.b("1."), "\t", title),
+        make.p("(a) ", make.b("Equity Financing"), ". If there is an Equity Financing."),
+        make.p(make.b("2."), "\t", make.Run("Definitions", bold=True, italic=True)),
+        make.p("“Capital Stock” means the capital stock of the Company."),
+    ]
+    text = convert_file(make.write(fixture, tmp_path)).text
+    assert "\n## 1. Events\n" in text and "\n## 2. Definitions\n" in text
+    ids = {s.section_id for s in parse_sections(text, "Safe")}
+    assert {"section-1", "section-1-a", "section-2"} <= ids
+    plain = make.Fixture("typed_plain", "")
+    plain.blocks = [make.p("1. Name of the licensor."), make.p("2. Its address.")]
+    assert "#" not in convert_file(make.write(plain, tmp_path)).text
