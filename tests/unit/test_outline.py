@@ -367,3 +367,25 @@ def test_points_in_a_block_quote_are_points() -> None:
     )
     ids = [s.section_id for s in parse_sections(text, "Licence")]
     assert ids[-3:] == ["section-2-a", "section-2-a-1", "section-2-b"]
+
+
+def test_an_indented_list_item_does_not_go_on_from_titled_clauses() -> None:
+    """RFC 6455's "4.1. Client Requirements" lists "   1.   The handshake MUST ..." up to
+    "   17.": item 5 is no sibling of "4.  Opening Handshake"; the next clause is "5.  Data
+    Framing", set at the clauses' indent with a title."""
+    items = "".join(
+        f"   {n}.   The request MUST carry field {n} of the handshake as\n        shown.\n\n"
+        for n in range(1, 6)
+    )
+    text = (
+        "1.  Introduction\n\n   Text.\n\n2.  Requirements\n\n   Text.\n\n"
+        f"2.1.  Client Requirements\n\n   The client must:\n\n{items}"
+        "2.2.  Server Requirements\n\n   Text.\n\n3.  Data Framing\n\n   Text.\n"
+    )
+    assert _headings(text) == [
+        ("section-1", "1. Introduction"),
+        ("section-2", "2. Requirements"),
+        ("section-2-1", "2.1 Client Requirements"),
+        ("section-2-2", "2.2 Server Requirements"),
+        ("section-3", "3. Data Framing"),
+    ]

@@ -125,6 +125,13 @@ class Mark:
     (see :mod:`~.rule_paths`)."""
     section_id: str = ""
     """For a rulebook's numbered line: its id, final."""
+    indent: int = 0
+    """Columns before the label on its line (plain text)."""
+
+    @property
+    def titled(self) -> bool:
+        """The heading holds a title, not the label alone ("5.  Data Framing", not "5.")."""
+        return self.heading.strip().rstrip(".") != self.value.rstrip(".")
 
 
 @dataclass
@@ -205,6 +212,7 @@ def _enum_readings(value: str) -> list[tuple[str, int]]:
 
 def _enum_mark(index: int, lines: list[str]) -> Mark | None:
     stripped = lines[index].strip()
+    indent = len(lines[index]) - len(lines[index].lstrip())
     match = _PAREN_ITEM.match(stripped)
     if match:
         readings = _enum_readings(match["value"])
@@ -240,14 +248,18 @@ def _enum_mark(index: int, lines: list[str]) -> Mark | None:
     rest = stripped[match.end() :]
     if readings[0][0].startswith("decimal") and _numbered_title(rest, lines, index):
         heading = plain_heading(f"{label_text} {rest.strip()}")
-        return Mark(index, "enum", match["value"], None, heading, 1, readings)
+        return Mark(index, "enum", match["value"], None, heading, 1, readings, indent=indent)
     if readings[0][0].startswith("decimal") and (title := run_in_title(rest)):
         heading = plain_heading(f"{label_text} {title}")
         alone = not rest.strip()[len(title) + 1 :].strip()
-        return Mark(index, "enum", match["value"], None, heading, 1 if alone else 0, readings)
+        lines_taken = 1 if alone else 0
+        return Mark(
+            index, "enum", match["value"], None, heading, lines_taken, readings, indent=indent
+        )
     caps = _CAPS_TITLE.match(rest)
     heading = f"{label_text} {caps['title'].strip()}" if caps else label_text
-    return Mark(index, "enum", match["value"], None, heading, 0 if rest.strip() else 1, readings)
+    lines_taken = 0 if rest.strip() else 1
+    return Mark(index, "enum", match["value"], None, heading, lines_taken, readings, indent=indent)
 
 
 def run_in_title(rest: str) -> str | None:
@@ -389,6 +401,8 @@ class _Level:
     value: int
     node: int
     prefix: tuple[str, ...] = ()
+    titled_at: int | None = None
+    """The indent of the level's first item when it is a titled clause heading."""
 
 
 #: Items an enumeration may skip and go on: "(l)" after "(j)" when "(k)" was lost in
@@ -397,7 +411,12 @@ MAX_SKIPPED = 2
 
 
 def _continues(level: _Level, style: str, value: int, mark: Mark, skipped: int = 0) -> bool:
+    """Whether the item goes on from ``level``. An item without a title set further in
+    than the titled clauses of the level ("   3.   The request MUST ..." in an RFC's
+    section, after "2.  Requirements") is a list item, not the next clause."""
     if level.style != style or value != level.value + 1 + skipped:
+        return False
+    if level.titled_at is not None and not mark.titled and mark.indent > level.titled_at:
         return False
     return not style.startswith("decimal") or tuple(_decimal_parts(mark.value)[:-1]) == level.prefix
 
@@ -499,12 +518,21 @@ def build_outline(marks: list[Mark], root_kind: str = "") -> list[OutlineNode]:
         if placed is None:
             continue
         depth, style, value = placed
+        previous = enums[depth] if depth < len(enums) else None
         enums = enums[:depth]
         parent = enums[-1].node if enums else paths[-1][1] if paths else blocks[-1][1]
         nodes.append(OutlineNode(mark, parent, style))
         prefix = tuple(_decimal_parts(mark.value)[:-1]) if style.startswith("decimal") else ()
-        enums.append(_Level(style, value, len(nodes) - 1, prefix))
+        titled_at = _titled_at(previous, mark)
+        enums.append(_Level(style, value, len(nodes) - 1, prefix, titled_at))
     return nodes
+
+
+def _titled_at(previous: _Level | None, mark: Mark) -> int | None:
+    """The indent of the titled clauses of a level: kept from its first titled item."""
+    if previous is not None and previous.titled_at is not None:
+        return previous.titled_at
+    return mark.indent if mark.titled else None
 
 
 def _open_paths(
