@@ -21,8 +21,8 @@ section recall
     not already qualified ("3" under "K." is "K.3", "(a)" or "a." under "8.1" is "8.1(a)"); either
     may equal the gold number. The title is the heading without its label; it matches when,
     reduced to lower-case words (markup and punctuation dropped), it equals the gold heading
-    or begins with it (a run-in title followed by the clause's first sentence). A point
-    whose heading is only its label ("(b)", "b.") is titled by the start of its text. A
+    or begins with it (a run-in title followed by the clause's first sentence). A section
+    whose heading is only its label ("(b)", "b.", "5.2") is titled by the start of its text. A
     title with dot leaders is a table-of-contents line and matches nothing.
 
 heading-id precision
@@ -206,7 +206,7 @@ def labelled_sections(records: Sequence[SectionRecord]) -> list[LabelledSection]
     out = []
     for record in records:
         label, title = split_heading(record.heading)
-        if not title and is_point(label):
+        if not title and label:
             title = body_start(record)
         out.append(LabelledSection(record, label, full_label(record), title))
     return out

@@ -389,3 +389,18 @@ def test_an_indented_list_item_does_not_go_on_from_titled_clauses() -> None:
         ("section-2-2", "2.2 Server Requirements"),
         ("section-3", "3. Data Framing"),
     ]
+
+
+def test_a_clause_title_over_a_rule_is_its_heading() -> None:
+    """The SPDX text of the MPL underlines "1. Definitions" with dashes and closes the
+    boxed "6. Disclaimer of Warranty" with a row of asterisks: both are titles."""
+    text = (
+        '1. Definitions\n--------------\n\n1.1. "Contributor" means each person.\n\n'
+        "*****************\n* * *\n6. Disclaimer of Warranty\n* * * * * * * *\n\n"
+        "Covered Software is provided as is.\n"
+    )
+    assert _headings(text) == [
+        ("section-1", "1. Definitions"),
+        ("section-1-1", "1.1"),
+        ("section-6", "6. Disclaimer of Warranty"),
+    ]

@@ -87,6 +87,8 @@ _DECIMAL_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})+)(?=\s+[A-Z‘'\"�
 _LETTERED_DECIMAL = re.compile(r"^(?P<value>[A-Z](?:\.\d{1,3})+)(?:\.(?=\s)|(?=\s+[A-Z‘'\"“(]))")
 _CAPS_TITLE = re.compile(r"^\s*(?P<title>[A-Z][A-Z0-9 ,'’&/\-]{2,80}?)\.?\s*(?:—|--|\.—)")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_RULE = re.compile(r"^[ \t]*(?:[-=*_~+#][ \t]*){3,}$")
+"""A line drawn across: "-----" under a title, "* * * * *" closing a box."""
 _QUOTE_MARKERS = re.compile(r"^(?:[ \t]{0,3}>)+[ \t]?")
 #: Longest title a numbered line may have to be a heading ("2.  Notational Conventions...").
 MAX_NUMBERED_TITLE = 100
@@ -299,7 +301,8 @@ def numbered_line(index: int, lines: list[str]) -> Mark | None:
 def _numbered_title(rest: str, lines: list[str], index: int) -> bool:
     """True when a clause number's line is a heading: "1.  Introduction", "15.2.1  100
     Continue", "0. Definitions", a short title with no sentence punctuation at its end,
-    standing alone as a paragraph (a blank line or the end of the text under it). "3.3
+    standing alone as a paragraph (a blank line, a rule such as a setext underline or a
+    box's row of asterisks, or the end of the text under it). "3.3
     Contributors may not remove..." runs on to the next line and stays a numbered
     paragraph; "(a) the data" is a point; a tab inside the rest parts the cells of a
     table row ("3.<TAB>Late fee<TAB>2,000")."""
@@ -308,7 +311,7 @@ def _numbered_title(rest: str, lines: list[str], index: int) -> bool:
         return False
     if not _TITLE_START.match(title) or not any(c.isalpha() for c in title):
         return False
-    return index + 1 >= len(lines) or not lines[index + 1].strip()
+    return index + 1 >= len(lines) or not lines[index + 1].strip() or _RULE.match(lines[index + 1])
 
 
 def find_marks(text: str) -> list[Mark]:
