@@ -396,11 +396,11 @@ def test_a_clause_title_over_a_rule_is_its_heading() -> None:
     boxed "6. Disclaimer of Warranty" with a row of asterisks: both are titles."""
     text = (
         '1. Definitions\n--------------\n\n1.1. "Contributor" means each person.\n\n'
-        "*****************\n* * *\n6. Disclaimer of Warranty\n* * * * * * * *\n\n"
+        "*****************\n* * *\n2. Disclaimer of Warranty\n* * * * * * * *\n\n"
         "Covered Software is provided as is.\n"
     )
     assert _headings(text) == [
         ("section-1", "1. Definitions"),
         ("section-1-1", "1.1"),
-        ("section-6", "6. Disclaimer of Warranty"),
+        ("section-2", "2. Disclaimer of Warranty"),
     ]
