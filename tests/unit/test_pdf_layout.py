@@ -396,3 +396,26 @@ def test_contents_entries_with_part_page_numbers_are_no_headings() -> None:
         )
     ]
     assert _headings([*segments, *_paragraph(0, 200, "body", 6)]) == []
+
+
+def test_a_glossary_page_may_open_mid_definition_and_hold_further_paragraphs() -> None:
+    """A glossary page of NIST SP 800-88 opens with the end of the last definition of the
+    page before, and "Degauss" has a second paragraph set apart ("Also called ...")."""
+    parts = [
+        ([], ["and not written to."]),
+        (["Degauss"], ["To reduce the magnetic flux to virtual zero."]),
+        ([], ["Also called demagnetizing."]),
+        (["Destroy"], ["A method of Sanitization that renders recovery", "infeasible."]),
+    ]
+    segments, top = [], 100.0
+    for terms, lines in parts:
+        for n, term in enumerate(terms):
+            segments.append(_glossary_line(term, 78.0, top + 13.8 * n, bold=True))
+        segments += [_glossary_line(line, 186.0, top + 13.8 * n) for n, line in enumerate(lines)]
+        top += 13.8 * len(lines) + 10.0
+    blocks = table_rows(build_blocks(segments))
+    assert [row_text(b.cells) if b.cells else block_text(b, " ") for b in blocks] == [
+        "and not written to.",
+        "Degauss | To reduce the magnetic flux to virtual zero. Also called demagnetizing.",
+        "Destroy | A method of Sanitization that renders recovery infeasible.",
+    ]

@@ -411,8 +411,9 @@ def glossary_rows(labels: list[Block], right: Block) -> list[Block] | None:
     """A glossary set as a table without rules: terms on the left ("Critical" /
     "Infrastructure" on two lines), each beside the first lines of its definition, the
     definitions parted by more space than their lines. One row ``term | definition`` per
-    entry, or None unless every entry opens with a term line and every term line lies on
-    the first lines of an entry."""
+    entry, or None unless two entries open with a term line and every term line lies on the
+    first lines of an entry; a part with no term goes on the definition above it (or, at
+    the top, stays a paragraph: a definition going on from the page before)."""
     lines = [line for label in labels for line in label.lines]
     if len(right.lines) < 2 or not labels or len(lines) < 2:
         return None
@@ -428,9 +429,12 @@ def glossary_rows(labels: list[Block], right: Block) -> list[Block] | None:
         if index is None or entry is None or index != entries[entry][0] + len(by_entry[entry]):
             return None
         by_entry[entry].append(line)
-    if not all(by_entry):
+    if sum(1 for terms in by_entry if terms) < 2:
         return None
-    rows = []
+    first = next(n for n, terms in enumerate(by_entry) if terms)
+    carried = right.lines[: entries[first][0]]  # a definition going on from the page before
+    entries, by_entry = _paragraphs_joined(entries[first:], by_entry[first:])
+    rows = [Block(carried)] if carried else []
     for (start, end), terms in zip(entries, by_entry, strict=True):
         term = replace(
             terms[0], text=" ".join(t.text.strip() for t in terms), bottom=terms[-1].bottom
@@ -438,6 +442,22 @@ def glossary_rows(labels: list[Block], right: Block) -> list[Block] | None:
         cells = [Block([term]), Block(right.lines[start:end])]
         rows.append(Block([term, *right.lines[start:end]], cells=cells))
     return rows
+
+
+def _paragraphs_joined(
+    entries: list[tuple[int, int]], by_entry: list[list[Segment]]
+) -> tuple[list[tuple[int, int]], list[list[Segment]]]:
+    """A part with no term beside it is a further paragraph of the definition above
+    ("Also called “demagnetizing.”" under "Degauss"): it joins that entry."""
+    joined: list[tuple[int, int]] = []
+    terms: list[list[Segment]] = []
+    for (start, end), found in zip(entries, by_entry, strict=True):
+        if found or not joined:
+            joined.append((start, end))
+            terms.append(found)
+        else:
+            joined[-1] = (joined[-1][0], end)
+    return joined, terms
 
 
 def _line_on(line: Segment, lines: list[Segment]) -> int | None:
