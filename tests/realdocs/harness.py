@@ -319,7 +319,7 @@ def definition_scores(gold: Gold, found: Sequence[tuple[str, str]], score: Docum
     score.definition_precision = ratio(len(right), len(found)) if found else 1.0
     required = [g for g in gold.definitions if not g.optional]
     missed = [g.term for g in required if not any(defines(g, t, d) for t, d in right)]
-    score.definition_recall = 1 - len(missed) / len(required)
+    score.definition_recall = 1 - len(missed) / len(required) if required else None
     score.misses["definitions"] = missed
     score.misses["wrong_definitions"] = [f"{t} = {d[:60]}" for t, d in found if (t, d) not in right]
 
