@@ -29,7 +29,13 @@ _CLASSES = {
     "upperroman": "upper-roman",
 }
 _STYLE = re.compile(r"list-style(?:-type)?\s*:\s*(?P<kind>(?:lower|upper)-(?:alpha|latin|roman))")
-MARKERS = (b"loweralpha", b"upperalpha", b"lowerroman", b"upperroman", b"list-style", b"type=")
+MARKERS = (
+    *(f"{case}{kind}".encode() for case in ("lower", "upper") for kind in ("alpha", "roman")),
+    *(f"{case}-{kind}".encode() for case in ("lower", "upper") for kind in ("alpha", "roman")),
+    *(f"{case}-latin".encode() for case in ("lower", "upper")),
+    *(f"type={quote}{kind}{quote}".encode() for quote in "\"'" for kind in "aAiI"),
+)
+"""Bytes a page with a lettered or Roman list holds: parsing only those keeps others fast."""
 NAVIGATION_MARKERS = (b"<nav", b'role="navigation"', b'role="search"', b"role='navigation'")
 _LANDMARKS = {"navigation", "search"}
 
