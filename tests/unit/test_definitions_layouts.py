@@ -469,15 +469,24 @@ def test_template_control_tags_around_key_terms_are_no_part_of_them() -> None:
     assert "Increased Cap" not in found
 
 
+TITLED_GLOSSARY = """# Glossary
+
+## base date
+
+The date to which the text had been revised.
+
+## extent
+
+The geographical area within the UK to which legislation applies.
+
+Each extent is one of, or a combination of, England and Wales.
+"""
+
+
 def test_a_document_titled_glossary_defines_each_heading_by_its_paragraph(tmp_path: Path) -> None:
     # the title heading is no section of its own: the terms' headings are the top level
     path = tmp_path / "glossary.md"
-    path.write_text(
-        "# Glossary\n\n## base date\n\nThe date to which the text had been revised.\n\n"
-        "## extent\n\nThe geographical area within the UK to which legislation applies.\n\n"
-        "Each extent is one of, or a combination of, England and Wales.\n",
-        encoding="utf-8",
-    )
+    path.write_text(TITLED_GLOSSARY, encoding="utf-8")
     found = {d.term: d.definition for d in _document_definitions(path)}
     assert found == {
         "base date": "The date to which the text had been revised",
