@@ -103,10 +103,24 @@ def test_a_key_terms_table_defines_each_bold_name_by_its_value() -> None:
     found = _pairs(KEY_TERMS)
     assert found == {
         "Purpose": "How Confidential Information may be used: {purpose}",
-        "Effective Date": "{effective_date}",
         "Governing Law": "The laws of the State of {governing_law}",
         "Jurisdiction": "The state and federal courts located in {jurisdiction}",
     }
+
+
+OFFER_TERMS = """| **Employer** | [Legal name of the employer] |
+| --- | --- |
+| **Employment Type** | [Employment basis] |
+| **Term** | [ # ] {term_length_unit} |
+| **Pilot Period** | {pilot_period} |
+| **Fees** | [Drafting note: If there are fees, list them here.] |
+| **Governing Law** | California |
+"""
+
+
+def test_a_value_that_is_only_a_blank_to_fill_in_defines_nothing() -> None:
+    # the blanks still make the table a key-terms table: its one real value is read
+    assert _pairs(OFFER_TERMS) == {"Governing Law": "California"}
 
 
 def test_a_spacer_column_empty_in_every_row_does_not_count() -> None:

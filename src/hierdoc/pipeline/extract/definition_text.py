@@ -50,6 +50,16 @@ def valid_term(term: str) -> bool:
     return not re.search(r"…|\.\.\.|[\[\]]|__|^_|_$", term)
 
 
+# a template's blank: "[Employment basis]", "{pilot_period}", "<name>", "[ # ]", "____"
+_BLANK = re.compile(r"\[[^\]\n]*\]|\{[^}\n]*\}|<[^>\n]*>|_+|…|\.\.\.")
+
+
+def is_fill_in(value: str) -> bool:
+    """Whether a value is only blanks to fill in, which name nothing the term means (a cover
+    table's "Governing Law | [Governing law state]", "Pilot Period | {pilot_period}")."""
+    return not re.search(r"[^\W_]", _BLANK.sub(" ", value))
+
+
 def clean_definition(marked: Unmarked, start: int, end: int) -> tuple[str, int]:
     """The definition between two offsets, without markup, a trailing "; and" / ";" / "."
     (an item separator), and the offset where it ends."""
