@@ -306,6 +306,12 @@ def test_a_group_named_with_its_kin_is_named_whole() -> None:
             "Acme Inc. and Beta LLC",
         ),
         ('Acme Inc. and Beta LLC (each, a "Party") agree.', "Party", "Acme Inc. and Beta LLC"),
+        (
+            "We may offer all of the contributions you make, including text and recordings "
+            "(the “Contributions”) to the public.",
+            "Contributions",
+            "all of the contributions you make, including text and recordings",
+        ),
     ],
 )
 def test_a_parenthesis_names_the_group_before_it(text: str, term: str, named: str) -> None:
