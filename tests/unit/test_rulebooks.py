@@ -70,6 +70,13 @@ COBS = """1.\tAPPLICATION
 """
 
 
+GLO = """1.\tINTERPRETATION
+
+1.1\tThe terms defined here are used in the Conduct of Business Rules ("COBS") and in the
+Market Infrastructure Rules ("MIR").
+"""
+
+
 def _tree(text: str) -> dict[str, tuple[str, ...]]:
     return {s.section_id: s.path for s in parse_sections(text, "GEN")}
 
@@ -240,7 +247,12 @@ def test_a_converted_text_file_has_no_invisible_marks(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def rulebooks(tmp_path_factory: pytest.TempPathFactory) -> Index:
-    documents = {"GEN_VER01.txt": GEN, "COBS_VER15.txt": COBS, "UAE_CRS_Notes.txt": COBS}
+    documents = {
+        "GEN_VER01.txt": GEN,
+        "COBS_VER15.txt": COBS,
+        "UAE_CRS_Notes.txt": COBS,
+        "GLO_VER01.txt": GLO,
+    }
     with hash_index(tmp_path_factory.mktemp("rulebooks"), documents) as index:
         yield index
 
@@ -297,3 +309,20 @@ def test_a_number_after_a_kind_word_is_no_bare_number_of_a_document(rulebooks: I
     assert naming.rest("2.1.1 of GEN") == "section 2.1.1 of"
     naming = Naming(("GEN_VER01.txt",), "by a short name", ((14, 17),))
     assert naming.rest("Rule 2.1.1 of GEN") == "Rule 2.1.1 of"
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["Rule 2.1.1 of the Conduct of Business Rules", "conduct of business rules 2.1.1"],
+)
+def test_a_rulebook_is_cited_by_the_long_form_another_document_gives_it(
+    rulebooks: Index, query: str
+) -> None:
+    """GLO spells out "COBS", the abbreviation COBS_VER15.txt is filed under: the long form
+    names that file, not the copy of its text filed as UAE_CRS_Notes.txt."""
+    cited = rulebooks.search(query)
+    first = cited.results[0]
+    assert (first.source, first.section_id) == ("COBS_VER15.txt", "section-2-1-1")
+    assert any("searched only COBS_VER15.txt" in note for note in cited.notes), cited.notes
+    topic = rulebooks.search("how does the Conduct of Business Rules classify a Client")
+    assert not any("named in the query" in note for note in topic.notes), topic.notes

@@ -77,7 +77,6 @@ class _Cited:
     note: str | None
     probe: str
 
-
     @property
     def is_rule(self) -> bool:
         """A rule of a rulebook: a document with a short name, a number of three parts at
