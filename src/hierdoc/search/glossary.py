@@ -185,7 +185,8 @@ class KeyedGlossary(Glossary):
         return self._part(query).lookup(query, policy)
 
     def long_forms_in(self, query: str) -> dict[str, list[str]]:
-        return self._part(query).long_forms_in(query)
+        phrases = _word_runs(normalize_phrase(query))
+        return Glossary(self._store.acronyms_matching([], phrases), []).long_forms_in(query)
 
     def specific_terms(
         self, query: str, terms: list[str], policy: SearchPolicy = DEFAULT_POLICY

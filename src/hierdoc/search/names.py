@@ -63,7 +63,9 @@ from .syntax import Reader, parse_query
 
 WRITTEN_OUT = "as written"
 LongForms = Callable[[], dict[str, list[str]]]
-"""The long forms of acronyms a query writes, each with its acronyms, read when needed."""
+"""The long forms of acronyms a query writes, each with its acronyms, read when needed: in
+a query with a number, which a citation needs."""
+_DIGIT = re.compile(r"\d")
 """How a query names a document whose file name, source or title it writes out."""
 _THE_BEFORE = re.compile(r"\bthe\s+$", re.IGNORECASE)
 #: A decimal number right after a name: the "5.3.6" of "GEN 5.3.6".
@@ -202,7 +204,7 @@ class DocumentNames:
         spans = _outermost(_meant_as_names(query, self._shared(query, short, allowed), read))
         if len(_sources(spans)) == 1:
             return Naming(_sources(spans), "by a short name", tuple((s, e) for s, e, _ in spans))
-        if long_forms is not None and (found := long_forms()):
+        if long_forms is not None and _DIGIT.search(query) and (found := long_forms()):
             naming = named_by_long_forms(self, found, query, scope)
             if naming is not None and read(naming.rest(query)).cites:
                 return naming
