@@ -103,3 +103,28 @@ def test_a_passage_is_recognised_by_its_first_line_of_some_length() -> None:
         "Where a Person is authorised to carry on"
     )
     assert probe("short\n\n") == ""
+
+
+def test_run_eval_asks_the_citation_queries_of_a_corpus(tmp_path: Path) -> None:
+    from hierdoc.eval.datasets import EvalCorpus, EvalQuery, slice_corpus
+    from hierdoc.eval.runner import run_eval
+    from hierdoc.eval.variants import VARIANTS
+    from hierdoc.models import TextDocument
+    from tests.hash_embedder import HashEmbedder
+    from tests.unit.test_rulebooks import COBS, GEN
+
+    documents = [TextDocument("GEN_VER08.txt", GEN), TextDocument("COBS_VER15.txt", COBS)]
+    asked = EvalQuery("q1", "who keeps a ledger of introductions", [(0, 10)], "GEN_VER08.txt")
+    citations = [
+        CitationQuery("Rule 2.1.2 of GEN", "Rule {n} of {short}", "GEN_VER08.txt", "ledger of"),
+        CitationQuery("Rule 2.1.2", "Rule {n}", "COBS_VER15.txt", "reclassified", "COBS_VER15.txt"),
+    ]
+    corpus = EvalCorpus(
+        "citations", documents, [asked], "span", ("SpanR@10",), "SpanR@10", citations=citations
+    )
+    sliced = slice_corpus(corpus, 1, 0)  # the document the question is filtered to, alone
+    assert [c.source for c in sliced.citations] == ["GEN_VER08.txt"]
+    report = run_eval(corpus, [VARIANTS["hybrid"]], [], tmp_path, HashEmbedder())
+    cited = report.results[0].citations
+    assert cited is not None and cited.forms == {"Rule {n} of {short}": (1, 1), "Rule {n}": (1, 1)}
+    assert "| hybrid | Rule {n} of {short} | 1.000 | 1/1 |" in report.table()
