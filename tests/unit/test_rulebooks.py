@@ -326,3 +326,18 @@ def test_a_rulebook_is_cited_by_the_long_form_another_document_gives_it(
     assert any("searched only COBS_VER15.txt" in note for note in cited.notes), cited.notes
     topic = rulebooks.search("how does the Conduct of Business Rules classify a Client")
     assert not any("named in the query" in note for note in topic.notes), topic.notes
+
+
+def test_a_document_given_as_text_is_named_by_the_name_its_text_gives_it(
+    tmp_path: Path,
+) -> None:
+    manual = COBS.replace(
+        "These Rules apply to conduct of business.",
+        "This document is called the Guidance and Policies Manual (“GPM”).",
+    ).replace("An Authorised Person must classify", "We expect an Authorised Person to classify")
+    documents = {"Manual_2023.txt": manual, "COBS_VER15.txt": COBS}
+    with hash_index(tmp_path, documents) as index:
+        named = {d.source: d.metadata.get("names") for d in index.documents()}
+        assert named["Manual_2023.txt"] == ["Guidance and Policies Manual (GPM)"]
+        first = index.search("Section 2.1.1 of the Guidance and Policies Manual").results[0]
+        assert (first.source, first.section_id) == ("Manual_2023.txt", "section-2-1-1")
