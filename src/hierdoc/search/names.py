@@ -62,11 +62,11 @@ from ..text.short_names import ShortName, ShortNames, abbreviation
 from .syntax import Reader, parse_query
 
 WRITTEN_OUT = "as written"
+"""How a query names a document whose file name, source or title it writes out."""
 LongForms = Callable[[], dict[str, list[str]]]
 """The long forms of acronyms a query writes, each with its acronyms, read when needed: in
 a query with a number, which a citation needs."""
 _DIGIT = re.compile(r"\d")
-"""How a query names a document whose file name, source or title it writes out."""
 _THE_BEFORE = re.compile(r"\bthe\s+$", re.IGNORECASE)
 #: A decimal number right after a name: the "5.3.6" of "GEN 5.3.6".
 _DECIMAL_AFTER = re.compile(r"\s+\d+(?:\.\d+[A-Za-z]?)+\b")
