@@ -29,7 +29,7 @@ from markdown_it import MarkdownIt
 from ..models import Section
 from ..text.numbering import Label, parse_heading, parse_lettered_heading, slugify
 from .headings import plain_heading
-from .outline import OutlineNode, numbered_line, outline
+from .outline import BLOCK_RANK, TOP_KINDS, OutlineNode, numbered_line, outline
 
 PREAMBLE_ID = "preamble"
 _LETTERED_ID = re.compile(r"section-[a-z]")
@@ -178,9 +178,9 @@ def _heading_nodes(text: str, title: str) -> list[_Node]:
             if position + 1 < len(body_headings)
             else len(lines)
         )
-        while stack and stack[-1][0] >= heading.level:
-            stack.pop()
         label = parse_heading(heading.text) or parse_lettered_heading(heading.text)
+        while stack and stack[-1][0] >= heading.level and not _holds(nodes[stack[-1][1]], label):
+            stack.pop()
         if label is None and stack:
             label = _appendix_subsection(heading.text, nodes[stack[-1][1]])
         nodes.append(
@@ -196,6 +196,17 @@ def _heading_nodes(text: str, title: str) -> list[_Node]:
         )
         stack.append((heading.level, len(nodes) - 1))
     return nodes
+
+
+def _holds(above: _Node, label: Label | None) -> bool:
+    """Whether a heading of ``label`` at the same level as ``above`` still nests under it: a
+    block of a deeper rank ("§ 100101" under "Chapter 1001", "Subchapter I" under "Chapter
+    1007"), as a publication that has more levels than Markdown's six prints them all at the
+    sixth. Annexes and appendices never nest so."""
+    if label is None or label.kind in TOP_KINDS or above.kind in TOP_KINDS:
+        return False
+    rank, outer = BLOCK_RANK.get(label.kind), BLOCK_RANK.get(above.kind)
+    return rank is not None and outer is not None and outer < rank
 
 
 _APPENDIX_NUMBER = re.compile(r"^(?P<letter>[A-Z])\.(?P<rest>\d+(?:\.\d+)*)\.?(?=\s)")
