@@ -714,7 +714,10 @@ _E = "{eregs}"
 
 
 def regml_paragraph(element: etree._Element, parent: Node, refs: list, defs: list) -> None:
+    """A paragraph read into ``parent``: a numbered one as its point, an unnumbered one (no
+    marker, or RegML's ``marker="none"``) as its text, with the points it holds."""
     marker = element.get("marker") or ""
+    marker = "" if marker == "none" else marker
     content = element.find(f"{_E}content")
     text = text_of(content) if content is not None else ""
     label = element.get("label") or ""

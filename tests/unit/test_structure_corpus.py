@@ -17,7 +17,7 @@ BENCHMARKS = REPOSITORY / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
 from structure import SUBSET, Counts, DocumentResult, figures, measure, total  # noqa: E402
-from structure_corpus_build import gold_of, read_rfc, read_uslm  # noqa: E402
+from structure_corpus_build import gold_of, read_regml, read_rfc, read_uslm  # noqa: E402
 from structure_gold import (  # noqa: E402
     glossary_rows,
     load_corpus,
@@ -288,10 +288,14 @@ USLM = """<bill xmlns="http://schemas.gpo.gov/xml/uslm"><main><collection>
 </title></main></component></collection></main></bill>""".encode()
 
 
+def gold_parents(source) -> dict[str, str | None]:
+    """Each gold section's parent, by id."""
+    return {s["id"]: s["parent"] for s in gold_of(source)["sections"]}
+
+
 def test_uslm_gold_names_blocks_as_hierdoc_numbers_them_and_keeps_one_version() -> None:
     source = read_uslm(USLM, "uslm-test", "https://example.org/bill.xml")
-    sections = {s["id"]: s["parent"] for s in gold_of(source)["sections"]}
-    assert sections == {
+    assert gold_parents(source) == {
         "title-1": None,
         "title-1-subtitle-a": "title-1",
         "section-101": "title-1-subtitle-a",
@@ -349,3 +353,18 @@ def test_uslm_block_numbers_are_roman_only_in_a_roman_sequence(blocks, expected)
     source = read_uslm(uslm_blocks(*blocks), "uslm-test", "https://example.org/bill.xml")
     ids = [s["id"] for s in gold_of(source)["sections"] if not s["id"].startswith("section-")]
     assert ids == expected
+
+
+REGML_UNNUMBERED = """<regulation xmlns="eregs"><part label="1012"><content>
+<section label="1012-215"><subject>§ 1012.215 Notice of proceedings.</subject>
+<paragraph label="1012-215-p1" marker="none"><content>A notice shall contain:</content>
+<paragraph label="1012-215-a" marker="(a)"><content>The filings.</content></paragraph>
+<paragraph label="1012-215-b" marker="(b)"><content>The facts.</content></paragraph>
+</paragraph></section></content></part></regulation>""".encode()
+
+
+def test_a_regml_paragraph_marked_none_is_unnumbered_text_of_its_section() -> None:
+    source = read_regml(REGML_UNNUMBERED, "cfpb-test", "https://example.org/reg.xml")
+    section = "section-1012-215"
+    assert gold_parents(source) == {section: None, f"{section}-a": section, f"{section}-b": section}
+    assert source.nodes[0].body[0] == "A notice shall contain:"
