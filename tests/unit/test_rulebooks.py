@@ -297,3 +297,18 @@ def test_a_number_after_a_kind_word_is_no_bare_number_of_a_document(rulebooks: I
     assert naming.rest("2.1.1 of GEN") == "section 2.1.1 of"
     naming = Naming(("GEN_VER01.txt",), "by a short name", ((14, 17),))
     assert naming.rest("Rule 2.1.1 of GEN") == "Rule 2.1.1 of"
+
+
+def test_an_appendix_holds_the_rules_its_letter_numbers() -> None:
+    text = GEN + (
+        "APP1\tGUIDE TO THE APPENDICES\n"
+        "A1.1\tGuide to the appendices\n"
+        "A1.1.Guidance.1.\tIn PIN, appendices present detailed material.\n"
+        "APP2\tMANAGEMENT AND CONTROL OF RISK\n"
+        "A2.1\tIntroduction\n"
+        "A2.1.1\tThis appendix applies to every Insurer.\n"
+    )
+    tree = _tree(text)
+    assert tree["section-a1-1"] == ("appendix-1",)
+    assert tree["section-a1-1-guidance-1"][-1] == "section-a1-1"
+    assert tree["section-a2-1-1"] == ("appendix-2", "section-a2-1")

@@ -40,10 +40,13 @@ from .contents import contents_lines
 from .headings import plain_heading
 
 TOP_KINDS = frozenset({"annex", "appendix", "schedule", "exhibit"})
+#: How high a block sits. Titles, subtitles and divisions nest in either order, as a bill
+#: puts titles in divisions ("DIVISION A" / "TITLE I" / "Subtitle A") and the US Code puts
+#: divisions in subtitles ("TITLE 54" / "Subtitle I" / "Division A").
 BLOCK_RANK = {
     "title": 1,
-    "subtitle": 2,
-    "division": 2,
+    "subtitle": 1,
+    "division": 1,
     "part": 3,
     "chapter": 3,
     "subchapter": 4,
@@ -73,6 +76,9 @@ _BLOCK = re.compile(
 )
 #: A block label inside a line's text: a line that names two sections of a kind is a list.
 _BLOCK_AGAIN = re.compile(r"\b(?P<kind>" + _BLOCK_WORDS + r")\s*\d")
+#: A contents entry of a section inside a line's text, after a title: "Subtitle B— Port and
+#: Harbor Maintenance Sec. 2101. Funding for ...", a line of a bill's table of contents.
+_SECTION_ENTRY = re.compile(r"\w\s+(?:Sec|SEC)\.\s*\d+[A-Za-z]?\.(?:\s|$)")
 _PAREN_ITEM = re.compile(rf"^\((?P<value>{PAREN_VALUE})\)(?=\s|$)")
 #: "1)", "a)", "iv)": items numbered with a closing bracket only.
 _RPAREN_ITEM = re.compile(r"^(?P<value>\d{1,3}|[a-z]|[ivxl]{1,6}|[A-Z])\)(?=\s)")
@@ -144,6 +150,8 @@ def _block_mark(index: int, lines: list[str]) -> Mark | None:
     again = _BLOCK_AGAIN.search(rest)
     if again and again["kind"].lower() == match["kind"].lower():
         return None  # "Section 8.2.2: Created ; Section 8.2.3: ...": a list of references
+    if _SECTION_ENTRY.search(rest):
+        return None
     parts = number_parts(kind, number, _ROMAN_NUMBERED) + paren_parts(match["parens"])
     heading, used = plain_heading(stripped), 1
     title = _title_below(lines, index) if not rest.strip(" .:-–—") else None
@@ -475,10 +483,18 @@ def build_outline(marks: list[Mark], root_kind: str = "") -> list[OutlineNode]:
 def _open_paths(
     paths: list[tuple[tuple[str, ...], int]], key: tuple[str, ...]
 ) -> list[tuple[tuple[str, ...], int]]:
-    """The open numbered lines a new one nests under: those whose number begins its own."""
-    while paths and not (len(paths[-1][0]) < len(key) and key[: len(paths[-1][0])] == paths[-1][0]):
+    """The open numbered lines a new one nests under: those whose number begins its own, and
+    an appendix that its number's letter names ("A2.1" under "APP2")."""
+    while paths and not _begins(paths[-1][0], key):
         paths = paths[:-1]
     return paths
+
+
+def _begins(open_key: tuple[str, ...], key: tuple[str, ...]) -> bool:
+    if len(open_key) < len(key) and key[: len(open_key)] == open_key:
+        return True
+    appendix = open_key[-1].removeprefix("appendix ")
+    return len(open_key) == 1 and appendix != open_key[-1] and key[0] == f"a{appendix}"
 
 
 def _pop_blocks(blocks: list[tuple[str, int | None]], kind: str) -> list[tuple[str, int | None]]:
