@@ -343,7 +343,9 @@ SECTION 1. SHORT TITLE AND TABLE OF CONTENTS
 follows: DIVISION A— BUDGET Sec. 1. Short title. TITLE I— BUDGET
 ENFORCEMENT Sec. 101. Amendments. Sec. 111. Resolution.
 Subtitle B— Establishing a Congressional Budget Sec. 111.
-Fiscal year 2014 budget resolution.
+Fiscal year 2014 budget resolution. Sec. 112. Limitation.
+Subtitle C— Technical Corrections and
+Other Amendments Sec. 121. Corrections.
 
 TITLE I— BUDGET ENFORCEMENT
 
@@ -371,4 +373,4 @@ Text of the section.
     assert tree["section-101"] == ("division-a", "division-a-title-1", "subtitle-a")
     assert tree["section-111"] == ("division-a", "division-a-title-1", "subtitle-b")
     assert tree["section-1101"] == ("division-b", "division-b-title-1")
-    assert "division-a-subtitle-b" not in tree  # the contents line
+    assert not {"division-a-subtitle-b", "subtitle-c"} & set(tree)  # lines of the contents

@@ -76,9 +76,10 @@ _BLOCK = re.compile(
 )
 #: A block label inside a line's text: a line that names two sections of a kind is a list.
 _BLOCK_AGAIN = re.compile(r"\b(?P<kind>" + _BLOCK_WORDS + r")\s*\d")
-#: A contents entry of a section inside a line's text, after a title: "Subtitle B— Port and
-#: Harbor Maintenance Sec. 2101. Funding for ...", a line of a bill's table of contents.
-_SECTION_ENTRY = re.compile(r"\w\s+(?:Sec|SEC)\.\s*\d+[A-Za-z]?\.(?:\s|$)")
+#: A contents entry of a section inside a line's text: "Subtitle B— Port and Harbor
+#: Maintenance Sec. 2101. Funding for ...", a line of a bill's table of contents; a block
+#: line in such a paragraph (the line above it holds an entry) is one of its lines too.
+_SECTION_ENTRY = re.compile(r"(?:^|\s)(?:Sec|SEC)\.\s*\d+[A-Za-z]?\.(?:\s|$)")
 _PAREN_ITEM = re.compile(rf"^\((?P<value>{PAREN_VALUE})\)(?=\s|$)")
 #: "1)", "a)", "iv)": items numbered with a closing bracket only.
 _RPAREN_ITEM = re.compile(r"^(?P<value>\d{1,3}|[a-z]|[ivxl]{1,6}|[A-Z])\)(?=\s)")
@@ -291,7 +292,7 @@ def find_marks(text: str) -> list[Mark]:
         if in_fence or index <= skip_until or not line.strip() or index in contents:
             continue
         block = _path_mark(index, lines) if rulebook else None
-        if block is None and not _continues_sentence(previous):
+        if block is None and not _continues_sentence(previous) and not _in_contents(previous):
             block = _block_mark(index, lines)
         mark = block or _enum_mark(index, lines)
         previous = "" if block else line
@@ -348,6 +349,12 @@ def _path_mark(index: int, lines: list[str]) -> Mark | None:
     shown = rule_paths.cited_label(label)
     heading = plain_heading(f"{shown} {rest}" if title else shown)
     return Mark(index, "path", label, None, heading, 1 if title or not rest else 0, key=key)
+
+
+def _in_contents(previous: str) -> bool:
+    """True when the line above is a wrapped line of a table of contents ("... Sec. 3102.
+    PreCheck program enrollment expansion.")."""
+    return _SECTION_ENTRY.search(previous) is not None
 
 
 def _continues_sentence(previous: str) -> bool:
