@@ -17,7 +17,14 @@ BENCHMARKS = REPOSITORY / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
 from structure import SUBSET, Counts, DocumentResult, figures, measure, total  # noqa: E402
-from structure_corpus_build import gold_of, read_regml, read_rfc, read_uslm  # noqa: E402
+from structure_corpus_build import (  # noqa: E402
+    gold_of,
+    read_regml,
+    read_rfc,
+    read_spdx,
+    read_uslm,
+    render_txt,
+)
 from structure_gold import (  # noqa: E402
     glossary_rows,
     load_corpus,
@@ -368,3 +375,33 @@ def test_a_regml_paragraph_marked_none_is_unnumbered_text_of_its_section() -> No
     section = "section-1012-215"
     assert gold_parents(source) == {section: None, f"{section}-a": section, f"{section}-b": section}
     assert source.nodes[0].body[0] == "A notice shall contain:"
+
+
+SPDX_LISTS = b"""<SPDXLicenseCollection xmlns="http://www.spdx.org/license">
+<license licenseId="X-1.0" name="X License 1.0"><text><list>
+<item><bullet>1.</bullet> Definitions. As used in this License:</item>
+<item><list>
+<item><bullet>1.1</bullet> "Code" means the code.</item>
+<item><bullet>1.2</bullet> "You" means you.</item>
+</list></item>
+<item><bullet>2.0</bullet> Grant</item>
+<item><bullet>2.1</bullet> You may copy the Code.</item>
+<item><bullet>A.</bullet> in source form; or</item>
+<item><bullet>2.2</bullet> You may not sell the Code.</item>
+<item><bullet>3.</bullet> Termination</item>
+</list></text></license></SPDXLicenseCollection>"""
+
+
+def test_spdx_gold_nests_a_licences_clauses_as_their_numbers_say() -> None:
+    source = read_spdx(SPDX_LISTS, "spdx-x", "https://example.org/x.xml")
+    assert gold_parents(source) == {
+        "section-1": None,
+        "section-1-1": "section-1",  # the list of an item with no bullet after "1."
+        "section-1-2": "section-1",
+        "section-2-0": None,
+        "section-2-1": "section-2-0",  # beside "2.0" in the XML's list
+        "section-2-2": "section-2-0",
+        "section-3": None,
+    }
+    text = render_txt(source).decode()
+    assert text.index("in source form") < text.index("You may not sell")
