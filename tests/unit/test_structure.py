@@ -283,3 +283,14 @@ def test_a_subchapter_line_of_plain_text_is_a_block() -> None:
     parents = {s.section_id: (s.path or [None])[-1] for s in parse_sections(text, "Code")}
     assert parents["section-501"] == "subchapter-2"
     assert parents["subchapter-2"] == "chapter-5"
+
+
+def test_a_clause_number_used_twice_is_not_qualified_by_the_clause_it_extends() -> None:
+    text = (
+        "# Licence\n\n## 2.0 Rights granted\n\n### 2.1 Rights covered\n\ntext\n\n"
+        "### 2.2. Legal rights covered\n\ntext\n\n### 2.2 Rights not covered\n\ntext\n\n"
+        "## 3.0 Waiver\n\ntext\n"
+    )
+    sections = {s.section_id: s.path for s in parse_sections(text, "Licence")}
+    assert sections["section-2-2"] == ("section-2-0",)
+    assert sections["section-2-2-2"] == ("section-2-0",)  # the second "2.2", made unique

@@ -298,7 +298,9 @@ def _assign_ids(nodes: list[_Node]) -> list[str]:
             repeated = counts[section_id] > 1 and not (node.marked and marked[section_id] == 1)
             if _subsection(node, nodes, parent_id, repeated):
                 section_id = f"{parent_id}-{section_id.removeprefix('section-')}"
-            elif repeated and parent_id not in (None, PREAMBLE_ID):
+            elif repeated and parent_id not in (None, PREAMBLE_ID) and not _numbered_in(
+                section_id, parent_id
+            ):
                 section_id = f"{parent_id}-{section_id}"
             kept_here = node.marked and section_id in kept
             ids[index] = section_id if kept_here else _unique(section_id, used)
@@ -312,6 +314,13 @@ def _assign_ids(nodes: list[_Node]) -> list[str]:
                 section_id = f"{parent_id or PREAMBLE_ID}-{node.local_id.rsplit('.', 1)[-1]}"
             ids[index] = _unique(section_id, used)
     return ids
+
+
+def _numbered_in(section_id: str, parent_id: str) -> bool:
+    """Whether a clause's number already holds its parent's: "2.2" under "2.0" or "2" (a
+    licence that numbers two clauses "2.2" keeps ``section-2-2`` for the first), so that
+    qualifying it by its parent would add nothing."""
+    return section_id.startswith(parent_id.removesuffix("-0") + "-")
 
 
 def _other_clause(node: _Node, parent_id: str | None) -> bool:
