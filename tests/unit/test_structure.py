@@ -267,7 +267,7 @@ def test_blocks_of_deeper_ranks_at_the_sixth_heading_level_nest_by_rank() -> Non
         "###### Chapter 1007— Resource Management\n\n###### Subchapter I— Inventory\n\n"
         "###### § 100701. Protection\n\ntext\n\n###### Subchapter II— Protection\n\n"
         "###### § 100751. Regulations\n\ntext\n\n###### Chapter 1009— Other\n\n"
-        "###### Annex A— Forms\n\ntext\n"
+        "###### Annex A— Forms\n\ntext\n\n## SEC. 4. CONFORMING AMENDMENTS\n\ntext\n"
     )
     parents = {s.section_id: (s.path or [None])[-1] for s in parse_sections(text, "Title 54")}
     assert parents["section-100101"] == parents["section-100102"] == "chapter-1001"
@@ -276,6 +276,7 @@ def test_blocks_of_deeper_ranks_at_the_sixth_heading_level_nest_by_rank() -> Non
     assert parents["section-100701"] == "subchapter-1"
     assert parents["section-100751"] == "subchapter-2"
     assert parents["annex-a"] == "division-a"  # under its Markdown level, not in a chapter
+    assert parents["section-4"] is None  # a heading of a higher level closes every block
 
 
 def test_a_subchapter_line_of_plain_text_is_a_block() -> None:

@@ -179,7 +179,7 @@ def _heading_nodes(text: str, title: str) -> list[_Node]:
             else len(lines)
         )
         label = parse_heading(heading.text) or parse_lettered_heading(heading.text)
-        while stack and stack[-1][0] >= heading.level and not _holds(nodes[stack[-1][1]], label):
+        while stack and _closes(heading.level, label, *stack[-1], nodes):
             stack.pop()
         if label is None and stack:
             label = _appendix_subsection(heading.text, nodes[stack[-1][1]])
@@ -196,6 +196,14 @@ def _heading_nodes(text: str, title: str) -> list[_Node]:
         )
         stack.append((heading.level, len(nodes) - 1))
     return nodes
+
+
+def _closes(level: int, label: Label | None, open_level: int, at: int, nodes: list[_Node]) -> bool:
+    """Whether a heading of ``level`` and ``label`` closes the open heading ``nodes[at]`` of
+    ``open_level``: one of its level or above, unless it is a block the open one holds."""
+    if open_level != level:
+        return open_level > level
+    return not _holds(nodes[at], label)
 
 
 def _holds(above: _Node, label: Label | None) -> bool:
@@ -298,8 +306,10 @@ def _assign_ids(nodes: list[_Node]) -> list[str]:
             repeated = counts[section_id] > 1 and not (node.marked and marked[section_id] == 1)
             if _subsection(node, nodes, parent_id, repeated):
                 section_id = f"{parent_id}-{section_id.removeprefix('section-')}"
-            elif repeated and parent_id not in (None, PREAMBLE_ID) and not _numbered_in(
-                section_id, parent_id
+            elif (
+                repeated
+                and parent_id not in (None, PREAMBLE_ID)
+                and not _numbered_in(section_id, parent_id)
             ):
                 section_id = f"{parent_id}-{section_id}"
             kept_here = node.marked and section_id in kept
