@@ -312,3 +312,16 @@ def test_an_appendix_holds_the_rules_its_letter_numbers() -> None:
     assert tree["section-a1-1"] == ("appendix-1",)
     assert tree["section-a1-1-guidance-1"][-1] == "section-a1-1"
     assert tree["section-a2-1-1"] == ("appendix-2", "section-a2-1")
+
+
+def test_the_rows_of_a_marked_table_are_no_sections() -> None:
+    text = GEN.replace(
+        "2.\tCORE PRINCIPLES\n",
+        "/Table Start\nPrudential Category\tBase Capital Requirement\n"
+        "3C\t$250,000\t\tHolding Client Assets\n\n4\t$10,000\t\t6/52nds of Expenditure\n"
+        "1.\tINFORMATION ABOUT THE ISSUER\n/Table End\n\n2.\tCORE PRINCIPLES\n",
+    )
+    tree = _tree(text)
+    assert not {"section-3c", "section-4", "section-1-2-guidance-2-1"} & set(tree)
+    assert tree["section-2-1-1"] == ("section-2", "section-2-1")
+    assert "Holding Client Assets" in "".join(s.body for s in parse_sections(text, "GEN"))

@@ -282,7 +282,7 @@ def find_marks(text: str) -> list[Mark]:
     skip_until = -1
     previous = ""
     rulebook = rule_paths.is_rulebook(lines)
-    contents = contents_lines(lines)
+    contents = contents_lines(lines) | marked_table_rows(lines)
     for index, line in enumerate(lines):
         if _FENCE.match(line):
             in_fence = not in_fence
@@ -306,6 +306,25 @@ def find_marks(text: str) -> list[Mark]:
         for mark, section_id in zip(paths, ids, strict=True):
             mark.section_id = section_id
     return marks
+
+
+_TABLE_START = re.compile(r"[/\\]Table Start")
+_TABLE_END = re.compile(r"[/\\]Table End")
+
+
+def marked_table_rows(lines: list[str]) -> set[int]:
+    """Lines of the tables a text marks, as rulebooks exported from Word do: the rows after
+    a line holding "/Table Start", up to the line holding "/Table End" (or before the next
+    table). A row numbered "1.", "3C" or "(a)" is a cell of the table, not a section."""
+    rows: set[int] = set()
+    inside = False
+    for index, line in enumerate(lines):
+        if _TABLE_START.search(line):
+            inside = True
+        elif inside:
+            rows.add(index)
+            inside = not _TABLE_END.search(line)
+    return rows
 
 
 def _without_restarts(marks: list[Mark], lines: list[str]) -> list[Mark]:
