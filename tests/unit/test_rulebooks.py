@@ -325,3 +325,15 @@ def test_the_rows_of_a_marked_table_are_no_sections() -> None:
     assert not {"section-3c", "section-4", "section-1-2-guidance-2-1"} & set(tree)
     assert tree["section-2-1-1"] == ("section-2", "section-2-1")
     assert "Holding Client Assets" in "".join(s.body for s in parse_sections(text, "GEN"))
+
+
+def test_a_number_that_goes_on_with_a_word_opens_no_part() -> None:
+    text = GEN.replace(
+        "1.2\tOverview of the Rulebook\n",
+        "1.2\tOverview of the Rulebook\nPART 1.2.Withdrawal_of_registration\n"
+        "PART 1.2.Withdrawal_of_registration.Guidance.1 Under Section 111 of the FSMR, ...\n",
+    )
+    tree = _tree(text)
+    assert not [i for i in tree if i.startswith("part-")]
+    assert tree["section-1-2-guidance-2"][-1] == "section-1-2-guidance"
+    assert tree["section-2-1-1"] == ("section-2", "section-2-1")

@@ -148,6 +148,8 @@ def _block_mark(index: int, lines: list[str]) -> Mark | None:
         return None
     if not _heading_rest(rest) or (match["parens"] and rest.strip() and rest.strip()[0].isalnum()):
         return None
+    if re.match(r"\.\w", rest):
+        return None  # "PART 3.6.1.4.Withdrawal_of_registration": a longer number, no block
     again = _BLOCK_AGAIN.search(rest)
     if again and again["kind"].lower() == match["kind"].lower():
         return None  # "Section 8.2.2: Created ; Section 8.2.3: ...": a list of references
