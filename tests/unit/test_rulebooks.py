@@ -337,3 +337,15 @@ def test_a_number_that_goes_on_with_a_word_opens_no_part() -> None:
     assert not [i for i in tree if i.startswith("part-")]
     assert tree["section-1-2-guidance-2"][-1] == "section-1-2-guidance"
     assert tree["section-2-1-1"] == ("section-2", "section-2-1")
+
+
+def test_a_rule_after_a_stray_number_goes_back_into_the_rule_its_number_extends() -> None:
+    text = GEN + (
+        "APP2\tMANAGEMENT AND CONTROL OF RISK\n"
+        "A2.1\tIntroduction\n"
+        "A2.1.1\tThis appendix applies to every Insurer.\n"
+        "A2.1.1.Guidance\t\n"
+        "APP2.1.\tOffsetting is not permitted.\n"
+        "A2.1.2\tThe Insurer must keep records.\n"
+    )
+    assert _tree(text)["section-a2-1-2"] == ("appendix-2", "section-a2-1")

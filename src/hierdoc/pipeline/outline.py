@@ -481,18 +481,20 @@ def build_outline(marks: list[Mark], root_kind: str = "") -> list[OutlineNode]:
     blocks: list[tuple[str, int | None]] = [(root_kind, None)]
     enums: list[_Level] = []
     paths: list[tuple[tuple[str, ...], int]] = []
+    seen: dict[tuple[str, ...], int] = {}
     for position, mark in enumerate(marks):
         if mark.kind == "path":
-            paths = _open_paths(paths, mark.key)
+            paths = _open_paths(paths, mark.key, seen)
             nodes.append(OutlineNode(mark, paths[-1][1] if paths else blocks[-1][1], "path"))
             paths.append((mark.key, len(nodes) - 1))
+            seen[mark.key] = len(nodes) - 1
             enums = []
             continue
         if mark.kind != "enum":
             blocks = _pop_blocks(blocks, mark.kind)
             nodes.append(OutlineNode(mark, blocks[-1][1], mark.kind))
             blocks.append((mark.kind, len(nodes) - 1))
-            enums, paths = [], []
+            enums, paths, seen = [], [], {}
             continue
         following = marks[position + 1] if position + 1 < len(marks) else None
         in_clause = BLOCK_RANK.get(blocks[-1][0]) == BLOCK_RANK["section"]
@@ -509,12 +511,17 @@ def build_outline(marks: list[Mark], root_kind: str = "") -> list[OutlineNode]:
 
 
 def _open_paths(
-    paths: list[tuple[tuple[str, ...], int]], key: tuple[str, ...]
+    paths: list[tuple[tuple[str, ...], int]], key: tuple[str, ...], seen: dict[tuple[str, ...], int]
 ) -> list[tuple[tuple[str, ...], int]]:
     """The open numbered lines a new one nests under: those whose number begins its own, and
-    an appendix that its number's letter names ("A2.1" under "APP2")."""
+    an appendix that its number's letter names ("A2.1" under "APP2"); then the longest
+    earlier number that begins it, when a line between closed it ("APP6.1." of a guidance
+    note between "A6.2.13" and "A6.2.14": A6.2.14 is still in A6.2)."""
     while paths and not _begins(paths[-1][0], key):
         paths = paths[:-1]
+    for end in range(len(key) - 1, len(paths[-1][0]) if paths else 0, -1):
+        if key[:end] in seen:
+            return [*paths, (key[:end], seen[key[:end]])]
     return paths
 
 
