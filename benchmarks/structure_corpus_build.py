@@ -713,14 +713,20 @@ CFPB_LICENCE = "Public domain (17 U.S.C. 105); repository CC0 1.0"
 _E = "{eregs}"
 
 
-def regml_paragraph(element: etree._Element, parent: Node, refs: list, defs: list) -> None:
+def regml_paragraph(
+    element: etree._Element, parent: Node, refs: list, defs: list, unnumbered: str = ""
+) -> None:
     """A paragraph read into ``parent``: a numbered one as its point, an unnumbered one (no
-    marker, or RegML's ``marker="none"``) as its text, with the points it holds."""
+    marker, or RegML's ``marker="none"``) as its text, with the points it holds. A point's
+    label that goes through a ``marker="none"`` paragraph's ("1012-205-p1-a" under
+    "1012-205-p1") is read without it, as printed and cited: § 1012.205(a)."""
     marker = element.get("marker") or ""
     marker = "" if marker == "none" else marker
     content = element.find(f"{_E}content")
     text = text_of(content) if content is not None else ""
     label = element.get("label") or ""
+    if unnumbered and label.startswith(unnumbered + "-") and parent.id:
+        label = parent.id.removeprefix("section-") + label[len(unnumbered) :]
     if not marker or not label:
         if text:
             parent.body.append(text)
@@ -743,8 +749,27 @@ def regml_paragraph(element: etree._Element, parent: Node, refs: list, defs: lis
         marked = {n.casefold() for n in names}
         stated = [n for n in stated_terms(text) if n.strip("“”\"‘’' ").casefold() not in marked]
         defs += marked_definitions(text, stated, lambda: regml_following(element))
+    skipped = label if element.get("marker") == "none" else unnumbered
     for child in element.findall(f"{_E}paragraph"):
-        regml_paragraph(child, node, refs, defs)
+        regml_paragraph(child, node, refs, defs, skipped)
+
+
+def placed_by_label(node: Node, above: list[Node]) -> None:
+    """Points moved to the paragraph their label extends, where the XML nests one a level
+    too deep: 12 CFR 1016 writes '<paragraph label="1016-3-o-2" marker="(2)">' inside
+    '1016-3-o-1' (its '(1)'), printed '(o)(2)' and cited so. A moved point follows the
+    child it was inside, so the reading order stays."""
+    for child in list(node.children):
+        placed_by_label(child, [*above, node])
+        parent_id = (child.id or "").rsplit("-", 1)[0]
+        owner = next((a for a in above if a.id == parent_id), None)
+        if owner is None or node.id == parent_id:
+            continue
+        holding = ([*above, node])[[*above, node].index(owner) + 1]
+        node.children.remove(child)
+        node.body = [x for x in node.body if x is not child]
+        for items in (owner.children, owner.body):
+            items.insert(items.index(holding) + 1, child)
 
 
 def regml_following(element: etree._Element) -> str:
@@ -784,6 +809,7 @@ def read_regml(data: bytes, document_id: str, source: str) -> Source:
         )
         for paragraph in section.findall(f"{_E}paragraph"):
             regml_paragraph(paragraph, node, refs, defs)
+        placed_by_label(node, [])
         nodes.append(node)
     return Source(document_id, title, "CFPB", source, CFPB_LICENCE, nodes, defs, refs)
 

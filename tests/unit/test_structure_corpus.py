@@ -367,14 +367,33 @@ REGML_UNNUMBERED = """<regulation xmlns="eregs"><part label="1012"><content>
 <paragraph label="1012-215-p1" marker="none"><content>A notice shall contain:</content>
 <paragraph label="1012-215-a" marker="(a)"><content>The filings.</content></paragraph>
 <paragraph label="1012-215-b" marker="(b)"><content>The facts.</content></paragraph>
+</paragraph></section>
+<section label="1012-205"><subject>§ 1012.205 Notice of suspension.</subject>
+<paragraph label="1012-205-p1" marker="none"><content>The notice shall state:</content>
+<paragraph label="1012-205-p1-a" marker="(a)"><content>The grounds;</content>
+<paragraph label="1012-205-a-1" marker="(1)"><content>The first.</content>
+<paragraph label="1012-205-a-2" marker="(2)"><content>The second.</content></paragraph>
+</paragraph></paragraph>
+<paragraph label="1012-205-p1-b" marker="(b)"><content>The date.</content></paragraph>
 </paragraph></section></content></part></regulation>""".encode()
 
 
 def test_a_regml_paragraph_marked_none_is_unnumbered_text_of_its_section() -> None:
     source = read_regml(REGML_UNNUMBERED, "cfpb-test", "https://example.org/reg.xml")
-    section = "section-1012-215"
-    assert gold_parents(source) == {section: None, f"{section}-a": section, f"{section}-b": section}
+    section, other = "section-1012-215", "section-1012-205"
+    assert gold_parents(source) == {
+        section: None,
+        f"{section}-a": section,
+        f"{section}-b": section,
+        other: None,
+        f"{other}-a": other,  # label 1012-205-p1-a: printed and cited § 1012.205(a)
+        f"{other}-a-1": f"{other}-a",
+        f"{other}-a-2": f"{other}-a",  # nested in (1) by the XML, its label says (a)(2)
+        f"{other}-b": other,
+    }
     assert source.nodes[0].body[0] == "A notice shall contain:"
+    text = render_txt(source).decode()
+    assert text.index("The second.") < text.index("The date.")
 
 
 SPDX_LISTS = b"""<SPDXLicenseCollection xmlns="http://www.spdx.org/license">
