@@ -341,3 +341,55 @@ def test_a_document_given_as_text_is_named_by_the_name_its_text_gives_it(
         assert named["Manual_2023.txt"] == ["Guidance and Policies Manual (GPM)"]
         first = index.search("Section 2.1.1 of the Guidance and Policies Manual").results[0]
         assert (first.source, first.section_id) == ("Manual_2023.txt", "section-2-1-1")
+
+
+def test_an_appendix_holds_the_rules_its_letter_numbers() -> None:
+    text = GEN + (
+        "APP1\tGUIDE TO THE APPENDICES\n"
+        "A1.1\tGuide to the appendices\n"
+        "A1.1.Guidance.1.\tIn PIN, appendices present detailed material.\n"
+        "APP2\tMANAGEMENT AND CONTROL OF RISK\n"
+        "A2.1\tIntroduction\n"
+        "A2.1.1\tThis appendix applies to every Insurer.\n"
+    )
+    tree = _tree(text)
+    assert tree["section-a1-1"] == ("appendix-1",)
+    assert tree["section-a1-1-guidance-1"][-1] == "section-a1-1"
+    assert tree["section-a2-1-1"] == ("appendix-2", "section-a2-1")
+
+
+def test_the_rows_of_a_marked_table_are_no_sections() -> None:
+    text = GEN.replace(
+        "2.\tCORE PRINCIPLES\n",
+        "/Table Start\nPrudential Category\tBase Capital Requirement\n"
+        "3C\t$250,000\t\tHolding Client Assets\n\n4\t$10,000\t\t6/52nds of Expenditure\n"
+        "1.\tINFORMATION ABOUT THE ISSUER\n/Table End\n\n2.\tCORE PRINCIPLES\n",
+    )
+    tree = _tree(text)
+    assert not {"section-3c", "section-4", "section-1-2-guidance-2-1"} & set(tree)
+    assert tree["section-2-1-1"] == ("section-2", "section-2-1")
+    assert "Holding Client Assets" in "".join(s.body for s in parse_sections(text, "GEN"))
+
+
+def test_a_number_that_goes_on_with_a_word_opens_no_part() -> None:
+    text = GEN.replace(
+        "1.2\tOverview of the Rulebook\n",
+        "1.2\tOverview of the Rulebook\nPART 1.2.Withdrawal_of_registration\n"
+        "PART 1.2.Withdrawal_of_registration.Guidance.1 Under Section 111 of the FSMR, ...\n",
+    )
+    tree = _tree(text)
+    assert not [i for i in tree if i.startswith("part-")]
+    assert tree["section-1-2-guidance-2"][-1] == "section-1-2-guidance"
+    assert tree["section-2-1-1"] == ("section-2", "section-2-1")
+
+
+def test_a_rule_after_a_stray_number_goes_back_into_the_rule_its_number_extends() -> None:
+    text = GEN + (
+        "APP2\tMANAGEMENT AND CONTROL OF RISK\n"
+        "A2.1\tIntroduction\n"
+        "A2.1.1\tThis appendix applies to every Insurer.\n"
+        "A2.1.1.Guidance\t\n"
+        "APP2.1.\tOffsetting is not permitted.\n"
+        "A2.1.2\tThe Insurer must keep records.\n"
+    )
+    assert _tree(text)["section-a2-1-2"] == ("appendix-2", "section-a2-1")
