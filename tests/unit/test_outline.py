@@ -334,6 +334,48 @@ The Receiving Party shall keep the Confidential Information secret.
     assert not [i for i in ids if i.endswith(("-a", "-b"))], ids
 
 
+def test_titles_nest_in_divisions_and_a_contents_line_naming_a_section_is_no_block() -> None:
+    text = """DIVISION A— BUDGET AGREEMENT
+
+SECTION 1. SHORT TITLE AND TABLE OF CONTENTS
+
+(b) Table of Contents The table of contents for this Act is as
+follows: DIVISION A— BUDGET Sec. 1. Short title. TITLE I— BUDGET
+ENFORCEMENT Sec. 101. Amendments. Sec. 111. Resolution.
+Subtitle B— Establishing a Congressional Budget Sec. 111.
+Fiscal year 2014 budget resolution. Sec. 112. Limitation.
+Subtitle C— Technical Corrections and
+Other Amendments Sec. 121. Corrections.
+
+TITLE I— BUDGET ENFORCEMENT
+
+Subtitle A— Amendments
+
+SEC. 101. AMENDMENTS
+
+Text of the section.
+
+Subtitle B— Establishing a Congressional Budget
+
+SEC. 111. FISCAL YEAR 2014 BUDGET RESOLUTION
+
+Text of the section.
+
+DIVISION B— MEDICARE
+
+TITLE I— MEDICARE EXTENDERS
+
+SEC. 1101. EXTENSION
+
+Text of the section.
+"""
+    tree = {s.section_id: s.path for s in parse_sections(text, "Act")}
+    assert tree["section-101"] == ("division-a", "division-a-title-1", "subtitle-a")
+    assert tree["section-111"] == ("division-a", "division-a-title-1", "subtitle-b")
+    assert tree["section-1101"] == ("division-b", "division-b-title-1")
+    assert not {"division-a-subtitle-b", "subtitle-c"} & set(tree)  # lines of the contents
+
+
 def test_a_title_closed_by_a_full_stop_is_the_clause_heading() -> None:
     """A licence in plain text writes "1. Definitions." alone and "2. Grant of Copyright
     License. Subject to ..." running on: the words before the full stop are the title. A

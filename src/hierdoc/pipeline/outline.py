@@ -40,10 +40,13 @@ from .contents import contents_lines
 from .headings import plain_heading
 
 TOP_KINDS = frozenset({"annex", "appendix", "schedule", "exhibit"})
+#: How high a block sits. Titles, subtitles and divisions nest in either order, as a bill
+#: puts titles in divisions ("DIVISION A" / "TITLE I" / "Subtitle A") and the US Code puts
+#: divisions in subtitles ("TITLE 54" / "Subtitle I" / "Division A").
 BLOCK_RANK = {
     "title": 1,
-    "subtitle": 2,
-    "division": 2,
+    "subtitle": 1,
+    "division": 1,
     "part": 3,
     "chapter": 3,
     "subchapter": 4,
@@ -73,6 +76,10 @@ _BLOCK = re.compile(
 )
 #: A block label inside a line's text: a line that names two sections of a kind is a list.
 _BLOCK_AGAIN = re.compile(r"\b(?P<kind>" + _BLOCK_WORDS + r")\s*\d")
+#: A contents entry of a section inside a line's text: "Subtitle B— Port and Harbor
+#: Maintenance Sec. 2101. Funding for ...", a line of a bill's table of contents; a block
+#: line in such a paragraph (the line above it holds an entry) is one of its lines too.
+_SECTION_ENTRY = re.compile(r"(?:^|\s)(?:Sec|SEC)\.\s*\d+[A-Za-z]?\.(?:\s|$)")
 _PAREN_ITEM = re.compile(rf"^\((?P<value>{PAREN_VALUE})\)(?=\s|$)")
 #: "1)", "a)", "iv)": items numbered with a closing bracket only.
 _RPAREN_ITEM = re.compile(r"^(?P<value>\d{1,3}|[a-z]|[ivxl]{1,6}|[A-Z])\)(?=\s)")
@@ -162,9 +169,13 @@ def _block_mark(index: int, lines: list[str]) -> Mark | None:
         return None
     if not _heading_rest(rest) or (match["parens"] and rest.strip() and rest.strip()[0].isalnum()):
         return None
+    if re.match(r"\.\w", rest):
+        return None  # "PART 3.6.1.4.Withdrawal_of_registration": a longer number, no block
     again = _BLOCK_AGAIN.search(rest)
     if again and again["kind"].lower() == match["kind"].lower():
         return None  # "Section 8.2.2: Created ; Section 8.2.3: ...": a list of references
+    if _SECTION_ENTRY.search(rest):
+        return None
     parts = number_parts(kind, number, _ROMAN_NUMBERED) + paren_parts(match["parens"])
     heading, used = plain_heading(stripped), 1
     title = _title_below(lines, index) if not rest.strip(" .:-–—") else None
@@ -323,7 +334,7 @@ def find_marks(text: str) -> list[Mark]:
     skip_until = -1
     previous = ""
     rulebook = rule_paths.is_rulebook(lines)
-    contents = contents_lines(lines)
+    contents = contents_lines(lines) | marked_table_rows(lines)
     for index, line in enumerate(lines):
         if _FENCE.match(line):
             in_fence = not in_fence
@@ -333,7 +344,7 @@ def find_marks(text: str) -> list[Mark]:
         if in_fence or index <= skip_until or not line.strip() or index in contents:
             continue
         block = _path_mark(index, lines) if rulebook else None
-        if block is None and not _continues_sentence(previous):
+        if block is None and not _continues_sentence(previous) and not _in_contents(previous):
             block = _block_mark(index, lines)
         mark = block or _enum_mark(index, lines)
         previous = "" if block else line
@@ -347,6 +358,25 @@ def find_marks(text: str) -> list[Mark]:
         for mark, section_id in zip(paths, ids, strict=True):
             mark.section_id = section_id
     return marks
+
+
+_TABLE_START = re.compile(r"[/\\]Table Start")
+_TABLE_END = re.compile(r"[/\\]Table End")
+
+
+def marked_table_rows(lines: list[str]) -> set[int]:
+    """Lines of the tables a text marks, as rulebooks exported from Word do: the rows after
+    a line holding "/Table Start", up to the line holding "/Table End" (or before the next
+    table). A row numbered "1.", "3C" or "(a)" is a cell of the table, not a section."""
+    rows: set[int] = set()
+    inside = False
+    for index, line in enumerate(lines):
+        if _TABLE_START.search(line):
+            inside = True
+        elif inside:
+            rows.add(index)
+            inside = not _TABLE_END.search(line)
+    return rows
 
 
 def _without_restarts(marks: list[Mark], lines: list[str]) -> list[Mark]:
@@ -390,6 +420,12 @@ def _path_mark(index: int, lines: list[str]) -> Mark | None:
     shown = rule_paths.cited_label(label)
     heading = plain_heading(f"{shown} {rest}" if title else shown)
     return Mark(index, "path", label, None, heading, 1 if title or not rest else 0, key=key)
+
+
+def _in_contents(previous: str) -> bool:
+    """True when the line above is a wrapped line of a table of contents ("... Sec. 3102.
+    PreCheck program enrollment expansion.")."""
+    return _SECTION_ENTRY.search(previous) is not None
 
 
 def _continues_sentence(previous: str) -> bool:
@@ -502,18 +538,20 @@ def build_outline(marks: list[Mark], root_kind: str = "") -> list[OutlineNode]:
     blocks: list[tuple[str, int | None]] = [(root_kind, None)]
     enums: list[_Level] = []
     paths: list[tuple[tuple[str, ...], int]] = []
+    seen: dict[tuple[str, ...], int] = {}
     for position, mark in enumerate(marks):
         if mark.kind == "path":
-            paths = _open_paths(paths, mark.key)
+            paths = _open_paths(paths, mark.key, seen)
             nodes.append(OutlineNode(mark, paths[-1][1] if paths else blocks[-1][1], "path"))
             paths.append((mark.key, len(nodes) - 1))
+            seen[mark.key] = len(nodes) - 1
             enums = []
             continue
         if mark.kind != "enum":
             blocks = _pop_blocks(blocks, mark.kind)
             nodes.append(OutlineNode(mark, blocks[-1][1], mark.kind))
             blocks.append((mark.kind, len(nodes) - 1))
-            enums, paths = [], []
+            enums, paths, seen = [], [], {}
             continue
         following = marks[position + 1] if position + 1 < len(marks) else None
         in_clause = BLOCK_RANK.get(blocks[-1][0]) == BLOCK_RANK["section"]
@@ -539,12 +577,25 @@ def _titled_at(previous: _Level | None, mark: Mark) -> int | None:
 
 
 def _open_paths(
-    paths: list[tuple[tuple[str, ...], int]], key: tuple[str, ...]
+    paths: list[tuple[tuple[str, ...], int]], key: tuple[str, ...], seen: dict[tuple[str, ...], int]
 ) -> list[tuple[tuple[str, ...], int]]:
-    """The open numbered lines a new one nests under: those whose number begins its own."""
-    while paths and not (len(paths[-1][0]) < len(key) and key[: len(paths[-1][0])] == paths[-1][0]):
+    """The open numbered lines a new one nests under: those whose number begins its own, and
+    an appendix that its number's letter names ("A2.1" under "APP2"); then the longest
+    earlier number that begins it, when a line between closed it ("APP6.1." of a guidance
+    note between "A6.2.13" and "A6.2.14": A6.2.14 is still in A6.2)."""
+    while paths and not _begins(paths[-1][0], key):
         paths = paths[:-1]
+    for end in range(len(key) - 1, len(paths[-1][0]) if paths else 0, -1):
+        if key[:end] in seen:
+            return [*paths, (key[:end], seen[key[:end]])]
     return paths
+
+
+def _begins(open_key: tuple[str, ...], key: tuple[str, ...]) -> bool:
+    if len(open_key) < len(key) and key[: len(open_key)] == open_key:
+        return True
+    appendix = open_key[-1].removeprefix("appendix ")
+    return len(open_key) == 1 and appendix != open_key[-1] and key[0] == f"a{appendix}"
 
 
 def _pop_blocks(blocks: list[tuple[str, int | None]], kind: str) -> list[tuple[str, int | None]]:

@@ -109,6 +109,11 @@ class ShortNames:
         pairs = [f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)]
         return list(dict.fromkeys([*tokens, *pairs]))
 
+    def named(self, words: tuple[str, ...], form: str) -> set[str]:
+        """The sources of the short names of ``form`` that are ``words`` (lower-cased)."""
+        shorts = self._by_first.get(words[0], ()) if words else ()
+        return {s.source for s in shorts if s.words == words and s.form == form}
+
     def find(self, query: str, allowed: set[str]) -> list[tuple[int, int, str]]:
         """(start, end, source) of each short name the query writes."""
         tokens = list(_TOKEN.finditer(query))
@@ -140,8 +145,8 @@ def short_names(document: DocumentRecord, document_words: frozenset[str]) -> set
                 found.add(ShortName(run, document.source, "phrase"))
                 found |= {ShortName((a,), document.source, "acronym") for a in _acronyms(run)}
             found |= {ShortName(i, document.source, "identifier") for i in _identifiers(words)}
-    if abbreviation := _abbreviation(document.source):
-        found.add(ShortName((abbreviation.lower(),), document.source, "abbreviation"))
+    if short := abbreviation(document.source):
+        found.add(ShortName((short.lower(),), document.source, "abbreviation"))
     return found
 
 
@@ -151,7 +156,7 @@ _CITING_BEFORE = frozenset({"of", "in", "under"})
 _DECIMAL = re.compile(r"\d+\.\d")
 
 
-def _abbreviation(source: str) -> str | None:
+def abbreviation(source: str) -> str | None:
     """The word in capitals a file name begins with ("GEN_VER08.181223.txt"), if any."""
     match = _LEADING_CAPITALS.match(unquote(PurePosixPath(source).name))
     return match[1] if match else None
