@@ -15,7 +15,7 @@ _LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
 # Provider (IdP)": the acronyms' to link, not part of the term
 _ABBREVIATED = re.compile(r"\s+\([^\s()]{1,20}\)$")
 _TRAILING = re.compile(r"(?:\s*[;,]\s*(?:and|or))?\s*[;,]?\s*$")
-_FINAL_STOP = re.compile(r"(?<=[\w)\"”’}])\s*\.$")
+_FINAL_STOP = re.compile(r"(?<=[\w)\"”’}%\]])\s*\.$")
 # a full stop that ends an abbreviation ("U.S.", "Inc.", "et seq.") stays
 _ABBREVIATION = re.compile(r"(?:\b[A-Za-z]\.)+$|\b(?:Inc|Ltd|Co|Corp|etc|seq|No)\.$|\b[A-Z]\.$")
 
