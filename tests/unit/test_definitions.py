@@ -963,3 +963,4 @@ def test_a_quoted_term_is_a_value_or_an_amount() -> None:
 
 def test_a_quoted_word_followed_by_a_count_is_no_definition() -> None:
     assert find_definitions('The word "Section" is 7 letters long.\n') == []
+    assert find_definitions('The "Extension data" is 0 bytes unless negotiated.\n') == []

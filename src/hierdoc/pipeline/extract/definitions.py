@@ -108,9 +108,10 @@ _MEANS = re.compile(
     + r")\b[ \t]*[:,—–]?"
 )
 # In a definitions section: 'An "Account" represents ...', '“Organizations” are ...'.
-# a value: a number or an amount ("is 80%", "is $10,000"), a template's blank with its unit
+# a value with its unit: a share or an amount ("is 80%", "is $10,000"), a template's blank
+# with its unit; not a bare count ('The "Extension data" is 0 bytes unless ...')
 # ('The “Discount Rate” is [100 minus the discount]%')
-_AMOUNT = r"\s+(?:[$€£][ \t]?[\d\[]|\d|\[[^\]\n]{1,60}\][ \t]?%)"
+_AMOUNT = r"\s+(?:[$€£][ \t]?[\d\[]|\d[\d.,]*[ \t]?%|\[[^\]\n]{1,60}\][ \t]?%)"
 _COPULA = re.compile(
     r"(?:^[ \t]*|(?<=[.;:])[ \t]+)(?:"
     + MARKER.pattern
