@@ -44,7 +44,7 @@ SECURITY_HEADERS = {
     "content-security-policy": "default-src 'self'; img-src 'self'; style-src 'self'; "
     "script-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",
+    "referrer-policy": "same-origin",  # never to another site; a form's Origin is sent
 }
 
 PageBuilder = Callable[[Reader, dict[str, str]], dict[str, Any]]

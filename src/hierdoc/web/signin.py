@@ -155,11 +155,13 @@ def forget(response: Response, request: Request) -> None:
 
 
 def same_origin(request: Request) -> bool:
-    """A form posted from this server's own pages: its ``Origin`` (when the browser sends
-    one) names this very host and port, so another site cannot sign a visitor in or out."""
+    """A form posted from this server's own pages, so that another site cannot sign a
+    visitor in or out: its ``Origin`` names this very host and port. A request without
+    ``Origin`` passes unless ``Sec-Fetch-Site`` says a browser sent it from elsewhere (a
+    program that sends neither is not a browser to protect)."""
     origin = request.headers.get("origin")
-    if origin is None or origin == "null":
-        return origin is None and request.headers.get("sec-fetch-site") in (None, "same-origin")
+    if origin is None:
+        return request.headers.get("sec-fetch-site") in (None, "same-origin")
     return urlsplit(origin).netloc == request.headers.get("host", "")
 
 
