@@ -6,7 +6,10 @@
    of the two interleaved, over httpx's ASGI transport (no sockets, so the network's
    noise is not in it); and ``HierdocTokenVerifier.check`` alone, for 1, 100 and 1,000
    configured tokens and for an RS256 JWT.
-2. **Scoped tool calls**: the agent tools over a synthetic corpus (the scale harness's
+2. **The web page's guard** the same way: a request with the sign-in session cookie,
+   with a bearer header, and refused, against the app unprotected; and reading a session
+   cookie back (``Sessions.resume``) alone.
+3. **Scoped tool calls**: the agent tools over a synthetic corpus (the scale harness's
    acts, stand-in embedder), on the whole index and on views scoped to 10% and 90% of
    its documents (a ``where`` on metadata, as a token's scope), calls of the three
    interleaved, warm.
@@ -26,6 +29,7 @@ import tempfile
 import time
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -43,13 +47,16 @@ from hierdoc.auth import (  # noqa: E402
     HierdocTokenVerifier,
     IndexViews,
     ScopedAccessToken,
+    Sessions,
     new_token,
     protect,
 )
+from hierdoc.auth.sessions import COOKIE  # noqa: E402
 from hierdoc.config import AuthSettings, TokenEntry  # noqa: E402
 from hierdoc.errors import HierdocError  # noqa: E402
 from hierdoc.search.scoped import DocumentFilter, DocumentScope  # noqa: E402
 from hierdoc.tools import call_tool  # noqa: E402
+from hierdoc.web.signin import SignInRequired  # noqa: E402
 
 ISSUER = "https://issuer.example.com"
 
@@ -98,31 +105,82 @@ def _timed(run, argument, rounds: int) -> list[float]:
 
 async def request_costs(requests: int) -> dict[str, float]:
     """Median µs of one request to the app unprotected and through :func:`protect`."""
+    settings, token = token_settings(10)
+    app = hello_app()
+    guarded = protect(app, HierdocTokenVerifier(settings))
+    headers = {"authorization": f"Bearer {token}"}
+    return await interleaved(
+        {
+            "unprotected": (app, {}, 200),
+            "protect()": (guarded, headers, 200),
+            "refused (401)": (guarded, {"authorization": "Bearer wrong"}, 401),
+        },
+        requests,
+    )
 
+
+async def web_request_costs(requests: int) -> dict[str, float]:
+    """Median µs of one request to the app unprotected and behind the web page's sign-in
+    guard (:class:`hierdoc.web.signin.SignInRequired`): with a session cookie, with a
+    bearer header, and refused."""
+    settings, token = token_settings(10)
+    sessions = Sessions(HierdocTokenVerifier(settings))
+    signed = await sessions.sign_in(token)
+    assert signed is not None
+    cookie = {"cookie": f"{COOKIE}={signed[1]}"}
+    app = hello_app()
+    guarded = SignInRequired(app, sessions)
+    return await interleaved(
+        {
+            "unprotected": (app, {}, 200),
+            "session cookie": (guarded, cookie, 200),
+            "bearer token": (guarded, {"authorization": f"Bearer {token}"}, 200),
+            "refused (401)": (guarded, {}, 401),
+        },
+        requests,
+    )
+
+
+def hello_app() -> Starlette:
     async def hello(request):
         return JSONResponse({"ok": True})
 
-    settings, token = token_settings(10)
-    app = Starlette(routes=[Route("/", hello)])
-    guarded = protect(app, HierdocTokenVerifier(settings))
-    headers = {"authorization": f"Bearer {token}"}
-    plain_client = httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url="http://t")
-    guarded_client = httpx.AsyncClient(
-        transport=httpx.ASGITransport(guarded), base_url="http://t", headers=headers
-    )
-    samples: dict[str, list[float]] = {"unprotected": [], "protect()": [], "refused (401)": []}
-    async with plain_client, guarded_client:
+    return Starlette(routes=[Route("/", hello)])
+
+
+async def interleaved(apps: dict[str, tuple[Any, dict, int]], requests: int) -> dict[str, float]:
+    """Median µs of a GET / to each app with its headers, requests to them interleaved,
+    each answer checked for its expected status."""
+    clients = {
+        name: httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url="http://t")
+        for name, (app, _, _) in apps.items()
+    }
+    samples: dict[str, list[float]] = {name: [] for name in apps}
+    async with contextlib.AsyncExitStack() as stack:
+        for client in clients.values():
+            await stack.enter_async_context(client)
         for _ in range(requests):
-            for name, client, extra in (
-                ("unprotected", plain_client, {}),
-                ("protect()", guarded_client, {}),
-                ("refused (401)", guarded_client, {"authorization": "Bearer wrong"}),
-            ):
+            for name, (_, headers, status) in apps.items():
                 started = time.perf_counter()
-                answer = await client.get("/", headers=extra)
+                answer = await clients[name].get("/", headers=headers)
                 samples[name].append(time.perf_counter() - started)
-                assert answer.status_code == (401 if extra else 200)
+                assert answer.status_code == status, (name, answer.status_code)
     return {name: _us(values) for name, values in samples.items()}
+
+
+def session_costs(rounds: int) -> dict[str, float]:
+    """Median µs of reading a session cookie back (:meth:`Sessions.resume`)."""
+    found = {}
+    for count in (1, 1000):
+        settings, token = token_settings(count)
+        sessions = Sessions(HierdocTokenVerifier(settings))
+        signed = asyncio.run(sessions.sign_in(token))
+        assert signed is not None
+        found[f"session cookie, {count} tokens configured"] = _us(
+            _timed(sessions.resume, signed[1], rounds)
+        )
+    found["forged session cookie"] = _us(_timed(sessions.resume, signed[1][:-3] + "AAA", rounds))
+    return found
 
 
 def tagged_corpus(folder: Path, acts: int) -> Path:
@@ -205,6 +263,14 @@ def main() -> None:
             print(f"| {name} | {value:.1f} |")
         extra = requests["protect()"] - requests["unprotected"]
         print(f"| protect() minus unprotected | {extra:.1f} |")
+        print("\n| web page request (in-process ASGI) | µs (median) |\n|---|---:|")
+        for name, value in session_costs(args.requests).items():
+            print(f"| {name}: resume alone | {value:.1f} |")
+        web = asyncio.run(web_request_costs(args.requests))
+        for name, value in web.items():
+            print(f"| {name} | {value:.1f} |")
+        for name in ("session cookie", "bearer token"):
+            print(f"| {name} minus unprotected | {web[name] - web['unprotected']:.1f} |")
         table, chunks = scoped_costs(folder, args.acts, args.calls)
     names = list(table)
     print(f"\n{args.acts} acts, {chunks} chunks; ms per call (median over the tool's calls)")
