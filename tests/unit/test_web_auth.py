@@ -174,6 +174,7 @@ def test_signed_out_every_page_answers_the_sign_in_page_or_401_and_nothing_else(
     form = client.get("/signin")
     assert form.status_code == 200 and 'name="token"' in form.text
     assert not re.search(r'href="/(documents|glossary)"', form.text)  # no links into the index
+    assert 'class="brand">hierdoc</span>' in form.text  # nor the index's name
     assert client.get("/static/web.css").status_code == 200
 
 
@@ -189,6 +190,8 @@ def test_a_wrong_or_foreign_token_is_refused_without_a_session(app: Any) -> None
         bad = client.get("/documents", headers={"authorization": f"Bearer {token}x"})
         assert bad.status_code == 401 and "invalid_token" in bad.headers["www-authenticate"]
     assert client.get("/documents", headers={"authorization": f"Basic {SCOPED}"}).status_code == 401
+    huge = client.post("/signin", data={"token": "x" * 40_000})
+    assert huge.status_code == 413 and COOKIE not in huge.headers.get("set-cookie", "")
 
 
 # -- signing in and out ---------------------------------------------------------------------

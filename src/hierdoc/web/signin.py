@@ -37,6 +37,7 @@ OPEN_PREFIXES = ("/static/",)
 """Served without a token besides the sign-in page: assets that hold no indexed text."""
 
 MAX_TOKEN_CHARS = 8192
+MAX_FORM_BYTES = 4 * MAX_TOKEN_CHARS
 CHALLENGE = 'Bearer error="invalid_token", error_description="Authentication required"'
 
 
@@ -189,6 +190,12 @@ class SignInPages:
             return self.form(request)
         if not same_origin(request):
             return PlainTextResponse("sign in from this server's own page", status_code=403)
+        length = request.headers.get("content-length", "")
+        if not length.isdigit() or int(length) > MAX_FORM_BYTES:
+            return PlainTextResponse(
+                f"the sign-in form takes a Content-Length of at most {MAX_FORM_BYTES} bytes",
+                status_code=413,
+            )
         fields = await request.form(max_files=0, max_fields=4)
         token = str(fields.get("token") or "")
         target = local_target(str(fields.get("next") or "/"))
