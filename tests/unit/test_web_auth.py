@@ -210,6 +210,8 @@ def test_sign_in_sets_a_signed_httponly_strict_cookie_that_holds_no_token(app: A
     payload = jwt.decode(value, AUTH.session_key, algorithms=["HS256"], audience=AUDIENCE)
     assert SCOPED not in str(payload) and payload["name"] == "public"
     assert payload["exp"] - payload["iat"] == 8 * 3600
+    as_bearer = client_of(app).get("/documents", headers={"authorization": f"Bearer {value}"})
+    assert as_bearer.status_code == 401  # a session is no token
     page = client.get("/glossary", params={"q": "Service"})
     assert page.status_code == 200 and "public" in page.text  # signed in as "public"
     assert page.headers["cache-control"] == "private, no-store"
