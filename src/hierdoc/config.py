@@ -380,9 +380,9 @@ class AuthSettings(BaseModel):
     jwt: JWTSettings | None = None
     resource_url: str | None = None
     session_key: str | None = Field(default=None, min_length=32, repr=False)
-    """The key that signs the web page's session cookies (at least 32 characters, such as
-    ``hierdoc token`` prints); without it each server process makes its own, so that its
-    sessions end when it stops and one server's cookie is not another's."""
+    """The key that signs the web page's session cookies (at least 32 characters of random
+    text); without it each server process makes its own, so that its sessions end when it
+    stops and one server's cookie is not another's."""
     session_hours: float = Field(default=8.0, gt=0, le=24 * 30)
     """How long a web page session lasts (a JWT's own expiry ends it sooner)."""
 
