@@ -9,10 +9,11 @@
 2. **The web page's guard** the same way: a request with the sign-in session cookie,
    with a bearer header, and refused, against the app unprotected; and reading a session
    cookie back (``Sessions.resume``) alone.
-3. **Scoped tool calls**: the agent tools over a synthetic corpus (the scale harness's
-   acts, stand-in embedder), on the whole index and on views scoped to 10% and 90% of
-   its documents (a ``where`` on metadata, as a token's scope), calls of the three
-   interleaved, warm.
+3. **Scoped tool calls and pages**: the agent tools over a synthetic corpus (the scale
+   harness's acts, stand-in embedder), on the whole index and on views scoped to 10% and
+   90% of its documents (a ``where`` on metadata, as a token's scope), calls of the three
+   interleaved, warm; then the web page's pages the same way, each requested with a
+   token of that scope.
 
     python benchmarks/auth_cost.py [--acts 400] [--requests 2000] [--calls 30]
 """
@@ -56,6 +57,7 @@ from hierdoc.config import AuthSettings, TokenEntry  # noqa: E402
 from hierdoc.errors import HierdocError  # noqa: E402
 from hierdoc.search.scoped import DocumentFilter, DocumentScope  # noqa: E402
 from hierdoc.tools import call_tool  # noqa: E402
+from hierdoc.web import build_app  # noqa: E402
 from hierdoc.web.signin import SignInRequired  # noqa: E402
 
 ISSUER = "https://issuer.example.com"
@@ -229,11 +231,42 @@ def scoped_costs(folder: Path, acts: int, rounds: int) -> tuple[dict[str, dict[s
                         call_tool(view, tool, arguments)
                     if round_number:  # the first round warms every view up
                         samples[name][tool].append(time.perf_counter() - started)
-    table = {
-        name: {tool: statistics.median(values) * 1000 for tool, values in per_tool.items()}
-        for name, per_tool in samples.items()
+        pages = asyncio.run(page_costs(index, acts, rounds))
+    return {**_medians_ms(samples), **pages}, chunks
+
+
+def _medians_ms(samples: dict[str, dict[str, list[float]]]) -> dict[str, dict[str, float]]:
+    return {
+        name: {call: statistics.median(values) * 1000 for call, values in per_call.items()}
+        for name, per_call in samples.items()
     }
-    return table, chunks
+
+
+async def page_costs(index: Index, acts: int, rounds: int) -> dict[str, dict[str, float]]:
+    """Median ms per web page (over the sign-in guard, a bearer header) for a token of
+    every document and tokens scoped to 10% and 90% of them, requests interleaved, warm."""
+    tokens = {name: new_token() for name in ("whole index", "10% of documents", "90% of documents")}
+    scopes = {"10% of documents": {"team": "a"}, "90% of documents": {"team": "b"}}
+    entries = [TokenEntry(name=f"t{n}", sha256=digest, where=scopes.get(name, {}))
+               for n, (name, (_, digest)) in enumerate(tokens.items())]  # fmt: skip
+    app = build_app(index, sessions=Sessions(HierdocTokenVerifier(AuthSettings(tokens=entries))))
+    pages = [("/documents", {}), ("/glossary", {}), ("/section", {"id": "article-3-2"})]
+    pages += [("/", {"q": query}) for query in scale.queries(4, acts)]
+    samples: dict[str, dict[str, list[float]]] = {
+        f"page {name}": {path: [] for path, _ in pages} for name in tokens
+    }
+    transport = httpx.ASGITransport(app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8780") as c:
+        for round_number in range(rounds + 1):
+            for path, params in pages:
+                for name, (token, _) in tokens.items():
+                    headers = {"authorization": f"Bearer {token}"}
+                    started = time.perf_counter()
+                    answer = await c.get(path, params=params, headers=headers)
+                    if round_number:
+                        samples[f"page {name}"][path].append(time.perf_counter() - started)
+                    assert answer.status_code in (200, 404), (path, answer.status_code)
+    return _medians_ms(samples)
 
 
 def _team(team: str) -> DocumentScope:
@@ -272,11 +305,13 @@ def main() -> None:
         for name in ("session cookie", "bearer token"):
             print(f"| {name} minus unprotected | {web[name] - web['unprotected']:.1f} |")
         table, chunks = scoped_costs(folder, args.acts, args.calls)
-    names = list(table)
-    print(f"\n{args.acts} acts, {chunks} chunks; ms per call (median over the tool's calls)")
-    print("| tool | " + " | ".join(names) + " |\n|---|" + "---:|" * len(names))
-    for tool in table[names[0]]:
-        print(f"| {tool} | " + " | ".join(f"{table[n][tool]:.2f}" for n in names) + " |")
+    for kind, names in (("tool", [n for n in table if not n.startswith("page ")]),
+                        ("page", [n for n in table if n.startswith("page ")])):  # fmt: skip
+        print(f"\n{args.acts} acts, {chunks} chunks; ms per {kind} (median over its requests)")
+        print(f"| {kind} | " + " | ".join(n.removeprefix("page ") for n in names) + " |")
+        print("|---|" + "---:|" * len(names))
+        for call in table[names[0]]:
+            print(f"| {call} | " + " | ".join(f"{table[n][call]:.2f}" for n in names) + " |")
 
 
 if __name__ == "__main__":
