@@ -21,6 +21,7 @@ TITLES = {
     "l/fdl.html": "GNU Free Documentation License - GNU Project - Free Software Foundation",
     "s/nist-fips-200.pdf": "Minimum Security Requirements for Federal Information Systems",
     "s/nist-sp-800-63b.pdf": "Digital Identity Guidelines",
+    "s/nist-sp-800-124r1.pdf": "Guidelines for Managing the Security of Mobile Devices",
 }
 #: Scientific abstracts (BEIR SciFact) beside them: their titles give short names
 #: ("Apolipoprotein E4", "SHP-2") that claims write as topics, and gave the acronyms "PPAR"
@@ -56,6 +57,9 @@ def names() -> DocumentNames:
         ("FIPS 200 Section 3", ["s/nist-fips-200.pdf"], "Section 3"),
         ("Section 5.2.2 of SP 800-63B", ["s/nist-sp-800-63b.pdf"], None),
         ("Section 7.1.1 of NIST SP 800-63B", ["s/nist-sp-800-63b.pdf"], None),
+        # a file named with its revision is cited with or without it
+        ("Section 4 of NIST SP 800-124", ["s/nist-sp-800-124r1.pdf"], None),
+        ("Section 4 of SP 800-124r1", ["s/nist-sp-800-124r1.pdf"], None),
         ("the GPL 3.0 patent clause", ["l/gpl.html"], None),
         # after "the" and going on with prose or a version, not with another term
         ("what does the DPA say about deletion", ["c/acme-data-processing-agreement.docx"], None),

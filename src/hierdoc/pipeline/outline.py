@@ -87,9 +87,23 @@ _DECIMAL_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})+)(?=\s+[A-Z‘'\"�
 _LETTERED_DECIMAL = re.compile(r"^(?P<value>[A-Z](?:\.\d{1,3})+)(?:\.(?=\s)|(?=\s+[A-Z‘'\"“(]))")
 _CAPS_TITLE = re.compile(r"^\s*(?P<title>[A-Z][A-Z0-9 ,'’&/\-]{2,80}?)\.?\s*(?:—|--|\.—)")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_RULE = re.compile(r"^[ \t]*(?:[-=*_~+#][ \t]*){3,}$")
+"""A line drawn across: "-----" under a title, "* * * * *" closing a box."""
+_QUOTE_MARKERS = re.compile(r"^(?:[ \t]{0,3}>)+[ \t]?")
 #: Longest title a numbered line may have to be a heading ("2.  Notational Conventions...").
 MAX_NUMBERED_TITLE = 100
 _TITLE_START = re.compile(r"^[\w‘'\"“]")
+_RUN_IN_TITLE = re.compile(r"^\s*(?P<title>[A-Z][^.:;!?()\"“]{0,80}?)\.(?=\s+[A-Z\"“(]|\s*$)")
+"""A clause's title closed by a full stop: "2. Grant of Copyright License. Subject to..."."""
+MAX_RUN_IN_WORDS = 8
+_TITLE_SMALL_WORDS = frozenset(
+    {"of", "the", "a", "an", "and", "or", "for", "to", "in", "on", "by", "with", "at", "from"}
+    | {"under", "as"}
+)
+_NOT_TITLES = frozenset(
+    {"mr", "mrs", "ms", "dr", "no", "nos", "st", "inc", "ltd", "co", "corp", "art", "sec"}
+    | {"fig", "vol", "p", "pp"}
+)
 
 
 @dataclass
@@ -113,6 +127,13 @@ class Mark:
     (see :mod:`~.rule_paths`)."""
     section_id: str = ""
     """For a rulebook's numbered line: its id, final."""
+    indent: int = 0
+    """Columns before the label on its line (plain text)."""
+
+    @property
+    def titled(self) -> bool:
+        """The heading holds a title, not the label alone ("5.  Data Framing", not "5.")."""
+        return self.heading.strip().rstrip(".") != self.value.rstrip(".")
 
 
 @dataclass
@@ -193,6 +214,7 @@ def _enum_readings(value: str) -> list[tuple[str, int]]:
 
 def _enum_mark(index: int, lines: list[str]) -> Mark | None:
     stripped = lines[index].strip()
+    indent = len(lines[index]) - len(lines[index].lstrip())
     match = _PAREN_ITEM.match(stripped)
     if match:
         readings = _enum_readings(match["value"])
@@ -228,10 +250,36 @@ def _enum_mark(index: int, lines: list[str]) -> Mark | None:
     rest = stripped[match.end() :]
     if readings[0][0].startswith("decimal") and _numbered_title(rest, lines, index):
         heading = plain_heading(f"{label_text} {rest.strip()}")
-        return Mark(index, "enum", match["value"], None, heading, 1, readings)
+        return Mark(index, "enum", match["value"], None, heading, 1, readings, indent=indent)
+    if readings[0][0].startswith("decimal") and (title := run_in_title(rest)):
+        heading = plain_heading(f"{label_text} {title}")
+        alone = not rest.strip()[len(title) + 1 :].strip()
+        lines_taken = 1 if alone else 0
+        return Mark(
+            index, "enum", match["value"], None, heading, lines_taken, readings, indent=indent
+        )
     caps = _CAPS_TITLE.match(rest)
     heading = f"{label_text} {caps['title'].strip()}" if caps else label_text
-    return Mark(index, "enum", match["value"], None, heading, 0 if rest.strip() else 1, readings)
+    lines_taken = 0 if rest.strip() else 1
+    return Mark(index, "enum", match["value"], None, heading, lines_taken, readings, indent=indent)
+
+
+def run_in_title(rest: str) -> str | None:
+    """The title a clause number's text opens with, closed by a full stop: "Grant of
+    Copyright License" in "Grant of Copyright License. Subject to ...", "Definitions" in
+    "Definitions." alone. A title is a few words, each significant one capitalised, so a
+    sentence ("Name of the licensor.") or an abbreviation ("No. 5") is none."""
+    match = _RUN_IN_TITLE.match(rest)
+    if not match:
+        return None
+    title = match["title"].strip()
+    words = title.split()
+    if not 0 < len(words) <= MAX_RUN_IN_WORDS or title.casefold() in _NOT_TITLES:
+        return None
+    significant = [w for w in words if w.casefold() not in _TITLE_SMALL_WORDS]
+    if not all(w[0].isupper() or w[0].isdigit() for w in significant):
+        return None
+    return title
 
 
 def _decimal_parts(value: str) -> list[str]:
@@ -253,7 +301,8 @@ def numbered_line(index: int, lines: list[str]) -> Mark | None:
 def _numbered_title(rest: str, lines: list[str], index: int) -> bool:
     """True when a clause number's line is a heading: "1.  Introduction", "15.2.1  100
     Continue", "0. Definitions", a short title with no sentence punctuation at its end,
-    standing alone as a paragraph (a blank line or the end of the text under it). "3.3
+    standing alone as a paragraph (a blank line, a rule such as a setext underline or a
+    box's row of asterisks, or the end of the text under it). "3.3
     Contributors may not remove..." runs on to the next line and stays a numbered
     paragraph; "(a) the data" is a point; a tab inside the rest parts the cells of a
     table row ("3.<TAB>Late fee<TAB>2,000")."""
@@ -262,12 +311,13 @@ def _numbered_title(rest: str, lines: list[str], index: int) -> bool:
         return False
     if not _TITLE_START.match(title) or not any(c.isalpha() for c in title):
         return False
-    return index + 1 >= len(lines) or not lines[index + 1].strip()
+    return index + 1 >= len(lines) or not lines[index + 1].strip() or _RULE.match(lines[index + 1])
 
 
 def find_marks(text: str) -> list[Mark]:
-    """Candidate structure lines of a text, outside code fences."""
-    lines = text.splitlines()
+    """Candidate structure lines of a text, outside code fences; a line in a Markdown block
+    quote is read without its quote markers (an HTML page indents its points that way)."""
+    lines = [_QUOTE_MARKERS.sub("", line) for line in text.splitlines()]
     marks: list[Mark] = []
     in_fence = False
     skip_until = -1
@@ -354,6 +404,8 @@ class _Level:
     value: int
     node: int
     prefix: tuple[str, ...] = ()
+    titled_at: int | None = None
+    """The indent of the level's first item when it is a titled clause heading."""
 
 
 #: Items an enumeration may skip and go on: "(l)" after "(j)" when "(k)" was lost in
@@ -362,7 +414,12 @@ MAX_SKIPPED = 2
 
 
 def _continues(level: _Level, style: str, value: int, mark: Mark, skipped: int = 0) -> bool:
+    """Whether the item goes on from ``level``. An item without a title set further in
+    than the titled clauses of the level ("   3.   The request MUST ..." in an RFC's
+    section, after "2.  Requirements") is a list item, not the next clause."""
     if level.style != style or value != level.value + 1 + skipped:
+        return False
+    if level.titled_at is not None and not mark.titled and mark.indent > level.titled_at:
         return False
     return not style.startswith("decimal") or tuple(_decimal_parts(mark.value)[:-1]) == level.prefix
 
@@ -464,12 +521,21 @@ def build_outline(marks: list[Mark], root_kind: str = "") -> list[OutlineNode]:
         if placed is None:
             continue
         depth, style, value = placed
+        previous = enums[depth] if depth < len(enums) else None
         enums = enums[:depth]
         parent = enums[-1].node if enums else paths[-1][1] if paths else blocks[-1][1]
         nodes.append(OutlineNode(mark, parent, style))
         prefix = tuple(_decimal_parts(mark.value)[:-1]) if style.startswith("decimal") else ()
-        enums.append(_Level(style, value, len(nodes) - 1, prefix))
+        titled_at = _titled_at(previous, mark)
+        enums.append(_Level(style, value, len(nodes) - 1, prefix, titled_at))
     return nodes
+
+
+def _titled_at(previous: _Level | None, mark: Mark) -> int | None:
+    """The indent of the titled clauses of a level: kept from its first titled item."""
+    if previous is not None and previous.titled_at is not None:
+        return previous.titled_at
+    return mark.indent if mark.titled else None
 
 
 def _open_paths(

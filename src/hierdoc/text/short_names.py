@@ -256,8 +256,13 @@ def _acronyms(run: Sequence[str]) -> set[str]:
     return {a for a in (every, content) if len(a) >= MIN_ACRONYM}
 
 
+_REVISION = re.compile(r"(?P<number>\d+)(?:r|rev)\d{1,2}")
+"""A number with its revision ("124r1" of ``nist-sp-800-124r1.pdf``): cited as "SP 800-124"."""
+
+
 def _identifiers(words: Sequence[str]) -> Iterable[tuple[str, ...]]:
-    """Letters then every number after them: ("fips", "200"), ("sp", "800", "63b")."""
+    """Letters then every number after them: ("fips", "200"), ("sp", "800", "63b"); a last
+    number with a revision also without it: ("sp", "800", "124r1") and ("sp", "800", "124")."""
     for start, word in enumerate(words):
         if not _identifier_letters(word) or start + 1 >= len(words):
             continue
@@ -269,6 +274,8 @@ def _identifiers(words: Sequence[str]) -> Iterable[tuple[str, ...]]:
         for first in range(max(0, start + 1 - IDENTIFIER_PREFIX), start + 1):
             if all(_identifier_letters(w) for w in words[first : start + 1]):
                 yield tuple(words[first:end])
+                if revised := _REVISION.fullmatch(words[end - 1]):
+                    yield (*words[first : end - 1], revised["number"])
 
 
 def _identifier_letters(word: str) -> bool:
