@@ -512,3 +512,42 @@ def test_a_document_titled_glossary_defines_each_heading_by_its_paragraph(tmp_pa
         "base date": "The date to which the text had been revised",
         "extent": "The geographical area within the UK to which legislation applies",
     }
+
+
+NUMBERED_PARAGRAPH_LICENCE = """                      SAMPLE PUBLIC LICENCE v. 2.0
+
+This Sample Public Licence (the 'SPL') applies to the Work (as defined below).
+
+1. Definitions
+
+In this Licence, the following terms have the following meaning:
+
+- 'The Original Work': the software distributed by the Licensor under this
+  Licence, as Source Code or otherwise.
+
+- 'The Licensor': the natural or legal person that distributes the Work
+  under the Licence.
+
+2. Obligations of the Licensee
+
+Attribution right: The Licensee shall keep intact all copyright notices.
+
+Notice clause: The Licensee must include a copy of the Licence.
+"""
+
+
+def test_a_definitions_paragraph_of_a_numbered_paragraph_licence_is_read_as_one(
+    tmp_path: Path,
+) -> None:
+    # every clause is a numbered paragraph, none a heading: "1. Definitions" is still the
+    # definitions section, and only it ("Attribution right: ..." in clause 2 is a duty)
+    path = tmp_path / "licence.txt"
+    path.write_text(NUMBERED_PARAGRAPH_LICENCE, encoding="utf-8")
+    found = {d.term: (d.section_id, d.definition) for d in _document_definitions(path)}
+    assert found["The Original Work"] == (
+        "section-1",
+        "the software distributed by the Licensor under this Licence, as Source Code or otherwise",
+    )
+    assert found["The Licensor"][0] == "section-1"
+    assert found["The Licensor"][1].startswith("the natural or legal person that distributes")
+    assert "Attribution right" not in found and "Notice clause" not in found

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from itertools import accumulate
 
@@ -78,7 +79,7 @@ def extract_document(
     known = {s.section_id for s in sections}
     in_definitions = _definition_sections(sections)
     extraction = Extraction()
-    units = _units(sections)
+    units = _units(sections, in_definitions)
     rows = _table_rows(units)
     for index, unit in enumerate(units):
         found = _definitions(unit, locator, source, in_definitions, rows)
@@ -101,9 +102,7 @@ def _definition_sections(sections: list[Section]) -> set[str]:
     "## extent", ...: the title heading is the preamble's, its sections are top level)."""
     if sections[0].kind == "preamble" and is_definitions_heading(sections[0].heading):
         return {s.section_id for s in sections}
-    heads = {
-        s.section_id for s in sections if s.kind != "enum" and is_definitions_heading(s.heading)
-    }
+    heads = {s.section_id for s in sections if is_definitions_heading(s.heading)}
     return heads | {s.section_id for s in sections if heads & set(s.path)}
 
 
@@ -125,13 +124,20 @@ class _Unit:
         return self.sections[index], offset - self.starts[index]
 
 
-def _units(sections: list[Section]) -> list[_Unit]:
+def _units(sections: list[Section], in_definitions: AbstractSet[str] = frozenset()) -> list[_Unit]:
     """Sections grouped into units; each unit's text joined once (adding to a string held
-    by an object copies it every time: quadratic in a list of thousands of points)."""
+    by an object copies it every time: quadratic in a list of thousands of points). A
+    numbered paragraph headed Definitions ("1. Definitions" of a plain-text licence whose
+    clauses are all numbered paragraphs) is a unit of its own with what it holds, read as a
+    definitions section; the paragraphs after it start the next unit."""
     groups: list[list[Section]] = []
+    definitions_paragraph: str | None = None
     for section in sections:
-        if section.kind != "enum" or not groups:
+        inside = definitions_paragraph is not None and definitions_paragraph in section.path
+        opens = section.kind == "enum" and section.section_id in in_definitions and not inside
+        if section.kind != "enum" or not groups or opens or (definitions_paragraph and not inside):
             groups.append([])
+            definitions_paragraph = section.section_id if opens else None
         groups[-1].append(section)
     units = []
     offset = 0
