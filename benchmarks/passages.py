@@ -35,7 +35,7 @@ from hierdoc.eval.variants import ingest_key
 from hierdoc.models import SearchFilter, SearchResponse
 from hierdoc.pipeline.embed import LocalEmbedder
 from hierdoc.search.passages import add_passages
-from hierdoc.search.searcher import Execution, Searcher
+from hierdoc.search.searcher import Execution, Searcher, results_read
 
 READINGS = ("hierdoc passage", "hierdoc passages", "hierdoc passage results")
 COLUMNS = ("Hit", "P@1", "R@8", "R@2k")
@@ -73,10 +73,11 @@ def _set_rows(
     started = time.perf_counter()
     settings = index.settings.search_settings(top_k=DEPTH)
     searcher = Searcher(index.store, index.embed_query, index.glossary())
+    deep = settings.search_settings(top_k=max(DEPTH, *_chunks_read(settings, args.designs)))
     searched: list[Execution] = []
     for query in queries:
         sources = index.resolve_sources(query.source_filter) if query.source_filter else []
-        execution = searcher.run(query.text, settings, SearchFilter(sources=tuple(sources)))
+        execution = searcher.run(query.text, deep, SearchFilter(sources=tuple(sources)))
         searched.append(replace(execution, vector=embedder.embed_query(query.text)))
     log(
         f"[{corpus.name}] searched {len(queries)} questions "
@@ -103,10 +104,21 @@ def _set_rows(
     return rows
 
 
+def _chunks_read(settings: SearchSettings, designs: str) -> list[int]:
+    """The results each design's passage-level ranking reads."""
+    return [
+        results_read(DEPTH, True, _design(settings, design).policy) for design in designs.split(",")
+    ]
+
+
 def _passages(index: Index, execution: Execution, settings: SearchSettings) -> SearchResponse:
-    """The passages of a copy of ``execution``'s results, chosen with ``settings``."""
+    """The passages of a copy of ``execution``'s first results (as many as a search with
+    ``settings`` reads), chosen with ``settings``."""
     plan = replace(execution.plan, settings=settings)
-    fresh = replace(execution, plan=plan, response=copy.deepcopy(execution.response))
+    read = results_read(settings.top_k, settings.passage_results, settings.policy)
+    response = copy.deepcopy(execution.response)
+    response.results = response.results[:read]
+    fresh = replace(execution, plan=plan, response=response)
     units = index.embed_units if settings.passage_results else None
     add_passages(index.store, fresh, index.model_name, units)
     return fresh.response

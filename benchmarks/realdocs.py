@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # tests.realdocs.harness, tests.hash_embedder
 
 from hierdoc.pipeline.embed import Embedder, LocalEmbedder  # noqa: E402
-from tests.realdocs.gold import DOCS_DIR, load_golds  # noqa: E402
+from tests.realdocs.gold import DOCS_DIR, Gold, load_golds  # noqa: E402
 from tests.realdocs.harness import DocumentScore, converter_values, measure_all  # noqa: E402
 
 COLUMNS = (
@@ -39,6 +39,9 @@ COLUMNS = (
     ("def R", 6),
     ("cite@1", 6),
     ("cite id", 7),
+    ("q@1", 5),
+    ("q@5", 5),
+    ("refs", 5),
     ("page", 6),
     ("pages/s", 7),
     ("ingest s", 8),
@@ -62,6 +65,9 @@ def row(score: DocumentScore) -> list[str]:
         cell(score.definition_recall),
         cell(score.citation_top1),
         cell(score.citation_section),
+        cell(score.question_hit1),
+        cell(score.question_hit5),
+        cell(score.reference_resolution),
         cell(score.page_accuracy),
         cell(score.pages_per_second, percent=False),
         cell(score.ingest_seconds, percent=False),
@@ -98,6 +104,35 @@ def misses(scores: list[DocumentScore]) -> str:
     return "\n".join(lines)
 
 
+def check_counts(gold: Gold, score: DocumentScore) -> dict[str, tuple[int, int]]:
+    """(passed, total) per kind of check for one document, as an outside tester counts."""
+    required = [d for d in gold.definitions if not d.optional]
+    kinds = {
+        "sections": (score.section_recall, len(gold.sections)),
+        "definitions": (score.definition_recall, len(required)),
+        "citations": (score.citation_top1, len(gold.citations)),
+        "questions@1": (score.question_hit1, len(gold.questions)),
+        "questions@5": (score.question_hit5, len(gold.questions)),
+        "references": (score.reference_resolution, len(gold.references)),
+        "pages": (score.page_accuracy, len(gold.pages)),
+    }
+    return {k: (round((rate or 0) * n), n) for k, (rate, n) in kinds.items() if n}
+
+
+def summary(golds: list[Gold], scores: list[DocumentScore]) -> str:
+    """Checks passed per kind and overall (questions counted once, at hit@1)."""
+    totals: dict[str, list[int]] = {}
+    for gold, score in zip(golds, scores, strict=True):
+        for kind, (right, n) in check_counts(gold, score).items():
+            totals.setdefault(kind, [0, 0])
+            totals[kind][0] += right
+            totals[kind][1] += n
+    counted = [v for k, v in totals.items() if k != "questions@5"]
+    right, n = sum(v[0] for v in counted), sum(v[1] for v in counted)
+    parts = [f"{k} {r}/{t}" for k, (r, t) in totals.items()]
+    return f"checks {right}/{n} ({100 * right / max(n, 1):.0f}%): " + ", ".join(parts)
+
+
 def make_embedder(name: str) -> Embedder | None:
     """None means the hash stand-in (the harness default)."""
     return LocalEmbedder() if name == "minilm" else None
@@ -128,6 +163,7 @@ def main() -> None:
             results[converter] = measure_all(golds, converter, Path(folder), embedder)
         print(f"\n## converter: {converter} (embedder: {args.embedder})\n")
         print((markdown_table if args.markdown else table)(results[converter]))
+        print("\n" + summary(golds, results[converter]))
         if args.misses:
             print("\n" + misses(results[converter]))
     if args.json:

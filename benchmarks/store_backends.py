@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hierdoc.models import Chunk, DocumentRecord, StoredChunk
+from hierdoc.models import Chunk, DocumentRecord, SearchFilter, StoredChunk
 from hierdoc.store import StoreRequest, open_store
 from hierdoc.store.base import Store
 from hierdoc.text.analyze import TEXT_ANALYZER
@@ -78,28 +78,43 @@ def queries(count: int) -> tuple[list[list[str]], np.ndarray]:
     return terms, vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
-def searches(name: str, store: Store, count: int, vector_only: bool = False) -> list[str]:
+def sampled_sources(chunks: int, every: int = 100) -> SearchFilter:
+    """A filter on every ``every``-th document (1% of the chunks by default)."""
+    documents = chunks // CHUNKS_PER_DOCUMENT
+    return SearchFilter(sources=tuple(f"doc{d}.md" for d in range(0, documents, every)))
+
+
+def searches(
+    name: str, store: Store, count: int, chunks: int, vector_only: bool = False
+) -> list[str]:
     terms, vectors = queries(count)
+    sources = sampled_sources(chunks)
     modes: dict[str, Callable[[int], object]] = {
         "keyword (BM25, 3 terms)": lambda i: store.keyword_search(terms[i], 50, None),
+        "keyword, 1% of sources": lambda i: store.keyword_search(terms[i], 50, sources),
         "phrase (2 words)": lambda i: store.phrase_search(terms[i][:2], 50, None),
         "vector (top 50)": lambda i: store.vector_search(vectors[i], 50, None),
+        "vector, 1% of sources": lambda i: store.vector_search(vectors[i], 50, sources),
+        "hybrid (keyword + vector, top 50)": lambda i: (
+            store.keyword_search(terms[i], 50, None),
+            store.vector_search(vectors[i], 50, None),
+        ),
     }
     rows = []
     for mode, run in modes.items():
-        if vector_only and not mode.startswith("vector"):
+        if vector_only and not mode.startswith(("vector", "hybrid")):
             continue
         p50, p95 = percentiles(run, count)
         rows.append(f"| {name} | {mode} | {p50:.1f} ms | {p95:.1f} ms |")
     return rows
 
 
-def recall_at_10(exact: Store, approximate: Store, count: int) -> float:
+def recall_at_10(exact: Store, approximate: Store, count: int, filt: SearchFilter | None) -> float:
     _, vectors = queries(count)
     found = 0.0
     for vector in vectors:
-        truth = {h.chunk_id for h in exact.vector_search(vector, 10, None)}
-        got = {h.chunk_id for h in approximate.vector_search(vector, 10, None)}
+        truth = {h.chunk_id for h in exact.vector_search(vector, 10, filt)}
+        got = {h.chunk_id for h in approximate.vector_search(vector, 10, filt)}
         found += len(truth & got) / max(len(truth), 1)
     return found / count
 
@@ -127,7 +142,7 @@ def local_rows(chunks: int, count: int) -> list[str]:
         seconds = ingest(store, chunks)
         rows = [f"| local | ingest {chunks:,} chunks | {seconds:.1f} s | |"]
         rows.append(f"| local | index size | {folder_mb(Path(folder)):.0f} MB | |")
-        rows += searches("local", store, count)
+        rows += searches("local", store, count, chunks)
         store.close()
     return rows
 
@@ -145,11 +160,11 @@ def postgres_rows(url: str, chunks: int, count: int) -> list[str]:
         seconds = ingest(exact, chunks)
         rows = [f"| postgres | ingest {chunks:,} chunks (HNSW kept up) | {seconds:.1f} s | |"]
         rows.append(f"| postgres | index size | {schema_mb(url, schema):.0f} MB | |")
-        rows += searches("postgres, exact vectors", exact, count)
-        rows += searches("postgres, HNSW", hnsw, count, vector_only=True)
-        rows.append(
-            f"| postgres, HNSW | recall@10 vs exact | {recall_at_10(exact, hnsw, count):.3f} | |"
-        )
+        rows += searches("postgres, exact vectors", exact, count, chunks)
+        rows += searches("postgres, HNSW", hnsw, count, chunks, vector_only=True)
+        for label, filt in (("", None), (", 1% of sources", sampled_sources(chunks))):
+            recall = recall_at_10(exact, hnsw, count, filt)
+            rows.append(f"| postgres, HNSW | recall@10 vs exact{label} | {recall:.3f} | |")
     finally:
         exact.close()
         hnsw.close()

@@ -32,6 +32,7 @@ import json
 import re
 import tarfile
 import tempfile
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -369,13 +370,16 @@ def obliqa_documents(datasets: Path | None = None) -> list[LabelledDocument]:
     section's title. Definitions: the rows of the glossary tables (GLO).
     References: "Rule 2.2" and "section 15(2)" in a passage, to a section the document
     holds; not those of another text ("COBS Rule 2.4.1", "Rule 3.2.1 of COBS", "section 58
-    of FSMR"). Citations: "Rule 5.3.6 of GEN", "Section 15 of FSMR"."""
+    of FSMR"). Citations: "Rule 5.3.6 of GEN", "Section 15 of FSMR"; a document whose short
+    name another shares ("CRS": 15 and 40) is cited by its title."""
     folder = (datasets or default_datasets()) / "obliqa"
     if not (folder / "document_map.json").is_file():
         return []
     mapping = json.loads((folder / "document_map.json").read_text(encoding="utf-8"))
+    shared = Counter(entry["short_name"] for entry in mapping.values())
     documents = []
     for number, entry in sorted(mapping.items(), key=lambda item: int(item[0])):
+        short = entry["short_name"] if shared[entry["short_name"]] == 1 else None
         passages = json.loads((folder / "passages" / f"{number}.json").read_text(encoding="utf-8"))
         sections, texts = obliqa_sections(passages)
         known = {s.id for s in sections}
@@ -393,7 +397,7 @@ def obliqa_documents(datasets: Path | None = None) -> list[LabelledDocument]:
                 sections=tuple(sections),
                 definitions=tuple(definitions) if definitions else None,
                 references=tuple(obliqa_references(texts, known)),
-                citations=tuple(obliqa_citations(sections, entry["short_name"], entry["title"])),
+                citations=tuple(obliqa_citations(sections, short, entry["title"])),
             )
         )
     return documents

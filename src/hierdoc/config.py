@@ -163,10 +163,23 @@ class SearchPolicy(BaseModel):
     item's own."""
     passage_heading_share: float = Field(default=0.3, ge=0.0)
     """Share of the BM25 of a sentence's heading line added to the sentence's own."""
-    result_passage_min_chars: int = Field(default=100, ge=0)
+    result_passage_min_chars: int = Field(default=50, ge=0)
     """With results ranked at the passage level (``passage_results``), a passage shorter
     than this takes in its better-scoring neighbouring sentence (see
     hierdoc.search.passage_ranking)."""
+    result_passage_absorb: float = Field(default=1.0, ge=0.0)
+    """...and a neighbouring sentence whose passage-level score is at most this many standard
+    deviations (of the query's candidates) below the sentence the passage grew from, while
+    the passage fits ``passage_chars``."""
+    result_passage_coverage: float = Field(default=1.0, ge=0.0)
+    """Weight of a sentence's share of the query's terms (by idf), found in it or its scope
+    (its list's lead-in, its heading line, its section's headings), beside its BM25, its
+    cosine and its chunk's score in the passage-level ranking."""
+    result_passage_lead_ins: bool = True
+    """A passage-level result that is a list item is followed by its list's lead-in."""
+    result_passage_chunks: int = Field(default=10, ge=1)
+    """With ``passage_results``, the sentences of at least this many results are candidates
+    (more than ``top_k`` when it is smaller)."""
 
     def generic(self, holders: int, documents: int) -> bool:
         """``holders`` of ``documents`` is too many for a term or heading to be evidence of

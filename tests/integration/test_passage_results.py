@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from hierdoc.config import SearchPolicy
+from hierdoc.config import DEFAULT_POLICY, SearchPolicy
 from hierdoc.models import Passage, SearchResponse, SearchResult
 from hierdoc.search.passage_ranking import UnitEvidence, rank_units
 from hierdoc.search.passage_sets import passage_set
@@ -80,7 +80,7 @@ def _result(chunk_id: str, score: float) -> SearchResult:
 
 def _evidence(lexical: tuple[float, float], semantic: tuple[float, float]) -> UnitEvidence:
     units = sentence_units(TWO)
-    return UnitEvidence(units, (1.0, 0.5), lexical, semantic)
+    return UnitEvidence(units, lexical, semantic)
 
 
 def test_passages_rank_by_their_own_evidence_across_results() -> None:
@@ -114,7 +114,7 @@ def test_a_short_unit_takes_in_a_neighbour_and_passages_never_overlap() -> None:
 
 def test_a_cited_sections_passage_comes_first() -> None:
     response = SearchResponse("q", "hybrid", False, [_result("a", 1.0), _result("b", 0.9)])
-    evidence = {0: _evidence((5.0, 1.0), (0.5, 0.4)), 1: UnitEvidence((), (), (), (), True)}
+    evidence = {0: _evidence((5.0, 1.0), (0.5, 0.4)), 1: UnitEvidence((), (), (), True)}
     ranked = rank_units(response, evidence, 2, SearchPolicy(result_passage_min_chars=0))
     assert [r.chunk_id for r in ranked.results] == ["b", "a"]
     assert ranked.results[0].passage == response.results[1].passage
@@ -122,7 +122,8 @@ def test_a_cited_sections_passage_comes_first() -> None:
 
 def test_search_returns_passages_as_results(gdpr) -> None:  # noqa: F811
     query = "right to erasure of personal data"
-    chunks = gdpr.search(query, top_k=5)
+    # the passages are chosen among the sentences of the policy's result_passage_chunks
+    chunks = gdpr.search(query, top_k=DEFAULT_POLICY.result_passage_chunks)
     ranked = gdpr.search(query, top_k=5, passage_results=True)
     assert len(ranked.results) == 5
     scores = [r.score for r in ranked.results]
@@ -162,7 +163,7 @@ def test_each_unit_takes_its_own_texts_cosine_when_units_are_embedded() -> None:
     results = [_result("a", 1.0), _result("b", 0.9)]
     offered = {
         0: _evidence((0.0, 0.0), (0.5, 0.5)),
-        1: UnitEvidence((), (), (), (), cited=True),
+        1: UnitEvidence((), (), (), cited=True),
     }
     axes = {"The term of this Agreement is two years.": [1.0, 0.0]}
 

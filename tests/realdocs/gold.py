@@ -36,6 +36,16 @@ class GoldCitation:
 
 
 @dataclass(frozen=True)
+class GoldReference:
+    """A cross-reference the document makes: its words (``Section 8.4``) and the section it
+    points to."""
+
+    text: str
+    section: str
+    heading: str
+
+
+@dataclass(frozen=True)
 class GoldPage:
     phrase: str
     page: int
@@ -51,6 +61,9 @@ class Gold:
     definitions: tuple[GoldDefinition, ...]
     citations: tuple[GoldCitation, ...]
     pages: tuple[GoldPage, ...] = ()
+    questions: tuple[GoldCitation, ...] = ()
+    """Natural-language questions, each answered by one section (hit@1 and hit@5)."""
+    references: tuple[GoldReference, ...] = ()
 
     @property
     def format(self) -> str:
@@ -72,6 +85,14 @@ def load_gold(path: Path) -> Gold:
             GoldCitation(c["query"], str(c["section"]), c["heading"]) for c in data["citations"]
         ),
         pages=tuple(GoldPage(p["phrase"], int(p["page"])) for p in data.get("pages") or ()),
+        questions=tuple(
+            GoldCitation(q["query"], str(q["section"]), q["heading"])
+            for q in data.get("questions") or ()
+        ),
+        references=tuple(
+            GoldReference(r["text"], str(r["section"]), r["heading"])
+            for r in data.get("references") or ()
+        ),
     )
 
 

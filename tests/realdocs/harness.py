@@ -21,8 +21,8 @@ section recall
     not already qualified ("3" under "K." is "K.3", "(a)" or "a." under "8.1" is "8.1(a)"); either
     may equal the gold number. The title is the heading without its label; it matches when,
     reduced to lower-case words (markup and punctuation dropped), it equals the gold heading
-    or begins with it (a run-in title followed by the clause's first sentence). A point
-    whose heading is only its label ("(b)", "b.") is titled by the start of its text. A
+    or begins with it (a run-in title followed by the clause's first sentence). A section
+    whose heading is only its label ("(b)", "b.", "5.2") is titled by the start of its text. A
     title with dot leaders is a table-of-contents line and matches nothing.
 
 heading-id precision
@@ -54,6 +54,16 @@ citation top-1
     (label and heading as for section recall) of the cited number. When the first result
     is pinned (a cited section), each pinned result counts as first: a citation that names
     no document pins the section of every document that has it, in no order of its own.
+
+question hit@1 and hit@5 (``questions``, optional)
+    Each natural-language question goes through ``Index.search`` like a citation; hit@1 is
+    right as citation top-1 is, hit@5 when any of the first five results is, where a
+    result in a part of the gold section ("6(b)(1)" for "6(b)") also answers it.
+
+reference resolution (``references``, optional)
+    Each gold reference (its words, such as "Section 8.4 (Exceptions)", and the section it
+    points to) is right when the document stores a cross-reference whose text begins those
+    words ("Section 8.4") and whose target is a gold section match of the cited number.
 
 page accuracy
     Each gold phrase is searched as a quoted phrase (exact mode) within the document; right
@@ -196,7 +206,7 @@ def labelled_sections(records: Sequence[SectionRecord]) -> list[LabelledSection]
     out = []
     for record in records:
         label, title = split_heading(record.heading)
-        if not title and is_point(label):
+        if not title and label:
             title = body_start(record)
         out.append(LabelledSection(record, label, full_label(record), title))
     return out
@@ -208,8 +218,9 @@ def is_point(label: str) -> bool:
 
 
 def body_start(record: SectionRecord) -> str:
-    """The start of a section's own text, for a heading that is only a label ("(b)")."""
-    text = record.text.strip()
+    """The start of a section's own text, for a heading that is only a label ("(b)"), without
+    Markdown's block-quote markers ("> (b) ...", a point an HTML page indents)."""
+    text = re.sub(r"^(?:\s*>)+", "", record.text).strip()
     if text.startswith(record.heading.strip()):
         text = text[len(record.heading.strip()) :]
     return text[:200]
@@ -259,6 +270,9 @@ class DocumentScore:
     """Share of the citations whose first result names the cited section itself as its
     ``section_id`` (not only a chunk where it begins)."""
     page_accuracy: float | None = None
+    question_hit1: float | None = None
+    question_hit5: float | None = None
+    reference_resolution: float | None = None
     pages_per_second: float | None = None
     ingest_seconds: float | None = None
     pages: int | None = None
@@ -305,7 +319,7 @@ def definition_scores(gold: Gold, found: Sequence[tuple[str, str]], score: Docum
     score.definition_precision = ratio(len(right), len(found)) if found else 1.0
     required = [g for g in gold.definitions if not g.optional]
     missed = [g.term for g in required if not any(defines(g, t, d) for t, d in right)]
-    score.definition_recall = 1 - len(missed) / len(required)
+    score.definition_recall = 1 - len(missed) / len(required) if required else None
     score.misses["definitions"] = missed
     score.misses["wrong_definitions"] = [f"{t} = {d[:60]}" for t, d in found if (t, d) not in right]
 
@@ -353,6 +367,71 @@ def citation_scores(
     score.misses["citation_section_ids"] = other_id
 
 
+def question_scores(
+    index: Index, gold: Gold, source: str, sections: Sequence[LabelledSection], score: DocumentScore
+) -> None:
+    if not gold.questions:
+        return
+    first, five, missed = 0, 0, []
+    for question in gold.questions:
+        wanted = within(
+            sections,
+            {
+                s.record.section_id
+                for s in matching_sections(sections, question.section, question.heading)
+            },
+        )
+        results = index.search(question.query).results
+        head = cited_head(results)
+        hits = [bool(wanted) and citation_is_right(index, r, source, wanted) for r in results[:5]]
+        if wanted and any(citation_is_right(index, r, source, wanted) for r in head):
+            first += 1
+        if any(hits):
+            five += 1
+        else:
+            top = f"{Path(results[0].source).name}#{results[0].section_id}" if results else "-"
+            missed.append(f"{question.query} -> {top}")
+    score.question_hit1 = first / len(gold.questions)
+    score.question_hit5 = five / len(gold.questions)
+    score.misses["questions"] = missed
+
+
+def within(sections: Sequence[LabelledSection], ids: set[str]) -> set[str]:
+    """``ids`` and the ids of every section below one of them."""
+    parents = {s.record.section_id: s.record.parent_id for s in sections}
+    found = set(ids)
+    for section_id in parents:
+        ancestor = parents.get(section_id)
+        while ancestor and ancestor not in ids:
+            ancestor = parents.get(ancestor)
+        if ancestor:
+            found.add(section_id)
+    return found
+
+
+def reference_scores(
+    index: Index, gold: Gold, source: str, sections: Sequence[LabelledSection], score: DocumentScore
+) -> None:
+    if not gold.references:
+        return
+    chunk_ids = [c.chunk.chunk_id for c in index.store.chunks_of_source(source)]
+    stored = index.store.references_from(chunk_ids)
+    missed = []
+    for reference in gold.references:
+        wanted = {
+            s.record.section_id
+            for s in matching_sections(sections, reference.section, reference.heading)
+        }
+        said = words(reference.text)
+        found = [r for r in stored if words(r.text) and said.startswith(words(r.text))]
+        right = [r for r in found if r.target_source in (None, source)]
+        if not any(r.target_section_id in wanted for r in right):
+            targets = sorted({str(r.target_section_id) for r in found}) or ["not stored"]
+            missed.append(f"{reference.text} -> {', '.join(targets[:3])}")
+    score.reference_resolution = 1 - len(missed) / len(gold.references)
+    score.misses["references"] = missed
+
+
 def page_scores(index: Index, gold: Gold, source: str, score: DocumentScore) -> None:
     if not gold.pages:
         return
@@ -388,6 +467,8 @@ def measure_document(index: Index, gold: Gold, converter: str) -> DocumentScore:
     found = [(d.term, d.definition) for d in index.store.all_definitions() if d.source == source]
     definition_scores(gold, found, score)
     citation_scores(index, gold, source, sections, score)
+    question_scores(index, gold, source, sections, score)
+    reference_scores(index, gold, source, sections, score)
     page_scores(index, gold, source, score)
     return score
 

@@ -145,6 +145,17 @@ def test_hr8847_acronyms() -> None:
         ("Guidance from the DOL (Department of Labor) applies.", ("DOL", "Department of Labor")),
         ("the U.S. Department of Labor (DOL) said", ("DOL", "Department of Labor")),
         ("devices on the Internet of Things (IoT)", ("IoT", "Internet of Things")),
+        # a rulebook abbreviated by its publisher, not by its initials
+        ("as set out in the General Rulebook (“GEN”) and", ("GEN", "General Rulebook")),
+        ("read with FSMR and the Market Rules (MKT).", ("MKT", "Market Rules")),
+        (
+            "suitability in the FSRA Conduct of Business Rulebook (“COBS”)",
+            ("COBS", "Conduct of Business Rulebook"),
+        ),
+        (
+            "the Prudential – Investment, Insurance Intermediation and Banking Rules (“PRU”)",
+            ("PRU", "Prudential – Investment, Insurance Intermediation and Banking Rules"),
+        ),
     ],
 )
 def test_acronym_forms(text: str, pair: tuple[str, str]) -> None:
@@ -166,6 +177,8 @@ def test_acronym_forms(text: str, pair: tuple[str, str]) -> None:
         "the Secretary of the Treasury (the Secretary)",
         "| Priority rulemakings (NPRM) | 12 months |",
         'the Regents of the University ("UNIVERSITY")',
+        "as the Plan Rules (XR) say",  # the title does not begin with the first letter
+        "under the rules (GEN)",  # no title: a rule word alone, in lower case
     ],
 )
 def test_not_acronyms(text: str) -> None:

@@ -488,3 +488,58 @@ def test_ingest_uses_the_docx_converter_setting(tmp_path: Path, converter: str) 
         assert top[0].section_id == "section-8-4"
     else:
         assert found == []
+
+
+def test_an_empty_section_break_paragraph_takes_no_number(tmp_path: Path) -> None:
+    """A template leaves a blank Heading 1 that only carries the section break after its
+    cover page: it is the break, not clause 1, so "Service" stays clause 1."""
+    numbering = make.abstract(
+        1,
+        make.lvl(0, "decimal", "%1.", pstyle="Heading1"),
+        make.lvl(1, "decimal", "%1.%2", pstyle="Heading2"),
+    ) + make.num(1, 1)
+    fixture = make.Fixture("section_mark", numbering, {"Heading 1": (1, 0), "Heading 2": (1, 1)})
+    fixture.blocks = [
+        make.p("Cover Page"),
+        make.p("", style="Heading 1"),
+        make.p("Service", style="Heading 1"),
+        make.p("Support. Provider will provide support.", style="Heading 2"),
+        make.p("Fees", style="Heading 1"),
+    ]
+    path = make.write(fixture, tmp_path)
+    with zipfile.ZipFile(path) as archive:
+        parts = {n: archive.read(n) for n in archive.namelist()}
+    xml = parts["word/document.xml"].decode()
+    blank = xml.index("<w:p>", xml.index("Cover Page"))
+    end = xml.index("</w:pPr>", blank)
+    parts["word/document.xml"] = (xml[:end] + "<w:sectPr/>" + xml[end:]).encode()
+    marked = tmp_path / "marked.docx"
+    with zipfile.ZipFile(marked, "w") as archive:
+        for name, data in parts.items():
+            archive.writestr(name, data)
+    text = convert_file(marked).text
+    assert "## 1. Service" in text
+    assert "1.1 Support" in text
+    assert "## 2. Fees" in text
+
+
+def test_a_typed_one_with_an_emphasised_title_opens_typed_clauses(tmp_path: Path) -> None:
+    """A SAFE styles no heading: "1." in bold and "Events" in bold italics open clause 1,
+    and "2. Definitions" typed the same way is clause 2; "1. Name of the licensor." (a
+    sentence, not emphasised) opens nothing."""
+    title = make.Run("Events", bold=True, italic=True)
+    fixture = make.Fixture("typed_safe", "")
+    fixture.blocks = [
+        make.p("THIS CERTIFIES THAT the Investor pays the Purchase Amount."),
+        make.p(make.b("1."), "\t", title),
+        make.p("(a) ", make.b("Equity Financing"), ". If there is an Equity Financing."),
+        make.p(make.b("2."), "\t", make.Run("Definitions", bold=True, italic=True)),
+        make.p("“Capital Stock” means the capital stock of the Company."),
+    ]
+    text = convert_file(make.write(fixture, tmp_path)).text
+    assert "\n## 1. Events\n" in text and "\n## 2. Definitions\n" in text
+    ids = {s.section_id for s in parse_sections(text, "Safe")}
+    assert {"section-1", "section-1-a", "section-2"} <= ids
+    plain = make.Fixture("typed_plain", "")
+    plain.blocks = [make.p("1. Name of the licensor."), make.p("2. Its address.")]
+    assert "#" not in convert_file(make.write(plain, tmp_path)).text

@@ -631,3 +631,12 @@ def test_references_of_more_ids_than_one_statement_takes(tmp_path) -> None:
         targets = [f"missing-{i}" for i in range(40_000)] + ["article-1", "article-2"]
         found = records.references_to(targets)
         assert found == sorted(found, key=lambda r: r.source) and len(found) >= 6
+
+
+def test_a_listed_clause_may_carry_its_title_in_parentheses() -> None:
+    """Contracts name the clauses they cite: "Sections 8.1 (Damages Waiver) and 8.2
+    (Liability Cap)" cites 8.2 too; a title does not make a list of a single citation."""
+    found = find_references("The waivers in Sections 8.1 (Damages Waiver) and 8.2 (Liability Cap).")
+    assert [r.candidate_ids[0] for r in found] == ["section-8-1", "section-8-2"]
+    single = find_references("according to Section 2 (Payment & Taxes). Then 3 days pass.")
+    assert [(r.text, r.candidate_ids[0]) for r in single] == [("Section 2", "section-2")]

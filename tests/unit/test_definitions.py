@@ -933,3 +933,15 @@ def test_a_dotted_abbreviation_does_not_end_the_definition() -> None:
             "the Commissioner of U.S. Customs and Border Protection, as described in section 411",
         )
     ]
+
+
+def test_the_term_with_its_acronym_in_parentheses_refers_to() -> None:
+    """RFC 3986: 'The term "Uniform Resource Locator" (URL) refers to the subset of URIs
+    that ...': the acronym in parentheses, unquoted, does not hide the definition."""
+    text = (
+        'A URI can be a locator, a name, or both.  The term "Uniform Resource Locator"\n'
+        "   (URL) refers to the subset of URIs that provide a means of locating the\n"
+        "   resource.\n"
+    )
+    found = _by_term(find_definitions(text))
+    assert found["Uniform Resource Locator"].definition.startswith("the subset of URIs that")

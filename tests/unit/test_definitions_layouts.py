@@ -448,3 +448,22 @@ def test_terms_sharing_a_description_without_permalinks() -> None:
     )
     # a paragraph before the list is no term
     assert "Introduction text" not in _pairs("Introduction text\n\nWheel\n:   A format.\n")
+
+
+def test_template_control_tags_around_key_terms_are_no_part_of_them() -> None:
+    """A cover page template wraps optional rows in "{IF ...}" / "{END-IF}": the rows are
+    key terms all the same, and most rows still are, so the table defines its terms."""
+    table = (
+        "| **Key Terms** The key legal terms are as follows: |  |\n| --- | --- |\n"
+        "| **Governing Law** | The laws of {governing_law} |\n"
+        "| {IF has_covered_claims}**Covered Claims** **Claims covered by indemnity** |"
+        " {covered_claims_display} {END-IF} |\n"
+        "| {IF has_dpa}**DPA** **Data Processing Agreement** | {dpa_reference}{END-IF} |\n"
+        "| {IF has_security}**Security Policy** | {security_policy} {END-IF} |\n"
+        "| {IF has_cap}**Increased Cap** {cap_description} | {END-IF} |\n"
+    )
+    found = _pairs(table)
+    assert found["Governing Law"] == "The laws of {governing_law}"
+    assert found["Covered Claims"] == "Claims covered by indemnity: {covered_claims_display}"
+    assert found["DPA"] == "Data Processing Agreement: {dpa_reference}"
+    assert "Increased Cap" not in found

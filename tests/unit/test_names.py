@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from hierdoc.models import DocumentRecord
-from hierdoc.search.names import DocumentNames
-from hierdoc.text.names import DOCUMENT_WORDS
+from hierdoc.search.names import BY_LONG_FORM, DocumentNames
+from hierdoc.text.names import DOCUMENT_WORDS, name_words_of
 from hierdoc.text.short_names import short_names
 
 TITLES = {
@@ -21,6 +21,7 @@ TITLES = {
     "l/fdl.html": "GNU Free Documentation License - GNU Project - Free Software Foundation",
     "s/nist-fips-200.pdf": "Minimum Security Requirements for Federal Information Systems",
     "s/nist-sp-800-63b.pdf": "Digital Identity Guidelines",
+    "s/nist-sp-800-124r1.pdf": "Guidelines for Managing the Security of Mobile Devices",
 }
 #: Scientific abstracts (BEIR SciFact) beside them: their titles give short names
 #: ("Apolipoprotein E4", "SHP-2") that claims write as topics, and gave the acronyms "PPAR"
@@ -56,6 +57,9 @@ def names() -> DocumentNames:
         ("FIPS 200 Section 3", ["s/nist-fips-200.pdf"], "Section 3"),
         ("Section 5.2.2 of SP 800-63B", ["s/nist-sp-800-63b.pdf"], None),
         ("Section 7.1.1 of NIST SP 800-63B", ["s/nist-sp-800-63b.pdf"], None),
+        # a file named with its revision is cited with or without it
+        ("Section 4 of NIST SP 800-124", ["s/nist-sp-800-124r1.pdf"], None),
+        ("Section 4 of SP 800-124r1", ["s/nist-sp-800-124r1.pdf"], None),
         ("the GPL 3.0 patent clause", ["l/gpl.html"], None),
         # after "the" and going on with prose or a version, not with another term
         ("what does the DPA say about deletion", ["c/acme-data-processing-agreement.docx"], None),
@@ -197,3 +201,72 @@ def test_acronyms_across_a_sentence_or_of_a_described_word_name_nothing(
 ) -> None:
     """A citation makes any short name a name: these were the abstracts' acronyms."""
     assert names.named(query) is None
+
+
+#: Regulatory documents filed as a publisher files them: abbreviations ("GEN", "ADGM")
+#: before the title, version and date stamps after it.
+FILED = {
+    "ADGM_Guidance_-_Application_of_English_Laws.txt": "Application of English Laws",
+    "Guidance - Virtual Asset Activities in ADGM (VER05.181223).txt": "Introduction",
+    "Guidance - Regulation of Spot Commodities Activities in ADGM (VER02.181223).txt": "Scope",
+    "Guidance - Continuous Disclosure_VER01.280922.txt": "Introduction",
+    "Guidance - Disclosure Requirements for Mining Entities_VER01.280922.txt": "Mining",
+    "Guidance - Disclosure Requirements for Petroleum Entities_VER01.280922.txt": "Petroleum",
+    "API - Guidance Note_Final 14 October 2019 Eng.txt": "Introduction",
+    "FUNDS_VER08.040723.txt": "Fund Rules",
+    "GEN_VER08.181223.txt": "GEN_VER08.181223",
+}
+
+
+@pytest.fixture(scope="module")
+def filed() -> DocumentNames:
+    return DocumentNames([DocumentRecord(s, t, "h", "x", 1) for s, t in FILED.items()])
+
+
+@pytest.mark.parametrize(
+    ("query", "source"),
+    [
+        ("Rule 5.3.6 of GEN", "GEN_VER08.181223.txt"),
+        # "ADGM" is the abbreviation of one file and a word of other files' names: the
+        # query's other name words pick among them
+        (
+            "Section 38 of Guidance – Regulation of Virtual Asset Activities in ADGM",
+            "Guidance - Virtual Asset Activities in ADGM (VER05.181223).txt",
+        ),
+        # neither the "Rule" of the citation ("Fund Rules") nor the stamps ("VER01",
+        # "280922") are words of the name the query writes
+        (
+            "Rule 7.2.1 of Guidance – Continuous Disclosure",
+            "Guidance - Continuous Disclosure_VER01.280922.txt",
+        ),
+    ],
+)
+def test_a_filed_document_is_named_by_its_title_words_beside_shared_abbreviations(
+    filed: DocumentNames, query: str, source: str
+) -> None:
+    naming = filed.named(query)
+    assert naming is not None and naming.sources == (source,)
+
+
+def test_file_stamps_are_no_words_of_a_name() -> None:
+    assert name_words_of("Guidance - Continuous Disclosure_VER01.280922") == {
+        "guidance",
+        "continuou",
+        "disclosure",
+    }
+    assert name_words_of("GPL v3 2019") == {"gpl", "v3", "2019"}
+
+
+def test_the_long_form_of_an_abbreviation_names_its_file_in_a_citation(
+    filed: DocumentNames,
+) -> None:
+    def long_forms() -> dict[str, list[str]]:
+        return {"application programming interfaces": ["APIs"]}
+
+    query = "Section 13 of Guidance – Application Programming Interfaces (APIs) in ADGM"
+    naming = filed.named(query, long_forms=long_forms)
+    assert naming is not None and naming.how == BY_LONG_FORM
+    assert naming.sources == ("API - Guidance Note_Final 14 October 2019 Eng.txt",)
+    assert naming.rest(query) == "Section 13 of Guidance – (APIs) in ADGM"
+    topic = filed.named("how do Application Programming Interfaces work", long_forms=long_forms)
+    assert topic is None or topic.how != BY_LONG_FORM

@@ -332,3 +332,117 @@ The Receiving Party shall keep the Confidential Information secret.
 """
     ids = _ids(text)
     assert not [i for i in ids if i.endswith(("-a", "-b"))], ids
+
+
+def test_titles_nest_in_divisions_and_a_contents_line_naming_a_section_is_no_block() -> None:
+    text = """DIVISION A— BUDGET AGREEMENT
+
+SECTION 1. SHORT TITLE AND TABLE OF CONTENTS
+
+(b) Table of Contents The table of contents for this Act is as
+follows: DIVISION A— BUDGET Sec. 1. Short title. TITLE I— BUDGET
+ENFORCEMENT Sec. 101. Amendments. Sec. 111. Resolution.
+Subtitle B— Establishing a Congressional Budget Sec. 111.
+Fiscal year 2014 budget resolution. Sec. 112. Limitation.
+Subtitle C— Technical Corrections and
+Other Amendments Sec. 121. Corrections.
+
+TITLE I— BUDGET ENFORCEMENT
+
+Subtitle A— Amendments
+
+SEC. 101. AMENDMENTS
+
+Text of the section.
+
+Subtitle B— Establishing a Congressional Budget
+
+SEC. 111. FISCAL YEAR 2014 BUDGET RESOLUTION
+
+Text of the section.
+
+DIVISION B— MEDICARE
+
+TITLE I— MEDICARE EXTENDERS
+
+SEC. 1101. EXTENSION
+
+Text of the section.
+"""
+    tree = {s.section_id: s.path for s in parse_sections(text, "Act")}
+    assert tree["section-101"] == ("division-a", "division-a-title-1", "subtitle-a")
+    assert tree["section-111"] == ("division-a", "division-a-title-1", "subtitle-b")
+    assert tree["section-1101"] == ("division-b", "division-b-title-1")
+    assert not {"division-a-subtitle-b", "subtitle-c"} & set(tree)  # lines of the contents
+
+
+def test_a_title_closed_by_a_full_stop_is_the_clause_heading() -> None:
+    """A licence in plain text writes "1. Definitions." alone and "2. Grant of Copyright
+    License. Subject to ..." running on: the words before the full stop are the title. A
+    sentence ("Name of the licensor.") or an abbreviation ("No.") is no title."""
+    text = (
+        "Example Licence\n\n"
+        "   1. Definitions.\n\n"
+        '      "Work" shall mean the work.\n\n'
+        "   2. Grant of Copyright License. Subject to the terms of this\n"
+        "      License, each Contributor grants a licence.\n\n"
+        "   3. Name of the licensor. It is given below.\n\n"
+        "   4. No. 5 of the schedule applies.\n"
+    )
+    assert _headings(text) == [
+        ("section-1", "1. Definitions"),
+        ("section-2", "2. Grant of Copyright License"),
+        ("section-3", "3."),
+        ("section-4", "4."),
+    ]
+    sections = parse_sections(text, "Licence")
+    assert "".join(s.heading_line + s.body for s in sections) == text
+    assert sections[2].body.startswith("   2. Grant of Copyright License. Subject to")
+
+
+def test_points_in_a_block_quote_are_points() -> None:
+    """An HTML page indents its points in a block quote: "> a. ..." is point (a)."""
+    text = (
+        "## Section 2 - Scope.\n\n"
+        "> a. **License grant**.\n>\n> > 1. The Licensor grants You a licence.\n"
+        ">\n> b. **Other rights**. Moral rights are not licensed.\n"
+    )
+    ids = [s.section_id for s in parse_sections(text, "Licence")]
+    assert ids[-3:] == ["section-2-a", "section-2-a-1", "section-2-b"]
+
+
+def test_an_indented_list_item_does_not_go_on_from_titled_clauses() -> None:
+    """RFC 6455's "4.1. Client Requirements" lists "   1.   The handshake MUST ..." up to
+    "   17.": item 5 is no sibling of "4.  Opening Handshake"; the next clause is "5.  Data
+    Framing", set at the clauses' indent with a title."""
+    items = "".join(
+        f"   {n}.   The request MUST carry field {n} of the handshake as\n        shown.\n\n"
+        for n in range(1, 6)
+    )
+    text = (
+        "1.  Introduction\n\n   Text.\n\n2.  Requirements\n\n   Text.\n\n"
+        f"2.1.  Client Requirements\n\n   The client must:\n\n{items}"
+        "2.2.  Server Requirements\n\n   Text.\n\n3.  Data Framing\n\n   Text.\n"
+    )
+    assert _headings(text) == [
+        ("section-1", "1. Introduction"),
+        ("section-2", "2. Requirements"),
+        ("section-2-1", "2.1 Client Requirements"),
+        ("section-2-2", "2.2 Server Requirements"),
+        ("section-3", "3. Data Framing"),
+    ]
+
+
+def test_a_clause_title_over_a_rule_is_its_heading() -> None:
+    """The SPDX text of the MPL underlines "1. Definitions" with dashes and closes the
+    boxed "6. Disclaimer of Warranty" with a row of asterisks: both are titles."""
+    text = (
+        '1. Definitions\n--------------\n\n1.1. "Contributor" means each person.\n\n'
+        "*****************\n* * *\n2. Disclaimer of Warranty\n* * * * * * * *\n\n"
+        "Covered Software is provided as is.\n"
+    )
+    assert _headings(text) == [
+        ("section-1", "1. Definitions"),
+        ("section-1-1", "1.1"),
+        ("section-2", "2. Disclaimer of Warranty"),
+    ]

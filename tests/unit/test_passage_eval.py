@@ -7,7 +7,14 @@ import math
 import pytest
 
 from hierdoc.eval.datasets import EvalQuery
-from hierdoc.eval.passage_eval import Returned, first_hit, mean_measures, measure, within_budget
+from hierdoc.eval.passage_eval import (
+    Returned,
+    first_hit,
+    mean_measures,
+    measure,
+    packed,
+    within_budget,
+)
 from hierdoc.eval.splitters import fixed_spans, recursive_spans
 
 TEXT = (
@@ -45,6 +52,20 @@ def test_budget_cuts_the_last_passage():
     values = measure(query([(600, 700)]), items)
     assert values["R@500"] == 0.0
     assert values["R@2k"] == 1.0
+
+
+def test_packing_skips_a_passage_that_would_overflow_the_budget():
+    items = [
+        Returned("doc", (0, 1500), 0),
+        Returned("doc", (2000, 2800), 1),  # 800 more would overflow 2,000
+        Returned("doc", (3000, 3400), 2),
+    ]
+    assert [i.span for i in packed(items, 2000)] == [(0, 1500), (3000, 3400)]
+    values = measure(query([(2000, 2100), (3000, 3100)]), items)
+    assert values["R@2k"] == pytest.approx(0.5)  # the second passage read up to 2,000
+    assert values["R@2k packed"] == pytest.approx(0.5)  # the third read whole instead
+    whole = measure(query([(0, 100)]), [Returned("doc", (0, 2500), 0)])
+    assert whole["R@2k"] == 1.0 and whole["R@2k packed"] == 0.0
 
 
 def test_hit_is_about_the_first_result_holding_gold():

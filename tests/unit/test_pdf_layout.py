@@ -21,6 +21,7 @@ from hierdoc.pipeline.pdf_layout import (
     footnotes_last,
     join_hyphens,
     reading_order,
+    row_text,
     table_rows,
 )
 from tests.paths import TESTS
@@ -332,3 +333,89 @@ def test_headings_repeated_by_a_second_notice_are_no_table_of_contents() -> None
         pages.append(page)
     mark_contents(pages, 10.5)
     assert [b.heading_level for b in pages[0].blocks if b.lines[0].bold] == [2, 2, 2]
+
+
+def _glossary_line(text: str, x0: float, top: float, bold: bool = False) -> Segment:
+    return Segment(text, x0, x0 + 5.0 * len(text), top, top + 16.0, 0, 0, 11.0, bold)
+
+
+def test_a_glossary_set_as_a_table_without_rules_gives_one_row_per_term() -> None:
+    """NIST's glossary tables: bold terms on the left (some on two lines), each beside the
+    first lines of its definition; entries parted by more space than their lines; a term
+    that PDF text runs into its definition is cut where the definitions start."""
+    entries = [
+        (["Buyer"], ["The people or organizations that consume a product."]),
+        (["Critical", "Infrastructure"], ["Systems and assets so vital to the", "Nation."]),
+        ([], ["Identify (function) Develop the understanding to manage", "cybersecurity risk."]),
+        (["Taxonomy"], ["A scheme of classification."]),
+    ]
+    segments, top = [], 100.0
+    for terms, lines in entries:
+        for n, term in enumerate(terms):
+            segments.append(_glossary_line(term, 78.0, top + 13.8 * n, bold=True))
+        for n, line in enumerate(lines):
+            x0 = 78.0 if line.startswith("Identify") else 186.0
+            segments.append(_glossary_line(line, x0, top + 13.8 * n))
+        top += 13.8 * max(len(terms), len(lines)) + 10.0
+    rows = [b for b in table_rows(build_blocks(segments)) if b.cells]
+    assert [row_text(row.cells) for row in rows] == [
+        "Buyer | The people or organizations that consume a product.",
+        "Critical Infrastructure | Systems and assets so vital to the Nation.",
+        "Identify (function) | Develop the understanding to manage cybersecurity risk.",
+        "Taxonomy | A scheme of classification.",
+    ]
+
+
+def test_a_clause_number_a_tab_before_its_bold_title_is_one_heading() -> None:
+    """NIST sets "3.2.1", a tab, then "Chief Information Officer", both bold: one heading.
+    A bold number alone (a figure in a table) is none."""
+    x0, _ = COLUMNS[1]
+    segments = [
+        *_paragraph(1, 60, "staff", 6),
+        Segment("3.2.1", x0, x0 + 24, 130, 139, 0, 0, 9.0, True),
+        Segment("Chief Information Officer", x0 + 36, x0 + 150, 130, 139, 0, 0, 9.0, True),
+        *_paragraph(1, 144, "officer", 5),
+        Segment("2019", x0, x0 + 20, 200, 209, 0, 0, 9.0, True),
+        *_paragraph(1, 214, "figures", 4),
+    ]
+    assert _headings(segments) == ["3.2.1 Chief Information Officer"]
+
+
+def test_contents_entries_with_part_page_numbers_are_no_headings() -> None:
+    """NIST numbers pages by part ("1-1", "ES-1", "A-1"): a bold contents line ending in a
+    leader and such a number is a contents entry, not a heading."""
+    x0, x1 = COLUMNS[0][0], COLUMNS[2][1]
+    segments = [
+        Segment(text, x0, x1, 100 + 14 * n, 109 + 14 * n, 0, 0, 9.0, True)
+        for n, text in enumerate(
+            [
+                "Executive Summary....................ES-1",
+                "1. Introduction ......................1-1",
+                "Appendix A— Glossary ................ A-1",
+            ]
+        )
+    ]
+    assert _headings([*segments, *_paragraph(0, 200, "body", 6)]) == []
+
+
+def test_a_glossary_page_may_open_mid_definition_and_hold_further_paragraphs() -> None:
+    """A glossary page of NIST SP 800-88 opens with the end of the last definition of the
+    page before, and "Degauss" has a second paragraph set apart ("Also called ...")."""
+    parts = [
+        ([], ["and not written to."]),
+        (["Degauss"], ["To reduce the magnetic flux to virtual zero."]),
+        ([], ["Also called demagnetizing."]),
+        (["Destroy"], ["A method of Sanitization that renders recovery", "infeasible."]),
+    ]
+    segments, top = [], 100.0
+    for terms, lines in parts:
+        for n, term in enumerate(terms):
+            segments.append(_glossary_line(term, 78.0, top + 13.8 * n, bold=True))
+        segments += [_glossary_line(line, 186.0, top + 13.8 * n) for n, line in enumerate(lines)]
+        top += 13.8 * len(lines) + 10.0
+    blocks = table_rows(build_blocks(segments))
+    assert [row_text(b.cells) if b.cells else block_text(b, " ") for b in blocks] == [
+        "and not written to.",
+        "Degauss | To reduce the magnetic flux to virtual zero. Also called demagnetizing.",
+        "Destroy | A method of Sanitization that renders recovery infeasible.",
+    ]

@@ -70,6 +70,13 @@ COBS = """1.\tAPPLICATION
 """
 
 
+GLO = """1.\tINTERPRETATION
+
+1.1\tThe terms defined here are used in the Conduct of Business Rules ("COBS") and in the
+Market Infrastructure Rules ("MIR").
+"""
+
+
 def _tree(text: str) -> dict[str, tuple[str, ...]]:
     return {s.section_id: s.path for s in parse_sections(text, "GEN")}
 
@@ -240,7 +247,12 @@ def test_a_converted_text_file_has_no_invisible_marks(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def rulebooks(tmp_path_factory: pytest.TempPathFactory) -> Index:
-    documents = {"GEN_VER01.txt": GEN, "COBS_VER15.txt": COBS, "UAE_CRS_Notes.txt": COBS}
+    documents = {
+        "GEN_VER01.txt": GEN,
+        "COBS_VER15.txt": COBS,
+        "UAE_CRS_Notes.txt": COBS,
+        "GLO_VER01.txt": GLO,
+    }
     with hash_index(tmp_path_factory.mktemp("rulebooks"), documents) as index:
         yield index
 
@@ -297,3 +309,87 @@ def test_a_number_after_a_kind_word_is_no_bare_number_of_a_document(rulebooks: I
     assert naming.rest("2.1.1 of GEN") == "section 2.1.1 of"
     naming = Naming(("GEN_VER01.txt",), "by a short name", ((14, 17),))
     assert naming.rest("Rule 2.1.1 of GEN") == "Rule 2.1.1 of"
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["Rule 2.1.1 of the Conduct of Business Rules", "conduct of business rules 2.1.1"],
+)
+def test_a_rulebook_is_cited_by_the_long_form_another_document_gives_it(
+    rulebooks: Index, query: str
+) -> None:
+    """GLO spells out "COBS", the abbreviation COBS_VER15.txt is filed under: the long form
+    names that file, not the copy of its text filed as UAE_CRS_Notes.txt."""
+    cited = rulebooks.search(query)
+    first = cited.results[0]
+    assert (first.source, first.section_id) == ("COBS_VER15.txt", "section-2-1-1")
+    assert any("searched only COBS_VER15.txt" in note for note in cited.notes), cited.notes
+    topic = rulebooks.search("how does the Conduct of Business Rules classify a Client")
+    assert not any("named in the query" in note for note in topic.notes), topic.notes
+
+
+def test_a_document_given_as_text_is_named_by_the_name_its_text_gives_it(
+    tmp_path: Path,
+) -> None:
+    manual = COBS.replace(
+        "These Rules apply to conduct of business.",
+        "This document is called the Guidance and Policies Manual (“GPM”).",
+    ).replace("An Authorised Person must classify", "We expect an Authorised Person to classify")
+    documents = {"Manual_2023.txt": manual, "COBS_VER15.txt": COBS}
+    with hash_index(tmp_path, documents) as index:
+        named = {d.source: d.metadata.get("names") for d in index.documents()}
+        assert named["Manual_2023.txt"] == ["Guidance and Policies Manual (GPM)"]
+        first = index.search("Section 2.1.1 of the Guidance and Policies Manual").results[0]
+        assert (first.source, first.section_id) == ("Manual_2023.txt", "section-2-1-1")
+
+
+def test_an_appendix_holds_the_rules_its_letter_numbers() -> None:
+    text = GEN + (
+        "APP1\tGUIDE TO THE APPENDICES\n"
+        "A1.1\tGuide to the appendices\n"
+        "A1.1.Guidance.1.\tIn PIN, appendices present detailed material.\n"
+        "APP2\tMANAGEMENT AND CONTROL OF RISK\n"
+        "A2.1\tIntroduction\n"
+        "A2.1.1\tThis appendix applies to every Insurer.\n"
+    )
+    tree = _tree(text)
+    assert tree["section-a1-1"] == ("appendix-1",)
+    assert tree["section-a1-1-guidance-1"][-1] == "section-a1-1"
+    assert tree["section-a2-1-1"] == ("appendix-2", "section-a2-1")
+
+
+def test_the_rows_of_a_marked_table_are_no_sections() -> None:
+    text = GEN.replace(
+        "2.\tCORE PRINCIPLES\n",
+        "/Table Start\nPrudential Category\tBase Capital Requirement\n"
+        "3C\t$250,000\t\tHolding Client Assets\n\n4\t$10,000\t\t6/52nds of Expenditure\n"
+        "1.\tINFORMATION ABOUT THE ISSUER\n/Table End\n\n2.\tCORE PRINCIPLES\n",
+    )
+    tree = _tree(text)
+    assert not {"section-3c", "section-4", "section-1-2-guidance-2-1"} & set(tree)
+    assert tree["section-2-1-1"] == ("section-2", "section-2-1")
+    assert "Holding Client Assets" in "".join(s.body for s in parse_sections(text, "GEN"))
+
+
+def test_a_number_that_goes_on_with_a_word_opens_no_part() -> None:
+    text = GEN.replace(
+        "1.2\tOverview of the Rulebook\n",
+        "1.2\tOverview of the Rulebook\nPART 1.2.Withdrawal_of_registration\n"
+        "PART 1.2.Withdrawal_of_registration.Guidance.1 Under Section 111 of the FSMR, ...\n",
+    )
+    tree = _tree(text)
+    assert not [i for i in tree if i.startswith("part-")]
+    assert tree["section-1-2-guidance-2"][-1] == "section-1-2-guidance"
+    assert tree["section-2-1-1"] == ("section-2", "section-2-1")
+
+
+def test_a_rule_after_a_stray_number_goes_back_into_the_rule_its_number_extends() -> None:
+    text = GEN + (
+        "APP2\tMANAGEMENT AND CONTROL OF RISK\n"
+        "A2.1\tIntroduction\n"
+        "A2.1.1\tThis appendix applies to every Insurer.\n"
+        "A2.1.1.Guidance\t\n"
+        "APP2.1.\tOffsetting is not permitted.\n"
+        "A2.1.2\tThe Insurer must keep records.\n"
+    )
+    assert _tree(text)["section-a2-1-2"] == ("appendix-2", "section-a2-1")

@@ -258,3 +258,40 @@ def test_headings_numbered_within_an_appendix_are_its_sections() -> None:
     assert sections["appendix-a-4-1"].path[-1] == "appendix-a-4"
     assert {"appendix-a-1", "appendix-a-4", "appendix-b-1"} <= set(sections)
     assert "a-2-not-this-appendix" in sections  # "A." below Appendix B: no appendix number
+
+
+def test_blocks_of_deeper_ranks_at_the_sixth_heading_level_nest_by_rank() -> None:
+    text = (
+        "# Title 54\n\n##### Division A— Establishment\n\n###### Chapter 1001— General\n\n"
+        "###### § 100101. Promotion\n\ntext\n\n###### § 100102. Definitions\n\ntext\n\n"
+        "###### Chapter 1007— Resource Management\n\n###### Subchapter I— Inventory\n\n"
+        "###### § 100701. Protection\n\ntext\n\n###### Subchapter II— Protection\n\n"
+        "###### § 100751. Regulations\n\ntext\n\n###### Chapter 1009— Other\n\n"
+        "###### Annex A— Forms\n\ntext\n\n## SEC. 4. CONFORMING AMENDMENTS\n\ntext\n"
+    )
+    parents = {s.section_id: (s.path or [None])[-1] for s in parse_sections(text, "Title 54")}
+    assert parents["section-100101"] == parents["section-100102"] == "chapter-1001"
+    assert parents["chapter-1007"] == parents["chapter-1009"] == "division-a"
+    assert parents["subchapter-1"] == parents["subchapter-2"] == "chapter-1007"
+    assert parents["section-100701"] == "subchapter-1"
+    assert parents["section-100751"] == "subchapter-2"
+    assert parents["annex-a"] == "division-a"  # under its Markdown level, not in a chapter
+    assert parents["section-4"] is None  # a heading of a higher level closes every block
+
+
+def test_a_subchapter_line_of_plain_text_is_a_block() -> None:
+    text = "CHAPTER 5\n\nSUBCHAPTER II\n\nSec. 501. Scope\n\nText of the section.\n"
+    parents = {s.section_id: (s.path or [None])[-1] for s in parse_sections(text, "Code")}
+    assert parents["section-501"] == "subchapter-2"
+    assert parents["subchapter-2"] == "chapter-5"
+
+
+def test_a_clause_number_used_twice_is_not_qualified_by_the_clause_it_extends() -> None:
+    text = (
+        "# Licence\n\n## 2.0 Rights granted\n\n### 2.1 Rights covered\n\ntext\n\n"
+        "### 2.2. Legal rights covered\n\ntext\n\n### 2.2 Rights not covered\n\ntext\n\n"
+        "## 3.0 Waiver\n\ntext\n"
+    )
+    sections = {s.section_id: s.path for s in parse_sections(text, "Licence")}
+    assert sections["section-2-2"] == ("section-2-0",)
+    assert sections["section-2-2-2"] == ("section-2-0",)  # the second "2.2", made unique

@@ -17,7 +17,14 @@ BENCHMARKS = REPOSITORY / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
 from structure import SUBSET, Counts, DocumentResult, figures, measure, total  # noqa: E402
-from structure_corpus_build import gold_of, read_rfc, read_uslm  # noqa: E402
+from structure_corpus_build import (  # noqa: E402
+    gold_of,
+    read_regml,
+    read_rfc,
+    read_spdx,
+    read_uslm,
+    render_txt,
+)
 from structure_gold import (  # noqa: E402
     glossary_rows,
     load_corpus,
@@ -288,10 +295,14 @@ USLM = """<bill xmlns="http://schemas.gpo.gov/xml/uslm"><main><collection>
 </title></main></component></collection></main></bill>""".encode()
 
 
+def gold_parents(source) -> dict[str, str | None]:
+    """Each gold section's parent, by id."""
+    return {s["id"]: s["parent"] for s in gold_of(source)["sections"]}
+
+
 def test_uslm_gold_names_blocks_as_hierdoc_numbers_them_and_keeps_one_version() -> None:
     source = read_uslm(USLM, "uslm-test", "https://example.org/bill.xml")
-    sections = {s["id"]: s["parent"] for s in gold_of(source)["sections"]}
-    assert sections == {
+    assert gold_parents(source) == {
         "title-1": None,
         "title-1-subtitle-a": "title-1",
         "section-101": "title-1-subtitle-a",
@@ -349,3 +360,67 @@ def test_uslm_block_numbers_are_roman_only_in_a_roman_sequence(blocks, expected)
     source = read_uslm(uslm_blocks(*blocks), "uslm-test", "https://example.org/bill.xml")
     ids = [s["id"] for s in gold_of(source)["sections"] if not s["id"].startswith("section-")]
     assert ids == expected
+
+
+REGML_UNNUMBERED = """<regulation xmlns="eregs"><part label="1012"><content>
+<section label="1012-215"><subject>§ 1012.215 Notice of proceedings.</subject>
+<paragraph label="1012-215-p1" marker="none"><content>A notice shall contain:</content>
+<paragraph label="1012-215-a" marker="(a)"><content>The filings.</content></paragraph>
+<paragraph label="1012-215-b" marker="(b)"><content>The facts.</content></paragraph>
+</paragraph></section>
+<section label="1012-205"><subject>§ 1012.205 Notice of suspension.</subject>
+<paragraph label="1012-205-p1" marker="none"><content>The notice shall state:</content>
+<paragraph label="1012-205-p1-a" marker="(a)"><content>The grounds;</content>
+<paragraph label="1012-205-a-1" marker="(1)"><content>The first.</content>
+<paragraph label="1012-205-a-2" marker="(2)"><content>The second.</content></paragraph>
+</paragraph></paragraph>
+<paragraph label="1012-205-p1-b" marker="(b)"><content>The date.</content></paragraph>
+</paragraph></section></content></part></regulation>""".encode()
+
+
+def test_a_regml_paragraph_marked_none_is_unnumbered_text_of_its_section() -> None:
+    source = read_regml(REGML_UNNUMBERED, "cfpb-test", "https://example.org/reg.xml")
+    section, other = "section-1012-215", "section-1012-205"
+    assert gold_parents(source) == {
+        section: None,
+        f"{section}-a": section,
+        f"{section}-b": section,
+        other: None,
+        f"{other}-a": other,  # label 1012-205-p1-a: printed and cited § 1012.205(a)
+        f"{other}-a-1": f"{other}-a",
+        f"{other}-a-2": f"{other}-a",  # nested in (1) by the XML, its label says (a)(2)
+        f"{other}-b": other,
+    }
+    assert source.nodes[0].body[0] == "A notice shall contain:"
+    text = render_txt(source).decode()
+    assert text.index("The second.") < text.index("The date.")
+
+
+SPDX_LISTS = b"""<SPDXLicenseCollection xmlns="http://www.spdx.org/license">
+<license licenseId="X-1.0" name="X License 1.0"><text><list>
+<item><bullet>1.</bullet> Definitions. As used in this License:</item>
+<item><list>
+<item><bullet>1.1</bullet> "Code" means the code.</item>
+<item><bullet>1.2</bullet> "You" means you.</item>
+</list></item>
+<item><bullet>2.0</bullet> Grant</item>
+<item><bullet>2.1</bullet> You may copy the Code.</item>
+<item><bullet>A.</bullet> in source form; or</item>
+<item><bullet>2.2</bullet> You may not sell the Code.</item>
+<item><bullet>3.</bullet> Termination</item>
+</list></text></license></SPDXLicenseCollection>"""
+
+
+def test_spdx_gold_nests_a_licences_clauses_as_their_numbers_say() -> None:
+    source = read_spdx(SPDX_LISTS, "spdx-x", "https://example.org/x.xml")
+    assert gold_parents(source) == {
+        "section-1": None,
+        "section-1-1": "section-1",  # the list of an item with no bullet after "1."
+        "section-1-2": "section-1",
+        "section-2-0": None,
+        "section-2-1": "section-2-0",  # beside "2.0" in the XML's list
+        "section-2-2": "section-2-0",
+        "section-3": None,
+    }
+    text = render_txt(source).decode()
+    assert text.index("in source form") < text.index("You may not sell")

@@ -24,10 +24,13 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..pipeline.ingest import TextDocument
 from .metrics import CHAR_METRICS, CUTOFFS, Span
+
+if TYPE_CHECKING:
+    from .obliqa_citations import CitationQuery
 
 Unit = Literal["document", "chunk", "span", "contains"]
 
@@ -68,6 +71,13 @@ class EvalCorpus:
     description: str = ""
     published: dict[str, dict[str, float]] = field(default_factory=dict)
     """Published figures to print beside the measured ones: who and where -> metric -> value."""
+    citations: list[CitationQuery] = field(default_factory=list)
+    """Queries citing a passage by its number, scored apart (:mod:`.obliqa_citations`)."""
+
+    def citations_within(self, documents: Sequence[TextDocument]) -> list[CitationQuery]:
+        """The citation queries whose cited document is one of ``documents``."""
+        kept = {d.source for d in documents}
+        return [c for c in self.citations if c.source in kept]
 
     @property
     def prechunked(self) -> bool:
@@ -251,6 +261,7 @@ def slice_corpus(
         corpus.aliases,
         corpus.description,
         corpus.published,
+        corpus.citations_within(documents),
     )
 
 
@@ -267,7 +278,8 @@ def first_documents(corpus: EvalCorpus, count: int) -> EvalCorpus:
         texts = " ".join(texts.split())
     queries = [q for q in corpus.queries if all(_within(key, owners, texts) for key in q.relevant)]
     name = f"{corpus.name}-first{len(kept)}"
-    return replace(corpus, name=name, documents=kept, queries=queries)
+    citations = corpus.citations_within(kept)
+    return replace(corpus, name=name, documents=kept, queries=queries, citations=citations)
 
 
 def _within(key: str, owners: set[str], texts: str) -> bool:

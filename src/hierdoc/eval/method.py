@@ -8,6 +8,7 @@ from typing import Any
 
 from .datasets import EvalQuery
 from .metrics import CUTOFFS, Span
+from .obliqa_citations import First
 
 Rank = Callable[[EvalQuery, int], list[str]]
 """``rank(query, k)``: the ids of the k best chunks for the query, best first."""
@@ -35,3 +36,6 @@ class Method:
     no_match: dict[str, bool] | None = None
     """For a method whose searches say ``no_match``: query id -> the flag, filled in by
     ``rank``."""
+    first: First | None = None
+    """For a method that can search a query text within a source: its first result, for
+    the citation queries (:func:`~.obliqa_citations.cited_first`)."""

@@ -29,6 +29,7 @@ from typing import Literal, NamedTuple
 from ..models import TextDocument
 from .datasets import EvalCorpus, EvalQuery
 from .metrics import CHAR_METRICS, Span, merged_spans
+from .obliqa_citations import citation_queries
 
 PASSAGE_METRICS = ("R@10", "MAP@10", "R@1", "MRR@10")
 DOCUMENT_METRICS = ("R@10", "R@1", "R@5", "R@20", "MRR@10")
@@ -148,9 +149,8 @@ def _contained(root: Path, split: str) -> EvalCorpus:
     """All 40 documents by file name (source = the file name, title chosen by hierdoc), the
     questions judged by containment: a chunk counts for a gold passage that it holds whole
     (whitespace normalised)."""
-    documents = [
-        TextDocument(d.file, d.text) for d in sorted(read_documents(root), key=lambda d: d.file)
-    ]
+    read = read_documents(root)
+    documents = [TextDocument(d.file, d.text) for d in sorted(read, key=lambda d: d.file)]
     queries = _queries(root, split, lambda p: normalized(p["Passage"]))
     return EvalCorpus(
         "obliqa-documents",
@@ -161,6 +161,7 @@ def _contained(root: Path, split: str) -> EvalCorpus:
         "R@10",
         description=f"ObliQA {split}, the 40 documents chunked by hierdoc: Recall@k by "
         "containment (a returned chunk holds the gold passage)",
+        citations=citation_queries(root, {d.number: d.file for d in read}),
     )
 
 
@@ -175,6 +176,7 @@ def _spanned(root: Path, split: str) -> EvalCorpus:
         d.number: TextDocument(f"obliqa/{d.file}", d.text, d.title)
         for d in read_documents(root, MAX_CHARS)
     }
+    sources = {number: document.source for number, document in documents.items()}
     rows = json.loads((root / "dev.json").read_text(encoding="utf-8"))
     queries = []
     for position, row in enumerate(rows):
@@ -198,6 +200,7 @@ def _spanned(root: Path, split: str) -> EvalCorpus:
         "SpanR@10",
         description="ObliQA rulebooks as files: span recall@k of the gold passages' text, "
         "searched over the indexed documents",
+        citations=citation_queries(root, sources),
     )
 
 

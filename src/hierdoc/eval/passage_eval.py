@@ -7,6 +7,9 @@ counted in passages, and against a reading budget:
 * ``P@1`` / ``R@8``: character precision of the first passage, recall of the first eight;
 * ``R@500`` / ``R@2k`` / ``R@8k``: recall of the gold characters in the passages read in
   order until 500 / 2,000 / 8,000 characters are read (the last one cut at the budget);
+* ``R@2k packed``: the same for 2,000 characters packed with whole passages, in order, a
+  passage that would overflow the budget skipped (an agent that reads a passage whole or
+  not at all);
 * ``Hit``: in the first result whose chunk holds gold text, whether what the method returns
   of that result (its passage, its passages) overlaps the gold; over the questions with
   such a result among the first ten; only for methods that return parts of chunks;
@@ -26,7 +29,8 @@ from .datasets import EvalQuery
 from .metrics import Span, char_precision_at_k, char_recall_at_k, spans_overlap
 
 BUDGETS = (500, 2000, 8000)
-MEASURES = ("P@1", "R@8", "R@500", "R@2k", "R@8k", "Hit", "chars@1")
+MEASURES = ("P@1", "R@8", "R@500", "R@2k", "R@8k", "R@2k packed", "Hit", "chars@1")
+PACKED_BUDGET = 2000
 
 
 @dataclass(frozen=True)
@@ -59,7 +63,19 @@ def measure(query: EvalQuery, items: Sequence[Returned]) -> dict[str, float]:
     }
     for budget, name in zip(BUDGETS, ("R@500", "R@2k", "R@8k"), strict=True):
         values[name] = _recall(within_budget(items, budget), query)
+    values["R@2k packed"] = _recall(packed(items, PACKED_BUDGET), query)
     return values
+
+
+def packed(items: Sequence[Returned], budget: int) -> list[Returned]:
+    """The passages that fit ``budget`` whole, in order, each that would overflow it skipped."""
+    kept, left = [], budget
+    for item in items:
+        length = item.span[1] - item.span[0]
+        if length <= left:
+            kept.append(item)
+            left -= length
+    return kept
 
 
 def within_budget(items: Sequence[Returned], budget: int) -> list[Returned]:

@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .obliqa_citations import CitedFirst
+
 ANSWERED_BY = "MRR@10"
 """A query is answered when this measure is above 0: something relevant is in its top 10."""
 
@@ -80,6 +82,8 @@ class MethodResult:
     """Query group (with its size) -> mean metrics over its queries."""
     no_match: FlagAgreement | None = None
     """How the method's ``no_match`` flag agrees with relevance (hierdoc methods)."""
+    citations: CitedFirst | None = None
+    """The corpus's citation queries: per form, how many find the cited passage first."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -97,6 +101,7 @@ class MethodResult:
             "queries_with_misses_at_10": len(self.misses),
             "misses": self.misses,
             "no_match": self.no_match.to_dict() if self.no_match else None,
+            "citations": self.citations.to_dict() if self.citations else None,
         }
 
 
@@ -192,6 +197,8 @@ class EvalReport:
             lines += ["", self.group_table(order)]
         if any(r.no_match for r in self.results):
             lines += ["", self.no_match_table()]
+        if any(r.citations for r in self.results):
+            lines += ["", self.citation_table()]
         lines += [f"- {note}" for note in self.notes]
         return "\n".join(lines)
 
@@ -209,6 +216,18 @@ class EvalReport:
         header = ["no_match of", "queries", "flagged", "unanswered@10", "precision", "recall"]
         rows = [r.no_match.row(r.name) for r in self.results if r.no_match]
         return markdown_table(header, rows, numeric_from=1)
+
+    def citation_table(self) -> str:
+        """Each method's citation queries by form: the share that find the cited passage
+        first, and how many were asked."""
+        rows = [
+            [r.name, form, f"{hits / total:.3f}", f"{hits}/{total}"]
+            for r in self.results
+            if r.citations
+            for form, (hits, total) in [*r.citations.forms.items(), ("all", r.citations.total)]
+        ]
+        header = ["citations by", "form", "cited passage first", "queries"]
+        return markdown_table(header, rows, numeric_from=2)
 
 
 def _figure(name: str, values: dict[str, float]) -> str:

@@ -30,6 +30,7 @@ from .indexes import Log, OpenIndex, open_index
 from .judging import ChunkTable, judge
 from .method import Method
 from .metrics import CUTOFFS, PASSAGE_METRICS
+from .obliqa_citations import cited_first
 from .report import ANSWERED_BY, EvalReport, FlagAgreement, MethodResult, format_metric
 from .variants import Variant, hierdoc_method, inapplicable, ingest_key
 
@@ -155,6 +156,9 @@ def run_eval(
                 corpus, method, queries, opened.table, groups, answered
             )
             flags = method.no_match
+            cited = None
+            if corpus.citations and method.first is not None:
+                cited = cited_first(method.first, corpus.citations)
             report.results.append(
                 MethodResult(
                     method.name,
@@ -168,6 +172,7 @@ def run_eval(
                     opened.info.key,
                     groups,
                     FlagAgreement.of(flags, answered) if flags is not None else None,
+                    cited,
                 )
             )
             main = format_metric(corpus.main_metric, metrics[corpus.main_metric])

@@ -122,9 +122,13 @@ def hierdoc_method(index: Index, variant: Variant) -> Method:
         flags[query.id] = response.no_match
         return [r.chunk_id for r in response.results]
 
+    def first(text: str, source: str | None) -> tuple[str, str] | None:
+        results = index.search(text, top_k=1, source=source, settings=search).results
+        return (results[0].source, results[0].content) if results else None
+
     overrides = {"mode": variant.mode, **dict(variant.overrides)}
     method = Method(variant.name, "hierdoc", variant.description, rank, depth, settings=overrides)
-    method.passages, method.no_match = passages, flags
+    method.passages, method.no_match, method.first = passages, flags, first
     return method
 
 

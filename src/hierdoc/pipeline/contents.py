@@ -21,8 +21,11 @@ from __future__ import annotations
 
 import re
 
-#: A dot leader then a page number (Arabic or Roman) at the end of a line.
-LEADER = re.compile(r"(?:(?:\.\s?){3,}|…{2,}|\s{2,}\.{2,})\s*(?:\d{1,4}|[ivxlc]{1,6})\s*$")
+#: A page number: Arabic, Roman, or a part's letter or number and the page in it ("A-1",
+#: "2-1", "ES-1", as NIST numbers its pages).
+PAGE_NUMBER = r"(?:(?:(?:[A-Z]{1,3}|\d{1,3})-)?\d{1,4}|[ivxlc]{1,6})"
+#: A dot leader then a page number at the end of a line.
+LEADER = re.compile(rf"(?:(?:\.\s?){{3,}}|…{{2,}}|\s{{2,}}\.{{2,}})\s*{PAGE_NUMBER}\s*$")
 #: Lines in a run of contents entries without leaders.
 MIN_RUN = 3
 _ENTRY_MAX = 120

@@ -274,6 +274,15 @@ def split_title(spans: list[_Span]) -> tuple[str, list[_Span]]:
     return "", spans
 
 
+def is_empty_section_mark(paragraph: Any, ppr: Any) -> bool:
+    """A paragraph with no text that carries a section break (``w:sectPr`` in its
+    ``w:pPr``): Word shows it as the break, not as a paragraph, so a numbered heading
+    style on it neither shows nor uses a number (templates leave a blank Heading 1 there)."""
+    if ppr is None or ppr.find(w("sectPr")) is None:
+        return False
+    return not "".join(t.text or "" for t in paragraph.iter(w("t"))).strip()
+
+
 def written_label(spans: list[_Span]) -> tuple[str, list[_Span]]:
     """The number a heading writes in its text and the text after it.
 
@@ -364,7 +373,7 @@ class _Writer:
         ppr = paragraph.find(w("pPr"))
         style_id = val(ppr, "pStyle")
         name = self._styles.name(style_id)
-        if _TOC_STYLE.match(name):
+        if _TOC_STYLE.match(name) or is_empty_section_mark(paragraph, ppr):
             return []
         numbered = self._numbering.label(ppr, style_id)
         spans = _spans(paragraph, self._styles, style_id, self._notes)
@@ -386,7 +395,7 @@ class _Writer:
             lines = self._heading(depth, label, spans)
             self._note_typed_number(depth, lines[0])
             return lines
-        if numbered is None and (clause := self._typed_clause(spans)):
+        if numbered is None and (clause := self._typed_clause(spans) or self._first_typed(spans)):
             return clause
         text = " ".join(part for part in (label, _inline(spans)) if part)
         return [text] if text else []
@@ -421,6 +430,24 @@ class _Writer:
         self._typed = (depth, last + 1)
         heading = f"{'#' * depth} {match['number']}. {title}"
         return [heading, _inline(body)] if body else [heading]
+
+    def _first_typed(self, spans: list[_Span]) -> list[str] | None:
+        """A body paragraph of a typed "1." and a short title, all in bold, italics or
+        underline ("**1.** ***Events***" in a SAFE, whose headings use no heading style):
+        clause 1, whose typed successors :meth:`_typed_clause` then finds."""
+        raw = "".join(span.text for span in spans)
+        match = _TYPED_NUMBER.match(raw)
+        if self._typed is not None or match is None or match["number"] != "1":
+            return None
+        title = raw[match.end() :].strip()
+        words = title.split()
+        shown = [span for span in spans if span.text.strip()]
+        if not 0 < len(words) <= _MAX_TITLE_WORDS or title[-1] in ".,;:" or not shown:
+            return None
+        if not all(span.bold or span.italic or span.underline for span in shown):
+            return None
+        self._typed = (2, 1)
+        return [f"## 1. {' '.join(words)}"]
 
     def _outline_level(self, ppr: Any, style_id: str | None, name: str) -> int | None:
         """Markdown level of a Word heading: Heading 1 (outline level 0) is ``##``."""

@@ -40,10 +40,13 @@ from .contents import contents_lines
 from .headings import plain_heading
 
 TOP_KINDS = frozenset({"annex", "appendix", "schedule", "exhibit"})
+#: How high a block sits. Titles, subtitles and divisions nest in either order, as a bill
+#: puts titles in divisions ("DIVISION A" / "TITLE I" / "Subtitle A") and the US Code puts
+#: divisions in subtitles ("TITLE 54" / "Subtitle I" / "Division A").
 BLOCK_RANK = {
     "title": 1,
-    "subtitle": 2,
-    "division": 2,
+    "subtitle": 1,
+    "division": 1,
     "part": 3,
     "chapter": 3,
     "subchapter": 4,
@@ -73,6 +76,10 @@ _BLOCK = re.compile(
 )
 #: A block label inside a line's text: a line that names two sections of a kind is a list.
 _BLOCK_AGAIN = re.compile(r"\b(?P<kind>" + _BLOCK_WORDS + r")\s*\d")
+#: A contents entry of a section inside a line's text: "Subtitle B— Port and Harbor
+#: Maintenance Sec. 2101. Funding for ...", a line of a bill's table of contents; a block
+#: line in such a paragraph (the line above it holds an entry) is one of its lines too.
+_SECTION_ENTRY = re.compile(r"(?:^|\s)(?:Sec|SEC)\.\s*\d+[A-Za-z]?\.(?:\s|$)")
 _PAREN_ITEM = re.compile(rf"^\((?P<value>{PAREN_VALUE})\)(?=\s|$)")
 #: "1)", "a)", "iv)": items numbered with a closing bracket only.
 _RPAREN_ITEM = re.compile(r"^(?P<value>\d{1,3}|[a-z]|[ivxl]{1,6}|[A-Z])\)(?=\s)")
@@ -87,9 +94,23 @@ _DECIMAL_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})+)(?=\s+[A-Z‘'\"�
 _LETTERED_DECIMAL = re.compile(r"^(?P<value>[A-Z](?:\.\d{1,3})+)(?:\.(?=\s)|(?=\s+[A-Z‘'\"“(]))")
 _CAPS_TITLE = re.compile(r"^\s*(?P<title>[A-Z][A-Z0-9 ,'’&/\-]{2,80}?)\.?\s*(?:—|--|\.—)")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_RULE = re.compile(r"^[ \t]*(?:[-=*_~+#][ \t]*){3,}$")
+"""A line drawn across: "-----" under a title, "* * * * *" closing a box."""
+_QUOTE_MARKERS = re.compile(r"^(?:[ \t]{0,3}>)+[ \t]?")
 #: Longest title a numbered line may have to be a heading ("2.  Notational Conventions...").
 MAX_NUMBERED_TITLE = 100
 _TITLE_START = re.compile(r"^[\w‘'\"“]")
+_RUN_IN_TITLE = re.compile(r"^\s*(?P<title>[A-Z][^.:;!?()\"“]{0,80}?)\.(?=\s+[A-Z\"“(]|\s*$)")
+"""A clause's title closed by a full stop: "2. Grant of Copyright License. Subject to..."."""
+MAX_RUN_IN_WORDS = 8
+_TITLE_SMALL_WORDS = frozenset(
+    {"of", "the", "a", "an", "and", "or", "for", "to", "in", "on", "by", "with", "at", "from"}
+    | {"under", "as"}
+)
+_NOT_TITLES = frozenset(
+    {"mr", "mrs", "ms", "dr", "no", "nos", "st", "inc", "ltd", "co", "corp", "art", "sec"}
+    | {"fig", "vol", "p", "pp"}
+)
 
 
 @dataclass
@@ -113,6 +134,13 @@ class Mark:
     (see :mod:`~.rule_paths`)."""
     section_id: str = ""
     """For a rulebook's numbered line: its id, final."""
+    indent: int = 0
+    """Columns before the label on its line (plain text)."""
+
+    @property
+    def titled(self) -> bool:
+        """The heading holds a title, not the label alone ("5.  Data Framing", not "5.")."""
+        return self.heading.strip().rstrip(".") != self.value.rstrip(".")
 
 
 @dataclass
@@ -141,9 +169,13 @@ def _block_mark(index: int, lines: list[str]) -> Mark | None:
         return None
     if not _heading_rest(rest) or (match["parens"] and rest.strip() and rest.strip()[0].isalnum()):
         return None
+    if re.match(r"\.\w", rest):
+        return None  # "PART 3.6.1.4.Withdrawal_of_registration": a longer number, no block
     again = _BLOCK_AGAIN.search(rest)
     if again and again["kind"].lower() == match["kind"].lower():
         return None  # "Section 8.2.2: Created ; Section 8.2.3: ...": a list of references
+    if _SECTION_ENTRY.search(rest):
+        return None
     parts = number_parts(kind, number, _ROMAN_NUMBERED) + paren_parts(match["parens"])
     heading, used = plain_heading(stripped), 1
     title = _title_below(lines, index) if not rest.strip(" .:-–—") else None
@@ -193,6 +225,7 @@ def _enum_readings(value: str) -> list[tuple[str, int]]:
 
 def _enum_mark(index: int, lines: list[str]) -> Mark | None:
     stripped = lines[index].strip()
+    indent = len(lines[index]) - len(lines[index].lstrip())
     match = _PAREN_ITEM.match(stripped)
     if match:
         readings = _enum_readings(match["value"])
@@ -228,10 +261,36 @@ def _enum_mark(index: int, lines: list[str]) -> Mark | None:
     rest = stripped[match.end() :]
     if readings[0][0].startswith("decimal") and _numbered_title(rest, lines, index):
         heading = plain_heading(f"{label_text} {rest.strip()}")
-        return Mark(index, "enum", match["value"], None, heading, 1, readings)
+        return Mark(index, "enum", match["value"], None, heading, 1, readings, indent=indent)
+    if readings[0][0].startswith("decimal") and (title := run_in_title(rest)):
+        heading = plain_heading(f"{label_text} {title}")
+        alone = not rest.strip()[len(title) + 1 :].strip()
+        lines_taken = 1 if alone else 0
+        return Mark(
+            index, "enum", match["value"], None, heading, lines_taken, readings, indent=indent
+        )
     caps = _CAPS_TITLE.match(rest)
     heading = f"{label_text} {caps['title'].strip()}" if caps else label_text
-    return Mark(index, "enum", match["value"], None, heading, 0 if rest.strip() else 1, readings)
+    lines_taken = 0 if rest.strip() else 1
+    return Mark(index, "enum", match["value"], None, heading, lines_taken, readings, indent=indent)
+
+
+def run_in_title(rest: str) -> str | None:
+    """The title a clause number's text opens with, closed by a full stop: "Grant of
+    Copyright License" in "Grant of Copyright License. Subject to ...", "Definitions" in
+    "Definitions." alone. A title is a few words, each significant one capitalised, so a
+    sentence ("Name of the licensor.") or an abbreviation ("No. 5") is none."""
+    match = _RUN_IN_TITLE.match(rest)
+    if not match:
+        return None
+    title = match["title"].strip()
+    words = title.split()
+    if not 0 < len(words) <= MAX_RUN_IN_WORDS or title.casefold() in _NOT_TITLES:
+        return None
+    significant = [w for w in words if w.casefold() not in _TITLE_SMALL_WORDS]
+    if not all(w[0].isupper() or w[0].isdigit() for w in significant):
+        return None
+    return title
 
 
 def _decimal_parts(value: str) -> list[str]:
@@ -253,7 +312,8 @@ def numbered_line(index: int, lines: list[str]) -> Mark | None:
 def _numbered_title(rest: str, lines: list[str], index: int) -> bool:
     """True when a clause number's line is a heading: "1.  Introduction", "15.2.1  100
     Continue", "0. Definitions", a short title with no sentence punctuation at its end,
-    standing alone as a paragraph (a blank line or the end of the text under it). "3.3
+    standing alone as a paragraph (a blank line, a rule such as a setext underline or a
+    box's row of asterisks, or the end of the text under it). "3.3
     Contributors may not remove..." runs on to the next line and stays a numbered
     paragraph; "(a) the data" is a point; a tab inside the rest parts the cells of a
     table row ("3.<TAB>Late fee<TAB>2,000")."""
@@ -262,18 +322,19 @@ def _numbered_title(rest: str, lines: list[str], index: int) -> bool:
         return False
     if not _TITLE_START.match(title) or not any(c.isalpha() for c in title):
         return False
-    return index + 1 >= len(lines) or not lines[index + 1].strip()
+    return index + 1 >= len(lines) or not lines[index + 1].strip() or _RULE.match(lines[index + 1])
 
 
 def find_marks(text: str) -> list[Mark]:
-    """Candidate structure lines of a text, outside code fences."""
-    lines = text.splitlines()
+    """Candidate structure lines of a text, outside code fences; a line in a Markdown block
+    quote is read without its quote markers (an HTML page indents its points that way)."""
+    lines = [_QUOTE_MARKERS.sub("", line) for line in text.splitlines()]
     marks: list[Mark] = []
     in_fence = False
     skip_until = -1
     previous = ""
     rulebook = rule_paths.is_rulebook(lines)
-    contents = contents_lines(lines)
+    contents = contents_lines(lines) | marked_table_rows(lines)
     for index, line in enumerate(lines):
         if _FENCE.match(line):
             in_fence = not in_fence
@@ -283,7 +344,7 @@ def find_marks(text: str) -> list[Mark]:
         if in_fence or index <= skip_until or not line.strip() or index in contents:
             continue
         block = _path_mark(index, lines) if rulebook else None
-        if block is None and not _continues_sentence(previous):
+        if block is None and not _continues_sentence(previous) and not _in_contents(previous):
             block = _block_mark(index, lines)
         mark = block or _enum_mark(index, lines)
         previous = "" if block else line
@@ -297,6 +358,25 @@ def find_marks(text: str) -> list[Mark]:
         for mark, section_id in zip(paths, ids, strict=True):
             mark.section_id = section_id
     return marks
+
+
+_TABLE_START = re.compile(r"[/\\]Table Start")
+_TABLE_END = re.compile(r"[/\\]Table End")
+
+
+def marked_table_rows(lines: list[str]) -> set[int]:
+    """Lines of the tables a text marks, as rulebooks exported from Word do: the rows after
+    a line holding "/Table Start", up to the line holding "/Table End" (or before the next
+    table). A row numbered "1.", "3C" or "(a)" is a cell of the table, not a section."""
+    rows: set[int] = set()
+    inside = False
+    for index, line in enumerate(lines):
+        if _TABLE_START.search(line):
+            inside = True
+        elif inside:
+            rows.add(index)
+            inside = not _TABLE_END.search(line)
+    return rows
 
 
 def _without_restarts(marks: list[Mark], lines: list[str]) -> list[Mark]:
@@ -342,6 +422,12 @@ def _path_mark(index: int, lines: list[str]) -> Mark | None:
     return Mark(index, "path", label, None, heading, 1 if title or not rest else 0, key=key)
 
 
+def _in_contents(previous: str) -> bool:
+    """True when the line above is a wrapped line of a table of contents ("... Sec. 3102.
+    PreCheck program enrollment expansion.")."""
+    return _SECTION_ENTRY.search(previous) is not None
+
+
 def _continues_sentence(previous: str) -> bool:
     """True when the previous line of text runs on ("... programs under" / "Title IV:")."""
     text = previous.rstrip()
@@ -354,6 +440,8 @@ class _Level:
     value: int
     node: int
     prefix: tuple[str, ...] = ()
+    titled_at: int | None = None
+    """The indent of the level's first item when it is a titled clause heading."""
 
 
 #: Items an enumeration may skip and go on: "(l)" after "(j)" when "(k)" was lost in
@@ -362,7 +450,12 @@ MAX_SKIPPED = 2
 
 
 def _continues(level: _Level, style: str, value: int, mark: Mark, skipped: int = 0) -> bool:
+    """Whether the item goes on from ``level``. An item without a title set further in
+    than the titled clauses of the level ("   3.   The request MUST ..." in an RFC's
+    section, after "2.  Requirements") is a list item, not the next clause."""
     if level.style != style or value != level.value + 1 + skipped:
+        return False
+    if level.titled_at is not None and not mark.titled and mark.indent > level.titled_at:
         return False
     return not style.startswith("decimal") or tuple(_decimal_parts(mark.value)[:-1]) == level.prefix
 
@@ -445,18 +538,20 @@ def build_outline(marks: list[Mark], root_kind: str = "") -> list[OutlineNode]:
     blocks: list[tuple[str, int | None]] = [(root_kind, None)]
     enums: list[_Level] = []
     paths: list[tuple[tuple[str, ...], int]] = []
+    seen: dict[tuple[str, ...], int] = {}
     for position, mark in enumerate(marks):
         if mark.kind == "path":
-            paths = _open_paths(paths, mark.key)
+            paths = _open_paths(paths, mark.key, seen)
             nodes.append(OutlineNode(mark, paths[-1][1] if paths else blocks[-1][1], "path"))
             paths.append((mark.key, len(nodes) - 1))
+            seen[mark.key] = len(nodes) - 1
             enums = []
             continue
         if mark.kind != "enum":
             blocks = _pop_blocks(blocks, mark.kind)
             nodes.append(OutlineNode(mark, blocks[-1][1], mark.kind))
             blocks.append((mark.kind, len(nodes) - 1))
-            enums, paths = [], []
+            enums, paths, seen = [], [], {}
             continue
         following = marks[position + 1] if position + 1 < len(marks) else None
         in_clause = BLOCK_RANK.get(blocks[-1][0]) == BLOCK_RANK["section"]
@@ -464,21 +559,43 @@ def build_outline(marks: list[Mark], root_kind: str = "") -> list[OutlineNode]:
         if placed is None:
             continue
         depth, style, value = placed
+        previous = enums[depth] if depth < len(enums) else None
         enums = enums[:depth]
         parent = enums[-1].node if enums else paths[-1][1] if paths else blocks[-1][1]
         nodes.append(OutlineNode(mark, parent, style))
         prefix = tuple(_decimal_parts(mark.value)[:-1]) if style.startswith("decimal") else ()
-        enums.append(_Level(style, value, len(nodes) - 1, prefix))
+        titled_at = _titled_at(previous, mark)
+        enums.append(_Level(style, value, len(nodes) - 1, prefix, titled_at))
     return nodes
 
 
+def _titled_at(previous: _Level | None, mark: Mark) -> int | None:
+    """The indent of the titled clauses of a level: kept from its first titled item."""
+    if previous is not None and previous.titled_at is not None:
+        return previous.titled_at
+    return mark.indent if mark.titled else None
+
+
 def _open_paths(
-    paths: list[tuple[tuple[str, ...], int]], key: tuple[str, ...]
+    paths: list[tuple[tuple[str, ...], int]], key: tuple[str, ...], seen: dict[tuple[str, ...], int]
 ) -> list[tuple[tuple[str, ...], int]]:
-    """The open numbered lines a new one nests under: those whose number begins its own."""
-    while paths and not (len(paths[-1][0]) < len(key) and key[: len(paths[-1][0])] == paths[-1][0]):
+    """The open numbered lines a new one nests under: those whose number begins its own, and
+    an appendix that its number's letter names ("A2.1" under "APP2"); then the longest
+    earlier number that begins it, when a line between closed it ("APP6.1." of a guidance
+    note between "A6.2.13" and "A6.2.14": A6.2.14 is still in A6.2)."""
+    while paths and not _begins(paths[-1][0], key):
         paths = paths[:-1]
+    for end in range(len(key) - 1, len(paths[-1][0]) if paths else 0, -1):
+        if key[:end] in seen:
+            return [*paths, (key[:end], seen[key[:end]])]
     return paths
+
+
+def _begins(open_key: tuple[str, ...], key: tuple[str, ...]) -> bool:
+    if len(open_key) < len(key) and key[: len(open_key)] == open_key:
+        return True
+    appendix = open_key[-1].removeprefix("appendix ")
+    return len(open_key) == 1 and appendix != open_key[-1] and key[0] == f"a{appendix}"
 
 
 def _pop_blocks(blocks: list[tuple[str, int | None]], kind: str) -> list[tuple[str, int | None]]:

@@ -11,6 +11,7 @@ import re
 from collections import Counter
 
 from ..text.numbering import HEADING_OUTLINE, parse_heading
+from .contents import PAGE_NUMBER
 from .pdf_layout import Block, Page, block_size, block_text, split_at_gutters
 
 _HEADING_SCALE = 1.15
@@ -35,10 +36,12 @@ _BULLET = re.compile(
     "\uf0b7\uf0a7\uf0d8\u27a2\u2713\u2714]|[-\u2013\u2014*>]\\s)"
 )
 """A list item's mark: a bullet line is never a heading, however bold."""
+_BARE_NUMBER = re.compile(r"^\d{1,3}(?:\.\d{1,3}){0,5}\.?$")
 _LONE_LETTER = re.compile(r"^\W*[^\W\d_]\W*$")
 """A drop capital ("T") or a lone letter is no heading."""
-_DOT_LEADER = re.compile(r"(?:[.·…_]\s?){4,}\s*(?:\d{1,4}|[ivxlc]{1,6})\s*$", re.IGNORECASE)
-"""A contents entry's leader and page number ("Scope ........ 13"): never a heading."""
+_DOT_LEADER = re.compile(rf"(?:[.·…_]\s?){{4,}}\s*{PAGE_NUMBER}\s*$", re.IGNORECASE)
+"""A contents entry's leader and page number ("Scope ........ 13", NIST's "Glossary ....
+A-1" and "Background ..... 2-1"): never a heading."""
 _LABEL = re.compile(
     r"\d|\b[A-Z]\.?$|\b[IVXLC]+\.?$|\b(?i:one|two|three|four|five|six|seven|eight|nine|ten)$"
 )
@@ -114,9 +117,18 @@ def _page_headings(page: Page, body: float, bold_body: bool) -> list[Block]:
     page whose headings happen to sit at one height), else a table's header cells
     ("Metric Value" | "Description")."""
     found = [b for b in page.blocks if not b.cells and _heading_like(b, body, bold_body)]
+    numbers = [b for b in page.blocks if not b.cells and _bare_number(b, body, bold_body)]
     headings: list[Block] = []
-    rows = [part for row in _side_by_side(found) for part in split_at_gutters(row, page.gutters)]
+    rows = [
+        part
+        for row in _side_by_side([*found, *numbers])
+        for part in split_at_gutters(row, page.gutters)
+    ]
     for row in rows:
+        if any(block is number for block in row for number in numbers) and len(row) != 2:
+            row = [b for b in row if not any(b is number for number in numbers)]
+        if not row:
+            continue
         if len(row) == 1:
             headings.append(row[0])
         elif len(row) == 2 and _label_and_title(row[0], body):
@@ -128,6 +140,16 @@ def _page_headings(page: Page, body: float, bold_body: bool) -> list[Block]:
             headings.extend(row)
     order = {id(block): index for index, block in enumerate(page.blocks)}
     return sorted(headings, key=lambda block: order[id(block)])
+
+
+def _bare_number(block: Block, body: float, bold_body: bool) -> bool:
+    """A clause number set apart from its title, in the title's font ("3.2.1" then a tab,
+    then "Chief Information Officer"): a heading only with the title beside it."""
+    text = block_text(block, " ")
+    if len(block.lines) != 1 or not _BARE_NUMBER.match(text):
+        return False
+    larger = block_size(block) >= body * _HEADING_SCALE
+    return larger or (all(s.bold for s in block.lines) and not bold_body)
 
 
 def _label_and_title(label: Block, body: float) -> bool:

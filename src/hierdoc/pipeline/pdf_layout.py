@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -31,6 +32,8 @@ _FOOTNOTE_SCALE = 0.9
 _ORDER_MAX_BLOCKS = 150
 _LABEL_CHARS = 25
 _MIN_ITEM_LINES = 4
+_CUT_REACH = 6
+"""Characters either side of a line's estimated column edge to look for a capital."""
 _COLUMN_LINES = 3
 """A text column: at least this many long lines start at its left edge ..."""
 _LONG_LINE = 10
@@ -319,18 +322,22 @@ def _pair_labels(blocks: list[Block], gutters: Gutters) -> list[Block]:
     for right in sorted(blocks, key=lambda b: (-len(b.lines), -b.x0)):
         if len(right.lines) < 2 or not any(b is right for b in result):
             continue
-        labels = [
+        beside = [
             b
             for b in result
             if b is not right
-            and _labels_of(b, right)
+            and _beside(b, right)
             and len(split_at_gutters([b, right], gutters)) == 1
         ]
+        labels = [b for b in beside if len(b.lines) == 1 or _item_lines(b, len(right.lines))]
         columns = _label_columns(labels, right)
         matched = {index for column in columns for index in column}
-        if 0 not in matched or len(matched) < 2 or 2 * len(matched) < len(right.lines):
+        if 0 in matched and len(matched) >= 2 and 2 * len(matched) >= len(right.lines):
+            rows = _label_rows(columns, right, matched)
+        elif (glossary := _glossary(result, right, gutters)) is not None:
+            labels, rows = glossary
+        else:
             continue
-        rows = _label_rows(columns, right, matched)
         dropped = {id(b) for b in (right, *labels)}
         position = min(i for i, b in enumerate(result) if id(b) in dropped)
         kept = [b for b in result if id(b) not in dropped]
@@ -338,15 +345,139 @@ def _pair_labels(blocks: list[Block], gutters: Gutters) -> list[Block]:
     return result
 
 
-def _labels_of(block: Block, right: Block) -> bool:
+def _beside(block: Block, right: Block) -> bool:
+    """A block of short lines on the left of ``right``, within its height."""
     return (
         not block.cells
         and block.x1 <= right.x0
         and block.top >= right.top - right.lines[0].height
         and block.bottom <= right.bottom + right.lines[0].height
         and all(len(line.text) <= _LABEL_CHARS for line in block.lines)
-        and (len(block.lines) == 1 or _item_lines(block, len(right.lines)))
     )
+
+
+def _glossary(
+    blocks: list[Block], right: Block, gutters: Gutters
+) -> tuple[list[Block], list[Block]] | None:
+    """The blocks of terms beside ``right`` and the rows of the glossary they make with it
+    (see :func:`glossary_rows`); a line that PDF text runs from a term into its definition
+    ("Identify (function) Develop the ...") is cut where the definitions' column starts."""
+    text, cut = split_merged_lines(right)
+    beside = [
+        b
+        for b in blocks
+        if b is not right and _beside(b, text) and len(split_at_gutters([b, text], gutters)) == 1
+    ]
+    rows = glossary_rows([*beside, *cut], text)
+    return None if rows is None else (beside, rows)
+
+
+def split_merged_lines(block: Block) -> tuple[Block, list[Block]]:
+    """``block`` with each line that starts well left of where most of its lines start and
+    runs past it cut there, at the nearest space: the text right of the cut stays, the
+    part left of it is returned as a block of its own."""
+    starts = Counter(round(line.x0) for line in block.lines)
+    column = float(starts.most_common(1)[0][0])
+    kept: list[Segment] = []
+    cut: list[Block] = []
+    for line in block.lines:
+        parts = _cut_at(line, column) if line.x0 < column - line.height < line.x1 else None
+        if parts is None:
+            kept.append(line)
+        else:
+            cut.append(Block([parts[0]]))
+            kept.append(parts[1])
+    return (block, []) if not cut else (Block(kept), cut)
+
+
+def _cut_at(line: Segment, x: float) -> tuple[Segment, Segment] | None:
+    """``line`` parted at the space nearest ``x`` (characters taken as equally wide), one
+    before a capital when one is near: the definition starts a sentence, and the term's
+    bold letters are wider than the text's."""
+    text = line.text
+    at = round(len(text) * (x - line.x0) / max(line.x1 - line.x0, 1e-3))
+    spaces = [i for i, char in enumerate(text[:-1]) if char == " "]
+    capitals = [i for i in spaces if abs(i - at) <= _CUT_REACH and text[i + 1].isupper()]
+    if not spaces:
+        return None
+    space = min(capitals or spaces, key=lambda i: abs(i - at))
+    left, right = text[:space].strip(), text[space + 1 :].strip()
+    if not left or not right:
+        return None
+    return replace(line, text=left, x1=x - 1), replace(line, text=right, x0=x)
+
+
+def glossary_rows(labels: list[Block], right: Block) -> list[Block] | None:
+    """A glossary set as a table without rules: terms on the left ("Critical" /
+    "Infrastructure" on two lines), each beside the first lines of its definition, the
+    definitions parted by more space than their lines. One row ``term | definition`` per
+    entry, or None unless two entries open with a term line and every term line lies on the
+    first lines of an entry; a part with no term goes on the definition above it (or, at
+    the top, stays a paragraph: a definition going on from the page before)."""
+    lines = [line for label in labels for line in label.lines]
+    if len(right.lines) < 2 or not labels or len(lines) < 2:
+        return None
+    if max(b.x0 for b in labels) - min(b.x0 for b in labels) > right.lines[0].height:
+        return None
+    entries = _entries(right.lines)
+    if len(entries) < 2:
+        return None
+    by_entry: list[list[Segment]] = [[] for _ in entries]
+    for line in sorted(lines, key=lambda segment: segment.top):
+        index = _line_on(line, right.lines)
+        entry = next((n for n, (start, end) in enumerate(entries) if start <= index < end), None)
+        if index is None or entry is None or index != entries[entry][0] + len(by_entry[entry]):
+            return None
+        by_entry[entry].append(line)
+    if sum(1 for terms in by_entry if terms) < 2:
+        return None
+    first = next(n for n, terms in enumerate(by_entry) if terms)
+    carried = right.lines[: entries[first][0]]  # a definition going on from the page before
+    entries, by_entry = _paragraphs_joined(entries[first:], by_entry[first:])
+    rows = [Block(carried)] if carried else []
+    for (start, end), terms in zip(entries, by_entry, strict=True):
+        term = replace(
+            terms[0], text=" ".join(t.text.strip() for t in terms), bottom=terms[-1].bottom
+        )
+        cells = [Block([term]), Block(right.lines[start:end])]
+        rows.append(Block([term, *right.lines[start:end]], cells=cells))
+    return rows
+
+
+def _paragraphs_joined(
+    entries: list[tuple[int, int]], by_entry: list[list[Segment]]
+) -> tuple[list[tuple[int, int]], list[list[Segment]]]:
+    """A part with no term beside it is a further paragraph of the definition above
+    ("Also called “demagnetizing.”" under "Degauss"): it joins that entry."""
+    joined: list[tuple[int, int]] = []
+    terms: list[list[Segment]] = []
+    for (start, end), found in zip(entries, by_entry, strict=True):
+        if found or not joined:
+            joined.append((start, end))
+            terms.append(found)
+        else:
+            joined[-1] = (joined[-1][0], end)
+    return joined, terms
+
+
+def _line_on(line: Segment, lines: list[Segment]) -> int | None:
+    """The index of the line of ``lines`` that ``line`` sits on (tops within a third)."""
+    return next(
+        (i for i, other in enumerate(lines) if abs(other.top - line.top) <= 0.3 * other.height),
+        None,
+    )
+
+
+def _entries(lines: list[Segment]) -> list[tuple[int, int]]:
+    """``lines`` parted where the space between two lines is wider than their usual
+    spacing (by a third of a line or more): (start, end) line indexes of each part."""
+    steps = [b.top - a.top for a, b in zip(lines, lines[1:], strict=False)]
+    if not steps:
+        return [(0, len(lines))]
+    usual = min(steps)
+    cuts = [n + 1 for n, step in enumerate(steps) if step - usual >= lines[n].height / 3]
+    bounds = [0, *cuts, len(lines)]
+    return list(zip(bounds, bounds[1:], strict=False))
 
 
 def _item_lines(block: Block, count: int) -> bool:

@@ -28,6 +28,9 @@ from bs4 import BeautifulSoup, Tag
 from markitdown import DocumentConverterResult, StreamInfo
 from markitdown.converters import HtmlConverter
 
+from .html_page import MARKERS as LIST_MARKERS
+from .html_page import NAVIGATION_MARKERS, drop_navigation, label_lettered_lists
+
 SYMBOLS = frozenset({"", "¶", "#", "§", "🔗", "🔗\ufe0e", "🔗\ufe0f", "⚓", "⚓\ufe0f", "⁋"})
 """The whole visible text of a permalink mark (zero-width characters removed)."""
 CLASSES = frozenset(
@@ -92,17 +95,24 @@ def is_permalink(link: Tag) -> bool:
 
 
 class PermalinkFreeHtmlConverter(HtmlConverter):
-    """markitdown's HTML converter, given the page without its permalink marks: parsed,
-    cleaned and written back as UTF-8 for it to convert (as it was when it has none)."""
+    """markitdown's HTML converter, given the page without its permalink marks and its
+    navigation, with the labels of its lettered lists written out (:mod:`.html_page`):
+    parsed, cleaned and written back as UTF-8 for it to convert (as it was when it has
+    none of these)."""
 
     def convert(
         self, file_stream: BinaryIO, stream_info: StreamInfo, **kwargs: Any
     ) -> DocumentConverterResult:
         data = file_stream.read()
-        if may_hold_marks(data):
+        lists = any(marker in data for marker in LIST_MARKERS)
+        navigation = any(marker in data for marker in NAVIGATION_MARKERS)
+        if lists or navigation or may_hold_marks(data):
             encoding = stream_info.charset or "utf-8"
             soup = BeautifulSoup(data, "html.parser", from_encoding=encoding)
-            if strip_permalinks(soup):
+            changed = strip_permalinks(soup) if may_hold_marks(data) else 0
+            changed += drop_navigation(soup) if navigation else 0
+            changed += label_lettered_lists(soup) if lists else 0
+            if changed:
                 data = str(soup).encode("utf-8")
                 stream_info = stream_info.copy_and_update(charset="utf-8")
         return super().convert(io.BytesIO(data), stream_info, **kwargs)

@@ -44,6 +44,7 @@ from .convert import ConversionError, choose_title, convert_file, file_hash
 from .extract.document import extract_document
 from .failures import reason as _reason
 from .limits import Limits, depth_reason
+from .metadata import self_names
 from .prepared import Prepared
 from .progress import is_large
 from .structure import PREAMBLE_ID, parse_sections
@@ -160,7 +161,9 @@ class Reader:
         # Given chunks are substrings of the text as given: it is cleaned only without them.
         text = item.text if item.chunks is not None else clean_text(item.text)
         title = item.title or choose_title(text, None, item.source)
-        document = ConvertedDocument(item.source, title, text, digest, "text")
+        names = self_names(text) if item.chunks is None else []
+        metadata = {"names": names} if names else {}
+        document = ConvertedDocument(item.source, title, text, digest, "text", metadata=metadata)
         given = None
         if item.chunks is not None:
             given = (list(item.chunks), list(item.chunk_ids) if item.chunk_ids else None)

@@ -29,7 +29,7 @@ from markdown_it import MarkdownIt
 from ..models import Section
 from ..text.numbering import Label, parse_heading, parse_lettered_heading, slugify
 from .headings import plain_heading
-from .outline import OutlineNode, numbered_line, outline
+from .outline import BLOCK_RANK, TOP_KINDS, OutlineNode, numbered_line, outline
 
 PREAMBLE_ID = "preamble"
 _LETTERED_ID = re.compile(r"section-[a-z]")
@@ -178,9 +178,9 @@ def _heading_nodes(text: str, title: str) -> list[_Node]:
             if position + 1 < len(body_headings)
             else len(lines)
         )
-        while stack and stack[-1][0] >= heading.level:
-            stack.pop()
         label = parse_heading(heading.text) or parse_lettered_heading(heading.text)
+        while stack and _closes(heading.level, label, *stack[-1], nodes):
+            stack.pop()
         if label is None and stack:
             label = _appendix_subsection(heading.text, nodes[stack[-1][1]])
         nodes.append(
@@ -196,6 +196,25 @@ def _heading_nodes(text: str, title: str) -> list[_Node]:
         )
         stack.append((heading.level, len(nodes) - 1))
     return nodes
+
+
+def _closes(level: int, label: Label | None, open_level: int, at: int, nodes: list[_Node]) -> bool:
+    """Whether a heading of ``level`` and ``label`` closes the open heading ``nodes[at]`` of
+    ``open_level``: one of its level or above, unless it is a block the open one holds."""
+    if open_level != level:
+        return open_level > level
+    return not _holds(nodes[at], label)
+
+
+def _holds(above: _Node, label: Label | None) -> bool:
+    """Whether a heading of ``label`` at the same level as ``above`` still nests under it: a
+    block of a deeper rank ("§ 100101" under "Chapter 1001", "Subchapter I" under "Chapter
+    1007"), as a publication that has more levels than Markdown's six prints them all at the
+    sixth. Annexes and appendices never nest so."""
+    if label is None or label.kind in TOP_KINDS or above.kind in TOP_KINDS:
+        return False
+    rank, outer = BLOCK_RANK.get(label.kind), BLOCK_RANK.get(above.kind)
+    return rank is not None and outer is not None and outer < rank
 
 
 _APPENDIX_NUMBER = re.compile(r"^(?P<letter>[A-Z])\.(?P<rest>\d+(?:\.\d+)*)\.?(?=\s)")
@@ -287,7 +306,11 @@ def _assign_ids(nodes: list[_Node]) -> list[str]:
             repeated = counts[section_id] > 1 and not (node.marked and marked[section_id] == 1)
             if _subsection(node, nodes, parent_id, repeated):
                 section_id = f"{parent_id}-{section_id.removeprefix('section-')}"
-            elif repeated and parent_id not in (None, PREAMBLE_ID):
+            elif (
+                repeated
+                and parent_id not in (None, PREAMBLE_ID)
+                and not _numbered_in(section_id, parent_id)
+            ):
                 section_id = f"{parent_id}-{section_id}"
             kept_here = node.marked and section_id in kept
             ids[index] = section_id if kept_here else _unique(section_id, used)
@@ -301,6 +324,13 @@ def _assign_ids(nodes: list[_Node]) -> list[str]:
                 section_id = f"{parent_id or PREAMBLE_ID}-{node.local_id.rsplit('.', 1)[-1]}"
             ids[index] = _unique(section_id, used)
     return ids
+
+
+def _numbered_in(section_id: str, parent_id: str) -> bool:
+    """Whether a clause's number already holds its parent's: "2.2" under "2.0" or "2" (a
+    licence that numbers two clauses "2.2" keeps ``section-2-2`` for the first), so that
+    qualifying it by its parent would add nothing."""
+    return section_id.startswith(parent_id.removesuffix("-0") + "-")
 
 
 def _other_clause(node: _Node, parent_id: str | None) -> bool:

@@ -40,12 +40,17 @@ class NamedDocuments:
     are the query's, never a document name's ("office_lease" of ``office_lease.md``)."""
 
     names: DocumentNames
+    glossary: Glossary | None = None
+    """When given, a query that cites a section may name a document by the long form of
+    its abbreviation (:func:`~.names.named_by_long_forms`)."""
     name: str = "naming"
 
     def __call__(self, plan: QueryPlan) -> QueryPlan:
         scope = plan.filt.sources if plan.filt is not None else ()
         read = Reading()
-        naming = self.names.named(plan.text, scope, plan.policy, read)
+        glossary, text = self.glossary, plan.text
+        long_forms = (lambda: glossary.long_forms_in(text)) if glossary is not None else None
+        naming = self.names.named(text, scope, plan.policy, read, long_forms)
         if naming is None:
             return plan.decided(self.name, "names no document", parsed=read.get(plan.text))
         rest = naming.rest(plan.text)
@@ -142,4 +147,4 @@ def analysers_for(glossary: Glossary | None) -> tuple[Analyser, ...]:
     """The analysers a searcher runs, in order (without a glossary, the syntax only)."""
     if glossary is None:
         return (QuerySyntax(),)
-    return (NamedDocuments(glossary.names), QuerySyntax(), Vocabulary(glossary))
+    return (NamedDocuments(glossary.names, glossary), QuerySyntax(), Vocabulary(glossary))

@@ -127,6 +127,13 @@ class Glossary:
         found.defining_chunks = list(dict.fromkeys(found.defining_chunks))
         return found
 
+    def long_forms_in(self, query: str) -> dict[str, list[str]]:
+        """Each long form of an acronym that ``query`` writes (normalised), with the
+        acronyms it spells out: "the Market Infrastructure Rules" -> {"market
+        infrastructure rules": ["MIR"]}."""
+        found = _matches(self._long_pattern, normalize_phrase(query))
+        return {form: list(self._acronym_of[form]) for form in found}
+
     def specific_terms(
         self, query: str, terms: list[str], policy: SearchPolicy = DEFAULT_POLICY
     ) -> list[str]:
@@ -176,6 +183,10 @@ class KeyedGlossary(Glossary):
 
     def lookup(self, query: str, policy: SearchPolicy = DEFAULT_POLICY) -> QueryVocabulary:
         return self._part(query).lookup(query, policy)
+
+    def long_forms_in(self, query: str) -> dict[str, list[str]]:
+        phrases = _word_runs(normalize_phrase(query))
+        return Glossary(self._store.acronyms_matching([], phrases), []).long_forms_in(query)
 
     def specific_terms(
         self, query: str, terms: list[str], policy: SearchPolicy = DEFAULT_POLICY

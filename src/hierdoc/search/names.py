@@ -56,12 +56,17 @@ from ..text.names import (
     name_words_of,
     written_form,
 )
+from ..text.normalize import normalize_acronym
 from ..text.numbering import KIND_ALIASES
-from ..text.short_names import ShortName, ShortNames
+from ..text.short_names import ShortName, ShortNames, abbreviation
 from .syntax import Reader, parse_query
 
 WRITTEN_OUT = "as written"
 """How a query names a document whose file name, source or title it writes out."""
+LongForms = Callable[[], dict[str, list[str]]]
+"""The long forms of acronyms a query writes, each with its acronyms, read when needed: in
+a query with a number, which a citation needs."""
+_DIGIT = re.compile(r"\d")
 _THE_BEFORE = re.compile(r"\bthe\s+$", re.IGNORECASE)
 #: A decimal number right after a name: the "5.3.6" of "GEN 5.3.6".
 _DECIMAL_AFTER = re.compile(r"\s+\d+(?:\.\d+[A-Za-z]?)+\b")
@@ -79,6 +84,10 @@ _NEXT_WORD = re.compile(r"[ \t-]*(?:\(\s*)?([A-Za-z][A-Za-z0-9]*)")
 #: Words that say a query is about a document or a part of one.
 _KIND_WORDS = frozenset(k.rstrip(".").lower() for k in KIND_ALIASES if k[0].isalpha())
 POINTING_WORDS = DOCUMENT_WORDS | _KIND_WORDS
+#: A citation ("Rule 7.2.1", "section 5(2)"): its words are no name's words.
+_CITED = re.compile(
+    r"\b(?:" + "|".join(sorted(_KIND_WORDS)) + r")s?\.?\s*\d[\w.()]*", re.IGNORECASE
+)
 
 
 NameRows = Callable[[str, Sequence[str]], "list[tuple[str, str, str]]"]
@@ -165,26 +174,75 @@ class DocumentNames:
         scope: Sequence[str] = (),
         policy: SearchPolicy = DEFAULT_POLICY,
         read: Reader = parse_query,
+        long_forms: LongForms | None = None,
     ) -> Naming | None:
         """The documents ``query`` names (within ``scope`` when given), or None. ``read``:
         how the query's syntax is read, when a short name needs to know whether it cites a
-        section (the query plan passes its own reading, so the query is read once)."""
+        section (the query plan passes its own reading, so the query is read once).
+
+        The evidence, strongest first: a name written out; a short name of one document;
+        in a query that cites a section, the long form of a document's abbreviation
+        (``long_forms``, the corpus's acronyms the query spells out,
+        :func:`named_by_long_forms`); a short name several documents share (an
+        abbreviation other documents' names hold, "ADGM", is one), narrowed to the one
+        document the query's name words pick among them or among all; the name's words."""
         if self.count < 2:
             return None
         allowed = set(scope)
         lowered = query.lower()
         full = self._as_written(lowered, allowed)
-        same = len(lowered) == len(query)
-        if same:
-            short = self._short_names(query).find(query, allowed)
+        if len(lowered) != len(query):
+            return (
+                Naming(_sources(full), WRITTEN_OUT)
+                if full
+                else self._by_words(query, allowed, policy)
+            )
+        short = self._short_names(query).find(query, allowed)
+        if full:
             spans = _outermost([*full, *_meant_as_names(query, short, read)])
-        else:
-            spans = full
+            return Naming(_sources(spans), WRITTEN_OUT, tuple((s, e) for s, e, _ in spans))
+        spans = _outermost(_meant_as_names(query, self._shared(query, short, allowed), read))
+        if len(_sources(spans)) == 1:
+            return Naming(_sources(spans), "by a short name", tuple((s, e) for s, e, _ in spans))
+        if long_forms is not None and _DIGIT.search(query) and (found := long_forms()):
+            naming = named_by_long_forms(self, found, query, scope)
+            if naming is not None and read(naming.rest(query)).cites:
+                return naming
         if spans:
-            sources = tuple(dict.fromkeys(source for _, _, source in spans))
-            how = WRITTEN_OUT if set(spans) & set(full) else "by a short name"
-            return Naming(sources, how, tuple((s, e) for s, e, _ in spans) if same else ())
+            return self._among(query, spans, allowed, policy)
         return self._by_words(query, allowed, policy)
+
+    def _among(
+        self,
+        query: str,
+        spans: list[tuple[int, int, str]],
+        allowed: set[str],
+        policy: SearchPolicy,
+    ) -> Naming:
+        """The documents of short names several documents share: the one the query's name
+        words pick among them, else among all, else all of them."""
+        where = tuple((s, e) for s, e, _ in spans)
+        chosen = self._by_words(query, set(_sources(spans)), policy)
+        chosen = chosen or self._by_words(query, allowed, policy)
+        if chosen is not None:
+            return Naming(chosen.sources, chosen.how, where)
+        return Naming(_sources(spans), "by a short name", where)
+
+    def _shared(
+        self, query: str, spans: list[tuple[int, int, str]], allowed: set[str]
+    ) -> list[tuple[int, int, str]]:
+        """The short-name spans, each abbreviation also naming the other documents whose
+        names hold it as a word: "ADGM" of ``ADGM_Guidance_-_Application_of_English_Laws.txt``
+        also names ``Guidance - Virtual Asset Activities in ADGM (VER05.181223).txt``."""
+        found = list(spans)
+        for start, end, source in spans:
+            written = query[start:end]
+            if abbreviation(source) != written:
+                continue
+            word = written.lower()
+            holders = self._holders_of([word]).get(word, [])
+            found += [(start, end, h) for h in holders if not allowed or h in allowed]
+        return list(dict.fromkeys(found))
 
     def _as_written(self, query: str, allowed: set[str]) -> list[tuple[int, int, str]]:
         """(start, end, source) of each name in the query, none inside a longer one."""
@@ -201,7 +259,7 @@ class DocumentNames:
         """The one document whose name's words the query holds, far ahead of any other
         (the weights summed exactly, :func:`math.fsum`, so that ties are ties). Only the
         leader's coverage is needed: a leader tied with another has no margin."""
-        asked = name_words_of(query)
+        asked = name_words_of(_CITED.sub(" ", query))
         if not asked & DOCUMENT_WORDS:
             return None
         holders = self._holders_of(asked)
@@ -240,6 +298,13 @@ class DocumentNames:
     def _written(self, openings: set[tuple[str, ...]]) -> list[tuple[str, str]]:
         """(name, source) of the written-form names that open with one of ``openings``."""
         return [found for opening in openings for found in self._by_opening.get(opening, ())]
+
+    def abbreviated(self, acronym: str) -> set[str]:
+        """The documents whose file name begins with ``acronym`` in capitals, their
+        abbreviation (:mod:`~hierdoc.text.short_names`): "MIR" of ``MIR_VER07.181223.txt``;
+        a plural acronym is its singular ("APIs" of ``API - Guidance Note.txt``)."""
+        key = normalize_acronym(acronym)
+        return self._short_names(key).named((key,), "abbreviation")
 
     def _short_names(self, query: str) -> ShortNames:
         """Short names holding every one ``query`` can write."""
@@ -291,6 +356,43 @@ def document_names(store: NamedStore) -> DocumentNames:
     if Capability.NAME_KEYS not in store.capabilities:
         return DocumentNames(store.documents())
     return KeyedNames(store.name_keys, store.document_count())
+
+
+BY_LONG_FORM = "by the long form of its abbreviation"
+
+
+def named_by_long_forms(
+    names: DocumentNames, long_forms: dict[str, list[str]], query: str, scope: Sequence[str] = ()
+) -> Naming | None:
+    """The documents ``query`` names by the long form of their abbreviation, as the corpus
+    spells it out: "Rule 6.5.8 of the Market Infrastructure Rules" names
+    ``MIR_VER07.181223.txt`` when a document defines "Market Infrastructure Rules ("MIR")".
+    ``long_forms``: each long form the query writes (normalised) with its acronyms; one
+    names the documents whose abbreviation is one of them, when that is one document
+    (within ``scope`` when given)."""
+    spans: list[tuple[int, int, str]] = []
+    for form, acronyms in long_forms.items():
+        sources = {s for a in acronyms for s in names.abbreviated(a) if not scope or s in scope}
+        if len(sources) == 1:
+            source = sources.pop()
+            spans += [(start, end, source) for start, end in _long_form_spans(query, form)]
+    spans = _outermost(spans)
+    if not spans:
+        return None
+    sources = tuple(dict.fromkeys(source for _, _, source in spans))
+    return Naming(sources, BY_LONG_FORM, tuple((start, end) for start, end, _ in spans))
+
+
+def _long_form_spans(query: str, form: str) -> Iterable[tuple[int, int]]:
+    """Where the query writes a normalised long form: its words in order, in any case, with
+    anything but letters and digits between them ("Guidance & Policies Manual")."""
+    words = r"[\W_]+".join(re.escape(word) for word in form.split())
+    for match in re.finditer(rf"(?<!\w){words}(?!\w)", query, re.IGNORECASE):
+        yield match.start(), match.end()
+
+
+def _sources(spans: Iterable[tuple[int, int, str]]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(source for _, _, source in spans))
 
 
 def _outermost(spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:

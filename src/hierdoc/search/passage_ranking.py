@@ -1,8 +1,9 @@
 """Passage-level results: the sentences of the corpus that best answer, not of one chunk.
 
-With ``passage_results`` a search returns passages ranked across its results. Every
-sentence unit of every result's chunk (a numbered clause, a list item, a sentence; see
-:func:`~hierdoc.search.passages.sentence_units`) is a candidate, scored by the sum of three
+With ``passage_results`` a search returns passages ranked across its results (at least
+the policy's ``result_passage_chunks`` of them). Every sentence unit of every result's chunk
+(a numbered clause, a list item, a sentence; see
+:func:`~hierdoc.search.passages.sentence_units`) is a candidate, scored by the sum of four
 signals, each standardised over all the candidates of the query (z-scores, so that no
 signal's scale decides):
 
@@ -11,42 +12,54 @@ signal's scale decides):
 * the unit's own cosine to the query, its text embedded by the index's embedder (without
   one, the cosine of the best stored embedding window covering it, or of the chunk's best
   window when its windows cannot be placed);
-* the score of the result the unit belongs to (the chunk's retrieval evidence).
+* the score of the result the unit belongs to (the chunk's retrieval evidence);
+* the share of the query's terms (weighted by idf) that the unit holds with its scope: its
+  list's lead-in, its heading line and the headings of its chunk's section chain
+  (``result_passage_coverage`` weighs it).
 
-The best units become passages, each grown by its better-scoring neighbour (by the in-chunk
-scores) until it holds ``result_passage_min_chars``; a unit inside a passage already taken
-is skipped, so no two passages overlap. A result whose passage a cited section chose keeps
-that passage, ranked where its result ranks among the cited ones, before the others.
-Short, exact passages first: on ContractNLI and ObliQA (BENCHMARKS.md, "Passages") the
-first passage's character precision rises against ranking each result's passages by its
-chunk's score.
+The best units become passages, each grown by its better-scoring neighbour (by the same
+fused score) while it is shorter than ``result_passage_min_chars`` or the neighbour scores
+within ``result_passage_absorb`` of the unit it grew from, so that a clause the query's
+evidence covers sentence by sentence is one passage (at most ``passage_chars``). A list
+item's lead-in ("... shall not apply to any information that:") follows its item as the
+next passage. A unit inside a passage already taken is skipped, so no two passages overlap.
+A result whose passage a cited section chose keeps that passage, ranked where its result
+ranks among the cited ones, before the others. Short, exact passages first: on ContractNLI
+and ObliQA (BENCHMARKS.md, "Passages") the first passage's character precision rises
+against ranking each result's passages by its chunk's score.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 import numpy as np
 
-from ..config import DEFAULT_POLICY, SearchPolicy
+from ..config import DEFAULT_POLICY, SearchPolicy, SearchSettings
 from ..models import Passage, SearchResponse, SearchResult
 
 Span = tuple[int, int]
+T = TypeVar("T")
+DEFAULT_PASSAGE_CHARS: int = SearchSettings.model_fields["passage_chars"].default
 
 
 @dataclass(frozen=True)
 class UnitEvidence:
-    """What one result offers to the passage-level ranking: its sentence units, their
-    in-chunk scores (which grow a passage) and the two cross-chunk signals per unit
-    (BM25 with the index's idf; cosine to the query)."""
+    """What one result offers to the passage-level ranking: its sentence units and their
+    signals comparable across chunks (BM25 with the index's idf; cosine to the query; query
+    term coverage in scope)."""
 
     units: tuple[Span, ...]
-    scores: tuple[float, ...]
     lexical: tuple[float, ...]
     semantic: tuple[float, ...]
     cited: bool = False
     """The result's passage was chosen by a cited section: it stands as it is."""
+    coverage: tuple[float, ...] = ()
+    """Each unit's share of the query's terms in its scope (none: not a signal)."""
+    lead_ins: tuple[int | None, ...] = ()
+    """Each unit's lead-in, as a unit index (:func:`~hierdoc.search.passages.unit_parents`)."""
 
 
 def rank_units(
@@ -54,10 +67,12 @@ def rank_units(
     evidence: dict[int, UnitEvidence],
     top_k: int,
     policy: SearchPolicy = DEFAULT_POLICY,
+    budget: int = DEFAULT_PASSAGE_CHARS,
 ) -> SearchResponse:
     """The response with one result per passage (``evidence`` by result position), the
     passages of cited sections first, then the best units as passages (see the module),
-    at most ``top_k``; scores fall from 1.0 with the fused score."""
+    at most ``top_k``, each at most ``budget`` characters unless one unit is longer; scores
+    fall from 1.0 with the fused score."""
     cited = [
         (result, result.passage)
         for position, result in enumerate(response.results)
@@ -69,8 +84,9 @@ def rank_units(
         if not found.cited
         for index in range(len(found.units))
     ]
-    fused = fused_scores(response.results, evidence, candidates)
-    chosen = _passages(response.results, evidence, candidates, fused, top_k - len(cited), policy)
+    fused = fused_scores(response.results, evidence, candidates, policy)
+    wanted = top_k - len(cited)
+    chosen = _passages(response.results, evidence, candidates, fused, wanted, policy, budget)
     scores = _falling(len(cited), [fused[i] for i, _ in chosen], min(fused, default=0.0))
     results = [_one_passage(r, p, 1.0) for r, p in cited[:top_k]]
     results += [
@@ -80,23 +96,31 @@ def rank_units(
     return replace(response, results=results[:top_k])
 
 
-_NONE = UnitEvidence((), (), (), ())
+_NONE = UnitEvidence((), (), ())
 
 
 def fused_scores(
     results: Sequence[SearchResult],
     evidence: dict[int, UnitEvidence],
     candidates: Sequence[tuple[int, int]],
+    policy: SearchPolicy = DEFAULT_POLICY,
 ) -> list[float]:
     """Each candidate unit's (result position, unit index) sum of standardised BM25,
-    window cosine and result score."""
+    cosine, result score and (times ``result_passage_coverage``) query term coverage."""
     if not candidates:
         return []
     lexical = [evidence[p].lexical[i] for p, i in candidates]
     semantic = [evidence[p].semantic[i] for p, i in candidates]
     chunk = [results[p].score for p, _ in candidates]
+    coverage = [_at(evidence[p].coverage, i, 0.0) for p, i in candidates]
     total = standardised(lexical) + standardised(semantic) + standardised(chunk)
+    total += policy.result_passage_coverage * standardised(coverage)
     return [float(value) for value in total]
+
+
+def _at(values: Sequence[T], index: int, default: T) -> T:
+    """``values[index]``, or ``default`` when ``values`` is empty (a signal not given)."""
+    return values[index] if values else default
 
 
 def standardised(values: Sequence[float]) -> np.ndarray:
@@ -113,8 +137,11 @@ def _passages(
     fused: Sequence[float],
     wanted: int,
     policy: SearchPolicy,
+    budget: int,
 ) -> list[tuple[int, Passage]]:
-    """The best candidates (by index) grown into passages, none overlapping another."""
+    """The best candidates (by index) grown into passages, each list item followed by its
+    lead-in, none overlapping another."""
+    scored = {candidate: fused[i] for i, candidate in enumerate(candidates)}
     taken: dict[int, set[int]] = {}
     chosen: list[tuple[int, Passage]] = []
     for i in sorted(range(len(candidates)), key=lambda i: (-fused[i], i)):
@@ -125,29 +152,52 @@ def _passages(
         if unit in blocked:
             continue
         found = evidence[position]
-        first, last = _grown(found, unit, blocked, policy.result_passage_min_chars)
-        blocked.update(range(first, last + 1))
-        start, end = found.units[first][0], found.units[last][1]
+        own = [scored.get((position, u), -np.inf) for u in range(len(found.units))]
+        first, last = _grown(found.units, own, unit, blocked, policy, budget)
         content = results[position].content
-        chosen.append((i, Passage(content[start:end], start, end)))
+        chosen.append((i, _passage(content, found.units, first, last)))
+        blocked.update(range(first, last + 1))
+        lead = _at(found.lead_ins, unit, None)
+        free = lead is not None and lead not in blocked and len(chosen) < wanted
+        if policy.result_passage_lead_ins and free:
+            chosen.append((i, _passage(content, found.units, lead, lead)))
+            blocked.add(lead)
     return chosen
 
 
-def _grown(found: UnitEvidence, unit: int, blocked: set[int], min_chars: int) -> Span:
+def _passage(content: str, units: Sequence[Span], first: int, last: int) -> Passage:
+    start, end = units[first][0], units[last][1]
+    return Passage(content[start:end], start, end)
+
+
+def _grown(
+    units: Sequence[Span],
+    scores: Sequence[float],
+    unit: int,
+    blocked: set[int],
+    policy: SearchPolicy,
+    budget: int,
+) -> Span:
     """Unit index range around ``unit``, off ``blocked``, taking in the better-scoring free
-    neighbour while the range is shorter than ``min_chars``."""
-    units, scores = found.units, found.scores
+    neighbour while the range fits ``budget`` and is shorter than the policy's
+    ``result_passage_min_chars`` or the neighbour scores at least ``result_passage_absorb``
+    less than ``unit``."""
+    floor = scores[unit] - policy.result_passage_absorb
     first = last = unit
-    while units[last][1] - units[first][0] < min_chars:
+    while True:
         options = []
         if first > 0 and first - 1 not in blocked:
-            options.append((scores[first - 1] if scores else 0.0, 0, first - 1, last))
+            options.append((scores[first - 1], 0, first - 1, last))
         if last + 1 < len(units) and last + 1 not in blocked:
-            options.append((scores[last + 1] if scores else 0.0, 1, first, last + 1))
+            options.append((scores[last + 1], 1, first, last + 1))
+        options = [o for o in options if units[o[3]][1] - units[o[2]][0] <= budget]
         if not options:
-            break
-        _, _, first, last = max(options)
-    return first, last
+            return first, last
+        score, _, new_first, new_last = max(options)
+        short = units[last][1] - units[first][0] < policy.result_passage_min_chars
+        if not short and score < floor:
+            return first, last
+        first, last = new_first, new_last
 
 
 def _falling(cited: int, fused: Sequence[float], low: float) -> list[float]:

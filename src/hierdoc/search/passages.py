@@ -37,7 +37,7 @@ from ..models import Passage, SearchResponse, SearchResult, SectionRecord, Store
 from ..pipeline.embed import DEFAULT_MODEL
 from ..store.base import Store
 from ..text import bm25
-from ..text.analyze import token_spans, token_words, tokens_terms
+from ..text.analyze import analyze, token_spans, token_words, tokens_terms
 from ..text.sentences import sentence_spans, spans_from_cuts
 from ..text.tokenizer import Tokenizer, default_tokenizer
 from ..text.windows import cut_windows
@@ -86,6 +86,8 @@ class ChunkMatch:
     """Each unit's lead-in (:func:`unit_parents`), as a unit index."""
     lexical: tuple[float, ...] = ()
     """Each unit's BM25 with the index's idf alone (comparable across chunks)."""
+    terms: tuple[frozenset[str], ...] = ()
+    """The query's analysed terms each unit holds."""
     anchor: int | None = None
     """Where in ``content`` the best match begins: the cited section, else the best
     sentence, heading lines included (see hierdoc.search.holders); None when nothing in
@@ -161,17 +163,19 @@ def add_passages(
             match = section_sized(store, result, match, holder, chunk, budget, evidence.policy)
         result.passage, result.highlights = match.passage, match.highlights
         result.passages = passage_set(result.content, match, set_budget, set_policy)
-        if per_passage:
-            semantic = unit_cosines(match.units, windows, vectors.get(result.chunk_id), vector)
-            offered[position] = UnitEvidence(
-                match.units, match.scores, match.lexical, semantic, cited=cited is not None
-            )
         if result.chunk_id in stored:
             move_to_section(store, result, stored[result.chunk_id], holder, here)
+        if per_passage:
+            semantic = unit_cosines(match.units, windows, vectors.get(result.chunk_id), vector)
+            headings = [result.heading, *result.parent_chain]
+            coverage = term_coverage(result.content, match, evidence.idf, headings)
+            offered[position] = UnitEvidence(
+                match.units, match.lexical, semantic, cited is not None, coverage, match.lead_ins
+            )
     if per_passage:
         if embed_units is not None and vector is not None:
             offered = with_unit_vectors(response.results, offered, embed_units, vector)
-        ranked = rank_units(response, offered, plan.settings.top_k, plan.policy)
+        ranked = rank_units(response, offered, plan.settings.top_k, plan.policy, budget)
         _move_to_passages(store, ranked, stored, evidence, begun)
         execution.response = ranked
 
@@ -258,9 +262,51 @@ def match_chunk(
     start, end = units[chosen[0]][0], units[chosen[1]][1]
     passage = Passage(content[start:end], start, end)
     lead_ins = unit_parents(content, units)[0]
+    terms = _unit_terms(units, hits)
     return ChunkMatch(
-        passage, merge_spans(highlights, content), units, tuple(scores), lead_ins, lexical, anchor
+        passage,
+        merge_spans(highlights, content),
+        units,
+        tuple(scores),
+        lead_ins,
+        lexical,
+        terms,
+        anchor,
     )
+
+
+def _unit_terms(
+    units: Sequence[Span], hits: Sequence[tuple[int, int, tuple[str, ...]]]
+) -> tuple[frozenset[str], ...]:
+    """The query terms of the ``hits`` (sorted by offset) inside each unit."""
+    starts = [h[0] for h in hits]
+    return tuple(
+        frozenset(
+            t for *_, found in hits[bisect_left(starts, s) : bisect_left(starts, e)] for t in found
+        )
+        for s, e in units
+    )
+
+
+def term_coverage(
+    content: str, match: ChunkMatch, idf: Mapping[str, float], headings: Collection[str]
+) -> tuple[float, ...]:
+    """Each unit's share of the query's terms (by ``idf``) found in its scope: the unit, its
+    list's lead-in, its heading line (:func:`unit_parents`) and ``headings`` (its chunk's
+    heading and parent chain)."""
+    total = sum(idf.values())
+    if not total or not match.terms:
+        return ()
+    lead_ins, heading_units = unit_parents(content, match.units)
+    around = {t for t in analyze(" ".join(headings)) if t in idf}
+    shares = []
+    for own, lead, head in zip(match.terms, lead_ins, heading_units, strict=True):
+        scope = own | around
+        for parent in (lead, head):
+            if parent is not None:
+                scope |= match.terms[parent]
+        shares.append(sum(idf[t] for t in scope) / total)
+    return tuple(shares)
 
 
 @lru_cache(maxsize=2048)

@@ -411,7 +411,7 @@ class Searcher:
         if settings.min_score is not None:
             minimum = settings.min_score
             ordered = [e for e in ordered if e[1] >= minimum]
-        ordered = ordered[: settings.top_k]
+        ordered = ordered[: results_read(settings.top_k, settings.passage_results, plan.policy)]
         ids = [chunk_id for chunk_id, _ in ordered]
         stored = self._store.get_chunks(ids)
         enrich = _Enrichment.load(self._store, ids, plan.vocabulary, plan.policy)
@@ -557,3 +557,10 @@ def _monotone(ordered: list[tuple[str, float]], pins: dict[str, str]) -> list[tu
         ceiling = min(ceiling, score)
         shown.append((chunk_id, ceiling))
     return shown
+
+
+def results_read(top_k: int, passage_results: bool, policy: SearchPolicy) -> int:
+    """The chunks a search returns before passages are chosen: ``top_k``, or with
+    ``passage_results`` at least the policy's ``result_passage_chunks``, whose sentences
+    the passage-level ranking chooses ``top_k`` passages from."""
+    return max(top_k, policy.result_passage_chunks) if passage_results else top_k

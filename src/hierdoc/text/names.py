@@ -52,7 +52,7 @@ COMPANY_WORDS = frozenset(
 _PARTY_KEY = re.compile(r"part(y|ies)|counterpart(y|ies)|client|customer|vendor|supplier|company")
 
 
-NAME_KEYS_VERSION = 4
+NAME_KEYS_VERSION = 5
 """Changes whenever :func:`name_keys` would give a document other keys: a store holding
 keys of another version rebuilds them (a writer) or is read as records (a reader)."""
 WRITTEN, SHORT, WORD, NAMES = "written", "short", "word", "names"
@@ -99,14 +99,20 @@ def parties(document: DocumentRecord) -> list[str]:
     return found
 
 
+#: How a file is stamped with its version or date: "VER05" and "181223" of
+#: ``Guidance - Virtual Asset Activities in ADGM (VER05.181223).txt``; nobody names the
+#: document by them.
+FILE_STAMP = re.compile(r"ver\d+|\d{6,}")
+
+
 def name_words_of(text: str) -> set[str]:
-    """Lower-cased words (letters or digits), stop words out, a plural "s" dropped; camel
-    case ("ConfidentialityAgreement") split."""
+    """Lower-cased words (letters or digits), stop words and file stamps (:data:`FILE_STAMP`)
+    out, a plural "s" dropped; camel case ("ConfidentialityAgreement") split."""
     spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text).lower()
     return {
         w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
         for w in NAME_WORD.findall(spaced)
-        if w not in ENGLISH_STOP_WORDS
+        if w not in ENGLISH_STOP_WORDS and not FILE_STAMP.fullmatch(w)
     }
 
 

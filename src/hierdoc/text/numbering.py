@@ -22,6 +22,7 @@ KIND_ALIASES: dict[str, str] = {
     "part": "part",
     "pt": "part",
     "subpart": "subpart",
+    "subchapter": "subchapter",
     "division": "division",
     "div": "division",
     "subtitle": "subtitle",
@@ -53,7 +54,7 @@ KIND_ALIASES: dict[str, str] = {
 }
 
 #: Kinds whose numbers are often written in Roman numerals ("Chapter III").
-ROMAN_KINDS = frozenset({"title", "chapter", "part", "annex", "division", "subtitle"})
+ROMAN_KINDS = frozenset({"title", "chapter", "subchapter", "part", "annex", "division", "subtitle"})
 #: Kinds whose Roman numbers are ids' numbers ("Annex II" is ``annex-2``).
 ROMAN_NUMBERED = ROMAN_KINDS | {"appendix"}
 

@@ -109,6 +109,11 @@ class ShortNames:
         pairs = [f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)]
         return list(dict.fromkeys([*tokens, *pairs]))
 
+    def named(self, words: tuple[str, ...], form: str) -> set[str]:
+        """The sources of the short names of ``form`` that are ``words`` (lower-cased)."""
+        shorts = self._by_first.get(words[0], ()) if words else ()
+        return {s.source for s in shorts if s.words == words and s.form == form}
+
     def find(self, query: str, allowed: set[str]) -> list[tuple[int, int, str]]:
         """(start, end, source) of each short name the query writes."""
         tokens = list(_TOKEN.finditer(query))
@@ -140,8 +145,8 @@ def short_names(document: DocumentRecord, document_words: frozenset[str]) -> set
                 found.add(ShortName(run, document.source, "phrase"))
                 found |= {ShortName((a,), document.source, "acronym") for a in _acronyms(run)}
             found |= {ShortName(i, document.source, "identifier") for i in _identifiers(words)}
-    if abbreviation := _abbreviation(document.source):
-        found.add(ShortName((abbreviation.lower(),), document.source, "abbreviation"))
+    if short := abbreviation(document.source):
+        found.add(ShortName((short.lower(),), document.source, "abbreviation"))
     return found
 
 
@@ -151,7 +156,7 @@ _CITING_BEFORE = frozenset({"of", "in", "under"})
 _DECIMAL = re.compile(r"\d+\.\d")
 
 
-def _abbreviation(source: str) -> str | None:
+def abbreviation(source: str) -> str | None:
     """The word in capitals a file name begins with ("GEN_VER08.181223.txt"), if any."""
     match = _LEADING_CAPITALS.match(unquote(PurePosixPath(source).name))
     return match[1] if match else None
@@ -256,8 +261,13 @@ def _acronyms(run: Sequence[str]) -> set[str]:
     return {a for a in (every, content) if len(a) >= MIN_ACRONYM}
 
 
+_REVISION = re.compile(r"(?P<number>\d+)(?:r|rev)\d{1,2}")
+"""A number with its revision ("124r1" of ``nist-sp-800-124r1.pdf``): cited as "SP 800-124"."""
+
+
 def _identifiers(words: Sequence[str]) -> Iterable[tuple[str, ...]]:
-    """Letters then every number after them: ("fips", "200"), ("sp", "800", "63b")."""
+    """Letters then every number after them: ("fips", "200"), ("sp", "800", "63b"); a last
+    number with a revision also without it: ("sp", "800", "124r1") and ("sp", "800", "124")."""
     for start, word in enumerate(words):
         if not _identifier_letters(word) or start + 1 >= len(words):
             continue
@@ -269,6 +279,8 @@ def _identifiers(words: Sequence[str]) -> Iterable[tuple[str, ...]]:
         for first in range(max(0, start + 1 - IDENTIFIER_PREFIX), start + 1):
             if all(_identifier_letters(w) for w in words[first : start + 1]):
                 yield tuple(words[first:end])
+                if revised := _REVISION.fullmatch(words[end - 1]):
+                    yield (*words[first : end - 1], revised["number"])
 
 
 def _identifier_letters(word: str) -> bool:

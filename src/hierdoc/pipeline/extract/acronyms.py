@@ -100,7 +100,34 @@ def _long_form_first(text: str, match: re.Match[str]) -> FoundAcronym | None:
             if _spells_out(acronym, long_form):
                 return None
             return FoundAcronym(acronym, long_form, start, match.end())
-    return None
+    start = _titled_start(words, acronym)
+    if start is None:
+        return None
+    return FoundAcronym(acronym, " ".join(text[start : match.start()].split()), start, match.end())
+
+
+#: The last word of a rulebook's or a law's title: "General Rulebook (GEN)", "Market Rules
+#: (MKT)", "Conduct of Business Rulebook (COBS)".
+TITLE_ENDS = frozenset({"rules", "rulebook", "regulations", "manual", "code", "act"})
+_TITLE_JOINERS = frozenset({"of", "and", "for", "on", "in", "&", "-", "–", "—"})
+
+
+def _titled_start(words: list[tuple[int, str]], acronym: str) -> int | None:
+    """Where the title before an abbreviation that does not spell it out begins: a run of
+    capitalised words (and joiners: "of", "and", "–") that ends with a word of
+    :data:`TITLE_ENDS` and begins with the abbreviation's first letter, as publishers
+    abbreviate their rulebooks ("General Rulebook (GEN)", "Prudential – Investment,
+    Insurance Intermediation and Banking Rules (PRU)"); None when there is none."""
+    if not words or words[-1][1].casefold() not in TITLE_ENDS:
+        return None
+    start = None
+    for offset, word in reversed(words):
+        bare = word.rstrip(",")
+        if bare[:1].isupper():
+            start = offset if bare[:1].casefold() == acronym[:1].casefold() else start
+        elif bare.casefold() not in _TITLE_JOINERS:
+            break
+    return start
 
 
 def _spells_out(acronym: str, long_form: str) -> bool:

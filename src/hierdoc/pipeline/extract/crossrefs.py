@@ -102,6 +102,8 @@ _BLOCK_ITEM = re.compile(
     rf"(?P<parens>(?:{PAREN})*)(?!{_S}?\d)(?!\.\d)"
 )
 _PAREN_ITEM = re.compile(rf"(?P<parens>(?:{PAREN})+)")
+_ITEM_TITLE = re.compile(rf"{_S}*\((?=[A-Z][a-z])[^()\n]{{2,80}}\)")
+"""A cited clause's title after its number: "Section 8.1 (Damages Waiver)"."""
 _BARE_ITEM = re.compile(rf"(?P<num>\d{{1,3}}[a-z]?)(?![\w.]\d|{_S}?\d)(?P<parens>(?:{PAREN})*)")
 
 #: Parts below a block, by the word that names them (their depths: :data:`SUB_LEVELS`).
@@ -282,10 +284,12 @@ def _list(
     item: Callable[[str, int, Parts], tuple[Parts, int]],
     plural: bool,
 ) -> tuple[list[Parts], int]:
-    """Items of a list or range after its first item: ", (b) and (c)", " to 22 and 34"."""
+    """Items of a list or range after its first item: ", (b) and (c)", " to 22 and 34"; an
+    item may be followed by its title in parentheses ("8.1 (Damages Waiver) and 8.2")."""
     items = [first]
     while True:
-        sep = _SEP.match(text, pos)
+        titled = _ITEM_TITLE.match(text, pos)
+        sep = _SEP.match(text, titled.end() if titled else pos)
         if not sep or (sep["dash"] and not plural):
             return items, pos
         parts, end = item(text, sep.end(), items[-1])

@@ -394,6 +394,12 @@ MAX_KEY_LABEL_WORDS = 15
 _KEY_CELL = re.compile(r"\s*“(?P<term>[^“”]+)”\s*(?:[“]?(?P<label>[^“”()\n]*[^“”()\s.:;])[”]?\s*)?")
 
 
+# a template's control tags ("{IF has_pilot}", "{END-IF}", "{% if x %}"), not its fields
+_TAG = r"\{(?:%[^{}%\n]*%|(?:IF|END-?IF|ELSE|ELSE-?IF|FOR|END-?FOR)\b[^{}\n]*)\}"
+_LEADING_TAGS = re.compile(rf"\s*(?:{_TAG}\s*)+")
+_TRAILING_TAGS = re.compile(rf"(?:\s*{_TAG})+\s*$")
+
+
 def key_term_definitions(
     marked: Unmarked, rows: list[list[tuple[str, int]]]
 ) -> list[FoundDefinition]:
@@ -408,10 +414,20 @@ def key_term_definitions(
         width -= 1
     if width != 2 or any(len(row) < 2 for row in rows):
         return []
-    rows = [row[:2] for row in rows]
+    rows = [[_untagged(cell, offset) for cell, offset in row[:2]] for row in rows]
     valued = [row for row in rows if row[1][0].strip()]
     found = [item for row in valued if (item := _key_term(marked, row)) is not None]
     return found if len(found) >= MIN_KEY_TERMS and 2 * len(found) > len(valued) else []
+
+
+def _untagged(cell: str, offset: int) -> tuple[str, int]:
+    """A cell without the template's control tags around it ("{IF has_dpa}**DPA**",
+    "{covered_claims_display} {END-IF}"): a tag alone is an empty cell."""
+    lead = _LEADING_TAGS.match(cell)
+    start = lead.end() if lead else 0
+    trail = _TRAILING_TAGS.search(cell, start)
+    end = trail.start() if trail else len(cell)
+    return cell[start:end], offset + start
 
 
 def _key_term(marked: Unmarked, row: list[tuple[str, int]]) -> FoundDefinition | None:

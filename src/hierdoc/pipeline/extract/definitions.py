@@ -93,7 +93,8 @@ _MEANS = re.compile(
     # '"Massive Multiauthor Collaboration Site" (or "MMC Site") means'
     + r"|\s*\((?:or|also|the|hereinafter)?\s*"
     + QTERM_ANON
-    + r"\s*\))*)"
+    # 'The term "Uniform Resource Locator" (URL) refers to': its acronym, unquoted
+    + r"\s*\)|\s*\((?=[A-Z][A-Za-z]*[A-Z])[A-Za-z0-9]{2,10}\))*)"
     # a short qualifier: "‘consent’ of the data subject means", "“Affiliate”, as used herein,"
     + r"(?:\s*,?\s+(?:as\s+used|when\s+used|used|contained|included|of|in|for)\b"
     + r"[^\"'‘’“”,;:.()\n]{0,60}?,?"
