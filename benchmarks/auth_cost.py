@@ -6,10 +6,14 @@
    of the two interleaved, over httpx's ASGI transport (no sockets, so the network's
    noise is not in it); and ``HierdocTokenVerifier.check`` alone, for 1, 100 and 1,000
    configured tokens and for an RS256 JWT.
-2. **Scoped tool calls**: the agent tools over a synthetic corpus (the scale harness's
-   acts, stand-in embedder), on the whole index and on views scoped to 10% and 90% of
-   its documents (a ``where`` on metadata, as a token's scope), calls of the three
-   interleaved, warm.
+2. **The web page's guard** the same way: a request with the sign-in session cookie,
+   with a bearer header, and refused, against the app unprotected; and reading a session
+   cookie back (``Sessions.resume``) alone.
+3. **Scoped tool calls and pages**: the agent tools over a synthetic corpus (the scale
+   harness's acts, stand-in embedder), on the whole index and on views scoped to 10% and
+   90% of its documents (a ``where`` on metadata, as a token's scope), calls of the three
+   interleaved, warm; then the web page's pages the same way, each requested with a
+   token of that scope.
 
     python benchmarks/auth_cost.py [--acts 400] [--requests 2000] [--calls 30]
 """
@@ -26,6 +30,7 @@ import tempfile
 import time
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -43,13 +48,17 @@ from hierdoc.auth import (  # noqa: E402
     HierdocTokenVerifier,
     IndexViews,
     ScopedAccessToken,
+    Sessions,
     new_token,
     protect,
 )
+from hierdoc.auth.sessions import COOKIE  # noqa: E402
 from hierdoc.config import AuthSettings, TokenEntry  # noqa: E402
 from hierdoc.errors import HierdocError  # noqa: E402
 from hierdoc.search.scoped import DocumentFilter, DocumentScope  # noqa: E402
 from hierdoc.tools import call_tool  # noqa: E402
+from hierdoc.web import build_app  # noqa: E402
+from hierdoc.web.signin import SignInRequired  # noqa: E402
 
 ISSUER = "https://issuer.example.com"
 
@@ -98,31 +107,82 @@ def _timed(run, argument, rounds: int) -> list[float]:
 
 async def request_costs(requests: int) -> dict[str, float]:
     """Median µs of one request to the app unprotected and through :func:`protect`."""
+    settings, token = token_settings(10)
+    app = hello_app()
+    guarded = protect(app, HierdocTokenVerifier(settings))
+    headers = {"authorization": f"Bearer {token}"}
+    return await interleaved(
+        {
+            "unprotected": (app, {}, 200),
+            "protect()": (guarded, headers, 200),
+            "refused (401)": (guarded, {"authorization": "Bearer wrong"}, 401),
+        },
+        requests,
+    )
 
+
+async def web_request_costs(requests: int) -> dict[str, float]:
+    """Median µs of one request to the app unprotected and behind the web page's sign-in
+    guard (:class:`hierdoc.web.signin.SignInRequired`): with a session cookie, with a
+    bearer header, and refused."""
+    settings, token = token_settings(10)
+    sessions = Sessions(HierdocTokenVerifier(settings))
+    signed = await sessions.sign_in(token)
+    assert signed is not None
+    cookie = {"cookie": f"{COOKIE}={signed[1]}"}
+    app = hello_app()
+    guarded = SignInRequired(app, sessions)
+    return await interleaved(
+        {
+            "unprotected": (app, {}, 200),
+            "session cookie": (guarded, cookie, 200),
+            "bearer token": (guarded, {"authorization": f"Bearer {token}"}, 200),
+            "refused (401)": (guarded, {}, 401),
+        },
+        requests,
+    )
+
+
+def hello_app() -> Starlette:
     async def hello(request):
         return JSONResponse({"ok": True})
 
-    settings, token = token_settings(10)
-    app = Starlette(routes=[Route("/", hello)])
-    guarded = protect(app, HierdocTokenVerifier(settings))
-    headers = {"authorization": f"Bearer {token}"}
-    plain_client = httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url="http://t")
-    guarded_client = httpx.AsyncClient(
-        transport=httpx.ASGITransport(guarded), base_url="http://t", headers=headers
-    )
-    samples: dict[str, list[float]] = {"unprotected": [], "protect()": [], "refused (401)": []}
-    async with plain_client, guarded_client:
+    return Starlette(routes=[Route("/", hello)])
+
+
+async def interleaved(apps: dict[str, tuple[Any, dict, int]], requests: int) -> dict[str, float]:
+    """Median µs of a GET / to each app with its headers, requests to them interleaved,
+    each answer checked for its expected status."""
+    clients = {
+        name: httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url="http://t")
+        for name, (app, _, _) in apps.items()
+    }
+    samples: dict[str, list[float]] = {name: [] for name in apps}
+    async with contextlib.AsyncExitStack() as stack:
+        for client in clients.values():
+            await stack.enter_async_context(client)
         for _ in range(requests):
-            for name, client, extra in (
-                ("unprotected", plain_client, {}),
-                ("protect()", guarded_client, {}),
-                ("refused (401)", guarded_client, {"authorization": "Bearer wrong"}),
-            ):
+            for name, (_, headers, status) in apps.items():
                 started = time.perf_counter()
-                answer = await client.get("/", headers=extra)
+                answer = await clients[name].get("/", headers=headers)
                 samples[name].append(time.perf_counter() - started)
-                assert answer.status_code == (401 if extra else 200)
+                assert answer.status_code == status, (name, answer.status_code)
     return {name: _us(values) for name, values in samples.items()}
+
+
+def session_costs(rounds: int) -> dict[str, float]:
+    """Median µs of reading a session cookie back (:meth:`Sessions.resume`)."""
+    found = {}
+    for count in (1, 1000):
+        settings, token = token_settings(count)
+        sessions = Sessions(HierdocTokenVerifier(settings))
+        signed = asyncio.run(sessions.sign_in(token))
+        assert signed is not None
+        found[f"session cookie, {count} tokens configured"] = _us(
+            _timed(sessions.resume, signed[1], rounds)
+        )
+    found["forged session cookie"] = _us(_timed(sessions.resume, signed[1][:-3] + "AAA", rounds))
+    return found
 
 
 def tagged_corpus(folder: Path, acts: int) -> Path:
@@ -171,11 +231,42 @@ def scoped_costs(folder: Path, acts: int, rounds: int) -> tuple[dict[str, dict[s
                         call_tool(view, tool, arguments)
                     if round_number:  # the first round warms every view up
                         samples[name][tool].append(time.perf_counter() - started)
-    table = {
-        name: {tool: statistics.median(values) * 1000 for tool, values in per_tool.items()}
-        for name, per_tool in samples.items()
+        pages = asyncio.run(page_costs(index, acts, rounds))
+    return {**_medians_ms(samples), **pages}, chunks
+
+
+def _medians_ms(samples: dict[str, dict[str, list[float]]]) -> dict[str, dict[str, float]]:
+    return {
+        name: {call: statistics.median(values) * 1000 for call, values in per_call.items()}
+        for name, per_call in samples.items()
     }
-    return table, chunks
+
+
+async def page_costs(index: Index, acts: int, rounds: int) -> dict[str, dict[str, float]]:
+    """Median ms per web page (over the sign-in guard, a bearer header) for a token of
+    every document and tokens scoped to 10% and 90% of them, requests interleaved, warm."""
+    tokens = {name: new_token() for name in ("whole index", "10% of documents", "90% of documents")}
+    scopes = {"10% of documents": {"team": "a"}, "90% of documents": {"team": "b"}}
+    entries = [TokenEntry(name=f"t{n}", sha256=digest, where=scopes.get(name, {}))
+               for n, (name, (_, digest)) in enumerate(tokens.items())]  # fmt: skip
+    app = build_app(index, sessions=Sessions(HierdocTokenVerifier(AuthSettings(tokens=entries))))
+    pages = [("/documents", {}), ("/glossary", {}), ("/section", {"id": "article-3-2"})]
+    pages += [("/", {"q": query}) for query in scale.queries(4, acts)]
+    samples: dict[str, dict[str, list[float]]] = {
+        f"page {name}": {path: [] for path, _ in pages} for name in tokens
+    }
+    transport = httpx.ASGITransport(app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8780") as c:
+        for round_number in range(rounds + 1):
+            for path, params in pages:
+                for name, (token, _) in tokens.items():
+                    headers = {"authorization": f"Bearer {token}"}
+                    started = time.perf_counter()
+                    answer = await c.get(path, params=params, headers=headers)
+                    if round_number:
+                        samples[f"page {name}"][path].append(time.perf_counter() - started)
+                    assert answer.status_code in (200, 404), (path, answer.status_code)
+    return _medians_ms(samples)
 
 
 def _team(team: str) -> DocumentScope:
@@ -205,12 +296,22 @@ def main() -> None:
             print(f"| {name} | {value:.1f} |")
         extra = requests["protect()"] - requests["unprotected"]
         print(f"| protect() minus unprotected | {extra:.1f} |")
+        print("\n| web page request (in-process ASGI) | µs (median) |\n|---|---:|")
+        for name, value in session_costs(args.requests).items():
+            print(f"| {name}: resume alone | {value:.1f} |")
+        web = asyncio.run(web_request_costs(args.requests))
+        for name, value in web.items():
+            print(f"| {name} | {value:.1f} |")
+        for name in ("session cookie", "bearer token"):
+            print(f"| {name} minus unprotected | {web[name] - web['unprotected']:.1f} |")
         table, chunks = scoped_costs(folder, args.acts, args.calls)
-    names = list(table)
-    print(f"\n{args.acts} acts, {chunks} chunks; ms per call (median over the tool's calls)")
-    print("| tool | " + " | ".join(names) + " |\n|---|" + "---:|" * len(names))
-    for tool in table[names[0]]:
-        print(f"| {tool} | " + " | ".join(f"{table[n][tool]:.2f}" for n in names) + " |")
+    for kind, names in (("tool", [n for n in table if not n.startswith("page ")]),
+                        ("page", [n for n in table if n.startswith("page ")])):  # fmt: skip
+        print(f"\n{args.acts} acts, {chunks} chunks; ms per {kind} (median over its requests)")
+        print(f"| {kind} | " + " | ".join(n.removeprefix("page ") for n in names) + " |")
+        print("|---|" + "---:|" * len(names))
+        for call in table[names[0]]:
+            print(f"| {call} | " + " | ".join(f"{table[n][call]:.2f}" for n in names) + " |")
 
 
 if __name__ == "__main__":

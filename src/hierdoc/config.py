@@ -381,16 +381,23 @@ class JWTSettings(BaseModel):
 
 
 class AuthSettings(BaseModel):
-    """``auth:``: who may use the HTTP server. ``tokens`` are bearer tokens given as hashes,
-    ``jwt`` an external issuer's tokens; ``resource_url`` is the public URL of the MCP
-    endpoint (``https://docs.example.com/mcp``), announced in the protected resource
-    metadata that a 401 points OAuth clients to (with ``jwt``)."""
+    """``auth:``: who may use the HTTP server and the web page. ``tokens`` are bearer
+    tokens given as hashes, ``jwt`` an external issuer's tokens; ``resource_url`` is the
+    public URL of the MCP endpoint (``https://docs.example.com/mcp``), announced in the
+    protected resource metadata that a 401 points OAuth clients to (with ``jwt``);
+    ``session_key`` and ``session_hours`` shape the web page's sign-in sessions."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     tokens: list[TokenEntry] = Field(default_factory=list)
     jwt: JWTSettings | None = None
     resource_url: str | None = None
+    session_key: str | None = Field(default=None, min_length=32, repr=False)
+    """The key that signs the web page's session cookies (at least 32 characters of random
+    text); without it each server process makes its own, so that its sessions end when it
+    stops and one server's cookie is not another's."""
+    session_hours: float = Field(default=8.0, gt=0, le=24 * 30)
+    """How long a web page session lasts (a JWT's own expiry ends it sooner)."""
 
     @field_validator("tokens")
     @classmethod

@@ -1,5 +1,6 @@
 """The web page over PostgreSQL shows what it shows over the local store: the sample
-documents indexed on both (hash embedder, same settings), the same pages compared."""
+documents indexed on both (hash embedder, same settings), the same pages compared, read
+with every document and with a token scoped to one of them."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from hierdoc import Index, Settings
+from hierdoc.auth import HierdocTokenVerifier, Sessions, new_token
+from hierdoc.config import AuthSettings, TokenEntry
 from hierdoc.web import build_app
 from tests.contract.test_store_postgres_server import drop_schema, fresh_options
 from tests.hash_embedder import HashEmbedder
@@ -31,8 +34,13 @@ PAGES = [
 ]
 
 
+BASE = "http://127.0.0.1:8780"
+TOKEN, TOKEN_HASH = new_token()
+AUTH = AuthSettings(tokens=[TokenEntry(name="reg-p", sha256=TOKEN_HASH, sources=[REG_P])])
+
+
 @pytest.fixture(scope="module")
-def clients(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient, TestClient]]:
+def indexes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Index, Index]]:
     options = fresh_options()
     folder = tmp_path_factory.mktemp("web-postgres")
     local = Index.open(folder / "local", Settings(), embedder=HashEmbedder())
@@ -41,11 +49,26 @@ def clients(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClie
     for index in (local, postgres):
         assert not index.ingest([SAMPLES]).problems
     local.settings = Settings(name="index")
-    base = "http://127.0.0.1:8780"
-    yield tuple(TestClient(build_app(index), base_url=base) for index in (local, postgres))
+    yield local, postgres
     local.close()
     postgres.close()
     drop_schema(options)
+
+
+@pytest.fixture(scope="module")
+def clients(indexes: tuple[Index, Index]) -> tuple[TestClient, ...]:
+    return tuple(TestClient(build_app(index), base_url=BASE) for index in indexes)
+
+
+@pytest.fixture(scope="module")
+def scoped_clients(indexes: tuple[Index, Index]) -> tuple[TestClient, ...]:
+    """Both pages behind sign-in, read with a token that sees Regulation P only."""
+    sessions = Sessions(HierdocTokenVerifier(AUTH))
+    headers = {"authorization": f"Bearer {TOKEN}"}
+    return tuple(
+        TestClient(build_app(index, sessions=sessions), base_url=BASE, headers=headers)
+        for index in indexes
+    )
 
 
 def visible(html: str) -> str:
@@ -60,3 +83,16 @@ def test_the_pages_are_the_same_on_both_stores(clients, path, params):
     shown = [client.get(path, params=params) for client in (local, postgres)]
     assert [r.status_code for r in shown] == [200, 200]
     assert visible(shown[0].text) == visible(shown[1].text)
+
+
+@pytest.mark.parametrize(("path", "params"), PAGES)
+def test_a_scoped_token_reads_the_same_pages_on_both_stores(scoped_clients, path, params):
+    local, postgres = scoped_clients
+    shown = [client.get(path, params=params) for client in (local, postgres)]
+    expected = 404 if params.get("doc") == "nist-fips-199.pdf" else 200
+    assert [r.status_code for r in shown] == [expected, expected]
+    assert visible(shown[0].text) == visible(shown[1].text)
+    for answer in shown:  # the other sample documents are out of scope
+        text = answer.text.lower().replace(params.get("doc", REG_P), "")  # the name asked for
+        assert "nist" not in text.replace("administ", "")
+        assert "business-associate" not in text

@@ -71,7 +71,7 @@ def test_every_sample_yields_numbered_sections_and_definitions(sample_index: Ind
     ("term", "document", "section_id", "starts"),
     [
         ("nonpublic personal information", REGULATION, "section-1016-3-p-1", "(i) Personally"),
-        ("PHI", CONTRACT, "section-7-13", "the meaning given to it under HIPAA"),
+        ("PHI", CONTRACT, "section-6-13", "the meaning given to it under HIPAA"),
         ("security category", STANDARD, "appendix-a", "The characterization of information"),
     ],
 )

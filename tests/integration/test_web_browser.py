@@ -11,9 +11,12 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pypdfium2 as pdfium
 import pytest
+
+from hierdoc.auth import new_token
 
 from ..conftest import _build as build_index
 from ..paths import REPOSITORY
@@ -35,21 +38,37 @@ def sample_index(tmp_path_factory, embedder) -> Path:
     return index.directory
 
 
-@pytest.fixture(scope="module")
-def server(sample_index, tmp_path_factory) -> Iterator[str]:
+def web_server(index: Path, log: Path, env: dict[str, str]) -> Iterator[str]:
+    """``hierdoc serve --web`` over ``index`` on a free loopback port, until closed."""
     port = free_port()
-    log = tmp_path_factory.mktemp("web-log") / "server.log"
-    command = [sys.executable, "-m", "hierdoc", "--index", str(sample_index), "serve", "--web",
+    command = [sys.executable, "-m", "hierdoc", "--index", str(index), "serve", "--web",
                "--http", f"127.0.0.1:{port}"]  # fmt: skip
     with log.open("w") as stderr:
         process = subprocess.Popen(
-            command, env=server_env(), stdin=subprocess.DEVNULL, stdout=stderr, stderr=stderr
+            command, env=env, stdin=subprocess.DEVNULL, stdout=stderr, stderr=stderr
         )
         try:
             wait_for_port(process, port, log)
             yield f"http://127.0.0.1:{port}"
         finally:
             stop(process)
+
+
+@pytest.fixture(scope="module")
+def server(sample_index, tmp_path_factory) -> Iterator[str]:
+    log = tmp_path_factory.mktemp("web-log") / "server.log"
+    yield from web_server(sample_index, log, server_env())
+
+
+SCOPED_TOKEN, SCOPED_HASH = new_token()
+
+
+@pytest.fixture(scope="module")
+def signed_server(sample_index, tmp_path_factory) -> Iterator[str]:
+    """The web page with a token configured (HIERDOC_AUTH) that sees Regulation P only."""
+    log = tmp_path_factory.mktemp("web-auth-log") / "server.log"
+    auth = f"{{tokens: [{{name: reg-p, sha256: {SCOPED_HASH}, sources: [{REG_P}]}}]}}"
+    yield from web_server(sample_index, log, {**server_env(), "HIERDOC_AUTH": auth})
 
 
 @pytest.fixture(scope="module")
@@ -64,16 +83,27 @@ def browser():
         launched.close()
 
 
-@pytest.fixture
-def page(browser, server):
-    context = browser.new_context(base_url=server, viewport={"width": 1280, "height": 900})
+def browser_page(browser, base_url: str, allowed_errors: tuple[str, ...] = ()) -> Iterator[Any]:
+    context = browser.new_context(base_url=base_url, viewport={"width": 1280, "height": 900})
     opened = context.new_page()
     errors: list[str] = []
     opened.on("pageerror", lambda error: errors.append(str(error)))
     opened.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     yield opened
     context.close()
+    errors = [e for e in errors if not any(allowed in e for allowed in allowed_errors)]
     assert errors == [], errors  # no script error, no resource the policy blocked
+
+
+@pytest.fixture
+def page(browser, server):
+    yield from browser_page(browser, server)
+
+
+@pytest.fixture
+def signed_page(browser, signed_server):
+    # the wrong token's 401 answer is logged by the browser as a failed resource
+    yield from browser_page(browser, signed_server, ("status of 401",))
 
 
 def screenshot(page, name: str) -> None:
@@ -207,3 +237,36 @@ def test_every_link_is_reachable_by_keyboard(page):
         page.keyboard.press("Tab")
         focused.add(page.evaluate(active))
     assert "SPAN.term" in focused
+
+
+def test_sign_in_search_and_sign_out(signed_page):
+    page = signed_page
+    page.goto(f"/section?doc={REG_P}&id=section-1016-12")
+    page.wait_for_url("**/signin?next=**")
+    assert page.locator("li.result").count() == 0 and "Regulation" not in page.content()
+    page.fill("#token", SCOPED_TOKEN[:-2])
+    page.keyboard.press("Enter")
+    assert "not accepted" in page.locator("p.error").inner_text()
+    page.fill("#token", SCOPED_TOKEN)
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/section?doc=**")  # back where the visit began
+    assert page.locator("code.sid").first.inner_text() == "section-1016-12"
+    cookie = next(c for c in page.context.cookies() if c["name"] == "hierdoc_session")
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+    assert SCOPED_TOKEN not in cookie["value"]
+    assert page.evaluate("document.cookie") == ""  # out of scripts' reach
+    page.goto("/")
+    page.fill("#q", "security categorization of federal information")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("li.result")
+    files = set(page.locator("li.result .file").all_inner_texts())
+    assert files == {REG_P}  # the token sees Regulation P only, not the NIST PDF
+    screenshot(page, "signed-in-search")
+    page.goto("/documents")
+    assert page.locator("table.documents tbody tr").count() == 1
+    assert "reg-p" in page.locator("form.signout").inner_text()
+    page.locator("form.signout button").click()
+    page.wait_for_url("**/signin")
+    page.goto("/documents")
+    page.wait_for_url("**/signin?next=%2Fdocuments")
+    assert "hierdoc_session" not in {c["name"] for c in page.context.cookies()}

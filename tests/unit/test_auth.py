@@ -70,6 +70,8 @@ def test_the_table_finds_a_token_by_its_hash_only() -> None:
         ({"jwt": {"issuer": ISSUER}}, "key_file or jwks_url"),
         ({"tokens": [], "resource_url": "https://docs.example.com/mcp"}, "with auth.jwt"),
         ({"tokens": [{"name": "a", "sha256": "0" * 64, "token": "x"}]}, "token"),
+        ({"session_key": "too short"}, "session_key"),
+        ({"session_hours": 0}, "session_hours"),
     ],
 )
 def test_bad_auth_settings_are_refused_naming_the_field(auth: dict, message: str) -> None:

@@ -945,3 +945,22 @@ def test_the_term_with_its_acronym_in_parentheses_refers_to() -> None:
     )
     found = _by_term(find_definitions(text))
     assert found["Uniform Resource Locator"].definition.startswith("the subset of URIs that")
+
+
+VALUES = {
+    "The “Discount Rate” is [100 minus the discount]%.": [
+        ("Discount Rate", "is [100 minus the discount]%")
+    ],
+    'The "Valuation Cap" is $10,000,000.': [("Valuation Cap", "is $10,000,000")],
+    "The “Discount Rate” is 80%.": [("Discount Rate", "is 80%")],
+}
+
+
+def test_a_quoted_term_is_a_value_or_an_amount() -> None:
+    found = {text: [(d.term, d.definition) for d in find_definitions(text)] for text in VALUES}
+    assert found == VALUES
+
+
+def test_a_quoted_word_followed_by_a_count_is_no_definition() -> None:
+    assert find_definitions('The word "Section" is 7 letters long.\n') == []
+    assert find_definitions('The "Extension data" is 0 bytes unless negotiated.\n') == []

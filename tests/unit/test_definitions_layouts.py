@@ -103,10 +103,24 @@ def test_a_key_terms_table_defines_each_bold_name_by_its_value() -> None:
     found = _pairs(KEY_TERMS)
     assert found == {
         "Purpose": "How Confidential Information may be used: {purpose}",
-        "Effective Date": "{effective_date}",
         "Governing Law": "The laws of the State of {governing_law}",
         "Jurisdiction": "The state and federal courts located in {jurisdiction}",
     }
+
+
+OFFER_TERMS = """| **Employer** | [Legal name of the employer] |
+| --- | --- |
+| **Employment Type** | [Employment basis] |
+| **Term** | [ # ] {term_length_unit} |
+| **Pilot Period** | {pilot_period} |
+| **Fees** | [Drafting note: If there are fees, list them here.] |
+| **Governing Law** | California |
+"""
+
+
+def test_a_value_that_is_only_a_blank_to_fill_in_defines_nothing() -> None:
+    # the blanks still make the table a key-terms table: its one real value is read
+    assert _pairs(OFFER_TERMS) == {"Governing Law": "California"}
 
 
 def test_a_spacer_column_empty_in_every_row_does_not_count() -> None:
@@ -292,6 +306,12 @@ def test_a_group_named_with_its_kin_is_named_whole() -> None:
             "Acme Inc. and Beta LLC",
         ),
         ('Acme Inc. and Beta LLC (each, a "Party") agree.', "Party", "Acme Inc. and Beta LLC"),
+        (
+            "We may offer all of the contributions you make, including text and recordings "
+            "(the “Contributions”) to the public.",
+            "Contributions",
+            "all of the contributions you make, including text and recordings",
+        ),
     ],
 )
 def test_a_parenthesis_names_the_group_before_it(text: str, term: str, named: str) -> None:
@@ -467,3 +487,28 @@ def test_template_control_tags_around_key_terms_are_no_part_of_them() -> None:
     assert found["Covered Claims"] == "Claims covered by indemnity: {covered_claims_display}"
     assert found["DPA"] == "Data Processing Agreement: {dpa_reference}"
     assert "Increased Cap" not in found
+
+
+TITLED_GLOSSARY = """# Glossary
+
+## base date
+
+The date to which the text had been revised.
+
+## extent
+
+The geographical area within the UK to which legislation applies.
+
+Each extent is one of, or a combination of, England and Wales.
+"""
+
+
+def test_a_document_titled_glossary_defines_each_heading_by_its_paragraph(tmp_path: Path) -> None:
+    # the title heading is no section of its own: the terms' headings are the top level
+    path = tmp_path / "glossary.md"
+    path.write_text(TITLED_GLOSSARY, encoding="utf-8")
+    found = {d.term: d.definition for d in _document_definitions(path)}
+    assert found == {
+        "base date": "The date to which the text had been revised",
+        "extent": "The geographical area within the UK to which legislation applies",
+    }

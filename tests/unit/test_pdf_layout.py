@@ -366,6 +366,20 @@ def test_a_glossary_set_as_a_table_without_rules_gives_one_row_per_term() -> Non
     ]
 
 
+def test_a_list_with_its_labels_hung_left_is_no_glossary() -> None:
+    """A bill's findings: "(1)", "(2)", "(3)" set left of their items' lines, the items
+    parted by more space than their lines, as a glossary's entries are. The labels are no
+    terms: no rows."""
+    segments, top = [_glossary_line("Congress finds the following:", 100.0, 80.0)], 100.0
+    for number in (1, 2, 3):
+        segments.append(_glossary_line(f"({number})", 80.0, top))
+        words = ("finding", "of", "the", "Congress", "on", "technology")
+        for n in range(4):
+            segments.append(_glossary_line(" ".join(words * 2), 100.0, top + 13.8 * n))
+        top += 13.8 * 4 + 10.0
+    assert not [b for b in table_rows(build_blocks(segments)) if b.cells]
+
+
 def test_a_clause_number_a_tab_before_its_bold_title_is_one_heading() -> None:
     """NIST sets "3.2.1", a tab, then "Chief Information Officer", both bold: one heading.
     A bold number alone (a figure in a table) is none."""

@@ -97,13 +97,19 @@ SCOPES = {
 }
 
 
-@pytest.fixture(scope="module")
-def index(tmp_path_factory) -> Iterator[Index]:
-    folder = tmp_path_factory.mktemp("scoped")
+def written_corpus(folder: Path) -> Path:
+    """The documents written to ``folder/corpus``."""
     corpus = folder / "corpus"
     corpus.mkdir()
     for name, text in DOCUMENTS.items():
         (corpus / name).write_text(text, encoding="utf-8")
+    return corpus
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory) -> Iterator[Index]:
+    folder = tmp_path_factory.mktemp("scoped")
+    corpus = written_corpus(folder)
     with Index.open(folder / "index", Settings(), embedder=HashEmbedder()) as opened:
         report = opened.ingest([corpus])
         assert not report.problems, report.problems

@@ -351,14 +351,3 @@ def test_serve_web_refuses_a_non_loopback_address(index_dir):
     assert result.exit_code == 2 and "not a loopback address" in result.output
     remote = CliRunner().invoke(cli, [*args, "--allow-remote"])
     assert remote.exit_code == 2 and "without authentication" in remote.output
-
-
-def test_serve_web_refuses_an_index_with_tokens_unless_no_auth(index_dir, monkeypatch):
-    from click.testing import CliRunner
-
-    from hierdoc.cli import cli
-
-    monkeypatch.setenv("HIERDOC_AUTH", f"{{tokens: [{{name: ops, sha256: {'ab' * 32}}}]}}")
-    args = ["--index", str(index_dir), "serve", "--web"]
-    result = CliRunner().invoke(cli, args)
-    assert result.exit_code == 2 and "--no-auth" in result.output

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
 from mcp.server.auth.middleware.bearer_auth import (
@@ -36,10 +36,13 @@ from starlette.middleware.authentication import AuthenticationMiddleware
 
 from ..config import Settings
 from ..errors import InputError
+from ..search.scoped import DocumentScope
 from .verifier import HierdocTokenVerifier, ScopedAccessToken
 
 if TYPE_CHECKING:
     from ..api import Index
+
+T = TypeVar("T")
 
 
 def verifier_from(settings: Settings) -> HierdocTokenVerifier | None:
@@ -76,18 +79,36 @@ def access_of(scope: Mapping[str, Any]) -> ScopedAccessToken | None:
     return None
 
 
+class ScopeCache(Generic[T]):
+    """What ``build`` makes of each document scope, kept for at most ``limit`` scopes (the
+    least recently used dropped), so that a scope's view and look-ups are built once."""
+
+    def __init__(self, build: Callable[[DocumentScope], T], limit: int = 256) -> None:
+        self.build = build
+        self.limit = limit
+        self._made: OrderedDict[DocumentScope, T] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, scope: DocumentScope) -> T:
+        with self._lock:
+            made = self._made.pop(scope, None)
+            if made is None:
+                made = self.build(scope)
+            self._made[scope] = made
+            while len(self._made) > self.limit:
+                self._made.popitem(last=False)
+            return made
+
+
 class IndexViews:
-    """The view of the index each caller may see, kept per document scope (at most
-    ``limit`` of them, the least recently used dropped), so that a scope's glossary and
-    look-ups are built once. ``required``: a request with no verified token is refused
+    """The view of the index each caller may see, kept per document scope
+    (:class:`ScopeCache`). ``required``: a request with no verified token is refused
     (the server has authentication, so such a request reached here by mistake)."""
 
     def __init__(self, index: Index, required: bool = False, limit: int = 256) -> None:
         self.index = index
         self.required = required
-        self.limit = limit
-        self._views: OrderedDict[Any, Index] = OrderedDict()
-        self._lock = threading.Lock()
+        self._views: ScopeCache[Index] = ScopeCache(index.scoped, limit)
 
     def for_access(self, access: ScopedAccessToken | None) -> Index:
         if access is None:
@@ -96,14 +117,7 @@ class IndexViews:
             return self.index
         if access.documents is None:
             return self.index
-        with self._lock:
-            view = self._views.pop(access.documents, None)
-            if view is None:
-                view = self.index.scoped(access.documents)
-            self._views[access.documents] = view
-            while len(self._views) > self.limit:
-                self._views.popitem(last=False)
-            return view
+        return self._views.get(access.documents)
 
     def for_request(self, scope: Mapping[str, Any]) -> Index:
         """The view for the request whose ASGI scope this is."""

@@ -42,7 +42,17 @@ class TokenTable:
 
     def find(self, token: str) -> TokenEntry | None:
         """The entry whose hash is the token's, else None; every entry is compared."""
-        digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+        return self.find_digest(hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest())
+
+    def find_hash(self, sha256: str) -> TokenEntry | None:
+        """The entry of a token known by its hash in hex (a session's), else None."""
+        try:
+            digest = bytes.fromhex(sha256)
+        except ValueError:
+            return None
+        return self.find_digest(digest)
+
+    def find_digest(self, digest: bytes) -> TokenEntry | None:
         found = None
         for expected, entry in self._entries:
             if hmac.compare_digest(digest, expected):

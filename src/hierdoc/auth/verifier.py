@@ -9,8 +9,9 @@ the documents the token may see) or None for a token it does not accept. The SDK
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio.to_thread
 import jwt
@@ -32,6 +33,8 @@ class ScopedAccessToken(AccessToken):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     documents: DocumentScope | None = None
+    issued_by: Literal["table", "jwt"] = "table"
+    """Where the token came from: the configured table of hashes, or the JWT issuer."""
 
 
 def document_scope(filters: list[DocumentsFilter]) -> DocumentScope | None:
@@ -78,25 +81,28 @@ class JWTVerifier:
         except jwt.PyJWTError as error:
             logger.info("JWT refused: %s", type(error).__name__)
             return None
-        return self._access(claims, token)
+        subject = str(claims.get("sub") or claims.get("client_id") or "jwt")
+        return self.access(
+            ScopedAccessToken(
+                token=token_hash(token),
+                client_id=str(claims.get("client_id") or claims.get("azp") or subject),
+                scopes=_scopes(claims),
+                expires_at=int(claims["exp"]),
+                subject=subject,
+                claims={"iss": claims.get("iss")},
+                issued_by="jwt",
+            )
+        )
 
-    def _access(self, claims: dict[str, Any], token: str) -> ScopedAccessToken | None:
-        scopes = _scopes(claims)
+    def access(self, token: ScopedAccessToken) -> ScopedAccessToken | None:
+        """``token`` (a JWT's identity and scopes) with the documents its scopes grant now,
+        or None when the issuer's scopes are mapped and none of its scopes is."""
         mapped = self.settings.scopes
-        granted = [mapped[s] for s in scopes if s in mapped]
+        granted = [mapped[s] for s in token.scopes if s in mapped]
         if mapped and not granted:
             logger.info("JWT refused: none of its scopes grants documents")
             return None
-        subject = str(claims.get("sub") or claims.get("client_id") or "jwt")
-        return ScopedAccessToken(
-            token=token_hash(token),
-            client_id=str(claims.get("client_id") or claims.get("azp") or subject),
-            scopes=scopes,
-            expires_at=int(claims["exp"]),
-            subject=subject,
-            claims={"iss": claims.get("iss")},
-            documents=document_scope(granted) if granted else None,
-        )
+        return token.model_copy(update={"documents": document_scope(granted) if granted else None})
 
 
 def _scopes(claims: dict[str, Any]) -> list[str]:
@@ -125,10 +131,21 @@ class HierdocTokenVerifier:
             return self.jwt.verify(token)
         return None
 
-    async def verify_token(self, token: str) -> AccessToken | None:
+    async def verify_token(self, token: str) -> ScopedAccessToken | None:
         if self.jwt is not None and self.jwt.settings.jwks_url:
             return await anyio.to_thread.run_sync(self.check, token)
         return self.check(token)
+
+    def recheck(self, access: ScopedAccessToken) -> ScopedAccessToken | None:
+        """The access of a token verified earlier (a web session's), as the configuration
+        gives it now: a hashed token whose entry is gone, or a JWT past its expiry or
+        whose scopes no longer grant documents, gives none."""
+        if access.issued_by == "table":
+            entry = self.table.find_hash(access.token)
+            return _static_access(entry) if entry is not None else None
+        if self.jwt is None or access.expires_at is None or access.expires_at <= time.time():
+            return None
+        return self.jwt.access(access)
 
 
 def _static_access(entry: TokenEntry) -> ScopedAccessToken:

@@ -95,9 +95,10 @@ def serve(
 
     Tools: search, get_section, define, references, list_documents; all read-only. Over
     HTTP, with tokens configured under auth: (see hierdoc token), every request needs a
-    bearer token and sees only the documents its token may see. The web page is read-only
-    and has no authentication: it binds to loopback unless --allow-remote --no-auth, and
-    with tokens configured it needs --no-auth.
+    bearer token and sees only the documents its token may see. The web page takes the
+    same tokens, pasted into its sign-in page or sent as a bearer header, and shows each
+    only its documents. Without tokens, either binds to loopback unless --allow-remote
+    --no-auth.
     """
     from ..auth import verifier_from
     from ..mcp.server import http_address, serve_index
@@ -124,22 +125,18 @@ def serve_web_page(
     allowed_hosts: tuple[str, ...],
     log_level: str,
 ) -> None:
-    """``serve --web``: the web page has no authentication, so tokens configured under
-    auth: (documents scoped per token) refuse it unless --no-auth says every document may
-    be shown to whoever reaches it."""
-    from ..auth import verifier_from
+    """``serve --web``: with tokens configured under auth: (and no --no-auth), every page
+    needs one (signed in, or as a bearer header) and shows only its documents."""
+    from ..auth import Sessions, verifier_from
     from ..mcp.server import http_address
     from ..web import serve_web
 
-    if not no_auth and verifier_from(state.settings()) is not None:
-        raise click.UsageError(
-            "the web page has no authentication and tokens are configured under auth:, so it "
-            "would show every document to whoever reaches it: add --no-auth to serve it anyway"
-        )
-    address = http_address(http, allow_remote, authenticated=False, no_auth=no_auth)
+    verifier = None if no_auth else verifier_from(state.settings())
+    address = http_address(http, allow_remote, verifier is not None, no_auth)
+    sessions = Sessions.of(verifier) if verifier is not None else None
     index = open_existing(state)
     try:
-        serve_web(index, address, log_level, allowed_hosts)
+        serve_web(index, address, log_level, allowed_hosts, sessions)
     except KeyboardInterrupt:
         pass
     finally:

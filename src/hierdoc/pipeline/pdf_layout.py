@@ -419,6 +419,8 @@ def glossary_rows(labels: list[Block], right: Block) -> list[Block] | None:
         return None
     if max(b.x0 for b in labels) - min(b.x0 for b in labels) > right.lines[0].height:
         return None
+    if all(_list_label(line.text) for line in lines):
+        return None  # "(1)", "(2)": a list's labels hung left of its items, no terms
     entries = _entries(right.lines)
     if len(entries) < 2:
         return None
@@ -442,6 +444,15 @@ def glossary_rows(labels: list[Block], right: Block) -> list[Block] | None:
         cells = [Block([term]), Block(right.lines[start:end])]
         rows.append(Block([term, *right.lines[start:end]], cells=cells))
     return rows
+
+
+def _list_label(text: str) -> bool:
+    """Whether ``text`` is only a list item's label: "(1)", "2.", "a)", "iv.", a bullet."""
+    text = text.strip()
+    return bool(_ENUMERATED.fullmatch(text)) or (bool(text) and set(text) <= _BULLETS)
+
+
+_BULLETS = frozenset("•◦▪▫‣⁃–—-*·o")
 
 
 def _paragraphs_joined(

@@ -1,9 +1,10 @@
 """The Starlette application behind ``hierdoc serve --web`` and the server that runs it.
 
-Every page is a GET; every error a page (400 for bad input, 404 for an unknown id or
-document, 500 without a traceback for anything else). A request whose ``Host`` or
-``Origin`` names another server is refused, with the MCP server's rules
-(:func:`hierdoc.mcp.server.transport_security`)."""
+Every page is a GET (signing in and out are POSTs); every error a page (400 for bad
+input, 404 for an unknown id or document, 500 without a traceback for anything else). A
+request whose ``Host`` or ``Origin`` names another server is refused, with the MCP
+server's rules (:func:`hierdoc.mcp.server.transport_security`). With authentication,
+each request needs a token (:mod:`.signin`) and reads only its documents."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..api import Index
-from ..errors import HierdocError, NotFoundError
+from ..auth import ScopeCache, Sessions, access_of
+from ..errors import HierdocError, InputError, NotFoundError
 from ..mcp.server import transport_security
 from . import pdf
 from .listing_pages import documents_context, glossary_context, outline_context
@@ -34,6 +36,7 @@ from .paging import page_number
 from .reader import Reader
 from .search_page import SearchForm, search_context
 from .section_page import section_context
+from .signin import SIGN_IN, SIGN_OUT, SignInPages, SignInRequired
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +44,7 @@ SECURITY_HEADERS = {
     "content-security-policy": "default-src 'self'; img-src 'self'; style-src 'self'; "
     "script-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",
+    "referrer-policy": "same-origin",  # never to another site; a form's Origin is sent
 }
 
 PageBuilder = Callable[[Reader, dict[str, str]], dict[str, Any]]
@@ -81,46 +84,67 @@ class HostCheck:
 
 class Pages:
     """The endpoints: each builds its page's context from the request and renders it, or
-    renders the error page (bad input 400, an unknown name 404, anything else 500)."""
+    renders the error page (bad input 400, an unknown name 404, anything else 500).
 
-    def __init__(self, index: Index) -> None:
+    Each request reads the index through the view its token may see (``required``: the
+    server has authentication, and a request without a verified token reads nothing)."""
+
+    def __init__(self, index: Index, required: bool = False) -> None:
         self.reader = Reader(index)
+        self.required = required
+        self.readers: ScopeCache[Reader] = ScopeCache(lambda scope: Reader(index.scoped(scope)))
         self.environment = templates()
         self.environment.globals["index_name"] = str(index.settings.name or index.directory.name)
+        self.environment.globals["authenticated"] = required
 
-    def render(self, template: str, context: dict[str, Any], status: int = 200) -> HTMLResponse:
-        html = self.environment.get_template(template).render(**context)
+    def reader_for(self, request: Request) -> Reader:
+        """The reader of the documents the request's token may see."""
+        access = access_of(request.scope)
+        if access is None:
+            if self.required:
+                raise InputError("this request carries no verified token")
+            return self.reader
+        return self.reader if access.documents is None else self.readers.get(access.documents)
+
+    def render(
+        self, request: Request, template: str, context: dict[str, Any], status: int = 200
+    ) -> HTMLResponse:
+        access = access_of(request.scope)
+        viewer = access.client_id if access is not None else None
+        html = self.environment.get_template(template).render(**context, viewer=viewer)
         return HTMLResponse(html, status_code=status)
 
-    def error_page(self, status: int, title: str, message: str) -> HTMLResponse:
-        return self.render("error.html", {"title": title, "message": message}, status)
+    def error_page(self, request: Request, status: int, title: str, message: str) -> HTMLResponse:
+        return self.render(request, "error.html", {"title": title, "message": message}, status)
 
-    def guarded(self, request: Request, respond: Callable[[], Response]) -> Response:
+    def guarded(self, request: Request, respond: Callable[[Reader], Response]) -> Response:
         try:
-            return respond()
+            return respond(self.reader_for(request))
         except NotFoundError as error:
-            return self.error_page(404, "Not found", str(error))
+            return self.error_page(request, 404, "Not found", str(error))
         except HierdocError as error:
-            return self.error_page(400, "Bad request", str(error))
+            return self.error_page(request, 400, "Bad request", str(error))
         except Exception:
             logger.exception("the page %s failed", request.url.path)
             message = "the page could not be made; the server's log says why"
-            return self.error_page(500, "Server error", message)
+            return self.error_page(request, 500, "Server error", message)
 
     def page(self, template: str, build: PageBuilder) -> Callable[[Request], Response]:
         def endpoint(request: Request) -> Response:
             params = dict(request.query_params)
-            return self.guarded(request, lambda: self.render(template, build(self.reader, params)))
+            return self.guarded(
+                request, lambda reader: self.render(request, template, build(reader, params))
+            )
 
         return endpoint
 
     def page_png(self, request: Request) -> Response:
-        def respond() -> Response:
+        def respond(reader: Reader) -> Response:
             params = request.query_params
-            source = indexed_source(self.reader, params.get("doc", ""))
-            path = pdf_file(self.reader, source)
+            source = indexed_source(reader, params.get("doc", ""))
+            path = pdf_file(reader, source)
             if path is None:
-                raise NotFoundError(f"no PDF file for {self.reader.display_name(source)!r}")
+                raise NotFoundError(f"no PDF file for {reader.display_name(source)!r}")
             image = pdf.render_png(path, page_number(params.get("page")))
             return Response(image, media_type="image/png", headers={"cache-control": "max-age=60"})
 
@@ -129,7 +153,7 @@ class Pages:
     async def http_error(self, request: Request, error: Exception) -> Response:
         status = getattr(error, "status_code", 500)
         detail = "no such page" if status == 404 else str(getattr(error, "detail", ""))
-        return self.error_page(status, f"Error {status}", detail)
+        return self.error_page(request, status, f"Error {status}", detail)
 
 
 def search(reader: Reader, params: dict[str, str]) -> dict[str, Any]:
@@ -137,11 +161,17 @@ def search(reader: Reader, params: dict[str, str]) -> dict[str, Any]:
 
 
 def build_app(
-    index: Index, host: str = "127.0.0.1", allowed_hosts: Sequence[str] = ()
+    index: Index,
+    host: str = "127.0.0.1",
+    allowed_hosts: Sequence[str] = (),
+    sessions: Sessions | None = None,
 ) -> Starlette:
     """The web page over ``index`` (opened for reading: the page never writes), checking
-    Host and Origin as a server bound to ``host`` (with ``allowed_hosts``) must."""
-    pages = Pages(index)
+    Host and Origin as a server bound to ``host`` (with ``allowed_hosts``) must. With
+    ``sessions``, every page needs a token of their verifier (:mod:`.signin`) and shows
+    only the documents that token may see."""
+    pages = Pages(index, required=sessions is not None)
+    middleware = [Middleware(HostCheck, host=host, allowed_hosts=allowed_hosts)]
     routes = [
         Route("/", pages.page("search.html", search)),
         Route("/section", pages.page("section.html", section_context)),
@@ -152,9 +182,16 @@ def build_app(
         Route("/outline", pages.page("outline.html", outline_context)),
         Mount("/static", StaticFiles(packages=[("hierdoc.web", "static")]), name="static"),
     ]
+    if sessions is not None:
+        signing = SignInPages(sessions, pages.render)
+        routes += [
+            Route(SIGN_IN, signing.sign_in, methods=["GET", "POST"]),
+            Route(SIGN_OUT, signing.sign_out, methods=["POST"]),
+        ]
+        middleware.append(Middleware(SignInRequired, sessions=sessions))
     return Starlette(
         routes=routes,
-        middleware=[Middleware(HostCheck, host=host, allowed_hosts=allowed_hosts)],
+        middleware=middleware,
         exception_handlers={HTTPException: pages.http_error},
     )
 
@@ -164,15 +201,27 @@ def serve_web(
     address: tuple[str, int],
     log_level: str = "warning",
     allowed_hosts: Sequence[str] = (),
+    sessions: Sessions | None = None,
 ) -> None:
-    """Serve the web page until the process is interrupted."""
+    """Serve the web page until the process is interrupted (behind sign-in with
+    ``sessions``)."""
     import uvicorn
 
     from ..mcp.server import warm_up
 
     host, port = address
     warm_up(index)
-    app = build_app(index, host, allowed_hosts)
+    app = build_app(index, host, allowed_hosts, sessions)
     shown = f"[{host}]" if ":" in host else host
-    click.echo(f"hierdoc: serving {index.directory.resolve()} at http://{shown}:{port}/", err=True)
+    guarded = " (sign-in with a token of auth:)" if sessions else " without authentication"
+    click.echo(
+        f"hierdoc: serving {index.directory.resolve()} at http://{shown}:{port}/{guarded}",
+        err=True,
+    )
+    if sessions is not None and sessions.key_generated:
+        click.echo(
+            "hierdoc: sessions are signed with a key made for this process (they end when it "
+            "stops); set auth.session_key to keep them across restarts and servers",
+            err=True,
+        )
     uvicorn.run(app, host=host, port=port, log_level=log_level)

@@ -34,6 +34,7 @@ from .definition_text import (
     FoundDefinition,
     clean_definition,
     collapse,
+    is_fill_in,
     trim,
     unlink,
     without_abbreviation,
@@ -127,6 +128,14 @@ def _glossary_term_ok(text: str, term: str, line_start: int, prefix: str) -> boo
 
 
 def table_definitions(marked: Unmarked, in_section: bool) -> Iterator[FoundDefinition]:
+    """The rows of term/definition tables and of key-terms tables; a row whose value is only
+    a template's blank defines nothing (the table still counts it as a row)."""
+    for item in _table_rows(marked, in_section):
+        if not is_fill_in(item.definition):
+            yield item
+
+
+def _table_rows(marked: Unmarked, in_section: bool) -> Iterator[FoundDefinition]:
     for rows in tables(marked.quoted):
         header = [collapse(cell).casefold().strip("*_ :") for cell, _ in rows[0]]
         columns = _table_columns(header, in_section)

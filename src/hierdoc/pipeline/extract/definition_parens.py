@@ -64,6 +64,7 @@ _WITH_ITS = re.compile(
     r"\s*$"
 )
 # "(collectively, the “Parties”)", "(together, “Securities”)": a name for a group or a list
+_PREDETERMINERS = frozenset(("all", "both", "half"))
 _COLLECTIVE = re.compile(r"(?i)\b(?:collectively|together|jointly)\b")
 _UNQUOTED = re.compile(
     r"^\s*(?:hereinafter\s*,?\s*(?:(?:referred\s+to\s+as|called)\s+)?|(?:referred\s+to\s+as|called)\s+)"
@@ -314,9 +315,13 @@ def _anchored_phrase(words: list[str], term: str, earliest: bool = False) -> str
 
 
 def _predeterminer(words: list[str], position: int) -> int:
-    """Include "all" of "all the terms"."""
-    before = words[position - 1].casefold() if position else ""
-    return position - 1 if before in ("all", "both", "half") else position
+    """Include "all" of "all the terms" and "all of" of "all of the contributions"."""
+    before = [word.casefold() for word in words[max(0, position - 2) : position]]
+    if before[-1:] and before[-1] in _PREDETERMINERS:
+        return position - 1
+    if len(before) == 2 and before[1] == "of" and before[0] in _PREDETERMINERS:
+        return position - 2
+    return position
 
 
 def _list_start(words: list[str], position: int) -> int:

@@ -15,7 +15,7 @@ _LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
 # Provider (IdP)": the acronyms' to link, not part of the term
 _ABBREVIATED = re.compile(r"\s+\([^\s()]{1,20}\)$")
 _TRAILING = re.compile(r"(?:\s*[;,]\s*(?:and|or))?\s*[;,]?\s*$")
-_FINAL_STOP = re.compile(r"(?<=[\w)\"”’}])\s*\.$")
+_FINAL_STOP = re.compile(r"(?<=[\w)\"”’}%\]])\s*\.$")
 # a full stop that ends an abbreviation ("U.S.", "Inc.", "et seq.") stays
 _ABBREVIATION = re.compile(r"(?:\b[A-Za-z]\.)+$|\b(?:Inc|Ltd|Co|Corp|etc|seq|No)\.$|\b[A-Z]\.$")
 
@@ -48,6 +48,16 @@ def valid_term(term: str) -> bool:
         return False  # 'the digit "5" indicates ...', 'the backslash ("\\" and ...)'
     # "[Name]", "____" are blanks to fill in; "age_value" is a name
     return not re.search(r"…|\.\.\.|[\[\]]|__|^_|_$", term)
+
+
+# a template's blank: "[Employment basis]", "{pilot_period}", "<name>", "[ # ]", "____"
+_BLANK = re.compile(r"\[[^\]\n]*\]|\{[^}\n]*\}|<[^>\n]*>|_+|…|\.\.\.")
+
+
+def is_fill_in(value: str) -> bool:
+    """Whether a value is only blanks to fill in, which name nothing the term means (a cover
+    table's "Governing Law | [Governing law state]", "Pilot Period | {pilot_period}")."""
+    return not re.search(r"[^\W_]", _BLANK.sub(" ", value))
 
 
 def clean_definition(marked: Unmarked, start: int, end: int) -> tuple[str, int]:

@@ -108,13 +108,17 @@ _MEANS = re.compile(
     + r")\b[ \t]*[:,—–]?"
 )
 # In a definitions section: 'An "Account" represents ...', '“Organizations” are ...'.
+# a value with its unit: a share or an amount ("is 80%", "is $10,000"), a template's blank
+# with its unit; not a bare count ('The "Extension data" is 0 bytes unless ...')
+# ('The “Discount Rate” is [100 minus the discount]%')
+_AMOUNT = r"\s+(?:[$€£][ \t]?[\d\[]|\d[\d.,]*[ \t]?%|\[[^\]\n]{1,60}\][ \t]?%)"
 _COPULA = re.compile(
     r"(?:^[ \t]*|(?<=[.;:])[ \t]+)(?:"
     + MARKER.pattern
     + r"[ \t]+)?(?:(?:An?|The)[ \t]+)?"
     + QTERM
     + r"[ \t]+(?=(?P<verb>(?:is|are)(?=\s+(?:a|an|the|any|all|each|every|one|certain|shared"
-    r"|either)\b|\s+[A-Z])|represents(?!\s+and\s+warrants)|describes)\b)",
+    r"|either)\b|\s+[A-Z]|" + _AMOUNT + r")|represents(?!\s+and\s+warrants)|describes)\b)",
     re.MULTILINE,
 )
 # Anywhere, with real quotes: 'A “contributor” is a copyright holder ...', 'A contributor's
@@ -124,7 +128,11 @@ _COPULA_ANYWHERE = re.compile(
     r"(?:^[ \t]*|(?<=[.;:])[ \t]+|(?<=,)[ \t]+(?=an?\s|the\s))"
     # 'An HTTP “client” is a program ...': a proper name or acronym may qualify the term
     r"(?:(?:An?|The|an?|the)[ \t]+(?:[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*[ \t]+)?)?"
-    r"(?:[A-Za-z]+['’]s[ \t]+)?" + QTERM + r"[ \t]+(?=(?P<verb>is(?=\s+(?:a|an|any|either|one)\b)"
+    r"(?:[A-Za-z]+['’]s[ \t]+)?"
+    + QTERM
+    + r"[ \t]+(?=(?P<verb>is(?=\s+(?:a|an|any|either|one)\b|"
+    + _AMOUNT
+    + r")"
     r"|are(?=\s+(?:all|any|those)\b|\s+[a-z]+\s+(?:that|which|who)\b))\b)",
     re.MULTILINE,
 )

@@ -96,7 +96,11 @@ def extract_document(
 
 
 def _definition_sections(sections: list[Section]) -> set[str]:
-    """Ids of sections headed Definitions, Glossary, ... and of everything under them."""
+    """Ids of sections headed Definitions, Glossary, ... and of everything under them; every
+    section of a document whose title is such a heading ("# Glossary" over "## base date",
+    "## extent", ...: the title heading is the preamble's, its sections are top level)."""
+    if sections[0].kind == "preamble" and is_definitions_heading(sections[0].heading):
+        return {s.section_id for s in sections}
     heads = {
         s.section_id for s in sections if s.kind != "enum" and is_definitions_heading(s.heading)
     }
