@@ -64,12 +64,13 @@ def measured(directory: Path, corpus: EvalCorpus, queries: list) -> dict[str, di
 
 
 def tuned_copy(
-    source: Path, target: Path, max_pairs: int, pairs: Path | None = None
+    source: Path, target: Path, options: dict[str, Any], pairs: Path | None = None
 ) -> dict[str, Any]:
+    """A copy of the index at ``source`` tuned with ``options`` (as for ``Index.tune``)."""
     shutil.copytree(source, target)
     started = time.perf_counter()
     with Index.open(target, Settings()) as index:
-        report = index.tune(pairs, max_pairs=max_pairs)
+        report = index.tune(pairs, **options)
     data = report.to_dict()
     data["wall_seconds"] = round(time.perf_counter() - started, 1)
     print(json.dumps(data), flush=True)
@@ -91,7 +92,11 @@ def main() -> None:
     parser.add_argument("--folds", type=int, default=0, help="Cross-validate on the questions.")
     parser.add_argument("--index-dir", type=Path, default=Path("/tmp/hierdoc-eval"))
     parser.add_argument("--max-pairs", type=int, default=4000, help="As for hierdoc tune.")
+    parser.add_argument("--learning-rate", type=float, default=2e-5, help="As for hierdoc tune.")
+    parser.add_argument("--no-hard-negatives", action="store_true", help="As for hierdoc tune.")
     args = parser.parse_args()
+    options = {"max_pairs": args.max_pairs, "learning_rate": args.learning_rate}
+    options["hard_negatives"] = not args.no_hard_negatives
     corpus = load_obliqa_documents(dataset_path("obliqa-documents"), "dev")
     if args.documents:
         corpus = first_documents(corpus, args.documents)
@@ -103,19 +108,19 @@ def main() -> None:
         work_dir = Path(work)
         before = measured(base, corpus, queries)
         print("before", json.dumps(before), flush=True)
-        run = tuned_copy(base, work_dir / "mined", args.max_pairs)
+        run = tuned_copy(base, work_dir / "mined", options)
         after = measured(work_dir / "mined", corpus, queries)
         print("after (mined pairs)", json.dumps(after), flush=True)
         result = {"corpus": corpus.name, "questions": len(queries), "before": before}
         result.update({"after": after, "tune": run})
         if args.folds:
-            folds = cross_validated(base, corpus, queries, args.folds, work_dir, args.max_pairs)
+            folds = cross_validated(base, corpus, queries, args.folds, work_dir, options)
             result["folds"] = folds
     print(json.dumps(result, indent=2))
 
 
 def cross_validated(
-    base: Path, corpus: EvalCorpus, queries: list, folds: int, work: Path, max_pairs: int
+    base: Path, corpus: EvalCorpus, queries: list, folds: int, work: Path, options: dict[str, Any]
 ) -> list[dict[str, Any]]:
     order = list(range(len(queries)))
     random.Random(0).shuffle(order)
@@ -125,7 +130,7 @@ def cross_validated(
         held = [q for n, q in enumerate(queries) if n in chosen]
         pairs = work / f"fold{fold}.jsonl"
         question_pairs([q for n, q in enumerate(queries) if n not in chosen], pairs)
-        run = tuned_copy(base, work / f"fold{fold}", max_pairs, pairs)
+        run = tuned_copy(base, work / f"fold{fold}", options, pairs)
         fold_before = measured(base, corpus, held)
         fold_after = measured(work / f"fold{fold}", corpus, held)
         print(f"fold {fold}", json.dumps({"before": fold_before, "after": fold_after}), flush=True)

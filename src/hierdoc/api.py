@@ -411,13 +411,17 @@ class Index:
         seed: int = 0,
         evaluate: bool = False,
         progress: TuneProgress | None = None,
+        learning_rate: float = 2e-5,
+        hard_negatives: bool = True,
     ) -> TuneReport:
         """Fine-tune the local embedder on pairs mined from this index's structure (and on
         ``pairs``, a JSONL file of ``{"query", "passage"}`` objects), save it in the index
         directory with its provenance, and re-embed the index with it: readers see the old
         vectors until the new ones are all there, then the new ones and the new model
         together; an interrupted run resumes where it stopped. ``evaluate`` measures the
-        model before and after on held-out mined pairs. See :mod:`hierdoc.pipeline.tuning`."""
+        model before and after on held-out mined pairs; ``learning_rate`` is the peak rate
+        of the schedule, ``hard_negatives`` whether mined pairs keep their neighbouring
+        section as a negative. See :mod:`hierdoc.pipeline.tuning`."""
         from .pipeline.tune import TrainSettings
 
         for name, value, least in (
@@ -429,11 +433,20 @@ class Index:
                 raise InputError(
                     f"{name} must be a whole number of at least {least}, not {value!r}"
                 )
+        if isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float)):
+            raise InputError(f"learning_rate must be a number, not {learning_rate!r}")
+        if not 0 < learning_rate <= 1e-2:
+            raise InputError(f"learning_rate must be above 0 and at most 0.01, not {learning_rate}")
         options = TuneOptions(
             pairs_file=checked_path(pairs) if pairs is not None else None,
             max_pairs=max_pairs,
             evaluate=evaluate,
-            train=TrainSettings(epochs=epochs, seed=seed),
+            train=TrainSettings(
+                epochs=epochs,
+                seed=seed,
+                learning_rate=float(learning_rate),
+                hard_negatives=bool(hard_negatives),
+            ),
             hierdoc_version=_installed_version(),
         )
         with self._writing(create=False):

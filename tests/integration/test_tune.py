@@ -82,6 +82,7 @@ def test_the_tuned_model_is_saved_with_its_provenance(tuned) -> None:
     assert provenance["base_model"] == DEFAULT_MODEL
     assert provenance["pairs"]["total"] == report.trained_pairs == 8
     assert provenance["seed"] == 0 and provenance["epochs"] == 1
+    assert provenance["learning_rate"] == 2e-5 and provenance["hard_negatives"] is True
     assert provenance["date"].startswith("20") and provenance["hierdoc_version"]
     assert (directory / "tuned" / "v1" / "model.safetensors").is_file()
     assert not (directory / "tuned" / "v1" / ASIDE_FILE).exists()

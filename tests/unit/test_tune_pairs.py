@@ -9,7 +9,7 @@ import random
 import pytest
 
 from hierdoc.errors import InputError
-from hierdoc.pipeline.tune import batches
+from hierdoc.pipeline.tune import TrainSettings, batches, trained_pairs
 from hierdoc.pipeline.tune_pairs import (
     MAX_PER_QUERY,
     Pair,
@@ -114,6 +114,15 @@ def test_a_batch_never_holds_a_query_or_passage_twice() -> None:
         assert len(texts) == len(set(texts))
 
 
+def test_training_without_hard_negatives_drops_them_and_keeps_every_pair() -> None:
+    pairs = [Pair(f"q{n}", f"p{n}", f"p{n + 1}", "path") for n in range(4)]
+    assert trained_pairs(pairs, TrainSettings()) == pairs
+    stripped = trained_pairs(pairs, TrainSettings(hard_negatives=False))
+    assert [(p.query, p.passage, p.negative) for p in stripped] == [
+        (f"q{n}", f"p{n}", None) for n in range(4)
+    ]
+
+
 def test_given_pairs_are_read_from_jsonl(tmp_path) -> None:
     path = tmp_path / "pairs.jsonl"
     row = {"query": "late fees", "passage": "Late payments bear interest."}
@@ -146,6 +155,9 @@ def test_a_bad_pairs_file_is_a_clear_error(tmp_path, content: str, message: str)
         ({"epochs": 0}, "epochs must be a whole number of at least 1"),
         ({"max_pairs": 2.5}, "max_pairs must be a whole number"),
         ({"seed": -1}, "seed must be a whole number of at least 0"),
+        ({"learning_rate": 0}, "learning_rate must be above 0 and at most 0.01"),
+        ({"learning_rate": 0.5}, "learning_rate must be above 0 and at most 0.01"),
+        ({"learning_rate": "fast"}, "learning_rate must be a number"),
     ],
 )
 def test_bad_tune_options_are_refused_before_any_work(tmp_path, options, message) -> None:

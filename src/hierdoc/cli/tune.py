@@ -78,6 +78,19 @@ def _retrieval_line(label: str, figures: dict[str, float]) -> str:
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Random seed.")
 @click.option(
+    "--learning-rate",
+    type=click.FloatRange(min=0, max=1e-2, min_open=True),
+    default=2e-5,
+    show_default=True,
+    help="Peak learning rate (warm-up over the first tenth, then down to 0).",
+)
+@click.option(
+    "--hard-negatives/--no-hard-negatives",
+    default=True,
+    show_default=True,
+    help="Train each mined pair against its neighbouring section as a hard negative.",
+)
+@click.option(
     "--eval",
     "evaluate",
     is_flag=True,
@@ -93,6 +106,8 @@ def tune_command(
     epochs: int,
     max_pairs: int,
     seed: int,
+    learning_rate: float,
+    hard_negatives: bool,
     evaluate: bool,
     as_json: bool,
     quiet: bool,
@@ -112,7 +127,7 @@ def tune_command(
         progress = None if quiet or as_json else progress_printer()
         report = index.tune(
             pairs, epochs=epochs, max_pairs=max_pairs, seed=seed, evaluate=evaluate,
-            progress=progress,
+            progress=progress, learning_rate=learning_rate, hard_negatives=hard_negatives,
         )  # fmt: skip
     data = report.to_dict()
     if as_json:

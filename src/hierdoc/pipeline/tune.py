@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,9 @@ class TrainSettings:
     batch_size: int = 16
     learning_rate: float = 2e-5
     seed: int = 0
+    hard_negatives: bool = True
+    """Whether pairs keep their mined hard negatives; without them each passage competes
+    with its batch's other passages only."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -49,6 +52,7 @@ class TrainSettings:
             "batch_size": self.batch_size,
             "learning_rate": self.learning_rate,
             "seed": self.seed,
+            "hard_negatives": self.hard_negatives,
         }
 
 
@@ -75,6 +79,14 @@ def batches(pairs: Sequence[Pair], size: int, rng: random.Random) -> list[list[P
     return result
 
 
+def trained_pairs(pairs: Sequence[Pair], settings: TrainSettings) -> list[Pair]:
+    """The pairs as training sees them: without their hard negatives unless the settings
+    keep them."""
+    if settings.hard_negatives:
+        return list(pairs)
+    return [replace(pair, negative=None) for pair in pairs]
+
+
 def train(
     pairs: Sequence[Pair],
     base: Path,
@@ -92,6 +104,7 @@ def train(
     rng = random.Random(settings.seed)
     model = SentenceTransformer(str(base), device="cpu")
     model.max_seq_length = TRAIN_MAX_TOKENS
+    pairs = trained_pairs(pairs, settings)
     plan = [batches(pairs, settings.batch_size, rng) for _ in range(settings.epochs)]
     steps = sum(len(epoch) for epoch in plan)
     optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate)
