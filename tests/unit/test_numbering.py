@@ -135,7 +135,8 @@ def test_clause_kinds_are_tried_under_each_other_level_by_level() -> None:
         ("clause-8", "section-8", "requirement-8", "rule-8"),
     ]
     assert equivalent_ids("rule-5-3-6") == ["section-5-3-6", "clause-5-3-6", "requirement-5-3-6"]
-    assert equivalent_ids("article-8") == []
+    assert equivalent_ids("article-8") == ["section-8"]
+    assert equivalent_ids("chapter-8") == []
 
 
 def test_plain_text_lines_open_lettered_and_requirement_sections() -> None:

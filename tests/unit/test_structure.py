@@ -295,3 +295,27 @@ def test_a_clause_number_used_twice_is_not_qualified_by_the_clause_it_extends() 
     sections = {s.section_id: s.path for s in parse_sections(text, "Licence")}
     assert sections["section-2-2"] == ("section-2-0",)
     assert sections["section-2-2-2"] == ("section-2-0",)  # the second "2.2", made unique
+
+
+NDA_UNDER_ONE_TITLE = """// drafting note before the title
+
+## Non-Disclosure and Confidentiality Agreement
+
+This Agreement is entered into as of the Effective Date.
+
+1.\tConfidential Information. The term means any sensitive data.
+
+2.\tObligations. With respect to Confidential Information:
+
+a.\tThe Receiving Party keeps it secret.
+
+b.\tThe Receiving Party keeps it safe.
+
+3.\tRemedies. Each Party may seek an injunction.
+"""
+
+
+def test_a_lone_unnumbered_title_heading_does_not_prefix_its_clauses() -> None:
+    ids = [s.section_id for s in parse_sections(NDA_UNDER_ONE_TITLE, "nda")]
+    assert "section-1" in ids and "section-2-b" in ids and "section-3" in ids
+    assert not any(i.startswith("non-disclosure") and i[-1].isdigit() for i in ids), ids

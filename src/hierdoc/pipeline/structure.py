@@ -314,16 +314,27 @@ def _assign_ids(nodes: list[_Node]) -> list[str]:
                 section_id = f"{parent_id}-{section_id}"
             kept_here = node.marked and section_id in kept
             ids[index] = section_id if kept_here else _unique(section_id, used)
+    tops = {None, PREAMBLE_ID, *_lone_title_id(nodes, ids)}
     for index, node in enumerate(nodes):
         if node.kind == "enum":
             parent_id = ids[node.parent] if node.parent is not None else None
-            top = parent_id in (None, PREAMBLE_ID) and node.style.startswith(_PARAGRAPH_STYLES)
+            top = parent_id in tops and node.style.startswith(_PARAGRAPH_STYLES)
             if top or _other_clause(node, parent_id):
                 section_id = "section-" + node.local_id.replace(".", "-")
             else:
                 section_id = f"{parent_id or PREAMBLE_ID}-{node.local_id.rsplit('.', 1)[-1]}"
             ids[index] = _unique(section_id, used)
     return ids
+
+
+def _lone_title_id(nodes: list[_Node], ids: list[str]) -> list[str]:
+    """The id of the document's one marked heading when it is unnumbered: a title ("##
+    Non-Disclosure Agreement") over the clauses, which are ``section-7`` as the document
+    cites them ("Section 7"), not qualified by the title."""
+    marked = [index for index, node in enumerate(nodes) if node.marked]
+    if len(marked) != 1 or nodes[marked[0]].kind != "heading":
+        return []
+    return [ids[marked[0]]]
 
 
 def _numbered_in(section_id: str, parent_id: str) -> bool:

@@ -120,8 +120,12 @@ CLAUSE_KINDS = ("section", "clause", "requirement", "rule")
 
 def equivalent_ids(section_id: str) -> list[str]:
     """The same number under the other clause kinds: ``clause-8-4`` -> ``section-8-4``,
-    ``requirement-8-4``; nothing for other kinds."""
+    ``requirement-8-4``; an article's number as a bare numbered clause (``article-5`` ->
+    ``section-5``: a licence whose clauses are "5." cites them "Article 5"); nothing for
+    other kinds."""
     kind, _, rest = section_id.partition("-")
+    if kind == "article" and rest:
+        return [f"section-{rest}"]
     if kind not in CLAUSE_KINDS or not rest:
         return []
     return [f"{other}-{rest}" for other in CLAUSE_KINDS if other != kind]
