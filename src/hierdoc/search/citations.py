@@ -169,14 +169,11 @@ def _starts(
     filt: SearchFilter | None,
     sources: Sequence[str] | None = None,
 ) -> dict[str, tuple[str, str]]:
-    """Per document: the first of ``ids`` it has, with the chunk where that section begins.
-    Each id is looked up on its own, so a document that has the cited id ("article-5") is
-    pinned there before one that has only an equivalent ("section-5"), and the id reported
-    is the one the document has, even when its chunk begins at an earlier section."""
+    """Per document: the first of ``ids`` it has, with the chunk where that section begins."""
     found: dict[str, tuple[str, str]] = {}
-    for section_id in ids:
-        for source, chunk_id, _ in section_starts(store, [section_id], filt, sources):
-            found.setdefault(source, (section_id, chunk_id))
+    for source, chunk_id, chunk_section in section_starts(store, ids, filt, sources):
+        if source not in found:
+            found[source] = (chunk_section if chunk_section in ids else ids[0], chunk_id)
     return found
 
 
