@@ -262,3 +262,20 @@ def test_a_quoted_label_or_a_repeated_numbered_name_defines_nothing() -> None:
     assert pairs(repeated) == []
     court = "the Court of Justice of the European Union (the ‘Court of Justice’)"
     assert [term for term, _ in pairs(court)] == ["Court of Justice"]
+
+
+def test_this_and_hereafter_name_a_term() -> None:
+    text = (
+        "This Non-Disclosure Agreement (this “Agreement”) is entered into by Foo Ltd. A Party"
+        " disclosing its Confidential Information to the other Party is hereafter referred to"
+        " as a “Disclosing Party.” A Party receiving the Confidential Information is hereafter"
+        " referred to as a “Receiving Party.” The Parties agree as follows.\n"
+    )
+    assert pairs(text) == [
+        ("Agreement", "This Non-Disclosure Agreement"),
+        (
+            "Disclosing Party",
+            "A Party disclosing its Confidential Information to the other Party",
+        ),
+        ("Receiving Party", "A Party receiving the Confidential Information"),
+    ]
