@@ -551,3 +551,21 @@ def test_a_definitions_paragraph_of_a_numbered_paragraph_licence_is_read_as_one(
     assert found["The Licensor"][0] == "section-1"
     assert found["The Licensor"][1].startswith("the natural or legal person that distributes")
     assert "Attribution right" not in found and "Notice clause" not in found
+
+
+def test_bold_terms_with_a_colon_in_a_definition_list() -> None:
+    text = (
+        "PEP:\n:   609\n\nStatus:\n:   Active\n\n"
+        "Relevant terms used in this PEP:\n\n"
+        "**PyPA members**:\n:   Anyone with the commit bit on at least one project in\n"
+        "    the [PyPA organization](https://github.com/pypa).\n\n"
+        "**PyPA community**:\n:   Anyone who is interested in PyPA activity.\n"
+    )
+    found = [(item.term, item.definition) for item in find_definitions(text)]
+    assert found == [
+        (
+            "PyPA members",
+            "Anyone with the commit bit on at least one project in the PyPA organization",
+        ),
+        ("PyPA community", "Anyone who is interested in PyPA activity"),
+    ]

@@ -339,7 +339,7 @@ def described_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
         # specification (see Appendix A)."
         if not _reads_as_definition(definition.removeprefix("This ").removeprefix("These ")):
             continue
-        for term, start in _dt_terms(text, dd.start()):
+        for term, start in _dt_terms(text, dd.start(), marked.emphasised):
             yield FoundDefinition(term, definition, start, body_end, "glossary")
 
 
@@ -352,7 +352,9 @@ def _description_end(text: str, start: int) -> int:
     return line_end + len(text[line_end:more].rstrip())
 
 
-def _dt_terms(text: str, dd_start: int) -> Iterator[tuple[str, int]]:
+def _dt_terms(
+    text: str, dd_start: int, emphasised: frozenset[int] = frozenset()
+) -> Iterator[tuple[str, int]]:
     """The terms on the lines just above a description, with their offsets. Terms sharing
     one description may be a blank line apart (markdownify writes consecutive ``<dt>`` so):
     a short line between blank lines, inside the list (a description above it)."""
@@ -364,12 +366,20 @@ def _dt_terms(text: str, dd_start: int) -> Iterator[tuple[str, int]]:
         if not line.strip() and found and _shares_description(text, start):
             end = start - 1
             continue
-        if not line.strip() or line.startswith((":", " ", "\t", "|", "#")):
+        bold = _bold_line(line, start, emphasised)
+        if not line.strip() or (not bold and line.startswith((":", " ", "\t", "|", "#"))):
             return
-        names = list(_dt_names(line, start))
+        names = list(_dt_names(line, start, bold))
         yield from names
         found = bool(names)
         end = start - 1
+
+
+def _bold_line(line: str, start: int, emphasised: frozenset[int]) -> bool:
+    """A term in bold ("**PyPA members**:"): its markers are spaces in the plain text, not
+    an indent."""
+    indent = len(line) - len(line.lstrip(" "))
+    return 0 < indent <= 2 and start + indent - 1 in emphasised
 
 
 def _shares_description(text: str, blank_start: int) -> bool:
@@ -382,14 +392,16 @@ def _shares_description(text: str, blank_start: int) -> bool:
     return described and any(True for _ in _dt_names(lines[2], 0))
 
 
-def _dt_names(line: str, offset: int) -> Iterator[tuple[str, int]]:
+def _dt_names(line: str, offset: int, bold: bool = False) -> Iterator[tuple[str, int]]:
     """A term line's name, and the alias in its closing parenthesis ("Source Distribution
-    (or "sdist")"); an acronym there ("decentralized identifier (DID)") is the acronyms'."""
+    (or "sdist")"); an acronym there ("decentralized identifier (DID)") is the acronyms'.
+    ``bold``: a colon may follow the term's emphasis ("**PyPA members**:"), not a plain
+    term ("Author:" heads a document's field list)."""
     name = without_abbreviation(unlink(_SELF_LINK.sub("", line)).strip())
     alias = _ALIAS.search(name)
     names = [name[: alias.start()], alias.group("alias")] if alias else [name]
     for term in names:
-        term = collapse(term).strip("\"'‘’“”`*_ ")
+        term = collapse(term.rstrip(": ") if bold else term).strip("\"'‘’“”`*_ ")
         if _DT_TERM.fullmatch(term) and len(term.split()) <= MAX_LIST_TERM_WORDS:
             yield term, offset + max(0, line.find(term))
 
