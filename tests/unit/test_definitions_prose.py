@@ -279,3 +279,24 @@ def test_this_and_hereafter_name_a_term() -> None:
         ),
         ("Receiving Party", "A Party receiving the Confidential Information"),
     ]
+
+
+def test_bulleted_glossary_entries_opening_it_is_or_this() -> None:
+    text = (
+        "• Black box testing – It is a method of software testing that examines the"
+        " functionality of an application.\n\n"
+        "• Two-factor authentication (2FA) - This adds a second level of authentication.\n\n"
+        "• What You See Is What You Get (WYSIWYG) - A type of rich content editor.\n\n"
+        "• X.509 Certificate – An X.509 certificate is a digital certificate.\n\n"
+        "Note – This list is not complete.\n"
+    )
+    assert pairs(text, in_section=True) == [
+        (
+            "Black box testing",
+            "It is a method of software testing that examines the functionality of an"
+            " application",
+        ),
+        ("Two-factor authentication (2FA)", "This adds a second level of authentication"),
+        ("What You See Is What You Get (WYSIWYG)", "A type of rich content editor"),
+        ("X.509 Certificate", "An X.509 certificate is a digital certificate"),
+    ]

@@ -49,13 +49,17 @@ MAX_LIST_TERM_WORDS = 10
 
 _GLOSSARY = re.compile(
     r"^(?P<prefix>(?:" + MARKER.pattern + r"[ \t]+)?[ \t]*[\"'‘“]?)"
-    r"(?P<term>[A-Za-z][^:\n—–|*.,;\"'‘’“”]{0,60}?)[\"'’”]?"
+    # a full stop only inside a number: "X.509 Certificate – ..."
+    r"(?P<term>[A-Za-z](?:[^:\n—–|*.,;\"'‘’“”]|\.(?=\d)){0,60}?)[\"'’”]?"
     r"[ \t]*(?::|—|–|[ \t]-[ \t])[ \t]*(?P<def>\S)",
     re.MULTILINE,
 )
 _GLOSSARY_MEANS = re.compile(r"(?:shall\s+mean|means)\s+")
 _VERB_WORDS = word_set("is are was were be shall will must may can should would")
 _PRONOUNS = word_set("we you i they he she it this these our your")
+_ENTRY_OPENING = re.compile(r"(?:It\s+is|This|These)\s+[a-z]")
+# "What You See Is What You Get (WYSIWYG)": a spelled-out acronym, not a sentence
+_SPELLED_ACRONYM = re.compile(r"(?:[A-Z][\w-]*\s+)+[A-Z][\w-]*\s*\([A-Z0-9]{2,10}\)")
 _NOT_GLOSSARY = word_set(
     "note notes example examples e.g see source nb important warning tip caution"
 )
@@ -95,8 +99,15 @@ def glossary_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
         def_start = lead.end() if lead else def_start  # "Control: means ..."
         end = paragraph_end(text, def_start, stop=_GLOSSARY)
         definition, end = clean_definition(marked, def_start, end)
-        if _reads_as_definition(definition):
+        if _reads_as_definition(definition) or _bullet_entry(match, definition):
             yield FoundDefinition(collapse(term), definition, match.start("term"), end, "glossary")
+
+
+def _bullet_entry(match: re.Match[str], definition: str) -> bool:
+    """A bulleted entry set off by a dash may open its definition with "It is" or "This"
+    ("• Black box testing – It is a method of software testing ...")."""
+    dashed = ":" not in match.group()[match.end("term") - match.start() :]
+    return bool(match.group("prefix").strip()) and dashed and bool(_ENTRY_OPENING.match(definition))
 
 
 def _reads_as_definition(definition: str) -> bool:
@@ -108,14 +119,17 @@ def _reads_as_definition(definition: str) -> bool:
 def _glossary_term_ok(text: str, term: str, line_start: int, prefix: str) -> bool:
     """Short, not a label ("Note: ...", "Example 2: ...", "By: ...") nor a heading."""
     words = term.casefold().split()
-    if not words or len(words) > MAX_GLOSSARY_WORDS or _STRUCTURAL.match(term):
+    spelled = bool(_SPELLED_ACRONYM.fullmatch(term))
+    most = MAX_LIST_TERM_WORDS if spelled else MAX_GLOSSARY_WORDS
+    if not words or len(words) > most or _STRUCTURAL.match(term):
         return False
     if words[0] in _LEADS or "[" in term:
         return False  # "Per NISTIR 8062: Enabling ...", "Per [ISO 9241](#iso): Extent ..."
     if words[0] in ("a", "an", "the") and len(words) > 1 and term.split()[1][:1].islower():
         return False  # a sentence broken at a colon: "A specific kind of :term:`Wheel`"
     label = words[0] in _NOT_GLOSSARY and (len(words) == 1 or words[1].isdigit())
-    if label or _VERB_WORDS.intersection(words) or " ".join(words) in _FORM_LABELS:
+    verbs = _VERB_WORDS.intersection(words) and not spelled
+    if label or verbs or " ".join(words) in _FORM_LABELS:
         return False
     if term[0].isupper() or prefix.strip():
         return True
