@@ -569,3 +569,20 @@ def test_bold_terms_with_a_colon_in_a_definition_list() -> None:
         ),
         ("PyPA community", "Anyone who is interested in PyPA activity"),
     ]
+
+
+def test_registration_template_records_are_not_a_glossary() -> None:
+    records = "".join(
+        f"   Header field name:  {name}\n   Applicable protocol:  Mail\n"
+        "   Status:  standard\n   Author/Change controller:  IETF\n\n"
+        for name in ("Date", "From", "Sender")
+    )
+    glossary = (
+        "   Strong comparison:  two entity tags are equivalent if both are not weak.\n\n"
+        "   Weak comparison:  two entity tags are equivalent if their opaque-tags match.\n"
+    )
+    found = [(item.term, item.definition) for item in find_definitions(records + glossary)]
+    assert found == [
+        ("Strong comparison", "two entity tags are equivalent if both are not weak"),
+        ("Weak comparison", "two entity tags are equivalent if their opaque-tags match"),
+    ]

@@ -26,6 +26,7 @@ Also only in a definitions section:
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 
 from .definition_markup import Unmarked
@@ -623,6 +624,8 @@ def spaced_colon_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     if ":  " not in text:
         return
     entries = [m for m in _SPACED_ENTRY.finditer(text) if _list_term_ok(m.group("term"))]
+    fields = _template_fields(entries)
+    entries = [m for m in entries if collapse(m.group("term")) not in fields]
     ends = [paragraph_end(text, m.start("def")) for m in entries]
     for index, match in enumerate(entries):
         after = entries[index + 1].start() if index + 1 < len(entries) else None
@@ -635,6 +638,15 @@ def spaced_colon_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
         if definition:
             term = collapse(match.group("term"))
             yield FoundDefinition(term, definition, match.start("term"), end, "glossary")
+
+
+def _template_fields(entries: list[re.Match[str]]) -> frozenset[str]:
+    """The field names of a registration template ("Header field name:  Date" /
+    "Status:  standard", once per registered name): names that recur, at least two of
+    them, fill in records, they are not terms a glossary defines."""
+    counts = Counter(collapse(match.group("term")) for match in entries)
+    repeated = frozenset(term for term, count in counts.items() if count > 1)
+    return repeated if len(repeated) > 1 else frozenset()
 
 
 def _adjacent(text: str, end: int, start: int) -> bool:
