@@ -586,3 +586,9 @@ def test_registration_template_records_are_not_a_glossary() -> None:
         ("Strong comparison", "two entity tags are equivalent if both are not weak"),
         ("Weak comparison", "two entity tags are equivalent if their opaque-tags match"),
     ]
+    # two records of a media type registration still define their fields
+    two = "".join(
+        f"   Type name:  {name}\n\n   Subtype name:  http\n\n"
+        for name in ("message", "application")
+    )
+    assert {item.term for item in find_definitions(two)} == {"Type name", "Subtype name"}

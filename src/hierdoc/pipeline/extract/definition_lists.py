@@ -47,6 +47,9 @@ MAX_GLOSSARY_WORDS = 6
 #: A definition list's term may be longer than a sentence's ("Person and email address to
 #: contact for further information").
 MAX_LIST_TERM_WORDS = 10
+#: A registration template fills in its fields for many records; two records of a media type
+#: registration ("Type name:  message") still define their fields.
+MIN_TEMPLATE_RECORDS = 3
 
 _GLOSSARY = re.compile(
     r"^(?P<prefix>(?:" + MARKER.pattern + r"[ \t]+)?[ \t]*[\"'‘“]?)"
@@ -642,10 +645,10 @@ def spaced_colon_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
 
 def _template_fields(entries: list[re.Match[str]]) -> frozenset[str]:
     """The field names of a registration template ("Header field name:  Date" /
-    "Status:  standard", once per registered name): names that recur, at least two of
-    them, fill in records, they are not terms a glossary defines."""
+    "Status:  standard", once per registered name): names that recur in many records, at
+    least two of them, fill in a form; they are not terms a glossary defines."""
     counts = Counter(collapse(match.group("term")) for match in entries)
-    repeated = frozenset(term for term, count in counts.items() if count > 1)
+    repeated = frozenset(term for term, count in counts.items() if count >= MIN_TEMPLATE_RECORDS)
     return repeated if len(repeated) > 1 else frozenset()
 
 
