@@ -293,8 +293,7 @@ def test_bulleted_glossary_entries_opening_it_is_or_this() -> None:
     assert pairs(text, in_section=True) == [
         (
             "Black box testing",
-            "It is a method of software testing that examines the functionality of an"
-            " application",
+            "It is a method of software testing that examines the functionality of an application",
         ),
         ("Two-factor authentication (2FA)", "This adds a second level of authentication"),
         ("What You See Is What You Get (WYSIWYG)", "A type of rich content editor"),

@@ -146,8 +146,7 @@ _CALLED = re.compile(
     r"(?:[^.;:\n]|\n(?![ \t]*\n)){1,300}?)\s+(?:is|are)\s+"
     # "is hereafter referred to as a “Disclosing Party.”"
     r"(?:here(?:in)?after\s+)?(?:(?:addressed|referred\s+to|known)\s+as|called)\s+"
-    r"(?:an?\s+|the\s+|its\s+|their\s+)?"
-    + QTERM,
+    r"(?:an?\s+|the\s+|its\s+|their\s+)?" + QTERM,
     re.MULTILINE,
 )
 # "is “eligible for relicensing” if ...", "An interface displays “Appropriate Legal Notices” to
