@@ -551,3 +551,44 @@ def test_a_definitions_paragraph_of_a_numbered_paragraph_licence_is_read_as_one(
     assert found["The Licensor"][0] == "section-1"
     assert found["The Licensor"][1].startswith("the natural or legal person that distributes")
     assert "Attribution right" not in found and "Notice clause" not in found
+
+
+def test_bold_terms_with_a_colon_in_a_definition_list() -> None:
+    text = (
+        "PEP:\n:   609\n\nStatus:\n:   Active\n\n"
+        "Relevant terms used in this PEP:\n\n"
+        "**PyPA members**:\n:   Anyone with the commit bit on at least one project in\n"
+        "    the [PyPA organization](https://github.com/pypa).\n\n"
+        "**PyPA community**:\n:   Anyone who is interested in PyPA activity.\n"
+    )
+    found = [(item.term, item.definition) for item in find_definitions(text)]
+    assert found == [
+        (
+            "PyPA members",
+            "Anyone with the commit bit on at least one project in the PyPA organization",
+        ),
+        ("PyPA community", "Anyone who is interested in PyPA activity"),
+    ]
+
+
+def test_registration_template_records_are_not_a_glossary() -> None:
+    records = "".join(
+        f"   Header field name:  {name}\n   Applicable protocol:  Mail\n"
+        "   Status:  standard\n   Author/Change controller:  IETF\n\n"
+        for name in ("Date", "From", "Sender")
+    )
+    glossary = (
+        "   Strong comparison:  two entity tags are equivalent if both are not weak.\n\n"
+        "   Weak comparison:  two entity tags are equivalent if their opaque-tags match.\n"
+    )
+    found = [(item.term, item.definition) for item in find_definitions(records + glossary)]
+    assert found == [
+        ("Strong comparison", "two entity tags are equivalent if both are not weak"),
+        ("Weak comparison", "two entity tags are equivalent if their opaque-tags match"),
+    ]
+    # two records of a media type registration still define their fields
+    two = "".join(
+        f"   Type name:  {name}\n\n   Subtype name:  http\n\n"
+        for name in ("message", "application")
+    )
+    assert {item.term for item in find_definitions(two)} == {"Type name", "Subtype name"}

@@ -262,3 +262,40 @@ def test_a_quoted_label_or_a_repeated_numbered_name_defines_nothing() -> None:
     assert pairs(repeated) == []
     court = "the Court of Justice of the European Union (the ‘Court of Justice’)"
     assert [term for term, _ in pairs(court)] == ["Court of Justice"]
+
+
+def test_this_and_hereafter_name_a_term() -> None:
+    text = (
+        "This Non-Disclosure Agreement (this “Agreement”) is entered into by Foo Ltd. A Party"
+        " disclosing its Confidential Information to the other Party is hereafter referred to"
+        " as a “Disclosing Party.” A Party receiving the Confidential Information is hereafter"
+        " referred to as a “Receiving Party.” The Parties agree as follows.\n"
+    )
+    assert pairs(text) == [
+        ("Agreement", "This Non-Disclosure Agreement"),
+        (
+            "Disclosing Party",
+            "A Party disclosing its Confidential Information to the other Party",
+        ),
+        ("Receiving Party", "A Party receiving the Confidential Information"),
+    ]
+
+
+def test_bulleted_glossary_entries_opening_it_is_or_this() -> None:
+    text = (
+        "• Black box testing – It is a method of software testing that examines the"
+        " functionality of an application.\n\n"
+        "• Two-factor authentication (2FA) - This adds a second level of authentication.\n\n"
+        "• What You See Is What You Get (WYSIWYG) - A type of rich content editor.\n\n"
+        "• X.509 Certificate – An X.509 certificate is a digital certificate.\n\n"
+        "Note – This list is not complete.\n"
+    )
+    assert pairs(text, in_section=True) == [
+        (
+            "Black box testing",
+            "It is a method of software testing that examines the functionality of an application",
+        ),
+        ("Two-factor authentication (2FA)", "This adds a second level of authentication"),
+        ("What You See Is What You Get (WYSIWYG)", "A type of rich content editor"),
+        ("X.509 Certificate", "An X.509 certificate is a digital certificate"),
+    ]

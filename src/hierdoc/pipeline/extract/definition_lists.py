@@ -26,6 +26,7 @@ Also only in a definitions section:
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 
 from .definition_markup import Unmarked
@@ -46,16 +47,23 @@ MAX_GLOSSARY_WORDS = 6
 #: A definition list's term may be longer than a sentence's ("Person and email address to
 #: contact for further information").
 MAX_LIST_TERM_WORDS = 10
+#: A registration template fills in its fields for many records; two records of a media type
+#: registration ("Type name:  message") still define their fields.
+MIN_TEMPLATE_RECORDS = 3
 
 _GLOSSARY = re.compile(
     r"^(?P<prefix>(?:" + MARKER.pattern + r"[ \t]+)?[ \t]*[\"'‘“]?)"
-    r"(?P<term>[A-Za-z][^:\n—–|*.,;\"'‘’“”]{0,60}?)[\"'’”]?"
+    # a full stop only inside a number: "X.509 Certificate – ..."
+    r"(?P<term>[A-Za-z](?:[^:\n—–|*.,;\"'‘’“”]|\.(?=\d)){0,60}?)[\"'’”]?"
     r"[ \t]*(?::|—|–|[ \t]-[ \t])[ \t]*(?P<def>\S)",
     re.MULTILINE,
 )
 _GLOSSARY_MEANS = re.compile(r"(?:shall\s+mean|means)\s+")
 _VERB_WORDS = word_set("is are was were be shall will must may can should would")
 _PRONOUNS = word_set("we you i they he she it this these our your")
+_ENTRY_OPENING = re.compile(r"(?:It\s+is|This|These)\s+[a-z]")
+# "What You See Is What You Get (WYSIWYG)": a spelled-out acronym, not a sentence
+_SPELLED_ACRONYM = re.compile(r"(?:[A-Z][\w-]*\s+)+[A-Z][\w-]*\s*\([A-Z0-9]{2,10}\)")
 _NOT_GLOSSARY = word_set(
     "note notes example examples e.g see source nb important warning tip caution"
 )
@@ -95,8 +103,15 @@ def glossary_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
         def_start = lead.end() if lead else def_start  # "Control: means ..."
         end = paragraph_end(text, def_start, stop=_GLOSSARY)
         definition, end = clean_definition(marked, def_start, end)
-        if _reads_as_definition(definition):
+        if _reads_as_definition(definition) or _bullet_entry(match, definition):
             yield FoundDefinition(collapse(term), definition, match.start("term"), end, "glossary")
+
+
+def _bullet_entry(match: re.Match[str], definition: str) -> bool:
+    """A bulleted entry set off by a dash may open its definition with "It is" or "This"
+    ("• Black box testing – It is a method of software testing ...")."""
+    dashed = ":" not in match.group()[match.end("term") - match.start() :]
+    return bool(match.group("prefix").strip()) and dashed and bool(_ENTRY_OPENING.match(definition))
 
 
 def _reads_as_definition(definition: str) -> bool:
@@ -108,14 +123,17 @@ def _reads_as_definition(definition: str) -> bool:
 def _glossary_term_ok(text: str, term: str, line_start: int, prefix: str) -> bool:
     """Short, not a label ("Note: ...", "Example 2: ...", "By: ...") nor a heading."""
     words = term.casefold().split()
-    if not words or len(words) > MAX_GLOSSARY_WORDS or _STRUCTURAL.match(term):
+    spelled = bool(_SPELLED_ACRONYM.fullmatch(term))
+    most = MAX_LIST_TERM_WORDS if spelled else MAX_GLOSSARY_WORDS
+    if not words or len(words) > most or _STRUCTURAL.match(term):
         return False
     if words[0] in _LEADS or "[" in term:
         return False  # "Per NISTIR 8062: Enabling ...", "Per [ISO 9241](#iso): Extent ..."
     if words[0] in ("a", "an", "the") and len(words) > 1 and term.split()[1][:1].islower():
         return False  # a sentence broken at a colon: "A specific kind of :term:`Wheel`"
     label = words[0] in _NOT_GLOSSARY and (len(words) == 1 or words[1].isdigit())
-    if label or _VERB_WORDS.intersection(words) or " ".join(words) in _FORM_LABELS:
+    verbs = _VERB_WORDS.intersection(words) and not spelled
+    if label or verbs or " ".join(words) in _FORM_LABELS:
         return False
     if term[0].isupper() or prefix.strip():
         return True
@@ -339,7 +357,7 @@ def described_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
         # specification (see Appendix A)."
         if not _reads_as_definition(definition.removeprefix("This ").removeprefix("These ")):
             continue
-        for term, start in _dt_terms(text, dd.start()):
+        for term, start in _dt_terms(text, dd.start(), marked.emphasised):
             yield FoundDefinition(term, definition, start, body_end, "glossary")
 
 
@@ -352,7 +370,9 @@ def _description_end(text: str, start: int) -> int:
     return line_end + len(text[line_end:more].rstrip())
 
 
-def _dt_terms(text: str, dd_start: int) -> Iterator[tuple[str, int]]:
+def _dt_terms(
+    text: str, dd_start: int, emphasised: frozenset[int] = frozenset()
+) -> Iterator[tuple[str, int]]:
     """The terms on the lines just above a description, with their offsets. Terms sharing
     one description may be a blank line apart (markdownify writes consecutive ``<dt>`` so):
     a short line between blank lines, inside the list (a description above it)."""
@@ -364,12 +384,20 @@ def _dt_terms(text: str, dd_start: int) -> Iterator[tuple[str, int]]:
         if not line.strip() and found and _shares_description(text, start):
             end = start - 1
             continue
-        if not line.strip() or line.startswith((":", " ", "\t", "|", "#")):
+        bold = _bold_line(line, start, emphasised)
+        if not line.strip() or (not bold and line.startswith((":", " ", "\t", "|", "#"))):
             return
-        names = list(_dt_names(line, start))
+        names = list(_dt_names(line, start, bold))
         yield from names
         found = bool(names)
         end = start - 1
+
+
+def _bold_line(line: str, start: int, emphasised: frozenset[int]) -> bool:
+    """A term in bold ("**PyPA members**:"): its markers are spaces in the plain text, not
+    an indent."""
+    indent = len(line) - len(line.lstrip(" "))
+    return 0 < indent <= 2 and start + indent - 1 in emphasised
 
 
 def _shares_description(text: str, blank_start: int) -> bool:
@@ -382,14 +410,16 @@ def _shares_description(text: str, blank_start: int) -> bool:
     return described and any(True for _ in _dt_names(lines[2], 0))
 
 
-def _dt_names(line: str, offset: int) -> Iterator[tuple[str, int]]:
+def _dt_names(line: str, offset: int, bold: bool = False) -> Iterator[tuple[str, int]]:
     """A term line's name, and the alias in its closing parenthesis ("Source Distribution
-    (or "sdist")"); an acronym there ("decentralized identifier (DID)") is the acronyms'."""
+    (or "sdist")"); an acronym there ("decentralized identifier (DID)") is the acronyms'.
+    ``bold``: a colon may follow the term's emphasis ("**PyPA members**:"), not a plain
+    term ("Author:" heads a document's field list)."""
     name = without_abbreviation(unlink(_SELF_LINK.sub("", line)).strip())
     alias = _ALIAS.search(name)
     names = [name[: alias.start()], alias.group("alias")] if alias else [name]
     for term in names:
-        term = collapse(term).strip("\"'‘’“”`*_ ")
+        term = collapse(term.rstrip(": ") if bold else term).strip("\"'‘’“”`*_ ")
         if _DT_TERM.fullmatch(term) and len(term.split()) <= MAX_LIST_TERM_WORDS:
             yield term, offset + max(0, line.find(term))
 
@@ -597,6 +627,8 @@ def spaced_colon_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     if ":  " not in text:
         return
     entries = [m for m in _SPACED_ENTRY.finditer(text) if _list_term_ok(m.group("term"))]
+    fields = _template_fields(entries)
+    entries = [m for m in entries if collapse(m.group("term")) not in fields]
     ends = [paragraph_end(text, m.start("def")) for m in entries]
     for index, match in enumerate(entries):
         after = entries[index + 1].start() if index + 1 < len(entries) else None
@@ -609,6 +641,15 @@ def spaced_colon_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
         if definition:
             term = collapse(match.group("term"))
             yield FoundDefinition(term, definition, match.start("term"), end, "glossary")
+
+
+def _template_fields(entries: list[re.Match[str]]) -> frozenset[str]:
+    """The field names of a registration template ("Header field name:  Date" /
+    "Status:  standard", once per registered name): names that recur in many records, at
+    least two of them, fill in a form; they are not terms a glossary defines."""
+    counts = Counter(collapse(match.group("term")) for match in entries)
+    repeated = frozenset(term for term, count in counts.items() if count >= MIN_TEMPLATE_RECORDS)
+    return repeated if len(repeated) > 1 else frozenset()
 
 
 def _adjacent(text: str, end: int, start: int) -> bool:

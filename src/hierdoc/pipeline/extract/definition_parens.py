@@ -55,7 +55,7 @@ _ALTERNATIVES = re.compile(r"\s*X(?:\s*,?\s*(?:or|,)\s*X)+\s*")
 _LEAD_WORDS = word_set(
     "hereinafter hereafter herein hereunder collectively together jointly each both individually"
     " also referred to as called known the a an and or and/or respectively severally singly"
-    " any one of them"
+    " any one of them this"
 )
 # a name with its own kin: "CEDC or any of its Subsidiaries", "the Company and its Affiliates"
 _WITH_ITS = re.compile(

@@ -138,13 +138,15 @@ _COPULA_ANYWHERE = re.compile(
 )
 # "Each licensee is addressed as “you”", 'A copy that is not "Transparent" is called "Opaque"'
 _CALLED = re.compile(
-    r"(?:^[ \t]*(?:\d{1,3}[ \t]+)?|(?<=[.!?;:])[ \t]+)"  # a footnote's number: "3 An ..."
+    # a footnote's number: "3 An ..."; a sentence ending in a quote: 'a “Disclosing Party.” A'
+    r"(?:^[ \t]*(?:\d{1,3}[ \t]+)?|(?:(?<=[.!?;:])|(?<=[.!?][\"”’]))[ \t]+)"
     # "Each licensee", "Header fields that describe the payload" (not "This", "It")
     r"(?P<subject>(?:Each|Any|The|An?)\s(?:[^.;:\n]|\n(?![ \t]*\n)){1,300}?"
     r"|(?!(?:This|These|That|Those|It|They|Such|There|Here)\b)[A-Z][a-z]+[ \t]"
     r"(?:[^.;:\n]|\n(?![ \t]*\n)){1,300}?)\s+(?:is|are)\s+"
-    r"(?:(?:addressed|referred\s+to|known)\s+as|called)\s+(?:an?\s+|the\s+|its\s+|their\s+)?"
-    + QTERM,
+    # "is hereafter referred to as a “Disclosing Party.”"
+    r"(?:here(?:in)?after\s+)?(?:(?:addressed|referred\s+to|known)\s+as|called)\s+"
+    r"(?:an?\s+|the\s+|its\s+|their\s+)?" + QTERM,
     re.MULTILINE,
 )
 # "is “eligible for relicensing” if ...", "An interface displays “Appropriate Legal Notices” to
@@ -159,9 +161,11 @@ _LABELLED = re.compile(r"\b(?:labell?ed|marked|titled|entitled|reading)\s+\S{1,2
 # "indicates that ..." / "denotes whether ...": what a value signals, not what a term means
 _SIGNALS = re.compile(r"indicates?|denotes?")
 _CLAUSE = re.compile(r"\s*(?:that|what|whether|which|how|if|when)\b")
+_CALLED_CUE = re.compile(
+    r"\b(?:is|are)\s+(?:here(?:in)?after\s+)?(?:(?:addressed|referred\s+to|known)\s+as|called)\b"
+)
 _CONDITIONAL_CUE = re.compile(r"[\"'’”]\s+(?:if|to\s+the\s+extent\s+that)\b")
 _COPULA_CUE = re.compile(r"[\"'’”][ \t]+(?:is|are|represents|describes)\b")
-_CALLED_CUE = re.compile(r"\b(?:is|are)\s+(?:(?:addressed|referred\s+to|known)\s+as|called)\b")
 # What may precede the term that opens a numbered item: "1. ‘", "(1) ADMINISTRATOR.—The
 # term '", "(64) SECRETARY.—Unless otherwise specified, the term '", "1. An “".
 _ITEM_LEAD = re.compile(
