@@ -1,7 +1,13 @@
 import pytest
 
 from hierdoc.pipeline.structure import parse_sections
-from hierdoc.text.numbering import equivalent_ids, find_citations, parse_heading, roman_to_int
+from hierdoc.text.numbering import (
+    equivalent_ids,
+    fallback_ids,
+    find_citations,
+    parse_heading,
+    roman_to_int,
+)
 
 
 @pytest.mark.parametrize(
@@ -135,7 +141,8 @@ def test_clause_kinds_are_tried_under_each_other_level_by_level() -> None:
         ("clause-8", "section-8", "requirement-8", "rule-8"),
     ]
     assert equivalent_ids("rule-5-3-6") == ["section-5-3-6", "clause-5-3-6", "requirement-5-3-6"]
-    assert equivalent_ids("article-8") == ["section-8"]
+    assert equivalent_ids("article-8") == []
+    assert fallback_ids("article-8") == ["section-8"]
     assert equivalent_ids("chapter-8") == []
 
 

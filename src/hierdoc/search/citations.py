@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from ..config import DEFAULT_POLICY, SearchPolicy
 from ..models import SearchFilter
 from ..store.base import Store
-from ..text.numbering import equivalent_ids
+from ..text.numbering import equivalent_ids, fallback_ids
 
 if TYPE_CHECKING:
     from .plan import QueryPlan
@@ -95,6 +95,8 @@ def cite_sections(
     levels = [(i, *equivalent_ids(i)) for i in candidate_ids]
     crowded = _crowded_starts(store, levels[0], filt, preferred, policy) if levels else None
     exact = crowded or (_starts(store, levels[0], filt) if levels else {})
+    if levels and not exact and (fallback := fallback_ids(candidate_ids[0])):
+        exact = _starts(store, fallback, filt)
     if exact:
         first_id = next(iter(exact.values()))[0]
         found = CitedSections({"text": label, "section_id": first_id, "resolved": True})
@@ -106,7 +108,7 @@ def cite_sections(
         else:
             found.notes += _where_note(label, list(exact), documents, policy.note_names)
         return fill_sections(store, found, exact, filt, limit)
-    nearest = _nearest(store, levels[1:], filt)
+    nearest = _nearest(store, [(*level, *fallback_ids(level[0])) for level in levels[1:]], filt)
     found = CitedSections({"text": label, "section_id": None, "resolved": False})
     if not nearest:
         return found

@@ -109,7 +109,7 @@ class Label:
     def candidate_levels(self) -> list[tuple[str, ...]]:
         """:meth:`candidate_ids`, each with its :func:`equivalent_ids`: the ids a citation
         may have in a document, level by level from the most specific."""
-        return [(i, *equivalent_ids(i)) for i in self.candidate_ids()]
+        return [(i, *equivalent_ids(i), *fallback_ids(i)) for i in self.candidate_ids()]
 
 
 #: Kinds that name the same decimal clauses: a contract's "Clause 8.4", a standard's
@@ -120,15 +120,19 @@ CLAUSE_KINDS = ("section", "clause", "requirement", "rule")
 
 def equivalent_ids(section_id: str) -> list[str]:
     """The same number under the other clause kinds: ``clause-8-4`` -> ``section-8-4``,
-    ``requirement-8-4``; an article's number as a bare numbered clause (``article-5`` ->
-    ``section-5``: a licence whose clauses are "5." cites them "Article 5"); nothing for
-    other kinds."""
+    ``requirement-8-4``; nothing for other kinds."""
     kind, _, rest = section_id.partition("-")
-    if kind == "article" and rest:
-        return [f"section-{rest}"]
     if kind not in CLAUSE_KINDS or not rest:
         return []
     return [f"{other}-{rest}" for other in CLAUSE_KINDS if other != kind]
+
+
+def fallback_ids(section_id: str) -> list[str]:
+    """Ids that answer a citation only where no document holds it or its equivalents: an
+    article's number as a bare numbered clause (``article-5`` -> ``section-5``: a licence
+    whose clauses are "5." cites them "Article 5")."""
+    kind, _, rest = section_id.partition("-")
+    return [f"section-{rest}"] if kind == "article" and rest else []
 
 
 def roman_to_int(text: str) -> int | None:

@@ -15,7 +15,7 @@ import re
 from collections.abc import Collection, Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from ...text.numbering import KIND_ALIASES, PART_TOKEN, equivalent_ids
+from ...text.numbering import KIND_ALIASES, PART_TOKEN, equivalent_ids, fallback_ids
 
 if TYPE_CHECKING:
     from .crossrefs import FoundReference
@@ -64,6 +64,7 @@ def _with_equivalents(ids: Iterator[str]) -> Iterator[str]:
     for section_id in ids:
         yield section_id
         yield from equivalent_ids(section_id)
+        yield from fallback_ids(section_id)
 
 
 def _sub_parts(parent: str, child: str) -> list[str] | None:
