@@ -4,6 +4,8 @@
     python benchmarks/tune_retrieval.py --documents 4        # the first 4 and their questions
     python benchmarks/tune_retrieval.py --documents 4 --folds 2
     python benchmarks/tune_retrieval.py --documents 2 --max-pairs 400
+    python benchmarks/tune_retrieval.py --form passages --folds 2 --fold 1 --no-mined-run \
+        --bm25-negatives --keep DIR
 
 The documents are indexed as ``hierdoc eval --dataset obliqa-documents`` indexes them (the
 same cached index and embeddings under ``--index-dir``), copied, and the copy is tuned
@@ -15,6 +17,15 @@ judges them (a returned chunk holds the gold passage).
 split into N folds (seed 0); for each, a fresh copy is tuned on the mined pairs plus the
 other folds' questions paired with their gold passages (``--pairs``), and measured on
 the fold's questions only. The dev questions are never trained on otherwise.
+
+``--form passages`` does the same on ObliQA's passage form (``hierdoc eval --dataset
+obliqa``: the 13,012 passages as given chunks, judged by id with Recall@10 and MAP@10),
+searching in hybrid, semantic and keyword mode; a question's pairs there hold its gold
+passages' text as the index stores it. ``--bm25-negatives`` gives each question pair a hard
+negative: the first keyword result of the base index that is not one of its gold passages.
+``--fold K`` runs only fold K (1-based), ``--no-mined-run`` skips the tune on mined pairs
+alone, ``--keep DIR`` keeps the tuned copies (``DIR/fold<K>``) and measures a copy found
+there instead of tuning it again.
 """
 
 from __future__ import annotations
@@ -33,13 +44,12 @@ from hierdoc.eval.datasets import EvalCorpus, dataset_path, first_documents
 from hierdoc.eval.embed_cache import CachingEmbedder
 from hierdoc.eval.indexes import open_index
 from hierdoc.eval.judging import ChunkTable
-from hierdoc.eval.obliqa import load_obliqa_documents
+from hierdoc.eval.obliqa import load_obliqa_documents, load_obliqa_passages
 from hierdoc.eval.runner import score_method
 from hierdoc.eval.variants import hierdoc_method, ingest_key, resolve_variants
 from hierdoc.pipeline.embed import LocalEmbedder
 
-MODES = ("hybrid", "semantic")
-METRICS = ("R@1", "R@10", "MRR@10")
+MODES = {"documents": ("hybrid", "semantic"), "passages": ("hybrid", "semantic", "keyword")}
 
 
 def base_index(corpus: EvalCorpus, root: Path) -> Path:
@@ -54,12 +64,14 @@ def base_index(corpus: EvalCorpus, root: Path) -> Path:
 
 
 def measured(directory: Path, corpus: EvalCorpus, queries: list) -> dict[str, dict[str, float]]:
+    """Each mode's mean metrics over ``queries`` on the index at ``directory``."""
+    form = "passages" if corpus.unit == "chunk" else "documents"
     with Index.open(directory, Settings(), mode="r") as index:
         table = ChunkTable.load(index, corpus)
         figures = {}
-        for variant in resolve_variants(list(MODES)):
+        for variant in resolve_variants(list(MODES[form])):
             metrics, _, _ = score_method(corpus, hierdoc_method(index, variant), queries, table)
-            figures[variant.name] = {m: round(metrics[m], 4) for m in METRICS}
+            figures[variant.name] = {m: round(metrics[m], 4) for m in corpus.metrics}
         return figures
 
 
@@ -77,67 +89,125 @@ def tuned_copy(
     return data
 
 
-def question_pairs(queries: list, path: Path) -> None:
-    """Each question paired with each of its gold passages (the judged keys are the
-    passages' text, whitespace normalised), as JSONL."""
-    with path.open("w") as out:
-        for query in queries:
-            for passage in query.relevant:
-                out.write(json.dumps({"query": query.text, "passage": passage}) + "\n")
+class PairWriter:
+    """Writes a question's pairs: the question against each of its gold passages, as the
+    corpus judges them (a passage's text for containment, the stored chunk's text for
+    chunk ids), with a BM25 hard negative when ``negatives`` is set."""
+
+    def __init__(self, base: Path, corpus: EvalCorpus, negatives: bool) -> None:
+        self.base, self.corpus, self.negatives = base, corpus, negatives
+        self.texts: dict[str, str] = {}
+        if corpus.unit == "chunk":
+            with Index.open(base, Settings(), mode="r") as index:
+                self.texts = {s.chunk.chunk_id: s.chunk.content for s in index.iter_chunks()}
+
+    def write(self, queries: list, path: Path) -> int:
+        count = 0
+        with Index.open(self.base, Settings(), mode="r") as index, path.open("w") as out:
+            for query in queries:
+                golds = [self.texts.get(g, g) for g in query.relevant]
+                negative = self._negative(index, query.text, set(query.relevant), golds)
+                for passage in golds:
+                    record = {"query": query.text, "passage": passage}
+                    if negative:
+                        record["negative"] = negative
+                    out.write(json.dumps(record) + "\n")
+                    count += 1
+        return count
+
+    def _negative(self, index: Index, text: str, ids: set[str], golds: list[str]) -> str | None:
+        """The first keyword result that is neither a gold chunk nor holds a gold passage."""
+        if not self.negatives:
+            return None
+        for result in index.search(text, top_k=10, mode="keyword").results:
+            content = result.content
+            if result.chunk_id not in ids and not any(g in content for g in golds):
+                return content
+        return None
+
+
+def load_corpus(args: argparse.Namespace) -> EvalCorpus:
+    if args.form == "passages":
+        corpus = load_obliqa_passages(dataset_path("obliqa"), "dev")
+    else:
+        corpus = load_obliqa_documents(dataset_path("obliqa-documents"), "dev")
+    return first_documents(corpus, args.documents) if args.documents else corpus
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--form", choices=sorted(MODES), default="documents")
     parser.add_argument("--documents", type=int, help="Only the first N documents.")
     parser.add_argument("--folds", type=int, default=0, help="Cross-validate on the questions.")
+    parser.add_argument("--fold", type=int, help="Run only this fold (1-based).")
+    parser.add_argument("--no-mined-run", action="store_true", help="No tune on mined pairs alone.")
+    parser.add_argument("--bm25-negatives", action="store_true", help="Hard negatives by BM25.")
+    parser.add_argument("--keep", type=Path, help="Keep (and re-use) the tuned copies here.")
     parser.add_argument("--index-dir", type=Path, default=Path("/tmp/hierdoc-eval"))
     parser.add_argument("--max-pairs", type=int, default=4000, help="As for hierdoc tune.")
+    parser.add_argument("--epochs", type=int, default=1, help="As for hierdoc tune.")
     parser.add_argument("--learning-rate", type=float, default=2e-5, help="As for hierdoc tune.")
     parser.add_argument("--no-hard-negatives", action="store_true", help="As for hierdoc tune.")
+    parser.add_argument("--no-mined", action="store_true", help="As for hierdoc tune.")
     args = parser.parse_args()
     options = {"max_pairs": args.max_pairs, "learning_rate": args.learning_rate}
-    options["hard_negatives"] = not args.no_hard_negatives
-    corpus = load_obliqa_documents(dataset_path("obliqa-documents"), "dev")
-    if args.documents:
-        corpus = first_documents(corpus, args.documents)
-    root = args.index_dir / "obliqa"
-    base = base_index(corpus, root)
+    options.update(epochs=args.epochs, hard_negatives=not args.no_hard_negatives)
+    options["mined"] = not args.no_mined
+    corpus = load_corpus(args)
+    base = base_index(corpus, args.index_dir / "obliqa")
     queries = list(corpus.queries)
     print(f"{corpus.name}: {len(corpus.documents)} documents, {len(queries)} questions")
+    result: dict[str, Any] = {"corpus": corpus.name, "questions": len(queries), "options": options}
     with tempfile.TemporaryDirectory(prefix="tune-bench-") as work:
-        work_dir = Path(work)
-        before = measured(base, corpus, queries)
-        print("before", json.dumps(before), flush=True)
-        run = tuned_copy(base, work_dir / "mined", options)
-        after = measured(work_dir / "mined", corpus, queries)
-        print("after (mined pairs)", json.dumps(after), flush=True)
-        result = {"corpus": corpus.name, "questions": len(queries), "before": before}
-        result.update({"after": after, "tune": run})
+        work_dir = args.keep or Path(work)
+        work_dir.mkdir(parents=True, exist_ok=True)
+        if not args.no_mined_run:
+            result["before"] = measured(base, corpus, queries)
+            print("before", json.dumps(result["before"]), flush=True)
+            result["tune"] = tuned_copy(base, work_dir / "mined", options)
+            result["after"] = measured(work_dir / "mined", corpus, queries)
+            print("after (mined pairs)", json.dumps(result["after"]), flush=True)
         if args.folds:
-            folds = cross_validated(base, corpus, queries, args.folds, work_dir, options)
-            result["folds"] = folds
+            writer = PairWriter(base, corpus, args.bm25_negatives)
+            chosen = [args.fold] if args.fold else list(range(1, args.folds + 1))
+            result["folds"] = [
+                one_fold(base, corpus, queries, (k, args.folds), work_dir, options, writer)
+                for k in chosen
+            ]
     print(json.dumps(result, indent=2))
 
 
-def cross_validated(
-    base: Path, corpus: EvalCorpus, queries: list, folds: int, work: Path, options: dict[str, Any]
-) -> list[dict[str, Any]]:
+def fold_split(queries: list, fold: int, folds: int) -> tuple[list, list]:
+    """Fold ``fold`` (1-based) of ``folds``: its held-out questions and the rest (seed 0)."""
     order = list(range(len(queries)))
     random.Random(0).shuffle(order)
-    results = []
-    for fold in range(folds):
-        chosen = set(order[fold::folds])
-        held = [q for n, q in enumerate(queries) if n in chosen]
-        pairs = work / f"fold{fold}.jsonl"
-        question_pairs([q for n, q in enumerate(queries) if n not in chosen], pairs)
-        run = tuned_copy(base, work / f"fold{fold}", options, pairs)
-        fold_before = measured(base, corpus, held)
-        fold_after = measured(work / f"fold{fold}", corpus, held)
-        print(f"fold {fold}", json.dumps({"before": fold_before, "after": fold_after}), flush=True)
-        results.append(
-            {"questions": len(held), "before": fold_before, "after": fold_after, "tune": run}
-        )
-    return results
+    chosen = set(order[fold - 1 :: folds])
+    held = [q for n, q in enumerate(queries) if n in chosen]
+    return held, [q for n, q in enumerate(queries) if n not in chosen]
+
+
+def one_fold(
+    base: Path,
+    corpus: EvalCorpus,
+    queries: list,
+    fold: tuple[int, int],
+    work: Path,
+    options: dict[str, Any],
+    writer: PairWriter,
+) -> dict[str, Any]:
+    """Tune a copy on the mined pairs plus the other folds' question pairs (unless a kept
+    copy is there) and measure the fold's questions before and after."""
+    held, trained = fold_split(queries, *fold)
+    target = work / f"fold{fold[0]}"
+    run: dict[str, Any] = {"kept": str(target)}
+    if not target.exists():
+        pairs = work / f"fold{fold[0]}.jsonl"
+        run["given_pairs"] = writer.write(trained, pairs)
+        run.update(tuned_copy(base, target, options, pairs))
+    fold_before = measured(base, corpus, held)
+    fold_after = measured(target, corpus, held)
+    print(f"fold {fold[0]}", json.dumps({"before": fold_before, "after": fold_after}), flush=True)
+    return {"questions": len(held), "before": fold_before, "after": fold_after, "tune": run}
 
 
 if __name__ == "__main__":

@@ -413,6 +413,7 @@ class Index:
         progress: TuneProgress | None = None,
         learning_rate: float = 2e-5,
         hard_negatives: bool = True,
+        mined: bool = True,
     ) -> TuneReport:
         """Fine-tune the local embedder on pairs mined from this index's structure (and on
         ``pairs``, a JSONL file of ``{"query", "passage"}`` objects), save it in the index
@@ -421,7 +422,8 @@ class Index:
         together; an interrupted run resumes where it stopped. ``evaluate`` measures the
         model before and after on held-out mined pairs; ``learning_rate`` is the peak rate
         of the schedule, ``hard_negatives`` whether mined pairs keep their neighbouring
-        section as a negative. See :mod:`hierdoc.pipeline.tuning`."""
+        section as a negative, ``mined`` whether pairs are mined at all (without, only
+        ``pairs`` are trained on). See :mod:`hierdoc.pipeline.tuning`."""
         from .pipeline.tune import TrainSettings
 
         for name, value, least in (
@@ -440,6 +442,7 @@ class Index:
         options = TuneOptions(
             pairs_file=checked_path(pairs) if pairs is not None else None,
             max_pairs=max_pairs,
+            mined=bool(mined),
             evaluate=evaluate,
             train=TrainSettings(
                 epochs=epochs,

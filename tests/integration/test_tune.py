@@ -196,3 +196,30 @@ def test_an_index_with_nothing_to_mine_says_so(tmp_path, embedder) -> None:
         index.ingest_texts([TextDocument("note.txt", "A short note with no structure at all.")])
         with pytest.raises(InputError, match="no training pairs could be mined"):
             index.tune()
+
+
+def test_without_mined_pairs_only_the_given_pairs_are_trained_on(tmp_path, embedder) -> None:
+    directory = tmp_path / "index"
+    build(directory, embedder)
+    pairs = tmp_path / "pairs.jsonl"
+    lines = [
+        {"query": "how long are invoices kept", "passage": "Invoices are kept for ten years."},
+        {"query": "when are staff records deleted", "passage": "Staff records: six years."},
+    ]
+    pairs.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    with Index.open(directory, Settings(), embedder=embedder) as index:
+        report = index.tune(pairs, mined=False)
+    assert (report.mined, report.given, report.trained_pairs, report.held_out) == ({}, 2, 2, 0)
+    assert model_of(directory) == f"{DEFAULT_MODEL}@tuned-v1"
+
+
+def test_without_mined_pairs_given_ones_are_needed_and_eval_refused(tmp_path, embedder) -> None:
+    directory = tmp_path / "index"
+    build(directory, embedder)
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(json.dumps({"query": "invoices", "passage": "Invoices are kept."}) + "\n")
+    with Index.open(directory, Settings(), embedder=embedder) as index:
+        for given, evaluate in ((None, False), (pairs, True)):
+            with pytest.raises(InputError, match="without mined pairs"):
+                index.tune(given, mined=False, evaluate=evaluate)
+    assert model_of(directory) == DEFAULT_MODEL

@@ -91,6 +91,12 @@ def _retrieval_line(label: str, figures: dict[str, float]) -> str:
     help="Train each mined pair against its neighbouring section as a hard negative.",
 )
 @click.option(
+    "--mined/--no-mined",
+    default=True,
+    show_default=True,
+    help="Mine pairs from the index's structure (--no-mined: train on --pairs only).",
+)
+@click.option(
     "--eval",
     "evaluate",
     is_flag=True,
@@ -108,6 +114,7 @@ def tune_command(
     seed: int,
     learning_rate: float,
     hard_negatives: bool,
+    mined: bool,
     evaluate: bool,
     as_json: bool,
     quiet: bool,
@@ -128,6 +135,7 @@ def tune_command(
         report = index.tune(
             pairs, epochs=epochs, max_pairs=max_pairs, seed=seed, evaluate=evaluate,
             progress=progress, learning_rate=learning_rate, hard_negatives=hard_negatives,
+            mined=mined,
         )  # fmt: skip
     data = report.to_dict()
     if as_json:

@@ -58,6 +58,8 @@ class TuneOptions:
     """JSONL of ``{"query": ..., "passage": ...}`` pairs trained on beside the mined ones."""
     max_pairs: int = 4000
     """At most this many pairs are trained on (a seeded sample of them)."""
+    mined: bool = True
+    """Whether pairs are mined from the index's structure; without, only the given ones."""
     evaluate: bool = False
     train: TrainSettings = field(default_factory=TrainSettings)
     hierdoc_version: str = ""
@@ -111,7 +113,12 @@ def run_tune(
     ``store`` is the writer (holding the lock); ``open_reader`` opens a read-only store of
     the live index, for the copy into the rebuild."""
     started = time.perf_counter()
-    mined = mine_pairs(store)
+    if not options.mined and (options.pairs_file is None or options.evaluate):
+        raise InputError(
+            "without mined pairs, give pairs with --pairs FILE; --eval measures held-out "
+            "mined pairs, so it needs them"
+        )
+    mined = mine_pairs(store) if options.mined else []
     given = read_given_pairs(options.pairs_file) if options.pairs_file else []
     if not mined and not given:
         raise InputError(
