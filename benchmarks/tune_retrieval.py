@@ -149,10 +149,11 @@ def main() -> None:
     parser.add_argument("--learning-rate", type=float, default=2e-5, help="As for hierdoc tune.")
     parser.add_argument("--no-hard-negatives", action="store_true", help="As for hierdoc tune.")
     parser.add_argument("--no-mined", action="store_true", help="As for hierdoc tune.")
+    parser.add_argument("--base-weight", type=float, default=0.0, help="As for hierdoc tune.")
     args = parser.parse_args()
     options = {"max_pairs": args.max_pairs, "learning_rate": args.learning_rate}
     options.update(epochs=args.epochs, hard_negatives=not args.no_hard_negatives)
-    options["mined"] = not args.no_mined
+    options.update(mined=not args.no_mined, base_weight=args.base_weight)
     corpus = load_corpus(args)
     base = base_index(corpus, args.index_dir / "obliqa")
     queries = list(corpus.queries)

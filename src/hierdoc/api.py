@@ -414,6 +414,7 @@ class Index:
         learning_rate: float = 2e-5,
         hard_negatives: bool = True,
         mined: bool = True,
+        base_weight: float = 0.0,
     ) -> TuneReport:
         """Fine-tune the local embedder on pairs mined from this index's structure (and on
         ``pairs``, a JSONL file of ``{"query", "passage"}`` objects), save it in the index
@@ -423,7 +424,8 @@ class Index:
         model before and after on held-out mined pairs; ``learning_rate`` is the peak rate
         of the schedule, ``hard_negatives`` whether mined pairs keep their neighbouring
         section as a negative, ``mined`` whether pairs are mined at all (without, only
-        ``pairs`` are trained on). See :mod:`hierdoc.pipeline.tuning`."""
+        ``pairs`` are trained on), ``base_weight`` the share of the base model's weights
+        mixed back into the trained ones (0 to 1). See :mod:`hierdoc.pipeline.tuning`."""
         from .pipeline.tune import TrainSettings
 
         for name, value, least in (
@@ -439,6 +441,10 @@ class Index:
             raise InputError(f"learning_rate must be a number, not {learning_rate!r}")
         if not 0 < learning_rate <= 1e-2:
             raise InputError(f"learning_rate must be above 0 and at most 0.01, not {learning_rate}")
+        if isinstance(base_weight, bool) or not isinstance(base_weight, (int, float)):
+            raise InputError(f"base_weight must be a number, not {base_weight!r}")
+        if not 0 <= base_weight < 1:
+            raise InputError(f"base_weight must be at least 0 and below 1, not {base_weight}")
         options = TuneOptions(
             pairs_file=checked_path(pairs) if pairs is not None else None,
             max_pairs=max_pairs,
@@ -449,6 +455,7 @@ class Index:
                 seed=seed,
                 learning_rate=float(learning_rate),
                 hard_negatives=bool(hard_negatives),
+                base_weight=float(base_weight),
             ),
             hierdoc_version=_installed_version(),
         )

@@ -91,6 +91,13 @@ def _retrieval_line(label: str, figures: dict[str, float]) -> str:
     help="Train each mined pair against its neighbouring section as a hard negative.",
 )
 @click.option(
+    "--base-weight",
+    type=click.FloatRange(min=0, max=1, max_open=True),
+    default=0.0,
+    show_default=True,
+    help="Share of the base model's weights mixed back into the trained ones.",
+)
+@click.option(
     "--mined/--no-mined",
     default=True,
     show_default=True,
@@ -114,6 +121,7 @@ def tune_command(
     seed: int,
     learning_rate: float,
     hard_negatives: bool,
+    base_weight: float,
     mined: bool,
     evaluate: bool,
     as_json: bool,
@@ -135,7 +143,7 @@ def tune_command(
         report = index.tune(
             pairs, epochs=epochs, max_pairs=max_pairs, seed=seed, evaluate=evaluate,
             progress=progress, learning_rate=learning_rate, hard_negatives=hard_negatives,
-            mined=mined,
+            mined=mined, base_weight=base_weight,
         )  # fmt: skip
     data = report.to_dict()
     if as_json:

@@ -45,6 +45,9 @@ class TrainSettings:
     hard_negatives: bool = True
     """Whether pairs keep their mined hard negatives; without them each passage competes
     with its batch's other passages only."""
+    base_weight: float = 0.0
+    """The share of the base model's weights mixed back into the trained ones (each weight
+    ``base_weight * base + (1 - base_weight) * trained``); 0 keeps the trained weights."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -53,6 +56,7 @@ class TrainSettings:
             "learning_rate": self.learning_rate,
             "seed": self.seed,
             "hard_negatives": self.hard_negatives,
+            "base_weight": self.base_weight,
         }
 
 
@@ -104,6 +108,7 @@ def train(
     rng = random.Random(settings.seed)
     model = SentenceTransformer(str(base), device="cpu")
     model.max_seq_length = TRAIN_MAX_TOKENS
+    start = {name: value.detach().clone() for name, value in model.state_dict().items()}
     pairs = trained_pairs(pairs, settings)
     plan = [batches(pairs, settings.batch_size, rng) for _ in range(settings.epochs)]
     steps = sum(len(epoch) for epoch in plan)
@@ -124,9 +129,22 @@ def train(
             if progress is not None:
                 progress(done, steps, float(loss.detach()))
     model.eval()
+    mix_back(model, start, settings.base_weight)
     target.mkdir(parents=True, exist_ok=True)
     model.save(str(target))
     return time.perf_counter() - started
+
+
+def mix_back(model: Any, start: dict[str, Any], share: float) -> None:
+    """Mix ``share`` of the ``start`` weights back into ``model``'s floating-point weights."""
+    if share <= 0:
+        return
+    import torch
+
+    with torch.no_grad():
+        for name, value in model.state_dict().items():
+            if value.is_floating_point():
+                value.mul_(1 - share).add_(start[name], alpha=share)
 
 
 def _rate(step: int, steps: int, warmup: int) -> float:
