@@ -75,14 +75,36 @@ def measured(directory: Path, corpus: EvalCorpus, queries: list) -> dict[str, di
         return figures
 
 
+def progress_lines(wait_for: int | None) -> Any:
+    """A tune progress callback printing every tenth step and chunk; when ``wait_for`` is
+    a process id, re-embedding waits for that process to end (one embedding job at a time
+    on a shared machine, while training may overlap)."""
+    shown: dict[str, int] = {}
+
+    def on_progress(stage: str, done: int, total: int) -> None:
+        if stage == "embed" and wait_for and "waited" not in shown:
+            while Path(f"/proc/{wait_for}").exists():
+                time.sleep(10)
+            shown["waited"] = 1
+        if done == total or done >= shown.get(stage, 0) + max(1, total // 10):
+            shown[stage] = done
+            print(f"{time.strftime('%H:%M:%S')} {stage} {done}/{total}", flush=True)
+
+    return on_progress
+
+
 def tuned_copy(
-    source: Path, target: Path, options: dict[str, Any], pairs: Path | None = None
+    source: Path,
+    target: Path,
+    options: dict[str, Any],
+    pairs: Path | None = None,
+    wait_for: int | None = None,
 ) -> dict[str, Any]:
     """A copy of the index at ``source`` tuned with ``options`` (as for ``Index.tune``)."""
     shutil.copytree(source, target)
     started = time.perf_counter()
     with Index.open(target, Settings()) as index:
-        report = index.tune(pairs, **options)
+        report = index.tune(pairs, progress=progress_lines(wait_for), **options)
     data = report.to_dict()
     data["wall_seconds"] = round(time.perf_counter() - started, 1)
     print(json.dumps(data), flush=True)
@@ -94,8 +116,12 @@ class PairWriter:
     corpus judges them (a passage's text for containment, the stored chunk's text for
     chunk ids), with a BM25 hard negative when ``negatives`` is set."""
 
-    def __init__(self, base: Path, corpus: EvalCorpus, negatives: bool) -> None:
+    def __init__(
+        self, base: Path, corpus: EvalCorpus, negatives: bool, wait_for: int | None = None
+    ) -> None:
         self.base, self.corpus, self.negatives = base, corpus, negatives
+        self.wait_for = wait_for
+        """A process whose end the tune waits for before re-embedding (``--wait-for``)."""
         self.texts: dict[str, str] = {}
         if corpus.unit == "chunk":
             with Index.open(base, Settings(), mode="r") as index:
@@ -143,6 +169,7 @@ def main() -> None:
     parser.add_argument("--no-mined-run", action="store_true", help="No tune on mined pairs alone.")
     parser.add_argument("--bm25-negatives", action="store_true", help="Hard negatives by BM25.")
     parser.add_argument("--keep", type=Path, help="Keep (and re-use) the tuned copies here.")
+    parser.add_argument("--wait-for", type=int, help="Re-embed once this process has ended.")
     parser.add_argument("--index-dir", type=Path, default=Path("/tmp/hierdoc-eval"))
     parser.add_argument("--max-pairs", type=int, default=4000, help="As for hierdoc tune.")
     parser.add_argument("--epochs", type=int, default=1, help="As for hierdoc tune.")
@@ -165,11 +192,11 @@ def main() -> None:
         if not args.no_mined_run:
             result["before"] = measured(base, corpus, queries)
             print("before", json.dumps(result["before"]), flush=True)
-            result["tune"] = tuned_copy(base, work_dir / "mined", options)
+            result["tune"] = tuned_copy(base, work_dir / "mined", options, None, args.wait_for)
             result["after"] = measured(work_dir / "mined", corpus, queries)
             print("after (mined pairs)", json.dumps(result["after"]), flush=True)
         if args.folds:
-            writer = PairWriter(base, corpus, args.bm25_negatives)
+            writer = PairWriter(base, corpus, args.bm25_negatives, args.wait_for)
             chosen = [args.fold] if args.fold else list(range(1, args.folds + 1))
             result["folds"] = [
                 one_fold(base, corpus, queries, (k, args.folds), work_dir, options, writer)
@@ -204,7 +231,7 @@ def one_fold(
     if not target.exists():
         pairs = work / f"fold{fold[0]}.jsonl"
         run["given_pairs"] = writer.write(trained, pairs)
-        run.update(tuned_copy(base, target, options, pairs))
+        run.update(tuned_copy(base, target, options, pairs, writer.wait_for))
     fold_before = measured(base, corpus, held)
     fold_after = measured(target, corpus, held)
     print(f"fold {fold[0]}", json.dumps({"before": fold_before, "after": fold_after}), flush=True)
