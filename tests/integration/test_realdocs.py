@@ -145,14 +145,15 @@ def test_split_heading_reads_the_labels_of_formal_documents() -> None:
     assert split_heading("Section Headings and Summaries") == ("", "Section Headings and Summaries")
 
 
-def test_a_gold_number_that_is_its_heading_names_an_unnumbered_section() -> None:
+def test_a_gold_number_that_is_its_heading_cites_the_section_by_title() -> None:
     records = [
         SectionRecord("d", "glossary", "Glossary", 1, None, 0, "heading", "c", ""),
         SectionRecord("d", "a-glossary", "A. Glossary", 1, None, 1, "heading", "c", ""),
+        SectionRecord("d", "b-terms", "B. Terms", 1, None, 2, "heading", "c", ""),
     ]
     sections = labelled_sections(records)
-    unnumbered = matching_sections(sections, "Glossary", "Glossary")
-    assert [s.record.section_id for s in unnumbered] == ["glossary"]
+    by_title = matching_sections(sections, "Glossary", "Glossary")
+    assert [s.record.section_id for s in by_title] == ["glossary", "a-glossary"]
     assert [s.record.section_id for s in matching_sections(sections, "A", "Glossary")] == [
         "a-glossary"
     ]

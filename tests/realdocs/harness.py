@@ -15,8 +15,8 @@ The metrics, per document (``measure_document``):
 section recall
     Share of gold sections found: a stored section of the document whose *label* equals the
     gold number and whose *title* matches the gold heading. A gold number that is the
-    heading itself with no label in it ("Glossary") names a section whose heading has no
-    label. A section's label is the number at the start of its heading ("8.4", "K.", "(b)",
+    heading itself with no label in it ("Indemnification") cites the section by its title
+    alone: a section numbered in a list ("9. Indemnification") matches it too. A section's label is the number at the start of its heading ("8.4", "K.", "(b)",
     "Appendix A", "Section 3"); the words Section, Article, Clause, Requirement and § are
     dropped, Appendix, Annex, Schedule and Exhibit kept. Its *full label* adds the labels of
     its ancestors where the own label is not already qualified ("3" under "K." is "K.3",
@@ -189,7 +189,7 @@ class LabelledSection:
 
     def is_number(self, number: str, heading: str = "") -> bool:
         if is_unnumbered(number, heading):
-            return not self.label
+            return True
         wanted = normalize_label(number)
         return wanted in (self.label, self.full_label)
 
