@@ -16,12 +16,13 @@ section recall
     Share of gold sections found: a stored section of the document whose *label* equals the
     gold number and whose *title* matches the gold heading. A gold number that is the
     heading itself with no label in it ("Indemnification") cites the section by its title
-    alone: a section numbered in a list ("9. Indemnification") matches it too. A section's label is the number at the start of its heading ("8.4", "K.", "(b)",
-    "Appendix A", "Section 3"); the words Section, Article, Clause, Requirement and § are
-    dropped, Appendix, Annex, Schedule and Exhibit kept. Its *full label* adds the labels of
-    its ancestors where the own label is not already qualified ("3" under "K." is "K.3",
-    "(a)" or "a." under "8.1" is "8.1(a)"); either may equal the gold number. The title is
-    the heading without its label; it matches when, reduced to lower-case words (markup and
+    alone: a section numbered in a list ("9. Indemnification") matches it too. A section's
+    label is the number at the start of its heading ("8.4", "K.", "(b)", "Appendix A",
+    "Section 3"); the words Section, Article, Clause, Requirement and § are dropped,
+    Appendix, Annex, Schedule and Exhibit kept. Its *full label* adds the labels of its
+    ancestors where the own label is not already qualified ("3" under "K." is "K.3", "(a)"
+    or "a." under "8.1" is "8.1(a)"); either may equal the gold number. The title is the
+    heading without its label; it matches when, reduced to lower-case words (markup and
     punctuation dropped), it equals the gold heading or begins with it (a run-in title
     followed by the clause's first sentence). A section whose heading is only its label
     ("(b)", "b.", "5.2") is titled by the start of its text. A title with dot leaders is a
