@@ -118,6 +118,11 @@ def parse_sections(text: str, title: str) -> list[Section]:
     return _to_sections(nodes, title)
 
 
+def _titled(index: int, lines: list[str]) -> bool:
+    mark = numbered_line(index, lines)
+    return mark is not None and mark.heading.rstrip(".").split(maxsplit=1)[1:] != []
+
+
 _NUMBERED_PARAGRAPH = re.compile(r"^(?P<num>\d{1,3})\.[ \t]+[A-Z‘'\"“(]")
 
 
@@ -127,7 +132,9 @@ def _with_continued_numbers(node: _Node, taken: set[str]) -> list[_Node]:
     as paragraphs ("2. Fair Use Rights. Nothing in ...") has them as siblings of 1 and 7,
     not as text of clause 1. A paragraph goes on with the number when it is the next one
     (N+1, then N+2, ...), no marked heading has that number, and the body has not opened a
-    list of its own ("1." before it)."""
+    list of its own ("1." before it). It opens a paragraph (a blank line before it), or
+    opens with a run-in title ("6. Term and Termination. This NDA ...": a PDF's lines have
+    no blank line between paragraphs)."""
     label = parse_heading(node.heading) if node.marked else None
     if not label or label.kind != "section" or len(label.parts) != 1:
         return [node]
@@ -137,7 +144,7 @@ def _with_continued_numbers(node: _Node, taken: set[str]) -> list[_Node]:
     expected, starts = int(label.parts[0]) + 1, []
     for index, line in enumerate(lines):
         match = _NUMBERED_PARAGRAPH.match(line)
-        if not match or (index and lines[index - 1].strip()):
+        if not match or (index and lines[index - 1].strip() and not _titled(index, lines)):
             continue
         number = int(match["num"])
         if number == 1:
