@@ -232,6 +232,7 @@ _BARE_ROW = re.compile(
     r"^[ \t]*(?P<term>[^|\n]{1,80}?)[ \t]+\|[ \t]+(?P<def>[^|\n]*[^|\s][^|\n]*)$", re.MULTILINE
 )
 _SMALL_WORDS = word_set("of and the for on in to a an at by with from or &")
+_SEE = re.compile(r"See\s+[A-Z]")
 _CONTINUING = frozenset({"and", "or", "of", "to", "in", "for", "with", "by", "from"})
 
 
@@ -239,8 +240,9 @@ def bare_row_definitions(marked: Unmarked, glossary: bool = False) -> Iterator[F
     """Two-cell rows without outer bars, the PDF converter's table rows. An acronym's long
     form alone ("CIO | Chief Information Officer") is an acronym list's, not a definition,
     unless the table is a ``glossary`` (a section headed "Glossary" or "Definitions", not
-    "Acronyms"), whose every entry is one ("FIPS | Federal Information Processing
-    Standard.", "CE | See Cryptographic Erase.")."""
+    "Acronyms") and the row is written as an entry of it: a sentence ("FIPS | Federal
+    Information Processing Standard.") or a pointer to another ("CE | See Cryptographic
+    Erase.")."""
     text = marked.quoted
     for match in _BARE_ROW.finditer(text):
         term = match.group("term").strip().strip("\"'‘’“”`").strip()
@@ -249,7 +251,8 @@ def bare_row_definitions(marked: Unmarked, glossary: bool = False) -> Iterator[F
             continue
         if definition.split(maxsplit=1)[0] in _CONTINUING:
             continue  # a sentence cut into cells: "Selected acronyms | and abbreviations ..."
-        if glossary or not _spelled_out(term, definition):
+        entry = glossary and (match.group("def").rstrip().endswith(".") or _SEE.match(definition))
+        if entry or not _spelled_out(term, definition):
             start = match.start("term") + match.group("term").find(term)
             yield FoundDefinition(collapse(term), definition, start, end, "table")
 
