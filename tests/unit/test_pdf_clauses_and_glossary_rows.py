@@ -1,7 +1,8 @@
 """What a PDF's text gives without blank lines or with its tables as rows: clauses numbered on
 after a heading ("# 5. Permitted Disclosures." then "6. Term and Termination. This NDA ...")
-are siblings of it, and a glossary's table rows are its entries, an acronym's among them,
-while an acronym list's long forms and a sentence cut into cells are no definitions."""
+are siblings of it, and a glossary's table rows are its entries, an acronym's written as
+an entry ("FIPS | Federal Information Processing Standard.") among them, while an acronym
+list's long forms and a sentence cut into cells are no definitions."""
 
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ GLOSSARY = """\
 CE | See Cryptographic Erase.
 Clear | A method of Sanitization by applying logical techniques to sanitize data.
 FIPS | Federal Information Processing Standard.
+CIO | Chief Information Officer
 """
 
 ACRONYMS = """\
@@ -54,7 +56,8 @@ def terms(text: str) -> dict[str, str]:
     return {d.term: d.definition for d in find_definitions(text, in_definitions_section=True)}
 
 
-def test_every_row_of_a_glossary_is_an_entry() -> None:
+def test_a_glossary_s_entries_are_its_rows_written_as_entries() -> None:
+    """A long form alone ("CIO | Chief Information Officer") is the acronym's, no entry."""
     assert terms(GLOSSARY) == {
         "CE": "See Cryptographic Erase",
         "Clear": "A method of Sanitization by applying logical techniques to sanitize data",
@@ -64,3 +67,33 @@ def test_every_row_of_a_glossary_is_an_entry() -> None:
 
 def test_an_acronym_list_defines_nothing() -> None:
     assert terms(ACRONYMS) == {}
+
+
+GUIDE = """\
+# Guide
+
+## 3. Technologies
+
+### 3.1 Components
+
+### 3.2 Capabilities
+
+## 3. User Authentication
+
+## 4. Applications
+
+## 4. Life Cycle
+
+### 4.1 Initiation
+
+### 4.2 Development
+"""
+
+
+def test_of_headings_sharing_a_number_the_one_numbering_within_it_keeps_it() -> None:
+    """A list set as headings ("3. User Authentication", "4. Applications" inside 3.2) next
+    to the chapters "3." and "4.": the chapter whose next section is "4.1" is section-4."""
+    sections = {s.section_id: s for s in parse_sections(GUIDE, "Guide")}
+    assert sections["section-3"].heading == "3. Technologies"
+    assert sections["section-4"].heading == "4. Life Cycle"
+    assert sections["section-4-1"].path[-1] == "section-4"

@@ -301,7 +301,9 @@ def _assign_ids(nodes: list[_Node]) -> list[str]:
     """
     counts = Counter(n.local_id for n in nodes if n.kind != "enum" and not n.fixed)
     marked = Counter(n.local_id for n in nodes if n.kind != "enum" and n.marked)
+    owners = _numbering_owners(nodes, marked)
     kept = {i for i, n in marked.items() if n == 1 and counts[i] > 1 and i != PREAMBLE_ID}
+    kept |= {nodes[index].local_id for index in owners}
     ids: list[str] = [""] * len(nodes)
     used: set[str] = set(kept)
     for index, node in enumerate(nodes):
@@ -310,7 +312,9 @@ def _assign_ids(nodes: list[_Node]) -> list[str]:
         elif node.kind != "enum":
             parent_id = ids[node.parent] if node.parent is not None else None
             section_id = node.local_id
-            repeated = counts[section_id] > 1 and not (node.marked and marked[section_id] == 1)
+            owner = index in owners
+            alone = node.marked and marked[section_id] == 1
+            repeated = counts[section_id] > 1 and not (alone or owner)
             if _subsection(node, nodes, parent_id, repeated):
                 section_id = f"{parent_id}-{section_id.removeprefix('section-')}"
             elif (
@@ -319,19 +323,34 @@ def _assign_ids(nodes: list[_Node]) -> list[str]:
                 and not _numbered_in(section_id, parent_id)
             ):
                 section_id = f"{parent_id}-{section_id}"
-            kept_here = node.marked and section_id in kept
+            kept_here = node.marked and section_id in kept and (alone or owner)
             ids[index] = section_id if kept_here else _unique(section_id, used)
     tops = {None, PREAMBLE_ID, *_lone_title_id(nodes, ids)}
     for index, node in enumerate(nodes):
         if node.kind == "enum":
             parent_id = ids[node.parent] if node.parent is not None else None
             top = parent_id in tops and node.style.startswith(_PARAGRAPH_STYLES)
-            if top or _other_clause(node, parent_id):
+            if top or _other_clause(node, parent_id) or _written_whole(node):
                 section_id = "section-" + node.local_id.replace(".", "-")
             else:
                 section_id = f"{parent_id or PREAMBLE_ID}-{node.local_id.rsplit('.', 1)[-1]}"
             ids[index] = _unique(section_id, used)
     return ids
+
+
+def _numbering_owners(nodes: list[_Node], marked: Counter[str]) -> set[int]:
+    """Of the marked headings that share a number ("4. Applications", an item of a list
+    set as headings, and the chapter "4. Security for the ... Life Cycle"), the one whose
+    next section numbers within it ("4.1 Initiation"): it keeps ``section-4``, as the
+    document cites it. None when no one heading alone does."""
+    owners: dict[str, list[int]] = {}
+    for index, node in enumerate(nodes[:-1]):
+        if not node.marked or node.kind == "enum" or marked[node.local_id] < 2:
+            continue
+        following = nodes[index + 1].local_id
+        if node.local_id.startswith("section-") and following.startswith(node.local_id + "-"):
+            owners.setdefault(node.local_id, []).append(index)
+    return {found[0] for found in owners.values() if len(found) == 1}
 
 
 def _lone_title_id(nodes: list[_Node], ids: list[str]) -> list[str]:
@@ -358,6 +377,13 @@ def _other_clause(node: _Node, parent_id: str | None) -> bool:
         return False
     prefix = node.local_id.rsplit(".", 1)[0].replace(".", "-")
     return parent_id == f"section-{prefix}-0"
+
+
+def _written_whole(node: _Node) -> bool:
+    """A clause whose number is written whole ("2.1.1" in a table of requirements under
+    "V2.1 Password Security"): ``section-2-1-1``, as it is cited, whatever its parent's id."""
+    parts = node.local_id.split(".")
+    return node.style.startswith("decimal") and len(parts) > 2 and all(p.isdigit() for p in parts)
 
 
 def _subsection(node: _Node, nodes: list[_Node], parent_id: str | None, repeated: bool) -> bool:
