@@ -1,19 +1,13 @@
 """A standard's requirement tables (OWASP ASVS): a row opening with the "#" column's header
 is no Markdown heading, a requirement numbered in full ("2.1.1") under an unnumbered-id
-heading ("V2.1 Password Security") is ``section-2-1-1`` as cited, and a label citations
-do not read ("V12.6") cites the section it heads when the query names the document."""
+heading ("V2.1 Password Security") is ``section-2-1-1`` as cited (its citations:
+test_title_citations.py)."""
 
 from __future__ import annotations
 
-import pytest
-
-from hierdoc import Index
-from hierdoc.config import Settings
-from hierdoc.models import TextDocument
 from hierdoc.pipeline.convert_pdf import _block_markdown
 from hierdoc.pipeline.pdf_layout import Block, Segment
 from hierdoc.pipeline.structure import parse_sections
-from tests.hash_embedder import HashEmbedder
 
 
 def _cell(text: str, x0: float) -> Block:
@@ -53,25 +47,3 @@ def test_a_requirement_numbered_in_full_takes_its_number_as_id() -> None:
     sections = {s.section_id: s for s in parse_sections(STANDARD, "ASVS")}
     assert sections["section-2-1-1"].heading.startswith("2.1.1")
     assert sections["section-2-1-1"].path[-1] == "v2-1-password-security"
-
-
-@pytest.fixture(scope="module")
-def index(tmp_path_factory: pytest.TempPathFactory):
-    directory = tmp_path_factory.mktemp("asvs") / "index"
-    with Index.open(directory, Settings(), embedder=HashEmbedder()) as opened:
-        opened.ingest_texts(
-            [
-                TextDocument("owasp-asvs-4.0.3.md", STANDARD),
-                TextDocument("other-guide.md", "# Other Guide\n\n## V12.6 Notes\n\nText.\n"),
-            ]
-        )
-        yield opened
-
-
-@pytest.mark.parametrize("query", ["V12.6 of the OWASP ASVS", "ASVS requirement 2.1.1"])
-def test_a_requirement_or_a_chapter_label_is_cited_in_its_document(
-    index: Index, query: str
-) -> None:
-    first = index.search(query).results[0]
-    assert first.pinned and first.source == "owasp-asvs-4.0.3.md"
-    assert first.heading.startswith(query.split()[-1] if "requirement" in query else "V12.6")

@@ -12,6 +12,7 @@ from hierdoc.models import TextDocument
 from hierdoc.pipeline.outline import outline
 from hierdoc.search.title_citations import strip_linking
 from tests.hash_embedder import HashEmbedder
+from tests.unit.test_requirement_tables import STANDARD
 
 TERMS = """\
 # Acme Cloud Terms of Service
@@ -69,6 +70,8 @@ def index(tmp_path_factory: pytest.TempPathFactory):
                 TextDocument("acme-cloud-terms.md", TERMS),
                 TextDocument("pep-0777-governance.md", GOVERNANCE),
                 TextDocument("gadget-handbook.md", NOTES),
+                TextDocument("owasp-asvs-4.0.3.md", STANDARD),
+                TextDocument("other-guide.md", "# Other Guide\n\n## V12.6 Notes\n\nText.\n"),
             ]
         )
         yield opened
@@ -116,3 +119,12 @@ def test_no_title_citation_without_one_section_of_the_named_document(
 def test_linking_words_are_dropped_at_either_end() -> None:
     assert strip_linking("Indemnification in the") == "Indemnification"
     assert strip_linking("of the Terms of Service") == "Terms of Service"
+
+
+@pytest.mark.parametrize("query", ["V12.6 of the OWASP ASVS", "ASVS requirement 2.1.1"])
+def test_a_requirement_or_a_chapter_label_is_cited_in_its_document(
+    index: Index, query: str
+) -> None:
+    first = index.search(query).results[0]
+    assert first.pinned and first.source == "owasp-asvs-4.0.3.md"
+    assert first.heading.startswith(query.split()[-1] if "requirement" in query else "V12.6")
