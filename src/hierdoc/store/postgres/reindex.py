@@ -46,8 +46,9 @@ def _stored_version(pool: ConnectionPool) -> int | None:
 
 def _reanalyse(conn: psycopg.Connection, analyzer: TextAnalyzer) -> None:
     stored = select_chunks(conn, "TRUE")
-    conn.execute("DELETE FROM postings")
-    conn.execute("DELETE FROM term_stats")
+    numbers = dict(conn.execute("SELECT chunk_id, chunk_no FROM chunks").fetchall())
+    for table in ("postings", "forward", "term_stats"):
+        conn.execute(f"DELETE FROM {table}")
     conn.execute("UPDATE state SET chunks = 0, tokens = 0, words = 0")
     rows = [lexical_row(s, analyzer) for s in stored]
     conn.cursor().executemany(
@@ -56,4 +57,4 @@ def _reanalyse(conn: psycopg.Connection, analyzer: TextAnalyzer) -> None:
         [(r.length, fieldnorm(r.length), r.words, fieldnorm(len(r.words)), r.chunk_id)
          for r in rows],
     )  # fmt: skip
-    insert_postings(conn, rows)
+    insert_postings(conn, rows, [numbers[r.chunk_id] for r in rows])
