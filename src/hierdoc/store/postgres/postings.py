@@ -18,7 +18,7 @@ of a chunk holding it (``max_tf``, ``min_norm``: they bound its BM25 weight).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,11 +44,14 @@ def norm_ids(norms: np.ndarray) -> np.ndarray:
     return np.searchsorted(NORMS, norms).astype(np.uint8)
 
 
-def pack(values: np.ndarray) -> bytes:
+def narrow(values: np.ndarray) -> np.ndarray:
     """Non-negative integers in the smallest little-endian unsigned type holding them."""
     top = int(values.max()) if len(values) else 0
-    dtype = "<u1" if top < 1 << 8 else "<u2" if top < 1 << 16 else "<u4"
-    return values.astype(dtype).tobytes()
+    return values.astype("<u1" if top < 1 << 8 else "<u2" if top < 1 << 16 else "<u4")
+
+
+def pack(values: np.ndarray) -> bytes:
+    return narrow(values).tobytes()
 
 
 def unpack(data: bytes, count: int) -> np.ndarray:
@@ -106,26 +109,47 @@ def read_forward(
     return found
 
 
-def blocks(term_id: int, postings: TermPostings) -> Iterable[tuple]:
-    """``postings`` (of one term, in any order) as rows of at most :data:`BLOCK`."""
-    order = np.argsort(postings.nos, kind="stable")
-    for start in range(0, len(order), BLOCK):
-        part = order[start : start + BLOCK]
-        nos = postings.nos[part]
-        yield (term_id, int(nos[0]), int(nos[-1]), len(part), nos.astype("<i4").tobytes(),
-               pack(postings.tfs[part]), pack(norm_ids(postings.norms[part])))  # fmt: skip
+def rows_of(found: dict[int, TermPostings]) -> Iterator[tuple]:
+    """Postings rows of each term's postings: by chunk number, at most :data:`BLOCK` a row."""
+    if not found:
+        return
+    terms = np.repeat(
+        np.fromiter(found, np.int64, len(found)), [len(p.nos) for p in found.values()]
+    )
+    nos, tfs, norms = (
+        np.concatenate(c)
+        for c in zip(*((p.nos, p.tfs, p.norms) for p in found.values()), strict=True)
+    )
+    yield from posting_rows(terms, nos, tfs, norms)
+
+
+def posting_rows(
+    terms: np.ndarray, nos: np.ndarray, tfs: np.ndarray, norms: np.ndarray
+) -> Iterator[tuple]:
+    """Postings rows of aligned arrays (term id, chunk number, frequency, scored length)."""
+    order = np.lexsort((nos, terms))
+    terms, nos = terms[order], nos[order].astype("<i4")
+    tfs, ids = narrow(tfs[order]), norm_ids(norms[order])
+    starts = np.flatnonzero(np.r_[True, terms[1:] != terms[:-1]])
+    for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(terms)], strict=True):
+        for s in range(start, end, BLOCK):
+            e = min(s + BLOCK, end)
+            yield (int(terms[s]), int(nos[s]), int(nos[e - 1]), e - s, nos[s:e].tobytes(),
+                   tfs[s:e].tobytes(), ids[s:e].tobytes())  # fmt: skip
 
 
 def copy_postings(conn: psycopg.Connection, rows: Iterable[tuple]) -> None:
     with conn.cursor().copy(
-        "COPY postings (term_id, first_no, last_no, n, nos, tfs, norms) FROM STDIN"
+        "COPY postings (term_id, first_no, last_no, n, nos, tfs, norms) FROM STDIN "
+        "WITH (FORMAT BINARY)"
     ) as copy:
+        copy.set_types(["int4", "int4", "int4", "int4", "bytea", "bytea", "bytea"])
         for row in rows:
             copy.write_row(row)
 
 
 def small_rows(count: int) -> int:
-    """How many of the rows :func:`blocks` makes of ``count`` postings are not full."""
+    """How many of the rows :func:`posting_rows` makes of ``count`` postings are not full."""
     return 1 if count % BLOCK else 0
 
 
@@ -142,7 +166,7 @@ def merge_small(conn: psycopg.Connection, term_ids: Sequence[int]) -> None:
     for term_id, *row in rows:
         grouped.setdefault(term_id, []).append(tuple(row))
     merged = {t: TermPostings.of_rows(found) for t, found in grouped.items()}
-    copy_postings(conn, (row for t, p in merged.items() for row in blocks(t, p)))
+    copy_postings(conn, rows_of(merged))
     conn.execute(
         "UPDATE term_stats s SET small_rows = m.small FROM unnest(%s::int[], %s::int[]) "
         "AS m(term_id, small) WHERE s.term_id = m.term_id",
@@ -169,13 +193,13 @@ def drop_chunks(
         postings = TermPostings.of_rows([tuple(row)])
         postings = postings.where(~in_ranges(postings.nos, ranges))
         small[term_id] += int(0 < len(postings.nos) < BLOCK) - int(row[3] < BLOCK)
-        kept += blocks(term_id, postings)
-    copy_postings(conn, kept)
+        kept += rows_of({term_id: postings})
     conn.execute(
         "UPDATE term_stats s SET small_rows = s.small_rows + m.small FROM "
         "unnest(%s::int[], %s::int[]) AS m(term_id, small) WHERE s.term_id = m.term_id",
         (list(small), list(small.values())),
     )
+    copy_postings(conn, kept)
     for first, last in ranges:
         conn.execute("DELETE FROM forward WHERE chunk_no BETWEEN %s AND %s", (first, last))
 
