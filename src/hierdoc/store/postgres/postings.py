@@ -32,7 +32,7 @@ MERGE_AT = 16
 
 def _fieldnorms() -> np.ndarray:
     """Every value :func:`.lexical.fieldnorm` takes: exact below 32, then 3 significant bits."""
-    shifted = {24 + (m << s) for s in range(1, 28) for m in range(8, 16)}
+    shifted = {24 + (m << s) for s in range(28) for m in range(8, 16)}
     return np.array(sorted(set(range(32)) | shifted), dtype=np.int64)
 
 
