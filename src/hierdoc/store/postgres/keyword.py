@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import psycopg
@@ -28,7 +28,7 @@ import psycopg
 from ...models import Hit, SearchFilter
 from ...text import bm25
 from .filters import filter_sql
-from .postings import in_ranges, read_forward, read_postings
+from .postings import TermPostings, in_ranges, read_forward, read_postings
 
 CHEAP = 16_384
 """Postings few enough for a term's to be read with the first term's, pruned or not."""
@@ -53,6 +53,8 @@ class _Query:
     terms: list[_Term]
     """Highest bound first."""
     average: float
+    ready: dict[int, TermPostings]
+    """The postings of the terms of at most :data:`CHEAP` postings, read with their stats."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,8 @@ class _Candidates:
     nos: np.ndarray
     scores: np.ndarray
     norms: np.ndarray
+    ids: dict[int, str] = field(default_factory=dict)
+    """The chunk ids of some of them, by number."""
 
     @classmethod
     def of(cls, parts: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> _Candidates:
@@ -125,21 +129,27 @@ def doc_freq(
 
 
 def _query(conn: psycopg.Connection, terms: Sequence[str]) -> _Query | None:
+    """The query terms' statistics, and the postings of the cheap ones, in one round trip."""
     rows = conn.execute(
-        "SELECT s.term, s.term_id, s.df, s.max_tf, s.min_norm, state.chunks, state.tokens "
-        "FROM term_stats s CROSS JOIN state WHERE s.term = ANY(%s) AND state.chunks > 0",
-        (list(set(terms)),),
+        "SELECT s.term, s.term_id, s.df, s.max_tf, s.min_norm, state.chunks, state.tokens, "
+        "p.nos, p.tfs, p.norms, p.n FROM term_stats s CROSS JOIN state LEFT JOIN postings p "
+        "ON p.term_id = s.term_id AND s.df <= %s WHERE s.term = ANY(%s) AND state.chunks > 0",
+        (CHEAP, list(set(terms))),
     ).fetchall()
     if not rows:
         return None
     chunks, tokens = rows[0][5], rows[0][6]
     average, times = tokens / chunks, Counter(terms)
-    found = []
-    for term, term_id, df, max_tf, min_norm, *_ in rows:
+    found: dict[int, _Term] = {}
+    packed: dict[int, list[tuple[bytes, bytes, bytes, int]]] = {}
+    for term, term_id, df, max_tf, min_norm, _, _, *row in rows:
         weight = times[term] * bm25.idf(chunks, df)
         bound = weight * bm25.term_score(max_tf, min_norm, average)
-        found.append(_Term(term_id, df, weight, bound))
-    return _Query(sorted(found, key=lambda t: -t.bound), average)
+        found[term_id] = _Term(term_id, df, weight, bound)
+        if df <= CHEAP:
+            packed.setdefault(term_id, []).extend([tuple(row)] if row[0] is not None else [])
+    ready = {term_id: TermPostings.of_rows(part) for term_id, part in packed.items()}
+    return _Query(sorted(found.values(), key=lambda t: -t.bound), average, ready)
 
 
 def _scope(conn: psycopg.Connection, filt: SearchFilter | None) -> _Scope:
@@ -168,13 +178,13 @@ def _scores(
     while rest:
         take = rest if k is None else [rest[0], *(t for t in rest[1:] if t.df <= CHEAP)]
         rest = [t for t in rest if t not in take]
-        candidates = candidates.plus(_read(conn, take, query.average, ranges))
+        candidates = candidates.plus(_read(conn, take, query, ranges))
         if k is not None and _bound(rest) < candidates.kth(k):
             break
     if not rest or k is None:
         return candidates
     survivors = candidates.where(candidates.scores + _bound(rest) >= candidates.kth(k))
-    return _complete(conn, survivors, rest, query.average, ranges)
+    return _complete(conn, survivors, rest, query, ranges)
 
 
 def _bound(terms: Sequence[_Term]) -> float:
@@ -193,17 +203,19 @@ def _weights(term: _Term, tfs: np.ndarray, norms: np.ndarray, average: float) ->
 def _read(
     conn: psycopg.Connection,
     terms: Sequence[_Term],
-    average: float,
+    query: _Query,
     ranges: list[tuple[int, int]] | None,
 ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Each term's postings among ``ranges`` as (chunk numbers, weights, lengths)."""
-    read = read_postings(conn, [t.term_id for t in terms])
+    missing = [t.term_id for t in terms if t.term_id not in query.ready]
+    read = {**query.ready, **(read_postings(conn, missing) if missing else {})}
     parts = []
     for term in terms:
         found = read[term.term_id]
         if ranges is not None:
             found = found.where(in_ranges(found.nos, ranges))
-        parts.append((found.nos, _weights(term, found.tfs, found.norms, average), found.norms))
+        weights = _weights(term, found.tfs, found.norms, query.average)
+        parts.append((found.nos, weights, found.norms))
     return parts
 
 
@@ -211,20 +223,21 @@ def _complete(
     conn: psycopg.Connection,
     candidates: _Candidates,
     terms: Sequence[_Term],
-    average: float,
+    query: _Query,
     ranges: list[tuple[int, int]] | None,
 ) -> _Candidates:
-    """``candidates`` scored on ``terms`` as well: from their forward rows when few, else
-    from the terms' postings."""
+    """``candidates`` scored on ``terms`` as well: from their forward rows (with their
+    chunk ids) when few, else from the terms' postings."""
+    average = query.average
     if len(candidates.nos) > FORWARD_UP_TO:
-        parts = _read(conn, terms, average, ranges)
+        parts = _read(conn, terms, query, ranges)
         kept = [tuple(a[np.isin(p[0], candidates.nos)] for a in p) for p in parts]
         return candidates.plus(kept)
     forward = read_forward(conn, candidates.nos)
     rows = [forward[int(n)] for n in candidates.nos]
-    owners = np.repeat(np.arange(len(rows)), [len(ids) for ids, _ in rows])
-    held = np.concatenate([ids for ids, _ in rows]) if rows else np.zeros(0, np.int32)
-    tfs = np.concatenate([tf for _, tf in rows]) if rows else np.zeros(0, np.int64)
+    owners = np.repeat(np.arange(len(rows)), [len(row[0]) for row in rows])
+    held = np.concatenate([row[0] for row in rows]) if rows else np.zeros(0, np.int32)
+    tfs = np.concatenate([row[1] for row in rows]) if rows else np.zeros(0, np.int64)
     by_id = {t.term_id: t for t in terms}
     wanted = np.isin(held, list(by_id))
     extra = np.zeros(len(rows))
@@ -232,7 +245,8 @@ def _complete(
         at = wanted & (held == term_id)
         weights = _weights(term, tfs[at], candidates.norms[owners[at]], average)
         extra += np.bincount(owners[at], weights=weights, minlength=len(rows))
-    return replace(candidates, scores=candidates.scores + extra)
+    ids = {int(n): row[2] for n, row in zip(candidates.nos, rows, strict=True)}
+    return replace(candidates, scores=candidates.scores + extra, ids=ids)
 
 
 def _top(
@@ -241,6 +255,7 @@ def _top(
     """The best ``k`` of ``candidates`` that ``rest`` keeps, by score then chunk id: their
     ids fetched (and the filter checked) in growing batches of the best scored."""
     where, params = filter_sql(rest, "c")
+    known = candidates.ids if rest is None else {}
     order = np.lexsort((candidates.nos, -candidates.scores))
     kept: list[Hit] = []
     start, size = 0, 2 * k
@@ -248,17 +263,27 @@ def _top(
         batch = order[start : start + size]
         scores = dict(zip(candidates.nos[batch].tolist(), candidates.scores[batch].tolist(),
                           strict=True))  # fmt: skip
-        rows = conn.execute(
-            f"SELECT c.chunk_no, c.chunk_id FROM chunks c WHERE c.chunk_no = ANY(%(nos)s) "
-            f"AND {where}",
-            {**params, "nos": list(scores)},
-        ).fetchall()
-        kept += [Hit(chunk_id, scores[number]) for number, chunk_id in rows]
+        found = {number: known[number] for number in scores if number in known}
+        found |= _chunk_ids(conn, [n for n in scores if n not in known], where, params)
+        kept += [Hit(chunk_id, scores[number]) for number, chunk_id in found.items()]
         kept.sort(key=lambda h: (-h.score, h.chunk_id))
         start, size = start + size, size * 4
         if len(kept) >= k and candidates.scores[batch[-1]] < kept[k - 1].score:
             break
     return kept[:k]
+
+
+def _chunk_ids(
+    conn: psycopg.Connection, nos: list[int], where: str, params: dict[str, object]
+) -> dict[int, str]:
+    """The chunk ids of the chunks numbered ``nos`` that ``where`` keeps."""
+    if not nos:
+        return {}
+    rows = conn.execute(
+        f"SELECT c.chunk_no, c.chunk_id FROM chunks c WHERE c.chunk_no = ANY(%(nos)s) AND {where}",
+        {**params, "nos": nos},
+    ).fetchall()
+    return dict(rows)
 
 
 def _in_scope(conn: psycopg.Connection, nos: np.ndarray, scope: _Scope) -> np.ndarray:

@@ -96,16 +96,17 @@ def read_postings(conn: psycopg.Connection, term_ids: Iterable[int]) -> dict[int
 
 def read_forward(
     conn: psycopg.Connection, nos: np.ndarray
-) -> dict[int, tuple[np.ndarray, np.ndarray]]:
-    """Per chunk number its term ids and frequencies."""
+) -> dict[int, tuple[np.ndarray, np.ndarray, str]]:
+    """Per chunk number its term ids, their frequencies and its chunk id."""
     rows = conn.execute(
-        "SELECT chunk_no, term_ids, tfs FROM forward WHERE chunk_no = ANY(%s)",
+        "SELECT f.chunk_no, f.term_ids, f.tfs, c.chunk_id FROM forward f "
+        "JOIN chunks c USING (chunk_no) WHERE f.chunk_no = ANY(%s)",
         ([int(n) for n in nos],),
     ).fetchall()
     found = {}
-    for number, ids, tfs in rows:
+    for number, ids, tfs, chunk_id in rows:
         terms = np.frombuffer(ids, dtype="<i4")
-        found[number] = (terms, unpack(tfs, len(terms)))
+        found[number] = (terms, unpack(tfs, len(terms)), chunk_id)
     return found
 
 
