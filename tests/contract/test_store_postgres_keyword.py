@@ -17,7 +17,7 @@ import pytest
 from hierdoc.models import Chunk, DocumentRecord, SearchFilter, StoredChunk
 from hierdoc.store import StoreRequest, open_store
 from hierdoc.store.base import Store
-from hierdoc.store.postgres import keyword, postings
+from hierdoc.store.postgres import keyword, postings, reindex
 from hierdoc.store.postgres.lexical import fieldnorm
 from hierdoc.store.postgres.schema import MIGRATIONS
 from hierdoc.text import bm25
@@ -211,9 +211,13 @@ def test_deleted_and_replaced_documents_leave_no_postings(options: dict[str, Any
         drop_schema({**options, "schema": options["schema"] + "_d"})
 
 
-def test_an_index_of_the_previous_schema_is_upgraded(options: dict[str, Any]) -> None:
+def test_an_index_of_the_previous_schema_is_upgraded(
+    options: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Chunks written at schema version 4 (postings of text terms, no chunk numbers) are
-    numbered and their postings rebuilt when the index is next opened for writing."""
+    numbered and their postings rebuilt (in batches) when the index is next opened for
+    writing."""
+    monkeypatch.setattr(reindex, "BATCH", 70)
     new, old = options["schema"] + "_n", options["schema"] + "_o"
     store = open_pg({**options, "schema": new})
     chunks = {s.chunk.chunk_id: s for n in range(6) for s in write(store, n)}

@@ -18,6 +18,8 @@ from .records import select_chunks
 from .writes import insert_postings
 
 _ANALYZER_KEY = "analyzer_version"
+BATCH = 20_000
+"""Chunks whose postings are built and written together."""
 
 
 def analyzer_current(pool: ConnectionPool, analyzer: TextAnalyzer) -> bool:
@@ -57,4 +59,6 @@ def _reanalyse(conn: psycopg.Connection, analyzer: TextAnalyzer) -> None:
         [(r.length, fieldnorm(r.length), r.words, fieldnorm(len(r.words)), r.chunk_id)
          for r in rows],
     )  # fmt: skip
-    insert_postings(conn, rows, [numbers[r.chunk_id] for r in rows])
+    for start in range(0, len(rows), BATCH):  # the postings arrays of a batch at a time
+        batch = rows[start : start + BATCH]
+        insert_postings(conn, batch, [numbers[r.chunk_id] for r in batch])
