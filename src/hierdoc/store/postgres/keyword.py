@@ -231,7 +231,8 @@ def _complete(
     average = query.average
     if len(candidates.nos) > FORWARD_UP_TO:
         parts = _read(conn, terms, query, ranges)
-        kept = [tuple(a[np.isin(p[0], candidates.nos)] for a in p) for p in parts]
+        masks = [np.isin(nos, candidates.nos) for nos, _, _ in parts]
+        kept = [tuple(a[mask] for a in part) for part, mask in zip(parts, masks, strict=True)]
         return candidates.plus(kept)
     forward = read_forward(conn, candidates.nos)
     rows = [forward[int(n)] for n in candidates.nos]
