@@ -207,8 +207,11 @@ _DEF_HEADING = re.compile(
     r"(?:(?:applicability|scope|purpose)\s+and\s+definitions"
     r"|definitions?|glossary(?:\s+of\s+terms)?|(?:defined\s+)?terms|interpretation|terminology"
     r"|abbreviations|acronyms|meaning\s+of\s+terms|terms\s+used)"
-    r"(?:\s*(?:and|&|;|,)\s*(?:rules\s+of\s+)?"
-    r"(?:interpretation|definitions?|abbreviations|acronyms|construction))?$"
+    # further items: "Terms and definitions", "Terms, definitions and abbreviated terms",
+    # "Terms, Definitions and Examples", "Definitions and rules of interpretation"
+    r"(?:\s*(?:,\s*and\b|,|\band\b|&|;)\s*(?:rules\s+of\s+)?"
+    r"(?:interpretation|definitions?|abbreviations|abbreviated\s+terms|acronyms|construction"
+    r"|symbols|examples|notation)){0,3}$"
 )
 _HEADING_NUMBER = re.compile(
     r"^(?:#+\s*)?(?:(?:section|sec|article|art|chapter|ch|part|clause|schedule|annex|appendix"
