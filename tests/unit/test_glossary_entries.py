@@ -54,6 +54,10 @@ a set of licenses identified as a result of following an appropriate method
 
 def test_a_dash_may_set_an_entry_number_off_from_its_term() -> None:
     pairs = _pairs(ENTRIES, in_section=True)
+    # a long term's short form in parentheses may wrap onto the next line
+    assert pairs[
+        "Artificial Intelligence System Bill of Materials Compliance (AI SBOM Compliance)"
+    ] == ("a compliance activity related to AI that uses a bill of materials")
     assert pairs["compliance artifacts"].startswith("a collection of artifacts that represent")
     assert pairs["identified licenses"].startswith("a set of licenses identified")
 

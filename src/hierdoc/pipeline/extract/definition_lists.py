@@ -279,10 +279,13 @@ def heading_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
 # an entry's number ("3.1", "3.4.2"), alone on its line or before its term
 _ENTRY_NUMBER = re.compile(r"\d{1,2}(?:\.\d{1,3})+\.?[ \t]+(?=\S)|\d{1,2}(?:\.\d{1,3})+\.?[ \t]*\n")
 # an entry's number set off from its term by a dash or a colon ("2.4 - compliance artifacts")
+_TRAILING_PARENTHESIS = re.compile(r"\s*\([^()]*\)$")
 _SEPARATED_ENTRY = re.compile(r"\d{1,2}(?:\.\d{1,3})+\.?[ \t]*[-–—:][ \t]+(?=\S)")
 _ENTRY = re.compile(
     r"^[ \t]*(?P<number>\d{1,2}(?:\.\d{1,3})+)\.?(?:[ \t]*\n[ \t]*|[ \t]+)(?:[-–—][ \t]+)?"
-    r"(?P<term>[^\W\d_][^\n.;:,]{0,80}?)[ \t]*\n[ \t]*(?P<def>[^\W\d_A-Z])",
+    # a term's parenthesis may close on the next line ("... Compliance (AI SBOM" / "Compliance)")
+    r"(?P<term>[^\W\d_](?:[^\n.;:,(]|\([^\n()]*\)|\([^\n()]*\n[^\n()]*\)){0,80}?)"
+    r"[ \t]*\n[ \t]*(?P<def>[^\W\d_A-Z])",
     re.MULTILINE,
 )
 
@@ -294,7 +297,8 @@ def entry_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     text = marked.plain
     for entry in _ENTRY.finditer(text):
         term = collapse(entry.group("term"))
-        if len(term.split()) > MAX_TERM_WORDS or _VERB_WORDS.intersection(term.split()):
+        named = _TRAILING_PARENTHESIS.sub("", term)  # "(AI SBOM Compliance)" is its short form
+        if len(named.split()) > MAX_TERM_WORDS or _VERB_WORDS.intersection(term.split()):
             continue
         def_start = entry.start("def")
         definition, end = clean_definition(marked, def_start, paragraph_end(text, def_start))
