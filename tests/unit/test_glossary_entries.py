@@ -131,3 +131,26 @@ COVER_PAGE = """| **Governing Law** | The laws of the State of Delaware |
 def test_bold_fields_under_named_columns_are_no_key_terms() -> None:
     assert _pairs(FORM_FIELDS) == {}
     assert list(_pairs(COVER_PAGE)) == ["Governing Law", "Effective Date", "Term", "Fees"]
+
+
+KEYWORDS = """The key words "MUST", "MUST NOT", "REQUIRED", "SHALL", "SHALL NOT" and "MAY" in
+this document are to be interpreted as:
+"MUST" This word, or the terms "REQUIRED" or "SHALL", mean that the definition is
+an absolute requirement of the specification.
+"MUST NOT" This phrase, or the phrase "SHALL NOT", mean that the definition is an
+absolute prohibition of the specification.
+
+"MAY" This word, or the adjective "OPTIONAL", mean that an item is truly optional.
+"""
+
+
+def test_a_term_before_a_sentence_pointing_back_at_it_is_defined_by_it() -> None:
+    pairs = _pairs(KEYWORDS, in_section=True)
+    assert pairs["MUST"] == (
+        'This word, or the terms "REQUIRED" or "SHALL", mean that the definition is an '
+        "absolute requirement of the specification"
+    )
+    assert pairs["MUST NOT"].startswith('This phrase, or the phrase "SHALL NOT", mean that')
+    assert pairs["MAY"].endswith("an item is truly optional")
+    assert pairs["SHALL"] == "that the definition is an absolute requirement of the specification"
+    assert "MUST" not in _pairs(KEYWORDS)  # outside a definitions section

@@ -274,6 +274,28 @@ def heading_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
         yield FoundDefinition(term, definition, heading.start("term"), end, "glossary")
 
 
+# --- "TERM" This word, ... (a term, then a sentence pointing back at it) --------------------
+
+_POINTED = re.compile(
+    r"^[ \t]*[\"“](?P<term>[^\"“”\n]{1,40})[\"”][ \t]+"
+    r"(?P<def>(?:This|The)\s+(?:word|phrase|term|expression)\b)",
+    re.MULTILINE,
+)
+
+
+def pointed_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
+    """Terms each opening a line, the sentence after them pointing back at the term ('"MUST"
+    This word, or the terms "REQUIRED" or "SHALL", mean that ...', as RFC 2119's keywords
+    are defined): the sentence is its definition, to the next such line or paragraph end."""
+    text = marked.quoted
+    for match in _POINTED.finditer(text):
+        term = collapse(match.group("term"))
+        end = paragraph_end(text, match.start("def"), stop=_POINTED)
+        definition, end = clean_definition(marked, match.start("def"), end)
+        if len(term.split()) <= MAX_GLOSSARY_WORDS and definition:
+            yield FoundDefinition(term, definition, match.start("term"), end, "glossary")
+
+
 # --- 3.1 / term / definition (the terms and definitions of a standard) ----------------------
 
 # an entry's number ("3.1", "3.4.2"), alone on its line or before its term

@@ -50,6 +50,7 @@ from .definition_lists import (
     glossary_definitions,
     heading_definitions,
     indented_definitions,
+    pointed_definitions,
     spaced_colon_definitions,
     table_definitions,
 )
@@ -258,6 +259,9 @@ def find_definitions(text: str, in_definitions_section: bool = False) -> list[Fo
     # a row keeps the "means" its definition holds ('Relevant Provisions | Means, in relation
     # to COBS, "relevant provisions" means ...')
     found += column_definitions(marked)
+    # '"MUST" This word, or the terms "REQUIRED" or "SHALL", mean that ...': the quoted
+    # synonyms' "mean" does not hide the term before them
+    found += pointed_definitions(marked) if in_definitions_section else []
     return _dedupe(found)
 
 
