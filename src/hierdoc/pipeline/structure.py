@@ -168,7 +168,7 @@ def _heading_nodes(text: str, title: str) -> list[_Node]:
     lines = text.splitlines(keepends=True)
     headings = find_headings(text)
     title_heading = _title_heading(headings)
-    body_headings = [h for h in headings if h is not title_heading]
+    body_headings = _without_contents_entries([h for h in headings if h is not title_heading])
     first = body_headings[0].first_line if body_headings else len(lines)
     nodes = [_Node(title, "", "".join(lines[:first]), None, "preamble", PREAMBLE_ID)]
     stack: list[tuple[int, int]] = []
@@ -196,6 +196,49 @@ def _heading_nodes(text: str, title: str) -> list[_Node]:
         )
         stack.append((heading.level, len(nodes) - 1))
     return nodes
+
+
+_CONTENTS_HEADING = re.compile(r"(?i)^(?:table\s+of\s+)?contents$")
+
+
+def _without_contents_entries(headings: list[_Heading]) -> list[_Heading]:
+    """The headings less the entries of a table of contents a converter marked as headings
+    (a PDF's "5.0 Rules of Engagement" under "TABLE OF CONTENTS"): a numbered heading under
+    a contents heading whose number a later heading repeats, with the same title or one
+    going on from it ("5.0 Rules of Engagement (ROE)"). Left as text, it leaves the clause's
+    id to the clause."""
+    if not any(_CONTENTS_HEADING.match(h.text.strip()) for h in headings):
+        return headings
+    later: dict[str, list[tuple[int, str]]] = {}
+    for index, heading in enumerate(headings):
+        if (label := parse_heading(heading.text)) is not None:
+            later.setdefault(label.section_id(), []).append((index, _words(heading.text)))
+    kept: list[_Heading] = []
+    contents_level: int | None = None
+    for index, heading in enumerate(headings):
+        if contents_level is not None and heading.level <= contents_level:
+            contents_level = None
+        if _CONTENTS_HEADING.match(heading.text.strip()):
+            contents_level = heading.level
+        elif contents_level is not None and _repeated_later(heading, index, later):
+            continue
+        kept.append(heading)
+    return kept
+
+
+def _repeated_later(heading: _Heading, index: int, later: dict[str, list[tuple[int, str]]]) -> bool:
+    label = parse_heading(heading.text)
+    if label is None:
+        return False
+    title = _words(heading.text)
+    return any(i > index and words.startswith(title) for i, words in later[label.section_id()])
+
+
+def _words(text: str) -> str:
+    return _WORDS.sub(" ", text.casefold()).strip()
+
+
+_WORDS = re.compile(r"[^0-9a-z]+")
 
 
 def _closes(level: int, label: Label | None, open_level: int, at: int, nodes: list[_Node]) -> bool:
