@@ -169,6 +169,7 @@ def _heading_nodes(text: str, title: str) -> list[_Node]:
     headings = find_headings(text)
     title_heading = _title_heading(headings)
     body_headings = _without_contents_entries([h for h in headings if h is not title_heading])
+    body_headings = _joined_annex_titles(body_headings, lines)
     first = body_headings[0].first_line if body_headings else len(lines)
     nodes = [_Node(title, "", "".join(lines[:first]), None, "preamble", PREAMBLE_ID)]
     stack: list[tuple[int, int]] = []
@@ -199,6 +200,36 @@ def _heading_nodes(text: str, title: str) -> list[_Node]:
 
 
 _CONTENTS_HEADING = re.compile(r"(?i)^(?:table\s+of\s+)?contents$")
+_BARE_BLOCK_LABEL = re.compile(r"(?i)^(?:annex|appendix|schedule|exhibit)\s+[A-Z0-9]{1,4}$")
+_STATUS = re.compile(r"(?i)^\((?:normative|informative)\)$")
+
+
+def _joined_annex_titles(headings: list[_Heading], lines: list[str]) -> list[_Heading]:
+    """An annex whose label, status and title a PDF gives as headings of their own ("Annex
+    A", "(informative)", "Language translations", as ISO sets them on three lines) as one
+    heading: "Annex A (informative) Language translations"."""
+    joined: list[_Heading] = []
+    index = 0
+    while index < len(headings):
+        heading = headings[index]
+        parts = [heading]
+        if _BARE_BLOCK_LABEL.match(heading.text.strip()):
+            for following in headings[index + 1 : index + 3]:
+                if _text_between(lines, parts[-1], following) or following.level != heading.level:
+                    break
+                parts.append(following)
+                if not _STATUS.match(following.text.strip()):
+                    break
+        if len(parts) > 1:
+            text = " ".join(part.text.strip() for part in parts)
+            heading = _Heading(text, heading.level, heading.first_line, parts[-1].end_line)
+        joined.append(heading)
+        index += len(parts)
+    return joined
+
+
+def _text_between(lines: list[str], before: _Heading, after: _Heading) -> bool:
+    return any(line.strip() for line in lines[before.end_line : after.first_line])
 
 
 def _without_contents_entries(headings: list[_Heading]) -> list[_Heading]:
