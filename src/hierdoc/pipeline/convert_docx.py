@@ -213,7 +213,7 @@ def _inline(spans: list[_Span]) -> str:
         else:
             merged.append(replace(span, text=text))
     out = []
-    for span in merged:
+    for span in _whole_words(merged):
         core = span.text.strip()
         marker = ("**" if span.bold else "") + ("*" if span.italic else "")
         if not core or not marker:
@@ -224,6 +224,35 @@ def _inline(spans: list[_Span]) -> str:
         out.append(f"{lead}{marker}{core}{marker[::-1]}{tail}")
     text = "".join(out).strip()
     return "\\" + text if text.startswith("#") else text
+
+
+_WORD_END = re.compile(r"\w+$")
+_WORD_START = re.compile(r"^\w+")
+
+
+def _whole_words(spans: list[_Span]) -> list[_Span]:
+    """Spans whose emphasis starts and ends at word bounds: a word Word formats in part
+    (a bold run from its second letter, "S" + "**tandard Preferred Stock**") is given
+    wholly to the emphasised run, so that no marker splits it ("S**tandard")."""
+    out = list(spans)
+    for i in range(len(out) - 1):
+        left, right = out[i], out[i + 1]
+        if _emphasised(left) == _emphasised(right):
+            continue
+        end, start = _WORD_END.search(left.text), _WORD_START.match(right.text)
+        if not end or not start:
+            continue
+        if _emphasised(right):
+            out[i] = replace(left, text=left.text[: end.start()])
+            out[i + 1] = replace(right, text=end.group() + right.text)
+        else:
+            out[i] = replace(left, text=left.text + start.group())
+            out[i + 1] = replace(right, text=right.text[start.end() :])
+    return [span for span in out if span.text]
+
+
+def _emphasised(span: _Span) -> bool:
+    return span.bold or span.italic
 
 
 # --------------------------------------------------------------------------- headings

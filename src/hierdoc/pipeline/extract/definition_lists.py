@@ -29,7 +29,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from .definition_markup import Unmarked
+from .definition_markup import QUOTED_TERM, Unmarked
 from .definition_text import (
     MAX_TERM_WORDS,
     FoundDefinition,
@@ -38,6 +38,7 @@ from .definition_text import (
     is_fill_in,
     trim,
     unlink,
+    valid_term,
     without_abbreviation,
     word_set,
 )
@@ -63,6 +64,9 @@ _GLOSSARY = re.compile(
 _GLOSSARY_MEANS = re.compile(r"(?:shall\s+mean|means)\s+")
 _VERB_WORDS = word_set("is are was were be shall will must may can should would")
 _PRONOUNS = word_set("we you i they he she it this these our your")
+_OF_THE_TERM = re.compile(
+    r"(?i)(?:this|the)\s+term\s+(?:is|refers|means|describes)\b|we\s+use\s+the\s+terms?\b"
+)
 _ENTRY_OPENING = re.compile(r"(?:It\s+is|This|These)\s+[a-z]")
 # "What You See Is What You Get (WYSIWYG)": a spelled-out acronym, not a sentence
 _SPELLED_ACRONYM = re.compile(r"(?:[A-Z][\w-]*\s+)+[A-Z][\w-]*\s*\([A-Z0-9]{2,10}\)")
@@ -107,6 +111,32 @@ def glossary_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
         definition, end = clean_definition(marked, def_start, end)
         if _reads_as_definition(definition) or _bullet_entry(match, definition):
             yield FoundDefinition(collapse(term), definition, match.start("term"), end, "glossary")
+    yield from _alternative_terms(marked)
+
+
+_ALTERNATIVES = re.compile(
+    r"^(?:" + MARKER.pattern + r"[ \t]+)?[ \t]*"
+    r"(?P<terms>[\"'‘“][^\n:\"'‘’“”]{1,60}[\"'’”]"
+    r"(?:[ \t]+(?:or|and/or)[ \t]+[\"'‘“][^\n:\"'‘’“”]{1,60}[\"'’”])+)"
+    r"[ \t]*(?::|—|–)[ \t]*(?P<def>\S)",
+    re.MULTILINE,
+)
+
+
+def _alternative_terms(marked: Unmarked) -> Iterator[FoundDefinition]:
+    """An entry of two names for one thing: "- 'The Licensee' or 'You': any natural or legal
+    person who ...", each name defined by the entry."""
+    text = marked.quoted
+    for match in _ALTERNATIVES.finditer(text):
+        def_start = match.start("def")
+        definition, end = clean_definition(marked, def_start, paragraph_end(text, def_start))
+        if not _reads_as_definition(definition):
+            continue
+        for quoted in QUOTED_TERM.finditer(match.group("terms")):
+            term = collapse(quoted.group("term"))
+            if valid_term(term) and term[0].isalpha():
+                start = match.start("terms") + quoted.start("term")
+                yield FoundDefinition(term, definition, start, end, "glossary")
 
 
 def _bullet_entry(match: re.Match[str], definition: str) -> bool:
@@ -117,9 +147,14 @@ def _bullet_entry(match: re.Match[str], definition: str) -> bool:
 
 
 def _reads_as_definition(definition: str) -> bool:
-    """Words (not "________" or "[ ]"), not a sentence about someone ("We use these ...")."""
-    first = definition.split(maxsplit=1)[0].casefold() if definition else ""
-    return bool(re.search(r"[^\W\d_]{2}", definition)) and first not in _PRONOUNS
+    """Words (not "________" or "[ ]"), not a sentence about someone ("We use these ..."),
+    unless it speaks of the term itself ("This term is used where ...", "We use the terms
+    “revise” and “revised” to refer to ...")."""
+    opening = definition.split(maxsplit=2)[:2]
+    first = opening[0].casefold() if opening else ""
+    named = len(opening) == 2 and opening[1][:1].isupper()  # "this Licence", not "we use"
+    words = bool(re.search(r"[^\W\d_]{2}", definition))
+    return words and (first not in _PRONOUNS or named or bool(_OF_THE_TERM.match(definition)))
 
 
 def _glossary_term_ok(text: str, term: str, line_start: int, prefix: str) -> bool:
@@ -215,17 +250,27 @@ _BARE_ROW = re.compile(
     r"^[ \t]*(?P<term>[^|\n]{1,80}?)[ \t]+\|[ \t]+(?P<def>[^|\n]*[^|\s][^|\n]*)$", re.MULTILINE
 )
 _SMALL_WORDS = word_set("of and the for on in to a an at by with from or &")
+_SEE = re.compile(r"See\s+[A-Z]")
+_CONTINUING = frozenset({"and", "or", "of", "to", "in", "for", "with", "by", "from"})
 
 
-def bare_row_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
-    """Two-cell rows without outer bars, the PDF converter's table rows."""
+def bare_row_definitions(marked: Unmarked, glossary: bool = False) -> Iterator[FoundDefinition]:
+    """Two-cell rows without outer bars, the PDF converter's table rows. An acronym's long
+    form alone ("CIO | Chief Information Officer") is an acronym list's, not a definition,
+    unless the table is a ``glossary`` (a section headed "Glossary" or "Definitions", not
+    "Acronyms") and the row is written as an entry of it: a sentence ("FIPS | Federal
+    Information Processing Standard.") or a pointer to another ("CE | See Cryptographic
+    Erase.")."""
     text = marked.quoted
     for match in _BARE_ROW.finditer(text):
         term = match.group("term").strip().strip("\"'‘’“”`").strip()
         definition, end = clean_definition(marked, match.start("def"), match.end("def"))
         if not _row_term_ok(term) or not _reads_as_definition(definition):
             continue
-        if not _spelled_out(term, definition):
+        if definition.split(maxsplit=1)[0] in _CONTINUING:
+            continue  # a sentence cut into cells: "Selected acronyms | and abbreviations ..."
+        entry = glossary and (match.group("def").rstrip().endswith(".") or _SEE.match(definition))
+        if entry or not _spelled_out(term, definition):
             start = match.start("term") + match.group("term").find(term)
             yield FoundDefinition(collapse(term), definition, start, end, "table")
 
@@ -261,6 +306,7 @@ def heading_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     if heading is None:
         return
     term = without_abbreviation(collapse(heading.group("term")).strip("\"'‘’“”`:"))
+    term = re.sub(r"\s*[\"“”]\s*", " ", term).strip()  # ## “made” date: a word quoted
     body = len(text) - len(text[heading.end() :].lstrip())
     entry = _ENTRY_NUMBER.match(term)
     if entry and text[body : body + 1].islower():

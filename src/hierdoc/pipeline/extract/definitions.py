@@ -214,6 +214,7 @@ _DEF_HEADING = re.compile(
     r"(?:interpretation|definitions?|abbreviations|abbreviated\s+terms|acronyms|construction"
     r"|symbols|examples|notation)){0,3}$"
 )
+_ACRONYMS = re.compile(r"acronym|abbreviation")
 _HEADING_NUMBER = re.compile(
     r"^(?:#+\s*)?(?:(?:section|sec|article|art|chapter|ch|part|clause|schedule|annex|appendix"
     r"|title|rule|§+)\.?\s*)?(?:(?:\d+[a-z]?|[a-z])(?:[.\-]\d+)+|\d+[a-z]?|[ivxlc]+|[a-z])?"
@@ -269,7 +270,9 @@ def _section_definitions(marked: Unmarked, text: str) -> list[FoundDefinition]:
     """The layouts read only in a definitions section: glossary lines, bare table rows, a
     sub-heading naming a term, paragraphs opening with what a term is (not the one under a
     term's heading: "#### Passphrase" / "A passphrase is ..." defines the heading's term)."""
-    found = list(glossary_definitions(marked)) + list(bare_row_definitions(marked))
+    heading = text.split("\n", 1)[0]
+    glossary = is_definitions_heading(heading) and not _ACRONYMS.search(heading.casefold())
+    found = list(glossary_definitions(marked)) + list(bare_row_definitions(marked, glossary))
     found += entry_definitions(marked)
     found += indented_definitions(marked)
     headed = (
