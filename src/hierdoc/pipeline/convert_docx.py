@@ -68,6 +68,9 @@ _SMALL_WORDS = frozenset(
     ]
 )
 _HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
+# a template's heading style named for what it heads: "Heading Appendix", "Heading Annex"
+_NAMED_HEADING_STYLE = re.compile(r"^heading\s+(?:annex|appendix|schedule|exhibit)\w*$", re.I)
+_BLOCK_HEADING_LEVEL = 2
 _BLOCK_TITLE = re.compile(
     r"^(?:Annex|Schedule|Exhibit|Appendix)\s+[A-Z0-9]{1,6}\b(?:\([A-Za-z0-9]{1,4}\))*", re.I
 )
@@ -479,13 +482,17 @@ class _Writer:
         return [f"## 1. {' '.join(words)}"]
 
     def _outline_level(self, ppr: Any, style_id: str | None, name: str) -> int | None:
-        """Markdown level of a Word heading: Heading 1 (outline level 0) is ``##``."""
+        """Markdown level of a Word heading: Heading 1 (outline level 0) is ``##``; a
+        template's own heading style for an appendix or annex ("Heading Appendix") with no
+        outline level is a Heading 1 ("Appendix A – Acronyms")."""
         if match := _HEADING_STYLE.match(name):
             return min(int(match.group(1)) + 1, _MAX_HEADING_LEVEL)
         outline = val(ppr, "outlineLvl")
         level = int(outline) if outline and outline.isdigit() else None
         if level is None:
             level = self._styles.first(style_id, "outline")
+        if level is None and _NAMED_HEADING_STYLE.match(name):
+            return _BLOCK_HEADING_LEVEL
         return min(level + 2, _MAX_HEADING_LEVEL) if level is not None and level < 9 else None
 
     @staticmethod

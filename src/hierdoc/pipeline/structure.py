@@ -175,7 +175,8 @@ def _heading_nodes(text: str, title: str) -> list[_Node]:
     lines = text.splitlines(keepends=True)
     headings = find_headings(text)
     title_heading = _title_heading(headings)
-    body_headings = [h for h in headings if h is not title_heading]
+    body_headings = _without_contents_entries([h for h in headings if h is not title_heading])
+    body_headings = _joined_annex_titles(body_headings, lines)
     first = body_headings[0].first_line if body_headings else len(lines)
     nodes = [_Node(title, "", "".join(lines[:first]), None, "preamble", PREAMBLE_ID)]
     stack: list[tuple[int, int]] = []
@@ -203,6 +204,79 @@ def _heading_nodes(text: str, title: str) -> list[_Node]:
         )
         stack.append((heading.level, len(nodes) - 1))
     return nodes
+
+
+_CONTENTS_HEADING = re.compile(r"(?i)^(?:table\s+of\s+)?contents$")
+_BARE_BLOCK_LABEL = re.compile(r"(?i)^(?:annex|appendix|schedule|exhibit)\s+[A-Z0-9]{1,4}$")
+_STATUS = re.compile(r"(?i)^\((?:normative|informative)\)$")
+
+
+def _joined_annex_titles(headings: list[_Heading], lines: list[str]) -> list[_Heading]:
+    """An annex whose label, status and title a PDF gives as headings of their own ("Annex
+    A", "(informative)", "Language translations", as ISO sets them on three lines) as one
+    heading: "Annex A (informative) Language translations"."""
+    joined: list[_Heading] = []
+    index = 0
+    while index < len(headings):
+        heading = headings[index]
+        parts = [heading]
+        if _BARE_BLOCK_LABEL.match(heading.text.strip()):
+            for following in headings[index + 1 : index + 3]:
+                if _text_between(lines, parts[-1], following) or following.level != heading.level:
+                    break
+                parts.append(following)
+                if not _STATUS.match(following.text.strip()):
+                    break
+        if len(parts) > 1:
+            text = " ".join(part.text.strip() for part in parts)
+            heading = _Heading(text, heading.level, heading.first_line, parts[-1].end_line)
+        joined.append(heading)
+        index += len(parts)
+    return joined
+
+
+def _text_between(lines: list[str], before: _Heading, after: _Heading) -> bool:
+    return any(line.strip() for line in lines[before.end_line : after.first_line])
+
+
+def _without_contents_entries(headings: list[_Heading]) -> list[_Heading]:
+    """The headings less the entries of a table of contents a converter marked as headings
+    (a PDF's "5.0 Rules of Engagement" under "TABLE OF CONTENTS"): a numbered heading under
+    a contents heading whose number a later heading repeats, with the same title or one
+    going on from it ("5.0 Rules of Engagement (ROE)"). Left as text, it leaves the clause's
+    id to the clause."""
+    if not any(_CONTENTS_HEADING.match(h.text.strip()) for h in headings):
+        return headings
+    later: dict[str, list[tuple[int, str]]] = {}
+    for index, heading in enumerate(headings):
+        if (label := parse_heading(heading.text)) is not None:
+            later.setdefault(label.section_id(), []).append((index, _words(heading.text)))
+    kept: list[_Heading] = []
+    contents_level: int | None = None
+    for index, heading in enumerate(headings):
+        if contents_level is not None and heading.level <= contents_level:
+            contents_level = None
+        if _CONTENTS_HEADING.match(heading.text.strip()):
+            contents_level = heading.level
+        elif contents_level is not None and _repeated_later(heading, index, later):
+            continue
+        kept.append(heading)
+    return kept
+
+
+def _repeated_later(heading: _Heading, index: int, later: dict[str, list[tuple[int, str]]]) -> bool:
+    label = parse_heading(heading.text)
+    if label is None:
+        return False
+    title = _words(heading.text)
+    return any(i > index and words.startswith(title) for i, words in later[label.section_id()])
+
+
+def _words(text: str) -> str:
+    return _WORDS.sub(" ", text.casefold()).strip()
+
+
+_WORDS = re.compile(r"[^0-9a-z]+")
 
 
 def _closes(level: int, label: Label | None, open_level: int, at: int, nodes: list[_Node]) -> bool:

@@ -50,6 +50,7 @@ from .definition_lists import (
     glossary_definitions,
     heading_definitions,
     indented_definitions,
+    pointed_definitions,
     spaced_colon_definitions,
     table_definitions,
 )
@@ -207,8 +208,11 @@ _DEF_HEADING = re.compile(
     r"(?:(?:applicability|scope|purpose)\s+and\s+definitions"
     r"|definitions?|glossary(?:\s+of\s+terms)?|(?:defined\s+)?terms|interpretation|terminology"
     r"|abbreviations|acronyms|meaning\s+of\s+terms|terms\s+used)"
-    r"(?:\s*(?:and|&|;|,)\s*(?:rules\s+of\s+)?"
-    r"(?:interpretation|definitions?|abbreviations|acronyms|construction))?$"
+    # further items: "Terms and definitions", "Terms, definitions and abbreviated terms",
+    # "Terms, Definitions and Examples", "Definitions and rules of interpretation"
+    r"(?:\s*(?:,\s*and\b|,|\band\b|&|;)\s*(?:rules\s+of\s+)?"
+    r"(?:interpretation|definitions?|abbreviations|abbreviated\s+terms|acronyms|construction"
+    r"|symbols|examples|notation)){0,3}$"
 )
 _ACRONYMS = re.compile(r"acronym|abbreviation")
 _HEADING_NUMBER = re.compile(
@@ -256,6 +260,9 @@ def find_definitions(text: str, in_definitions_section: bool = False) -> list[Fo
     # a row keeps the "means" its definition holds ('Relevant Provisions | Means, in relation
     # to COBS, "relevant provisions" means ...')
     found += column_definitions(marked)
+    # '"MUST" This word, or the terms "REQUIRED" or "SHALL", mean that ...': the quoted
+    # synonyms' "mean" does not hide the term before them
+    found += pointed_definitions(marked) if in_definitions_section else []
     return _dedupe(found)
 
 
