@@ -175,6 +175,11 @@ class SearchPolicy(BaseModel):
     """Weight of a sentence's share of the query's terms (by idf), found in it or its scope
     (its list's lead-in, its heading line, its section's headings), beside its BM25, its
     cosine and its chunk's score in the passage-level ranking."""
+    result_passage_scorer: Literal["learned", "fixed"] = "learned"
+    """How passage-level results' sentences are scored: ``learned``, a linear model over
+    their features fitted on training questions (hierdoc.search.unit_scorer); ``fixed``,
+    the sum of their standardised BM25, cosine, chunk score and (times
+    ``result_passage_coverage``) scope coverage."""
     result_passage_lead_ins: bool = True
     """A passage-level result that is a list item is followed by its list's lead-in."""
     result_passage_chunks: int = Field(default=10, ge=1)
