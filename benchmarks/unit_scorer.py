@@ -11,7 +11,8 @@ full-batch gradient descent from zero: deterministic) and writes its weights.
 :mod:`hierdoc.eval.passage_eval`. Training material only: ContractNLI ``dev.json`` and the
 ObliQA dev half; the test splits are reported.
 
-    python benchmarks/unit_scorer.py capture --sets contractnli:dev,obliqa-files:dev,contractnli:test,obliqa-files:test
+    python benchmarks/unit_scorer.py capture \\
+        --sets contractnli:dev,obliqa-files:dev,contractnli:test,obliqa-files:test
     python benchmarks/unit_scorer.py fit --train contractnli:dev,obliqa-files:dev \\
         --out src/hierdoc/search/unit_weights.json
     python benchmarks/unit_scorer.py compare --sets contractnli:test,obliqa-files:test \\
