@@ -35,7 +35,7 @@ from types import SimpleNamespace
 import numpy as np
 
 import hierdoc.search.passages as passages_module
-from hierdoc.config import Settings
+from hierdoc.config import DEFAULT_POLICY, Settings
 from hierdoc.eval.datasets import EvalQuery, load_dataset
 from hierdoc.eval.embed_cache import CachingEmbedder
 from hierdoc.eval.indexes import open_index
@@ -50,6 +50,8 @@ from hierdoc.search.searcher import Searcher
 from hierdoc.search.unit_scorer import FEATURES, UnitWeights, unit_features
 
 COLUMNS = ("Hit", "P@1", "R@8", "R@500", "R@2k", "R@2k packed")
+FIXED_ABSORB = 1.0
+LEARNED_ABSORB = DEFAULT_POLICY.result_passage_absorb
 SEED = 32
 """No randomness is drawn (zero start, full batches); fixed for any later sampling."""
 
@@ -128,13 +130,16 @@ def _load(root: Path, spec: str) -> list[Captured]:
 
 
 def measured(captured: Sequence[Captured], weights: UnitWeights | None) -> dict[str, float]:
-    """Mean measures of the passage-level results ranked with ``weights`` (None: the four
-    signals summed, as the policy's ``fixed`` scorer)."""
+    """Mean measures of the passage-level results ranked with ``weights`` and the default
+    policy's absorption (None: the policy's ``fixed`` scorer, the four signals summed, at
+    the absorption it was chosen with, :data:`FIXED_ABSORB`)."""
+    if weights is None:
+        update = {"result_passage_scorer": "fixed", "result_passage_absorb": FIXED_ABSORB}
+    else:
+        update = {"result_passage_scorer": "learned", "result_passage_absorb": LEARNED_ABSORB}
     rows = []
     for one in captured:
-        policy = one.policy
-        if weights is None:
-            policy = policy.model_copy(update={"result_passage_scorer": "fixed"})
+        policy = one.policy.model_copy(update=update)
         ranked = rank_units(one.response, one.evidence, one.top_k, policy, one.budget, weights)
         table = SimpleNamespace(span=one.spans)
         rows.append(measure(one.query, result_items(ranked, table, first_passage)))
@@ -175,25 +180,50 @@ def _gold_share(one: Captured, position: int, index: int) -> float:
 def fit(
     groups: Sequence[Sequence[tuple[np.ndarray, np.ndarray]]],
     l2: float = 0.01,
-    steps: int = 1500,
-    rate: float = 0.5,
+    steps: int = 500,
+    prior: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Weights maximising the mean (each group weighing the same) log-likelihood of a
-    softmax over each question's units against its gold shares, minus ``l2`` times the
-    squared weights; gradient descent from zero."""
-    weights = np.zeros(len(FEATURES))
+    """Weights minimising :func:`loss` (the ``l2`` penalty on their distance from
+    ``prior``, else from zero) by gradient descent from ``prior``, each step halved until
+    the loss falls (converges on this convex loss; deterministic)."""
+    prior = np.zeros(len(FEATURES)) if prior is None else prior
+    weights = prior.copy()
+    value, gradient = loss(groups, weights, l2, prior)
+    rate = 1.0
     for _ in range(steps):
-        gradient = l2 * 2 * weights
-        for group in groups:
-            share = np.zeros_like(weights)
-            for features, target in group:
-                scores = features @ weights
-                probability = np.exp(scores - scores.max())
-                probability /= probability.sum()
-                share += features.T @ (probability - target)
-            gradient += share / len(group) / len(groups)
-        weights -= rate * gradient
+        while rate > 1e-8:
+            trial = weights - rate * gradient
+            trial_value, trial_gradient = loss(groups, trial, l2, prior)
+            if trial_value < value:
+                break
+            rate /= 2
+        else:
+            break
+        weights, value, gradient = trial, trial_value, trial_gradient
+        rate *= 1.5
     return weights
+
+
+def loss(
+    groups: Sequence[Sequence[tuple[np.ndarray, np.ndarray]]],
+    weights: np.ndarray,
+    l2: float,
+    prior: np.ndarray,
+) -> tuple[float, np.ndarray]:
+    """The mean (each group weighing the same) cross-entropy of a softmax over each
+    question's units against its gold shares, plus ``l2`` times the squared distance of
+    the weights from ``prior``; and its gradient."""
+    away = weights - prior
+    value, gradient = l2 * float(away @ away), 2 * l2 * away
+    for group in groups:
+        for features, target in group:
+            scores = features @ weights
+            top = scores.max()
+            log_total = top + np.log(np.exp(scores - top).sum())
+            probability = np.exp(scores - log_total)
+            value -= float(target @ (scores - log_total)) / len(group) / len(groups)
+            gradient = gradient + features.T @ (probability - target) / len(group) / len(groups)
+    return value, gradient
 
 
 def _scale(captured: Sequence[Captured], weights: np.ndarray) -> float:

@@ -167,7 +167,7 @@ class SearchPolicy(BaseModel):
     """With results ranked at the passage level (``passage_results``), a passage shorter
     than this takes in its better-scoring neighbouring sentence (see
     hierdoc.search.passage_ranking)."""
-    result_passage_absorb: float = Field(default=1.0, ge=0.0)
+    result_passage_absorb: float = Field(default=0.75, ge=0.0)
     """...and a neighbouring sentence whose passage-level score is at most this many standard
     deviations (of the query's candidates) below the sentence the passage grew from, while
     the passage fits ``passage_chars``."""

@@ -23,7 +23,10 @@ The features, per candidate:
   of the units before and after it in its chunk;
 * ``below_best_lexical``, ``below_best_semantic``: how far its standardised BM25 and cosine
   fall below its chunk's best;
-* ``no_terms``: whether it holds none of the query's terms.
+* ``no_terms``: whether it holds none of the query's terms;
+* ``lexical_rank``, ``semantic_rank``, ``coverage_rank``, ``own_coverage_rank``: 1 / (1 +
+  its rank by that signal among the query's candidates);
+* ``best_lexical``, ``best_semantic``: whether it is its chunk's best by BM25, by cosine.
 """
 
 from __future__ import annotations
@@ -61,6 +64,12 @@ FEATURES: tuple[str, ...] = (
     "below_best_lexical",
     "below_best_semantic",
     "no_terms",
+    "lexical_rank",
+    "semantic_rank",
+    "coverage_rank",
+    "own_coverage_rank",
+    "best_lexical",
+    "best_semantic",
 )
 WEIGHTS_FILE = Path(__file__).with_name("unit_weights.json")
 _HEADING_LINE = re.compile(r"#{1,6}\s")
@@ -124,6 +133,10 @@ def unit_features(
         columns[f"neighbour_{name}"] = near
         columns[f"below_best_{name}"] = best - signal
     columns["no_terms"] = np.array([float(evidence[p].lexical[i] <= 0) for p, i in candidates])
+    for name in ("lexical", "semantic", "coverage", "own_coverage"):
+        columns[f"{name}_rank"] = reciprocal_ranks(columns[name])
+    for name in ("lexical", "semantic"):
+        columns[f"best_{name}"] = (columns[f"below_best_{name}"] <= 0).astype(np.float64)
     return np.column_stack([columns[name] for name in FEATURES])
 
 
@@ -162,6 +175,14 @@ def _around(
         for p, i in candidates
     ]
     return np.array(near, dtype=np.float64), np.array([best[p] for p, _ in candidates])
+
+
+def reciprocal_ranks(values: np.ndarray) -> np.ndarray:
+    """1 / (1 + each value's rank among ``values``, the highest 0; ties by position)."""
+    order = np.argsort(-values, kind="stable")
+    ranks = np.empty(len(values))
+    ranks[order] = np.arange(len(values))
+    return 1.0 / (1.0 + ranks)
 
 
 def standardised(values: Sequence[float]) -> np.ndarray:
