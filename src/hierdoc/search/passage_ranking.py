@@ -3,9 +3,11 @@
 With ``passage_results`` a search returns passages ranked across its results (at least
 the policy's ``result_passage_chunks`` of them). Every sentence unit of every result's chunk
 (a numbered clause, a list item, a sentence; see
-:func:`~hierdoc.search.passages.sentence_units`) is a candidate, scored by the sum of four
-signals, each standardised over all the candidates of the query (z-scores, so that no
-signal's scale decides):
+:func:`~hierdoc.search.passages.sentence_units`) is a candidate. With the policy's
+``result_passage_scorer`` ``learned`` (the default) its score is a linear model over its
+features (:mod:`~hierdoc.search.unit_scorer`), the weights fitted on training questions;
+with ``fixed``, the sum of four signals, each standardised over all the candidates of the
+query (z-scores, so that no signal's scale decides):
 
 * the unit's own BM25 against the query's terms, with the index's idf (comparable across
   chunks, unlike the in-chunk scores a result's ``passage`` is chosen by);
@@ -17,8 +19,10 @@ signal's scale decides):
   list's lead-in, its heading line and the headings of its chunk's section chain
   (``result_passage_coverage`` weighs it).
 
+The learned model has these four among its features.
+
 The best units become passages, each grown by its better-scoring neighbour (by the same
-fused score) while it is shorter than ``result_passage_min_chars`` or the neighbour scores
+score) while it is shorter than ``result_passage_min_chars`` or the neighbour scores
 within ``result_passage_absorb`` of the unit it grew from, so that a clause the query's
 evidence covers sentence by sentence is one passage (at most ``passage_chars``). A list
 item's lead-in ("... shall not apply to any information that:") follows its item as the
