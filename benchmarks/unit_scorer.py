@@ -129,14 +129,16 @@ def _load(root: Path, spec: str) -> list[Captured]:
         return pickle.load(source)
 
 
-def measured(captured: Sequence[Captured], weights: UnitWeights | None) -> dict[str, float]:
-    """Mean measures of the passage-level results ranked with ``weights`` and the default
-    policy's absorption (None: the policy's ``fixed`` scorer, the four signals summed, at
-    the absorption it was chosen with, :data:`FIXED_ABSORB`)."""
+def measured(
+    captured: Sequence[Captured], weights: UnitWeights | None, absorb: float = LEARNED_ABSORB
+) -> dict[str, float]:
+    """Mean measures of the passage-level results ranked with ``weights`` and ``absorb``
+    (None: the policy's ``fixed`` scorer, the four signals summed, at the absorption it was
+    chosen with, :data:`FIXED_ABSORB`)."""
     if weights is None:
         update = {"result_passage_scorer": "fixed", "result_passage_absorb": FIXED_ABSORB}
     else:
-        update = {"result_passage_scorer": "learned", "result_passage_absorb": LEARNED_ABSORB}
+        update = {"result_passage_scorer": "learned", "result_passage_absorb": absorb}
     rows = []
     for one in captured:
         policy = one.policy.model_copy(update=update)
@@ -255,14 +257,15 @@ def run_fit(root: Path, train: str, out: Path, l2: float) -> None:
     log(json.dumps(document["weights"]))
 
 
-def compare(root: Path, sets: str, scorers: str) -> None:
+def compare(root: Path, sets: str, scorers: str, absorb: float) -> None:
     rows = []
     for spec in sets.split(","):
         captured = _load(root, spec)
         for scorer in scorers.split(","):
             weights = _weights(scorer)
-            means = measured(captured, weights)
-            rows.append([spec, scorer, *(f"{means[c]:.3f}" for c in COLUMNS)])
+            means = measured(captured, weights, absorb)
+            shown = scorer if weights is None else f"{scorer} (absorb {absorb:g})"
+            rows.append([spec, shown, *(f"{means[c]:.3f}" for c in COLUMNS)])
             log(" ".join(rows[-1]))
     print(markdown_table(["set", "scorer", *COLUMNS], rows, numeric_from=2))
 
@@ -283,6 +286,7 @@ def main() -> None:
     parser.add_argument("--scorers", default="fixed,learned")
     parser.add_argument("--out", default="src/hierdoc/search/unit_weights.json")
     parser.add_argument("--l2", type=float, default=0.01)
+    parser.add_argument("--absorb", type=float, default=LEARNED_ABSORB)
     parser.add_argument("--root", default="/tmp/passages32c")
     args = parser.parse_args()
     root = Path(args.root)
@@ -291,7 +295,7 @@ def main() -> None:
     elif args.command == "fit":
         run_fit(root, args.train, Path(args.out), args.l2)
     else:
-        compare(root, args.sets, args.scorers)
+        compare(root, args.sets, args.scorers, args.absorb)
 
 
 if __name__ == "__main__":
