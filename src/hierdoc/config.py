@@ -167,14 +167,19 @@ class SearchPolicy(BaseModel):
     """With results ranked at the passage level (``passage_results``), a passage shorter
     than this takes in its better-scoring neighbouring sentence (see
     hierdoc.search.passage_ranking)."""
-    result_passage_absorb: float = Field(default=1.0, ge=0.0)
-    """...and a neighbouring sentence whose passage-level score is at most this many standard
-    deviations (of the query's candidates) below the sentence the passage grew from, while
-    the passage fits ``passage_chars``."""
+    result_passage_absorb: float = Field(default=0.75, ge=0.0)
+    """...and a neighbouring sentence whose passage-level score is at most this much below the
+    sentence the passage grew from (on the scale of four standardised signals summed, the
+    learned weights scaled to match), while the passage fits ``passage_chars``."""
     result_passage_coverage: float = Field(default=1.0, ge=0.0)
     """Weight of a sentence's share of the query's terms (by idf), found in it or its scope
     (its list's lead-in, its heading line, its section's headings), beside its BM25, its
-    cosine and its chunk's score in the passage-level ranking."""
+    cosine and its chunk's score in the ``fixed`` passage-level ranking."""
+    result_passage_scorer: Literal["learned", "fixed"] = "learned"
+    """How passage-level results' sentences are scored: ``learned``, a linear model over
+    their features fitted on training questions (hierdoc.search.unit_scorer); ``fixed``,
+    the sum of their standardised BM25, cosine, chunk score and (times
+    ``result_passage_coverage``) scope coverage."""
     result_passage_lead_ins: bool = True
     """A passage-level result that is a list item is followed by its list's lead-in."""
     result_passage_chunks: int = Field(default=10, ge=1)

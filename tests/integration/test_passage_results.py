@@ -174,7 +174,8 @@ def test_each_unit_takes_its_own_texts_cosine_when_units_are_embedded() -> None:
     assert found[0].semantic == pytest.approx((0.6, 0.8))
     assert found[1] is offered[1]
     response = SearchResponse("q", "hybrid", False, results[:1])
-    ranked = rank_units(response, found, 1, SearchPolicy(result_passage_min_chars=0))
+    fixed = SearchPolicy(result_passage_min_chars=0, result_passage_scorer="fixed")
+    ranked = rank_units(response, found, 1, fixed)
     assert ranked.results[0].passage.text.startswith("Each party bears")
 
 

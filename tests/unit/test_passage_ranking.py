@@ -18,6 +18,8 @@ LIST = (
     "(a) was public knowledge at the time of disclosure;\n\n"
     "(b) was independently developed by the Receiving Party."
 )
+FIXED = SearchPolicy(result_passage_min_chars=0, result_passage_scorer="fixed")
+"""The four signals summed: the mechanisms below with scores easy to follow."""
 CLAUSE = (
     "Fees are due within thirty days.\n\n"
     "Each party shall return the materials on request.\n\n"
@@ -52,13 +54,11 @@ def test_coverage_lifts_the_unit_holding_more_of_the_query() -> None:
     response = SearchResponse("q", "hybrid", False, [_result(CLAUSE)])
     lexical, even = (1.2, 1.0, 1.0, 1.0), (1.0, 1.0, 1.0, 1.0)
     evidence = {0: UnitEvidence(units, lexical, even, coverage=(0.0, 0.2, 0.9, 0.0))}
-    policy = SearchPolicy(result_passage_min_chars=0, result_passage_absorb=0.0)
+    policy = FIXED.model_copy(update={"result_passage_absorb": 0.0})
     assert _texts(rank_units(response, evidence, 1, policy)) == [
         "The return includes every copy and summary."
     ]
-    blind = SearchPolicy(
-        result_passage_min_chars=0, result_passage_absorb=0.0, result_passage_coverage=0.0
-    )
+    blind = policy.model_copy(update={"result_passage_coverage": 0.0})
     assert _texts(rank_units(response, evidence, 1, blind)) == ["Fees are due within thirty days."]
 
 
@@ -67,13 +67,13 @@ def test_a_passage_takes_in_neighbours_scoring_near_it_and_stops_at_the_rest() -
     response = SearchResponse("q", "hybrid", False, [_result(CLAUSE)])
     lexical = (0.0, 5.0, 4.5, 0.0)
     evidence = {0: UnitEvidence(units, lexical, (0.1, 0.6, 0.5, 0.1))}
-    policy = SearchPolicy(result_passage_min_chars=0, result_passage_absorb=1.0)
+    policy = FIXED.model_copy(update={"result_passage_absorb": 1.0})
     first = _texts(rank_units(response, evidence, 1, policy))[0]
     assert first == (
         "Each party shall return the materials on request.\n\n"
         "The return includes every copy and summary."
     )
-    alone = SearchPolicy(result_passage_min_chars=0, result_passage_absorb=0.0)
+    alone = FIXED.model_copy(update={"result_passage_absorb": 0.0})
     assert _texts(rank_units(response, evidence, 1, alone)) == [
         "Each party shall return the materials on request."
     ]
@@ -88,7 +88,7 @@ def test_a_list_item_is_followed_by_its_lead_in() -> None:
     response = SearchResponse("q", "hybrid", False, [_result(LIST)])
     semantic = tuple(0.1 for _ in match.units)
     evidence = {0: UnitEvidence(match.units, match.lexical, semantic, lead_ins=match.lead_ins)}
-    policy = SearchPolicy(result_passage_min_chars=0, result_passage_absorb=0.0)
+    policy = FIXED.model_copy(update={"result_passage_absorb": 0.0})
     assert _texts(rank_units(response, evidence, 2, policy)) == [
         "(b) was independently developed by the Receiving Party.",
         "The obligations of confidentiality shall not apply to any information that:",

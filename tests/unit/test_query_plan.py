@@ -216,7 +216,7 @@ def test_every_policy_threshold_is_documented_with_its_default() -> None:
     page = (REPOSITORY / "docs" / "configuration.md").read_text(encoding="utf-8")
     for name, field in SearchPolicy.model_fields.items():
         default = field.default
-        shown = str(default).lower() if isinstance(default, bool) else f"{default:g}"
+        shown = str(default).lower() if isinstance(default, (bool, str)) else f"{default:g}"
         assert f"| `{name}` | {shown} |" in page, name
 
 

@@ -3,9 +3,11 @@
 With ``passage_results`` a search returns passages ranked across its results (at least
 the policy's ``result_passage_chunks`` of them). Every sentence unit of every result's chunk
 (a numbered clause, a list item, a sentence; see
-:func:`~hierdoc.search.passages.sentence_units`) is a candidate, scored by the sum of four
-signals, each standardised over all the candidates of the query (z-scores, so that no
-signal's scale decides):
+:func:`~hierdoc.search.passages.sentence_units`) is a candidate. With the policy's
+``result_passage_scorer`` ``learned`` (the default) its score is a linear model over its
+features (:mod:`~hierdoc.search.unit_scorer`), the weights fitted on training questions;
+with ``fixed``, the sum of four signals, each standardised over all the candidates of the
+query (z-scores, so that no signal's scale decides):
 
 * the unit's own BM25 against the query's terms, with the index's idf (comparable across
   chunks, unlike the in-chunk scores a result's ``passage`` is chosen by);
@@ -17,8 +19,10 @@ signal's scale decides):
   list's lead-in, its heading line and the headings of its chunk's section chain
   (``result_passage_coverage`` weighs it).
 
+The learned model has these four among its features.
+
 The best units become passages, each grown by its better-scoring neighbour (by the same
-fused score) while it is shorter than ``result_passage_min_chars`` or the neighbour scores
+score) while it is shorter than ``result_passage_min_chars`` or the neighbour scores
 within ``result_passage_absorb`` of the unit it grew from, so that a clause the query's
 evidence covers sentence by sentence is one passage (at most ``passage_chars``). A list
 item's lead-in ("... shall not apply to any information that:") follows its item as the
@@ -39,6 +43,7 @@ import numpy as np
 
 from ..config import DEFAULT_POLICY, SearchPolicy, SearchSettings
 from ..models import Passage, SearchResponse, SearchResult
+from .unit_scorer import UnitWeights, default_weights, standardised, unit_features
 
 Span = tuple[int, int]
 T = TypeVar("T")
@@ -60,6 +65,8 @@ class UnitEvidence:
     """Each unit's share of the query's terms in its scope (none: not a signal)."""
     lead_ins: tuple[int | None, ...] = ()
     """Each unit's lead-in, as a unit index (:func:`~hierdoc.search.passages.unit_parents`)."""
+    own_coverage: tuple[float, ...] = ()
+    """Each unit's share of the query's terms in its own text (none: not a signal)."""
 
 
 def rank_units(
@@ -68,11 +75,13 @@ def rank_units(
     top_k: int,
     policy: SearchPolicy = DEFAULT_POLICY,
     budget: int = DEFAULT_PASSAGE_CHARS,
+    weights: UnitWeights | None = None,
 ) -> SearchResponse:
     """The response with one result per passage (``evidence`` by result position), the
     passages of cited sections first, then the best units as passages (see the module),
     at most ``top_k``, each at most ``budget`` characters unless one unit is longer; scores
-    fall from 1.0 with the fused score."""
+    fall from 1.0 with the fused score. ``weights`` (else the shipped ones) weigh the
+    units' features when the policy's ``result_passage_scorer`` is ``learned``."""
     cited = [
         (result, result.passage)
         for position, result in enumerate(response.results)
@@ -84,7 +93,7 @@ def rank_units(
         if not found.cited
         for index in range(len(found.units))
     ]
-    fused = fused_scores(response.results, evidence, candidates, policy)
+    fused = unit_scores(response.results, evidence, candidates, policy, weights)
     wanted = top_k - len(cited)
     chosen = _passages(response.results, evidence, candidates, fused, wanted, policy, budget)
     scores = _falling(len(cited), [fused[i] for i, _ in chosen], min(fused, default=0.0))
@@ -97,6 +106,22 @@ def rank_units(
 
 
 _NONE = UnitEvidence((), (), ())
+
+
+def unit_scores(
+    results: Sequence[SearchResult],
+    evidence: dict[int, UnitEvidence],
+    candidates: Sequence[tuple[int, int]],
+    policy: SearchPolicy = DEFAULT_POLICY,
+    weights: UnitWeights | None = None,
+) -> list[float]:
+    """Each candidate unit's score: by the learned ``weights`` (else the shipped ones) over
+    its features (:mod:`~hierdoc.search.unit_scorer`), or with the policy's
+    ``result_passage_scorer`` ``fixed`` by :func:`fused_scores`."""
+    if policy.result_passage_scorer == "fixed":
+        return fused_scores(results, evidence, candidates, policy)
+    features = unit_features(results, evidence, candidates)
+    return [float(v) for v in (weights or default_weights()).scores(features)]
 
 
 def fused_scores(
@@ -121,13 +146,6 @@ def fused_scores(
 def _at(values: Sequence[T], index: int, default: T) -> T:
     """``values[index]``, or ``default`` when ``values`` is empty (a signal not given)."""
     return values[index] if values else default
-
-
-def standardised(values: Sequence[float]) -> np.ndarray:
-    """``values`` as z-scores; all zeros when they do not vary."""
-    array = np.asarray(values, dtype=np.float64)
-    spread = array.std()
-    return (array - array.mean()) / spread if spread > 0 else np.zeros_like(array)
 
 
 def _passages(

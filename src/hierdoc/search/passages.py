@@ -170,7 +170,13 @@ def add_passages(
             headings = [result.heading, *result.parent_chain]
             coverage = term_coverage(result.content, match, evidence.idf, headings)
             offered[position] = UnitEvidence(
-                match.units, match.lexical, semantic, cited is not None, coverage, match.lead_ins
+                match.units,
+                match.lexical,
+                semantic,
+                cited is not None,
+                coverage,
+                match.lead_ins,
+                own_coverage(match, evidence.idf),
             )
     if per_passage:
         if embed_units is not None and vector is not None:
@@ -307,6 +313,14 @@ def term_coverage(
                 scope |= match.terms[parent]
         shares.append(sum(idf[t] for t in scope) / total)
     return tuple(shares)
+
+
+def own_coverage(match: ChunkMatch, idf: Mapping[str, float]) -> tuple[float, ...]:
+    """Each unit's share of the query's terms (by ``idf``) found in the unit itself."""
+    total = sum(idf.values())
+    if not total or not match.terms:
+        return ()
+    return tuple(sum(idf[t] for t in own) / total for own in match.terms)
 
 
 @lru_cache(maxsize=2048)
