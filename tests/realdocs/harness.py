@@ -222,7 +222,8 @@ def body_start(record: SectionRecord) -> str:
     Markdown's block-quote markers ("> (b) ...", a point an HTML page indents), nor a list
     bullet and bold around the label ("*   **2.1.** Except ...", as a page shows "2.1.")."""
     text = re.sub(r"^(?:\s*>)+", "", record.text).strip()
-    text = re.sub(r"^(?:[*+-][ \t]+)?(\*\*|__)(.{1,16}?)\1", r"\2", text)
+    text = re.sub(r"^[*+-][ \t]+", "", text)
+    text = re.sub(r"^(\*\*|__)(.{1,16}?)\1", r"\2", text)
     if text.startswith(record.heading.strip()):
         text = text[len(record.heading.strip()) :]
     return text[:200]

@@ -518,3 +518,26 @@ def test_bulleted_clauses_with_bold_numbers_are_subsections() -> None:
     assert {"section-2-1", "section-2-2", "section-7-1", "section-7-2"} <= set(sections)
     assert sections["section-2-2"].path[-1] == "section-2"
     assert sections["section-7-2"].path[-1] == "section-7"
+
+
+POINTS = """# Example Public License
+
+## 2. GRANT OF RIGHTS
+
+* a) Subject to the terms of this Agreement, each Contributor grants a copyright licence.
+* b) Subject to the terms of this Agreement, each Contributor grants a patent licence.
+
+## 3. REQUIREMENTS
+
+3.1 If a Contributor Distributes the Program in any form, then:
+
+* a) the Program must also be made available as Source Code; and
+* b) the Contributor may Distribute the Program under another license.
+"""
+
+
+def test_bullets_that_open_with_a_points_label_are_points() -> None:
+    """A licence page hides its list bullets and types the labels ("a)", "b)"); converted,
+    each item is "* a) ...": point 2(a), and 3.1(a) under a numbered paragraph."""
+    ids = {s.section_id for s in parse_sections(POINTS, "Example Public License")}
+    assert {"section-2-a", "section-2-b", "section-3-1-a", "section-3-1-b"} <= ids

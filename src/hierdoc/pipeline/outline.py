@@ -107,6 +107,9 @@ _BOLD_LABEL = re.compile(
     r"^(?:[*+-][ \t]+)?(?P<mark>\*\*|__)"
     r"(?P<label>\(?(?:\d{1,3}(?:\.\d{1,3})*|[a-z]|[ivxl]{1,6}|[A-Z])\)?\.?)(?P=mark)(?=[ \t])"
 )
+_BULLETED_POINT = re.compile(
+    r"^[*+-][ \t]+(?=\(?(?:\d{1,3}|[a-z]|[ivxl]{1,6}|[A-Z])\)[ \t])"
+)
 _BOLD_ALONE = re.compile(r"^\s*(?P<mark>\*\*|__)(?P<words>[^*_\n]+?)(?P=mark)\s*$")
 _TITLE_SMALL_WORDS = frozenset(
     {"of", "the", "a", "an", "and", "or", "for", "to", "in", "on", "by", "with", "at", "from"}
@@ -282,9 +285,12 @@ def _enum_mark(index: int, lines: list[str]) -> Mark | None:
 
 def _plain_label(line: str) -> str:
     """A line whose clause number is in bold, alone or as the text of a bullet ("*   **2.1.**
-    Except as ..." of a Markdown terms of service), with the number as plain text."""
-    match = _BOLD_LABEL.match(line)
-    return match["label"] + line[match.end() :] if match else line
+    Except as ..." of a Markdown terms of service), or a bullet whose text opens with a
+    point's label ("* b) Subject to ...", a page's list that hides its bullets and types
+    its labels), with the number or label as plain text."""
+    if match := _BOLD_LABEL.match(line):
+        return match["label"] + line[match.end() :]
+    return line[match.end() :] if (match := _BULLETED_POINT.match(line)) else line
 
 
 def _unbold(rest: str) -> str:
