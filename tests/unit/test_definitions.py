@@ -580,6 +580,11 @@ def test_gdpr_parentheticals_right_and_complete() -> None:
             [("you", "Each licensee")],
         ),
         (
+            "If You assert a patent claim against a Contributor (the Contributor against whom"
+            ' You assert such claim is referred to as "Participant") alleging infringement.',
+            [("Participant", "the Contributor against whom You assert such claim")],
+        ),
+        (
             "Terms apply. A compilation of a work with other separate works, in or on a volume"
             " of a\nstorage medium, is called an “aggregate” if the copyright is not used.",
             [

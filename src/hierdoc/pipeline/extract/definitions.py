@@ -355,7 +355,7 @@ def _called_definitions(marked: Unmarked) -> list[FoundDefinition]:
     for match in _windowed(_CALLED, _CALLED_CUE, marked.quoted, 320):
         term, start = term_at(match.group("term"), match.start("term"))
         subject = collapse(marked.plain[match.start("subject") : match.end("subject")])
-        subject = subject.rstrip(" ,")
+        subject = _inside_open_parenthesis(subject).rstrip(" ,")
         end = match.end()
         if re.match(r"\s+if\b", marked.quoted[end:]):
             sentence = _SENTENCE_END.search(marked.quoted, end)
@@ -366,6 +366,21 @@ def _called_definitions(marked: Unmarked) -> list[FoundDefinition]:
         if valid_term(term):
             found.append(FoundDefinition(term, subject, start, end, "means"))
     return found
+
+
+def _inside_open_parenthesis(subject: str) -> str:
+    """The words after a parenthesis the subject leaves open: '... against a Contributor
+    (the Contributor against whom You assert such claim is referred to as "Participant")'
+    names the subject inside the parenthesis, not the sentence around it."""
+    depth = 0
+    for position in range(len(subject) - 1, -1, -1):
+        if subject[position] == ")":
+            depth += 1
+        elif subject[position] == "(":
+            if not depth:
+                return subject[position + 1 :].strip()
+            depth -= 1
+    return subject
 
 
 def _conditional_definitions(marked: Unmarked) -> list[FoundDefinition]:
