@@ -580,11 +580,6 @@ def test_gdpr_parentheticals_right_and_complete() -> None:
             [("you", "Each licensee")],
         ),
         (
-            "We use the term “Designated Countries” to refer to Australia, Canada and Japan."
-            " If you reside there, your agreement is with us.",
-            [("Designated Countries", "Australia, Canada and Japan")],
-        ),
-        (
             "Rights granted against the Participant Software (meaning the Contributor Version"
             " where the Participant is a Contributor) shall terminate.",
             [

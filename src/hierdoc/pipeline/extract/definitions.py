@@ -193,14 +193,10 @@ _UNQUOTED = re.compile(
 )
 #: What follows "has": "the meaning given in Section 3.2", "the same meaning as in the DPA".
 POINTER = re.compile(r"(?i)^(?:the\s+)?(?:same\s+)?meanings?\b")
+# "the Participant Software (meaning the Contributor Version ...)"
+_MEANING = re.compile(r"\b(?P<term>[A-Z][\w-]*(?:[ \t]+[A-Z][\w-]*){0,4})\s+\(meaning\s+")
 # a sentence ends before a capital, a quote, or an inline clause number ("... . 2 Recipient"),
 # not after a dotted abbreviation ("the Commissioner of U.S. Customs")
-_TERM_USE = re.compile(
-    r"\b(?:use|uses|using)\s+the\s+(?:term|word|expression)\s+"
-    + QTERM
-    + r"\s+to\s+(?:refer\s+to|mean|describe|denote)\s+"
-)
-_MEANING = re.compile(r"\b(?P<term>[A-Z][\w-]*(?:[ \t]+[A-Z][\w-]*){0,4})\s+\(meaning\s+")
 _SENTENCE_END = re.compile(
     r"(?<!\.[A-Z])[.!?][\"”’)]*(?=\s+[A-Z\"“‘(]|\s+\d{1,2}(?:\.\d{1,2})*\.?\s+[A-Z]|\s*$)"
 )
@@ -240,7 +236,6 @@ def find_definitions(text: str, in_definitions_section: bool = False) -> list[Fo
     found = [item for _, item in means]
     found += _called_definitions(marked)
     found += _conditional_definitions(marked)
-    found += _term_use_definitions(marked)
     found += _meaning_definitions(marked)
     # '"Massive Multiauthor Collaboration Site" (or "MMC Site") means': an alias, not a
     # parenthetical naming the text before it
@@ -376,12 +371,6 @@ def _called_definitions(marked: Unmarked) -> list[FoundDefinition]:
     return found
 
 
-def _term_use_definitions(marked: Unmarked) -> list[FoundDefinition]:
-    """'We use the term “Designated Countries” to refer to Australia, Canada, ...': the rest
-    of the sentence defines the term."""
-    return _sentence_rest_definitions(marked, _TERM_USE.finditer(marked.quoted))
-
-
 def _meaning_definitions(marked: Unmarked) -> list[FoundDefinition]:
     """'the Participant Software (meaning the Contributor Version where ...)': the
     capitalised name before the parenthesis, defined by what it says after "meaning"."""
@@ -414,16 +403,8 @@ def _inside_open_parenthesis(subject: str) -> str:
 
 def _conditional_definitions(marked: Unmarked) -> list[FoundDefinition]:
     """'An MMC is "eligible for relicensing" if it is licensed ...': the condition defines."""
-    matches = _windowed(_CONDITIONAL, _CONDITIONAL_CUE, marked.quoted, 140)
-    return _sentence_rest_definitions(marked, matches)
-
-
-def _sentence_rest_definitions(
-    marked: Unmarked, matches: Iterator[re.Match[str]]
-) -> list[FoundDefinition]:
-    """Each match's quoted term, defined by the rest of its sentence after the match."""
     found = []
-    for match in matches:
+    for match in _windowed(_CONDITIONAL, _CONDITIONAL_CUE, marked.quoted, 140):
         term, start = term_at(match.group("term"), match.start("term"))
         end = _SENTENCE_END.search(marked.quoted, match.end())
         stop = end.start() if end else len(marked.quoted)
