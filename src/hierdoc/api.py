@@ -22,6 +22,7 @@ from .errors import ConfigError, InputError, NotFoundError
 from .inputs import checked_path, checked_strings, checked_text, checked_texts
 from .models import (
     CHUNK_TYPES,
+    Definition,
     DocumentRecord,
     EmbedInput,
     IndexStats,
@@ -44,7 +45,7 @@ from .providers.embed_api import embedder_from, is_api_model
 from .providers.llm import PROMPT_VERSION, context_model_from
 from .search.choices import listed_choices, section_ids, unknown_section
 from .search.explain import explain as explain_execution
-from .search.glossary import Glossary
+from .search.glossary import Glossary, acronym_definitions
 from .search.passages import add_passages
 from .search.rerank import reranker_for
 from .search.resolve import HeldSection, cited_section, held_section
@@ -653,17 +654,23 @@ class Index:
 
     def define(self, term: str, source: str | Iterable[str] | None = None) -> DefinitionLookup:
         """Every definition of a term in the corpus (in the documents ``source`` names,
-        when given), with its citation; conflicts flagged."""
+        when given), with its citation; conflicts flagged. An acronym no document defines
+        in words is answered by its long forms (style ``acronym``), where a document gives
+        them: "Non-Disclosure Agreement (NDA)", a list of acronyms."""
         wanted = normalize_term(checked_text(term, "the term").strip(" \"'‘’“”"))
         if not wanted:
             raise InputError("the term is empty")
-        definitions = self.store.definitions([wanted])
+        within = set(self.resolve_sources(source)) if source is not None else None
+
+        def held(found: list[Definition]) -> list[Definition]:
+            return found if within is None else [d for d in found if d.source in within]
+
+        definitions = held(self.store.definitions([wanted]))
         if not definitions:
             acronym_forms = self.glossary().lookup(wanted).expansions
-            definitions = self.store.definitions([normalize_term(f) for f in acronym_forms])
-        if source is not None:
-            within = set(self.resolve_sources(source))
-            definitions = [d for d in definitions if d.source in within]
+            definitions = held(self.store.definitions([normalize_term(f) for f in acronym_forms]))
+        if not definitions:
+            definitions = held(acronym_definitions(self.store, term))
         return DefinitionLookup(term, definitions)
 
     def references(self, identifier: str, source: str | None = None) -> ReferenceLookup:

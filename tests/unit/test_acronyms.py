@@ -213,3 +213,27 @@ def test_normalize_phrase() -> None:
     assert normalize_phrase("Eligible Automatic Contribution Arrangement") == normalize_phrase(
         "eligible automatic contribution  arrangement."
     )
+
+
+def test_define_answers_an_acronym_with_its_long_form(tmp_path: Path) -> None:
+    """`hierdoc define NDA`: no document defines the acronym in words, one spells it out."""
+    from hierdoc import Index
+    from hierdoc.config import Settings
+    from tests.hash_embedder import HashEmbedder
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "terms.md").write_text(
+        "# Terms of Use\n\n## 1. Scope\n\nThis Non-Disclosure Agreement (NDA) covers the"
+        " pilot.\n\n## 2. Fees\n\nFees are due monthly.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "docs" / "other.md").write_text("# Other\n\n## 1. Fees\n\nNone.\n")
+    with Index.open(tmp_path / "index", Settings(), embedder=HashEmbedder()) as index:  # type: ignore[arg-type]
+        index.ingest([tmp_path / "docs"])
+        found = index.define("nda").definitions
+        unknown = index.define("SLA").definitions
+        elsewhere = index.define("NDA", source="other.md").definitions
+    assert [(d.term, d.definition, d.style, d.section_id) for d in found] == [
+        ("NDA", "Non-Disclosure Agreement", "acronym", "section-1")
+    ]
+    assert unknown == [] and elsewhere == []

@@ -340,3 +340,25 @@ def _is_bare_term(query: str, terms: list[str]) -> bool:
 
 def _is_bare_acronym(query: str, acronyms: list[str]) -> bool:
     return [normalize_acronym(w) for w in _WORD.findall(query)] == acronyms[:1]
+
+
+def acronym_definitions(store: Store, term: str) -> list[Definition]:
+    """What the documents give as the long form of the acronym ``term`` ("NDA" ->
+    "Non-Disclosure Agreement", from "Non-Disclosure Agreement (NDA)" or a list of
+    acronyms), each as a definition of style ``acronym`` where the document writes it."""
+    key = normalize_acronym(term)
+    if not key:
+        return []
+    if Capability.ACRONYM_KEYS in store.capabilities:
+        records = store.acronyms_matching([key], [])
+    else:
+        records = [a for a in store.acronyms() if normalize_acronym(a.acronym) == key]
+    unique = list(dict.fromkeys((a.acronym, a.long_form, a.source, a.chunk_id) for a in records))
+    chunks = store.get_chunks([chunk_id for *_, chunk_id in unique])
+    return [
+        Definition(
+            acronym, long_form, source, chunks[chunk_id].chunk.section_id, chunk_id, "acronym"
+        )
+        for acronym, long_form, source, chunk_id in unique
+        if chunk_id in chunks
+    ]
