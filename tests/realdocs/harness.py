@@ -14,16 +14,19 @@ The metrics, per document (``measure_document``):
 
 section recall
     Share of gold sections found: a stored section of the document whose *label* equals the
-    gold number and whose *title* matches the gold heading. A section's label is the number
-    at the start of its heading ("8.4", "K.", "(b)", "Appendix A", "Section 3"); the words
-    Section, Article, Clause, Requirement and § are dropped, Appendix, Annex, Schedule and
-    Exhibit kept. Its *full label* adds the labels of its ancestors where the own label is
-    not already qualified ("3" under "K." is "K.3", "(a)" or "a." under "8.1" is "8.1(a)"); either
-    may equal the gold number. The title is the heading without its label; it matches when,
-    reduced to lower-case words (markup and punctuation dropped), it equals the gold heading
-    or begins with it (a run-in title followed by the clause's first sentence). A section
-    whose heading is only its label ("(b)", "b.", "5.2") is titled by the start of its text. A
-    title with dot leaders is a table-of-contents line and matches nothing.
+    gold number and whose *title* matches the gold heading. A gold number that is the
+    heading itself with no label in it ("Indemnification") cites the section by its title
+    alone: a section numbered in a list ("9. Indemnification") matches it too. A section's
+    label is the number at the start of its heading ("8.4", "K.", "(b)", "Appendix A",
+    "Section 3"); the words Section, Article, Clause, Requirement and § are dropped,
+    Appendix, Annex, Schedule and Exhibit kept. Its *full label* adds the labels of its
+    ancestors where the own label is not already qualified ("3" under "K." is "K.3", "(a)"
+    or "a." under "8.1" is "8.1(a)"); either may equal the gold number. The title is the
+    heading without its label; it matches when, reduced to lower-case words (markup and
+    punctuation dropped), it equals the gold heading or begins with it (a run-in title
+    followed by the clause's first sentence). A section whose heading is only its label
+    ("(b)", "b.", "5.2") is titled by the start of its text. A title with dot leaders is a
+    table-of-contents line and matches nothing.
 
 heading-id precision
     Share of the document's sections (the preamble left out) whose heading and id are both
@@ -185,9 +188,17 @@ class LabelledSection:
     full_label: str
     title: str
 
-    def is_number(self, number: str) -> bool:
+    def is_number(self, number: str, heading: str = "") -> bool:
+        if is_unnumbered(number, heading):
+            return True
         wanted = normalize_label(number)
         return wanted in (self.label, self.full_label)
+
+
+def is_unnumbered(number: str, heading: str) -> bool:
+    """Whether a gold number names an unnumbered section: the number is the heading itself,
+    with no label in it ("Glossary", "Mozilla Monitor", "non-textual amendment")."""
+    return bool(words(number)) and words(number) == words(heading) and not split_heading(number)[0]
 
 
 def labelled_sections(records: Sequence[SectionRecord]) -> list[LabelledSection]:
@@ -232,7 +243,9 @@ def body_start(record: SectionRecord) -> str:
 def matching_sections(
     sections: Sequence[LabelledSection], number: str, heading: str
 ) -> list[LabelledSection]:
-    return [s for s in sections if s.is_number(number) and title_matches(s.title, heading)]
+    return [
+        s for s in sections if s.is_number(number, heading) and title_matches(s.title, heading)
+    ]
 
 
 # the metrics

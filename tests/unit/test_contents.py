@@ -73,3 +73,37 @@ def test_the_same_list_repeated_under_two_subsections_is_not_contents() -> None:
     items = ["(1) in clause (ii), by striking and", "(2) in clause (iii) inserting and", "(3) new"]
     lines = ["(a) Funding for programs", "", *items, "", "(b) Funding for centers", "", *items]
     assert contents_lines(lines) == set()
+
+
+MARKED_CONTENTS = """# Penetration Test Guidance
+
+## TABLE OF CONTENTS
+
+- 4.0. Scoping the Penetration Test
+
+##### 5.0 Rules of Engagement
+
+- 6.0. Reporting
+
+### 4.0. Scoping the Penetration Test
+
+The authorization boundaries are determined from the plan.
+
+### 5.0 Rules of Engagement (ROE)
+
+The penetration test plan must include a description of the approach.
+
+### 6.0. Reporting
+
+Results go into the report.
+"""
+
+
+def test_a_contents_entry_marked_as_a_heading_leaves_the_clause_its_id() -> None:
+    """A PDF converter may mark one contents line as a heading: the clause it names later
+    keeps the clause's id, and a citation of it reaches the clause, not the contents."""
+    sections = {s.section_id: s for s in parse_sections(MARKED_CONTENTS, "Guidance")}
+    assert sections["section-5-0"].heading == "5.0 Rules of Engagement (ROE)"
+    assert "description of the approach" in sections["section-5-0"].body
+    assert not [i for i in sections if i.startswith("table-of-contents-section")]
+    assert "5.0 Rules of Engagement" in sections["table-of-contents"].body

@@ -543,3 +543,24 @@ def test_a_typed_one_with_an_emphasised_title_opens_typed_clauses(tmp_path: Path
     plain = make.Fixture("typed_plain", "")
     plain.blocks = [make.p("1. Name of the licensor."), make.p("2. Its address.")]
     assert "#" not in convert_file(make.write(plain, tmp_path)).text
+
+
+def test_a_template_heading_style_for_appendices_heads_a_block(tmp_path: Path) -> None:
+    """A template's own style "Heading Appendix" (no outline level, no number) heads its
+    appendix as Heading 1 would; a paragraph in another custom style stays text."""
+    fixture = make.Fixture("appendix", "")
+    fixture.blocks = [
+        make.p("Scope", style="Heading 1"),
+        make.p("This document applies to significant changes."),
+        make.p("Appendix A – Acronyms", style="Heading Appendix"),
+        make.p("AO means Authorizing Official."),
+        make.p("Reviewed annually", style="Heading Note"),
+    ]
+    document = make.docx.Document()
+    for name in ("Heading Appendix", "Heading Note"):
+        document.styles.add_style(name, make.WD_STYLE_TYPE.PARAGRAPH)
+    text = convert_file(make.write(fixture, tmp_path, document)).text
+    assert "## Appendix A Acronyms" in text
+    assert "#" not in text.split("Reviewed annually")[0].rsplit("\n", 1)[-1]
+    sections = parse_sections(text, "Significant Change")
+    assert "appendix-a" in {s.section_id for s in sections}

@@ -311,6 +311,14 @@ def test_resolution(text: str, context: tuple[str, ...], expected: str | None) -
     assert resolve_one(text, context) == expected
 
 
+def test_a_whole_clause_number_reaches_its_n_0_heading() -> None:
+    """A document numbering its clauses "3.0. Attack Vectors" cites them "Section 3"."""
+    known = {"section-3-0", "section-3-1", "section-5-0"}
+    assert resolve_one("described in Section 3", ("section-1-0",), known) == "section-3-0"
+    assert resolve_one("Section 3.1", ("section-1-0",), known) == "section-3-1"
+    assert resolve_one("Section 4", ("section-1-0",), known) is None
+
+
 def test_external_references_never_resolve() -> None:
     (ref,) = refs("Article 6 of the Treaty")
     assert resolve(ref, IN_17_3, KNOWN | {"article-6"}) is None

@@ -334,6 +334,9 @@ def test_parenthetical_forms() -> None:
         "Section 2 — Glossary of terms",
         "CHAPTER 2 - DEFINITIONS",
         "Schedule 1 Interpretation",
+        "2: Terms, Definitions and Examples",
+        "3 Terms, definitions, symbols and abbreviated terms",
+        "Definitions; construction",
     ],
 )
 def test_definitions_headings(heading: str) -> None:
@@ -342,7 +345,15 @@ def test_definitions_headings(heading: str) -> None:
 
 @pytest.mark.parametrize(
     "heading",
-    ["Terms and Conditions", "Article 5 - Principles", "Deposit", "Definition of done tasks", ""],
+    [
+        "Terms and Conditions",
+        "Article 5 - Principles",
+        "Deposit",
+        "Definition of done tasks",
+        "",
+        "Examples",
+        "Terms of use",
+    ],
 )
 def test_other_headings(heading: str) -> None:
     assert not is_definitions_heading(heading)

@@ -26,6 +26,10 @@ from hierdoc.text.numbering import (
         ("4.2 Payment terms", "section-4-2"),
         ("1. Scope", "section-1"),
         ("1 Scope", "section-1"),
+        ("1: Scope", "section-1"),  # a colon or a dash may set the number off
+        ("3 - Requirements", "section-3"),
+        ("10 – Term and Termination", "section-10"),
+        ("3.1: Policy", "section-3-1"),
         ("Annex II", "annex-2"),
     ],
 )
@@ -35,7 +39,10 @@ def test_heading_ids(heading: str, expected: str) -> None:
     assert label.section_id() == expected
 
 
-@pytest.mark.parametrize("heading", ["Recitals", "2020 was a year", "Definitions", "Part of it"])
+@pytest.mark.parametrize(
+    "heading",
+    ["Recitals", "2020 was a year", "Definitions", "Part of it", "2020: A year", "1:30 pm"],
+)
 def test_headings_without_numbering(heading: str) -> None:
     assert parse_heading(heading) is None
 
@@ -138,11 +145,13 @@ def test_clause_kinds_are_tried_under_each_other_level_by_level() -> None:
     (citation,) = find_citations("Clause 8.4")
     assert citation.label.candidate_levels() == [
         ("clause-8-4", "section-8-4", "requirement-8-4", "rule-8-4"),
-        ("clause-8", "section-8", "requirement-8", "rule-8"),
+        ("clause-8", "section-8", "requirement-8", "rule-8", "section-8-0"),
     ]
     assert equivalent_ids("rule-5-3-6") == ["section-5-3-6", "clause-5-3-6", "requirement-5-3-6"]
     assert equivalent_ids("article-8") == []
     assert fallback_ids("article-8") == ["section-8"]
+    assert fallback_ids("section-7") == ["section-7-0"]  # "7.0. Testing Schedule"
+    assert fallback_ids("section-7-2") == []
     assert equivalent_ids("chapter-8") == []
 
 

@@ -319,3 +319,32 @@ def test_a_lone_unnumbered_title_heading_does_not_prefix_its_clauses() -> None:
     ids = [s.section_id for s in parse_sections(NDA_UNDER_ONE_TITLE, "nda")]
     assert "section-1" in ids and "section-2-b" in ids and "section-3" in ids
     assert not any(i.startswith("non-disclosure") and i[-1].isdigit() for i in ids), ids
+
+
+ISO_ANNEX = """# Specification
+
+## 3 Requirements
+
+The program shall exist.
+
+### Annex A
+
+### (informative)
+
+### Language translations of this specification
+
+Translations are welcome.
+
+### Annex B
+
+Bibliography entries.
+"""
+
+
+def test_an_annex_label_status_and_title_set_as_headings_are_one_heading() -> None:
+    sections = {s.section_id: s for s in parse_sections(ISO_ANNEX, "Specification")}
+    annex = sections["annex-a"]
+    assert annex.heading == "Annex A (informative) Language translations of this specification"
+    assert annex.body.strip() == "Translations are welcome."
+    assert sections["annex-b"].heading == "Annex B"
+    assert not any(i.startswith(("informative", "language")) for i in sections)

@@ -68,6 +68,9 @@ _SMALL_WORDS = frozenset(
     ]
 )
 _HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
+# a template's heading style named for what it heads: "Heading Appendix", "Heading Annex"
+_NAMED_HEADING_STYLE = re.compile(r"^heading\s+(?:annex|appendix|schedule|exhibit)\w*$", re.I)
+_BLOCK_HEADING_LEVEL = 2
 _BLOCK_TITLE = re.compile(
     r"^(?:Annex|Schedule|Exhibit|Appendix)\s+[A-Z0-9]{1,6}\b(?:\([A-Za-z0-9]{1,4}\))*", re.I
 )
@@ -210,7 +213,7 @@ def _inline(spans: list[_Span]) -> str:
         else:
             merged.append(replace(span, text=text))
     out = []
-    for span in merged:
+    for span in _whole_words(merged):
         core = span.text.strip()
         marker = ("**" if span.bold else "") + ("*" if span.italic else "")
         if not core or not marker:
@@ -221,6 +224,35 @@ def _inline(spans: list[_Span]) -> str:
         out.append(f"{lead}{marker}{core}{marker[::-1]}{tail}")
     text = "".join(out).strip()
     return "\\" + text if text.startswith("#") else text
+
+
+_WORD_END = re.compile(r"\w+$")
+_WORD_START = re.compile(r"^\w+")
+
+
+def _whole_words(spans: list[_Span]) -> list[_Span]:
+    """Spans whose emphasis starts and ends at word bounds: a word Word formats in part
+    (a bold run from its second letter, "S" + "**tandard Preferred Stock**") is given
+    wholly to the emphasised run, so that no marker splits it ("S**tandard")."""
+    out = list(spans)
+    for i in range(len(out) - 1):
+        left, right = out[i], out[i + 1]
+        if _emphasised(left) == _emphasised(right):
+            continue
+        end, start = _WORD_END.search(left.text), _WORD_START.match(right.text)
+        if not end or not start:
+            continue
+        if _emphasised(right):
+            out[i] = replace(left, text=left.text[: end.start()])
+            out[i + 1] = replace(right, text=end.group() + right.text)
+        else:
+            out[i] = replace(left, text=left.text + start.group())
+            out[i + 1] = replace(right, text=right.text[start.end() :])
+    return [span for span in out if span.text]
+
+
+def _emphasised(span: _Span) -> bool:
+    return span.bold or span.italic
 
 
 # --------------------------------------------------------------------------- headings
@@ -450,13 +482,17 @@ class _Writer:
         return [f"## 1. {' '.join(words)}"]
 
     def _outline_level(self, ppr: Any, style_id: str | None, name: str) -> int | None:
-        """Markdown level of a Word heading: Heading 1 (outline level 0) is ``##``."""
+        """Markdown level of a Word heading: Heading 1 (outline level 0) is ``##``; a
+        template's own heading style for an appendix or annex ("Heading Appendix") with no
+        outline level is a Heading 1 ("Appendix A – Acronyms")."""
         if match := _HEADING_STYLE.match(name):
             return min(int(match.group(1)) + 1, _MAX_HEADING_LEVEL)
         outline = val(ppr, "outlineLvl")
         level = int(outline) if outline and outline.isdigit() else None
         if level is None:
             level = self._styles.first(style_id, "outline")
+        if level is None and _NAMED_HEADING_STYLE.match(name):
+            return _BLOCK_HEADING_LEVEL
         return min(level + 2, _MAX_HEADING_LEVEL) if level is not None and level < 9 else None
 
     @staticmethod

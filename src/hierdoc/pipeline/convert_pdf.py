@@ -643,10 +643,19 @@ def _column(
 
 
 def _block_markdown(block: Block, column: tuple[float, float]) -> str:
-    if block.cells:
-        return row_text(block.cells)
     if block.heading_level:
         return "#" * block.heading_level + " " + block_text(block, " ")
+    return _LINE_HASH.sub(r"\\", _body_markdown(block, column))
+
+
+_LINE_HASH = re.compile(r"(?m)^(?=#)")
+"""A line of text or a table row opening with "#" (a requirement table's column headed
+"#": "# Description | L1 L2 L3") is escaped: only the headings found are Markdown's."""
+
+
+def _body_markdown(block: Block, column: tuple[float, float]) -> str:
+    if block.cells:
+        return row_text(block.cells)
     if definition_item(block, column):
         term, definition = Block(block.lines[:1]), Block(block.lines[1:])
         return block_text(term, " ") + "\n:   " + block_text(definition, "\n")

@@ -94,6 +94,9 @@ _DECIMAL_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})+)(?=\s+[A-Z‘'\"�
 _LETTERED_DECIMAL = re.compile(r"^(?P<value>[A-Z](?:\.\d{1,3})+)(?:\.(?=\s)|(?=\s+[A-Z‘'\"“(]))")
 _CAPS_TITLE = re.compile(r"^\s*(?P<title>[A-Z][A-Z0-9 ,'’&/\-]{2,80}?)\.?\s*(?:—|--|\.—)")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_LIST_ITEM_HEADING = re.compile(r"^[ \t]+#{1,6}(?=[ \t])")
+"""A Markdown heading inside a numbered list item ("9. #### Indemnification", an HTML page's
+``<ol><li><h4>``): the item's title is the heading's text."""
 _RULE = re.compile(r"^[ \t]*(?:[-=*_~+#][ \t]*){3,}$")
 """A line drawn across: "-----" under a title, "* * * * *" closing a box."""
 _QUOTE_MARKERS = re.compile(r"^(?:[ \t]{0,3}>)+[ \t]?")
@@ -266,7 +269,7 @@ def _enum_mark(index: int, lines: list[str]) -> Mark | None:
         label_text = match["value"] + ("." if "." not in match["value"] else "")
     if not readings:
         return None
-    rest = _unbold(stripped[match.end() :])
+    rest = _unbold(_LIST_ITEM_HEADING.sub(" ", stripped[match.end() :], count=1))
     if readings[0][0].startswith("decimal") and _numbered_title(rest, lines, index):
         heading = plain_heading(f"{label_text} {rest.strip()}")
         return Mark(index, "enum", match["value"], None, heading, 1, readings, indent=indent)

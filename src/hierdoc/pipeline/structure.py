@@ -118,6 +118,11 @@ def parse_sections(text: str, title: str) -> list[Section]:
     return _to_sections(nodes, title)
 
 
+def _titled(index: int, lines: list[str]) -> bool:
+    mark = numbered_line(index, lines)
+    return mark is not None and mark.heading.rstrip(".").split(maxsplit=1)[1:] != []
+
+
 _NUMBERED_PARAGRAPH = re.compile(r"^(?P<num>\d{1,3})\.[ \t]+[A-Z‘'\"“(]")
 
 
@@ -127,7 +132,9 @@ def _with_continued_numbers(node: _Node, taken: set[str]) -> list[_Node]:
     as paragraphs ("2. Fair Use Rights. Nothing in ...") has them as siblings of 1 and 7,
     not as text of clause 1. A paragraph goes on with the number when it is the next one
     (N+1, then N+2, ...), no marked heading has that number, and the body has not opened a
-    list of its own ("1." before it)."""
+    list of its own ("1." before it). It opens a paragraph (a blank line before it), or
+    opens with a run-in title ("6. Term and Termination. This NDA ...": a PDF's lines have
+    no blank line between paragraphs)."""
     label = parse_heading(node.heading) if node.marked else None
     if not label or label.kind != "section" or len(label.parts) != 1:
         return [node]
@@ -137,7 +144,7 @@ def _with_continued_numbers(node: _Node, taken: set[str]) -> list[_Node]:
     expected, starts = int(label.parts[0]) + 1, []
     for index, line in enumerate(lines):
         match = _NUMBERED_PARAGRAPH.match(line)
-        if not match or (index and lines[index - 1].strip()):
+        if not match or (index and lines[index - 1].strip() and not _titled(index, lines)):
             continue
         number = int(match["num"])
         if number == 1:
@@ -168,7 +175,8 @@ def _heading_nodes(text: str, title: str) -> list[_Node]:
     lines = text.splitlines(keepends=True)
     headings = find_headings(text)
     title_heading = _title_heading(headings)
-    body_headings = [h for h in headings if h is not title_heading]
+    body_headings = _without_contents_entries([h for h in headings if h is not title_heading])
+    body_headings = _joined_annex_titles(body_headings, lines)
     first = body_headings[0].first_line if body_headings else len(lines)
     nodes = [_Node(title, "", "".join(lines[:first]), None, "preamble", PREAMBLE_ID)]
     stack: list[tuple[int, int]] = []
@@ -196,6 +204,79 @@ def _heading_nodes(text: str, title: str) -> list[_Node]:
         )
         stack.append((heading.level, len(nodes) - 1))
     return nodes
+
+
+_CONTENTS_HEADING = re.compile(r"(?i)^(?:table\s+of\s+)?contents$")
+_BARE_BLOCK_LABEL = re.compile(r"(?i)^(?:annex|appendix|schedule|exhibit)\s+[A-Z0-9]{1,4}$")
+_STATUS = re.compile(r"(?i)^\((?:normative|informative)\)$")
+
+
+def _joined_annex_titles(headings: list[_Heading], lines: list[str]) -> list[_Heading]:
+    """An annex whose label, status and title a PDF gives as headings of their own ("Annex
+    A", "(informative)", "Language translations", as ISO sets them on three lines) as one
+    heading: "Annex A (informative) Language translations"."""
+    joined: list[_Heading] = []
+    index = 0
+    while index < len(headings):
+        heading = headings[index]
+        parts = [heading]
+        if _BARE_BLOCK_LABEL.match(heading.text.strip()):
+            for following in headings[index + 1 : index + 3]:
+                if _text_between(lines, parts[-1], following) or following.level != heading.level:
+                    break
+                parts.append(following)
+                if not _STATUS.match(following.text.strip()):
+                    break
+        if len(parts) > 1:
+            text = " ".join(part.text.strip() for part in parts)
+            heading = _Heading(text, heading.level, heading.first_line, parts[-1].end_line)
+        joined.append(heading)
+        index += len(parts)
+    return joined
+
+
+def _text_between(lines: list[str], before: _Heading, after: _Heading) -> bool:
+    return any(line.strip() for line in lines[before.end_line : after.first_line])
+
+
+def _without_contents_entries(headings: list[_Heading]) -> list[_Heading]:
+    """The headings less the entries of a table of contents a converter marked as headings
+    (a PDF's "5.0 Rules of Engagement" under "TABLE OF CONTENTS"): a numbered heading under
+    a contents heading whose number a later heading repeats, with the same title or one
+    going on from it ("5.0 Rules of Engagement (ROE)"). Left as text, it leaves the clause's
+    id to the clause."""
+    if not any(_CONTENTS_HEADING.match(h.text.strip()) for h in headings):
+        return headings
+    later: dict[str, list[tuple[int, str]]] = {}
+    for index, heading in enumerate(headings):
+        if (label := parse_heading(heading.text)) is not None:
+            later.setdefault(label.section_id(), []).append((index, _words(heading.text)))
+    kept: list[_Heading] = []
+    contents_level: int | None = None
+    for index, heading in enumerate(headings):
+        if contents_level is not None and heading.level <= contents_level:
+            contents_level = None
+        if _CONTENTS_HEADING.match(heading.text.strip()):
+            contents_level = heading.level
+        elif contents_level is not None and _repeated_later(heading, index, later):
+            continue
+        kept.append(heading)
+    return kept
+
+
+def _repeated_later(heading: _Heading, index: int, later: dict[str, list[tuple[int, str]]]) -> bool:
+    label = parse_heading(heading.text)
+    if label is None:
+        return False
+    title = _words(heading.text)
+    return any(i > index and words.startswith(title) for i, words in later[label.section_id()])
+
+
+def _words(text: str) -> str:
+    return _WORDS.sub(" ", text.casefold()).strip()
+
+
+_WORDS = re.compile(r"[^0-9a-z]+")
 
 
 def _closes(level: int, label: Label | None, open_level: int, at: int, nodes: list[_Node]) -> bool:
@@ -294,7 +375,9 @@ def _assign_ids(nodes: list[_Node]) -> list[str]:
     """
     counts = Counter(n.local_id for n in nodes if n.kind != "enum" and not n.fixed)
     marked = Counter(n.local_id for n in nodes if n.kind != "enum" and n.marked)
+    owners = _numbering_owners(nodes, marked)
     kept = {i for i, n in marked.items() if n == 1 and counts[i] > 1 and i != PREAMBLE_ID}
+    kept |= {nodes[index].local_id for index in owners}
     ids: list[str] = [""] * len(nodes)
     used: set[str] = set(kept)
     for index, node in enumerate(nodes):
@@ -303,7 +386,9 @@ def _assign_ids(nodes: list[_Node]) -> list[str]:
         elif node.kind != "enum":
             parent_id = ids[node.parent] if node.parent is not None else None
             section_id = node.local_id
-            repeated = counts[section_id] > 1 and not (node.marked and marked[section_id] == 1)
+            owner = index in owners
+            alone = node.marked and marked[section_id] == 1
+            repeated = counts[section_id] > 1 and not (alone or owner)
             if _subsection(node, nodes, parent_id, repeated):
                 section_id = f"{parent_id}-{section_id.removeprefix('section-')}"
             elif (
@@ -312,19 +397,34 @@ def _assign_ids(nodes: list[_Node]) -> list[str]:
                 and not _numbered_in(section_id, parent_id)
             ):
                 section_id = f"{parent_id}-{section_id}"
-            kept_here = node.marked and section_id in kept
+            kept_here = node.marked and section_id in kept and (alone or owner)
             ids[index] = section_id if kept_here else _unique(section_id, used)
     tops = {None, PREAMBLE_ID, *_lone_title_id(nodes, ids)}
     for index, node in enumerate(nodes):
         if node.kind == "enum":
             parent_id = ids[node.parent] if node.parent is not None else None
             top = parent_id in tops and node.style.startswith(_PARAGRAPH_STYLES)
-            if top or _other_clause(node, parent_id):
+            if top or _other_clause(node, parent_id) or _written_whole(node):
                 section_id = "section-" + node.local_id.replace(".", "-")
             else:
                 section_id = f"{parent_id or PREAMBLE_ID}-{node.local_id.rsplit('.', 1)[-1]}"
             ids[index] = _unique(section_id, used)
     return ids
+
+
+def _numbering_owners(nodes: list[_Node], marked: Counter[str]) -> set[int]:
+    """Of the marked headings that share a number ("4. Applications", an item of a list
+    set as headings, and the chapter "4. Security for the ... Life Cycle"), the one whose
+    next section numbers within it ("4.1 Initiation"): it keeps ``section-4``, as the
+    document cites it. None when no one heading alone does."""
+    owners: dict[str, list[int]] = {}
+    for index, node in enumerate(nodes[:-1]):
+        if not node.marked or node.kind == "enum" or marked[node.local_id] < 2:
+            continue
+        following = nodes[index + 1].local_id
+        if node.local_id.startswith("section-") and following.startswith(node.local_id + "-"):
+            owners.setdefault(node.local_id, []).append(index)
+    return {found[0] for found in owners.values() if len(found) == 1}
 
 
 def _lone_title_id(nodes: list[_Node], ids: list[str]) -> list[str]:
@@ -351,6 +451,13 @@ def _other_clause(node: _Node, parent_id: str | None) -> bool:
         return False
     prefix = node.local_id.rsplit(".", 1)[0].replace(".", "-")
     return parent_id == f"section-{prefix}-0"
+
+
+def _written_whole(node: _Node) -> bool:
+    """A clause whose number is written whole ("2.1.1" in a table of requirements under
+    "V2.1 Password Security"): ``section-2-1-1``, as it is cited, whatever its parent's id."""
+    parts = node.local_id.split(".")
+    return node.style.startswith("decimal") and len(parts) > 2 and all(p.isdigit() for p in parts)
 
 
 def _subsection(node: _Node, nodes: list[_Node], parent_id: str | None, repeated: bool) -> bool:

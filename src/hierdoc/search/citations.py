@@ -175,8 +175,17 @@ def _starts(
     found: dict[str, tuple[str, str]] = {}
     for source, chunk_id, chunk_section in section_starts(store, ids, filt, sources):
         if source not in found:
-            found[source] = (chunk_section if chunk_section in ids else ids[0], chunk_id)
+            held = chunk_section if chunk_section in ids else _held_id(store, ids, source)
+            found[source] = (held, chunk_id)
     return found
+
+
+def _held_id(store: Store, ids: Sequence[str], source: str) -> str:
+    """Which of the equivalent ``ids`` ("requirement-2-1-1", "section-2-1-1") ``source``
+    has, for a section that begins inside another section's chunk."""
+    if len(ids) == 1:
+        return ids[0]
+    return next((i for i in ids if store.sections(i, source)), ids[0])
 
 
 def section_starts(

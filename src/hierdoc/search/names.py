@@ -279,6 +279,13 @@ class DocumentNames:
             return None
         return Naming((source,), "by its name's words")
 
+    def holding_every(self, words: set[str]) -> set[str]:
+        """The documents whose names hold every one of ``words`` (name words, lower-cased)."""
+        holders = self._holders_of(words)
+        if not words or set(holders) != words:
+            return set()
+        return set.intersection(*(set(sources) for sources in holders.values()))
+
     def _idf(self, holders: dict[str, list[str]]) -> dict[str, float]:
         return {w: math.log(1 + self.count / len(s)) for w, s in holders.items() if s}
 

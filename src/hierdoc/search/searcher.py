@@ -51,6 +51,7 @@ from .plan import Analyser, QueryPlan, build_plan
 from .relative_citations import RestRanking, cite_relatives
 from .rerank import Reranker, rerank
 from .syntax import has_words
+from .title_citations import cite_title
 
 
 @dataclass
@@ -263,6 +264,7 @@ class Searcher:
         self._embed_query = embed_query
         self._reranker = reranker
         self.analysers = tuple(analysers_for(glossary) if analysers is None else analysers)
+        self._names = glossary.names if glossary is not None else None
 
     def search(
         self, query: str, settings: SearchSettings, filt: SearchFilter | None = None
@@ -306,7 +308,7 @@ class Searcher:
     def _rank(self, plan: QueryPlan) -> tuple[_Exact, Execution]:
         """The exact modality (the plan's citations resolved) and the others the mode asks
         for, with a response holding the notes and citations so far."""
-        relative = self._cite_relatives(plan)
+        relative = [*self._cite_relatives(plan), *self._cite_title(plan)]
         others, vector = self._rank_modalities(plan)
         if plan.named_weight and plan.mode in ("hybrid", "keyword", "semantic"):
             within = replace(plan, filt=replace(plan.filt or SearchFilter(), sources=plan.named))
@@ -341,6 +343,13 @@ class Searcher:
         chunks = plan.policy.pointing_chunks
         rest = RestRanking(plan.remainder, self._embed_query, plan.mode, chunks)
         return cite_relatives(self._store, plan, self._scope(plan.filt), rest, plan.depth)
+
+    def _cite_title(self, plan: QueryPlan) -> list[CitedSections]:
+        """The section the query cites by its title and document (:mod:`.title_citations`)."""
+        if self._names is None or not plan.fused:
+            return []
+        cited = cite_title(self._store, plan, self._names, plan.depth)
+        return [cited] if cited is not None else []
 
     def _rank_modalities(self, plan: QueryPlan) -> tuple[dict[str, list[Hit]], np.ndarray | None]:
         """The keyword ranking of the expanded text and the semantic one of the embedded

@@ -81,8 +81,11 @@ _KIND_RE = (
 )
 KIND_PATTERN = re.compile(_KIND_RE, re.IGNORECASE)
 HEADING_KIND = re.compile(r"^\s*" + _KIND_RE + r"(?=$|[\s.:\-–—,;)])", re.IGNORECASE)
+# "4.2 Payment", "1. Scope", "3 Requirements", and with the number set off by a colon or a
+# dash: "1: Scope", "3 - Requirements", "3.1 – Policy"
 HEADING_OUTLINE = re.compile(
-    r"^\s*(?:(?P<num>\d+(?:\.\d+)+|\d+(?=\.))\.?|(?P<bare>\d{1,3})(?=\s+[A-Z]))(?=\s+\S|\s*$)"
+    r"^\s*(?:(?P<num>\d+(?:\.\d+)+|\d+(?=\.))\.?|(?P<bare>\d{1,3})(?=\s*[:\-–—]?\s+[A-Z]))"
+    r"(?=\s*[:\-–—]?\s+\S|\s*$)"
 )
 _PAREN_PART = re.compile(rf"\(({PAREN_VALUE})\)")
 _ROMAN = re.compile(r"^[IVXLCDM]+$", re.IGNORECASE)
@@ -130,9 +133,13 @@ def equivalent_ids(section_id: str) -> list[str]:
 def fallback_ids(section_id: str) -> list[str]:
     """Ids that answer a citation only where no document holds it or its equivalents: an
     article's number as a bare numbered clause (``article-5`` -> ``section-5``: a licence
-    whose clauses are "5." cites them "Article 5")."""
+    whose clauses are "5." cites them "Article 5"); a whole clause's number as the "N.0" a
+    document numbers its top clauses with (``section-7`` -> ``section-7-0``: "7.0. Testing
+    Schedule Requirements" is cited "Section 7")."""
     kind, _, rest = section_id.partition("-")
-    return [f"section-{rest}"] if kind == "article" and rest else []
+    if kind == "article" and rest:
+        return [f"section-{rest}"]
+    return [f"section-{rest}-0"] if kind in CLAUSE_KINDS and rest.isdigit() else []
 
 
 def roman_to_int(text: str) -> int | None:

@@ -29,7 +29,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from .definition_markup import Unmarked
+from .definition_markup import QUOTED_TERM, Unmarked
 from .definition_text import (
     MAX_TERM_WORDS,
     FoundDefinition,
@@ -38,12 +38,15 @@ from .definition_text import (
     is_fill_in,
     trim,
     unlink,
+    valid_term,
     without_abbreviation,
     word_set,
 )
 from .layout import MARKER, item_start, paragraph_end, tables
 
 MAX_GLOSSARY_WORDS = 6
+#: A column's name in a table's header row: "SCR field", "Included Information".
+MAX_COLUMN_NAME_WORDS = 4
 #: A definition list's term may be longer than a sentence's ("Person and email address to
 #: contact for further information").
 MAX_LIST_TERM_WORDS = 10
@@ -61,6 +64,9 @@ _GLOSSARY = re.compile(
 _GLOSSARY_MEANS = re.compile(r"(?:shall\s+mean|means)\s+")
 _VERB_WORDS = word_set("is are was were be shall will must may can should would")
 _PRONOUNS = word_set("we you i they he she it this these our your")
+_OF_THE_TERM = re.compile(
+    r"(?i)(?:this|the)\s+term\s+(?:is|refers|means|describes)\b|we\s+use\s+the\s+terms?\b"
+)
 _ENTRY_OPENING = re.compile(r"(?:It\s+is|This|These)\s+[a-z]")
 # "What You See Is What You Get (WYSIWYG)": a spelled-out acronym, not a sentence
 _SPELLED_ACRONYM = re.compile(r"(?:[A-Z][\w-]*\s+)+[A-Z][\w-]*\s*\([A-Z0-9]{2,10}\)")
@@ -108,6 +114,32 @@ def glossary_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
         said = lead is not None and bool(definition)
         if said or _reads_as_definition(definition) or _bullet_entry(match, definition):
             yield FoundDefinition(collapse(term), definition, match.start("term"), end, "glossary")
+    yield from _alternative_terms(marked)
+
+
+_ALTERNATIVES = re.compile(
+    r"^(?:" + MARKER.pattern + r"[ \t]+)?[ \t]*"
+    r"(?P<terms>[\"'‘“][^\n:\"'‘’“”]{1,60}[\"'’”]"
+    r"(?:[ \t]+(?:or|and/or)[ \t]+[\"'‘“][^\n:\"'‘’“”]{1,60}[\"'’”])+)"
+    r"[ \t]*(?::|—|–)[ \t]*(?P<def>\S)",
+    re.MULTILINE,
+)
+
+
+def _alternative_terms(marked: Unmarked) -> Iterator[FoundDefinition]:
+    """An entry of two names for one thing: "- 'The Licensee' or 'You': any natural or legal
+    person who ...", each name defined by the entry."""
+    text = marked.quoted
+    for match in _ALTERNATIVES.finditer(text):
+        def_start = match.start("def")
+        definition, end = clean_definition(marked, def_start, paragraph_end(text, def_start))
+        if not _reads_as_definition(definition):
+            continue
+        for quoted in QUOTED_TERM.finditer(match.group("terms")):
+            term = collapse(quoted.group("term"))
+            if valid_term(term) and term[0].isalpha():
+                start = match.start("terms") + quoted.start("term")
+                yield FoundDefinition(term, definition, start, end, "glossary")
 
 
 def _bullet_entry(match: re.Match[str], definition: str) -> bool:
@@ -118,9 +150,14 @@ def _bullet_entry(match: re.Match[str], definition: str) -> bool:
 
 
 def _reads_as_definition(definition: str) -> bool:
-    """Words (not "________" or "[ ]"), not a sentence about someone ("We use these ...")."""
-    first = definition.split(maxsplit=1)[0].casefold() if definition else ""
-    return bool(re.search(r"[^\W\d_]{2}", definition)) and first not in _PRONOUNS
+    """Words (not "________" or "[ ]"), not a sentence about someone ("We use these ..."),
+    unless it speaks of the term itself ("This term is used where ...", "We use the terms
+    “revise” and “revised” to refer to ...")."""
+    opening = definition.split(maxsplit=2)[:2]
+    first = opening[0].casefold() if opening else ""
+    named = len(opening) == 2 and opening[1][:1].isupper()  # "this Licence", not "we use"
+    words = bool(re.search(r"[^\W\d_]{2}", definition))
+    return words and (first not in _PRONOUNS or named or bool(_OF_THE_TERM.match(definition)))
 
 
 def _glossary_term_ok(text: str, term: str, line_start: int, prefix: str) -> bool:
@@ -161,13 +198,29 @@ def _table_rows(marked: Unmarked, in_section: bool) -> Iterator[FoundDefinition]
         header = [collapse(cell).casefold().strip("*_ :") for cell, _ in rows[0]]
         columns = _table_columns(header, in_section)
         if columns is None:
-            yield from key_term_definitions(marked, rows)
+            if not _named_columns(marked, rows[0]):
+                yield from key_term_definitions(marked, rows)
             continue
         term_col, def_col = columns
         for row in rows[1:]:
             if len(row) <= max(term_col, def_col):
                 continue
             yield from _table_row(marked, row[term_col], row[def_col])
+
+
+def _named_columns(marked: Unmarked, header: list[tuple[str, int]]) -> bool:
+    """Whether a table's first row names its columns in plain words ("SCR field | Included
+    Information"): its bold first cells below are a form's fields, not a cover page's key
+    terms (whose first row is itself a key term, a bold title or empty)."""
+    cells = [(cell, offset) for cell, offset in header if cell.strip()]
+    if len(cells) < 2 or len(cells) != len(header):
+        return False
+    return all(
+        len(cell.split()) <= MAX_COLUMN_NAME_WORDS
+        and not any(o in marked.emphasised for o in range(offset, offset + len(cell)))
+        and not marked.quoted[offset : offset + len(cell)].strip().startswith(("“", '"'))
+        for cell, offset in cells
+    )
 
 
 def _table_columns(header: list[str], in_section: bool) -> tuple[int, int] | None:
@@ -200,17 +253,27 @@ _BARE_ROW = re.compile(
     r"^[ \t]*(?P<term>[^|\n]{1,80}?)[ \t]+\|[ \t]+(?P<def>[^|\n]*[^|\s][^|\n]*)$", re.MULTILINE
 )
 _SMALL_WORDS = word_set("of and the for on in to a an at by with from or &")
+_SEE = re.compile(r"See\s+[A-Z]")
+_CONTINUING = frozenset({"and", "or", "of", "to", "in", "for", "with", "by", "from"})
 
 
-def bare_row_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
-    """Two-cell rows without outer bars, the PDF converter's table rows."""
+def bare_row_definitions(marked: Unmarked, glossary: bool = False) -> Iterator[FoundDefinition]:
+    """Two-cell rows without outer bars, the PDF converter's table rows. An acronym's long
+    form alone ("CIO | Chief Information Officer") is an acronym list's, not a definition,
+    unless the table is a ``glossary`` (a section headed "Glossary" or "Definitions", not
+    "Acronyms") and the row is written as an entry of it: a sentence ("FIPS | Federal
+    Information Processing Standard.") or a pointer to another ("CE | See Cryptographic
+    Erase.")."""
     text = marked.quoted
     for match in _BARE_ROW.finditer(text):
         term = match.group("term").strip().strip("\"'‘’“”`").strip()
         definition, end = clean_definition(marked, match.start("def"), match.end("def"))
         if not _row_term_ok(term) or not _reads_as_definition(definition):
             continue
-        if not _spelled_out(term, definition):
+        if definition.split(maxsplit=1)[0] in _CONTINUING:
+            continue  # a sentence cut into cells: "Selected acronyms | and abbreviations ..."
+        entry = glossary and (match.group("def").rstrip().endswith(".") or _SEE.match(definition))
+        if entry or not _spelled_out(term, definition):
             start = match.start("term") + match.group("term").find(term)
             yield FoundDefinition(collapse(term), definition, start, end, "table")
 
@@ -232,6 +295,9 @@ def _spelled_out(term: str, definition: str) -> bool:
 
 # --- #### Term / its definition --------------------------------------------------------------
 
+# under a term's heading, a paragraph may open by pointing at it: "This is explicit stored
+# information that ...", "It refers to ..."
+_HEADING_TERM_OPENING = re.compile(r"(?:It|This)\s+(?:is|refers\s+to|means)\s+[a-z]")
 _TERM_HEADING = re.compile(r"\A[ \t]*#{1,6}[ \t]+(?P<term>[^\n]+?)[ \t]*\n")
 _LABEL = re.compile(r"^(?:[\dIVXLC]+\b|[A-Z][.)]|\(?\w{1,3}\))")
 
@@ -243,24 +309,54 @@ def heading_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     if heading is None:
         return
     term = without_abbreviation(collapse(heading.group("term")).strip("\"'‘’“”`:"))
+    term = re.sub(r"\s*[\"“”]\s*", " ", term).strip()  # ## “made” date: a word quoted
     body = len(text) - len(text[heading.end() :].lstrip())
     entry = _ENTRY_NUMBER.match(term)
     if entry and text[body : body + 1].islower():
         term = term[entry.end() :]  # "### 3.1 access control" / "means to ensure ..."
+    elif separated := _SEPARATED_ENTRY.match(term):
+        term = term[separated.end() :]  # "### 2.4 - Documented Evidence" / "This is ..."
     if body >= len(text) or not _heading_term_ok(term) or item_start(text, body) is not None:
         return
     definition, end = clean_definition(marked, body, paragraph_end(text, body))
-    if _reads_as_definition(definition):
+    if _reads_as_definition(definition) or _HEADING_TERM_OPENING.match(definition):
         yield FoundDefinition(term, definition, heading.start("term"), end, "glossary")
+
+
+# --- "TERM" This word, ... (a term, then a sentence pointing back at it) --------------------
+
+_POINTED = re.compile(
+    r"^[ \t]*[\"“](?P<term>[^\"“”\n]{1,40})[\"”][ \t]+"
+    r"(?P<def>(?:This|The)\s+(?:word|phrase|term|expression)\b)",
+    re.MULTILINE,
+)
+
+
+def pointed_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
+    """Terms each opening a line, the sentence after them pointing back at the term ('"MUST"
+    This word, or the terms "REQUIRED" or "SHALL", mean that ...', as RFC 2119's keywords
+    are defined): the sentence is its definition, to the next such line or paragraph end."""
+    text = marked.quoted
+    for match in _POINTED.finditer(text):
+        term = collapse(match.group("term"))
+        end = paragraph_end(text, match.start("def"), stop=_POINTED)
+        definition, end = clean_definition(marked, match.start("def"), end)
+        if len(term.split()) <= MAX_GLOSSARY_WORDS and definition:
+            yield FoundDefinition(term, definition, match.start("term"), end, "glossary")
 
 
 # --- 3.1 / term / definition (the terms and definitions of a standard) ----------------------
 
 # an entry's number ("3.1", "3.4.2"), alone on its line or before its term
 _ENTRY_NUMBER = re.compile(r"\d{1,2}(?:\.\d{1,3})+\.?[ \t]+(?=\S)|\d{1,2}(?:\.\d{1,3})+\.?[ \t]*\n")
+# an entry's number set off from its term by a dash or a colon ("2.4 - compliance artifacts")
+_TRAILING_PARENTHESIS = re.compile(r"\s*\([^()]*\)$")
+_SEPARATED_ENTRY = re.compile(r"\d{1,2}(?:\.\d{1,3})+\.?[ \t]*[-–—:][ \t]+(?=\S)")
 _ENTRY = re.compile(
-    r"^[ \t]*(?P<number>\d{1,2}(?:\.\d{1,3})+)\.?(?:[ \t]*\n[ \t]*|[ \t]+)"
-    r"(?P<term>[^\W\d_][^\n.;:,]{0,80}?)[ \t]*\n[ \t]*(?P<def>[^\W\d_A-Z])",
+    r"^[ \t]*(?P<number>\d{1,2}(?:\.\d{1,3})+)\.?(?:[ \t]*\n[ \t]*|[ \t]+)(?:[-–—][ \t]+)?"
+    # a term's parenthesis may close on the next line ("... Compliance (AI SBOM" / "Compliance)")
+    r"(?P<term>[^\W\d_](?:[^\n.;:,(]|\([^\n()]*\)|\([^\n()]*\n[^\n()]*\)){0,80}?)"
+    r"[ \t]*\n[ \t]*(?P<def>[^\W\d_A-Z])",
     re.MULTILINE,
 )
 
@@ -272,7 +368,8 @@ def entry_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     text = marked.plain
     for entry in _ENTRY.finditer(text):
         term = collapse(entry.group("term"))
-        if len(term.split()) > MAX_TERM_WORDS or _VERB_WORDS.intersection(term.split()):
+        named = _TRAILING_PARENTHESIS.sub("", term)  # "(AI SBOM Compliance)" is its short form
+        if len(named.split()) > MAX_TERM_WORDS or _VERB_WORDS.intersection(term.split()):
             continue
         def_start = entry.start("def")
         definition, end = clean_definition(marked, def_start, paragraph_end(text, def_start))

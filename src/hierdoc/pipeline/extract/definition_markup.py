@@ -24,8 +24,13 @@ _MARKERS = (
     re.compile(
         r"(?P<open><(?P<tag>" + _TAGS + r")>)(?P<body>[^<>\n]{1,1000}?)(?P<close></(?P=tag)>)"
     ),
-    re.compile(r"(?P<open>\*\*\*|___)(?=\S)(?P<body>[^\n]{1,1000}?)(?<=\S)(?P<close>(?P=open))"),
-    re.compile(r"(?P<open>\*\*|__)(?=\S)(?P<body>[^\n]{1,1000}?)(?<=\S)(?P<close>(?P=open))"),
+    # a run of underscores alone is a blank to fill in ("$[__________]"), not emphasis
+    re.compile(
+        r"(?P<open>\*\*\*|___)(?=[^\s_])(?P<body>[^\n]{1,1000}?)(?<=[^\s_])(?P<close>(?P=open))"
+    ),
+    re.compile(
+        r"(?P<open>\*\*|__)(?=[^\s_])(?P<body>[^\n]{1,1000}?)(?<=[^\s_])(?P<close>(?P=open))"
+    ),
     re.compile(
         r"(?<![\w*\\])(?P<open>\*)(?=[^\s*])(?P<body>[^*\n]{1,1000}?)(?<=[^\s*\\])(?P<close>\*)"
         r"(?![\w*])"

@@ -39,6 +39,7 @@ from collections.abc import Iterator
 
 from .definition_markup import QUOTED_TERM, Unmarked, term_at
 from .definition_text import FoundDefinition, clean_definition, collapse, valid_term, word_set
+from .layout import BULLET
 
 MAX_SUBJECT_WORDS = 6
 
@@ -123,7 +124,7 @@ def opening_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
 
 # where a paragraph or a list item opens: the text's start, a blank line, a list marker
 _PARAGRAPH_OPENING = re.compile(
-    r"(?:\A|\n[ \t]*\n|^[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+)[ \t]*", re.M
+    r"(?:\A|\n[ \t]*\n|^[ \t]*(?:" + BULLET + r"|\d{1,3}[.)])[ \t]+)[ \t]*", re.M
 )
 
 

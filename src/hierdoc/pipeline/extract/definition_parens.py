@@ -82,6 +82,19 @@ _PARTY = re.compile(
 )
 # only "which": in "one party (the “Disclosing Party”) that is revealed" the clause is the
 # information's
+_BLANK = r"\$?\[[^\[\]\n]{1,80}\]"
+_PLACEHOLDER = re.compile(
+    rf"(?P<thing>{_BLANK}(?:,?\s+(?:a|an)\s+{_BLANK}(?:\s+[a-z]+){{0,3}})?)[\s,]*$"
+)
+"""A template's blank to fill in, right before the parenthesis: "as of [DATE] (the
+“Effective Date”)", "of $[_____] (the “Purchase Amount”)", "[NAME], a [ENTITY TYPE] (the
+“Entity”)": the blank is what the term names."""
+_EACH_A = re.compile(
+    r"^\s*(?P<subject>[^()\"“”‘’]{2,120}?)\s+(?:is|are)\s+(?:each\s+|individually\s+)?"
+    r"(?:(?:referred\s+to\s+as|called)\s+)?(?:a|an|the)?\s*$"
+)
+"""A parenthesis that names its own subject: "(Party A and [NAME] are each a “Party” and
+both, the “Parties”)", "(the Company and the Investor are each a “Party”)"."""
 _RELATIVE = re.compile(r"\s+(?P<clause>which\s[^.;:()]{1,300})")
 _DEFINING = re.compile(r"\b(?:means|shall\s+mean|is\s+defined\s+as|refers\s+to)\b")
 _TOPIC = word_set("of concerning regarding about respecting re into in at on from under within")
@@ -124,6 +137,10 @@ _LABEL = re.compile(
 
 def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     for match in _PAREN.finditer(marked.quoted):
+        subject = _subject_named(match)
+        if subject:
+            yield from subject
+            continue
         terms = _named_terms(match)
         if not terms or _inside_phrase(marked.plain, match.start(), match.end()):
             continue
@@ -141,6 +158,26 @@ def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
             repeated = bool(re.search(r"\d", term)) and term in phrase
             if phrase and not repeated and not _examples(phrase, match.group("body")):
                 yield FoundDefinition(term, phrase, start, match.end(), "parenthetical")
+
+
+def _subject_named(match: re.Match[str]) -> list[FoundDefinition]:
+    """The terms a parenthesis gives its own subject ("(Party A and [NAME] are each a
+    “Party” and both, the “Parties”)"), each defined as that subject."""
+    body, offset = match.group("body"), match.start("body")
+    first = QUOTED_TERM.search(body)
+    lead = _EACH_A.match(body[: first.start()]) if first else None
+    if not first or not lead:
+        return []
+    rest = QUOTED_TERM.sub(" ", body[first.start() :]).replace(",", " ").casefold().split()
+    if not set(rest) <= _LEAD_WORDS:
+        return []
+    subject = " ".join(lead.group("subject").split())
+    found = []
+    for quoted in QUOTED_TERM.finditer(body, first.start()):
+        term, start = term_at(quoted.group("term"), offset + quoted.start("term"))
+        if valid_term(term) and term[0].isalpha():
+            found.append(FoundDefinition(term, subject, start, match.end(), "parenthetical"))
+    return found
 
 
 def _inside_phrase(text: str, start: int, end: int) -> bool:
@@ -235,6 +272,9 @@ def named_thing(before: str, term: str, closes_item: bool, collective: bool = Fa
         return ""
     if _is_acronym(term):
         return _spelled_out(words, term.rstrip("s"))
+    placeholder = _PLACEHOLDER.search(before)
+    if placeholder:
+        return placeholder.group("thing")
     anchored = _anchored_phrase(_last_clause(words), term, collective)
     if anchored:
         return _without_conjunction(anchored)

@@ -50,6 +50,7 @@ from .definition_lists import (
     glossary_definitions,
     heading_definitions,
     indented_definitions,
+    pointed_definitions,
     spaced_colon_definitions,
     table_definitions,
 )
@@ -209,9 +210,13 @@ _DEF_HEADING = re.compile(
     r"(?:(?:applicability|scope|purpose)\s+and\s+definitions"
     r"|definitions?|glossary(?:\s+of\s+terms)?|(?:defined\s+)?terms|interpretation|terminology"
     r"|abbreviations|acronyms|meaning\s+of\s+terms|terms\s+used)"
-    r"(?:\s*(?:and|&|;|,)\s*(?:rules\s+of\s+)?"
-    r"(?:interpretation|definitions?|abbreviations|acronyms|construction))?$"
+    # further items: "Terms and definitions", "Terms, definitions and abbreviated terms",
+    # "Terms, Definitions and Examples", "Definitions and rules of interpretation"
+    r"(?:\s*(?:,\s*and\b|,|\band\b|&|;)\s*(?:rules\s+of\s+)?"
+    r"(?:interpretation|definitions?|abbreviations|abbreviated\s+terms|acronyms|construction"
+    r"|symbols|examples|notation)){0,3}$"
 )
+_ACRONYMS = re.compile(r"acronym|abbreviation")
 _HEADING_NUMBER = re.compile(
     r"^(?:#+\s*)?(?:(?:section|sec|article|art|chapter|ch|part|clause|schedule|annex|appendix"
     r"|title|rule|§+)\.?\s*)?(?:(?:\d+[a-z]?|[a-z])(?:[.\-]\d+)+|\d+[a-z]?|[ivxlc]+|[a-z])?"
@@ -258,6 +263,9 @@ def find_definitions(text: str, in_definitions_section: bool = False) -> list[Fo
     # a row keeps the "means" its definition holds ('Relevant Provisions | Means, in relation
     # to COBS, "relevant provisions" means ...')
     found += column_definitions(marked)
+    # '"MUST" This word, or the terms "REQUIRED" or "SHALL", mean that ...': the quoted
+    # synonyms' "mean" does not hide the term before them
+    found += pointed_definitions(marked) if in_definitions_section else []
     return _dedupe(found)
 
 
@@ -265,7 +273,9 @@ def _section_definitions(marked: Unmarked, text: str) -> list[FoundDefinition]:
     """The layouts read only in a definitions section: glossary lines, bare table rows, a
     sub-heading naming a term, paragraphs opening with what a term is (not the one under a
     term's heading: "#### Passphrase" / "A passphrase is ..." defines the heading's term)."""
-    found = list(glossary_definitions(marked)) + list(bare_row_definitions(marked))
+    heading = text.split("\n", 1)[0]
+    glossary = is_definitions_heading(heading) and not _ACRONYMS.search(heading.casefold())
+    found = list(glossary_definitions(marked)) + list(bare_row_definitions(marked, glossary))
     found += entry_definitions(marked)
     found += indented_definitions(marked)
     headed = (

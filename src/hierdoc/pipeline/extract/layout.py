@@ -14,10 +14,13 @@ from collections.abc import Iterator
 
 from ...text.numbering import PAREN
 
-# Item markers at the start of a line: "1.", "1.1", "(1)", "(a)", "(iv)", "a)", "- ".
+#: A bullet a list item opens with: Markdown's "-", "*", "+", and the glyphs a PDF or a word
+#: processor prints ("•", "●", "▪", ...), kept as printed by the PDF converter.
+BULLET = r"[-*+•●○◦▪■□▫‣⁃∙]"
+# Item markers at the start of a line: "1.", "1.1", "(1)", "(a)", "(iv)", "a)", "- ", "● ".
 MARKER = re.compile(
     r"[ \t]*>?[ \t]*(?P<m>" + PAREN + r"|\d{1,3}\.(?:\d{1,3}\.?)*"
-    r"|\d{1,3}\)|[a-zA-Z]\)|[-*+•](?=[ \t]))(?=[ \t\n]|$)"
+    r"|\d{1,3}\)|[a-zA-Z]\)|" + BULLET + r"(?=[ \t]))(?=[ \t\n]|$)"
 )
 _HEADING = re.compile(
     r"[ \t]*(?:#{1,6}[ \t]|(?:CHAPTER|Chapter|TITLE|Title|PART|Part|SEC\.|Sec\.|SECTION|Section"

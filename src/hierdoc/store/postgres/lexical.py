@@ -1,13 +1,13 @@
-"""BM25 and exact phrases in SQL, scored as tantivy scores them in the local backend.
+"""What the lexical index keeps of a chunk, and exact phrases in SQL, scored as tantivy
+scores them in the local backend.
 
-A chunk's terms (``analyzer.terms(context + "\\n" + content)``) become rows of
-``postings(term, chunk_id, tf)``; its length, its length as tantivy's one-byte
-*fieldnorm* encodes it (:func:`fieldnorm`), and its unstemmed words (a ``text[]``,
-for phrases) sit on the chunk row. ``term_stats(term, df)`` and the ``state`` row
-(chunk count, total length) change in the same transaction as the chunks, so a
-query reads consistent statistics. Scores: :data:`~hierdoc.text.bm25.K1` and ``B``,
-idf = ln(1 + (N - n + 0.5) / (n + 0.5)), the average length over the indexed chunks,
-a query term counted as often as it is given (a boolean query of term clauses).
+A chunk's terms (``analyzer.terms(context + "\\n" + content)``) become its postings
+(:mod:`.postings`, searched by :mod:`.keyword`); its length, its length as tantivy's
+one-byte *fieldnorm* encodes it (:func:`fieldnorm`), and its unstemmed words (a
+``text[]``, for phrases) sit on the chunk row. ``term_stats`` and the ``state`` row
+(chunk count, total length) change in the same transaction as the chunks, so a query
+reads consistent statistics. Scores: :data:`~hierdoc.text.bm25.K1` and ``B``, idf =
+ln(1 + (N - n + 0.5) / (n + 0.5)), the average length over the indexed chunks.
 """
 
 from __future__ import annotations
@@ -53,24 +53,6 @@ def lexical_row(stored: StoredChunk, analyzer: TextAnalyzer) -> LexicalRow:
     return LexicalRow(chunk.chunk_id, Counter(terms), len(terms), analyzer.words(chunk.content))
 
 
-_BM25 = """
-WITH q AS (
-    SELECT s.term, s.df, count(*) AS times
-    FROM unnest(%(terms)s::text[]) AS asked(term) JOIN term_stats s USING (term)
-    GROUP BY s.term, s.df
-), corpus AS (SELECT chunks, tokens FROM state WHERE chunks > 0)
-SELECT c.chunk_id,
-       sum(q.times * ln(1 + (corpus.chunks - q.df + 0.5) / (q.df + 0.5))
-           * p.tf * (%(k1)s + 1)
-           / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * c.norm
-              / (corpus.tokens::float8 / corpus.chunks)))) AS score
-FROM postings p JOIN q USING (term) JOIN chunks c USING (chunk_id) CROSS JOIN corpus
-WHERE {where}
-GROUP BY c.chunk_id, c.source, c.ordinal
-ORDER BY score DESC, c.chunk_id
-LIMIT %(k)s
-"""
-
 _PHRASE = """
 WITH corpus AS (SELECT chunks, words FROM state WHERE chunks > 0),
 idf AS (
@@ -95,19 +77,6 @@ LIMIT %(k)s
 """
 
 
-def keyword_search(
-    conn: psycopg.Connection, terms: Sequence[str], k: int, filt: SearchFilter | None
-) -> list[Hit]:
-    if k <= 0 or not terms:
-        return []
-    where, params = filter_sql(filt, "c")
-    rows = conn.execute(
-        _BM25.format(where=where),
-        {**params, "terms": list(terms), "k": k, "k1": bm25.K1, "b": bm25.B},
-    ).fetchall()
-    return [Hit(chunk_id, float(score)) for chunk_id, score in rows]
-
-
 def phrase_search(
     conn: psycopg.Connection, words: Sequence[str], k: int, filt: SearchFilter | None
 ) -> list[Hit]:
@@ -117,20 +86,3 @@ def phrase_search(
     values = {**params, "words": list(words), "n": len(words), "k": k, "k1": bm25.K1, "b": bm25.B}
     rows = conn.execute(_PHRASE.format(where=where), values).fetchall()
     return [Hit(chunk_id, float(score)) for chunk_id, score in rows]
-
-
-def doc_freq(
-    conn: psycopg.Connection, terms: Sequence[str], filt: SearchFilter | None = None
-) -> dict[str, int]:
-    """Chunks holding each term: the kept statistics, or counted among the chunks ``filt``
-    matches."""
-    if filt is None or filt.empty:
-        query, params = "SELECT term, df FROM term_stats WHERE term = ANY(%(terms)s)", {}
-    else:
-        where, params = filter_sql(filt, "c")
-        query = (
-            "SELECT p.term, count(*) FROM postings p JOIN chunks c USING (chunk_id) "
-            f"WHERE p.term = ANY(%(terms)s) AND {where} GROUP BY p.term"
-        )
-    found = dict(conn.execute(query, {**params, "terms": list(terms)}).fetchall())
-    return {term: int(found.get(term, 0)) for term in terms}

@@ -18,6 +18,8 @@ from .records import select_chunks
 from .writes import insert_postings
 
 _ANALYZER_KEY = "analyzer_version"
+BATCH = 20_000
+"""Chunks whose postings are built and written together."""
 
 
 def analyzer_current(pool: ConnectionPool, analyzer: TextAnalyzer) -> bool:
@@ -46,8 +48,9 @@ def _stored_version(pool: ConnectionPool) -> int | None:
 
 def _reanalyse(conn: psycopg.Connection, analyzer: TextAnalyzer) -> None:
     stored = select_chunks(conn, "TRUE")
-    conn.execute("DELETE FROM postings")
-    conn.execute("DELETE FROM term_stats")
+    numbers = dict(conn.execute("SELECT chunk_id, chunk_no FROM chunks").fetchall())
+    for table in ("postings", "forward", "term_stats"):
+        conn.execute(f"DELETE FROM {table}")
     conn.execute("UPDATE state SET chunks = 0, tokens = 0, words = 0")
     rows = [lexical_row(s, analyzer) for s in stored]
     conn.cursor().executemany(
@@ -56,4 +59,6 @@ def _reanalyse(conn: psycopg.Connection, analyzer: TextAnalyzer) -> None:
         [(r.length, fieldnorm(r.length), r.words, fieldnorm(len(r.words)), r.chunk_id)
          for r in rows],
     )  # fmt: skip
-    insert_postings(conn, rows)
+    for start in range(0, len(rows), BATCH):  # the postings arrays of a batch at a time
+        batch = rows[start : start + BATCH]
+        insert_postings(conn, batch, [numbers[r.chunk_id] for r in batch])

@@ -16,6 +16,7 @@ from psycopg_pool import ConnectionPool
 from ...errors import NotFoundError, StoreError
 from ..base import DimensionError
 from .connection import transaction
+from .postings import BLOCK
 
 SCHEMA_LOCK = 0x68696572  # "hier": the advisory lock key of schema changes
 WRITE_LOCK = 0x646F6373  # "docs": the writers' advisory lock key (with the schema, .lock)
@@ -166,6 +167,51 @@ MIGRATIONS: list[list[str]] = [
         "UPDATE sections s SET text_start = strpos(c.content, s.text) - 1, "
         "text_end = strpos(c.content, s.text) - 1 + char_length(s.text), text = '' "
         "FROM chunks c WHERE c.chunk_id = s.chunk_id AND strpos(c.content, s.text) > 0",
+    ],
+    [
+        # packed postings (.postings): chunks numbered (a document's consecutively), terms
+        # numbered with the bounds of their weight, the postings of a term in a few rows of
+        # arrays and each chunk's terms on a forward row; the analyzer version is forgotten,
+        # so the next writer rebuilds the lexical index from the chunks (.reindex)
+        "ALTER TABLE chunks ADD COLUMN chunk_no integer",
+        "UPDATE chunks c SET chunk_no = n.no FROM (SELECT chunk_id, "
+        "row_number() OVER (ORDER BY source, ordinal)::int AS no FROM chunks) n "
+        "WHERE n.chunk_id = c.chunk_id",
+        "ALTER TABLE chunks ALTER COLUMN chunk_no SET NOT NULL",
+        "CREATE UNIQUE INDEX chunks_by_no ON chunks (chunk_no)",
+        "ALTER TABLE documents ADD COLUMN first_no integer NOT NULL DEFAULT 0",
+        "ALTER TABLE documents ADD COLUMN last_no integer NOT NULL DEFAULT -1",
+        "UPDATE documents d SET first_no = r.low, last_no = r.high FROM (SELECT source, "
+        "min(chunk_no) AS low, max(chunk_no) AS high FROM chunks GROUP BY source) r "
+        "WHERE r.source = d.source",
+        "ALTER TABLE state ADD COLUMN next_no integer NOT NULL DEFAULT 1",
+        "UPDATE state SET next_no = (SELECT coalesce(max(chunk_no), 0) + 1 FROM chunks)",
+        "DROP TABLE postings",
+        "DROP TABLE term_stats",
+        """CREATE TABLE term_stats (
+            term text PRIMARY KEY,
+            term_id integer GENERATED ALWAYS AS IDENTITY UNIQUE,
+            df integer NOT NULL,
+            max_tf integer NOT NULL,
+            min_norm integer NOT NULL,
+            small_rows integer NOT NULL)""",
+        """CREATE TABLE postings (
+            term_id integer NOT NULL,
+            first_no integer NOT NULL,
+            last_no integer NOT NULL,
+            n integer NOT NULL,
+            nos bytea NOT NULL,
+            tfs bytea NOT NULL,
+            norms bytea NOT NULL)
+            WITH (toast_tuple_target = 8160)""",
+        "ALTER TABLE postings ALTER COLUMN nos SET STORAGE EXTERNAL",
+        "CREATE INDEX postings_by_term ON postings (term_id, last_no, first_no)",
+        f"CREATE INDEX postings_small ON postings (term_id) WHERE n < {BLOCK}",
+        """CREATE TABLE forward (
+            chunk_no integer PRIMARY KEY,
+            term_ids bytea NOT NULL,
+            tfs bytea NOT NULL)""",
+        "DELETE FROM meta WHERE key = 'analyzer_version'",
     ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -42,7 +42,7 @@ from ..base import (
     locked_write,
     require,
 )
-from . import lexical, names, records, vectors, writes
+from . import keyword, lexical, names, records, vectors, writes
 from .connection import transaction
 from .lock import WriterLock
 from .reindex import analyzer_current, ensure_analyzer
@@ -431,10 +431,10 @@ class PostgresStore:
     # retrieval
 
     def doc_freq(self, terms: Sequence[str], filt: SearchFilter | None = None) -> dict[str, int]:
-        return self._read(lexical.doc_freq, terms, filt) if terms else {}
+        return self._read(keyword.doc_freq, terms, filt) if terms else {}
 
     def keyword_search(self, terms: Sequence[str], k: int, filt: SearchFilter | None) -> list[Hit]:
-        return self._read(lexical.keyword_search, terms, k, filt)
+        return self._read(keyword.keyword_search, terms, k, filt)
 
     def phrase_search(self, words: Sequence[str], k: int, filt: SearchFilter | None) -> list[Hit]:
         return self._read(lexical.phrase_search, words, k, filt)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import psycopg
@@ -20,6 +21,7 @@ from ...models import DocumentRecord, Extraction, Section, StoredChunk, section_
 from ...text.analyze import TextAnalyzer
 from ...text.normalize import normalize_acronym, normalize_phrase, normalize_term
 from ..section_spans import section_rows
+from . import postings
 from .lexical import LexicalRow, fieldnorm, lexical_row
 from .names import insert_names
 
@@ -27,7 +29,7 @@ _CHUNK_COLUMNS = (
     "chunk_id, source, ordinal, section_id, heading, parent_chain, section_path, "
     "section_prefixes, chunk_type, content, context, token_count, overlap_chars, "
     "context_source, llm_context, context_truncated, length, norm, words, words_norm, "
-    "page_start, page_end, sentences"
+    "page_start, page_end, sentences, chunk_no"
 )
 
 
@@ -42,19 +44,21 @@ def replace_document(
 ) -> None:
     """Everything of ``document.source`` replaced; call inside a transaction."""
     remove_sources(conn, [document.source])
+    first = number_chunks(conn, len(chunks))
     conn.execute(
         "INSERT INTO documents (source, title, content_hash, format, chars, chunk_count, pages, "
-        "metadata) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+        "metadata, first_no, last_no) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
         (document.source, document.title, document.content_hash, document.format,
-         document.chars, len(chunks), document.pages, Jsonb(document.metadata)),
+         document.chars, len(chunks), document.pages, Jsonb(document.metadata), first,
+         first + len(chunks) - 1),
     )  # fmt: skip
     _insert_sections(conn, document.source, sections, chunks)
     rows = [lexical_row(stored, analyzer) for stored in chunks]
     try:
-        _insert_chunks(conn, chunks, rows)
+        _insert_chunks(conn, chunks, rows, first)
     except psycopg.errors.UniqueViolation as error:
         raise StoreError(f"cannot write {document.source}: {error.diag.message_detail}") from None
-    insert_postings(conn, rows)
+    insert_postings(conn, rows, range(first, first + len(rows)))
     _insert_vectors(conn, chunks, vectors)
     _insert_extraction(conn, extraction or Extraction())
     insert_names(conn, [document])
@@ -63,16 +67,24 @@ def replace_document(
 
 def remove_sources(conn: psycopg.Connection, sources: Sequence[str]) -> None:
     """Delete documents with everything they own, and take their chunks out of the stats."""
-    lowered = conn.execute(
-        "WITH gone AS (SELECT p.term, count(*) AS n FROM postings p JOIN chunks c "
-        "USING (chunk_id) WHERE c.source = ANY(%s) GROUP BY p.term) "
-        "UPDATE term_stats t SET df = t.df - gone.n FROM gone WHERE t.term = gone.term "
-        "RETURNING t.term, t.df",
+    ranges = conn.execute(
+        "SELECT first_no, last_no FROM documents WHERE source = ANY(%s) AND last_no >= first_no",
         (list(sources),),
     ).fetchall()
-    emptied = [term for term, df in lowered if df <= 0]
-    if emptied:
-        conn.execute("DELETE FROM term_stats WHERE term = ANY(%s) AND df <= 0", (emptied,))
+    held: Counter[int] = Counter()
+    for (term_ids,) in conn.execute(
+        "SELECT f.term_ids FROM forward f JOIN documents d "
+        "ON f.chunk_no BETWEEN d.first_no AND d.last_no WHERE d.source = ANY(%s)",
+        (list(sources),),
+    ):
+        held.update(np.frombuffer(term_ids, dtype="<i4").tolist())
+    postings.drop_chunks(conn, ranges, list(held))
+    conn.execute(
+        "UPDATE term_stats s SET df = s.df - g.n FROM unnest(%s::int[], %s::int[]) "
+        "AS g(term_id, n) WHERE s.term_id = g.term_id",
+        (list(held), list(held.values())),
+    )
+    conn.execute("DELETE FROM term_stats WHERE term_id = ANY(%s) AND df <= 0", (list(held),))
     conn.execute(
         "UPDATE state SET chunks = state.chunks - g.n, tokens = state.tokens - g.t, "
         "words = state.words - g.w FROM (SELECT count(*) AS n, coalesce(sum(length), 0) AS t, "
@@ -84,10 +96,19 @@ def remove_sources(conn: psycopg.Connection, sources: Sequence[str]) -> None:
 
 def clear_all(conn: psycopg.Connection) -> None:
     """Every document gone (DELETE, not TRUNCATE: readers are not locked out)."""
-    conn.execute("DELETE FROM documents")
-    conn.execute("DELETE FROM term_stats")
+    for table in ("postings", "forward", "documents", "term_stats"):
+        conn.execute(f"DELETE FROM {table}")
     conn.execute("UPDATE state SET chunks = 0, tokens = 0, words = 0")
     bump(conn)
+
+
+def number_chunks(conn: psycopg.Connection, count: int) -> int:
+    """The first of ``count`` consecutive chunk numbers, taken."""
+    row = conn.execute(
+        "UPDATE state SET next_no = next_no + %s RETURNING next_no - %s", (count, count)
+    ).fetchone()
+    assert row is not None
+    return int(row[0])
 
 
 def bump(conn: psycopg.Connection) -> None:
@@ -109,10 +130,13 @@ def _insert_sections(
 
 
 def _insert_chunks(
-    conn: psycopg.Connection, chunks: Sequence[StoredChunk], rows: Sequence[LexicalRow]
+    conn: psycopg.Connection,
+    chunks: Sequence[StoredChunk],
+    rows: Sequence[LexicalRow],
+    first: int,
 ) -> None:
     with conn.cursor().copy(f"COPY chunks ({_CHUNK_COLUMNS}) FROM STDIN") as copy:
-        for stored, row in zip(chunks, rows, strict=True):
+        for number, (stored, row) in enumerate(zip(chunks, rows, strict=True), start=first):
             c = stored.chunk
             copy.write_row(
                 (c.chunk_id, c.source, c.ordinal, c.section_id, c.heading, list(c.parent_chain),
@@ -120,26 +144,103 @@ def _insert_chunks(
                  stored.context, c.token_count, c.overlap_chars, stored.context_source,
                  stored.llm_context, stored.context_truncated, row.length, fieldnorm(row.length),
                  row.words, fieldnorm(len(row.words)), c.page_start, c.page_end,
-                 None if c.sentences is None else list(c.sentences))
+                 None if c.sentences is None else list(c.sentences), number)
             )  # fmt: skip
 
 
-def insert_postings(conn: psycopg.Connection, rows: Sequence[LexicalRow]) -> None:
-    with conn.cursor().copy("COPY postings (term, chunk_id, tf) FROM STDIN") as copy:
-        for row in rows:
-            for term, tf in row.terms.items():
-                copy.write_row((term, row.chunk_id, tf))
-    df = Counter(term for row in rows for term in row.terms)
-    if df:
-        conn.execute(
-            "INSERT INTO term_stats SELECT * FROM unnest(%s::text[], %s::int[]) "
-            "ON CONFLICT (term) DO UPDATE SET df = term_stats.df + excluded.df",
-            (list(df), list(df.values())),
-        )
+def insert_postings(
+    conn: psycopg.Connection, rows: Sequence[LexicalRow], numbers: Sequence[int]
+) -> None:
+    """The postings, forward rows and statistics of chunks already stored as ``numbers``."""
+    flat = _Flat.of(rows, numbers)
+    if len(flat.terms):
+        ids, small = _count_terms(conn, flat)
+        term_ids = ids[flat.term_of]
+        _insert_forward(conn, flat, term_ids)
+        postings.copy_postings(conn, postings.posting_rows(term_ids, flat.nos, flat.tfs,
+                                                           flat.norms))  # fmt: skip
+        postings.merge_small(conn, ids[small > postings.MERGE_AT].tolist())
     conn.execute(
         "UPDATE state SET chunks = chunks + %s, tokens = tokens + %s, words = words + %s",
         (len(rows), sum(r.length for r in rows), sum(len(r.words) for r in rows)),
     )
+
+
+@dataclass(frozen=True)
+class _Flat:
+    """The postings of some chunks as aligned arrays, chunk by chunk: the index of the
+    term in ``terms``, the chunk number, the frequency and the chunk's scored length."""
+
+    terms: list[str]
+    term_of: np.ndarray
+    nos: np.ndarray
+    tfs: np.ndarray
+    norms: np.ndarray
+    sizes: list[int]
+    """Postings per chunk, in order."""
+
+    @classmethod
+    def of(cls, rows: Sequence[LexicalRow], numbers: Sequence[int]) -> _Flat:
+        index: dict[str, int] = {}
+        term_of, tfs = [], []
+        for row in rows:
+            term_of += [index.setdefault(term, len(index)) for term in row.terms]
+            tfs += row.terms.values()
+        sizes = [len(row.terms) for row in rows]
+        nos = np.repeat(np.asarray(numbers, dtype=np.int64), sizes)
+        norms = np.repeat([fieldnorm(row.length) for row in rows], sizes).astype(np.int64)
+        return cls(list(index), np.array(term_of, np.int64), nos, np.array(tfs, np.int64),
+                   norms, sizes)  # fmt: skip
+
+
+def _count_terms(conn: psycopg.Connection, flat: _Flat) -> tuple[np.ndarray, np.ndarray]:
+    """Add the postings' counts and bounds to ``term_stats`` (new terms get a number): per
+    term of ``flat.terms`` its number and its rows of fewer than a block, these counted."""
+    count = len(flat.terms)
+    df = np.bincount(flat.term_of, minlength=count)
+    max_tf = np.zeros(count, np.int64)
+    np.maximum.at(max_tf, flat.term_of, flat.tfs)
+    min_norm = np.full(count, np.iinfo(np.int32).max, np.int64)
+    np.minimum.at(min_norm, flat.term_of, flat.norms)
+    small = (df % postings.BLOCK > 0).astype(np.int64)
+    terms = "\n".join(flat.terms)  # a term holds no whitespace
+    conn.execute(
+        "INSERT INTO term_stats (term, df, max_tf, min_norm, small_rows) "
+        "SELECT t, 0, 0, 2147483647, 0 FROM unnest(string_to_array(%s, E'\\n')) AS t "
+        "WHERE NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term = t)",
+        (terms,),
+    )
+    found = conn.execute(
+        "UPDATE term_stats s SET df = s.df + u.df, max_tf = greatest(s.max_tf, u.max_tf), "
+        "min_norm = least(s.min_norm, u.min_norm), small_rows = s.small_rows + u.small "
+        "FROM unnest(string_to_array(%s, E'\\n'), %s::int[], %s::int[], %s::int[], %s::int[]) "
+        "AS u(term, df, max_tf, min_norm, small) WHERE s.term = u.term "
+        "RETURNING s.term, s.term_id, s.small_rows",
+        (terms, *(_int_array(a) for a in (df, max_tf, min_norm, small))),
+    ).fetchall()
+    at = {term: i for i, term in enumerate(flat.terms)}
+    ids, rows = np.zeros(count, np.int64), np.zeros(count, np.int64)
+    for term, term_id, small_rows in found:
+        ids[at[term]], rows[at[term]] = term_id, small_rows
+    return ids, rows
+
+
+def _int_array(values: np.ndarray) -> str:
+    """An int[] literal (far quicker to send than a list adapted element by element)."""
+    return "{" + ",".join(map(str, values.tolist())) + "}"
+
+
+def _insert_forward(conn: psycopg.Connection, flat: _Flat, term_ids: np.ndarray) -> None:
+    ids, tfs = term_ids.astype("<i4"), postings.narrow(flat.tfs)
+    ends = np.cumsum(flat.sizes).tolist()
+    with conn.cursor().copy(
+        "COPY forward (chunk_no, term_ids, tfs) FROM STDIN WITH (FORMAT BINARY)"
+    ) as copy:
+        copy.set_types(["int4", "bytea", "bytea"])
+        for start, end in zip([0, *ends[:-1]], ends, strict=True):
+            if end > start:
+                copy.write_row((int(flat.nos[start]), ids[start:end].tobytes(),
+                                tfs[start:end].tobytes()))  # fmt: skip
 
 
 def _insert_vectors(

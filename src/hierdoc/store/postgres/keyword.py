@@ -1,0 +1,300 @@
+"""BM25 keyword search over the packed postings (:mod:`.postings`), scored in numpy.
+
+The scores are tantivy's, as in the local backend: :data:`~hierdoc.text.bm25.K1` and
+``B``, idf = ln(1 + (N - n + 0.5) / (n + 0.5)), the average length over the indexed
+chunks, a query term counted as often as it is given. The top k is exact, found with
+MaxScore pruning (Turtle and Flood, 1995): each term's weight in a chunk is bounded by
+its idf at its largest frequency in the shortest chunk holding it (``term_stats``). The
+postings are read term by term, highest bound first (terms of few postings at once); as
+soon as the bounds of the terms not read add up to less than the k-th score so far, no
+chunk outside the candidates can enter the top k, and the candidates that still could are
+scored on the remaining terms from their forward rows (their own terms and frequencies),
+so a common term's long postings are rarely read at all.
+
+A source filter is a set of chunk-number ranges applied to the postings as they are read;
+chunk types and section prefixes are checked in SQL on the best-scored chunks, in growing
+batches (then every term is read: the k-th score among the filtered is not known early).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import psycopg
+
+from ...models import Hit, SearchFilter
+from ...text import bm25
+from .filters import filter_sql
+from .postings import TermPostings, in_ranges, read_forward, read_postings
+
+CHEAP = 16_384
+"""Postings few enough for a term's to be read with the first term's, pruned or not."""
+FORWARD_UP_TO = 2_000
+"""Candidates few enough to be completed from their forward rows (more: from postings)."""
+SLACK = 1e-9
+"""Relative margin on the bounds, for sums of floats added in another order."""
+
+
+@dataclass(frozen=True)
+class _Term:
+    term_id: int
+    df: int
+    weight: float
+    """Its idf, times as often as the query gives it."""
+    bound: float
+    """The most it adds to a chunk's score."""
+
+
+@dataclass(frozen=True)
+class _Query:
+    terms: list[_Term]
+    """Highest bound first."""
+    average: float
+    ready: dict[int, TermPostings]
+    """The postings of the terms of at most :data:`CHEAP` postings, read with their stats."""
+
+
+@dataclass(frozen=True)
+class _Scope:
+    ranges: list[tuple[int, int]] | None
+    """The chunk numbers of the filter's sources; None: every source."""
+    rest: SearchFilter | None
+    """The chunk types and section prefix, checked in SQL."""
+
+
+@dataclass(frozen=True)
+class _Candidates:
+    """Chunk numbers with their scores so far and their lengths."""
+
+    nos: np.ndarray
+    scores: np.ndarray
+    norms: np.ndarray
+    ids: dict[int, str] = field(default_factory=dict)
+    """The chunk ids of some of them, by number."""
+
+    @classmethod
+    def of(cls, parts: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> _Candidates:
+        """Each part's (chunk numbers, scores, lengths) summed by chunk."""
+        if not parts:
+            return cls(*(np.zeros(0, dtype) for dtype in (np.int64, np.float64, np.int64)))
+        nos, scores, norms = (np.concatenate(column) for column in zip(*parts, strict=True))
+        unique, first, inverse = np.unique(nos, return_index=True, return_inverse=True)
+        summed = np.bincount(inverse, weights=scores, minlength=len(unique))
+        return cls(unique, summed, norms[first])
+
+    def plus(self, parts: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> _Candidates:
+        return _Candidates.of([(self.nos, self.scores, self.norms), *parts])
+
+    def kth(self, k: int) -> float:
+        """The k-th highest score, 0 when there are fewer than k."""
+        if len(self.scores) < k:
+            return 0.0
+        return float(np.partition(self.scores, len(self.scores) - k)[len(self.scores) - k])
+
+    def where(self, keep: np.ndarray) -> _Candidates:
+        return _Candidates(self.nos[keep], self.scores[keep], self.norms[keep])
+
+
+def keyword_search(
+    conn: psycopg.Connection, terms: Sequence[str], k: int, filt: SearchFilter | None
+) -> list[Hit]:
+    if k <= 0 or not terms:
+        return []
+    query = _query(conn, terms)
+    if query is None:
+        return []
+    scope = _scope(conn, filt)
+    candidates = _scores(conn, query, k if scope.rest is None else None, scope.ranges)
+    return _top(conn, candidates, k, scope.rest)
+
+
+def doc_freq(
+    conn: psycopg.Connection, terms: Sequence[str], filt: SearchFilter | None = None
+) -> dict[str, int]:
+    """Chunks holding each term: the kept statistics, or counted among the chunks ``filt``
+    matches."""
+    rows = conn.execute(
+        "SELECT term, term_id, df FROM term_stats WHERE term = ANY(%s)", (list(terms),)
+    ).fetchall()
+    if filt is None or filt.empty:
+        found = {term: df for term, _, df in rows}
+    else:
+        scope = _scope(conn, filt)
+        read = read_postings(conn, [term_id for _, term_id, _ in rows])
+        found = {term: len(_in_scope(conn, read[term_id].nos, scope)) for term, term_id, _ in rows}
+    return {term: int(found.get(term, 0)) for term in terms}
+
+
+def _query(conn: psycopg.Connection, terms: Sequence[str]) -> _Query | None:
+    """The query terms' statistics, and the postings of the cheap ones, in one round trip."""
+    rows = conn.execute(
+        "SELECT s.term, s.term_id, s.df, s.max_tf, s.min_norm, state.chunks, state.tokens, "
+        "p.nos, p.tfs, p.norms, p.n FROM term_stats s CROSS JOIN state LEFT JOIN postings p "
+        "ON p.term_id = s.term_id AND s.df <= %s WHERE s.term = ANY(%s) AND state.chunks > 0",
+        (CHEAP, list(set(terms))),
+    ).fetchall()
+    if not rows:
+        return None
+    chunks, tokens = rows[0][5], rows[0][6]
+    average, times = tokens / chunks, Counter(terms)
+    found: dict[int, _Term] = {}
+    packed: dict[int, list[tuple[bytes, bytes, bytes, int]]] = {}
+    for term, term_id, df, max_tf, min_norm, _, _, *row in rows:
+        weight = times[term] * bm25.idf(chunks, df)
+        bound = weight * bm25.term_score(max_tf, min_norm, average)
+        found[term_id] = _Term(term_id, df, weight, bound)
+        if df <= CHEAP:
+            packed.setdefault(term_id, []).extend([tuple(row)] if row[0] is not None else [])
+    ready = {term_id: TermPostings.of_rows(part) for term_id, part in packed.items()}
+    return _Query(sorted(found.values(), key=lambda t: -t.bound), average, ready)
+
+
+def _scope(conn: psycopg.Connection, filt: SearchFilter | None) -> _Scope:
+    if filt is None or filt.empty:
+        return _Scope(None, None)
+    ranges = None
+    if filt.sources:
+        ranges = conn.execute(
+            "SELECT first_no, last_no FROM documents WHERE source = ANY(%s) "
+            "AND last_no >= first_no",
+            (list(filt.sources),),
+        ).fetchall()
+    rest = replace(filt, sources=())
+    return _Scope(ranges, None if rest.empty else rest)
+
+
+def _scores(
+    conn: psycopg.Connection,
+    query: _Query,
+    k: int | None,
+    ranges: list[tuple[int, int]] | None,
+) -> _Candidates:
+    """The exact scores of every chunk that can be in the top ``k`` (None: of every chunk
+    holding a query term), among ``ranges``."""
+    rest, candidates = list(query.terms), _Candidates.of([])
+    while rest:
+        take = rest if k is None else [rest[0], *(t for t in rest[1:] if t.df <= CHEAP)]
+        rest = [t for t in rest if t not in take]
+        candidates = candidates.plus(_read(conn, take, query, ranges))
+        if k is not None and _bound(rest) < candidates.kth(k):
+            break
+    if not rest or k is None:
+        return candidates
+    survivors = candidates.where(candidates.scores + _bound(rest) >= candidates.kth(k))
+    return _complete(conn, survivors, rest, query, ranges)
+
+
+def _bound(terms: Sequence[_Term]) -> float:
+    return sum(t.bound for t in terms) * (1 + SLACK)
+
+
+def _weights(term: _Term, tfs: np.ndarray, norms: np.ndarray, average: float) -> np.ndarray:
+    return (
+        term.weight
+        * tfs
+        * (bm25.K1 + 1)
+        / (tfs + bm25.K1 * (1 - bm25.B + bm25.B * norms / average))
+    )
+
+
+def _read(
+    conn: psycopg.Connection,
+    terms: Sequence[_Term],
+    query: _Query,
+    ranges: list[tuple[int, int]] | None,
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Each term's postings among ``ranges`` as (chunk numbers, weights, lengths)."""
+    missing = [t.term_id for t in terms if t.term_id not in query.ready]
+    read = {**query.ready, **(read_postings(conn, missing) if missing else {})}
+    parts = []
+    for term in terms:
+        found = read[term.term_id]
+        if ranges is not None:
+            found = found.where(in_ranges(found.nos, ranges))
+        weights = _weights(term, found.tfs, found.norms, query.average)
+        parts.append((found.nos, weights, found.norms))
+    return parts
+
+
+def _complete(
+    conn: psycopg.Connection,
+    candidates: _Candidates,
+    terms: Sequence[_Term],
+    query: _Query,
+    ranges: list[tuple[int, int]] | None,
+) -> _Candidates:
+    """``candidates`` scored on ``terms`` as well: from their forward rows (with their
+    chunk ids) when few, else from the terms' postings."""
+    average = query.average
+    if len(candidates.nos) > FORWARD_UP_TO:
+        parts = _read(conn, terms, query, ranges)
+        masks = [np.isin(nos, candidates.nos) for nos, _, _ in parts]
+        kept = [tuple(a[mask] for a in part) for part, mask in zip(parts, masks, strict=True)]
+        return candidates.plus(kept)
+    forward = read_forward(conn, candidates.nos)
+    rows = [forward[int(n)] for n in candidates.nos]
+    owners = np.repeat(np.arange(len(rows)), [len(row[0]) for row in rows])
+    held = np.concatenate([row[0] for row in rows]) if rows else np.zeros(0, np.int32)
+    tfs = np.concatenate([row[1] for row in rows]) if rows else np.zeros(0, np.int64)
+    by_id = {t.term_id: t for t in terms}
+    wanted = np.isin(held, list(by_id))
+    extra = np.zeros(len(rows))
+    for term_id, term in by_id.items():
+        at = wanted & (held == term_id)
+        weights = _weights(term, tfs[at], candidates.norms[owners[at]], average)
+        extra += np.bincount(owners[at], weights=weights, minlength=len(rows))
+    ids = {int(n): row[2] for n, row in zip(candidates.nos, rows, strict=True)}
+    return replace(candidates, scores=candidates.scores + extra, ids=ids)
+
+
+def _top(
+    conn: psycopg.Connection, candidates: _Candidates, k: int, rest: SearchFilter | None
+) -> list[Hit]:
+    """The best ``k`` of ``candidates`` that ``rest`` keeps, by score then chunk id: their
+    ids fetched (and the filter checked) in growing batches of the best scored."""
+    where, params = filter_sql(rest, "c")
+    known = candidates.ids if rest is None else {}
+    order = np.lexsort((candidates.nos, -candidates.scores))
+    kept: list[Hit] = []
+    start, size = 0, 2 * k
+    while start < len(order):
+        batch = order[start : start + size]
+        scores = dict(zip(candidates.nos[batch].tolist(), candidates.scores[batch].tolist(),
+                          strict=True))  # fmt: skip
+        found = {number: known[number] for number in scores if number in known}
+        found |= _chunk_ids(conn, [n for n in scores if n not in known], where, params)
+        kept += [Hit(chunk_id, scores[number]) for number, chunk_id in found.items()]
+        kept.sort(key=lambda h: (-h.score, h.chunk_id))
+        start, size = start + size, size * 4
+        if len(kept) >= k and candidates.scores[batch[-1]] < kept[k - 1].score:
+            break
+    return kept[:k]
+
+
+def _chunk_ids(
+    conn: psycopg.Connection, nos: list[int], where: str, params: dict[str, object]
+) -> dict[int, str]:
+    """The chunk ids of the chunks numbered ``nos`` that ``where`` keeps."""
+    if not nos:
+        return {}
+    rows = conn.execute(
+        f"SELECT c.chunk_no, c.chunk_id FROM chunks c WHERE c.chunk_no = ANY(%(nos)s) AND {where}",
+        {**params, "nos": nos},
+    ).fetchall()
+    return dict(rows)
+
+
+def _in_scope(conn: psycopg.Connection, nos: np.ndarray, scope: _Scope) -> np.ndarray:
+    if scope.ranges is not None:
+        nos = nos[in_ranges(nos, scope.ranges)]
+    if scope.rest is None or not len(nos):
+        return nos
+    where, params = filter_sql(scope.rest, "c")
+    rows = conn.execute(
+        f"SELECT c.chunk_no FROM chunks c WHERE c.chunk_no = ANY(%(nos)s) AND {where}",
+        {**params, "nos": nos.tolist()},
+    ).fetchall()
+    return np.array([r[0] for r in rows], dtype=np.int64)
