@@ -230,8 +230,11 @@ def is_point(label: str) -> bool:
 
 def body_start(record: SectionRecord) -> str:
     """The start of a section's own text, for a heading that is only a label ("(b)"), without
-    Markdown's block-quote markers ("> (b) ...", a point an HTML page indents)."""
+    Markdown's block-quote markers ("> (b) ...", a point an HTML page indents), nor a list
+    bullet and bold around the label ("*   **2.1.** Except ...", as a page shows "2.1.")."""
     text = re.sub(r"^(?:\s*>)+", "", record.text).strip()
+    text = re.sub(r"^[*+-][ \t]+", "", text)
+    text = re.sub(r"^(\*\*|__)(.{1,16}?)\1", r"\2", text)
     if text.startswith(record.heading.strip()):
         text = text[len(record.heading.strip()) :]
     return text[:200]

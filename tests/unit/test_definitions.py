@@ -591,6 +591,21 @@ def test_gdpr_parentheticals_right_and_complete() -> None:
             [("you", "Each licensee")],
         ),
         (
+            "Rights granted against the Participant Software (meaning the Contributor Version"
+            " where the Participant is a Contributor) shall terminate.",
+            [
+                (
+                    "Participant Software",
+                    "the Contributor Version where the Participant is a Contributor",
+                )
+            ],
+        ),
+        (
+            "If You assert a patent claim against a Contributor (the Contributor against whom"
+            ' You assert such claim is referred to as "Participant") alleging infringement.',
+            [("Participant", "the Contributor against whom You assert such claim")],
+        ),
+        (
             "Terms apply. A compilation of a work with other separate works, in or on a volume"
             " of a\nstorage medium, is called an “aggregate” if the copyright is not used.",
             [

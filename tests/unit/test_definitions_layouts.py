@@ -592,3 +592,16 @@ def test_registration_template_records_are_not_a_glossary() -> None:
         for name in ("message", "application")
     )
     assert {item.term for item in find_definitions(two)} == {"Type name", "Subtype name"}
+
+
+def test_a_term_colon_means_entry_is_a_definition_whatever_word_opens_it() -> None:
+    """A French licence's "Agreement: means this license agreement": "means" says it is a
+    definition, though "this" opens its text (as "We use ..." opens no definition)."""
+    text = (
+        "Agreement: means this license agreement, and its possible subsequent\n"
+        "versions and annexes.\n\n"
+        "Software: means the software in its Object Code and/or Source Code form.\n"
+    )
+    pairs = _pairs(text, in_section=True)
+    assert pairs["Agreement"].startswith("this license agreement, and its possible")
+    assert "Software" in pairs

@@ -46,3 +46,41 @@ def test_item_labels_as_a_browser_shows_them() -> None:
     assert item_label("upper-alpha", 27) == "AA."
     assert item_label("lower-roman", 9) == "ix."
     assert item_label("upper-roman", 4) == "IV."
+
+
+SAVED_TEXT_PAGE = """<!-- saved from url=(0040)http://example.org/licences/licence.txt -->
+<html><head><meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1"></head>
+<body><pre style="word-wrap: break-word; white-space: pre-wrap;">
+EXAMPLE FREE SOFTWARE LICENSE AGREEMENT
+
+    Article 1 - DEFINITIONS
+
+Licensee: means the Software user(s) having accepted the Agreement.
+
+    Article 2 - PURPOSE
+
+The Licensor grants the Licensee a licence vis-\xe0-vis the Software.
+</pre></body></html>
+"""
+
+
+def test_a_page_that_is_one_preformatted_block_is_read_as_its_text(tmp_path: Path) -> None:
+    """A browser saves a plain-text licence as a page whose body is one ``<pre>``, in the
+    file's own encoding: it is text with articles, not one fenced code block."""
+    page = tmp_path / "licence.html"
+    page.write_bytes(SAVED_TEXT_PAGE.encode("latin-1"))
+    converted = convert_file(page)
+    assert "```" not in converted.text
+    assert "vis-\xe0-vis" in converted.text
+    assert converted.title == "EXAMPLE FREE SOFTWARE LICENSE AGREEMENT"
+    ids = {s.section_id for s in parse_sections(converted.text, converted.title)}
+    assert {"article-1", "article-2"} <= ids
+
+
+CODE_SAMPLE_PAGE = "<html><body><h1>Guide</h1><p>Run this:</p><pre>Article 1</pre></body></html>"
+
+
+def test_a_code_sample_among_prose_stays_code(tmp_path: Path) -> None:
+    (tmp_path / "guide.html").write_text(CODE_SAMPLE_PAGE, encoding="utf-8")
+    text = convert_file(tmp_path / "guide.html").text
+    assert "```" in text and "Run this:" in text

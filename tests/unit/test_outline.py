@@ -446,3 +446,98 @@ def test_a_clause_title_over_a_rule_is_its_heading() -> None:
         ("section-1-1", "1.1"),
         ("section-2", "2. Disclaimer of Warranty"),
     ]
+
+
+CHARTER = """**Technical Charter (the "Charter")**
+
+1.  **Mission and Scope of the Project**
+
+    1.  The mission of the Project is to build a platform.
+
+    2.  The scope of the Project includes collaborative development.
+
+2.  **Ecosystem Committee**
+
+    1. The Ecosystem Committee will be responsible for:
+
+        1. coordinating collaboration among Sub-projects;
+
+        2. approving new, and archiving existing, Sub-projects;
+
+        3. coordinating any marketing, events, or communications regarding the Project;
+
+        4. creating, maintaining and amending project lifecycle procedures and processes; and
+
+        5. such other matters related to the technical role of the EC.
+
+3. **Technical Steering Committees**
+
+    1. A Technical Steering Committee will oversee each Sub-project.
+
+4. **General Rules and Operations.**
+
+    1. The Project will engage in the work of the Project in a professional manner.
+"""
+
+
+def test_bold_titles_of_a_nested_markdown_list_are_its_clauses() -> None:
+    """A charter written as one nested Markdown list: "1.  **Mission and Scope**" is clause
+    1 titled in bold, and the indented items under it, even one whose text reads like a
+    title and skips values ("4. creating, maintaining ...; and"), are its text."""
+    sections = parse_sections(CHARTER, "Technical Charter")
+    headings = {s.section_id: s.heading for s in sections}
+    assert headings["section-1"] == "1. Mission and Scope of the Project"
+    assert headings["section-2"] == "2. Ecosystem Committee"
+    assert headings["section-3"] == "3. Technical Steering Committees"
+    assert headings["section-4"] == "4. General Rules and Operations"
+    assert "coordinating" not in " ".join(headings.values())
+
+
+TERMS = """# Terms & Conditions
+
+### 2. Use of the Materials
+
+The license granted herein is nonexclusive.
+
+   *   **2.1.** Except as you may be expressly permitted, you may not use any Materials.
+
+   *   **2.2.** You may include insubstantial portions of Materials in reports.
+
+### 7. Limitation of Liability
+
+   *   **7.1.** UNDER NO CIRCUMSTANCES SHALL WE BE LIABLE TO YOU.
+
+   *   **7.2** If we were held liable, our liability is limited to the fees you paid.
+"""
+
+
+def test_bulleted_clauses_with_bold_numbers_are_subsections() -> None:
+    """Terms of service in Markdown write each clause as a bullet opening with its number in
+    bold: "*   **2.1.** Except ..." is clause 2.1 of "### 2. Use of the Materials"."""
+    sections = {s.section_id: s for s in parse_sections(TERMS, "Terms & Conditions")}
+    assert {"section-2-1", "section-2-2", "section-7-1", "section-7-2"} <= set(sections)
+    assert sections["section-2-2"].path[-1] == "section-2"
+    assert sections["section-7-2"].path[-1] == "section-7"
+
+
+POINTS = """# Example Public License
+
+## 2. GRANT OF RIGHTS
+
+* a) Subject to the terms of this Agreement, each Contributor grants a copyright licence.
+* b) Subject to the terms of this Agreement, each Contributor grants a patent licence.
+
+## 3. REQUIREMENTS
+
+3.1 If a Contributor Distributes the Program in any form, then:
+
+* a) the Program must also be made available as Source Code; and
+* b) the Contributor may Distribute the Program under another license.
+"""
+
+
+def test_bullets_that_open_with_a_points_label_are_points() -> None:
+    """A licence page hides its list bullets and types the labels ("a)", "b)"); converted,
+    each item is "* a) ...": point 2(a), and 3.1(a) under a numbered paragraph."""
+    ids = {s.section_id for s in parse_sections(POINTS, "Example Public License")}
+    assert {"section-2-a", "section-2-b", "section-3-1-a", "section-3-1-b"} <= ids

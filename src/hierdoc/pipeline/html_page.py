@@ -11,6 +11,11 @@ not in the text. Converted to Markdown they become "1.", "2.", and "Section 2(a)
 licence built with Sphinx has no point (a). Each item of such a list is written as a
 paragraph that opens with its label, as the page shows it; decimal lists are left to the
 converter.
+
+A browser shows a plain-text file as a page whose body is one ``<pre>`` block, and saving
+it ("Save Page As") keeps that page: a licence or an RFC saved so is text, not code. Such
+a page is read as the text of its block (:func:`preformatted_text`), where Markdown would
+fence it as code and hide its headings and definitions.
 """
 
 from __future__ import annotations
@@ -38,6 +43,25 @@ MARKERS = (
 """Bytes a page with a lettered or Roman list holds: parsing only those keeps others fast."""
 NAVIGATION_MARKERS = (b"<nav", b'role="navigation"', b'role="search"', b"role='navigation'")
 _LANDMARKS = {"navigation", "search"}
+
+
+PREFORMATTED_MARKER = b"<pre"
+"""Bytes a page shown as one preformatted block holds (compared lower-cased)."""
+
+
+def preformatted_text(soup: BeautifulSoup) -> str | None:
+    """The text of a page whose visible words are all in one ``<pre>`` block (a plain-text
+    file as a browser shows and saves it); None for any other page."""
+    body = soup.body or soup
+    blocks = body.find_all("pre")
+    if len(blocks) != 1:
+        return None
+    for hidden in body.find_all(["script", "style", "template", "noscript"]):
+        hidden.decompose()
+    inside = blocks[0].get_text()
+    if "".join(body.get_text().split()) != "".join(inside.split()):
+        return None
+    return inside if inside.strip() else None
 
 
 def drop_navigation(soup: BeautifulSoup) -> int:

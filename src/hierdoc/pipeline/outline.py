@@ -106,6 +106,14 @@ _TITLE_START = re.compile(r"^[\w‘'\"“]")
 _RUN_IN_TITLE = re.compile(r"^\s*(?P<title>[A-Z][^.:;!?()\"“]{0,80}?)\.(?=\s+[A-Z\"“(]|\s*$)")
 """A clause's title closed by a full stop: "2. Grant of Copyright License. Subject to..."."""
 MAX_RUN_IN_WORDS = 8
+_BOLD_LABEL = re.compile(
+    r"^(?:[*+-][ \t]+)?(?P<mark>\*\*|__)"
+    r"(?P<label>\(?(?:\d{1,3}(?:\.\d{1,3})*|[a-z]|[ivxl]{1,6}|[A-Z])\)?\.?)(?P=mark)(?=[ \t])"
+)
+_BULLETED_POINT = re.compile(
+    r"^[*+-][ \t]+(?=\(?(?:\d{1,3}|[a-z]|[ivxl]{1,6}|[A-Z])\)[ \t])"
+)
+_BOLD_ALONE = re.compile(r"^\s*(?P<mark>\*\*|__)(?P<words>[^*_\n]+?)(?P=mark)\s*$")
 _TITLE_SMALL_WORDS = frozenset(
     {"of", "the", "a", "an", "and", "or", "for", "to", "in", "on", "by", "with", "at", "from"}
     | {"under", "as"}
@@ -227,7 +235,7 @@ def _enum_readings(value: str) -> list[tuple[str, int]]:
 
 
 def _enum_mark(index: int, lines: list[str]) -> Mark | None:
-    stripped = lines[index].strip()
+    stripped = _plain_label(lines[index].strip())
     indent = len(lines[index]) - len(lines[index].lstrip())
     match = _PAREN_ITEM.match(stripped)
     if match:
@@ -255,13 +263,13 @@ def _enum_mark(index: int, lines: list[str]) -> Mark | None:
         if not match:
             return None
         parts = match["value"].split(".")
-        if _numbered_title(stripped[match.end() :], lines, index):
+        if _numbered_title(_unbold(stripped[match.end() :]), lines, index):
             parts = _decimal_parts(match["value"])
         readings = [(f"decimal{len(parts)}", int(parts[-1]))]
         label_text = match["value"] + ("." if "." not in match["value"] else "")
     if not readings:
         return None
-    rest = _LIST_ITEM_HEADING.sub(" ", stripped[match.end() :], count=1)
+    rest = _unbold(_LIST_ITEM_HEADING.sub(" ", stripped[match.end() :], count=1))
     if readings[0][0].startswith("decimal") and _numbered_title(rest, lines, index):
         heading = plain_heading(f"{label_text} {rest.strip()}")
         return Mark(index, "enum", match["value"], None, heading, 1, readings, indent=indent)
@@ -276,6 +284,23 @@ def _enum_mark(index: int, lines: list[str]) -> Mark | None:
     heading = f"{label_text} {caps['title'].strip()}" if caps else label_text
     lines_taken = 0 if rest.strip() else 1
     return Mark(index, "enum", match["value"], None, heading, lines_taken, readings, indent=indent)
+
+
+def _plain_label(line: str) -> str:
+    """A line whose clause number is in bold, alone or as the text of a bullet ("*   **2.1.**
+    Except as ..." of a Markdown terms of service), or a bullet whose text opens with a
+    point's label ("* b) Subject to ...", a page's list that hides its bullets and types
+    its labels), with the number or label as plain text."""
+    if match := _BOLD_LABEL.match(line):
+        return match["label"] + line[match.end() :]
+    return line[match.end() :] if (match := _BULLETED_POINT.match(line)) else line
+
+
+def _unbold(rest: str) -> str:
+    """The words of a clause number's text that is one bold span ("1.  **Mission and
+    Scope**", a Markdown list item's title), so that they read as its title."""
+    match = _BOLD_ALONE.match(rest)
+    return f" {match['words']}" if match else rest
 
 
 def run_in_title(rest: str) -> str | None:
@@ -455,10 +480,13 @@ MAX_SKIPPED = 2
 def _continues(level: _Level, style: str, value: int, mark: Mark, skipped: int = 0) -> bool:
     """Whether the item goes on from ``level``. An item without a title set further in
     than the titled clauses of the level ("   3.   The request MUST ..." in an RFC's
-    section, after "2.  Requirements") is a list item, not the next clause."""
+    section, after "2.  Requirements") is a list item, not the next clause; so is one set
+    further in that skips a value, titled or not (item "4." of a nested Markdown list
+    under clause "2.")."""
     if level.style != style or value != level.value + 1 + skipped:
         return False
-    if level.titled_at is not None and not mark.titled and mark.indent > level.titled_at:
+    further_in = level.titled_at is not None and mark.indent > level.titled_at
+    if further_in and (not mark.titled or skipped):
         return False
     return not style.startswith("decimal") or tuple(_decimal_parts(mark.value)[:-1]) == level.prefix
 

@@ -29,7 +29,13 @@ from markitdown import DocumentConverterResult, StreamInfo
 from markitdown.converters import HtmlConverter
 
 from .html_page import MARKERS as LIST_MARKERS
-from .html_page import NAVIGATION_MARKERS, drop_navigation, label_lettered_lists
+from .html_page import (
+    NAVIGATION_MARKERS,
+    PREFORMATTED_MARKER,
+    drop_navigation,
+    label_lettered_lists,
+    preformatted_text,
+)
 
 SYMBOLS = frozenset({"", "¶", "#", "§", "🔗", "🔗\ufe0e", "🔗\ufe0f", "⚓", "⚓\ufe0f", "⁋"})
 """The whole visible text of a permalink mark (zero-width characters removed)."""
@@ -98,12 +104,19 @@ class PermalinkFreeHtmlConverter(HtmlConverter):
     """markitdown's HTML converter, given the page without its permalink marks and its
     navigation, with the labels of its lettered lists written out (:mod:`.html_page`):
     parsed, cleaned and written back as UTF-8 for it to convert (as it was when it has
-    none of these)."""
+    none of these). A page that is one preformatted block is given as the text of that
+    block (:func:`~.html_page.preformatted_text`)."""
 
     def convert(
         self, file_stream: BinaryIO, stream_info: StreamInfo, **kwargs: Any
     ) -> DocumentConverterResult:
         data = file_stream.read()
+        if PREFORMATTED_MARKER in data.lower():
+            soup = BeautifulSoup(data, "html.parser", from_encoding=stream_info.charset)
+            text = preformatted_text(soup)
+            if text is not None:
+                title = soup.title.get_text(strip=True) if soup.title else None
+                return DocumentConverterResult(markdown=text, title=title or None)
         lists = any(marker in data for marker in LIST_MARKERS)
         navigation = any(marker in data for marker in NAVIGATION_MARKERS)
         if lists or navigation or may_hold_marks(data):

@@ -109,7 +109,10 @@ def glossary_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
         def_start = lead.end() if lead else def_start  # "Control: means ..."
         end = paragraph_end(text, def_start, stop=_GLOSSARY)
         definition, end = clean_definition(marked, def_start, end)
-        if _reads_as_definition(definition) or _bullet_entry(match, definition):
+        # "Agreement: means this license agreement": "means" says it is a definition,
+        # whatever word opens it
+        said = lead is not None and bool(definition)
+        if said or _reads_as_definition(definition) or _bullet_entry(match, definition):
             yield FoundDefinition(collapse(term), definition, match.start("term"), end, "glossary")
     yield from _alternative_terms(marked)
 

@@ -194,6 +194,8 @@ _UNQUOTED = re.compile(
 )
 #: What follows "has": "the meaning given in Section 3.2", "the same meaning as in the DPA".
 POINTER = re.compile(r"(?i)^(?:the\s+)?(?:same\s+)?meanings?\b")
+# "the Participant Software (meaning the Contributor Version ...)"
+_MEANING = re.compile(r"\b(?P<term>[A-Z][\w-]*(?:[ \t]+[A-Z][\w-]*){0,4})\s+\(meaning\s+")
 # a sentence ends before a capital, a quote, or an inline clause number ("... . 2 Recipient"),
 # not after a dotted abbreviation ("the Commissioner of U.S. Customs")
 _SENTENCE_END = re.compile(
@@ -239,6 +241,7 @@ def find_definitions(text: str, in_definitions_section: bool = False) -> list[Fo
     found = [item for _, item in means]
     found += _called_definitions(marked)
     found += _conditional_definitions(marked)
+    found += _meaning_definitions(marked)
     # '"Massive Multiauthor Collaboration Site" (or "MMC Site") means': an alias, not a
     # parenthetical naming the text before it
     found += [
@@ -365,7 +368,7 @@ def _called_definitions(marked: Unmarked) -> list[FoundDefinition]:
     for match in _windowed(_CALLED, _CALLED_CUE, marked.quoted, 320):
         term, start = term_at(match.group("term"), match.start("term"))
         subject = collapse(marked.plain[match.start("subject") : match.end("subject")])
-        subject = subject.rstrip(" ,")
+        subject = _inside_open_parenthesis(subject).rstrip(" ,")
         end = match.end()
         if re.match(r"\s+if\b", marked.quoted[end:]):
             sentence = _SENTENCE_END.search(marked.quoted, end)
@@ -376,6 +379,36 @@ def _called_definitions(marked: Unmarked) -> list[FoundDefinition]:
         if valid_term(term):
             found.append(FoundDefinition(term, subject, start, end, "means"))
     return found
+
+
+def _meaning_definitions(marked: Unmarked) -> list[FoundDefinition]:
+    """'the Participant Software (meaning the Contributor Version where ...)': the
+    capitalised name before the parenthesis, defined by what it says after "meaning"."""
+    found = []
+    for match in _MEANING.finditer(marked.quoted):
+        close = marked.quoted.find(")", match.end())
+        if close < 0 or "(" in marked.quoted[match.end() : close]:
+            continue
+        term = collapse(match.group("term"))
+        definition, stop = clean_definition(marked, match.end(), close)
+        if valid_term(term) and len(definition.split()) >= 3:
+            found.append(FoundDefinition(term, definition, match.start("term"), stop, "means"))
+    return found
+
+
+def _inside_open_parenthesis(subject: str) -> str:
+    """The words after a parenthesis the subject leaves open: '... against a Contributor
+    (the Contributor against whom You assert such claim is referred to as "Participant")'
+    names the subject inside the parenthesis, not the sentence around it."""
+    depth = 0
+    for position in range(len(subject) - 1, -1, -1):
+        if subject[position] == ")":
+            depth += 1
+        elif subject[position] == "(":
+            if not depth:
+                return subject[position + 1 :].strip()
+            depth -= 1
+    return subject
 
 
 def _conditional_definitions(marked: Unmarked) -> list[FoundDefinition]:
