@@ -249,11 +249,14 @@ def test_postgres_stores_spans_and_migrates_whole_texts(written: tuple[Path, dic
     import psycopg
 
     from hierdoc.cli.migrate import migrate, open_source, open_target
-    from hierdoc.store.postgres.schema import SCHEMA_VERSION as PG_VERSION
+    from hierdoc.store.postgres.schema import MIGRATIONS
     from tests.contract.test_store_postgres import open_pg
     from tests.contract.test_store_postgres_server import drop_schema, fresh_options
 
     directory, texts = written
+    spans_migration = next(
+        n for n, statements in enumerate(MIGRATIONS) if any("text_start" in s for s in statements)
+    )
     options = fresh_options()
     origin = open_source(str(directory), "public")
     try:
@@ -280,10 +283,9 @@ def test_postgres_stores_spans_and_migrates_whole_texts(written: tuple[Path, dic
                     (text, *key),
                 )
             conn.execute("ALTER TABLE sections DROP COLUMN text_start, DROP COLUMN text_end")
-            conn.execute(
-                "UPDATE meta SET value = %s WHERE key = 'schema_version'", (str(PG_VERSION - 1),)
-            )
-        open_pg(options, dimension=HashEmbedder.dimension).close()  # a writer migrates
+            for statement in MIGRATIONS[spans_migration]:  # as a writer upgrading runs it
+                conn.execute(statement)
+        open_pg(options, dimension=HashEmbedder.dimension).close()
         reader = open_pg(options, dimension=HashEmbedder.dimension, read_only=True)
         assert {key: r.text for key, r in _store_sections(reader).items()} == texts
         reader.close()
