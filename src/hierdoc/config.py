@@ -172,9 +172,9 @@ class SearchPolicy(BaseModel):
     sentence the passage grew from (on the scale of four standardised signals summed, the
     learned weights scaled to match), while the passage fits ``passage_chars``."""
     result_passage_paragraphs: bool = True
-    """...and then grows to the whole paragraph (the text between blank lines) it lies in,
-    when that paragraph fits ``passage_chars``: a numbered rule written as one paragraph
-    is read whole."""
+    """...and then grows to the whole paragraph it lies in (the text between blank lines, the
+    whole chunk when it has none), when that fits ``passage_chars``: a numbered rule written
+    as one paragraph is read whole."""
     result_passage_coverage: float = Field(default=1.0, ge=0.0)
     """Weight of a sentence's share of the query's terms (by idf), found in it or its scope
     (its list's lead-in, its heading line, its section's headings), beside its BM25, its

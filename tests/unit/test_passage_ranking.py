@@ -132,6 +132,10 @@ def test_paragraph_widening_leaves_units_already_taken() -> None:
     assert paragraph_widened(RULES, units, (2, 2), set(), 1000) == (1, 3)
     assert paragraph_widened(RULES, units, (2, 2), {1}, 1000) == (2, 3)
     assert paragraph_widened(RULES, units, (0, 0), set(), 1000) == (0, 0)
+    # a chunk without blank lines is one paragraph
+    flat = RULES.replace("\n\n", "\n")
+    assert paragraph_widened(flat, sentence_units(flat), (2, 2), set(), 1000) == (0, 4)
+    assert paragraph_widened(flat, sentence_units(flat), (2, 2), set(), 100) == (2, 2)
 
 
 def test_without_coverage_the_fused_score_is_the_three_signals() -> None:

@@ -26,9 +26,10 @@ score) while it is shorter than ``result_passage_min_chars`` or the neighbour sc
 within ``result_passage_absorb`` of the unit it grew from, so that a clause the query's
 evidence covers sentence by sentence is one passage (at most ``passage_chars``); then, with
 ``result_passage_paragraphs``, to the whole paragraph it lies in (the text between blank
-lines) when that fits ``passage_chars``, so that a numbered rule written as one paragraph
-is read whole (on ObliQA's rulebooks, where the gold passage is such a rule, recall at
-eight passages rises; ContractNLI's contracts have no blank lines inside a chunk). A list
+lines, the whole chunk when it has none) when that fits ``passage_chars``, so that a
+numbered rule written as one paragraph, or a chunk that is one short section, is read
+whole (on ObliQA's rulebooks, where the gold passage is such a rule, recall at eight
+passages rises; ContractNLI's chunks have no blank lines, and few fit). A list
 item's lead-in ("... shall not apply to any information that:") follows its item as the
 next passage. A unit inside a passage already taken is skipped, so no two passages overlap.
 A result whose passage a cited section chose keeps that passage, ranked where its result
@@ -232,7 +233,8 @@ def paragraph_widened(
     content: str, units: Sequence[Span], chosen: Span, blocked: set[int], limit: int
 ) -> Span:
     """``chosen`` (a unit index range) widened to the free units of the paragraph holding it
-    (``content`` between blank lines), when that paragraph is at most ``limit`` characters."""
+    (``content`` between blank lines, or all of it), when that paragraph is at most
+    ``limit`` characters."""
     first, last = chosen
     start, end = units[first][0], units[last][1]
     before = [m.end() for m in _BLANK_LINE.finditer(content, 0, start)]
