@@ -292,7 +292,28 @@ def named_thing(before: str, term: str, closes_item: bool, collective: bool = Fa
     whole = closes_item and not _DEFINING.search(before)
     if (whole or collective) and 3 <= len(words) <= MAX_PHRASE_WORDS:
         return " ".join(words)
-    return _without_conjunction(_noun_phrase_before(before))
+    phrase = _without_conjunction(_noun_phrase_before(before))
+    if not phrase and _plural(term):
+        # "hold harmless Mozilla, its contractors, ... and agents (“Indemnified Parties”)"
+        return _list_named(_last_clause(words))
+    return phrase
+
+
+def _plural(term: str) -> bool:
+    last = term.split()[-1]
+    return len(last) > 3 and last.endswith("s") and not last.endswith("ss")
+
+
+def _list_named(words: list[str]) -> str:
+    """The list before a plural name, from its first item: a verb before it is left out
+    ("hold harmless Mozilla, its contractors, ... and agents" names from "Mozilla")."""
+    listed = _listed(words).split()
+    for index, word in enumerate(listed[1:], 1):
+        previous = listed[index - 1]
+        opens = word[:1].isupper() or word.casefold() in _DETERMINERS
+        if opens and not previous.endswith(",") and previous.casefold() not in ("and", "or"):
+            return " ".join(listed[index:])
+    return " ".join(listed)
 
 
 def _party_name(before: str) -> str:

@@ -192,6 +192,16 @@ _UNQUOTED = re.compile(
     r"[ \t]*[:,—–]?",
     re.MULTILINE,
 )
+# An unquoted term after words that announce one: "The term authorization refers to ...",
+# "As used in this Agreement, Affiliate means ...": the lead stands for the quotes.
+_ANNOUNCED = re.compile(
+    r"(?:\b(?:[Tt]he|[Aa])\s+(?:term|phrase|expression|word)\s+"
+    r"|(?:^[ \t]*|(?<=[.;:])[ \t]+)[Aa]s\s+used\s+(?:in|herein|hereunder|throughout)\b"
+    r"[^,;:.\n]{0,60},[ \t]+(?:(?:the|an?)[ \t]+)?)"
+    r"(?P<term>[A-Za-z][\w\-/&]*(?:[ \t]+[A-Za-z][\w\-/&]*){0,4}?)"
+    r"[ \t]+(?P<verb>" + _VERBS + r")\b[ \t]*[:,—–]?",
+    re.MULTILINE,
+)
 #: What follows "has": "the meaning given in Section 3.2", "the same meaning as in the DPA".
 POINTER = re.compile(r"(?i)^(?:the\s+)?(?:same\s+)?meanings?\b")
 # "the Participant Software (meaning the Contributor Version ...)"
@@ -201,6 +211,7 @@ _MEANING = re.compile(r"\b(?P<term>[A-Z][\w-]*(?:[ \t]+[A-Z][\w-]*){0,4})\s+\(me
 _SENTENCE_END = re.compile(
     r"(?<!\.[A-Z])[.!?][\"”’)]*(?=\s+[A-Z\"“‘(]|\s+\d{1,2}(?:\.\d{1,2})*\.?\s+[A-Z]|\s*$)"
 )
+_NOT_A_NAME = re.compile(r"(?:here|there)\w+|following|terms?|words?")
 _PRONOUNS = word_set("this that it which such there these those he she they what who each any all")
 _VERB_WORDS = word_set("is are was were be shall will must may can should would does do did not")
 # words that open a clause, not a term: "In communications ... means", "Whose manner and means"
@@ -322,6 +333,7 @@ def _means_definitions(
     text = marked.quoted
     matches = _quoted_means(text, marked.emphasised)
     matches += _copula_means(text, matches, _COPULA_ANYWHERE, marked.emphasised)
+    matches += _announced_means(text, matches)
     if in_section:
         matches += _copula_means(text, matches, _COPULA)
         quoted = [(start, _definition_end(text, terms[0][1], end)) for start, end, terms in matches]
@@ -484,6 +496,28 @@ def _copula_means(
         if match.start("term") not in taken and match.start("term") - 1 not in emphasised:
             terms = [(match.group("term"), match.start("term"))]
             found.append((match.start(), match.start("verb"), terms))
+    return found
+
+
+def _announced_means(
+    text: str, matches: list[tuple[int, int, list[tuple[str, int]]]]
+) -> list[tuple[int, int, list[tuple[str, int]]]]:
+    """Unquoted terms a lead announces ("The term authorization refers to", "As used in
+    this Agreement, Affiliate means"); not "The term of this Agreement includes any
+    renewal" (a clause, not a name) nor "the term vendor does not include"."""
+    taken = [(start, end) for start, end, _ in matches]
+    found = []
+    for match in _ANNOUNCED.finditer(text):
+        term = match.group("term")
+        words = term.casefold().split()
+        clause = _CLAUSE_LEADS.intersection(words) or words[0] in _PRONOUNS
+        # "the term hereof", "the following terms have the meanings ...": no name
+        clause = clause or any(_NOT_A_NAME.fullmatch(word) for word in words)
+        signal = _SIGNALS.match(match.group("verb")) and _CLAUSE.match(text, match.end())
+        overlap = any(a < match.end() and match.start("term") < b for a, b in taken)
+        if clause or signal or overlap or _VERB_WORDS.intersection(words):
+            continue
+        found.append((match.start("term"), match.end(), [(term, match.start("term"))]))
     return found
 
 

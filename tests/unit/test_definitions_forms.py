@@ -1,0 +1,140 @@
+"""Definitions recognised by their form, whatever the document's words: an unquoted term
+announced by "the term" or "as used in ...", and the near-misses of each form that define
+nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hierdoc.pipeline.extract.definitions import find_definitions
+
+
+def pairs(text: str, in_section: bool = False) -> list[tuple[str, str]]:
+    return [(item.term, item.definition) for item in find_definitions(text, in_section)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "The term authorization refers to the decision given by a senior official.\n",
+            [("authorization", "the decision given by a senior official")],
+        ),
+        (
+            "In this policy, the term vendor denotes any supplier of hardware. Vendors sign.\n",
+            [("vendor", "any supplier of hardware")],
+        ),
+        (
+            "A term of art such as\nthe phrase storage medium means any device that holds data.\n",
+            [("storage medium", "any device that holds data")],
+        ),
+        (
+            "As used in this Agreement, Affiliate means any entity that controls a party.\n",
+            [("Affiliate", "any entity that controls a party")],
+        ),
+        (
+            "Scope. As used in this Part, a covered system means a system that stores"
+            " customer data. It is reviewed yearly.\n",
+            [("covered system", "a system that stores customer data")],
+        ),
+    ],
+)
+def test_an_announced_unquoted_term_is_defined(text: str, expected: list[tuple[str, str]]) -> None:
+    assert pairs(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The term of this Agreement includes any renewal period.\n",
+        "The term Confidential Information does not include public information.\n",
+        "As used in clause 5, references to the Supplier include its agents.\n",
+        "The term hereof means three years from the start date.\n",
+        "As used in this Agreement, the following terms have the meanings set out below.\n",
+        "The word value indicates that the client wants trailers.\n",
+        "The terms and conditions include the schedules.\n",
+        "Used in this way, the tool means less work for everyone.\n",
+    ],
+)
+def test_near_misses_of_an_announced_term_define_nothing(text: str) -> None:
+    assert pairs(text) == []
+
+
+def test_a_quoted_term_after_the_lead_is_read_once() -> None:
+    text = 'As used herein, the term "Buyer" means Acme Corp. and its successors.\n'
+    assert pairs(text) == [("Buyer", "Acme Corp. and its successors")]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "You agree to defend, indemnify and hold harmless Acme, its contractors, licensors,"
+            ' and partners, and their respective officers and agents ("Indemnified Parties")'
+            " from and against any claims.\n",
+            [
+                (
+                    "Indemnified Parties",
+                    "Acme, its contractors, licensors, and partners, and their respective"
+                    " officers and agents",
+                )
+            ],
+        ),
+        (
+            'The customer, its officers, directors, employees and agents (the "Customer'
+            ' Parties") are released.\n',
+            [("Customer Parties", "The customer, its officers, directors, employees and agents")],
+        ),
+        (
+            "Licensee shall indemnify Licensor, its parents, subsidiaries, and affiliates"
+            ' ("Licensor Entities") against claims.\n',
+            [("Licensor Entities", "Licensor, its parents, subsidiaries, and affiliates")],
+        ),
+    ],
+)
+def test_a_plural_name_after_a_list_names_the_whole_list(
+    text: str, expected: list[tuple[str, str]]
+) -> None:
+    assert pairs(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a plural name of a plain noun phrase keeps the phrase
+        (
+            'The Supplier will deliver the goods (the "Products") on time.\n',
+            [("Products", "the goods")],
+        ),
+        # a list of two is no list to name
+        ('This covers apples and pears (the "Fruits") only.\n', []),
+        # a singular name after a list is not read as the list's
+        ('Acme sells apples, pears and plums (the "Basket") daily.\n', []),
+    ],
+)
+def test_near_misses_of_a_named_list(text: str, expected: list[tuple[str, str]]) -> None:
+    assert pairs(text) == expected
+
+
+def test_define_finds_a_term_asked_with_or_without_its_article(tmp_path: Path) -> None:
+    """'“The Program” means' is stored as "Program"; a reader asking for "The Program" gets
+    it as one asking for "Program" does. A different term is still no answer."""
+    from hierdoc import Index
+    from hierdoc.config import Settings
+    from tests.hash_embedder import HashEmbedder
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "licence.md").write_text(
+        "# Licence\n\n## 1. Definitions\n\n“The Program” means the work licensed here.\n\n"
+        "## 2. Grant\n\nThe Licensor grants rights.\n",
+        encoding="utf-8",
+    )
+    with Index.open(tmp_path / "index", Settings(), embedder=HashEmbedder()) as index:  # type: ignore[arg-type]
+        index.ingest([tmp_path / "docs"])
+        asked = index.define("The Program").definitions
+        bare = index.define("Program").definitions
+        other = index.define("The Grant").definitions
+    assert [(d.term, d.definition) for d in asked] == [("Program", "the work licensed here")]
+    assert asked == bare and other == []
