@@ -138,3 +138,104 @@ def test_define_finds_a_term_asked_with_or_without_its_article(tmp_path: Path) -
         other = index.define("The Grant").definitions
     assert [(d.term, d.definition) for d in asked] == [("Program", "the work licensed here")]
     assert asked == bare and other == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Each field body may be split into several lines; this is called “folding”. The"
+            " rule is simple.\n",
+            [("folding", "Each field body may be split into several lines")],
+        ),
+        (
+            "Some text first. A server may keep copies of responses for reuse. This is known"
+            ' as a "cache". It is fast.\n',
+            [("cache", "A server may keep copies of responses for reuse")],
+        ),
+        (
+            "7.1.1. Close the Session\n\nTo _Close the Session_, an endpoint closes the"
+            " underlying transport connection. It may also wait.\n",
+            [("Close the Session", "an endpoint closes the underlying transport connection")],
+        ),
+    ],
+)
+def test_a_clause_named_after_it_or_a_procedure_defines_the_term(
+    text: str, expected: list[tuple[str, str]]
+) -> None:
+    assert pairs(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # an instruction, not what doing it is
+        'To "opt out", click the link at the foot of the email.\n',
+        # "which" has no subject of its own to define the term with
+        'The client sends its data in small pieces, which are called "chunks". Each has a size.\n',
+        # nothing before "this" to name
+        'This is called "the Agreement" in the rest of this document.\n',
+        # too little before it
+        'Stop; this is called "halting".\n',
+    ],
+)
+def test_near_misses_of_a_named_clause_or_procedure(text: str) -> None:
+    assert pairs(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "We use the term incident to mean any event that compromises a system.\n",
+            [("incident", "any event that compromises a system")],
+        ),
+        (
+            'By "personal data" we mean any information relating to you.\n',
+            [("personal data", "any information relating to you")],
+        ),
+        (
+            "In this document, supplier refers to any person who supplies goods.\n",
+            [("supplier", "any person who supplies goods")],
+        ),
+        (
+            'Throughout this policy, "Staff" is used to refer to all employees and contractors.\n',
+            [("Staff", "all employees and contractors")],
+        ),
+        (
+            '"Authorized User": an employee of Customer authorized to use the Service.\n',
+            [("Authorized User", "an employee of Customer authorized to use the Service")],
+        ),
+    ],
+)
+def test_other_announcing_forms_define(text: str, expected: list[tuple[str, str]]) -> None:
+    assert pairs(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "By contrast, we mean well.\n",
+        "In this case, the server refers to the cache.\n",
+        "In this document, the server means to close idle connections.\n",
+        "A tool is used to refer to nothing in particular.\n",
+        "- **Security**: We encrypt all data at rest.\n",
+        'He said "Stop": nobody listened.\n',
+    ],
+)
+def test_near_misses_of_other_announcing_forms(text: str) -> None:
+    assert pairs(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # widening or pointing at a definition given elsewhere defines nothing here
+        "The term creditor includes a creditor's assignee who so participates.\n",
+        "For purposes of this part, the term creditor also includes a person who refers.\n",
+        "The term also includes the service of conducting a settlement.\n",
+        "The term employee has the meaning provided in paragraph (1).\n",
+    ],
+)
+def test_an_announced_term_widened_or_pointed_elsewhere_is_no_definition(text: str) -> None:
+    assert pairs(text) == []

@@ -84,7 +84,9 @@ _VERBS = (
     r"(?:(?:shall|will)\s+mean|means|mean|(?:is|are|shall\s+be|will\s+be)\s+defined\s+"
     r"(?:as|to\s+mean)|(?:shall\s+|will\s+)?refers?\s*,?\s*(?:collectively\s*,\s*)?to"
     r"|(?P<include>(?:shall|will)\s+include|includes|include)|indicates?|denotes?"
-    r"|(?:has|have|shall\s+have|will\s+have)(?=\s+the\s+(?:same\s+)?meanings?\b))"
+    r"|(?:has|have|shall\s+have|will\s+have)(?=\s+the\s+(?:same\s+)?meanings?\b)"
+    # '“Staff” is used to refer to all employees', 'the word "including" is used to mean'
+    r"|(?:is|are)\s+used\s+(?:here(?:in)?\s+)?to\s+(?:mean|refer\s+to|denote|designate))"
 )
 _MEANS = re.compile(
     r"(?P<lead>\b(?i:the\s+)?(?i:terms?|expressions?|words?|phrases?)\s+)?"
@@ -150,6 +152,24 @@ _CALLED = re.compile(
     r"(?:an?\s+|the\s+|its\s+|their\s+)?" + QTERM,
     re.MULTILINE,
 )
+# '"Authorized User": an employee of Customer ...': a quoted term opening a line or an item
+# (real quotes: "**Security**: we encrypt ..." is a bold lead-in, not a term)
+_QUOTED_COLON = re.compile(
+    r"^[ \t]*(?:" + MARKER.pattern + r"[ \t]+)?" + QTERM + r"[ \t]*:[ \t]+(?=\S)", re.MULTILINE
+)
+# "...; this is called “folding”": the clause before names the term
+_THIS_CALLED = re.compile(
+    r"(?P<stop>[;,:]|[.!?])[ \t]+[Tt]his\s+is\s+(?:(?:also|commonly|often|sometimes)\s+)?"
+    r"(?:called|known\s+as|referred\s+to\s+as|termed)\s+(?:an?\s+|the\s+)?" + QTERM
+)
+# "To _Close the Connection_, an endpoint closes the transport": what doing it is (a
+# subject and its verb follow the comma; "To “opt out”, click the link" instructs)
+_TO_DO = re.compile(
+    r"(?:^[ \t]*|(?<=[.!?])[ \t]+)To[ \t]+" + QTERM + r"[ \t]*,\s+"
+    r"(?=(?:an?|the|each|every)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+[a-z]{2,}s\b)",
+    re.MULTILINE,
+)
+_TO_DO_CUE = re.compile(r"\bTo[ \t]+[\"'‘“]")
 # "is “eligible for relicensing” if ...", "An interface displays “Appropriate Legal Notices” to
 # the extent that it includes ..." (a verb in the third person before the quoted term)
 _CONDITIONAL = re.compile(
@@ -192,14 +212,26 @@ _UNQUOTED = re.compile(
     r"[ \t]*[:,—–]?",
     re.MULTILINE,
 )
+# "In this case, ...", "In this way, ...": a circumstance, not the document's scope
+_CIRCUMSTANCE = (
+    r"(?:case|cases|way|event|instance|situation|example|context|manner|respect|regard|scenario"
+    r"|mode|step|state|phase)\b"
+)
 # An unquoted term after words that announce one: "The term authorization refers to ...",
 # "As used in this Agreement, Affiliate means ...": the lead stands for the quotes.
 _ANNOUNCED = re.compile(
     r"(?:\b(?:[Tt]he|[Aa])\s+(?:term|phrase|expression|word)\s+"
-    r"|(?:^[ \t]*|(?<=[.;:])[ \t]+)[Aa]s\s+used\s+(?:in|herein|hereunder|throughout)\b"
-    r"[^,;:.\n]{0,60},[ \t]+(?:(?:the|an?)[ \t]+)?)"
-    r"(?P<term>[A-Za-z][\w\-/&]*(?:[ \t]+[A-Za-z][\w\-/&]*){0,4}?)"
-    r"[ \t]+(?P<verb>" + _VERBS + r")\b[ \t]*[:,—–]?",
+    r"|(?:^[ \t]*|(?<=[.;:])[ \t]+)(?:[Aa]s\s+used\s+(?:in|herein|hereunder|throughout)\b"
+    r"[^,;:.\n]{0,60}|[Ii]n\s+this\s+(?!" + _CIRCUMSTANCE + r")[\w-]+(?:\s+[\w-]+)?),[ \t]+"
+    r"(?:(?:the|an?)[ \t]+)?"
+    # "By “personal data” we mean ..."
+    r"|(?:^[ \t]*|(?<=[.;:])[ \t]+)By[ \t]+)"
+    r"[\"“‘']?(?P<term>[A-Za-z][\w\-/&]*(?:[ \t]+[A-Za-z][\w\-/&]*){0,4}?)[\"”’']?"
+    # not "includes" (it widens a term defined elsewhere) nor "has the meaning" (a pointer)
+    r"[ \t]+(?P<verb>(?:(?:shall|will)\s+)?(?:means?|refers?\s+to|denotes?)|(?:is|are)\s+"
+    r"(?:defined\s+as|used\s+to\s+(?:mean|refer\s+to|denote))|to\s+(?:mean|refer\s+to|denote)"
+    r"|(?:we|I)\s+mean)"
+    r"\b[ \t]*[:,—–]?",
     re.MULTILINE,
 )
 #: What follows "has": "the meaning given in Section 3.2", "the same meaning as in the DPA".
@@ -211,7 +243,7 @@ _MEANING = re.compile(r"\b(?P<term>[A-Z][\w-]*(?:[ \t]+[A-Z][\w-]*){0,4})\s+\(me
 _SENTENCE_END = re.compile(
     r"(?<!\.[A-Z])[.!?][\"”’)]*(?=\s+[A-Z\"“‘(]|\s+\d{1,2}(?:\.\d{1,2})*\.?\s+[A-Z]|\s*$)"
 )
-_NOT_A_NAME = re.compile(r"(?:here|there)\w+|following|terms?|words?")
+_NOT_A_NAME = re.compile(r"(?:here|there)\w+|following|terms?|words?|also")
 _PRONOUNS = word_set("this that it which such there these those he she they what who each any all")
 _VERB_WORDS = word_set("is are was were be shall will must may can should would does do did not")
 # words that open a clause, not a term: "In communications ... means", "Whose manner and means"
@@ -251,6 +283,9 @@ def find_definitions(text: str, in_definitions_section: bool = False) -> list[Fo
     spans = [(head[0], found.end) for head, found in means]
     found = [item for _, item in means]
     found += _called_definitions(marked)
+    found += _this_called_definitions(marked)
+    found += [] if in_definitions_section else _quoted_colon_definitions(marked)
+    found += _procedure_definitions(marked)
     found += _conditional_definitions(marked)
     found += _meaning_definitions(marked)
     # '"Massive Multiauthor Collaboration Site" (or "MMC Site") means': an alias, not a
@@ -381,6 +416,8 @@ def _called_definitions(marked: Unmarked) -> list[FoundDefinition]:
         term, start = term_at(match.group("term"), match.start("term"))
         subject = collapse(marked.plain[match.start("subject") : match.end("subject")])
         subject = _inside_open_parenthesis(subject).rstrip(" ,")
+        if re.search(r"\b(?:which|that|who)$", subject):
+            continue  # "in small pieces, which are called “chunks”": no subject of its own
         end = match.end()
         if re.match(r"\s+if\b", marked.quoted[end:]):
             sentence = _SENTENCE_END.search(marked.quoted, end)
@@ -390,6 +427,53 @@ def _called_definitions(marked: Unmarked) -> list[FoundDefinition]:
             subject = f"{subject} {condition}"
         if valid_term(term):
             found.append(FoundDefinition(term, subject, start, end, "means"))
+    return found
+
+
+def _this_called_definitions(marked: Unmarked) -> list[FoundDefinition]:
+    """'the field body can be split into lines; this is called "folding"': the clause (or
+    sentence) before "this" defines the term."""
+    text = marked.quoted
+    found = []
+    for match in _THIS_CALLED.finditer(text):
+        paragraph = text.rfind("\n\n", 0, match.start()) + 1
+        ends = list(_SENTENCE_END.finditer(text, paragraph, match.start("stop")))
+        start = ends[-1].end() if ends else paragraph
+        definition, _ = clean_definition(marked, start, match.start("stop"))
+        term, term_start = term_at(match.group("term"), match.start("term"))
+        if valid_term(term) and len(definition.split()) >= 3:
+            found.append(FoundDefinition(term, definition, term_start, match.end(), "means"))
+    return found
+
+
+def _quoted_colon_definitions(marked: Unmarked) -> list[FoundDefinition]:
+    """'"Authorized User": an employee of Customer authorized to use the Service.': the
+    rest of the line's item or paragraph defines the quoted term."""
+    text = marked.quoted
+    found = []
+    for match in _QUOTED_COLON.finditer(text):
+        if match.start("term") - 1 in marked.emphasised:
+            continue
+        end = _definition_end(text, match.start("term"), match.end())
+        definition, end = clean_definition(marked, match.end(), end)
+        term, term_start = term_at(match.group("term"), match.start("term"))
+        if valid_term(term) and definition:
+            found.append(FoundDefinition(term, definition, term_start, end, "glossary"))
+    return found
+
+
+def _procedure_definitions(marked: Unmarked) -> list[FoundDefinition]:
+    """'To _Close the WebSocket Connection_, an endpoint closes the underlying TCP
+    connection.': the sentence after the comma says what doing it is."""
+    text = marked.quoted
+    found = []
+    for match in _windowed(_TO_DO, _TO_DO_CUE, text, 8):
+        sentence = _SENTENCE_END.search(text, match.end())
+        stop = sentence.start() if sentence else paragraph_end(text, match.end())
+        definition, stop = clean_definition(marked, match.end(), stop)
+        term, term_start = term_at(match.group("term"), match.start("term"))
+        if valid_term(term) and definition:
+            found.append(FoundDefinition(term, definition, term_start, stop, "means"))
     return found
 
 
@@ -507,18 +591,29 @@ def _announced_means(
     renewal" (a clause, not a name) nor "the term vendor does not include"."""
     taken = [(start, end) for start, end, _ in matches]
     found = []
-    for match in _ANNOUNCED.finditer(text):
+    for match in _each_start(_ANNOUNCED, text):
         term = match.group("term")
         words = term.casefold().split()
         clause = _CLAUSE_LEADS.intersection(words) or words[0] in _PRONOUNS
         # "the term hereof", "the following terms have the meanings ...": no name
         clause = clause or any(_NOT_A_NAME.fullmatch(word) for word in words)
         signal = _SIGNALS.match(match.group("verb")) and _CLAUSE.match(text, match.end())
+        # "the server means to close": intends, does not define
+        signal = signal or (match.group("verb") == "means" and text.startswith("to ", match.end()))
         overlap = any(a < match.end() and match.start("term") < b for a, b in taken)
         if clause or signal or overlap or _VERB_WORDS.intersection(words):
             continue
         found.append((match.start("term"), match.end(), [(term, match.start("term"))]))
     return found
+
+
+def _each_start(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """``pattern``'s matches, one a start, overlapping ones too: a lead rejected with its
+    term ("In this policy, the term ...") does not hide one inside it ("the term vendor")."""
+    match = pattern.search(text)
+    while match:
+        yield match
+        match = pattern.search(text, match.start() + 1)
 
 
 def _windowed(
