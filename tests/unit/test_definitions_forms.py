@@ -239,3 +239,31 @@ def test_near_misses_of_other_announcing_forms(text: str) -> None:
 )
 def test_an_announced_term_widened_or_pointed_elsewhere_is_no_definition(text: str) -> None:
     assert pairs(text) == []
+
+
+def test_run_in_items_each_name_their_whole_item() -> None:
+    text = (
+        "The Investor receives the greater of (i) the Purchase Amount (the “Cash-Out Amount”)"
+        " or (ii) the amount payable on the shares equal to the Purchase Amount divided by the"
+        " Price (the “Conversion Amount”).\n"
+    )
+    assert pairs(text) == [
+        ("Cash-Out Amount", "the Purchase Amount"),
+        (
+            "Conversion Amount",
+            "the amount payable on the shares equal to the Purchase Amount divided by the Price",
+        ),
+    ]
+
+
+def test_an_acronym_names_its_spelled_out_words_with_their_qualifiers() -> None:
+    text = (
+        "This Mutual Non-Disclosure Agreement (“NDA”) is designed to allow disclosure.\n\n"
+        "Acme entered into a Non-Disclosure Agreement (“NDA”) with Beta.\n\n"
+        "Customer's Data Processing Agreement (“DPA”) applies.\n"
+    )
+    assert pairs(text) == [
+        ("NDA", "This Mutual Non-Disclosure Agreement"),
+        ("NDA", "a Non-Disclosure Agreement"),
+        ("DPA", "Data Processing Agreement"),
+    ]

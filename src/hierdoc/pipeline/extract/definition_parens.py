@@ -128,6 +128,12 @@ _ITEM_LINE = re.compile(r"(?m)^[ \t]*(?:\(\w{1,4}\)|\d{1,3}(?:\.\d{1,3})*\.?|[a-
 _ITEM_END = re.compile(r"\s*[;.,:]?\s*(?:(?:and|or)\s*)?(?:\n|$)")
 _CLAUSE_BREAK = re.compile(r"[,;:\[\]]|\n\s*\n|[.!?]\s+(?=[A-Z\"“‘(])")
 _SENTENCE_BREAK = re.compile(r"\n\s*\n|[.!?:]\s+(?=[A-Z\"“‘(])|^[ \t]*#+[ \t]", re.MULTILINE)
+# an item run into a sentence after the parenthesis that named the item before it:
+# '(the “Cash-Out Amount”) or (ii) the amount payable ...' up to the next parenthesis
+_INLINE_ITEM = re.compile(
+    r"\)[\"”’]*\)?\s*[,;]?\s*(?:(?:and|or)\s+)?\((?:[ivx]{1,4}|[a-h]|\d{1,2})\)\s+"
+    r"(?P<item>[^()\n]{3,300}?)\s*$"
+)
 # "Article 17 - " opening a heading: a label, not part of what a heading names
 _LABEL = re.compile(
     r"^\s*(?i:article|section|sec\.|clause|chapter|part|schedule|annex|appendix)\s+[\w.()]+"
@@ -148,8 +154,10 @@ def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
         before = _text_before(marked.plain, match.start(), not collective)
         closes_item = _closes_item(marked.quoted, match.start(), match.end())
         relative = _RELATIVE.match(marked.plain, match.end())
+        item = _inline_item(marked.plain, match.start())
         for term, start in terms:
-            phrase = named_thing(before, term, closes_item, collective)
+            phrase = item if item and not _is_acronym(term) else ""
+            phrase = phrase or named_thing(before, term, closes_item, collective)
             if phrase and relative and len(phrase.split()) <= 3:
                 # "for a period (the “Restrictive Period”) which shall commence on ..."
                 phrase = f"{phrase} {' '.join(relative.group('clause').split())}"
@@ -158,6 +166,14 @@ def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
             repeated = bool(re.search(r"\d", term)) and term in phrase
             if phrase and not repeated and not _examples(phrase, match.group("body")):
                 yield FoundDefinition(term, phrase, start, match.end(), "parenthetical")
+
+
+def _inline_item(text: str, paren: int) -> str:
+    """The run-in item a parenthesis closes, when items name one term each: "(i) the
+    Purchase Amount (the “Cash-Out Amount”) or (ii) the amount payable on ... (the
+    “Conversion Amount”)" names all of item (ii), not its last noun phrase."""
+    item = _INLINE_ITEM.search(text, max(0, paren - 400), paren)
+    return " ".join(item.group("item").split()) if item else ""
 
 
 def _subject_named(match: re.Match[str]) -> list[FoundDefinition]:
@@ -417,11 +433,23 @@ def _spelled_out(words: list[str], acronym: str) -> str:
     for end in range(len(initials), max(0, len(initials) - 3), -1):
         start = end - len(acronym)
         if start >= 0 and "".join(c for _, c in initials[start:end]) == acronym:
-            first = initials[start][0]
+            first = _qualified(words, initials[start][0])
             if first and words[first - 1].casefold() in _DETERMINERS:
                 first -= 1
             return " ".join(words[first:])
     return ""
+
+
+def _qualified(words: list[str], first: int) -> int:
+    """Back over the capitalised words that qualify the spelled-out name between it and its
+    determiner: "This Mutual Non-Disclosure Agreement (“NDA”)" names the mutual one."""
+    for position in range(first - 1, max(-1, first - 4), -1):
+        word = words[position]
+        if word.casefold() in _DETERMINERS:
+            return position + 1
+        if not word[:1].isupper() or re.search(r"['’]s?$|[,;:.]$", word):
+            return first
+    return first
 
 
 def _head_word(term: str) -> str:

@@ -439,9 +439,11 @@ def _this_called_definitions(marked: Unmarked) -> list[FoundDefinition]:
         paragraph = text.rfind("\n\n", 0, match.start()) + 1
         ends = list(_SENTENCE_END.finditer(text, paragraph, match.start("stop")))
         start = ends[-1].end() if ends else paragraph
+        # 'X are referred to as "Y". This is called "Z".': "this" is the quoted term's
+        quoted = re.search(r"[\"“”‘’]", text[start : match.start("stop")])
         definition, _ = clean_definition(marked, start, match.start("stop"))
         term, term_start = term_at(match.group("term"), match.start("term"))
-        if valid_term(term) and len(definition.split()) >= 3:
+        if valid_term(term) and len(definition.split()) >= 3 and not quoted:
             found.append(FoundDefinition(term, definition, term_start, match.end(), "means"))
     return found
 
