@@ -267,3 +267,41 @@ def test_an_acronym_names_its_spelled_out_words_with_their_qualifiers() -> None:
         ("NDA", "a Non-Disclosure Agreement"),
         ("DPA", "Data Processing Agreement"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "A significant change is one that is likely to affect the security of a system.\n",
+            [("significant change", "one that is likely to affect the security of a system")],
+        ),
+        (
+            "Uptime matters. Availability is defined as the percentage of time the service is"
+            " up.\n",
+            [("Availability", "the percentage of time the service is up")],
+        ),
+        (
+            "Eligible expenses are those that are incurred in the course of business.\n",
+            [("Eligible expenses", "those that are incurred in the course of business")],
+        ),
+    ],
+)
+def test_a_sentence_whose_verb_says_it_defines(text: str, expected: list[tuple[str, str]]) -> None:
+    assert pairs(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "This is one that we like a lot.\n",
+        "It is defined as follows in the annex.\n",
+        "The comparison is defined as follows:  two entity tags match.\n",
+        "The limit is defined as in Section 2 of the annex.\n",
+        "The following is defined as part of the scope.\n",
+        "Such costs are those.\n",
+        "The service is one of the best in its class.\n",
+    ],
+)
+def test_near_misses_of_a_self_defining_sentence(text: str) -> None:
+    assert pairs(text) == []

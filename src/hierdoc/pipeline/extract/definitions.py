@@ -157,6 +157,19 @@ _CALLED = re.compile(
 _QUOTED_COLON = re.compile(
     r"^[ \t]*(?:" + MARKER.pattern + r"[ \t]+)?" + QTERM + r"[ \t]*:[ \t]+(?=\S)", re.MULTILINE
 )
+# A sentence whose verb says it defines: "Availability is defined as the percentage ...",
+# "A significant change is one that is likely to ...", "Eligible costs are those which ..."
+_SELF_DEFINING = re.compile(
+    r"(?:^[ \t]*|(?<=[.!?])[ \t]+)(?:(?:An?|The)[ \t]+)?"
+    r"(?P<term>[A-Za-z][\w\-]*(?:[ \t]+[A-Za-z][\w\-]*){0,3}?)[ \t]+"
+    r"(?:(?:is|are)[ \t]+defined[ \t]+as[ \t]+"
+    r"|(?:is|are)[ \t]+(?=(?:one|ones|those)[ \t]+(?:that|which|who|whose|where|in[ \t]+which)\b))",
+    re.MULTILINE,
+)
+_SELF_DEFINING_CUE = re.compile(
+    r"\b(?:is|are)[ \t]+(?:defined[ \t]+as|(?:one|ones|those)[ \t]+(?:that|which|who|whose|where"
+    r"|in[ \t]+which))\b"
+)
 # "...; this is called “folding”": the clause before names the term
 _THIS_CALLED = re.compile(
     r"(?P<stop>[;,:]|[.!?])[ \t]+[Tt]his\s+is\s+(?:(?:also|commonly|often|sometimes)\s+)?"
@@ -286,6 +299,7 @@ def find_definitions(text: str, in_definitions_section: bool = False) -> list[Fo
     found += _this_called_definitions(marked)
     found += [] if in_definitions_section else _quoted_colon_definitions(marked)
     found += _procedure_definitions(marked)
+    found += _self_defining(marked)
     found += _conditional_definitions(marked)
     found += _meaning_definitions(marked)
     # '"Massive Multiauthor Collaboration Site" (or "MMC Site") means': an alias, not a
@@ -461,6 +475,25 @@ def _quoted_colon_definitions(marked: Unmarked) -> list[FoundDefinition]:
         term, term_start = term_at(match.group("term"), match.start("term"))
         if valid_term(term) and definition:
             found.append(FoundDefinition(term, definition, term_start, end, "glossary"))
+    return found
+
+
+def _self_defining(marked: Unmarked) -> list[FoundDefinition]:
+    """'Availability is defined as the percentage of time ...', 'A significant change is
+    one that ...': the sentence's own verb says that it defines its subject."""
+    text = marked.plain
+    found = []
+    for match in _windowed(_SELF_DEFINING, _SELF_DEFINING_CUE, text, 60):
+        term = match.group("term")
+        if not _valid_unquoted(term) or _NOT_A_NAME.fullmatch(term.split()[0].casefold()):
+            continue
+        sentence = _SENTENCE_END.search(text, match.end())
+        stop = sentence.start() if sentence else paragraph_end(text, match.end())
+        definition, stop = clean_definition(marked, match.end(), stop)
+        # "is defined as follows:", "is defined as in Section 2": the definition is elsewhere
+        elsewhere = re.match(r"(?:follows|below|above|in|by|under|per)\b", definition)
+        if valid_term(term) and len(definition.split()) >= 3 and not elsewhere:
+            found.append(FoundDefinition(term, definition, match.start("term"), stop, "means"))
     return found
 
 
