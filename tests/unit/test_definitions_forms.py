@@ -305,3 +305,18 @@ def test_a_sentence_whose_verb_says_it_defines(text: str, expected: list[tuple[s
 )
 def test_near_misses_of_a_self_defining_sentence(text: str) -> None:
     assert pairs(text) == []
+
+
+def test_a_table_whose_header_cells_name_a_term_and_a_meaning_column_defines() -> None:
+    text = (
+        "## 6. Words\n\n| Word or phrase | What it means |\n|---|---|\n"
+        "| Breach | An incident that exposes personal data. |\n\n"
+        "| Concept | Definition |\n|---|---|\n| Asset | Anything of value to us. |\n\n"
+        # a table of roles or of fields describes; it does not define terms
+        "| Role | Description |\n|---|---|\n| Data Owner | The person accountable for data. |\n\n"
+        "| Field name | Description |\n|---|---|\n| id | The record's identifier. |\n"
+    )
+    assert pairs(text) == [
+        ("Breach", "An incident that exposes personal data"),
+        ("Asset", "Anything of value to us"),
+    ]
