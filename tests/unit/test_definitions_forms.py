@@ -221,6 +221,7 @@ def test_other_announcing_forms_define(text: str, expected: list[tuple[str, str]
         "A tool is used to refer to nothing in particular.\n",
         "- **Security**: We encrypt all data at rest.\n",
         'He said "Stop": nobody listened.\n',
+        '{\n  "name": "Jane Doe",\n  "size": 10,\n  "note": some words here,\n}\n',
     ],
 )
 def test_near_misses_of_other_announcing_forms(text: str) -> None:

@@ -170,6 +170,7 @@ _SELF_DEFINING_CUE = re.compile(
     r"\b(?:is|are)[ \t]+(?:defined[ \t]+as|(?:one|ones|those)[ \t]+(?:that|which|who|whose|where"
     r"|in[ \t]+which))\b"
 )
+_MEMBER_VALUE = re.compile(r"[\"“{\[\d-]|(?:true|false|null)\b")
 # "...; this is called “folding”": the clause before names the term
 _THIS_CALLED = re.compile(
     r"(?P<stop>[;,:]|[.!?])[ \t]+[Tt]his\s+is\s+(?:(?:also|commonly|often|sometimes)\s+)?"
@@ -468,7 +469,11 @@ def _quoted_colon_definitions(marked: Unmarked) -> list[FoundDefinition]:
     text = marked.quoted
     found = []
     for match in _QUOTED_COLON.finditer(text):
-        if match.start("term") - 1 in marked.emphasised:
+        line_end = text.find("\n", match.end())
+        line = text[match.end() : line_end if line_end >= 0 else len(text)].rstrip()
+        # '"name": "value",' / '"size": 10': a JSON or YAML member, not a glossary line
+        member = _MEMBER_VALUE.match(line) or line.endswith((",", "{", "["))
+        if match.start("term") - 1 in marked.emphasised or member or len(line.split()) < 3:
             continue
         end = _definition_end(text, match.start("term"), match.end())
         definition, end = clean_definition(marked, match.end(), end)
