@@ -55,6 +55,7 @@ def test_an_announced_unquoted_term_is_defined(text: str, expected: list[tuple[s
         "As used in this Agreement, the following terms have the meanings set out below.\n",
         "The word value indicates that the client wants trailers.\n",
         "The terms and conditions include the schedules.\n",
+        "In this section, both sender and recipient refer to the client or the server.\n",
         "Used in this way, the tool means less work for everyone.\n",
     ],
 )
@@ -177,6 +178,9 @@ def test_a_clause_named_after_it_or_a_procedure_defines_the_term(
         'This is called "the Agreement" in the rest of this document.\n',
         # too little before it
         'Stop; this is called "halting".\n',
+        # the quoted words qualify a noun after them
+        'A server can choose the nonce the client uses. This is called a "chosen plaintext"'
+        " attack.\n",
     ],
 )
 def test_near_misses_of_a_named_clause_or_procedure(text: str) -> None:

@@ -174,7 +174,10 @@ _MEMBER_VALUE = re.compile(r"[\"“{\[\d-]|(?:true|false|null)\b")
 # "...; this is called “folding”": the clause before names the term
 _THIS_CALLED = re.compile(
     r"(?P<stop>[;,:]|[.!?])[ \t]+[Tt]his\s+is\s+(?:(?:also|commonly|often|sometimes)\s+)?"
-    r"(?:called|known\s+as|referred\s+to\s+as|termed)\s+(?:an?\s+|the\s+)?" + QTERM
+    r"(?:called|known\s+as|referred\s+to\s+as|termed)\s+(?:an?\s+|the\s+)?"
+    + QTERM
+    # 'This is called a "chosen plaintext" attack': the quoted words qualify a noun
+    + r"(?=\s*(?:[.;:,)]|$))"
 )
 # "To _Close the Connection_, an endpoint closes the transport": what doing it is (a
 # subject and its verb follow the comma; "To “opt out”, click the link" instructs)
@@ -257,7 +260,7 @@ _MEANING = re.compile(r"\b(?P<term>[A-Z][\w-]*(?:[ \t]+[A-Z][\w-]*){0,4})\s+\(me
 _SENTENCE_END = re.compile(
     r"(?<!\.[A-Z])[.!?][\"”’)]*(?=\s+[A-Z\"“‘(]|\s+\d{1,2}(?:\.\d{1,2})*\.?\s+[A-Z]|\s*$)"
 )
-_NOT_A_NAME = re.compile(r"(?:here|there)\w+|following|terms?|words?|also")
+_NOT_A_NAME = re.compile(r"(?:here|there)\w+|following|terms?|words?|also|both|either|each")
 _PRONOUNS = word_set("this that it which such there these those he she they what who each any all")
 _VERB_WORDS = word_set("is are was were be shall will must may can should would does do did not")
 # words that open a clause, not a term: "In communications ... means", "Whose manner and means"
