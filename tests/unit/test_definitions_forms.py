@@ -306,6 +306,10 @@ def test_a_sentence_whose_verb_says_it_defines(text: str, expected: list[tuple[s
         "The following is defined as part of the scope.\n",
         "Such costs are those.\n",
         "The service is one of the best in its class.\n",
+        # a subordinate clause, and a wrapped line's start, open no sentence
+        "Although Content-Type is defined as a singleton field, it is often repeated.\n",
+        "   A recipient MAY combine them only if the entire field-value for that\n"
+        "   header field is defined as a comma-separated list of values.\n",
     ],
 )
 def test_near_misses_of_a_self_defining_sentence(text: str) -> None:

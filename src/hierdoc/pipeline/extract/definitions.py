@@ -260,6 +260,10 @@ _MEANING = re.compile(r"\b(?P<term>[A-Z][\w-]*(?:[ \t]+[A-Z][\w-]*){0,4})\s+\(me
 _SENTENCE_END = re.compile(
     r"(?<!\.[A-Z])[.!?][\"”’)]*(?=\s+[A-Z\"“‘(]|\s+\d{1,2}(?:\.\d{1,2})*\.?\s+[A-Z]|\s*$)"
 )
+_SUBORDINATORS = word_set(
+    "although though while whilst since because if unless when whenever where whereas once as"
+    " after before until"
+)
 _NOT_A_NAME = re.compile(r"(?:here|there)\w+|following|terms?|words?|also|both|either|each")
 _PRONOUNS = word_set("this that it which such there these those he she they what who each any all")
 _VERB_WORDS = word_set("is are was were be shall will must may can should would does do did not")
@@ -493,8 +497,11 @@ def _self_defining(marked: Unmarked) -> list[FoundDefinition]:
     found = []
     for match in _windowed(_SELF_DEFINING, _SELF_DEFINING_CUE, text, 60):
         term = match.group("term")
-        if not _valid_unquoted(term) or _NOT_A_NAME.fullmatch(term.split()[0].casefold()):
+        lead = term.split()[0].casefold()
+        if not _valid_unquoted(term) or _NOT_A_NAME.fullmatch(lead) or lead in _SUBORDINATORS:
             continue
+        if not _sentence_opens(text, match.start()):
+            continue  # a wrapped line: "... the entire field-value for that\n header field is"
         sentence = _SENTENCE_END.search(text, match.end())
         stop = sentence.start() if sentence else paragraph_end(text, match.end())
         definition, stop = clean_definition(marked, match.end(), stop)
@@ -503,6 +510,21 @@ def _self_defining(marked: Unmarked) -> list[FoundDefinition]:
         if valid_term(term) and len(definition.split()) >= 3 and not elsewhere:
             found.append(FoundDefinition(term, definition, match.start("term"), stop, "means"))
     return found
+
+
+def _sentence_opens(text: str, position: int) -> bool:
+    """Whether a sentence opens at ``position``: the text's start, after a blank line, or
+    after a sentence's (or heading's, or item's) end; not a wrapped line's start."""
+    before = text[max(0, position - 200) : position].rstrip(" \t")
+    if not before or before.endswith("\n\n"):
+        return True
+    last = before.rstrip()
+    return (
+        not last
+        or last[-1] in ".!?:"
+        or before.endswith("\n")
+        and bool(MARKER.match(text, position))
+    )
 
 
 def _procedure_definitions(marked: Unmarked) -> list[FoundDefinition]:
