@@ -290,6 +290,11 @@ def test_an_acronym_names_its_spelled_out_words_with_their_qualifiers() -> None:
             "Eligible expenses are those that are incurred in the course of business.\n",
             [("Eligible expenses", "those that are incurred in the course of business")],
         ),
+        (
+            "   Messages are divided into lines.  A line is a series of\n"
+            "   characters that is delimited with CRLF.\n",
+            [("line", "a series of characters that is delimited with CRLF")],
+        ),
     ],
 )
 def test_a_sentence_whose_verb_says_it_defines(text: str, expected: list[tuple[str, str]]) -> None:
@@ -306,6 +311,10 @@ def test_a_sentence_whose_verb_says_it_defines(text: str, expected: list[tuple[s
         "The following is defined as part of the scope.\n",
         "Such costs are those.\n",
         "The service is one of the best in its class.\n",
+        # an example, a definite subject, no relative clause: no kind defined
+        "A good example is a server that caches responses.\n",
+        "The server is a machine that runs all day.\n",
+        "A user is a human being.\n",
         # a subordinate clause, and a wrapped line's start, open no sentence
         "Although Content-Type is defined as a singleton field, it is often repeated.\n",
         "   A recipient MAY combine them only if the entire field-value for that\n"

@@ -170,6 +170,22 @@ _SELF_DEFINING_CUE = re.compile(
     r"\b(?:is|are)[ \t]+(?:defined[ \t]+as|(?:one|ones|those)[ \t]+(?:that|which|who|whose|where"
     r"|in[ \t]+which))\b"
 )
+# the classic form, a kind and what sets it apart: "A line is a series of characters that
+# is delimited with CRLF" (an indefinite subject opening a sentence; "the line is ..." speaks
+# of one line)
+_GENUS = re.compile(
+    r"(?:^[ \t]*|(?<=[.!?])[ \t]+)An?[ \t]+"
+    r"(?P<term>[A-Za-z][\w\-]*(?:[ \t]+[A-Za-z][\w\-]*){0,2}?)[ \t]+is[ \t]+"
+    r"(?=an?\s+(?:[\w\-]+\s+){0,6}?(?:that|which|who|whose|where|in\s+which)\b)",
+    re.MULTILINE,
+)
+_GENUS_CUE = re.compile(r"\bis[ \t]+an?[ \t]")
+# what a sentence says of an example or a case, not of a kind it defines
+_META_NOUNS = word_set(
+    "example case instance way reason problem result approach option alternative solution"
+    " difference exception consequence possibility issue concern challenge benefit advantage"
+    " disadvantage feature goal aim purpose rule requirement"
+)
 _MEMBER_VALUE = re.compile(r"[\"“{\[\d-]|(?:true|false|null)\b")
 # "...; this is called “folding”": the clause before names the term
 _THIS_CALLED = re.compile(
@@ -307,7 +323,6 @@ def find_definitions(text: str, in_definitions_section: bool = False) -> list[Fo
     found += _this_called_definitions(marked)
     found += [] if in_definitions_section else _quoted_colon_definitions(marked)
     found += _procedure_definitions(marked)
-    found += _self_defining(marked)
     found += _conditional_definitions(marked)
     found += _meaning_definitions(marked)
     # '"Massive Multiauthor Collaboration Site" (or "MMC Site") means': an alias, not a
@@ -328,6 +343,9 @@ def find_definitions(text: str, in_definitions_section: bool = False) -> list[Fo
     extra += purpose_definitions(marked)
     extra += headed
     found += [item for item in extra if not _overlaps(item, spans)]
+    # the more specific readings of the same sentence win ("opening", "means")
+    taken = [(item.start, item.end) for item in found]
+    found += [item for item in _self_defining(marked) if not _overlaps(item, taken)]
     # a row keeps the "means" its definition holds ('Relevant Provisions | Means, in relation
     # to COBS, "relevant provisions" means ...')
     found += column_definitions(marked)
@@ -495,11 +513,14 @@ def _self_defining(marked: Unmarked) -> list[FoundDefinition]:
     one that ...': the sentence's own verb says that it defines its subject."""
     text = marked.plain
     found = []
-    for match in _windowed(_SELF_DEFINING, _SELF_DEFINING_CUE, text, 60):
+    genus = _windowed(_GENUS, _GENUS_CUE, text, 60)
+    for match in [*_windowed(_SELF_DEFINING, _SELF_DEFINING_CUE, text, 60), *genus]:
         term = match.group("term")
         lead = term.split()[0].casefold()
         if not _valid_unquoted(term) or _NOT_A_NAME.fullmatch(lead) or lead in _SUBORDINATORS:
             continue
+        if term.split()[-1].casefold() in _META_NOUNS:
+            continue  # "A good example is a server that ..."
         if not _sentence_opens(text, match.start()):
             continue  # a wrapped line: "... the entire field-value for that\n header field is"
         sentence = _SENTENCE_END.search(text, match.end())
