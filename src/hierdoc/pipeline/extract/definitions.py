@@ -186,6 +186,7 @@ _META_NOUNS = word_set(
     " difference exception consequence possibility issue concern challenge benefit advantage"
     " disadvantage feature goal aim purpose rule requirement"
 )
+_QUOTED_COLON_CUE = re.compile(r"[\"'’”][ \t]*:[ \t]")
 _MEMBER_VALUE = re.compile(r"[\"“{\[\d-]|(?:true|false|null)\b")
 # "...; this is called “folding”": the clause before names the term
 _THIS_CALLED = re.compile(
@@ -266,6 +267,9 @@ _ANNOUNCED = re.compile(
     r"|(?:we|I)\s+mean)"
     r"\b[ \t]*[:,—–]?",
     re.MULTILINE,
+)
+_ANNOUNCED_CUE = re.compile(
+    r"\b(?:term|phrase|expression|word)\b|\b[Aa]s\s+used\b|\b[Ii]n\s+this\b|\bBy\s"
 )
 #: What follows "has": "the meaning given in Section 3.2", "the same meaning as in the DPA".
 POINTER = re.compile(r"(?i)^(?:the\s+)?(?:same\s+)?meanings?\b")
@@ -493,7 +497,7 @@ def _quoted_colon_definitions(marked: Unmarked) -> list[FoundDefinition]:
     rest of the line's item or paragraph defines the quoted term."""
     text = marked.quoted
     found = []
-    for match in _QUOTED_COLON.finditer(text):
+    for match in _windowed(_QUOTED_COLON, _QUOTED_COLON_CUE, text, 160, 20):
         line_end = text.find("\n", match.end())
         line = text[match.end() : line_end if line_end >= 0 else len(text)].rstrip()
         # '"name": "value",' / '"size": 10': a JSON or YAML member, not a glossary line
@@ -677,7 +681,7 @@ def _announced_means(
     renewal" (a clause, not a name) nor "the term vendor does not include"."""
     taken = [(start, end) for start, end, _ in matches]
     found = []
-    for match in _each_start(_ANNOUNCED, text):
+    for match in _windowed(_ANNOUNCED, _ANNOUNCED_CUE, text, 12, 240):
         term = match.group("term")
         words = term.casefold().split()
         clause = _CLAUSE_LEADS.intersection(words) or words[0] in _PRONOUNS
@@ -693,24 +697,16 @@ def _announced_means(
     return found
 
 
-def _each_start(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
-    """``pattern``'s matches, one a start, overlapping ones too: a lead rejected with its
-    term ("In this policy, the term ...") does not hide one inside it ("the term vendor")."""
-    match = pattern.search(text)
-    while match:
-        yield match
-        match = pattern.search(text, match.start() + 1)
-
-
 def _windowed(
-    pattern: re.Pattern[str], cue: re.Pattern[str], text: str, reach: int
+    pattern: re.Pattern[str], cue: re.Pattern[str], text: str, reach: int, tail: int = 80
 ) -> Iterator[re.Match[str]]:
     """``pattern``'s matches, sought only around the rare words it needs (``cue``), each
     once: the same matches as ``pattern.finditer(text)`` when none reaches back further
-    than ``reach`` characters before its cue, at a fraction of the cost."""
+    than ``reach`` characters before its cue nor ends ``tail`` after it, at a fraction of
+    the cost."""
     seen: set[int] = set()
     for hit in cue.finditer(text):
-        for match in pattern.finditer(text, max(0, hit.start() - reach), hit.end() + 80):
+        for match in pattern.finditer(text, max(0, hit.start() - reach), hit.end() + tail):
             if match.start() not in seen and match.start() <= hit.start():
                 seen.add(match.start())
                 yield match
