@@ -338,3 +338,13 @@ def test_a_table_whose_header_cells_name_a_term_and_a_meaning_column_defines() -
         ("Breach", "An incident that exposes personal data"),
         ("Asset", "Anything of value to us"),
     ]
+
+
+def test_a_short_name_opening_a_sentence_is_what_its_parenthesis_names() -> None:
+    text = (
+        '- Acme accounts (the "Services") include your account and its services.\n\n'
+        'Acme Cloud Storage (the "Storage") keeps files.\n\n'
+        # not a name: a clause, a list
+        'However, (the "Odd") is odd.\n\nReports, notes (the "Materials") are kept.\n'
+    )
+    assert pairs(text) == [("Services", "Acme accounts"), ("Storage", "Acme Cloud Storage")]

@@ -308,11 +308,24 @@ def named_thing(before: str, term: str, closes_item: bool, collective: bool = Fa
     whole = closes_item and not _DEFINING.search(before)
     if (whole or collective) and 3 <= len(words) <= MAX_PHRASE_WORDS:
         return " ".join(words)
-    phrase = _without_conjunction(_noun_phrase_before(before))
+    phrase = _without_conjunction(_noun_phrase_before(before)) or _bare_subject(words)
     if not phrase and _plural(term):
         # "hold harmless Mozilla, its contractors, ... and agents (“Indemnified Parties”)"
         return _list_named(_last_clause(words))
     return phrase
+
+
+def _bare_subject(words: list[str]) -> str:
+    """A sentence (or item) that opens with a short name and its parenthesis: "- Mozilla
+    accounts (the “Services”) include ..." names "Mozilla accounts"."""
+    if words and re.fullmatch(r"[-*•●▪]|\(?\w{1,3}[.)]", words[0]):
+        words = words[1:]
+    plain = [word.casefold() for word in words]
+    if not 1 <= len(words) <= 4 or not words[0][:1].isupper():
+        return ""
+    if _FUNCTION_WORDS.intersection(plain) or any(not w.isalnum() for w in words):
+        return ""
+    return " ".join(words)
 
 
 def _plural(term: str) -> bool:
