@@ -348,3 +348,30 @@ def test_a_short_name_opening_a_sentence_is_what_its_parenthesis_names() -> None
         'However, (the "Odd") is odd.\n\nReports, notes (the "Materials") are kept.\n'
     )
     assert pairs(text) == [("Services", "Acme accounts"), ("Storage", "Acme Cloud Storage")]
+
+
+def test_a_list_announced_as_definitions_is_read_as_a_definitions_section() -> None:
+    text = (
+        "## 4. Data handling\n\nIn this policy:\n\n"
+        "- Personal data means any information relating to an identified person.\n"
+        "- Processing means any operation performed on personal data.\n\n"
+        "The following terms have the following meanings:\n\n"
+        "(a) Controller means the body that decides the purposes of processing;\n"
+        "(b) Business Day: a day other than a Saturday or Sunday.\n\n"
+        "Data is kept safe. Processing means care.\n"
+    )
+    assert pairs(text) == [
+        ("Personal data", "any information relating to an identified person"),
+        ("Processing", "any operation performed on personal data"),
+        ("Controller", "the body that decides the purposes of processing"),
+        ("Business Day", "a day other than a Saturday or Sunday"),
+    ]
+
+
+def test_a_list_after_other_lead_ins_defines_nothing() -> None:
+    text = (
+        "## 4. Data handling\n\nIn this section, we explain:\n\n- how data is kept;\n"
+        "- who sees it.\n\nThe steps are:\n\n- Backup: a copy is made nightly.\n"
+        "- Review means the owner checks access.\n"
+    )
+    assert pairs(text) == []

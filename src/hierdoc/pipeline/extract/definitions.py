@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 
 from ...text.normalize import normalize_term
 from .definition_lists import (
@@ -301,6 +302,21 @@ _DEF_HEADING = re.compile(
     r"|symbols|examples|notation)){0,3}$"
 )
 _ACRONYMS = re.compile(r"acronym|abbreviation")
+# a line that announces definitions below it: "The following terms have the following
+# meanings:", "In this Agreement, the following definitions apply:", "In this Act—"
+_LIST_LEAD = re.compile(
+    r"(?im)(?:\bthe\s+following\s+(?:terms?|words?|expressions?|definitions?)\b[^\n]{0,120}"
+    r"|\b(?:terms?|words?|expressions?)\s+(?:used\s+)?[^\n:]{0,60}?(?:have|shall\s+have|bear)"
+    r"\s+the\s+(?:following\s+)?meanings?\b[^\n]{0,80}"
+    r"|^[ \t]*In\s+this\s+(?:[\w-]+[ \t]*){1,3}(?:,\s*unless\s+the\s+context\s+otherwise\s+"
+    r"requires)?)[ \t]*[:—–][ \t]*\n"
+)
+_PARAGRAPH = re.compile(r"\s*(?:.+\n?)+")
+# a paragraph of such a list: an item, or a term then "means" or a colon
+_LIST_ENTRY = re.compile(
+    r"\s*(?:" + MARKER.pattern + r"[ \t]|[\"“‘*]|[A-Za-z][\w\-/ ]{0,60}?(?:[ \t]+(?:means|refers"
+    r"\s+to|includes)\b|:[ \t]))"
+)
 _HEADING_NUMBER = re.compile(
     r"^(?:#+\s*)?(?:(?:section|sec|article|art|chapter|ch|part|clause|schedule|annex|appendix"
     r"|title|rule|§+)\.?\s*)?(?:(?:\d+[a-z]?|[a-z])(?:[.\-]\d+)+|\d+[a-z]?|[ivxlc]+|[a-z])?"
@@ -317,9 +333,36 @@ def is_definitions_heading(heading: str) -> bool:
 
 
 def find_definitions(text: str, in_definitions_section: bool = False) -> list[FoundDefinition]:
-    """All definitions in ``text``, in text order, without duplicates."""
-    marked = unmark(text)
+    """All definitions in ``text``, in text order, without duplicates; a list announced as
+    definitions ("In this policy:", "The following terms have the following meanings:")
+    is read as a definitions section is."""
     in_definitions_section = in_definitions_section or _titled_definitions(text)
+    found = _definitions(text, in_definitions_section)
+    if not in_definitions_section:
+        for start, end in _announced_lists(text):
+            found += [
+                replace(item, start=item.start + start, end=item.end + start)
+                for item in _definitions(text[start:end], True)
+            ]
+    return _dedupe(found)
+
+
+def _announced_lists(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each list a lead-in announces as definitions: its items, or its
+    paragraphs that open with a term, up to a heading or the first other paragraph."""
+    for lead in _LIST_LEAD.finditer(text):
+        end = start = lead.end()
+        for paragraph in _PARAGRAPH.finditer(text, start):
+            body = paragraph.group()
+            if body.lstrip().startswith("#") or not _LIST_ENTRY.match(body):
+                break
+            end = paragraph.end()
+        if end > start:
+            yield start, end
+
+
+def _definitions(text: str, in_definitions_section: bool) -> list[FoundDefinition]:
+    marked = unmark(text)
     means = list(_means_definitions(marked, in_definitions_section))
     spans = [(head[0], found.end) for head, found in means]
     found = [item for _, item in means]
@@ -356,7 +399,7 @@ def find_definitions(text: str, in_definitions_section: bool = False) -> list[Fo
     # '"MUST" This word, or the terms "REQUIRED" or "SHALL", mean that ...': the quoted
     # synonyms' "mean" does not hide the term before them
     found += pointed_definitions(marked) if in_definitions_section else []
-    return _dedupe(found)
+    return found
 
 
 def _section_definitions(marked: Unmarked, text: str) -> list[FoundDefinition]:
