@@ -308,6 +308,7 @@ def test_a_sentence_whose_verb_says_it_defines(text: str, expected: list[tuple[s
         "It is defined as follows in the annex.\n",
         "The comparison is defined as follows:  two entity tags match.\n",
         "The limit is defined as in Section 2 of the annex.\n",
+        "The request method is defined as being cacheable, and the response is stored.\n",
         "The following is defined as part of the scope.\n",
         "Such costs are those.\n",
         "The service is one of the best in its class.\n",

@@ -573,8 +573,9 @@ def _self_defining(marked: Unmarked) -> list[FoundDefinition]:
         sentence = _SENTENCE_END.search(text, match.end())
         stop = sentence.start() if sentence else paragraph_end(text, match.end())
         definition, stop = clean_definition(marked, match.end(), stop)
-        # "is defined as follows:", "is defined as in Section 2": the definition is elsewhere
-        elsewhere = re.match(r"(?:follows|below|above|in|by|under|per)\b", definition)
+        # "is defined as follows:", "is defined as in Section 2": the definition is elsewhere;
+        # "The request method is defined as being cacheable": a property, not what it is
+        elsewhere = re.match(r"(?:follows|below|above|in|by|under|per|being)\b", definition)
         if valid_term(term) and len(definition.split()) >= 3 and not elsewhere:
             found.append(FoundDefinition(term, definition, match.start("term"), stop, "means"))
     return found
