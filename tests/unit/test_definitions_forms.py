@@ -89,6 +89,19 @@ def test_a_quoted_term_after_the_lead_is_read_once() -> None:
             [("Customer Parties", "The customer, its officers, directors, employees and agents")],
         ),
         (
+            "Acme offers text, software, photos, sounds and other material (called"
+            ' "Materials") that are protected by copyrights, trademarks, patents or other'
+            ' rights (called "Property Rights").\n',
+            [
+                ("Materials", "text, software, photos, sounds and other material"),
+                ("Property Rights", "copyrights, trademarks, patents or other rights"),
+            ],
+        ),
+        (
+            "Recipient shall return all documents, notes, and copies (the “Copies”).\n",
+            [("Copies", "all documents, notes, and copies")],
+        ),
+        (
             "Licensee shall indemnify Licensor, its parents, subsidiaries, and affiliates"
             ' ("Licensor Entities") against claims.\n',
             [("Licensor Entities", "Licensor, its parents, subsidiaries, and affiliates")],

@@ -113,6 +113,8 @@ _FUNCTION_WORDS = (
         " then thereof herein hereunder hereto respectively collectively together"
     )
 )
+# what may open a list's item besides its words: a determiner, "all", a conjunction
+_ITEM_LEADS = _DETERMINERS | word_set("all and or")
 _POINTING = word_set("this these those that such its their his her our your said")
 _CONNECTORS = word_set("of the and & for de on")
 _SMALL_WORDS = word_set("of the and & for de on to in a an et seq al")
@@ -158,6 +160,7 @@ def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
         for term, start in terms:
             phrase = item if item and not _is_acronym(term) else ""
             phrase = phrase or named_thing(before, term, closes_item, collective)
+            phrase = _whole_list(before, term, phrase)
             if phrase and relative and len(phrase.split()) <= 3:
                 # "for a period (the “Restrictive Period”) which shall commence on ..."
                 phrase = f"{phrase} {' '.join(relative.group('clause').split())}"
@@ -328,6 +331,16 @@ def _bare_subject(words: list[str]) -> str:
     return " ".join(words)
 
 
+def _whole_list(before: str, term: str, phrase: str) -> str:
+    """A plural name given to the last items of a list names the whole list: "information,
+    text, software, ... sounds and other material (called “Materials”)"."""
+    if not phrase or not _plural(term) or _is_acronym(term):
+        return phrase
+    listed = _list_named(_last_clause(before.split()))
+    whole = listed.count(",") >= 2 and listed.endswith(phrase) and len(listed) > len(phrase)
+    return listed if whole else phrase
+
+
 def _plural(term: str) -> bool:
     last = term.split()[-1]
     return len(last) > 3 and last.endswith("s") and not last.endswith("ss")
@@ -342,7 +355,20 @@ def _list_named(words: list[str]) -> str:
         opens = word[:1].isupper() or word.casefold() in _DETERMINERS
         if opens and not previous.endswith(",") and previous.casefold() not in ("and", "or"):
             return " ".join(listed[index:])
-    return " ".join(listed)
+    return " ".join(_first_item_like_second(listed))
+
+
+def _first_item_like_second(words: list[str]) -> list[str]:
+    """The list from its first item, as long as its second ("offers information, text,
+    ..." starts at "information"; "return all documents, notes, ..." at "all documents")."""
+    commas = [index for index, word in enumerate(words) if word.endswith(",")]
+    if len(commas) < 2:
+        return words
+    second = [w for w in words[commas[0] + 1 : commas[1] + 1] if w.casefold() not in _ITEM_LEADS]
+    start = max(0, commas[0] + 1 - max(1, len(second)))
+    if start and words[start - 1].casefold() in _ITEM_LEADS - {"and", "or"}:
+        start -= 1
+    return words[start:]
 
 
 def _party_name(before: str) -> str:
