@@ -26,6 +26,14 @@ gives something:
    time"), or is the object of "of", "concerning", "into", ... ("notice of any
    Modification (the “Period”)").
 
+A short name opening its sentence or item names itself ("- Mozilla accounts (the
+“Services”) include ..."); a plural name whose phrase is only the last items of a list
+names the whole list ("text, software, ... and other material (called “Materials”)"); a
+parenthesis closing a run-in item after another item's parenthesis names that whole item
+("(i) the Purchase Amount (the “Cash-Out Amount”) or (ii) the amount payable ... (the
+“Conversion Amount”)"); an acronym's spelled-out words keep the capitalised words between
+them and their determiner ("This Mutual Non-Disclosure Agreement (“NDA”)").
+
 A short name is continued by its "which" clause ("a period (the “Restrictive Period”)
 which shall commence ...").
 """

@@ -8,14 +8,21 @@ Six styles are recognised:
   in a definitions section also ``An "Account" represents ...``, the verb kept in the
   text); ``Each licensee is addressed as “you”``, ``... is called an “aggregate”``; ``is
   "eligible for relicensing" if ...``; in a definitions section also an unquoted term
-  opening a numbered item (``(3) Controller means ...``);
+  opening a numbered item (``(3) Controller means ...``); an unquoted term its lead
+  announces (``The term authorization refers to``, ``As used in this Agreement, Affiliate
+  means``, ``We use the term X to mean``, ``By "X" we mean``, ``"X" is used to refer to``);
+  a sentence whose verb says it defines (``Availability is defined as ...``, ``A
+  significant change is one that ...``, ``A line is a series of characters that ...``);
+  ``...; this is called "folding"``; ``To "Close the Connection", an endpoint closes ...``;
 - ``pointer``: ``"X" has the meaning given in Section 3.2`` / ``shall have the meaning set
   forth in ...``: the definition is elsewhere (:mod:`.definition_pointers` resolves it);
 - ``parenthetical``: ``the Receiving Party (the "Recipient")``, ``(hereinafter "the
   Agreement")``, ``(‘data subject’)``, ``(together, the "Parties")``
   (:mod:`.definition_parens`);
 - ``glossary``: ``Term: definition`` / ``Term — definition`` lines, only in a definitions
-  section (elsewhere "Note: ..." lines would be noise); the terms of a definition list (an
+  section or a list a lead-in announces as definitions ("In this policy:", "The following
+  terms have the following meanings:"; elsewhere "Note: ..." lines would be noise), and
+  ``"Term": definition`` with real quotes anywhere; the terms of a definition list (an
   HTML ``<dl>``, ``Term`` then ``:   definition``), anywhere; in a definitions section, a
   standard's numbered entries ("3.2" / "attack" / "attempt to destroy, ...");
 - ``table``: Markdown ``| Term | Definition |`` rows, in a definitions section or under a
