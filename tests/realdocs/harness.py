@@ -501,11 +501,15 @@ def measure_document(index: Index, gold: Gold, converter: str) -> DocumentScore:
 
 
 def defined(index: Index, gold: Gold, source: str) -> dict[str, list[tuple[str, str]]]:
-    """What ``Index.define`` answers for each gold term, within the document ``source``."""
+    """What ``Index.define`` answers for each gold term, within the document ``source``; a
+    long form answers the acronym asked for ("ISAO" answered by "ISAOs": "Information
+    Sharing and Analysis Organizations")."""
     answers = {}
     for term in {g.term for g in gold.definitions}:
         lookup = index.define(term, source=source)
-        answers[term] = [(d.term, d.definition) for d in lookup.definitions]
+        answers[term] = [
+            (term if d.style == "acronym" else d.term, d.definition) for d in lookup.definitions
+        ]
     return answers
 
 

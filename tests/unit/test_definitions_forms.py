@@ -389,3 +389,39 @@ def test_a_list_after_other_lead_ins_defines_nothing() -> None:
         "- Review means the owner checks access.\n"
     )
     assert pairs(text) == []
+
+
+def test_the_real_documents_harness_counts_what_define_answers(tmp_path: Path) -> None:
+    """Recall asks ``Index.define`` as a user does: a term asked with its article finds the
+    stored one, an acronym is answered by its long form (its plural too); a term no answer
+    defines is missed."""
+    from hierdoc import Index
+    from hierdoc.config import Settings
+    from tests.hash_embedder import HashEmbedder
+    from tests.realdocs.gold import Gold, GoldDefinition
+    from tests.realdocs.harness import DocumentScore, defined, definition_scores, source_of
+
+    document = tmp_path / "docs" / "terms.md"
+    document.parent.mkdir()
+    document.write_text(
+        "# Terms\n\n## 1. Scope\n\n“The Program” means the work licensed here. This"
+        " Non-Disclosure Agreement (NDA) covers it, as do Information Sharing and Analysis"
+        " Organizations (ISAOs).\n",
+        encoding="utf-8",
+    )
+    wanted = (
+        GoldDefinition("The Program", "the work licensed here"),
+        GoldDefinition("NDA", "Non-Disclosure Agreement"),
+        GoldDefinition("ISAO", "Information Sharing and Analysis Organization"),
+        GoldDefinition("Licensor", "the one granting the licence"),
+    )
+    gold = Gold("terms", document, (), wanted, ())
+    score = DocumentScore("terms", "md", "-")
+    with Index.open(tmp_path / "index", Settings(), embedder=HashEmbedder()) as index:  # type: ignore[arg-type]
+        index.ingest([document])
+        source = source_of(index, document)
+        assert source is not None
+        stored = [(d.term, d.definition) for d in index.store.all_definitions()]
+        definition_scores(gold, stored, defined(index, gold, source), score)
+    assert score.misses["definitions"] == ["Licensor"]
+    assert score.definition_recall == 0.75
