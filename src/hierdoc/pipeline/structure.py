@@ -29,7 +29,8 @@ from markdown_it import MarkdownIt
 from ..models import Section
 from ..text.numbering import Label, parse_heading, parse_lettered_heading, slugify
 from .headings import plain_heading
-from .outline import BLOCK_RANK, TOP_KINDS, OutlineNode, numbered_line, outline
+from .outline import BLOCK_RANK, TOP_KINDS, OutlineNode, find_marks, numbered_line, outline
+from .title_lines import title_lines
 
 PREAMBLE_ID = "preamble"
 _LETTERED_ID = re.compile(r"section-[a-z]")
@@ -105,6 +106,8 @@ def _title_heading(headings: list[_Heading]) -> _Heading | None:
 
 def parse_sections(text: str, title: str) -> list[Section]:
     """Sections of a document in reading order, each with its parent chain and id."""
+    if titled := _title_line_nodes(text, title):
+        return _to_sections(titled, title)
     nodes: list[_Node] = []
     new_index: dict[int, int] = {}
     headings = _heading_nodes(text, title)
@@ -116,6 +119,41 @@ def parse_sections(text: str, title: str) -> list[Section]:
         for piece in _with_continued_numbers(node, taken):
             nodes += _split_by_numbering(piece, len(nodes))
     return _to_sections(nodes, title)
+
+
+def _title_line_nodes(text: str, title: str) -> list[_Node]:
+    """The sections of a plain text whose headings are unnumbered title lines (see
+    :mod:`.title_lines`), or none for a text with Markdown headings or a numbered heading
+    ("1.  Introduction", "Article 4"). The numbered paragraphs of the whole text go on
+    across the titles ("(3)" under the second title after "(1)", "(2)" under the first),
+    so they are found in the whole text and nest under the title above them."""
+    lines = text.splitlines(keepends=True)
+    found = set(title_lines(lines))
+    if not found or find_headings(text):
+        return []
+    marks = find_marks(text)
+    if any(mark.heading_lines and mark.titled for mark in marks):
+        return []
+    items = {item.mark.line: (position, item) for position, item in enumerate(outline(text))}
+    cuts = sorted(found | items.keys())
+    nodes = [_Node(title, "", "".join(lines[: cuts[0]]), None, "preamble", PREAMBLE_ID)]
+    item_nodes: dict[int, int] = {}
+    above = 0
+    for start, end in zip(cuts, [*cuts[1:], len(lines)], strict=True):
+        if start in found:
+            heading = lines[start].strip()
+            above = len(nodes)
+            body = "".join(lines[start + 1 : end])
+            nodes.append(_Node(heading, lines[start], body, None, "heading", slugify(heading)))
+            nodes[-1].marked = True
+            continue
+        position, item = items[start]
+        parent = above if item.parent is None else item_nodes[item.parent]
+        used = item.mark.heading_lines
+        head, body = "".join(lines[start : start + used]), "".join(lines[start + used : end])
+        item_nodes[position] = len(nodes)
+        nodes.append(_outline_node(item, head, body, parent))
+    return nodes
 
 
 def _titled(index: int, lines: list[str]) -> bool:
