@@ -91,6 +91,9 @@ _DOT_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})*)\.(?=\s|$)")
 _LETTER_DOT_ITEM = re.compile(r"^(?P<value>[a-z]|[ivxl]{1,6}|[A-Z])\.(?=\s)")
 _DECIMAL_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})+)(?=\s+[A-Z‘'\"“(])")
 #: An appendix's decimal clauses: "A.1.  Changes", "C.12.  Since draft-08" (``appendix-a-1``).
+_BARE_CLAUSE = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3}){2,4})$")
+"""A clause number of three parts or more alone on its line ("12.6.1"), as a PDF gives a
+requirement whose number and text sit in two cells of a row."""
 _LETTERED_DECIMAL = re.compile(r"^(?P<value>[A-Z](?:\.\d{1,3})+)(?:\.(?=\s)|(?=\s+[A-Z‘'\"“(]))")
 _CAPS_TITLE = re.compile(r"^\s*(?P<title>[A-Z][A-Z0-9 ,'’&/\-]{2,80}?)\.?\s*(?:—|--|\.—)")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -259,6 +262,7 @@ def _enum_mark(index: int, lines: list[str]) -> Mark | None:
             _DOT_ITEM.match(stripped)
             or _DECIMAL_ITEM.match(stripped)
             or _LETTERED_DECIMAL.match(stripped)
+            or _bare_clause(index, lines)
         )
         if not match:
             return None
@@ -284,6 +288,23 @@ def _enum_mark(index: int, lines: list[str]) -> Mark | None:
     heading = f"{label_text} {caps['title'].strip()}" if caps else label_text
     lines_taken = 0 if rest.strip() else 1
     return Mark(index, "enum", match["value"], None, heading, lines_taken, readings, indent=indent)
+
+
+def _bare_clause(index: int, lines: list[str]) -> re.Match[str] | None:
+    """A clause number alone on its line whose text follows it as the next paragraph (after
+    at most one blank line), opening with a capital and a few words: "12.6.1" / "" /
+    "Verify that ...". A number followed by another number, a word or nothing is a
+    table's cell, not a clause."""
+    match = _BARE_CLAUSE.match(lines[index].strip())
+    if not match:
+        return None
+    below = [line.strip() for line in lines[index + 1 : index + 3]]
+    text = below[0] or (below[1] if len(below) > 1 else "")
+    return match if text and _CLAUSE_TEXT.match(text) else None
+
+
+_CLAUSE_TEXT = re.compile(r"^[‘'\"“]?[A-Z][a-z’']*(?:\s+\S+){2}")
+"""Text that opens a clause: a word with a capital, then two more words at least."""
 
 
 def _plain_label(line: str) -> str:
@@ -563,8 +584,11 @@ def _opens_roman_list(mark: Mark, following: Mark) -> bool:
     return any(style in romans and value == 2 for style, value in following.styles)
 
 
-def build_outline(marks: list[Mark], root_kind: str = "") -> list[OutlineNode]:
-    """Decide which marks open sections and where each nests."""
+def build_outline(
+    marks: list[Mark], root_kind: str = "", root_number: tuple[str, ...] = ()
+) -> list[OutlineNode]:
+    """Decide which marks open sections and where each nests; ``root_number`` is the number
+    of the heading above the text ("3.2" for "3.2 Competence"), if it has one."""
     nodes: list[OutlineNode] = []
     blocks: list[tuple[str, int | None]] = [(root_kind, None)]
     enums: list[_Level] = []
@@ -587,6 +611,7 @@ def build_outline(marks: list[Mark], root_kind: str = "") -> list[OutlineNode]:
         following = marks[position + 1] if position + 1 < len(marks) else None
         in_clause = BLOCK_RANK.get(blocks[-1][0]) == BLOCK_RANK["section"]
         placed = _place_enum(enums, mark, following, in_clause)
+        placed = placed or _numbered_within(enums, mark, root_number)
         if placed is None:
             continue
         depth, style, value = placed
@@ -598,6 +623,20 @@ def build_outline(marks: list[Mark], root_kind: str = "") -> list[OutlineNode]:
         titled_at = _titled_at(previous, mark)
         enums.append(_Level(style, value, len(nodes) - 1, prefix, titled_at))
     return nodes
+
+
+def _numbered_within(
+    stack: list[_Level], mark: Mark, root_number: tuple[str, ...]
+) -> tuple[int, str, int] | None:
+    """A clause whose number extends the number of the heading above the text opens its
+    first level whatever its value: "3.2.3" under "3.2 Competence" is a clause of 3.2
+    when "3.2.1" and "3.2.2" were set apart (in a table, on the page before)."""
+    if stack or not root_number or not mark.styles:
+        return None
+    style, value = mark.styles[0]
+    if style.startswith("decimal") and tuple(_decimal_parts(mark.value)[:-1]) == root_number:
+        return 0, style, value
+    return None
 
 
 def _titled_at(previous: _Level | None, mark: Mark) -> int | None:
@@ -681,15 +720,16 @@ def _block_key(nodes: list[OutlineNode], index: int) -> tuple[str, ...]:
     return tuple(reversed(key))
 
 
-def outline(text: str, root_kind: str = "") -> list[OutlineNode]:
-    """The sections opened by numbering in ``text``, table-of-contents entries left out."""
+def outline(text: str, root_kind: str = "", root_number: tuple[str, ...] = ()) -> list[OutlineNode]:
+    """The sections opened by numbering in ``text``, table-of-contents entries left out;
+    ``root_number`` is the number of the heading above the text, if it has one."""
     marks = find_marks(text)
     lines = text.splitlines()
-    nodes = build_outline(marks, root_kind)
+    nodes = build_outline(marks, root_kind, root_number)
     for _ in range(3):  # leaving out one level of a contents list can expose the next
         toc = table_of_contents(nodes, lines)
         if not toc:
             break
         marks = [m for m in marks if m.line not in toc]
-        nodes = build_outline(marks, root_kind)
+        nodes = build_outline(marks, root_kind, root_number)
     return nodes

@@ -356,7 +356,7 @@ def _appendix_subsection(heading: str, parent: _Node) -> Label | None:
 
 def _split_by_numbering(node: _Node, offset: int) -> list[_Node]:
     """The node with its own text shortened, followed by the sections its numbering opens."""
-    found = outline(node.body, node.kind)
+    found = outline(node.body, node.kind, _clause_number(node))
     if not found:
         return [node]
     lines = node.body.splitlines(keepends=True)
@@ -381,6 +381,14 @@ def _split_by_numbering(node: _Node, offset: int) -> list[_Node]:
             )
         )
     return result
+
+
+def _clause_number(node: _Node) -> tuple[str, ...]:
+    """The number of a marked heading numbered as a clause ("3.2" of "3.2 Competence")."""
+    label = parse_heading(node.heading) if node.marked else None
+    if label is None or label.kind != "section" or not all(p.isdigit() for p in label.parts):
+        return ()
+    return label.parts
 
 
 def _outline_node(item: OutlineNode, heading_line: str, body: str, parent: int) -> _Node:
