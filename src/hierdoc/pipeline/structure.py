@@ -240,7 +240,8 @@ def _heading_nodes(text: str, title: str) -> list[_Node]:
                 marked=True,
             )
         )
-        stack.append((heading.level, len(nodes) - 1))
+        if not _CONTENTS_HEADING.match(heading.text.strip()):
+            stack.append((heading.level, len(nodes) - 1))
     return nodes
 
 
@@ -355,7 +356,9 @@ def _appendix_subsection(heading: str, parent: _Node) -> Label | None:
 
 
 def _split_by_numbering(node: _Node, offset: int) -> list[_Node]:
-    """The node with its own text shortened, followed by the sections its numbering opens."""
+    """The node with its own text shortened, followed by the sections its numbering opens.
+    A table of contents holds no section: those its text opens (the body of a document
+    whose contents heading is its last heading) sit beside it."""
     found = outline(node.body, node.kind, _clause_number(node))
     if not found:
         return [node]
@@ -371,10 +374,14 @@ def _split_by_numbering(node: _Node, offset: int) -> list[_Node]:
         marked=node.marked,
     )
     result = [head]
+    holds = not _CONTENTS_HEADING.match(node.heading.strip())
     for index, item in enumerate(found):
         own = lines[item.mark.line : starts[index + 1]]
         heading_part = own[: item.mark.heading_lines]
-        parent = offset if item.parent is None else offset + 1 + item.parent
+        if item.parent is not None:
+            parent = offset + 1 + item.parent
+        else:
+            parent = offset if holds else node.parent
         result.append(
             _outline_node(
                 item, "".join(heading_part), "".join(own[item.mark.heading_lines :]), parent
