@@ -491,6 +491,10 @@ class _Level:
     prefix: tuple[str, ...] = ()
     titled_at: int | None = None
     """The indent of the level's first item when it is a titled clause heading."""
+    indent: int = 0
+    """The indent of the level's last item."""
+    nested: bool = False
+    """A list numbered again inside an item of its own style (see :func:`_nests_in`)."""
 
 
 #: Items an enumeration may skip and go on: "(l)" after "(j)" when "(k)" was lost in
@@ -506,6 +510,8 @@ def _continues(level: _Level, style: str, value: int, mark: Mark, skipped: int =
     under clause "2.")."""
     if level.style != style or value != level.value + 1 + skipped:
         return False
+    if level.nested and mark.indent < level.indent:
+        return False  # the outer list's next item, set further out than the nested list
     further_in = level.titled_at is not None and mark.indent > level.titled_at
     if further_in and (not mark.titled or skipped):
         return False
@@ -518,7 +524,7 @@ def _opens_level(
     """A first value ("(a)", "(1)", "(i)", "1.", "4.1") of a style not open yet; clauses
     may count from "0." (a licence's "0. Definitions")."""
     first = value == 1 or (value == 0 and style == "decimal1")
-    if not first or any(level.style == style for level in stack):
+    if not first or any(level.style == style and not _nests_in(level, mark) for level in stack):
         return False
     under_clause = stack[-1].style.startswith("decimal") if stack else in_clause
     if style == "dot-upper" and not under_clause:
@@ -529,6 +535,13 @@ def _opens_level(
     if stack and stack[-1].style.startswith("decimal"):
         return prefix == (*stack[-1].prefix, str(stack[-1].value))
     return True
+
+
+def _nests_in(level: _Level, mark: Mark) -> bool:
+    """A list item numbered from one again, set further in than the open untitled items of
+    its style: a nested list of a Markdown list ("    1." under "1. The Supplier shall:").
+    Under titled clauses ("1.  Introduction" of an RFC) a list set further in is text."""
+    return level.titled_at is None and mark.indent > level.indent and not mark.titled
 
 
 def _place_enum(
@@ -621,7 +634,9 @@ def build_outline(
         nodes.append(OutlineNode(mark, parent, style))
         prefix = tuple(_decimal_parts(mark.value)[:-1]) if style.startswith("decimal") else ()
         titled_at = _titled_at(previous, mark)
-        enums.append(_Level(style, value, len(nodes) - 1, prefix, titled_at))
+        nested = any(level.style == style for level in enums)
+        level = _Level(style, value, len(nodes) - 1, prefix, titled_at, mark.indent, nested)
+        enums.append(level)
     return nodes
 
 
