@@ -71,6 +71,7 @@ General Provisions
         "(5)",
     ]
     by_heading = {h: path for _, h, path in found}
+    assert [i for i, h, _ in found if h == "(4)"] == ["preamble-4"]  # its id at the top
     assert by_heading["(4)"] == ("permissions-for-redistribution",)
     assert by_heading["(5)"] == ("general-provisions",)
 
@@ -132,3 +133,27 @@ def test_title_lines_followed_by_titles_only_are_a_list_not_headings() -> None:
     signatures = "Agreement\n\nSigned\n\nJohn Smith\n\nChief Executive\n\nJane Doe\n\nDirector\n"
     assert title_lines(signatures.splitlines()) == []
     assert _headings(signatures) == []
+
+
+def test_title_lines_inside_numbered_paragraphs_are_subheadings_not_sections() -> None:
+    text = """Guidance on Example Activities
+
+1)	SCOPE. This guidance applies to every firm that trades.
+
+2)	CRITERIA. The regulator considers the following.
+
+Market Size
+
+	The regulator looks at the size of the market and its liquidity.
+
+Delivery Soundness
+
+	The regulator looks at how goods are delivered and stored.
+
+Fungibility
+
+	The regulator looks at whether units can be exchanged.
+
+3)	REVIEW. The regulator reviews its view every year.
+"""
+    assert [i for i, _, _ in _headings(text)] == ["section-1", "section-2", "section-3"]

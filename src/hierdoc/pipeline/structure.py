@@ -29,8 +29,16 @@ from markdown_it import MarkdownIt
 from ..models import Section
 from ..text.numbering import Label, parse_heading, parse_lettered_heading, slugify
 from .headings import plain_heading
-from .outline import BLOCK_RANK, TOP_KINDS, OutlineNode, find_marks, numbered_line, outline
-from .title_lines import title_lines
+from .outline import (
+    BLOCK_RANK,
+    TOP_KINDS,
+    Mark,
+    OutlineNode,
+    find_marks,
+    numbered_line,
+    outline,
+)
+from .title_lines import MIN_TITLES, title_lines
 
 PREAMBLE_ID = "preamble"
 _LETTERED_ID = re.compile(r"section-[a-z]")
@@ -72,6 +80,9 @@ class _Node:
     """A heading the document marks as one (Markdown ``#``), not a numbered line in a body."""
     fixed: bool = False
     """``local_id`` is final (a rulebook's number, see :mod:`.rule_paths`): never qualified."""
+    throughout: bool = False
+    """A paragraph numbered throughout a text, across its title lines: its id is the one it
+    has at the top of the text (``section-27``), not qualified by the title above it."""
 
 
 _HEADING_LINE = re.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|=+[ \t]*$|-+[ \t]*$)", re.MULTILINE)
@@ -126,15 +137,20 @@ def _title_line_nodes(text: str, title: str) -> list[_Node]:
     :mod:`.title_lines`), or none for a text with Markdown headings or a numbered heading
     ("1.  Introduction", "Article 4"). The numbered paragraphs of the whole text go on
     across the titles ("(3)" under the second title after "(1)", "(2)" under the first),
-    so they are found in the whole text and nest under the title above them."""
+    so they are found in the whole text and nest under the title above them. In a text
+    with numbered paragraphs, a title line is a section only when such a paragraph follows
+    it: one followed by unnumbered text is a subheading inside a paragraph."""
     lines = text.splitlines(keepends=True)
     found = set(title_lines(lines))
     if not found or find_headings(text):
         return []
-    marks = find_marks(text)
-    if any(mark.heading_lines and mark.titled for mark in marks):
+    if any(_numbered_heading(mark) for mark in find_marks(text)):
         return []
     items = {item.mark.line: (position, item) for position, item in enumerate(outline(text))}
+    if items:
+        found = {index for index in found if _opens_numbered_run(index, lines, items)}
+        if len(found) < MIN_TITLES:
+            return []
     cuts = sorted(found | items.keys())
     nodes = [_Node(title, "", "".join(lines[: cuts[0]]), None, "preamble", PREAMBLE_ID)]
     item_nodes: dict[int, int] = {}
@@ -153,7 +169,21 @@ def _title_line_nodes(text: str, title: str) -> list[_Node]:
         head, body = "".join(lines[start : start + used]), "".join(lines[start + used : end])
         item_nodes[position] = len(nodes)
         nodes.append(_outline_node(item, head, body, parent))
+        nodes[-1].throughout = item.parent is None
     return nodes
+
+
+def _opens_numbered_run(
+    index: int, lines: list[str], items: dict[int, tuple[int, OutlineNode]]
+) -> bool:
+    """Whether the title line at ``index`` is followed by a paragraph numbered in the text."""
+    following = next((i for i in range(index + 1, len(lines)) if lines[i].strip()), None)
+    return following in items and items[following][1].parent is None
+
+
+def _numbered_heading(mark: Mark) -> bool:
+    """A block ("Article 4"), a rulebook's numbered rule, or a titled clause ("1.  Scope")."""
+    return mark.kind != "enum" or bool(mark.heading_lines and mark.titled)
 
 
 def _titled(index: int, lines: list[str]) -> bool:
@@ -456,6 +486,7 @@ def _assign_ids(nodes: list[_Node]) -> list[str]:
     for index, node in enumerate(nodes):
         if node.kind == "enum":
             parent_id = ids[node.parent] if node.parent is not None else None
+            parent_id = PREAMBLE_ID if node.throughout else parent_id
             top = parent_id in tops and node.style.startswith(_PARAGRAPH_STYLES)
             if top or _other_clause(node, parent_id) or _written_whole(node):
                 section_id = "section-" + node.local_id.replace(".", "-")
