@@ -117,11 +117,12 @@ def _title_heading(headings: list[_Heading]) -> _Heading | None:
 
 def parse_sections(text: str, title: str) -> list[Section]:
     """Sections of a document in reading order, each with its parent chain and id."""
-    if titled := _title_line_nodes(text, title):
+    marked = find_headings(text)
+    if not marked and (titled := _title_line_nodes(text, title)):
         return _to_sections(titled, title)
     nodes: list[_Node] = []
     new_index: dict[int, int] = {}
-    headings = _heading_nodes(text, title)
+    headings = _heading_nodes(text, title, marked)
     taken = {n.local_id for n in headings if n.marked}
     for old_index, node in enumerate(headings):
         if node.parent is not None:
@@ -133,8 +134,8 @@ def parse_sections(text: str, title: str) -> list[Section]:
 
 
 def _title_line_nodes(text: str, title: str) -> list[_Node]:
-    """The sections of a plain text whose headings are unnumbered title lines (see
-    :mod:`.title_lines`), or none for a text with Markdown headings or a numbered heading
+    """The sections of a plain text without Markdown headings whose headings are unnumbered
+    title lines (see :mod:`.title_lines`), or none for a text with a numbered heading
     ("1.  Introduction", "Article 4"). The numbered paragraphs of the whole text go on
     across the titles ("(3)" under the second title after "(1)", "(2)" under the first),
     so they are found in the whole text and nest under the title above them. In a text
@@ -142,7 +143,7 @@ def _title_line_nodes(text: str, title: str) -> list[_Node]:
     it: one followed by unnumbered text is a subheading inside a paragraph."""
     lines = text.splitlines(keepends=True)
     found = set(title_lines(lines))
-    if not found or find_headings(text):
+    if not found:
         return []
     if any(_numbered_heading(mark) for mark in find_marks(text)):
         return []
@@ -239,9 +240,8 @@ def _with_continued_numbers(node: _Node, taken: set[str]) -> list[_Node]:
     return pieces
 
 
-def _heading_nodes(text: str, title: str) -> list[_Node]:
+def _heading_nodes(text: str, title: str, headings: list[_Heading]) -> list[_Node]:
     lines = text.splitlines(keepends=True)
-    headings = find_headings(text)
     title_heading = _title_heading(headings)
     body_headings = _without_contents_entries([h for h in headings if h is not title_heading])
     body_headings = _joined_annex_titles(body_headings, lines)
