@@ -71,7 +71,7 @@ General Provisions
         "(5)",
     ]
     by_heading = {h: path for _, h, path in found}
-    assert [i for i, h, _ in found if h == "(4)"] == ["preamble-4"]  # its id at the top
+    assert [i for i, h, _ in found if h == "(4)"] == ["section-4"]  # cited "Section 4"
     assert by_heading["(4)"] == ("permissions-for-redistribution",)
     assert by_heading["(5)"] == ("general-provisions",)
 
@@ -122,10 +122,17 @@ def test_sentences_names_lists_and_signatures_are_not_title_lines() -> None:
         "1. Scope of Work",
         "  Indented Code Block",
         "Name\tTitle\tDate",
-        "This Agreement Is Governed by the Laws of the State of New York and Its Courts",
+        "This Agreement is governed by the laws of the State of New York",
+        "Items that are not part of it",
     ):
         assert not is_title_line(line), line
-    for line in ("Definitions", "Grant of Rights", "NO WARRANTY", "Limitation of Liability"):
+    for line in (
+        "Definitions",
+        "Grant of Rights",
+        "NO WARRANTY",
+        "Limitation of Liability",
+        "Items That are Not Considered Part of a Modified Version",
+    ):
         assert is_title_line(line), line
 
 
@@ -157,3 +164,52 @@ Fungibility
 3)	REVIEW. The regulator reviews its view every year.
 """
     assert [i for i, _, _ in _headings(text)] == ["section-1", "section-2", "section-3"]
+
+
+def test_a_copied_page_sets_titles_right_above_their_text() -> None:
+    text = """Example Licence
+
+Example Licence
+Copyright (c) 2001, The Example Foundation.
+
+Preamble
+This licence states the terms under which the Package may be copied and changed by anyone.
+
+Permissions for Redistribution of the Standard Version
+(1) You may Distribute verbatim copies of the Source form of the Standard Version.
+(a) with the notices kept;
+(b) with this licence attached.
+Items That are Not Considered Part of a Modified Version
+(2) Works that merely extend the Package are not part of a Modified Version of it.
+
+General Provisions
+(3) Any use of the Package is governed by this licence, which You accept by using it.
+"""
+    found = _headings(text)
+    assert [h for _, h, _ in found if not h.startswith("(")] == [
+        "Preamble",
+        "Permissions for Redistribution of the Standard Version",
+        "Items That are Not Considered Part of a Modified Version",
+        "General Provisions",
+    ]
+    items = "items-that-are-not-considered-part-of-a-modified-version"
+    assert ("section-2", "(2)", (items,)) in found
+
+
+def test_a_short_line_inside_a_wrapped_paragraph_is_not_a_title() -> None:
+    text = """Memo
+
+The parties met on Friday to discuss the terms of the new agreement with
+Acme Widgets
+and agreed to meet again in a week, after the lawyers have read the draft.
+
+Agenda Items
+Budget and staffing were discussed at length by everyone present at the meeting.
+
+Next Steps
+The lawyers read the draft and send their comments before the next meeting starts.
+
+Other Business
+None was raised by anyone at the meeting, which closed at five in the afternoon.
+"""
+    assert [h for _, h, _ in _headings(text)] == ["Agenda Items", "Next Steps", "Other Business"]

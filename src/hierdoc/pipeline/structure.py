@@ -81,8 +81,8 @@ class _Node:
     fixed: bool = False
     """``local_id`` is final (a rulebook's number, see :mod:`.rule_paths`): never qualified."""
     throughout: bool = False
-    """A paragraph numbered throughout a text, across its title lines: its id is the one it
-    has at the top of the text (``section-27``), not qualified by the title above it."""
+    """A paragraph numbered throughout a text, across its title lines: a clause of the text
+    (``section-4`` for "(4)", cited "Section 4"), not qualified by the title above it."""
 
 
 _HEADING_LINE = re.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|=+[ \t]*$|-+[ \t]*$)", re.MULTILINE)
@@ -138,8 +138,8 @@ def _title_line_nodes(text: str, title: str) -> list[_Node]:
     title lines (see :mod:`.title_lines`), or none for a text with a numbered heading
     ("1.  Introduction", "Article 4"). The numbered paragraphs of the whole text go on
     across the titles ("(3)" under the second title after "(1)", "(2)" under the first),
-    so they are found in the whole text and nest under the title above them. In a text
-    with numbered paragraphs, a title line is a section only when such a paragraph follows
+    so they are found in the whole text and nest under the title above them. After the
+    first numbered paragraph, a title line is a section only when such a paragraph follows
     it: one followed by unnumbered text is a subheading inside a paragraph."""
     lines = text.splitlines(keepends=True)
     found = set(title_lines(lines))
@@ -149,7 +149,8 @@ def _title_line_nodes(text: str, title: str) -> list[_Node]:
         return []
     items = {item.mark.line: (position, item) for position, item in enumerate(outline(text))}
     if items:
-        found = {index for index in found if _opens_numbered_run(index, lines, items)}
+        first = min(items)
+        found = {i for i in found if i < first or _opens_numbered_run(i, lines, items)}
         if len(found) < MIN_TITLES:
             return []
     cuts = sorted(found | items.keys())
@@ -488,6 +489,7 @@ def _assign_ids(nodes: list[_Node]) -> list[str]:
             parent_id = ids[node.parent] if node.parent is not None else None
             parent_id = PREAMBLE_ID if node.throughout else parent_id
             top = parent_id in tops and node.style.startswith(_PARAGRAPH_STYLES)
+            top = top or node.throughout
             if top or _other_clause(node, parent_id) or _written_whole(node):
                 section_id = "section-" + node.local_id.replace(".", "-")
             else:
