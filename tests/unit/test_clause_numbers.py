@@ -94,3 +94,38 @@ def test_a_clause_numbered_outside_its_heading_and_not_first_stays_text() -> Non
 3.3.2 Verify that participants are aware of the policy.
 """
     assert _sections(text) == [("section-3-2", ()), ("awareness", ())]
+
+
+def test_a_titled_clause_heading_numbered_in_full_opens_under_an_unnumbered_heading() -> None:
+    text = """# Guidance
+
+## 3.1 Mandatory Attack Vectors
+
+3.1.1 Attack Vector 1: External to Corporate
+
+The attack vector requires a phishing test.
+
+## Email Phish Campaign
+
+A phishing test is coordinated between the parties.
+
+3.1.2. Attack Vector 2: External to Target System
+
+The attack vector simulates outside threats.
+
+## Contents of the Report
+
+3.1.3. Attack Vector 3: Tenant to Management
+3.1.4. Attack Vector 4: Tenant to Tenant
+
+4.2 Scoping Rules
+
+The scope is agreed first.
+"""
+    assert _sections(text) == [
+        ("section-3-1", ()),
+        ("section-3-1-1", ("section-3-1",)),
+        ("email-phish-campaign", ()),
+        ("section-3-1-2", ("email-phish-campaign",)),
+        ("contents-of-the-report", ()),
+    ]

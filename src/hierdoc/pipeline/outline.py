@@ -150,6 +150,8 @@ class Mark:
     """For a rulebook's numbered line: its id, final."""
     indent: int = 0
     """Columns before the label on its line (plain text)."""
+    after_blank: bool = False
+    """The line opens a paragraph: the text's first line, or one after a blank line."""
 
     @property
     def titled(self) -> bool:
@@ -398,6 +400,7 @@ def find_marks(text: str) -> list[Mark]:
         mark = block or _enum_mark(index, lines)
         previous = "" if block else line
         if mark:
+            mark.after_blank = index == 0 or not lines[index - 1].strip()
             marks.append(mark)
             skip_until = index + mark.heading_lines - 1
     if rulebook:
@@ -643,15 +646,19 @@ def build_outline(
 def _numbered_within(
     stack: list[_Level], mark: Mark, root_number: tuple[str, ...]
 ) -> tuple[int, str, int] | None:
-    """A clause whose number extends the number of the heading above the text opens its
-    first level whatever its value: "3.2.3" under "3.2 Competence" is a clause of 3.2
-    when "3.2.1" and "3.2.2" were set apart (in a table, on the page before)."""
-    if stack or not root_number or not mark.styles:
+    """A clause numbered in full opens its first level whatever its value: one whose number
+    extends the number of the heading above the text ("3.2.3" under "3.2 Competence", when
+    "3.2.1" and "3.2.2" were set apart in a table or on the page before), and a titled
+    clause heading of three parts or more standing alone ("3.1.4. Attack Vector 4" under
+    an unnumbered heading a PDF marked between 3.1.3 and 3.1.4)."""
+    if stack or not mark.styles:
         return None
     style, value = mark.styles[0]
-    if style.startswith("decimal") and tuple(_decimal_parts(mark.value)[:-1]) == root_number:
-        return 0, style, value
-    return None
+    if not style.startswith("decimal"):
+        return None
+    prefix = tuple(_decimal_parts(mark.value)[:-1])
+    whole = len(prefix) >= 2 and mark.heading_lines > 0 and mark.titled and mark.after_blank
+    return (0, style, value) if whole or (root_number and prefix == root_number) else None
 
 
 def _titled_at(previous: _Level | None, mark: Mark) -> int | None:
