@@ -742,10 +742,16 @@ def _block_key(nodes: list[OutlineNode], index: int) -> tuple[str, ...]:
     return tuple(reversed(key))
 
 
-def outline(text: str, root_kind: str = "", root_number: tuple[str, ...] = ()) -> list[OutlineNode]:
+def outline(
+    text: str,
+    root_kind: str = "",
+    root_number: tuple[str, ...] = (),
+    marks: list[Mark] | None = None,
+) -> list[OutlineNode]:
     """The sections opened by numbering in ``text``, table-of-contents entries left out;
-    ``root_number`` is the number of the heading above the text, if it has one."""
-    marks = find_marks(text)
+    ``root_number`` is the number of the heading above the text, if it has one, ``marks``
+    those :func:`find_marks` gives for it, when already found."""
+    marks = find_marks(text) if marks is None else marks
     lines = text.splitlines()
     nodes = build_outline(marks, root_kind, root_number)
     for _ in range(3):  # leaving out one level of a contents list can expose the next

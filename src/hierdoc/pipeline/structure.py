@@ -28,6 +28,7 @@ from markdown_it import MarkdownIt
 
 from ..models import Section
 from ..text.numbering import Label, parse_heading, parse_lettered_heading, slugify
+from . import rule_paths
 from .headings import plain_heading
 from .outline import (
     BLOCK_RANK,
@@ -143,11 +144,13 @@ def _title_line_nodes(text: str, title: str) -> list[_Node]:
     it: one followed by unnumbered text is a subheading inside a paragraph."""
     lines = text.splitlines(keepends=True)
     found = set(title_lines(lines))
-    if not found:
+    if not found or rule_paths.is_rulebook([line.rstrip("\r\n") for line in lines]):
         return []
-    if any(_numbered_heading(mark) for mark in find_marks(text)):
+    marks = find_marks(text)
+    if any(_numbered_heading(mark) for mark in marks):
         return []
-    items = {item.mark.line: (position, item) for position, item in enumerate(outline(text))}
+    numbered = outline(text, marks=marks)
+    items = {item.mark.line: (position, item) for position, item in enumerate(numbered)}
     if items:
         first = min(items)
         found = {i for i in found if i < first or _opens_numbered_run(i, lines, items)}
