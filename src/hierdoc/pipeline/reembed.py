@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import StoreError
-from ..models import EmbedInput, Extraction, Section, SectionRecord, StoredChunk
+from ..models import DocumentRecord, EmbedInput, Extraction, Section, SectionRecord, StoredChunk
 from ..store.base import IndexMeta, Records, Store
 from .embed import Embedder
 
@@ -171,6 +171,16 @@ def copy_document(
 ) -> int:
     """One document with its sections, chunks, extraction and vectors (``vectors`` by chunk
     id, else the stored ones); returns its chunks."""
+    parts = document_parts(source_store, source, vectors)
+    target.write_document(*parts)
+    return len(parts[2])
+
+
+def document_parts(
+    source_store: Store, source: str, vectors: Mapping[str, np.ndarray] | None = None
+) -> tuple[DocumentRecord, list[Section], list[StoredChunk], list[np.ndarray], Extraction]:
+    """What ``write_document`` takes to write ``source`` as ``source_store`` holds it
+    (``vectors`` by chunk id, else the stored ones)."""
     document = next(d for d in source_store.documents() if d.source == source)
     chunks = source_store.chunks_of_source(source)
     records = source_store.sections_of_source(source)
@@ -192,7 +202,4 @@ def copy_document(
         references=source_store.references_from(ids),
         chunk_terms=[(c, t) for c in ids for t in terms.get(c, [])],
     )
-    target.write_document(
-        document, as_sections(records), chunks, [vectors[c] for c in ids], extraction
-    )
-    return len(chunks)
+    return document, as_sections(records), chunks, [vectors[c] for c in ids], extraction
