@@ -94,8 +94,7 @@ def postgres_settings(url: str) -> Settings:
 
 
 def build(work: Path, chunks: int, acts: int, backends: list[str], url: str) -> dict:
-    template = scale_1m.record_template(work, acts)
-    (work / "template.pickle").write_bytes(pickle.dumps(template))
+    template = recorded_template(work, acts)
     built: dict = {"template acts": acts, "chunks asked": chunks}
     for backend in backends:
         if backend == "local":
@@ -105,6 +104,18 @@ def build(work: Path, chunks: int, acts: int, backends: list[str], url: str) -> 
         print(json.dumps(built[backend]), flush=True)
         (work / "backends.json").write_text(json.dumps(built))
     return built
+
+
+def recorded_template(work: Path, acts: int) -> list[scale_1m.Written]:
+    """The template of ``acts`` acts, recorded once and kept in ``work/template.pickle``."""
+    kept = work / "template.pickle"
+    if kept.is_file():
+        recorded_acts, template = pickle.loads(kept.read_bytes())
+        if recorded_acts == acts:
+            return template
+    template = scale_1m.record_template(work, acts)
+    kept.write_bytes(pickle.dumps((acts, template)))
+    return template
 
 
 def build_local(work: Path, template: list[scale_1m.Written], chunks: int) -> dict:
@@ -204,7 +215,7 @@ def measure(name: str, index: Index, texts: list[str], vectors: np.ndarray,
 
 def search(work: Path, count: int, backends: list[str], url: str) -> list[str]:
     built = json.loads((work / "backends.json").read_text())
-    template = pickle.loads((work / "template.pickle").read_bytes())
+    template = recorded_template(work, built["template acts"])
     texts = scale.queries(count, built["template acts"])
     base = ann_recall.real_vectors(ann_recall.REAL_ROWS).matrix
     vectors = ann_recall.synthetic(base, count, seed=2)

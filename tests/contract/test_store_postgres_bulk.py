@@ -15,7 +15,7 @@ from hierdoc.errors import StoreError
 from hierdoc.models import SearchFilter, StoredChunk
 from hierdoc.store.base import Store
 from hierdoc.store.postgres import postings
-from hierdoc.store.postgres.writes import Written
+from hierdoc.store.postgres.writes import Written, text_array
 from hierdoc.store.testing import (
     LexicalContract,
     LookupsContract,
@@ -147,3 +147,25 @@ def test_a_failed_load_writes_nothing(options: dict[str, Any]) -> None:
             store.bulk_load([], batch_chunks=0)  # type: ignore[attr-defined]
     finally:
         store.close()
+
+
+ARRAYS = [
+    [],
+    ["plain", "words"],
+    ['a "quoted" one', "back\\slash", "NULL", "{x,y}", "", "comma, then", 'end"'],
+    ['x","y', "\\", '"'],
+]
+
+
+@pytest.mark.parametrize("values", ARRAYS, ids=str)
+def test_text_array_literals_read_back_as_the_list(
+    options: dict[str, Any], values: list[str]
+) -> None:
+    with psycopg.connect(options["url"]) as conn:
+        literal = conn.execute("SELECT %s::text[]", (text_array(values),)).fetchone()[0]
+        with conn.cursor() as cur:
+            cur.execute("CREATE TEMP TABLE copied (a text[])")
+            with cur.copy("COPY copied (a) FROM STDIN") as copy:
+                copy.write_row((text_array(values),))
+            copied = cur.execute("SELECT a FROM copied").fetchone()[0]
+    assert literal == values and copied == values
