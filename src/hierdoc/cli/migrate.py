@@ -89,16 +89,17 @@ def migrate(source_store: Store, target: Store) -> tuple[int, int, int]:
 def _copy_documents(source_store: Store, target: Store) -> tuple[int, int]:
     """Every document written to ``target``: in one bulk load where the target has one
     (PostgreSQL), else one by one; returns (documents, chunks)."""
-    from ..pipeline.reembed import copy_document, document_parts
+    from ..pipeline.reembed import StoredDocuments, copy_document
 
-    sources = [document.source for document in source_store.documents()]
+    stored = StoredDocuments(source_store)
+    sources = list(stored.records)
     bulk_load = getattr(target, "bulk_load", None)
     if bulk_load is not None:
         from ..store.postgres.writes import Written
 
-        report = bulk_load(Written(*document_parts(source_store, s)) for s in sources)
+        report = bulk_load(Written(*stored.parts(source)) for source in sources)
         return report.documents, report.chunks
-    return len(sources), sum(copy_document(source_store, target, s) for s in sources)
+    return len(sources), sum(copy_document(stored, target, source) for source in sources)
 
 
 @click.command("migrate")
