@@ -2,16 +2,18 @@
 
 What a document-by-document write does per document, a bulk load does once per batch of
 about :data:`BATCH_CHUNKS` chunks: one COPY per table, the postings of the whole batch
-built and written at once (a term gets one row per batch, not one per document, so no
-merging), the BM25 statistics counted once. Into an empty vectors table the HNSW index
+built and written at once (a term gets a row per batch, not one per document, and its
+rows are merged only past :data:`~.postings.MERGE_AT` batches), the BM25 statistics
+counted once. Into an empty vectors table the HNSW index
 is dropped first and built once at the end over every vector (with ``build_memory`` and
 ``build_workers`` for that build) instead of being kept up row by row; into an index
 that already holds vectors it is kept up. ``ANALYZE`` ends the load.
 
 The whole load is one transaction: readers see the index as it was until it commits,
-then every document at once; never a part of the load or a half-built HNSW index. While
-the HNSW index of an empty table is rebuilt, a vector search waits for the commit
-(keyword search and the records answer from the empty index meanwhile).
+then every document at once; never a part of the load or a half-built HNSW index. A load
+into an empty vectors table drops its HNSW index first (``ACCESS EXCLUSIVE`` on that
+table), so a vector search waits for the commit (keyword search and the records answer
+from the empty index meanwhile).
 """
 
 from __future__ import annotations
