@@ -46,9 +46,12 @@ definition precision and recall
     the first 100 characters of its definition; a definition that stops early (at a line
     end) is right when its text from there, five words at least, begins the gold's.
     Precision is right / stored definitions of the document (1.0 when none is stored:
-    nothing wrong was shown); recall is the share of
-    gold definitions matched by a stored one. A gold term marked ``optional`` (its
-    status as a definition is debatable) is right when stored but not needed for recall.
+    nothing wrong was shown). Recall asks the product as a user does: the share of gold
+    terms for which ``Index.define`` (the term as the gold writes it, in this document)
+    answers a right definition; for an acronym no document defines in words, ``define``
+    answers its long form ("NDA" -> "Non-Disclosure Agreement"), which is right when it
+    begins as the gold's. A gold term marked ``optional`` (its status as a definition is
+    debatable) is right when stored but not needed for recall.
 
 citation top-1
     Each gold query goes through ``Index.search`` (default settings: hybrid) on an index
@@ -84,7 +87,7 @@ import re
 import tempfile
 import time
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import get_args
@@ -328,13 +331,21 @@ def defines(gold: GoldDefinition, term: str, text: str) -> bool:
     return rest.startswith(starts) or (len(rest.split()) >= 5 and starts.startswith(rest))
 
 
-def definition_scores(gold: Gold, found: Sequence[tuple[str, str]], score: DocumentScore) -> None:
-    """``found``: (term, definition) pairs stored for the document."""
+def definition_scores(
+    gold: Gold,
+    found: Sequence[tuple[str, str]],
+    answers: Mapping[str, Sequence[tuple[str, str]]],
+    score: DocumentScore,
+) -> None:
+    """``found``: (term, definition) pairs stored for the document; ``answers``: what
+    ``Index.define`` answers for each gold term, as (term, definition) pairs."""
     right = [(t, d) for t, d in found if any(defines(g, t, d) for g in gold.definitions)]
     score.definitions_found = len(found)
     score.definition_precision = ratio(len(right), len(found)) if found else 1.0
     required = [g for g in gold.definitions if not g.optional]
-    missed = [g.term for g in required if not any(defines(g, t, d) for t, d in right)]
+    missed = [
+        g.term for g in required if not any(defines(g, t, d) for t, d in answers.get(g.term, ()))
+    ]
     score.definition_recall = 1 - len(missed) / len(required) if required else None
     score.misses["definitions"] = missed
     score.misses["wrong_definitions"] = [f"{t} = {d[:60]}" for t, d in found if (t, d) not in right]
@@ -481,12 +492,25 @@ def measure_document(index: Index, gold: Gold, converter: str) -> DocumentScore:
     sections = labelled_sections(index.store.sections_of_source(source))
     section_scores(gold, sections, score)
     found = [(d.term, d.definition) for d in index.store.all_definitions() if d.source == source]
-    definition_scores(gold, found, score)
+    definition_scores(gold, found, defined(index, gold, source), score)
     citation_scores(index, gold, source, sections, score)
     question_scores(index, gold, source, sections, score)
     reference_scores(index, gold, source, sections, score)
     page_scores(index, gold, source, score)
     return score
+
+
+def defined(index: Index, gold: Gold, source: str) -> dict[str, list[tuple[str, str]]]:
+    """What ``Index.define`` answers for each gold term, within the document ``source``; a
+    long form answers the acronym asked for ("ISAO" answered by "ISAOs": "Information
+    Sharing and Analysis Organizations")."""
+    answers = {}
+    for term in {g.term for g in gold.definitions}:
+        lookup = index.define(term, source=source)
+        answers[term] = [
+            (term if d.style == "acronym" else d.term, d.definition) for d in lookup.definitions
+        ]
+    return answers
 
 
 def source_of(index: Index, document: Path) -> str | None:

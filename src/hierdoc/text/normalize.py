@@ -26,6 +26,13 @@ def normalize_term(term: str) -> str:
     return " ".join(text.split())
 
 
+def article_forms(term_norm: str) -> list[str]:
+    """A term key with and without a leading article: a document may define "The Program"
+    and be asked for "Program", or the other way round."""
+    bare = re.sub(r"^(?:the|a|an) ", "", term_norm)
+    return list(dict.fromkeys((term_norm, bare, f"the {bare}")))
+
+
 def normalize_acronym(text: str) -> str:
     """A lookup key: "EACA", "eaca", "E.A.C.A.", "E-A-C-A" -> "eaca"; "SMEs" -> "sme"."""
     core = re.sub(r"[^0-9A-Za-z]", "", unicodedata.normalize("NFKC", text))

@@ -92,6 +92,18 @@ _TERM_HEADERS = frozenset(
 _DEF_HEADERS = frozenset(
     {"definition", "definitions", "meaning", "description", "explanation", "means"}
 )
+# a short header cell with one of these words names the column: "Word or phrase | What it
+# means", "Concept | Definition", "Glossary term | Explanation"
+_TERM_WORDS = _TERM_HEADERS | word_set(
+    "terminology phrase phrases words expressions abbreviations acronyms concept concepts"
+    " keyword keywords"
+)
+_DEF_WORDS = _DEF_HEADERS | word_set("meanings explanations descriptions")
+
+
+def _names_column(cell: str, names: frozenset[str]) -> bool:
+    words = re.findall(r"[a-z]+", cell.casefold())
+    return cell in names or (0 < len(words) <= 4 and not names.isdisjoint(words))
 
 
 # --- Term: definition ----------------------------------------------------------------------
@@ -224,8 +236,11 @@ def _named_columns(marked: Unmarked, header: list[tuple[str, int]]) -> bool:
 
 
 def _table_columns(header: list[str], in_section: bool) -> tuple[int, int] | None:
-    term_col = next((i for i, cell in enumerate(header) if cell in _TERM_HEADERS), None)
-    def_col = next((i for i, cell in enumerate(header) if cell in _DEF_HEADERS), None)
+    term_col = next((i for i, cell in enumerate(header) if _names_column(cell, _TERM_WORDS)), None)
+    def_col = next(
+        (i for i, cell in enumerate(header) if i != term_col and _names_column(cell, _DEF_WORDS)),
+        None,
+    )
     if term_col is not None and def_col is not None:
         return term_col, def_col
     if in_section and len(header) >= 2:

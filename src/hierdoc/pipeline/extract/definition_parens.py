@@ -26,6 +26,14 @@ gives something:
    time"), or is the object of "of", "concerning", "into", ... ("notice of any
    Modification (the “Period”)").
 
+A short name opening its sentence or item names itself ("- Mozilla accounts (the
+“Services”) include ..."); a plural name whose phrase is only the last items of a list
+names the whole list ("text, software, ... and other material (called “Materials”)"); a
+parenthesis closing a run-in item after another item's parenthesis names that whole item
+("(i) the Purchase Amount (the “Cash-Out Amount”) or (ii) the amount payable ... (the
+“Conversion Amount”)"); an acronym's spelled-out words keep the capitalised words between
+them and their determiner ("This Mutual Non-Disclosure Agreement (“NDA”)").
+
 A short name is continued by its "which" clause ("a period (the “Restrictive Period”)
 which shall commence ...").
 """
@@ -113,6 +121,8 @@ _FUNCTION_WORDS = (
         " then thereof herein hereunder hereto respectively collectively together"
     )
 )
+# what may open a list's item besides its words: a determiner, "all", a conjunction
+_ITEM_LEADS = _DETERMINERS | word_set("all and or")
 _POINTING = word_set("this these those that such its their his her our your said")
 _CONNECTORS = word_set("of the and & for de on")
 _SMALL_WORDS = word_set("of the and & for de on to in a an et seq al")
@@ -128,6 +138,12 @@ _ITEM_LINE = re.compile(r"(?m)^[ \t]*(?:\(\w{1,4}\)|\d{1,3}(?:\.\d{1,3})*\.?|[a-
 _ITEM_END = re.compile(r"\s*[;.,:]?\s*(?:(?:and|or)\s*)?(?:\n|$)")
 _CLAUSE_BREAK = re.compile(r"[,;:\[\]]|\n\s*\n|[.!?]\s+(?=[A-Z\"“‘(])")
 _SENTENCE_BREAK = re.compile(r"\n\s*\n|[.!?:]\s+(?=[A-Z\"“‘(])|^[ \t]*#+[ \t]", re.MULTILINE)
+# an item run into a sentence after the parenthesis that named the item before it:
+# '(the “Cash-Out Amount”) or (ii) the amount payable ...' up to the next parenthesis
+_INLINE_ITEM = re.compile(
+    r"\)[\"”’]*\)?\s*[,;]?\s*(?:(?:and|or)\s+)?\((?:[ivx]{1,4}|[a-h]|\d{1,2})\)\s+"
+    r"(?P<item>[^()\n]{3,300}?)\s*$"
+)
 # "Article 17 - " opening a heading: a label, not part of what a heading names
 _LABEL = re.compile(
     r"^\s*(?i:article|section|sec\.|clause|chapter|part|schedule|annex|appendix)\s+[\w.()]+"
@@ -148,8 +164,11 @@ def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
         before = _text_before(marked.plain, match.start(), not collective)
         closes_item = _closes_item(marked.quoted, match.start(), match.end())
         relative = _RELATIVE.match(marked.plain, match.end())
+        item = _inline_item(marked.plain, match.start())
         for term, start in terms:
-            phrase = named_thing(before, term, closes_item, collective)
+            phrase = item if item and not _is_acronym(term) else ""
+            phrase = phrase or named_thing(before, term, closes_item, collective)
+            phrase = _whole_list(before, term, phrase)
             if phrase and relative and len(phrase.split()) <= 3:
                 # "for a period (the “Restrictive Period”) which shall commence on ..."
                 phrase = f"{phrase} {' '.join(relative.group('clause').split())}"
@@ -158,6 +177,14 @@ def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
             repeated = bool(re.search(r"\d", term)) and term in phrase
             if phrase and not repeated and not _examples(phrase, match.group("body")):
                 yield FoundDefinition(term, phrase, start, match.end(), "parenthetical")
+
+
+def _inline_item(text: str, paren: int) -> str:
+    """The run-in item a parenthesis closes, when items name one term each: "(i) the
+    Purchase Amount (the “Cash-Out Amount”) or (ii) the amount payable on ... (the
+    “Conversion Amount”)" names all of item (ii), not its last noun phrase."""
+    item = _INLINE_ITEM.search(text, max(0, paren - 400), paren)
+    return " ".join(item.group("item").split()) if item else ""
 
 
 def _subject_named(match: re.Match[str]) -> list[FoundDefinition]:
@@ -292,7 +319,64 @@ def named_thing(before: str, term: str, closes_item: bool, collective: bool = Fa
     whole = closes_item and not _DEFINING.search(before)
     if (whole or collective) and 3 <= len(words) <= MAX_PHRASE_WORDS:
         return " ".join(words)
-    return _without_conjunction(_noun_phrase_before(before))
+    phrase = _without_conjunction(_noun_phrase_before(before)) or _bare_subject(words)
+    if not phrase and _plural(term):
+        # "hold harmless Mozilla, its contractors, ... and agents (“Indemnified Parties”)"
+        return _list_named(_last_clause(words))
+    return phrase
+
+
+def _bare_subject(words: list[str]) -> str:
+    """A sentence (or item) that opens with a short name and its parenthesis: "- Mozilla
+    accounts (the “Services”) include ..." names "Mozilla accounts"."""
+    if words and re.fullmatch(r"[-*•●▪]|\(?\w{1,3}[.)]", words[0]):
+        words = words[1:]
+    plain = [word.casefold() for word in words]
+    if not 1 <= len(words) <= 4 or not words[0][:1].isupper():
+        return ""
+    if _FUNCTION_WORDS.intersection(plain) or any(not w.isalnum() for w in words):
+        return ""
+    return " ".join(words)
+
+
+def _whole_list(before: str, term: str, phrase: str) -> str:
+    """A plural name given to the last items of a list names the whole list: "information,
+    text, software, ... sounds and other material (called “Materials”)"."""
+    if not phrase or not _plural(term) or _is_acronym(term):
+        return phrase
+    listed = _list_named(_last_clause(before.split()))
+    whole = listed.count(",") >= 2 and listed.endswith(phrase) and len(listed) > len(phrase)
+    return listed if whole else phrase
+
+
+def _plural(term: str) -> bool:
+    last = term.split()[-1]
+    return len(last) > 3 and last.endswith("s") and not last.endswith("ss")
+
+
+def _list_named(words: list[str]) -> str:
+    """The list before a plural name, from its first item: a verb before it is left out
+    ("hold harmless Mozilla, its contractors, ... and agents" names from "Mozilla")."""
+    listed = _listed(words).split()
+    for index, word in enumerate(listed[1:], 1):
+        previous = listed[index - 1]
+        opens = word[:1].isupper() or word.casefold() in _DETERMINERS
+        if opens and not previous.endswith(",") and previous.casefold() not in ("and", "or"):
+            return " ".join(listed[index:])
+    return " ".join(_first_item_like_second(listed))
+
+
+def _first_item_like_second(words: list[str]) -> list[str]:
+    """The list from its first item, as long as its second ("offers information, text,
+    ..." starts at "information"; "return all documents, notes, ..." at "all documents")."""
+    commas = [index for index, word in enumerate(words) if word.endswith(",")]
+    if len(commas) < 2:
+        return words
+    second = [w for w in words[commas[0] + 1 : commas[1] + 1] if w.casefold() not in _ITEM_LEADS]
+    start = max(0, commas[0] + 1 - max(1, len(second)))
+    if start and words[start - 1].casefold() in _ITEM_LEADS - {"and", "or"}:
+        start -= 1
+    return words[start:]
 
 
 def _party_name(before: str) -> str:
@@ -396,11 +480,23 @@ def _spelled_out(words: list[str], acronym: str) -> str:
     for end in range(len(initials), max(0, len(initials) - 3), -1):
         start = end - len(acronym)
         if start >= 0 and "".join(c for _, c in initials[start:end]) == acronym:
-            first = initials[start][0]
+            first = _qualified(words, initials[start][0])
             if first and words[first - 1].casefold() in _DETERMINERS:
                 first -= 1
             return " ".join(words[first:])
     return ""
+
+
+def _qualified(words: list[str], first: int) -> int:
+    """Back over the capitalised words that qualify the spelled-out name between it and its
+    determiner: "This Mutual Non-Disclosure Agreement (“NDA”)" names the mutual one."""
+    for position in range(first - 1, max(-1, first - 4), -1):
+        word = words[position]
+        if word.casefold() in _DETERMINERS:
+            return position + 1
+        if not word[:1].isupper() or re.search(r"['’]s?$|[,;:.]$", word):
+            return first
+    return first
 
 
 def _head_word(term: str) -> str:

@@ -8,14 +8,21 @@ Six styles are recognised:
   in a definitions section also ``An "Account" represents ...``, the verb kept in the
   text); ``Each licensee is addressed as “you”``, ``... is called an “aggregate”``; ``is
   "eligible for relicensing" if ...``; in a definitions section also an unquoted term
-  opening a numbered item (``(3) Controller means ...``);
+  opening a numbered item (``(3) Controller means ...``); an unquoted term its lead
+  announces (``The term authorization refers to``, ``As used in this Agreement, Affiliate
+  means``, ``We use the term X to mean``, ``By "X" we mean``, ``"X" is used to refer to``);
+  a sentence whose verb says it defines (``Availability is defined as ...``, ``A
+  significant change is one that ...``, ``A line is a series of characters that ...``);
+  ``...; this is called "folding"``; ``To "Close the Connection", an endpoint closes ...``;
 - ``pointer``: ``"X" has the meaning given in Section 3.2`` / ``shall have the meaning set
   forth in ...``: the definition is elsewhere (:mod:`.definition_pointers` resolves it);
 - ``parenthetical``: ``the Receiving Party (the "Recipient")``, ``(hereinafter "the
   Agreement")``, ``(‘data subject’)``, ``(together, the "Parties")``
   (:mod:`.definition_parens`);
 - ``glossary``: ``Term: definition`` / ``Term — definition`` lines, only in a definitions
-  section (elsewhere "Note: ..." lines would be noise); the terms of a definition list (an
+  section or a list a lead-in announces as definitions ("In this policy:", "The following
+  terms have the following meanings:"; elsewhere "Note: ..." lines would be noise), and
+  ``"Term": definition`` with real quotes anywhere; the terms of a definition list (an
   HTML ``<dl>``, ``Term`` then ``:   definition``), anywhere; in a definitions section, a
   standard's numbered entries ("3.2" / "attack" / "attempt to destroy, ...");
 - ``table``: Markdown ``| Term | Definition |`` rows, in a definitions section or under a
@@ -40,6 +47,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 
 from ...text.normalize import normalize_term
 from .definition_lists import (
@@ -84,7 +92,9 @@ _VERBS = (
     r"(?:(?:shall|will)\s+mean|means|mean|(?:is|are|shall\s+be|will\s+be)\s+defined\s+"
     r"(?:as|to\s+mean)|(?:shall\s+|will\s+)?refers?\s*,?\s*(?:collectively\s*,\s*)?to"
     r"|(?P<include>(?:shall|will)\s+include|includes|include)|indicates?|denotes?"
-    r"|(?:has|have|shall\s+have|will\s+have)(?=\s+the\s+(?:same\s+)?meanings?\b))"
+    r"|(?:has|have|shall\s+have|will\s+have)(?=\s+the\s+(?:same\s+)?meanings?\b)"
+    # '“Staff” is used to refer to all employees', 'the word "including" is used to mean'
+    r"|(?:is|are)\s+used\s+(?:here(?:in)?\s+)?to\s+(?:mean|refer\s+to|denote|designate))"
 )
 _MEANS = re.compile(
     r"(?P<lead>\b(?i:the\s+)?(?i:terms?|expressions?|words?|phrases?)\s+)?"
@@ -150,6 +160,58 @@ _CALLED = re.compile(
     r"(?:an?\s+|the\s+|its\s+|their\s+)?" + QTERM,
     re.MULTILINE,
 )
+# '"Authorized User": an employee of Customer ...': a quoted term opening a line or an item
+# (real quotes: "**Security**: we encrypt ..." is a bold lead-in, not a term)
+_QUOTED_COLON = re.compile(
+    r"^[ \t]*(?:" + MARKER.pattern + r"[ \t]+)?" + QTERM + r"[ \t]*:[ \t]+(?=\S)", re.MULTILINE
+)
+# A sentence whose verb says it defines: "Availability is defined as the percentage ...",
+# "A significant change is one that is likely to ...", "Eligible costs are those which ..."
+_SELF_DEFINING = re.compile(
+    r"(?:^[ \t]*|(?<=[.!?])[ \t]+)(?:(?:An?|The)[ \t]+)?"
+    r"(?P<term>[A-Za-z][\w\-]*(?:[ \t]+[A-Za-z][\w\-]*){0,3}?)[ \t]+"
+    r"(?:(?:is|are)[ \t]+defined[ \t]+as[ \t]+"
+    r"|(?:is|are)[ \t]+(?=(?:one|ones|those)[ \t]+(?:that|which|who|whose|where|in[ \t]+which)\b))",
+    re.MULTILINE,
+)
+_SELF_DEFINING_CUE = re.compile(
+    r"\b(?:is|are)[ \t]+(?:defined[ \t]+as|(?:one|ones|those)[ \t]+(?:that|which|who|whose|where"
+    r"|in[ \t]+which))\b"
+)
+# the classic form, a kind and what sets it apart: "A line is a series of characters that
+# is delimited with CRLF" (an indefinite subject opening a sentence; "the line is ..." speaks
+# of one line)
+_GENUS = re.compile(
+    r"(?:^[ \t]*|(?<=[.!?])[ \t]+)An?[ \t]+"
+    r"(?P<term>[A-Za-z][\w\-]*(?:[ \t]+[A-Za-z][\w\-]*){0,2}?)[ \t]+is[ \t]+"
+    r"(?=an?\s+(?:[\w\-]+\s+){0,6}?(?:that|which|who|whose|where|in\s+which)\b)",
+    re.MULTILINE,
+)
+_GENUS_CUE = re.compile(r"\bis[ \t]+an?[ \t]")
+# what a sentence says of an example or a case, not of a kind it defines
+_META_NOUNS = word_set(
+    "example case instance way reason problem result approach option alternative solution"
+    " difference exception consequence possibility issue concern challenge benefit advantage"
+    " disadvantage feature goal aim purpose rule requirement"
+)
+_QUOTED_COLON_CUE = re.compile(r"[\"'’”][ \t]*:[ \t]")
+_MEMBER_VALUE = re.compile(r"[\"“{\[\d-]|(?:true|false|null)\b")
+# "...; this is called “folding”": the clause before names the term
+_THIS_CALLED = re.compile(
+    r"(?P<stop>[;,:]|[.!?])[ \t]+[Tt]his\s+is\s+(?:(?:also|commonly|often|sometimes)\s+)?"
+    r"(?:called|known\s+as|referred\s+to\s+as|termed)\s+(?:an?\s+|the\s+)?"
+    + QTERM
+    # 'This is called a "chosen plaintext" attack': the quoted words qualify a noun
+    + r"(?=\s*(?:[.;:,)]|$))"
+)
+# "To _Close the Connection_, an endpoint closes the transport": what doing it is (a
+# subject and its verb follow the comma; "To “opt out”, click the link" instructs)
+_TO_DO = re.compile(
+    r"(?:^[ \t]*|(?<=[.!?])[ \t]+)To[ \t]+" + QTERM + r"[ \t]*,\s+"
+    r"(?=(?:an?|the|each|every)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+[a-z]{2,}s\b)",
+    re.MULTILINE,
+)
+_TO_DO_CUE = re.compile(r"\bTo[ \t]+[\"'‘“]")
 # "is “eligible for relicensing” if ...", "An interface displays “Appropriate Legal Notices” to
 # the extent that it includes ..." (a verb in the third person before the quoted term)
 _CONDITIONAL = re.compile(
@@ -192,6 +254,31 @@ _UNQUOTED = re.compile(
     r"[ \t]*[:,—–]?",
     re.MULTILINE,
 )
+# "In this case, ...", "In this way, ...": a circumstance, not the document's scope
+_CIRCUMSTANCE = (
+    r"(?:case|cases|way|event|instance|situation|example|context|manner|respect|regard|scenario"
+    r"|mode|step|state|phase)\b"
+)
+# An unquoted term after words that announce one: "The term authorization refers to ...",
+# "As used in this Agreement, Affiliate means ...": the lead stands for the quotes.
+_ANNOUNCED = re.compile(
+    r"(?:\b(?:[Tt]he|[Aa])\s+(?:term|phrase|expression|word)\s+"
+    r"|(?:^[ \t]*|(?<=[.;:])[ \t]+)(?:[Aa]s\s+used\s+(?:in|herein|hereunder|throughout)\b"
+    r"[^,;:.\n]{0,60}|[Ii]n\s+this\s+(?!" + _CIRCUMSTANCE + r")[\w-]+(?:\s+[\w-]+)?),[ \t]+"
+    r"(?:(?:the|an?)[ \t]+)?"
+    # "By “personal data” we mean ..."
+    r"|(?:^[ \t]*|(?<=[.;:])[ \t]+)By[ \t]+)"
+    r"[\"“‘']?(?P<term>[A-Za-z][\w\-/&]*(?:[ \t]+[A-Za-z][\w\-/&]*){0,4}?)[\"”’']?"
+    # not "includes" (it widens a term defined elsewhere) nor "has the meaning" (a pointer)
+    r"[ \t]+(?P<verb>(?:(?:shall|will)\s+)?(?:means?|refers?\s+to|denotes?)|(?:is|are)\s+"
+    r"(?:defined\s+as|used\s+to\s+(?:mean|refer\s+to|denote))|to\s+(?:mean|refer\s+to|denote)"
+    r"|(?:we|I)\s+mean)"
+    r"\b[ \t]*[:,—–]?",
+    re.MULTILINE,
+)
+_ANNOUNCED_CUE = re.compile(
+    r"\b(?:term|phrase|expression|word)\b|\b[Aa]s\s+used\b|\b[Ii]n\s+this\b|\bBy\s"
+)
 #: What follows "has": "the meaning given in Section 3.2", "the same meaning as in the DPA".
 POINTER = re.compile(r"(?i)^(?:the\s+)?(?:same\s+)?meanings?\b")
 # "the Participant Software (meaning the Contributor Version ...)"
@@ -201,6 +288,11 @@ _MEANING = re.compile(r"\b(?P<term>[A-Z][\w-]*(?:[ \t]+[A-Z][\w-]*){0,4})\s+\(me
 _SENTENCE_END = re.compile(
     r"(?<!\.[A-Z])[.!?][\"”’)]*(?=\s+[A-Z\"“‘(]|\s+\d{1,2}(?:\.\d{1,2})*\.?\s+[A-Z]|\s*$)"
 )
+_SUBORDINATORS = word_set(
+    "although though while whilst since because if unless when whenever where whereas once as"
+    " after before until"
+)
+_NOT_A_NAME = re.compile(r"(?:here|there)\w+|following|terms?|words?|also|both|either|each")
 _PRONOUNS = word_set("this that it which such there these those he she they what who each any all")
 _VERB_WORDS = word_set("is are was were be shall will must may can should would does do did not")
 # words that open a clause, not a term: "In communications ... means", "Whose manner and means"
@@ -217,6 +309,21 @@ _DEF_HEADING = re.compile(
     r"|symbols|examples|notation)){0,3}$"
 )
 _ACRONYMS = re.compile(r"acronym|abbreviation")
+# a line that announces definitions below it: "The following terms have the following
+# meanings:", "In this Agreement, the following definitions apply:", "In this Act—"
+_LIST_LEAD = re.compile(
+    r"(?im)(?:\bthe\s+following\s+(?:terms?|words?|expressions?|definitions?)\b[^\n]{0,120}"
+    r"|\b(?:terms?|words?|expressions?)\s+(?:used\s+)?[^\n:]{0,60}?(?:have|shall\s+have|bear)"
+    r"\s+the\s+(?:following\s+)?meanings?\b[^\n]{0,80}"
+    r"|^[ \t]*In\s+this\s+(?:[\w-]+[ \t]*){1,3}(?:,\s*unless\s+the\s+context\s+otherwise\s+"
+    r"requires)?)[ \t]*[:—–][ \t]*\n"
+)
+_PARAGRAPH = re.compile(r"\s*(?:.+\n?)+")
+# a paragraph of such a list: an item, or a term then "means" or a colon
+_LIST_ENTRY = re.compile(
+    r"\s*(?:" + MARKER.pattern + r"[ \t]|[\"“‘*]|[A-Za-z][\w\-/ ]{0,60}?(?:[ \t]+(?:means|refers"
+    r"\s+to|includes)\b|:[ \t]))"
+)
 _HEADING_NUMBER = re.compile(
     r"^(?:#+\s*)?(?:(?:section|sec|article|art|chapter|ch|part|clause|schedule|annex|appendix"
     r"|title|rule|§+)\.?\s*)?(?:(?:\d+[a-z]?|[a-z])(?:[.\-]\d+)+|\d+[a-z]?|[ivxlc]+|[a-z])?"
@@ -233,13 +340,43 @@ def is_definitions_heading(heading: str) -> bool:
 
 
 def find_definitions(text: str, in_definitions_section: bool = False) -> list[FoundDefinition]:
-    """All definitions in ``text``, in text order, without duplicates."""
-    marked = unmark(text)
+    """All definitions in ``text``, in text order, without duplicates; a list announced as
+    definitions ("In this policy:", "The following terms have the following meanings:")
+    is read as a definitions section is."""
     in_definitions_section = in_definitions_section or _titled_definitions(text)
+    found = _definitions(text, in_definitions_section)
+    if not in_definitions_section:
+        for start, end in _announced_lists(text):
+            found += [
+                replace(item, start=item.start + start, end=item.end + start)
+                for item in _definitions(text[start:end], True)
+            ]
+    return _dedupe(found)
+
+
+def _announced_lists(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each list a lead-in announces as definitions: its items, or its
+    paragraphs that open with a term, up to a heading or the first other paragraph."""
+    for lead in _LIST_LEAD.finditer(text):
+        end = start = lead.end()
+        for paragraph in _PARAGRAPH.finditer(text, start):
+            body = paragraph.group()
+            if body.lstrip().startswith("#") or not _LIST_ENTRY.match(body):
+                break
+            end = paragraph.end()
+        if end > start:
+            yield start, end
+
+
+def _definitions(text: str, in_definitions_section: bool) -> list[FoundDefinition]:
+    marked = unmark(text)
     means = list(_means_definitions(marked, in_definitions_section))
     spans = [(head[0], found.end) for head, found in means]
     found = [item for _, item in means]
     found += _called_definitions(marked)
+    found += _this_called_definitions(marked)
+    found += [] if in_definitions_section else _quoted_colon_definitions(marked)
+    found += _procedure_definitions(marked)
     found += _conditional_definitions(marked)
     found += _meaning_definitions(marked)
     # '"Massive Multiauthor Collaboration Site" (or "MMC Site") means': an alias, not a
@@ -260,13 +397,16 @@ def find_definitions(text: str, in_definitions_section: bool = False) -> list[Fo
     extra += purpose_definitions(marked)
     extra += headed
     found += [item for item in extra if not _overlaps(item, spans)]
+    # the more specific readings of the same sentence win ("opening", "means")
+    taken = [(item.start, item.end) for item in found]
+    found += [item for item in _self_defining(marked) if not _overlaps(item, taken)]
     # a row keeps the "means" its definition holds ('Relevant Provisions | Means, in relation
     # to COBS, "relevant provisions" means ...')
     found += column_definitions(marked)
     # '"MUST" This word, or the terms "REQUIRED" or "SHALL", mean that ...': the quoted
     # synonyms' "mean" does not hide the term before them
     found += pointed_definitions(marked) if in_definitions_section else []
-    return _dedupe(found)
+    return found
 
 
 def _section_definitions(marked: Unmarked, text: str) -> list[FoundDefinition]:
@@ -322,6 +462,7 @@ def _means_definitions(
     text = marked.quoted
     matches = _quoted_means(text, marked.emphasised)
     matches += _copula_means(text, matches, _COPULA_ANYWHERE, marked.emphasised)
+    matches += _announced_means(text, matches)
     if in_section:
         matches += _copula_means(text, matches, _COPULA)
         quoted = [(start, _definition_end(text, terms[0][1], end)) for start, end, terms in matches]
@@ -369,6 +510,8 @@ def _called_definitions(marked: Unmarked) -> list[FoundDefinition]:
         term, start = term_at(match.group("term"), match.start("term"))
         subject = collapse(marked.plain[match.start("subject") : match.end("subject")])
         subject = _inside_open_parenthesis(subject).rstrip(" ,")
+        if re.search(r"\b(?:which|that|who)$", subject):
+            continue  # "in small pieces, which are called “chunks”": no subject of its own
         end = match.end()
         if re.match(r"\s+if\b", marked.quoted[end:]):
             sentence = _SENTENCE_END.search(marked.quoted, end)
@@ -378,6 +521,100 @@ def _called_definitions(marked: Unmarked) -> list[FoundDefinition]:
             subject = f"{subject} {condition}"
         if valid_term(term):
             found.append(FoundDefinition(term, subject, start, end, "means"))
+    return found
+
+
+def _this_called_definitions(marked: Unmarked) -> list[FoundDefinition]:
+    """'the field body can be split into lines; this is called "folding"': the clause (or
+    sentence) before "this" defines the term."""
+    text = marked.quoted
+    found = []
+    for match in _THIS_CALLED.finditer(text):
+        paragraph = text.rfind("\n\n", 0, match.start()) + 1
+        ends = list(_SENTENCE_END.finditer(text, paragraph, match.start("stop")))
+        start = ends[-1].end() if ends else paragraph
+        # 'X are referred to as "Y". This is called "Z".': "this" is the quoted term's
+        quoted = re.search(r"[\"“”‘’]", text[start : match.start("stop")])
+        definition, _ = clean_definition(marked, start, match.start("stop"))
+        term, term_start = term_at(match.group("term"), match.start("term"))
+        if valid_term(term) and len(definition.split()) >= 3 and not quoted:
+            found.append(FoundDefinition(term, definition, term_start, match.end(), "means"))
+    return found
+
+
+def _quoted_colon_definitions(marked: Unmarked) -> list[FoundDefinition]:
+    """'"Authorized User": an employee of Customer authorized to use the Service.': the
+    rest of the line's item or paragraph defines the quoted term."""
+    text = marked.quoted
+    found = []
+    for match in _windowed(_QUOTED_COLON, _QUOTED_COLON_CUE, text, 160, 20):
+        line_end = text.find("\n", match.end())
+        line = text[match.end() : line_end if line_end >= 0 else len(text)].rstrip()
+        # '"name": "value",' / '"size": 10': a JSON or YAML member, not a glossary line
+        member = _MEMBER_VALUE.match(line) or line.endswith((",", "{", "["))
+        if match.start("term") - 1 in marked.emphasised or member or len(line.split()) < 3:
+            continue
+        end = _definition_end(text, match.start("term"), match.end())
+        definition, end = clean_definition(marked, match.end(), end)
+        term, term_start = term_at(match.group("term"), match.start("term"))
+        if valid_term(term) and definition:
+            found.append(FoundDefinition(term, definition, term_start, end, "glossary"))
+    return found
+
+
+def _self_defining(marked: Unmarked) -> list[FoundDefinition]:
+    """'Availability is defined as the percentage of time ...', 'A significant change is
+    one that ...': the sentence's own verb says that it defines its subject."""
+    text = marked.plain
+    found = []
+    genus = _windowed(_GENUS, _GENUS_CUE, text, 60)
+    for match in [*_windowed(_SELF_DEFINING, _SELF_DEFINING_CUE, text, 60), *genus]:
+        term = match.group("term")
+        lead = term.split()[0].casefold()
+        if not _valid_unquoted(term) or _NOT_A_NAME.fullmatch(lead) or lead in _SUBORDINATORS:
+            continue
+        if term.split()[-1].casefold() in _META_NOUNS:
+            continue  # "A good example is a server that ..."
+        if not _sentence_opens(text, match.start()):
+            continue  # a wrapped line: "... the entire field-value for that\n header field is"
+        sentence = _SENTENCE_END.search(text, match.end())
+        stop = sentence.start() if sentence else paragraph_end(text, match.end())
+        definition, stop = clean_definition(marked, match.end(), stop)
+        # "is defined as follows:", "is defined as in Section 2": the definition is elsewhere;
+        # "The request method is defined as being cacheable": a property, not what it is
+        elsewhere = re.match(r"(?:follows|below|above|in|by|under|per|being)\b", definition)
+        if valid_term(term) and len(definition.split()) >= 3 and not elsewhere:
+            found.append(FoundDefinition(term, definition, match.start("term"), stop, "means"))
+    return found
+
+
+def _sentence_opens(text: str, position: int) -> bool:
+    """Whether a sentence opens at ``position``: the text's start, after a blank line, or
+    after a sentence's (or heading's, or item's) end; not a wrapped line's start."""
+    before = text[max(0, position - 200) : position].rstrip(" \t")
+    if not before or before.endswith("\n\n"):
+        return True
+    last = before.rstrip()
+    return (
+        not last
+        or last[-1] in ".!?:"
+        or before.endswith("\n")
+        and bool(MARKER.match(text, position))
+    )
+
+
+def _procedure_definitions(marked: Unmarked) -> list[FoundDefinition]:
+    """'To _Close the WebSocket Connection_, an endpoint closes the underlying TCP
+    connection.': the sentence after the comma says what doing it is."""
+    text = marked.quoted
+    found = []
+    for match in _windowed(_TO_DO, _TO_DO_CUE, text, 8):
+        sentence = _SENTENCE_END.search(text, match.end())
+        stop = sentence.start() if sentence else paragraph_end(text, match.end())
+        definition, stop = clean_definition(marked, match.end(), stop)
+        term, term_start = term_at(match.group("term"), match.start("term"))
+        if valid_term(term) and definition:
+            found.append(FoundDefinition(term, definition, term_start, stop, "means"))
     return found
 
 
@@ -487,15 +724,40 @@ def _copula_means(
     return found
 
 
+def _announced_means(
+    text: str, matches: list[tuple[int, int, list[tuple[str, int]]]]
+) -> list[tuple[int, int, list[tuple[str, int]]]]:
+    """Unquoted terms a lead announces ("The term authorization refers to", "As used in
+    this Agreement, Affiliate means"); not "The term of this Agreement includes any
+    renewal" (a clause, not a name) nor "the term vendor does not include"."""
+    taken = [(start, end) for start, end, _ in matches]
+    found = []
+    for match in _windowed(_ANNOUNCED, _ANNOUNCED_CUE, text, 12, 240):
+        term = match.group("term")
+        words = term.casefold().split()
+        clause = _CLAUSE_LEADS.intersection(words) or words[0] in _PRONOUNS
+        # "the term hereof", "the following terms have the meanings ...": no name
+        clause = clause or any(_NOT_A_NAME.fullmatch(word) for word in words)
+        signal = _SIGNALS.match(match.group("verb")) and _CLAUSE.match(text, match.end())
+        # "the server means to close": intends, does not define
+        signal = signal or (match.group("verb") == "means" and text.startswith("to ", match.end()))
+        overlap = any(a < match.end() and match.start("term") < b for a, b in taken)
+        if clause or signal or overlap or _VERB_WORDS.intersection(words):
+            continue
+        found.append((match.start("term"), match.end(), [(term, match.start("term"))]))
+    return found
+
+
 def _windowed(
-    pattern: re.Pattern[str], cue: re.Pattern[str], text: str, reach: int
+    pattern: re.Pattern[str], cue: re.Pattern[str], text: str, reach: int, tail: int = 80
 ) -> Iterator[re.Match[str]]:
     """``pattern``'s matches, sought only around the rare words it needs (``cue``), each
     once: the same matches as ``pattern.finditer(text)`` when none reaches back further
-    than ``reach`` characters before its cue, at a fraction of the cost."""
+    than ``reach`` characters before its cue nor ends ``tail`` after it, at a fraction of
+    the cost."""
     seen: set[int] = set()
     for hit in cue.finditer(text):
-        for match in pattern.finditer(text, max(0, hit.start() - reach), hit.end() + 80):
+        for match in pattern.finditer(text, max(0, hit.start() - reach), hit.end() + tail):
             if match.start() not in seen and match.start() <= hit.start():
                 seen.add(match.start())
                 yield match
