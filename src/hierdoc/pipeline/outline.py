@@ -91,6 +91,9 @@ _DOT_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})*)\.(?=\s|$)")
 _LETTER_DOT_ITEM = re.compile(r"^(?P<value>[a-z]|[ivxl]{1,6}|[A-Z])\.(?=\s)")
 _DECIMAL_ITEM = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3})+)(?=\s+[A-Z‘'\"“(])")
 #: An appendix's decimal clauses: "A.1.  Changes", "C.12.  Since draft-08" (``appendix-a-1``).
+_BARE_CLAUSE = re.compile(r"^(?P<value>\d{1,3}(?:\.\d{1,3}){2,4})$")
+"""A clause number of three parts or more alone on its line ("12.6.1"), as a PDF gives a
+requirement whose number and text sit in two cells of a row."""
 _LETTERED_DECIMAL = re.compile(r"^(?P<value>[A-Z](?:\.\d{1,3})+)(?:\.(?=\s)|(?=\s+[A-Z‘'\"“(]))")
 _CAPS_TITLE = re.compile(r"^\s*(?P<title>[A-Z][A-Z0-9 ,'’&/\-]{2,80}?)\.?\s*(?:—|--|\.—)")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -147,6 +150,8 @@ class Mark:
     """For a rulebook's numbered line: its id, final."""
     indent: int = 0
     """Columns before the label on its line (plain text)."""
+    after_blank: bool = False
+    """The line opens a paragraph: the text's first line, or one after a blank line."""
 
     @property
     def titled(self) -> bool:
@@ -259,6 +264,7 @@ def _enum_mark(index: int, lines: list[str]) -> Mark | None:
             _DOT_ITEM.match(stripped)
             or _DECIMAL_ITEM.match(stripped)
             or _LETTERED_DECIMAL.match(stripped)
+            or _bare_clause(index, lines)
         )
         if not match:
             return None
@@ -284,6 +290,23 @@ def _enum_mark(index: int, lines: list[str]) -> Mark | None:
     heading = f"{label_text} {caps['title'].strip()}" if caps else label_text
     lines_taken = 0 if rest.strip() else 1
     return Mark(index, "enum", match["value"], None, heading, lines_taken, readings, indent=indent)
+
+
+def _bare_clause(index: int, lines: list[str]) -> re.Match[str] | None:
+    """A clause number alone on its line whose text follows it as the next paragraph (after
+    at most one blank line), opening with a capital and a few words: "12.6.1" / "" /
+    "Verify that ...". A number followed by another number, a word or nothing is a
+    table's cell, not a clause."""
+    match = _BARE_CLAUSE.match(lines[index].strip())
+    if not match:
+        return None
+    below = [line.strip() for line in lines[index + 1 : index + 3]]
+    text = below[0] or (below[1] if len(below) > 1 else "")
+    return match if text and _CLAUSE_TEXT.match(text) else None
+
+
+_CLAUSE_TEXT = re.compile(r"^[‘'\"“]?[A-Z][a-z’']*(?:\s+\S+){2}")
+"""Text that opens a clause: a word with a capital, then two more words at least."""
 
 
 def _plain_label(line: str) -> str:
@@ -377,6 +400,7 @@ def find_marks(text: str) -> list[Mark]:
         mark = block or _enum_mark(index, lines)
         previous = "" if block else line
         if mark:
+            mark.after_blank = index == 0 or not lines[index - 1].strip()
             marks.append(mark)
             skip_until = index + mark.heading_lines - 1
     if rulebook:
@@ -470,6 +494,10 @@ class _Level:
     prefix: tuple[str, ...] = ()
     titled_at: int | None = None
     """The indent of the level's first item when it is a titled clause heading."""
+    indent: int = 0
+    """The indent of the level's last item."""
+    nested: bool = False
+    """A list numbered again inside an item of its own style (see :func:`_nests_in`)."""
 
 
 #: Items an enumeration may skip and go on: "(l)" after "(j)" when "(k)" was lost in
@@ -485,6 +513,8 @@ def _continues(level: _Level, style: str, value: int, mark: Mark, skipped: int =
     under clause "2.")."""
     if level.style != style or value != level.value + 1 + skipped:
         return False
+    if level.nested and mark.indent < level.indent:
+        return False  # the outer list's next item, set further out than the nested list
     further_in = level.titled_at is not None and mark.indent > level.titled_at
     if further_in and (not mark.titled or skipped):
         return False
@@ -497,7 +527,7 @@ def _opens_level(
     """A first value ("(a)", "(1)", "(i)", "1.", "4.1") of a style not open yet; clauses
     may count from "0." (a licence's "0. Definitions")."""
     first = value == 1 or (value == 0 and style == "decimal1")
-    if not first or any(level.style == style for level in stack):
+    if not first or any(level.style == style and not _nests_in(level, mark) for level in stack):
         return False
     under_clause = stack[-1].style.startswith("decimal") if stack else in_clause
     if style == "dot-upper" and not under_clause:
@@ -508,6 +538,13 @@ def _opens_level(
     if stack and stack[-1].style.startswith("decimal"):
         return prefix == (*stack[-1].prefix, str(stack[-1].value))
     return True
+
+
+def _nests_in(level: _Level, mark: Mark) -> bool:
+    """A list item numbered from one again, set further in than the open untitled items of
+    its style: a nested list of a Markdown list ("    1." under "1. The Supplier shall:").
+    Under titled clauses ("1.  Introduction" of an RFC) a list set further in is text."""
+    return level.titled_at is None and mark.indent > level.indent and not mark.titled
 
 
 def _place_enum(
@@ -563,8 +600,11 @@ def _opens_roman_list(mark: Mark, following: Mark) -> bool:
     return any(style in romans and value == 2 for style, value in following.styles)
 
 
-def build_outline(marks: list[Mark], root_kind: str = "") -> list[OutlineNode]:
-    """Decide which marks open sections and where each nests."""
+def build_outline(
+    marks: list[Mark], root_kind: str = "", root_number: tuple[str, ...] = ()
+) -> list[OutlineNode]:
+    """Decide which marks open sections and where each nests; ``root_number`` is the number
+    of the heading above the text ("3.2" for "3.2 Competence"), if it has one."""
     nodes: list[OutlineNode] = []
     blocks: list[tuple[str, int | None]] = [(root_kind, None)]
     enums: list[_Level] = []
@@ -587,6 +627,7 @@ def build_outline(marks: list[Mark], root_kind: str = "") -> list[OutlineNode]:
         following = marks[position + 1] if position + 1 < len(marks) else None
         in_clause = BLOCK_RANK.get(blocks[-1][0]) == BLOCK_RANK["section"]
         placed = _place_enum(enums, mark, following, in_clause)
+        placed = placed or _numbered_within(enums, mark, root_number)
         if placed is None:
             continue
         depth, style, value = placed
@@ -596,8 +637,28 @@ def build_outline(marks: list[Mark], root_kind: str = "") -> list[OutlineNode]:
         nodes.append(OutlineNode(mark, parent, style))
         prefix = tuple(_decimal_parts(mark.value)[:-1]) if style.startswith("decimal") else ()
         titled_at = _titled_at(previous, mark)
-        enums.append(_Level(style, value, len(nodes) - 1, prefix, titled_at))
+        nested = any(level.style == style for level in enums)
+        level = _Level(style, value, len(nodes) - 1, prefix, titled_at, mark.indent, nested)
+        enums.append(level)
     return nodes
+
+
+def _numbered_within(
+    stack: list[_Level], mark: Mark, root_number: tuple[str, ...]
+) -> tuple[int, str, int] | None:
+    """A clause numbered in full opens its first level whatever its value: one whose number
+    extends the number of the heading above the text ("3.2.3" under "3.2 Competence", when
+    "3.2.1" and "3.2.2" were set apart in a table or on the page before), and a titled
+    clause heading of three parts or more standing alone ("3.1.4. Attack Vector 4" under
+    an unnumbered heading a PDF marked between 3.1.3 and 3.1.4)."""
+    if stack or not mark.styles:
+        return None
+    style, value = mark.styles[0]
+    if not style.startswith("decimal"):
+        return None
+    prefix = tuple(_decimal_parts(mark.value)[:-1])
+    whole = len(prefix) >= 2 and mark.heading_lines > 0 and mark.titled and mark.after_blank
+    return (0, style, value) if whole or (root_number and prefix == root_number) else None
 
 
 def _titled_at(previous: _Level | None, mark: Mark) -> int | None:
@@ -681,15 +742,22 @@ def _block_key(nodes: list[OutlineNode], index: int) -> tuple[str, ...]:
     return tuple(reversed(key))
 
 
-def outline(text: str, root_kind: str = "") -> list[OutlineNode]:
-    """The sections opened by numbering in ``text``, table-of-contents entries left out."""
-    marks = find_marks(text)
+def outline(
+    text: str,
+    root_kind: str = "",
+    root_number: tuple[str, ...] = (),
+    marks: list[Mark] | None = None,
+) -> list[OutlineNode]:
+    """The sections opened by numbering in ``text``, table-of-contents entries left out;
+    ``root_number`` is the number of the heading above the text, if it has one, ``marks``
+    those :func:`find_marks` gives for it, when already found."""
+    marks = find_marks(text) if marks is None else marks
     lines = text.splitlines()
-    nodes = build_outline(marks, root_kind)
+    nodes = build_outline(marks, root_kind, root_number)
     for _ in range(3):  # leaving out one level of a contents list can expose the next
         toc = table_of_contents(nodes, lines)
         if not toc:
             break
         marks = [m for m in marks if m.line not in toc]
-        nodes = build_outline(marks, root_kind)
+        nodes = build_outline(marks, root_kind, root_number)
     return nodes

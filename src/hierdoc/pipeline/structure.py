@@ -28,8 +28,18 @@ from markdown_it import MarkdownIt
 
 from ..models import Section
 from ..text.numbering import Label, parse_heading, parse_lettered_heading, slugify
+from . import rule_paths
 from .headings import plain_heading
-from .outline import BLOCK_RANK, TOP_KINDS, OutlineNode, numbered_line, outline
+from .outline import (
+    BLOCK_RANK,
+    TOP_KINDS,
+    Mark,
+    OutlineNode,
+    find_marks,
+    numbered_line,
+    outline,
+)
+from .title_lines import MIN_TITLES, title_lines
 
 PREAMBLE_ID = "preamble"
 _LETTERED_ID = re.compile(r"section-[a-z]")
@@ -71,6 +81,9 @@ class _Node:
     """A heading the document marks as one (Markdown ``#``), not a numbered line in a body."""
     fixed: bool = False
     """``local_id`` is final (a rulebook's number, see :mod:`.rule_paths`): never qualified."""
+    throughout: bool = False
+    """A paragraph numbered throughout a text, across its title lines: a clause of the text
+    (``section-4`` for "(4)", cited "Section 4"), not qualified by the title above it."""
 
 
 _HEADING_LINE = re.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|=+[ \t]*$|-+[ \t]*$)", re.MULTILINE)
@@ -105,9 +118,12 @@ def _title_heading(headings: list[_Heading]) -> _Heading | None:
 
 def parse_sections(text: str, title: str) -> list[Section]:
     """Sections of a document in reading order, each with its parent chain and id."""
+    marked = find_headings(text)
+    if not marked and (titled := _title_line_nodes(text, title)):
+        return _to_sections(titled, title)
     nodes: list[_Node] = []
     new_index: dict[int, int] = {}
-    headings = _heading_nodes(text, title)
+    headings = _heading_nodes(text, title, marked)
     taken = {n.local_id for n in headings if n.marked}
     for old_index, node in enumerate(headings):
         if node.parent is not None:
@@ -116,6 +132,63 @@ def parse_sections(text: str, title: str) -> list[Section]:
         for piece in _with_continued_numbers(node, taken):
             nodes += _split_by_numbering(piece, len(nodes))
     return _to_sections(nodes, title)
+
+
+def _title_line_nodes(text: str, title: str) -> list[_Node]:
+    """The sections of a plain text without Markdown headings whose headings are unnumbered
+    title lines (see :mod:`.title_lines`), or none for a text with a numbered heading
+    ("1.  Introduction", "Article 4"). The numbered paragraphs of the whole text go on
+    across the titles ("(3)" under the second title after "(1)", "(2)" under the first),
+    so they are found in the whole text and nest under the title above them. After the
+    first numbered paragraph, a title line is a section only when such a paragraph follows
+    it: one followed by unnumbered text is a subheading inside a paragraph."""
+    lines = text.splitlines(keepends=True)
+    found = set(title_lines(lines))
+    if not found or rule_paths.is_rulebook([line.rstrip("\r\n") for line in lines]):
+        return []
+    marks = find_marks(text)
+    if any(_numbered_heading(mark) for mark in marks):
+        return []
+    numbered = outline(text, marks=marks)
+    items = {item.mark.line: (position, item) for position, item in enumerate(numbered)}
+    if items:
+        first = min(items)
+        found = {i for i in found if i < first or _opens_numbered_run(i, lines, items)}
+        if len(found) < MIN_TITLES:
+            return []
+    cuts = sorted(found | items.keys())
+    nodes = [_Node(title, "", "".join(lines[: cuts[0]]), None, "preamble", PREAMBLE_ID)]
+    item_nodes: dict[int, int] = {}
+    above = 0
+    for start, end in zip(cuts, [*cuts[1:], len(lines)], strict=True):
+        if start in found:
+            heading = lines[start].strip()
+            above = len(nodes)
+            body = "".join(lines[start + 1 : end])
+            nodes.append(_Node(heading, lines[start], body, None, "heading", slugify(heading)))
+            nodes[-1].marked = True
+            continue
+        position, item = items[start]
+        parent = above if item.parent is None else item_nodes[item.parent]
+        used = item.mark.heading_lines
+        head, body = "".join(lines[start : start + used]), "".join(lines[start + used : end])
+        item_nodes[position] = len(nodes)
+        nodes.append(_outline_node(item, head, body, parent))
+        nodes[-1].throughout = item.parent is None
+    return nodes
+
+
+def _opens_numbered_run(
+    index: int, lines: list[str], items: dict[int, tuple[int, OutlineNode]]
+) -> bool:
+    """Whether the title line at ``index`` is followed by a paragraph numbered in the text."""
+    following = next((i for i in range(index + 1, len(lines)) if lines[i].strip()), None)
+    return following in items and items[following][1].parent is None
+
+
+def _numbered_heading(mark: Mark) -> bool:
+    """A block ("Article 4"), a rulebook's numbered rule, or a titled clause ("1.  Scope")."""
+    return mark.kind != "enum" or bool(mark.heading_lines and mark.titled)
 
 
 def _titled(index: int, lines: list[str]) -> bool:
@@ -171,9 +244,8 @@ def _with_continued_numbers(node: _Node, taken: set[str]) -> list[_Node]:
     return pieces
 
 
-def _heading_nodes(text: str, title: str) -> list[_Node]:
+def _heading_nodes(text: str, title: str, headings: list[_Heading]) -> list[_Node]:
     lines = text.splitlines(keepends=True)
-    headings = find_headings(text)
     title_heading = _title_heading(headings)
     body_headings = _without_contents_entries([h for h in headings if h is not title_heading])
     body_headings = _joined_annex_titles(body_headings, lines)
@@ -202,7 +274,8 @@ def _heading_nodes(text: str, title: str) -> list[_Node]:
                 marked=True,
             )
         )
-        stack.append((heading.level, len(nodes) - 1))
+        if not _CONTENTS_HEADING.match(heading.text.strip()):
+            stack.append((heading.level, len(nodes) - 1))
     return nodes
 
 
@@ -317,8 +390,10 @@ def _appendix_subsection(heading: str, parent: _Node) -> Label | None:
 
 
 def _split_by_numbering(node: _Node, offset: int) -> list[_Node]:
-    """The node with its own text shortened, followed by the sections its numbering opens."""
-    found = outline(node.body, node.kind)
+    """The node with its own text shortened, followed by the sections its numbering opens.
+    A table of contents holds no section: those its text opens (the body of a document
+    whose contents heading is its last heading) sit beside it."""
+    found = outline(node.body, node.kind, _clause_number(node))
     if not found:
         return [node]
     lines = node.body.splitlines(keepends=True)
@@ -333,16 +408,28 @@ def _split_by_numbering(node: _Node, offset: int) -> list[_Node]:
         marked=node.marked,
     )
     result = [head]
+    holds = not _CONTENTS_HEADING.match(node.heading.strip())
     for index, item in enumerate(found):
         own = lines[item.mark.line : starts[index + 1]]
         heading_part = own[: item.mark.heading_lines]
-        parent = offset if item.parent is None else offset + 1 + item.parent
+        if item.parent is not None:
+            parent = offset + 1 + item.parent
+        else:
+            parent = offset if holds else node.parent
         result.append(
             _outline_node(
                 item, "".join(heading_part), "".join(own[item.mark.heading_lines :]), parent
             )
         )
     return result
+
+
+def _clause_number(node: _Node) -> tuple[str, ...]:
+    """The number of a marked heading numbered as a clause ("3.2" of "3.2 Competence")."""
+    label = parse_heading(node.heading) if node.marked else None
+    if label is None or label.kind != "section" or not all(p.isdigit() for p in label.parts):
+        return ()
+    return label.parts
 
 
 def _outline_node(item: OutlineNode, heading_line: str, body: str, parent: int) -> _Node:
@@ -403,7 +490,9 @@ def _assign_ids(nodes: list[_Node]) -> list[str]:
     for index, node in enumerate(nodes):
         if node.kind == "enum":
             parent_id = ids[node.parent] if node.parent is not None else None
+            parent_id = PREAMBLE_ID if node.throughout else parent_id
             top = parent_id in tops and node.style.startswith(_PARAGRAPH_STYLES)
+            top = top or node.throughout
             if top or _other_clause(node, parent_id) or _written_whole(node):
                 section_id = "section-" + node.local_id.replace(".", "-")
             else:

@@ -123,13 +123,13 @@ _TRANSPARENT = re.compile(
 )
 _THIS = re.compile(
     r"(?<![\w-])this" + _S + r"+(?:(?P<kind>article|section|chapter|title|part|annex|schedule"
-    r"|appendix|rule)\b|(?P<sub>paragraph|point|subsection|subparagraph|clause)\b(?!"
-    + _S
-    + r"*\())",
+    r"|appendix|rule)\b(?!" + _S + r"+\d)|(?P<sub>paragraph|point|subsection|subparagraph"
+    r"|clause)\b(?!" + _S + r"*\())",
     re.IGNORECASE,
 )
 """The current part: "this Article", "this paragraph"; not "this paragraph (d)(3)", US rules'
-words for "paragraph (d)(3) of this section", read as that sub with "this" a lead-in."""
+words for "paragraph (d)(3) of this section", read as that sub with "this" a lead-in, nor
+"this Section 5", a contract's words for Section 5 read as such."""
 _OF = re.compile(rf"{_S}+of{_S}+(?:the{_S}+)?", re.IGNORECASE)
 _PLURAL_BLOCK = re.compile(
     r"(?<![\w-])(?P<kind>chapters|titles|parts|annexes|appendices|schedules|clauses|rules"

@@ -1,0 +1,131 @@
+"""Clauses a PDF's text leaves unmarked: a number alone on its line, a run that starts late."""
+
+from hierdoc.pipeline.structure import parse_sections
+
+
+def _sections(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    return [(s.section_id, s.path) for s in parse_sections(text, "Doc")[1:]]
+
+
+def test_a_clause_number_alone_on_its_line_opens_the_clause_below() -> None:
+    text = """# Specification
+
+### 3.2 Competence
+
+3.2.1
+A documented list of roles exists.
+
+3.2.2
+
+The roles are filled by named people.
+
+### 12.6 Server Protection
+
+12.6.1
+
+Verify that the server is configured with an allow list of resources.
+"""
+    found = parse_sections(text, "Doc")
+    assert [(s.section_id, s.path) for s in found[1:]] == [
+        ("section-3-2", ()),
+        ("section-3-2-1", ("section-3-2",)),
+        ("section-3-2-2", ("section-3-2",)),
+        ("section-12-6", ()),
+        ("section-12-6-1", ("section-12-6",)),
+    ]
+    clause = next(s for s in found if s.section_id == "section-12-6-1")
+    assert clause.heading == "12.6.1"
+    assert clause.body.strip().startswith("Verify that the server is configured")
+
+
+def test_numbers_alone_that_are_not_clauses_stay_text() -> None:
+    text = """# Release notes
+
+### 2.1 Versions
+
+Version
+
+1.2.3
+
+2.4.1
+3.0.0
+
+2.1.1
+
+L1 L2 L3
+
+7.4.1
+
+see the table
+"""
+    assert _sections(text) == [("section-2-1", ())]
+
+
+def test_a_run_of_clauses_under_its_heading_may_start_after_its_first() -> None:
+    text = """# Specification
+
+### 3.2 Competence
+
+3.2.3 Verify that each role has a documented set of responsibilities.
+3.2.4 Verify that the competence of each participant is assessed.
+
+### 3.3 Awareness
+
+3.3.1 Verify that participants are aware of the policy.
+"""
+    assert _sections(text) == [
+        ("section-3-2", ()),
+        ("section-3-2-3", ("section-3-2",)),
+        ("section-3-2-4", ("section-3-2",)),
+        ("section-3-3", ()),
+        ("section-3-3-1", ("section-3-3",)),
+    ]
+
+
+def test_a_clause_numbered_outside_its_heading_and_not_first_stays_text() -> None:
+    text = """# Specification
+
+### 3.2 Competence
+
+4.1.3 Verify that each role has a documented set of responsibilities.
+
+### Awareness
+
+3.3.2 Verify that participants are aware of the policy.
+"""
+    assert _sections(text) == [("section-3-2", ()), ("awareness", ())]
+
+
+def test_a_titled_clause_heading_numbered_in_full_opens_under_an_unnumbered_heading() -> None:
+    text = """# Guidance
+
+## 3.1 Mandatory Attack Vectors
+
+3.1.1 Attack Vector 1: External to Corporate
+
+The attack vector requires a phishing test.
+
+## Email Phish Campaign
+
+A phishing test is coordinated between the parties.
+
+3.1.2. Attack Vector 2: External to Target System
+
+The attack vector simulates outside threats.
+
+## Contents of the Report
+
+3.1.3. Attack Vector 3: Tenant to Management
+3.1.4. Attack Vector 4: Tenant to Tenant
+
+4.2 Scoping Rules
+
+The scope is agreed first.
+"""
+    assert _sections(text) == [
+        ("section-3-1", ()),
+        ("section-3-1-1", ("section-3-1",)),
+        ("email-phish-campaign", ()),
+        ("section-3-1-2", ("email-phish-campaign",)),
+        ("contents-of-the-report", ()),
+    ]
