@@ -31,7 +31,8 @@ import os
 import resource
 import sys
 import time
-from dataclasses import dataclass, replace
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -55,6 +56,7 @@ class Written:
     sections: list[Section]
     chunks: list[StoredChunk]
     extraction: Extraction
+    vectors: list[np.ndarray] = field(default_factory=list)
 
 
 def record_template(work: Path, acts: int) -> list[Written]:
@@ -117,6 +119,30 @@ def renamed(written: Written, copy: int) -> Written:
     return Written(record, written.sections, chunks, extraction)
 
 
+def copies(template: list[Written], chunks: int) -> Iterator[tuple[int, list[Written]]]:
+    """Renamed copies of the template, each chunk with one fresh vector (``vectors``), until
+    ``chunks`` are made: (chunks made so far, the copy's documents)."""
+    per_copy = sum(len(w.chunks) for w in template)
+    base = ann_recall.real_vectors(ann_recall.REAL_ROWS).matrix
+    made = copy = 0
+    while made < chunks:
+        vectors = copy_vectors(base, per_copy, copy)
+        at, documents = 0, []
+        for document in template:
+            document = renamed(document, copy)
+            document.vectors = [vectors[at + i : at + i + 1] for i in range(len(document.chunks))]
+            at += len(document.chunks)
+            documents.append(document)
+        made += per_copy
+        copy += 1
+        yield made, documents
+
+
+def copy_vectors(base: np.ndarray, per_copy: int, copy: int) -> np.ndarray:
+    """The vectors of copy number ``copy``, one a chunk in template order."""
+    return ann_recall.synthetic(base, per_copy, seed=1000 + copy)
+
+
 def build(work: Path, chunks: int, acts: int, flush: int, minutes: float) -> dict:
     """Write copies of the template until ``chunks`` are written or, at a flush, more than
     ``minutes`` have passed (the index then holds what was flushed: fewer chunks)."""
@@ -125,25 +151,18 @@ def build(work: Path, chunks: int, acts: int, flush: int, minutes: float) -> dic
     per_copy = sum(len(w.chunks) for w in template)
     row: dict = {"template acts": acts, "template chunks": per_copy,
                  "template s": round(time.perf_counter() - started, 1)}  # fmt: skip
-    base = ann_recall.real_vectors(ann_recall.REAL_ROWS).matrix
     embedder = scale.StandInEmbedder()
     started = time.perf_counter()
     written = since_flush = copy = 0
     with Index.open(work / "index", Settings(), embedder=embedder, mode="w") as index:  # type: ignore[arg-type]
         store = index.store
         with store.lock_writer():
-            while written < chunks:
-                vectors = ann_recall.synthetic(base, per_copy, seed=1000 + copy)
-                at = 0
-                for document in template:
-                    document = renamed(document, copy)
-                    rows = [vectors[at + i : at + i + 1] for i in range(len(document.chunks))]
-                    at += len(document.chunks)
+            for written, documents in copies(template, chunks):
+                for document in documents:
                     store.write_document(
-                        document.record, document.sections, document.chunks, rows,
+                        document.record, document.sections, document.chunks, document.vectors,
                         document.extraction,
                     )  # fmt: skip
-                written += per_copy
                 since_flush += per_copy
                 copy += 1
                 if since_flush >= flush:
@@ -245,14 +264,20 @@ def search(work: Path, count: int, cold: bool = False) -> dict:
     return row
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments(description: str) -> argparse.ArgumentParser:
+    """The arguments of a 1M benchmark: the step, the work folder, the size, the template."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("step", choices=["build", "search"])
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--chunks", type=int, default=1_000_000)
     parser.add_argument("--template", type=int, default=400, help="acts through the pipeline")
-    parser.add_argument("--flush", type=int, default=250_000, help="chunks between flushes")
     parser.add_argument("--queries", type=int, default=100)
+    return parser
+
+
+def main() -> None:
+    parser = arguments(__doc__.splitlines()[0])
+    parser.add_argument("--flush", type=int, default=250_000, help="chunks between flushes")
     parser.add_argument("--minutes", type=float, default=600, help="stop at a flush after this")
     parser.add_argument("--cold", action="store_true", help="drop the index from the page cache")
     args = parser.parse_args()

@@ -27,7 +27,9 @@ def open_pg(options: dict[str, Any], dimension: int = DIMENSION, **kwargs: Any) 
     return open_store("postgres", request)
 
 
-class TestPostgresStore(StoreContract):
+class PostgresFixtures:
+    """A store on a schema of its own, and a second store on the same schema."""
+
     SHARES_WRITES = True
 
     @pytest.fixture
@@ -47,6 +49,10 @@ class TestPostgresStore(StoreContract):
         other = open_pg(options)
         yield other
         other.close()
+
+
+class TestPostgresStore(PostgresFixtures, StoreContract):
+    pass
 
 
 def test_a_reader_creates_nothing_and_writes_nothing() -> None:

@@ -6,7 +6,9 @@ the PostgreSQL schema). The source is opened read-only with the vector size it w
 built with; every document's records (its sections in document order, its chunks,
 vectors and extraction) are read through the :class:`~hierdoc.store.base.Store`
 protocol and written to the target, which holds its writer lock throughout, followed
-by the meta and the LLM context cache (:meth:`ContextCache.entries`). The target must
+by the meta and the LLM context cache (:meth:`ContextCache.entries`). A PostgreSQL target
+takes the documents in one bulk load (:mod:`hierdoc.store.postgres.bulk`: COPY, postings
+built per batch, the HNSW index of an empty target built once at the end). The target must
 be empty unless ``--force``: then the copy replaces what it holds as a rebuild does
 (``Store.begin_rebuild``), and its readers see the old index until the copy is complete.
 """
@@ -69,13 +71,9 @@ def open_target(location: str, schema: str, dimension: int, reset: bool = False)
 
 def migrate(source_store: Store, target: Store) -> tuple[int, int, int]:
     """Copy everything; returns (documents, chunks, cached contexts) copied."""
-    from ..pipeline.reembed import copy_document
-
-    documents = chunks = contexts = 0
+    contexts = 0
     with target.lock_writer():
-        for document in source_store.documents():
-            chunks += copy_document(source_store, target, document.source)
-            documents += 1
+        documents, chunks = _copy_documents(source_store, target)
         target.write_meta(source_store.read_meta())
         for entry in source_store.context_cache.entries():
             target.context_cache.put(
@@ -86,6 +84,22 @@ def migrate(source_store: Store, target: Store) -> tuple[int, int, int]:
         target.publish_rebuild()  # a target opened with reset (--force) swaps the copy in
         target.flush()
     return documents, chunks, contexts
+
+
+def _copy_documents(source_store: Store, target: Store) -> tuple[int, int]:
+    """Every document written to ``target``: in one bulk load where the target has one
+    (PostgreSQL), else one by one; returns (documents, chunks)."""
+    from ..pipeline.reembed import StoredDocuments, copy_document
+
+    stored = StoredDocuments(source_store)
+    sources = list(stored.records)
+    bulk_load = getattr(target, "bulk_load", None)
+    if bulk_load is not None:
+        from ..store.postgres.writes import Written
+
+        report = bulk_load(Written(*stored.parts(source)) for source in sources)
+        return report.documents, report.chunks
+    return len(sources), sum(copy_document(stored, target, source) for source in sources)
 
 
 @click.command("migrate")

@@ -23,7 +23,16 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import StoreError
-from ..models import EmbedInput, Extraction, Section, SectionRecord, StoredChunk
+from ..models import (
+    Acronym,
+    Definition,
+    DocumentRecord,
+    EmbedInput,
+    Extraction,
+    Section,
+    SectionRecord,
+    StoredChunk,
+)
 from ..store.base import IndexMeta, Records, Store
 from .embed import Embedder
 
@@ -127,6 +136,7 @@ def switch_in(
         raise StoreError("the index changed while it was re-embedded: run the command again")
     if not store.begin_rebuild():
         raise StoreError("a rebuild is already under way in this index: close it and retry")
+    stored = StoredDocuments(live)
     try:
         for done, document in enumerate(documents, 1):
             ids = [s.chunk.chunk_id for s in live.chunks_of_source(document.source)]
@@ -134,7 +144,7 @@ def switch_in(
             missing = [chunk_id for chunk_id in ids if chunk_id not in vectors]
             if missing:
                 raise StoreError(f"chunk {missing[0]!r} has no new vectors: run the command again")
-            copy_document(live, store, document.source, vectors)
+            copy_document(stored, store, document.source, vectors)
             if progress is not None:
                 progress("switch", done, len(documents))
         store.write_meta(meta(live.read_meta()))
@@ -163,36 +173,58 @@ def as_sections(records: list[SectionRecord]) -> list[Section]:
     ]
 
 
+class StoredDocuments:
+    """A store's documents, definitions and acronyms read once and kept by source, for
+    copying its documents one after the other."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.records = {d.source: d for d in store.documents()}
+        self.definitions: dict[str, list[Definition]] = {}
+        for definition in store.all_definitions():
+            self.definitions.setdefault(definition.source, []).append(definition)
+        self.acronyms: dict[str, list[Acronym]] = {}
+        for acronym in store.acronyms():
+            self.acronyms.setdefault(acronym.source, []).append(acronym)
+
+    def parts(
+        self, source: str, vectors: Mapping[str, np.ndarray] | None = None
+    ) -> tuple[DocumentRecord, list[Section], list[StoredChunk], list[np.ndarray], Extraction]:
+        """What ``write_document`` takes to write ``source`` as the store holds it
+        (``vectors`` by chunk id, else the stored ones)."""
+        store = self.store
+        chunks = store.chunks_of_source(source)
+        records = store.sections_of_source(source)
+        starts: dict[str, list[str]] = {}
+        for record in records:
+            if record.chunk_id:
+                starts.setdefault(record.chunk_id, []).append(record.section_id)
+        chunks = [
+            replace(s, chunk=replace(s.chunk, sections=tuple(starts.get(s.chunk.chunk_id, ()))))
+            for s in chunks
+        ]
+        ids = [s.chunk.chunk_id for s in chunks]
+        if vectors is None:
+            vectors = store.vectors_of(ids)
+        terms = store.chunk_terms(ids)
+        extraction = Extraction(
+            definitions=self.definitions.get(source, []),
+            acronyms=self.acronyms.get(source, []),
+            references=store.references_from(ids),
+            chunk_terms=[(c, t) for c in ids for t in terms.get(c, [])],
+        )
+        return (self.records[source], as_sections(records), chunks, [vectors[c] for c in ids],
+                extraction)  # fmt: skip
+
+
 def copy_document(
-    source_store: Store,
+    stored: StoredDocuments,
     target: Store,
     source: str,
     vectors: Mapping[str, np.ndarray] | None = None,
 ) -> int:
     """One document with its sections, chunks, extraction and vectors (``vectors`` by chunk
     id, else the stored ones); returns its chunks."""
-    document = next(d for d in source_store.documents() if d.source == source)
-    chunks = source_store.chunks_of_source(source)
-    records = source_store.sections_of_source(source)
-    starts: dict[str, list[str]] = {}
-    for record in records:
-        if record.chunk_id:
-            starts.setdefault(record.chunk_id, []).append(record.section_id)
-    chunks = [
-        replace(s, chunk=replace(s.chunk, sections=tuple(starts.get(s.chunk.chunk_id, ()))))
-        for s in chunks
-    ]
-    ids = [s.chunk.chunk_id for s in chunks]
-    if vectors is None:
-        vectors = source_store.vectors_of(ids)
-    terms = source_store.chunk_terms(ids)
-    extraction = Extraction(
-        definitions=[d for d in source_store.all_definitions() if d.source == source],
-        acronyms=[a for a in source_store.acronyms() if a.source == source],
-        references=source_store.references_from(ids),
-        chunk_terms=[(c, t) for c in ids for t in terms.get(c, [])],
-    )
-    target.write_document(
-        document, as_sections(records), chunks, [vectors[c] for c in ids], extraction
-    )
-    return len(chunks)
+    parts = stored.parts(source, vectors)
+    target.write_document(*parts)
+    return len(parts[2])

@@ -141,15 +141,21 @@ def corpus_extraction(source: str) -> Extraction:
 
 
 def write_corpus(store: Store, source: str, content_hash: str = "h1") -> list[StoredChunk]:
+    document, sections, chunks, vectors, extraction = corpus_document(source, content_hash)
+    store.write_document(document, sections, chunks, vectors, extraction)
+    return chunks
+
+
+def corpus_document(
+    source: str, content_hash: str = "h1"
+) -> tuple[DocumentRecord, list[Section], list[StoredChunk], list[np.ndarray], Extraction]:
+    """What :func:`write_corpus` writes of ``source``, as ``write_document`` takes it."""
     chunks = corpus_chunks(source)
     document = DocumentRecord(source, _TITLES[source], content_hash, "md", 100, len(chunks))
     if source == "a.md":
         document = replace(document, pages=6, metadata=_METADATA)
-    sections = corpus_sections(source)
-    store.write_document(
-        document, sections, chunks, corpus_vectors(chunks), corpus_extraction(source)
-    )
-    return chunks
+    return (document, corpus_sections(source), chunks, corpus_vectors(chunks),
+            corpus_extraction(source))  # fmt: skip
 
 
 def bm25_reference(documents: Sequence[Sequence[str]], query: Sequence[str]) -> list[float]:

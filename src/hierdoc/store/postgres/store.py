@@ -42,7 +42,7 @@ from ..base import (
     locked_write,
     require,
 )
-from . import keyword, lexical, names, records, vectors, writes
+from . import bulk, keyword, lexical, names, records, vectors, writes
 from .connection import transaction
 from .lock import WriterLock
 from .reindex import analyzer_current, ensure_analyzer
@@ -260,6 +260,27 @@ class PostgresStore:
             self._rewritten.add(document.source)
 
     @_writes
+    def bulk_load(
+        self,
+        documents: Iterable[writes.Written],
+        *,
+        batch_chunks: int = bulk.BATCH_CHUNKS,
+        build_memory: str = bulk.BUILD_MEMORY,
+        build_workers: int = bulk.BUILD_WORKERS,
+    ) -> bulk.BulkReport:
+        """Write many documents in one transaction, batch by batch (see :mod:`.bulk`):
+        what ``write_document`` does for each, far faster; readers see all or none."""
+        written: list[str] = []
+        with self._writing() as conn:
+            report = bulk.bulk_load(
+                conn, self._analyzer, _noting(documents, written), batch_chunks=batch_chunks,
+                build_memory=build_memory, build_workers=build_workers,
+            )  # fmt: skip
+        if self._rewritten is not None:
+            self._rewritten.update(written)
+        return report
+
+    @_writes
     def delete_documents(self, sources: Iterable[str]) -> None:
         sources = list(sources)
         if not sources:
@@ -470,3 +491,10 @@ class PostgresStore:
                 self._exit()
         finally:
             self.pool.close()
+
+
+def _noting(documents: Iterable[writes.Written], sources: list[str]) -> Iterator[writes.Written]:
+    """``documents``, each one's source appended to ``sources`` as it goes by."""
+    for document in documents:
+        sources.append(document.record.source)
+        yield document

@@ -9,8 +9,9 @@ and the ``state.generation`` counter is bumped.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import chain
 
 import numpy as np
 import psycopg
@@ -25,12 +26,27 @@ from . import postings
 from .lexical import LexicalRow, fieldnorm, lexical_row
 from .names import insert_names
 
-_CHUNK_COLUMNS = (
-    "chunk_id, source, ordinal, section_id, heading, parent_chain, section_path, "
+_SECTIONS = (
+    "COPY sections (source, section_id, heading, level, parent_id, ordinal, kind, chunk_id, "
+    "text, text_start, text_end) FROM STDIN"
+)
+_CHUNKS = (
+    "COPY chunks (chunk_id, source, ordinal, section_id, heading, parent_chain, section_path, "
     "section_prefixes, chunk_type, content, context, token_count, overlap_chars, "
     "context_source, llm_context, context_truncated, length, norm, words, words_norm, "
-    "page_start, page_end, sentences, chunk_no"
+    "page_start, page_end, sentences, chunk_no) FROM STDIN"
 )
+
+
+@dataclass(frozen=True)
+class Written:
+    """One document as :meth:`~hierdoc.store.base.Store.write_document` takes it."""
+
+    record: DocumentRecord
+    sections: Sequence[Section]
+    chunks: Sequence[StoredChunk]
+    vectors: Sequence[np.ndarray]
+    extraction: Extraction = field(default_factory=Extraction)
 
 
 def replace_document(
@@ -43,26 +59,47 @@ def replace_document(
     extraction: Extraction | None,
 ) -> None:
     """Everything of ``document.source`` replaced; call inside a transaction."""
-    remove_sources(conn, [document.source])
-    first = number_chunks(conn, len(chunks))
-    conn.execute(
-        "INSERT INTO documents (source, title, content_hash, format, chars, chunk_count, pages, "
-        "metadata, first_no, last_no) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-        (document.source, document.title, document.content_hash, document.format,
-         document.chars, len(chunks), document.pages, Jsonb(document.metadata), first,
-         first + len(chunks) - 1),
-    )  # fmt: skip
-    _insert_sections(conn, document.source, sections, chunks)
-    rows = [lexical_row(stored, analyzer) for stored in chunks]
-    try:
-        _insert_chunks(conn, chunks, rows, first)
-    except psycopg.errors.UniqueViolation as error:
-        raise StoreError(f"cannot write {document.source}: {error.diag.message_detail}") from None
-    insert_postings(conn, rows, range(first, first + len(rows)))
-    _insert_vectors(conn, chunks, vectors)
-    _insert_extraction(conn, extraction or Extraction())
-    insert_names(conn, [document])
+    written = Written(document, sections, chunks, vectors, extraction or Extraction())
+    write_batch(conn, analyzer, [written])
     bump(conn)
+
+
+def write_batch(conn: psycopg.Connection, analyzer: TextAnalyzer, batch: Sequence[Written]) -> None:
+    """Documents of distinct sources written, each replacing the stored one of its source,
+    one COPY per table and the postings of the batch built at once."""
+    stored = conn.execute(
+        "SELECT source FROM documents WHERE source = ANY(%s)", ([w.record.source for w in batch],)
+    ).fetchall()
+    if stored:
+        remove_sources(conn, [row[0] for row in stored])
+    chunks = [s for w in batch for s in w.chunks]
+    first = number_chunks(conn, len(chunks))
+    _insert_documents(conn, batch, first)
+    copy_rows(conn, _SECTIONS, chain.from_iterable(
+        section_rows(w.record.source, w.sections, w.chunks) for w in batch))  # fmt: skip
+    rows = [lexical_row(stored, analyzer) for stored in chunks]
+    numbers = range(first, first + len(chunks))
+    try:
+        copy_rows(conn, _CHUNKS, map(chunk_row, chunks, rows, numbers))
+    except psycopg.errors.UniqueViolation as error:
+        where = batch[0].record.source if len(batch) == 1 else f"{len(batch)} documents"
+        raise StoreError(f"cannot write {where}: {error.diag.message_detail}") from None
+    insert_postings(conn, rows, numbers)
+    insert_vectors(conn, ((s, v) for w in batch for s, v in zip(w.chunks, w.vectors, strict=False)))
+    insert_extractions(conn, [w.extraction for w in batch])
+    insert_names(conn, [w.record for w in batch])
+
+
+def _insert_documents(conn: psycopg.Connection, batch: Sequence[Written], first: int) -> None:
+    firsts = np.cumsum([first] + [len(w.chunks) for w in batch]).tolist()
+    copy_rows(
+        conn,
+        "COPY documents (source, title, content_hash, format, chars, chunk_count, pages, "
+        "metadata, first_no, last_no) FROM STDIN",
+        ((w.record.source, w.record.title, w.record.content_hash, w.record.format,
+          w.record.chars, len(w.chunks), w.record.pages, Jsonb(w.record.metadata), low,
+          high - 1) for w, low, high in zip(batch, firsts, firsts[1:], strict=False)),
+    )  # fmt: skip
 
 
 def remove_sources(conn: psycopg.Connection, sources: Sequence[str]) -> None:
@@ -115,37 +152,34 @@ def bump(conn: psycopg.Connection) -> None:
     conn.execute("UPDATE state SET generation = generation + 1")
 
 
-def _insert_sections(
-    conn: psycopg.Connection,
-    source: str,
-    sections: Sequence[Section],
-    chunks: Sequence[StoredChunk],
-) -> None:
-    with conn.cursor().copy(
-        "COPY sections (source, section_id, heading, level, parent_id, ordinal, kind, "
-        "chunk_id, text, text_start, text_end) FROM STDIN"
-    ) as copy:
-        for row in section_rows(source, sections, chunks):
+def chunk_row(stored: StoredChunk, row: LexicalRow, number: int) -> tuple:
+    """The values of one chunk's row, in the columns of :data:`_CHUNKS`."""
+    c = stored.chunk
+    return (c.chunk_id, c.source, c.ordinal, c.section_id, c.heading,
+            text_array(c.parent_chain), text_array(c.section_path),
+            text_array(section_prefixes(c.section_path)), c.chunk_type, c.content,
+            stored.context, c.token_count, c.overlap_chars, stored.context_source,
+            stored.llm_context, stored.context_truncated, row.length, fieldnorm(row.length),
+            text_array(row.words), fieldnorm(len(row.words)), c.page_start, c.page_end,
+            None if c.sentences is None else list(c.sentences), number)  # fmt: skip
+
+
+def text_array(values: Sequence[str]) -> str:
+    """A ``text[]`` literal of ``values``, every element quoted (far quicker to COPY than a
+    list adapted element by element)."""
+    if not values:
+        return "{}"
+    plain = "".join(values)
+    if "\\" in plain or '"' in plain:
+        values = [v.replace("\\", "\\\\").replace('"', '\\"') for v in values]
+    return '{"' + '","'.join(values) + '"}'
+
+
+def copy_rows(conn: psycopg.Connection, statement: str, rows: Iterable[Sequence]) -> None:
+    """``rows`` through one text COPY ``statement``."""
+    with conn.cursor().copy(statement) as copy:
+        for row in rows:
             copy.write_row(row)
-
-
-def _insert_chunks(
-    conn: psycopg.Connection,
-    chunks: Sequence[StoredChunk],
-    rows: Sequence[LexicalRow],
-    first: int,
-) -> None:
-    with conn.cursor().copy(f"COPY chunks ({_CHUNK_COLUMNS}) FROM STDIN") as copy:
-        for number, (stored, row) in enumerate(zip(chunks, rows, strict=True), start=first):
-            c = stored.chunk
-            copy.write_row(
-                (c.chunk_id, c.source, c.ordinal, c.section_id, c.heading, list(c.parent_chain),
-                 list(c.section_path), section_prefixes(c.section_path), c.chunk_type, c.content,
-                 stored.context, c.token_count, c.overlap_chars, stored.context_source,
-                 stored.llm_context, stored.context_truncated, row.length, fieldnorm(row.length),
-                 row.words, fieldnorm(len(row.words)), c.page_start, c.page_end,
-                 None if c.sentences is None else list(c.sentences), number)
-            )  # fmt: skip
 
 
 def insert_postings(
@@ -181,11 +215,10 @@ class _Flat:
 
     @classmethod
     def of(cls, rows: Sequence[LexicalRow], numbers: Sequence[int]) -> _Flat:
-        index: dict[str, int] = {}
-        term_of, tfs = [], []
-        for row in rows:
-            term_of += [index.setdefault(term, len(index)) for term in row.terms]
-            tfs += row.terms.values()
+        every = list(chain.from_iterable(row.terms for row in rows))
+        index = {term: i for i, term in enumerate(dict.fromkeys(every))}
+        term_of = list(map(index.__getitem__, every))
+        tfs = list(chain.from_iterable(row.terms.values() for row in rows))
         sizes = [len(row.terms) for row in rows]
         nos = np.repeat(np.asarray(numbers, dtype=np.int64), sizes)
         norms = np.repeat([fieldnorm(row.length) for row in rows], sizes).astype(np.int64)
@@ -243,41 +276,44 @@ def _insert_forward(conn: psycopg.Connection, flat: _Flat, term_ids: np.ndarray)
                                 tfs[start:end].tobytes()))  # fmt: skip
 
 
-def _insert_vectors(
-    conn: psycopg.Connection, chunks: Sequence[StoredChunk], vectors: Sequence[np.ndarray]
+def insert_vectors(
+    conn: psycopg.Connection, pairs: Iterable[tuple[StoredChunk, np.ndarray]]
 ) -> None:
+    """Each chunk's window vectors, one row a window."""
     with conn.cursor().copy(
         "COPY vectors (chunk_id, window_no, embedding) FROM STDIN WITH (FORMAT BINARY)"
     ) as copy:
         copy.set_types(["text", "int4", "vector"])
-        for stored, matrix in zip(chunks, vectors, strict=False):
+        for stored, matrix in pairs:
             for window, row in enumerate(np.atleast_2d(matrix)):
                 copy.write_row((stored.chunk.chunk_id, window, row.astype(np.float32)))
 
 
-def _insert_extraction(conn: psycopg.Connection, extraction: Extraction) -> None:
-    cur = conn.cursor()
-    cur.executemany(
-        "INSERT INTO definitions (source, term, term_norm, definition, section_id, chunk_id, "
-        "style) VALUES (%s, %s, %s, %s, %s, %s, %s)",
-        [(d.source, d.term, normalize_term(d.term), d.definition, d.section_id, d.chunk_id,
-          d.style) for d in extraction.definitions],
+def insert_extractions(conn: psycopg.Connection, extractions: Sequence[Extraction]) -> None:
+    """The definitions, acronyms, cross-references and chunk terms of ``extractions``."""
+    copy_rows(
+        conn,
+        "COPY definitions (source, term, term_norm, definition, section_id, chunk_id, style) "
+        "FROM STDIN",
+        ((d.source, d.term, normalize_term(d.term), d.definition, d.section_id, d.chunk_id,
+          d.style) for e in extractions for d in e.definitions),
     )  # fmt: skip
-    cur.executemany(
-        "INSERT INTO acronyms (source, acronym, long_form, chunk_id, acronym_norm, "
-        "long_form_norm) VALUES (%s, %s, %s, %s, %s, %s)",
-        [
-            (a.source, a.acronym, a.long_form, a.chunk_id)
-            + (normalize_acronym(a.acronym), normalize_phrase(a.long_form))
-            for a in extraction.acronyms
-        ],
-    )
-    cur.executemany(
-        "INSERT INTO crossrefs (source, chunk_id, section_id, text, target_section_id, "
-        "target_source, external) VALUES (%s, %s, %s, %s, %s, %s, %s)",
-        [(r.source, r.chunk_id, r.section_id, r.text, r.target_section_id, r.target_source,
-          r.external) for r in extraction.references],
+    copy_rows(
+        conn,
+        "COPY acronyms (source, acronym, long_form, chunk_id, acronym_norm, long_form_norm) "
+        "FROM STDIN",
+        ((a.source, a.acronym, a.long_form, a.chunk_id, normalize_acronym(a.acronym),
+          normalize_phrase(a.long_form)) for e in extractions for a in e.acronyms),
     )  # fmt: skip
-    cur.executemany(
-        "INSERT INTO chunk_terms (chunk_id, term_norm) VALUES (%s, %s)", extraction.chunk_terms
+    copy_rows(
+        conn,
+        "COPY crossrefs (source, chunk_id, section_id, text, target_section_id, "
+        "target_source, external) FROM STDIN",
+        ((r.source, r.chunk_id, r.section_id, r.text, r.target_section_id, r.target_source,
+          r.external) for e in extractions for r in e.references),
+    )  # fmt: skip
+    copy_rows(
+        conn,
+        "COPY chunk_terms (chunk_id, term_norm) FROM STDIN",
+        (pair for e in extractions for pair in e.chunk_terms),
     )
