@@ -425,3 +425,41 @@ def test_the_real_documents_harness_counts_what_define_answers(tmp_path: Path) -
         definition_scores(gold, stored, defined(index, gold, source), score)
     assert score.misses["definitions"] == ["Licensor"]
     assert score.definition_recall == 0.75
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            'Terms used below.\n\n"Ledger" - Means the register of\npayments kept by the Treasurer.\n',
+            [("Ledger", "the register of payments kept by the Treasurer")],
+        ),
+        (
+            '"Transmit" - As a verb, means sending the Ledger, or a copy of it,\nto any person.\n',
+            [("Transmit", "sending the Ledger, or a copy of it, to any person")],
+        ),
+        (
+            "“Holder” – a member who keeps a copy of the Ledger.\n",
+            [("Holder", "a member who keeps a copy of the Ledger")],
+        ),
+    ],
+)
+def test_a_quoted_term_opening_a_line_then_a_dash_is_defined(
+    text: str, expected: list[tuple[str, str]]
+) -> None:
+    assert pairs(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"Ledger"-style books are kept by the Treasurer.\n',
+        'The form says "Ledger" - see the appendix for it.\n',
+        '"Ledger" - 3 entries\n',
+        '"Ledger" - two\n',
+    ],
+)
+def test_a_quoted_word_with_a_dash_is_no_definition_unless_it_opens_a_glossary_line(
+    text: str,
+) -> None:
+    assert pairs(text) == []

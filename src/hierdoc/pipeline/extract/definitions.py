@@ -160,10 +160,13 @@ _CALLED = re.compile(
     r"(?:an?\s+|the\s+|its\s+|their\s+)?" + QTERM,
     re.MULTILINE,
 )
-# '"Authorized User": an employee of Customer ...': a quoted term opening a line or an item
-# (real quotes: "**Security**: we encrypt ..." is a bold lead-in, not a term)
+# '"Authorized User": an employee of Customer ...', '"Database" - Means a collection ...': a
+# quoted term opening a line or an item, then a colon or a spaced dash (real quotes:
+# "**Security**: we encrypt ..." is a bold lead-in, not a term)
 _QUOTED_COLON = re.compile(
-    r"^[ \t]*(?:" + MARKER.pattern + r"[ \t]+)?" + QTERM + r"[ \t]*:[ \t]+(?=\S)", re.MULTILINE
+    r"^[ \t]*(?:" + MARKER.pattern + r"[ \t]+)?" + QTERM + r"(?:[ \t]*(?P<colon>:)|[ \t]+[-–—]|[ \t]*[–—])"
+    r"[ \t]+(?:(?:[Aa]s\s+an?\s+\w+,\s+)?[Mm]eans\b[ \t]*:?[ \t]*)?(?=\S)",
+    re.MULTILINE,
 )
 # A sentence whose verb says it defines: "Availability is defined as the percentage ...",
 # "A significant change is one that is likely to ...", "Eligible costs are those which ..."
@@ -194,7 +197,7 @@ _META_NOUNS = word_set(
     " difference exception consequence possibility issue concern challenge benefit advantage"
     " disadvantage feature goal aim purpose rule requirement"
 )
-_QUOTED_COLON_CUE = re.compile(r"[\"'’”][ \t]*:[ \t]")
+_QUOTED_COLON_CUE = re.compile(r"[\"'’”](?:[ \t]*:|[ \t]+-|[ \t]*[–—])[ \t]")
 _MEMBER_VALUE = re.compile(r"[\"“{\[\d-]|(?:true|false|null)\b")
 # "...; this is called “folding”": the clause before names the term
 _THIS_CALLED = re.compile(
@@ -547,11 +550,13 @@ def _quoted_colon_definitions(marked: Unmarked) -> list[FoundDefinition]:
     rest of the line's item or paragraph defines the quoted term."""
     text = marked.quoted
     found = []
-    for match in _windowed(_QUOTED_COLON, _QUOTED_COLON_CUE, text, 160, 20):
+    for match in _windowed(_QUOTED_COLON, _QUOTED_COLON_CUE, text, 160, 30):
         line_end = text.find("\n", match.end())
         line = text[match.end() : line_end if line_end >= 0 else len(text)].rstrip()
         # '"name": "value",' / '"size": 10': a JSON or YAML member, not a glossary line
-        member = _MEMBER_VALUE.match(line) or line.endswith((",", "{", "["))
+        # (a dash is no member's separator: its wrapped line may end with a comma)
+        closed = match.group("colon") and line.endswith((",", "{", "["))
+        member = _MEMBER_VALUE.match(line) or closed
         if match.start("term") - 1 in marked.emphasised or member or len(line.split()) < 3:
             continue
         end = _definition_end(text, match.start("term"), match.end())
