@@ -463,3 +463,27 @@ def test_a_quoted_word_with_a_dash_is_no_definition_unless_it_opens_a_glossary_l
     text: str,
 ) -> None:
     assert pairs(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            '"Filing" (including its various forms) means placing a record in the Ledger.\n',
+            [("Filing", "placing a record in the Ledger")],
+        ),
+        (
+            "“Holder” (as the context requires) means a member who keeps the Ledger.\n",
+            [("Holder", "a member who keeps the Ledger")],
+        ),
+    ],
+)
+def test_a_remark_in_parentheses_between_term_and_means_is_skipped(
+    text: str, expected: list[tuple[str, str]]
+) -> None:
+    assert pairs(text) == expected
+
+
+def test_a_capitalised_parenthesis_after_a_quoted_word_is_not_a_remark() -> None:
+    found = pairs('Send the "Filing" (Form A, see Annex 2) means of delivery to the office.\n')
+    assert "Filing" not in [term for term, _ in found]

@@ -105,7 +105,9 @@ _MEANS = re.compile(
     + r"|\s*\((?:or|also|the|hereinafter)?\s*"
     + QTERM_ANON
     # 'The term "Uniform Resource Locator" (URL) refers to': its acronym, unquoted
-    + r"\s*\)|\s*\((?=[A-Z][A-Za-z]*[A-Z])[A-Za-z0-9]{2,10}\))*)"
+    + r"\s*\)|\s*\((?=[A-Z][A-Za-z]*[A-Z])[A-Za-z0-9]{2,10}\)"
+    # '"Processing" (including its various forms) means': a remark in lower case
+    + r"|\s*\((?=[a-z])[^()\"“”‘’\n]{1,60}\))*)"
     # a short qualifier: "‘consent’ of the data subject means", "“Affiliate”, as used herein,"
     + r"(?:\s*,?\s+(?:as\s+used|when\s+used|used|contained|included|of|in|for)\b"
     + r"[^\"'‘’“”,;:.()\n]{0,60}?,?"
