@@ -487,3 +487,39 @@ def test_a_remark_in_parentheses_between_term_and_means_is_skipped(
 def test_a_capitalised_parenthesis_after_a_quoted_word_is_not_a_remark() -> None:
     found = pairs('Send the "Filing" (Form A, see Annex 2) means of delivery to the office.\n')
     assert "Filing" not in [term for term, _ in found]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            'When we say "Platform", we mean our apps and websites. That includes beta apps.\n',
+            [("Platform", "our apps and websites")],
+        ),
+        (
+            "Intro.\n\nWhen we say “Firm”, “we”, “our”, or “us” in these terms, we are referring"
+            " to Acme Widgets Ltd. It was founded long ago.\n",
+            [("Firm", "Acme Widgets Ltd")],
+        ),
+        (
+            "When we say “You” or “your”, we are referring to the people who hold an account.\n",
+            [("You", "the people who hold an account")],
+        ),
+    ],
+)
+def test_when_we_say_a_quoted_term_we_mean_defines_it(
+    text: str, expected: list[tuple[str, str]]
+) -> None:
+    assert pairs(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'When we say "goodbye", we leave the room.\n',
+        'When we say "Platform" we usually smile, and we mean it.\n',
+        'Because when we say "Platform", we are talking about apps.\n',
+    ],
+)
+def test_when_we_say_without_mean_or_refer_defines_nothing(text: str) -> None:
+    assert pairs(text) == []

@@ -199,6 +199,21 @@ _META_NOUNS = word_set(
     " difference exception consequence possibility issue concern challenge benefit advantage"
     " disadvantage feature goal aim purpose rule requirement"
 )
+# 'When we say "Services", we mean ...', 'When we say "Company", "we", or "us" in this
+# document, we are referring to ...': the writer says what the quoted words stand for
+_WE_SAY = re.compile(
+    r"(?:^[ \t]*|(?<=[.!?:])[ \t]+)When[ \t]+(?:we|I)[ \t]+(?:say|use|write)[ \t]+"
+    r"(?:the[ \t]+(?:terms?|words?|phrases?)[ \t]+)?"
+    + QTERM
+    + r"(?P<aliases>(?:\s*,?\s*(?:(?:or|and|and/or)\s+)?"
+    + QTERM_ANON
+    + r")*)(?:\s+[^\"“”‘’,.;:\n]{1,40}?)?\s*,\s+(?:we|I)\s+(?:(?:are|am)\s+referring\s+to"
+    r"|refer\s+to|mean)\b[ \t]*:?[ \t]*",
+    re.MULTILINE,
+)
+_WE_SAY_CUE = re.compile(r"\bWhen[ \t]+(?:we|I)[ \t]+(?:say|use|write)\b")
+# the writer's and the reader's pronouns, which a document may list among a term's aliases
+_PERSONAL_PRONOUNS = word_set("we us our ours i me my you your yours they them their")
 _QUOTED_COLON_CUE = re.compile(r"[\"'’”](?:[ \t]*:|[ \t]+-|[ \t]*[–—])[ \t]")
 _MEMBER_VALUE = re.compile(r"[\"“{\[\d-]|(?:true|false|null)\b")
 # "...; this is called “folding”": the clause before names the term
@@ -382,6 +397,7 @@ def _definitions(text: str, in_definitions_section: bool) -> list[FoundDefinitio
     found += _this_called_definitions(marked)
     found += [] if in_definitions_section else _quoted_colon_definitions(marked)
     found += _procedure_definitions(marked)
+    found += _we_say_definitions(marked)
     found += _conditional_definitions(marked)
     found += _meaning_definitions(marked)
     # '"Massive Multiauthor Collaboration Site" (or "MMC Site") means': an alias, not a
@@ -566,6 +582,26 @@ def _quoted_colon_definitions(marked: Unmarked) -> list[FoundDefinition]:
         term, term_start = term_at(match.group("term"), match.start("term"))
         if valid_term(term) and definition:
             found.append(FoundDefinition(term, definition, term_start, end, "glossary"))
+    return found
+
+
+def _we_say_definitions(marked: Unmarked) -> list[FoundDefinition]:
+    """'When we say "Services", we mean our websites ...': the sentence's rest defines the
+    quoted term and its aliases, not the pronouns among them ("we", "our", "us")."""
+    text = marked.quoted
+    found = []
+    for match in _windowed(_WE_SAY, _WE_SAY_CUE, text, 8, 300):
+        sentence = _SENTENCE_END.search(text, match.end())
+        stop = sentence.start() if sentence else paragraph_end(text, match.end())
+        definition, stop = clean_definition(marked, match.end(), stop)
+        terms = [(match.group("term"), match.start("term"))]
+        for alias in QUOTED_TERM.finditer(match.group("aliases")):
+            terms.append((alias.group("term"), match.start("aliases") + alias.start("term")))
+        for raw, raw_start in terms:
+            term, term_start = term_at(raw, raw_start)
+            pronoun = term.casefold() in _PERSONAL_PRONOUNS and term.islower()
+            if valid_term(term) and definition and not pronoun:
+                found.append(FoundDefinition(term, definition, term_start, stop, "means"))
     return found
 
 
