@@ -431,7 +431,8 @@ def test_the_real_documents_harness_counts_what_define_answers(tmp_path: Path) -
     ("text", "expected"),
     [
         (
-            'Terms used below.\n\n"Ledger" - Means the register of\npayments kept by the Treasurer.\n',
+            'Terms used below.\n\n"Ledger" - Means the register of\n'
+            "payments kept by the Treasurer.\n",
             [("Ledger", "the register of payments kept by the Treasurer")],
         ),
         (
