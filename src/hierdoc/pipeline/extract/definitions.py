@@ -166,7 +166,10 @@ _CALLED = re.compile(
 # quoted term opening a line or an item, then a colon or a spaced dash (real quotes:
 # "**Security**: we encrypt ..." is a bold lead-in, not a term)
 _QUOTED_COLON = re.compile(
-    r"^[ \t]*(?:" + MARKER.pattern + r"[ \t]+)?" + QTERM
+    r"^[ \t]*(?:"
+    + MARKER.pattern
+    + r"[ \t]+)?"
+    + QTERM
     + r"(?:[ \t]*(?P<colon>:)|[ \t]+[-–—]|[ \t]*[–—])"
     r"[ \t]+(?:(?:[Aa]s\s+an?\s+\w+,\s+)?[Mm]eans\b[ \t]*:?[ \t]*)?(?=\S)",
     re.MULTILINE,
