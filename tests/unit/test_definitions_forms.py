@@ -524,3 +524,34 @@ def test_when_we_say_a_quoted_term_we_mean_defines_it(
 )
 def test_when_we_say_without_mean_or_refer_defines_nothing(text: str) -> None:
     assert pairs(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "“Work Groups” are groups of people who maintain a product. They meet weekly.\n",
+            [("Work Groups", "are groups of people who maintain a product. They meet weekly")],
+        ),
+        (
+            "Overview.\n\nAcmeNet “Relays” are sets of servers that forward mail.\n",
+            [("Relays", "are sets of servers that forward mail")],
+        ),
+    ],
+)
+def test_a_quoted_subject_that_are_groups_of_something_is_defined(
+    text: str, expected: list[tuple[str, str]]
+) -> None:
+    assert pairs(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Some “Work Groups” are groups of people who maintain a product.\n",
+        "The reviewers say that “Work Groups” are groups of friends.\n",
+        "“Work Groups” are held of course on Mondays.\n",
+    ],
+)
+def test_a_quoted_subject_inside_a_sentence_is_no_copula_definition(text: str) -> None:
+    assert pairs(text) == []

@@ -140,13 +140,14 @@ _COPULA = re.compile(
 _COPULA_ANYWHERE = re.compile(
     r"(?:^[ \t]*|(?<=[.;:])[ \t]+|(?<=,)[ \t]+(?=an?\s|the\s))"
     # 'An HTTP “client” is a program ...': a proper name or acronym may qualify the term
-    r"(?:(?:An?|The|an?|the)[ \t]+(?:[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*[ \t]+)?)?"
+    r"(?:(?:An?|The|an?|the)[ \t]+)?(?:[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*[ \t]+)?"
     r"(?:[A-Za-z]+['’]s[ \t]+)?"
     + QTERM
     + r"[ \t]+(?=(?P<verb>is(?=\s+(?:a|an|any|either|one)\b|"
     + _AMOUNT
     + r")"
-    r"|are(?=\s+(?:all|any|those)\b|\s+[a-z]+\s+(?:that|which|who)\b))\b)",
+    # '“Project Teams” are groups of people ...': a plural noun of what they are made of
+    r"|are(?=\s+(?:all|any|those)\b|\s+[a-z]+\s+(?:that|which|who)\b|\s+[a-z]{3,}s\s+of\b))\b)",
     re.MULTILINE,
 )
 # "Each licensee is addressed as “you”", 'A copy that is not "Transparent" is called "Opaque"'
