@@ -555,3 +555,26 @@ def test_a_quoted_subject_that_are_groups_of_something_is_defined(
 )
 def test_a_quoted_subject_inside_a_sentence_is_no_copula_definition(text: str) -> None:
     assert pairs(text) == []
+
+
+def test_a_foreign_gloss_in_parentheses_is_no_definition() -> None:
+    text = (
+        "The author keeps the copyright (“ophavsret”) and the right to be named"
+        " (“navngivelsesret”) for the whole term.\n"
+    )
+    assert pairs(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "term"),
+    [
+        # used again: a name the text goes on to use
+        ("The person concerned (“intéressé”) signs. Each intéressé keeps a copy.\n", "intéressé"),
+        # written in English's alphabet: a term, even if used once here
+        ("A natural person (‘data subject’) may object.\n", "data subject"),
+        # capitalised: a name
+        ("The company (the “Société”) signs the contract.\n", "Société"),
+    ],
+)
+def test_a_quoted_name_in_parentheses_stays_a_definition(text: str, term: str) -> None:
+    assert term in [found for found, _ in pairs(text)]
