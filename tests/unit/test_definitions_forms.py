@@ -559,8 +559,8 @@ def test_a_quoted_subject_inside_a_sentence_is_no_copula_definition(text: str) -
 
 def test_a_foreign_gloss_in_parentheses_is_no_definition() -> None:
     text = (
-        "The author keeps the copyright (“ophavsret”) and the right to be named"
-        " (“navngivelsesret”) for the whole term.\n"
+        "The author keeps the copyright (“tekijänoikeus”) and the right to be named"
+        " (“nimeämisoikeus”) for the whole term.\n"
     )
     assert pairs(text) == []
 
