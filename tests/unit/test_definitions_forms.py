@@ -578,3 +578,37 @@ def test_a_foreign_gloss_in_parentheses_is_no_definition() -> None:
 )
 def test_a_quoted_name_in_parentheses_stays_a_definition(text: str, term: str) -> None:
     assert term in [found for found, _ in pairs(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "- We may close an account at any time. Closure means you lose access to every"
+            " file in it. We tell you first.\n",
+            [("Closure", "you lose access to every file in it")],
+        ),
+        (
+            "1. Renewal means a further year of service on the same terms.\n",
+            [("Renewal", "a further year of service on the same terms")],
+        ),
+    ],
+)
+def test_a_capitalised_word_opening_a_sentence_then_means_is_defined(
+    text: str, expected: list[tuple[str, str]]
+) -> None:
+    assert pairs(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Paying late. This means you owe interest on the whole amount.\n",
+        "Closure means that we delete all of your files.\n",
+        "Closure means to shut the account for good.\n",
+        "After a closure the\nRenewal means nothing to the parties at all.\n",
+        "Early Closure means you lose access to every file.\n",
+    ],
+)
+def test_a_word_means_inside_a_sentence_or_a_consequence_is_no_definition(text: str) -> None:
+    assert pairs(text) == []

@@ -219,6 +219,13 @@ _WE_SAY = re.compile(
 _WE_SAY_CUE = re.compile(r"\bWhen[ \t]+(?:we|I)[ \t]+(?:say|use|write)\b")
 # the writer's and the reader's pronouns, which a document may list among a term's aliases
 _PERSONAL_PRONOUNS = word_set("we us our ours i me my you your yours they them their")
+# "Suspension means you will not be able to ...": one capitalised word opening a sentence
+_WORD_MEANS = re.compile(
+    r"(?:^[ \t]*(?:" + MARKER.pattern + r"[ \t]+)?|(?<=[.!?])[ \t]+)"
+    r"(?P<term>[A-Z][a-z]{3,})[ \t]+means[ \t]+(?!to\b|that\b)",
+    re.MULTILINE,
+)
+_WORD_MEANS_CUE = re.compile(r"\b[A-Z][a-z]{3,}[ \t]+means\b")
 _QUOTED_COLON_CUE = re.compile(r"[\"'’”](?:[ \t]*:|[ \t]+-|[ \t]*[–—])[ \t]")
 _MEMBER_VALUE = re.compile(r"[\"“{\[\d-]|(?:true|false|null)\b")
 # "...; this is called “folding”": the clause before names the term
@@ -415,6 +422,7 @@ def _definitions(text: str, in_definitions_section: bool) -> list[FoundDefinitio
     extra = list(table_definitions(marked, in_definitions_section))
     extra += described_definitions(marked)
     extra += spaced_colon_definitions(marked)
+    extra += _word_means_definitions(marked)
     headed = _section_definitions(marked, text) if in_definitions_section else []
     # "#### Passphrase" / "A passphrase is ...": the heading's term, defined once
     heads = [(item.start, item.end) for item in headed if item.style == "glossary"]
@@ -607,6 +615,27 @@ def _we_say_definitions(marked: Unmarked) -> list[FoundDefinition]:
             pronoun = term.casefold() in _PERSONAL_PRONOUNS and term.islower()
             if valid_term(term) and definition and not pronoun:
                 found.append(FoundDefinition(term, definition, term_start, stop, "means"))
+    return found
+
+
+def _word_means_definitions(marked: Unmarked) -> list[FoundDefinition]:
+    """'Suspension means you and any other users will not be able to access the account.':
+    a single capitalised noun opening a sentence, defined by the rest of the sentence (not
+    "This means", "Although means ...", nor "X means to ..." / "X means that ...")."""
+    text = marked.plain
+    found = []
+    for match in _windowed(_WORD_MEANS, _WORD_MEANS_CUE, text, 40, 8):
+        term = match.group("term")
+        word = term.casefold()
+        if word in _PRONOUNS or word in _SUBORDINATORS or _NOT_A_NAME.fullmatch(word):
+            continue
+        if not _sentence_opens(text, match.start("term")):
+            continue
+        sentence = _SENTENCE_END.search(text, match.end())
+        stop = sentence.start() if sentence else paragraph_end(text, match.end())
+        definition, stop = clean_definition(marked, match.end(), stop)
+        if valid_term(term) and len(definition.split()) >= 3:
+            found.append(FoundDefinition(term, definition, match.start("term"), stop, "means"))
     return found
 
 
