@@ -35,7 +35,7 @@ from types import SimpleNamespace
 import numpy as np
 
 import hierdoc.search.passages as passages_module
-from hierdoc.config import DEFAULT_POLICY, Settings
+from hierdoc.config import DEFAULT_POLICY, SearchPolicy, Settings
 from hierdoc.eval.datasets import EvalQuery, load_dataset
 from hierdoc.eval.embed_cache import CachingEmbedder
 from hierdoc.eval.indexes import open_index
@@ -141,11 +141,17 @@ def measured(
         update = {"result_passage_scorer": "learned", "result_passage_absorb": absorb}
     rows = []
     for one in captured:
-        policy = one.policy.model_copy(update=update)
+        policy = current_policy(one.policy, update)
         ranked = rank_units(one.response, one.evidence, one.top_k, policy, one.budget, weights)
         table = SimpleNamespace(span=one.spans)
         rows.append(measure(one.query, result_items(ranked, table, first_passage)))
     return mean_measures(rows)
+
+
+def current_policy(captured: object, update: dict[str, object]) -> SearchPolicy:
+    """A captured search policy with ``update``, as the current :class:`SearchPolicy` (a
+    field added since the capture takes its default)."""
+    return SearchPolicy.model_validate({**vars(captured), **update})
 
 
 def examples(captured: Sequence[Captured]) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -171,6 +171,10 @@ class SearchPolicy(BaseModel):
     """...and a neighbouring sentence whose passage-level score is at most this much below the
     sentence the passage grew from (on the scale of four standardised signals summed, the
     learned weights scaled to match), while the passage fits ``passage_chars``."""
+    result_passage_paragraphs: bool = True
+    """...and then grows to the whole paragraph it lies in (the text between blank lines, the
+    whole chunk when it has none), when that fits ``passage_chars``: a numbered rule written
+    as one paragraph is read whole."""
     result_passage_coverage: float = Field(default=1.0, ge=0.0)
     """Weight of a sentence's share of the query's terms (by idf), found in it or its scope
     (its list's lead-in, its heading line, its section's headings), beside its BM25, its

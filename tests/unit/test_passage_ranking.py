@@ -1,6 +1,6 @@
 """Passage-level ranking: query term coverage in a unit's scope, passages that take in the
-neighbours the query's evidence covers, a list item's lead-in after it, and the results a
-passage-level search reads."""
+neighbours the query's evidence covers and the paragraph they lie in, a list item's lead-in
+after it, and the results a passage-level search reads."""
 
 from __future__ import annotations
 
@@ -8,7 +8,12 @@ import pytest
 
 from hierdoc.config import DEFAULT_POLICY, SearchPolicy
 from hierdoc.models import SearchResponse, SearchResult
-from hierdoc.search.passage_ranking import UnitEvidence, fused_scores, rank_units
+from hierdoc.search.passage_ranking import (
+    UnitEvidence,
+    fused_scores,
+    paragraph_widened,
+    rank_units,
+)
 from hierdoc.search.passages import QueryEvidence, match_chunk, sentence_units, term_coverage
 from hierdoc.search.searcher import results_read
 
@@ -98,6 +103,39 @@ def test_a_list_item_is_followed_by_its_lead_in() -> None:
         _texts(rank_units(response, evidence, 2, off))[1]
         != _texts(rank_units(response, evidence, 2, policy))[1]
     )
+
+
+RULES = (
+    "9.3 Approval of an Offer document\n\n"
+    "9.3.1 A Person applying for approval must pay a filing fee. "
+    "The fee is $5,000. It is paid on filing.\n\n"
+    "9.4 Withdrawal of an Offer document"
+)
+
+
+def test_a_passage_grows_to_the_paragraph_it_lies_in_when_that_fits_the_budget() -> None:
+    units = sentence_units(RULES)
+    assert len(units) == 5
+    response = SearchResponse("q", "hybrid", False, [_result(RULES)])
+    evidence = {0: UnitEvidence(units, (0.0, 0.0, 5.0, 0.0, 0.0), (0.1, 0.1, 0.9, 0.1, 0.1))}
+    policy = FIXED.model_copy(update={"result_passage_absorb": 0.0})
+    rule = "9.3.1 A Person applying for approval must pay a filing fee. The fee is $5,000. "
+    assert _texts(rank_units(response, evidence, 1, policy)) == [rule + "It is paid on filing."]
+    alone = policy.model_copy(update={"result_passage_paragraphs": False})
+    assert _texts(rank_units(response, evidence, 1, alone)) == ["The fee is $5,000."]
+    # a paragraph longer than the passage budget is not taken whole
+    assert _texts(rank_units(response, evidence, 1, policy, budget=60)) == ["The fee is $5,000."]
+
+
+def test_paragraph_widening_leaves_units_already_taken() -> None:
+    units = sentence_units(RULES)
+    assert paragraph_widened(RULES, units, (2, 2), set(), 1000) == (1, 3)
+    assert paragraph_widened(RULES, units, (2, 2), {1}, 1000) == (2, 3)
+    assert paragraph_widened(RULES, units, (0, 0), set(), 1000) == (0, 0)
+    # a chunk without blank lines is one paragraph
+    flat = RULES.replace("\n\n", "\n")
+    assert paragraph_widened(flat, sentence_units(flat), (2, 2), set(), 1000) == (0, 4)
+    assert paragraph_widened(flat, sentence_units(flat), (2, 2), set(), 100) == (2, 2)
 
 
 def test_without_coverage_the_fused_score_is_the_three_signals() -> None:
