@@ -35,7 +35,9 @@ parenthesis closing a run-in item after another item's parenthesis names that wh
 them and their determiner ("This Mutual Non-Disclosure Agreement (“NDA”)").
 
 A short name is continued by its "which" clause ("a period (the “Restrictive Period”)
-which shall commence ...").
+which shall commence ..."). A lower-case word written with letters outside English's
+alphabet and used nowhere else in the text is a gloss, not a name ("the copyright
+(“upphovsrätt”)").
 """
 
 from __future__ import annotations

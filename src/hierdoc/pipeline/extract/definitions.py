@@ -14,6 +14,9 @@ Six styles are recognised:
   a sentence whose verb says it defines (``Availability is defined as ...``, ``A
   significant change is one that ...``, ``A line is a series of characters that ...``);
   ``...; this is called "folding"``; ``To "Close the Connection", an endpoint closes ...``;
+  ``"Processing" (including its various forms) means``; ``When we say "Services", we mean
+  ...`` / ``..., we are referring to ...``; ``OpenStack "Project Teams" are groups of ...``;
+  one capitalised word opening a sentence (``Suspension means you will not ...``);
 - ``pointer``: ``"X" has the meaning given in Section 3.2`` / ``shall have the meaning set
   forth in ...``: the definition is elsewhere (:mod:`.definition_pointers` resolves it);
 - ``parenthetical``: ``the Receiving Party (the "Recipient")``, ``(hereinafter "the
@@ -22,9 +25,9 @@ Six styles are recognised:
 - ``glossary``: ``Term: definition`` / ``Term — definition`` lines, only in a definitions
   section or a list a lead-in announces as definitions ("In this policy:", "The following
   terms have the following meanings:"; elsewhere "Note: ..." lines would be noise), and
-  ``"Term": definition`` with real quotes anywhere; the terms of a definition list (an
-  HTML ``<dl>``, ``Term`` then ``:   definition``), anywhere; in a definitions section, a
-  standard's numbered entries ("3.2" / "attack" / "attempt to destroy, ...");
+  ``"Term": definition`` / ``"Term" - Means definition`` with real quotes anywhere; the
+  terms of a definition list (an HTML ``<dl>``, ``Term`` then ``:   definition``),
+  anywhere; in a definitions section, a standard's numbered entries ("3.2" / "attack" / "attempt to destroy, ...");
 - ``table``: Markdown ``| Term | Definition |`` rows, in a definitions section or under a
   header that names a term and a definition/meaning column; rows written as text (cells
   split by a tab or " | ") under such a header, or in a definitions section; a cover
