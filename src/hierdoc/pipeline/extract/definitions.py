@@ -27,7 +27,8 @@ Six styles are recognised:
   terms have the following meanings:"; elsewhere "Note: ..." lines would be noise), and
   ``"Term": definition`` / ``"Term" - Means definition`` with real quotes anywhere; the
   terms of a definition list (an HTML ``<dl>``, ``Term`` then ``:   definition``),
-  anywhere; in a definitions section, a standard's numbered entries ("3.2" / "attack" / "attempt to destroy, ...");
+  anywhere; in a definitions section, a standard's numbered entries ("3.2" / "attack" /
+  "attempt to destroy, ...");
 - ``table``: Markdown ``| Term | Definition |`` rows, in a definitions section or under a
   header that names a term and a definition/meaning column; rows written as text (cells
   split by a tab or " | ") under such a header, or in a definitions section; a cover
