@@ -612,21 +612,3 @@ def test_a_capitalised_word_opening_a_sentence_then_means_is_defined(
 )
 def test_a_word_means_inside_a_sentence_or_a_consequence_is_no_definition(text: str) -> None:
     assert pairs(text) == []
-
-
-def test_a_kind_considered_something_if_defines_the_word_by_its_condition() -> None:
-    text = "A member is considered active in the club if they attended a meeting this year.\n"
-    assert pairs(text) == [("active", "if they attended a meeting this year")]
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "A member is considered to be active if they attend.\n",
-        "The member is considered active if it pays on time.\n",
-        "A member is considered active if paid.\n",
-        "Each request is considered carefully before the board.\n",
-    ],
-)
-def test_considered_without_a_kind_a_word_and_a_condition_defines_nothing(text: str) -> None:
-    assert pairs(text) == []

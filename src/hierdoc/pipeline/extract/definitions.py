@@ -230,15 +230,6 @@ _WORD_MEANS = re.compile(
     re.MULTILINE,
 )
 _WORD_MEANS_CUE = re.compile(r"\b[A-Z][a-z]{3,}[ \t]+means\b")
-# "An individual is considered affiliated to an organization if ...": the condition
-# defines the word a kind of thing is considered
-_CONSIDERED = re.compile(
-    r"(?:^[ \t]*|(?<=[.!?])[ \t]+)An?\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+is\s+considered\s+"
-    r"(?!(?:an?|the|to|as|be|in|by|for|if)\b)(?P<term>[a-z][\w-]*)"
-    r"(?:\s+(?:to|with|by|in|for)\s+(?:an?|the)\s+[a-z][\w-]*)?\s+(?=if\b)",
-    re.MULTILINE,
-)
-_CONSIDERED_CUE = re.compile(r"\bis\s+considered\s")
 _QUOTED_COLON_CUE = re.compile(r"[\"'’”](?:[ \t]*:|[ \t]+-|[ \t]*[–—])[ \t]")
 _MEMBER_VALUE = re.compile(r"[\"“{\[\d-]|(?:true|false|null)\b")
 # "...; this is called “folding”": the clause before names the term
@@ -423,7 +414,6 @@ def _definitions(text: str, in_definitions_section: bool) -> list[FoundDefinitio
     found += [] if in_definitions_section else _quoted_colon_definitions(marked)
     found += _procedure_definitions(marked)
     found += _we_say_definitions(marked)
-    found += _considered_definitions(marked)
     found += _conditional_definitions(marked)
     found += _meaning_definitions(marked)
     # '"Massive Multiauthor Collaboration Site" (or "MMC Site") means': an alias, not a
@@ -629,21 +619,6 @@ def _we_say_definitions(marked: Unmarked) -> list[FoundDefinition]:
             pronoun = term.casefold() in _PERSONAL_PRONOUNS and term.islower()
             if valid_term(term) and definition and not pronoun:
                 found.append(FoundDefinition(term, definition, term_start, stop, "means"))
-    return found
-
-
-def _considered_definitions(marked: Unmarked) -> list[FoundDefinition]:
-    """'An individual is considered affiliated to an organization if they ...': the
-    condition, to the sentence's end, defines the word."""
-    text = marked.plain
-    found = []
-    for match in _windowed(_CONSIDERED, _CONSIDERED_CUE, text, 60, 60):
-        sentence = _SENTENCE_END.search(text, match.end())
-        stop = sentence.start() if sentence else paragraph_end(text, match.end())
-        definition, stop = clean_definition(marked, match.end(), stop)
-        term = match.group("term")
-        if valid_term(term) and len(definition.split()) >= 4:
-            found.append(FoundDefinition(term, definition, match.start("term"), stop, "means"))
     return found
 
 
