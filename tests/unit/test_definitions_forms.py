@@ -425,3 +425,190 @@ def test_the_real_documents_harness_counts_what_define_answers(tmp_path: Path) -
         definition_scores(gold, stored, defined(index, gold, source), score)
     assert score.misses["definitions"] == ["Licensor"]
     assert score.definition_recall == 0.75
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            'Terms used below.\n\n"Ledger" - Means the register of\n'
+            "payments kept by the Treasurer.\n",
+            [("Ledger", "the register of payments kept by the Treasurer")],
+        ),
+        (
+            '"Transmit" - As a verb, means sending the Ledger, or a copy of it,\nto any person.\n',
+            [("Transmit", "sending the Ledger, or a copy of it, to any person")],
+        ),
+        (
+            "“Holder” – a member who keeps a copy of the Ledger.\n",
+            [("Holder", "a member who keeps a copy of the Ledger")],
+        ),
+    ],
+)
+def test_a_quoted_term_opening_a_line_then_a_dash_is_defined(
+    text: str, expected: list[tuple[str, str]]
+) -> None:
+    assert pairs(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"Ledger"-style books are kept by the Treasurer.\n',
+        'The form says "Ledger" - see the appendix for it.\n',
+        '"Ledger" - 3 entries\n',
+        '"Ledger" - two\n',
+    ],
+)
+def test_a_quoted_word_with_a_dash_is_no_definition_unless_it_opens_a_glossary_line(
+    text: str,
+) -> None:
+    assert pairs(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            '"Filing" (including its various forms) means placing a record in the Ledger.\n',
+            [("Filing", "placing a record in the Ledger")],
+        ),
+        (
+            "“Holder” (as the context requires) means a member who keeps the Ledger.\n",
+            [("Holder", "a member who keeps the Ledger")],
+        ),
+    ],
+)
+def test_a_remark_in_parentheses_between_term_and_means_is_skipped(
+    text: str, expected: list[tuple[str, str]]
+) -> None:
+    assert pairs(text) == expected
+
+
+def test_a_capitalised_parenthesis_after_a_quoted_word_is_not_a_remark() -> None:
+    found = pairs('Send the "Filing" (Form A, see Annex 2) means of delivery to the office.\n')
+    assert "Filing" not in [term for term, _ in found]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            'When we say "Platform", we mean our apps and websites. That includes beta apps.\n',
+            [("Platform", "our apps and websites")],
+        ),
+        (
+            "Intro.\n\nWhen we say “Firm”, “we”, “our”, or “us” in these terms, we are referring"
+            " to Acme Widgets Ltd. It was founded long ago.\n",
+            [("Firm", "Acme Widgets Ltd")],
+        ),
+        (
+            "When we say “You” or “your”, we are referring to the people who hold an account.\n",
+            [("You", "the people who hold an account")],
+        ),
+    ],
+)
+def test_when_we_say_a_quoted_term_we_mean_defines_it(
+    text: str, expected: list[tuple[str, str]]
+) -> None:
+    assert pairs(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'When we say "goodbye", we leave the room.\n',
+        'When we say "Platform" we usually smile, and we mean it.\n',
+        'Because when we say "Platform", we are talking about apps.\n',
+    ],
+)
+def test_when_we_say_without_mean_or_refer_defines_nothing(text: str) -> None:
+    assert pairs(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "“Work Groups” are groups of people who maintain a product. They meet weekly.\n",
+            [("Work Groups", "are groups of people who maintain a product. They meet weekly")],
+        ),
+        (
+            "Overview.\n\nAcmeNet “Relays” are sets of servers that forward mail.\n",
+            [("Relays", "are sets of servers that forward mail")],
+        ),
+    ],
+)
+def test_a_quoted_subject_that_are_groups_of_something_is_defined(
+    text: str, expected: list[tuple[str, str]]
+) -> None:
+    assert pairs(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Some “Work Groups” are groups of people who maintain a product.\n",
+        "The reviewers say that “Work Groups” are groups of friends.\n",
+        "“Work Groups” are held of course on Mondays.\n",
+    ],
+)
+def test_a_quoted_subject_inside_a_sentence_is_no_copula_definition(text: str) -> None:
+    assert pairs(text) == []
+
+
+def test_a_foreign_gloss_in_parentheses_is_no_definition() -> None:
+    text = (
+        "The author keeps the copyright (“tekijänoikeus”) and the right to be named"
+        " (“nimeämisoikeus”) for the whole term.\n"
+    )
+    assert pairs(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "term"),
+    [
+        # used again: a name the text goes on to use
+        ("The person concerned (“intéressé”) signs. Each intéressé keeps a copy.\n", "intéressé"),
+        # written in English's alphabet: a term, even if used once here
+        ("A natural person (‘data subject’) may object.\n", "data subject"),
+        # capitalised: a name
+        ("The company (the “Société”) signs the contract.\n", "Société"),
+    ],
+)
+def test_a_quoted_name_in_parentheses_stays_a_definition(text: str, term: str) -> None:
+    assert term in [found for found, _ in pairs(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "- We may close an account at any time. Closure means you lose access to every"
+            " file in it. We tell you first.\n",
+            [("Closure", "you lose access to every file in it")],
+        ),
+        (
+            "1. Renewal means a further year of service on the same terms.\n",
+            [("Renewal", "a further year of service on the same terms")],
+        ),
+    ],
+)
+def test_a_capitalised_word_opening_a_sentence_then_means_is_defined(
+    text: str, expected: list[tuple[str, str]]
+) -> None:
+    assert pairs(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Paying late. This means you owe interest on the whole amount.\n",
+        "Closure means that we delete all of your files.\n",
+        "Closure means to shut the account for good.\n",
+        "After a closure the\nRenewal means nothing to the parties at all.\n",
+        "Early Closure means you lose access to every file.\n",
+    ],
+)
+def test_a_word_means_inside_a_sentence_or_a_consequence_is_no_definition(text: str) -> None:
+    assert pairs(text) == []

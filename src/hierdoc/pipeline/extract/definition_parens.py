@@ -35,7 +35,9 @@ parenthesis closing a run-in item after another item's parenthesis names that wh
 them and their determiner ("This Mutual Non-Disclosure Agreement (“NDA”)").
 
 A short name is continued by its "which" clause ("a period (the “Restrictive Period”)
-which shall commence ...").
+which shall commence ..."). A lower-case word written with letters outside English's
+alphabet and used nowhere else in the text is a gloss, not a name ("the copyright
+(“upphovsrätt”)").
 """
 
 from __future__ import annotations
@@ -175,8 +177,19 @@ def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
             # "This AD replaces AD 2018–23–51, ... (‘‘AD 2018–23–51’’)": a numbered name
             # repeated (not "the Court of Justice of the European Union (‘Court of Justice’)")
             repeated = bool(re.search(r"\d", term)) and term in phrase
-            if phrase and not repeated and not _examples(phrase, match.group("body")):
+            gloss = _gloss(marked.plain, term, match.start(), match.end())
+            if phrase and not repeated and not gloss and not _examples(phrase, match.group("body")):
                 yield FoundDefinition(term, phrase, start, match.end(), "parenthetical")
+
+
+def _gloss(text: str, term: str, start: int, end: int) -> bool:
+    """Whether a lower-case quoted word written with a letter outside English's alphabet
+    is a gloss, used nowhere else in the text: 'the copyright ("upphovsrätt")' gives the
+    word in another language, not a name to use."""
+    if not term[:1].islower() or term.isascii():
+        return False
+    pattern = re.compile(r"\b" + re.escape(" ".join(term.split())).replace(r"\ ", r"\s+"), re.I)
+    return not any(m.start() < start or m.start() >= end for m in pattern.finditer(text))
 
 
 def _inline_item(text: str, paren: int) -> str:

@@ -14,6 +14,9 @@ Six styles are recognised:
   a sentence whose verb says it defines (``Availability is defined as ...``, ``A
   significant change is one that ...``, ``A line is a series of characters that ...``);
   ``...; this is called "folding"``; ``To "Close the Connection", an endpoint closes ...``;
+  ``"Processing" (including its various forms) means``; ``When we say "Services", we mean
+  ...`` / ``..., we are referring to ...``; ``OpenStack "Project Teams" are groups of ...``;
+  one capitalised word opening a sentence (``Suspension means you will not ...``);
 - ``pointer``: ``"X" has the meaning given in Section 3.2`` / ``shall have the meaning set
   forth in ...``: the definition is elsewhere (:mod:`.definition_pointers` resolves it);
 - ``parenthetical``: ``the Receiving Party (the "Recipient")``, ``(hereinafter "the
@@ -22,9 +25,10 @@ Six styles are recognised:
 - ``glossary``: ``Term: definition`` / ``Term — definition`` lines, only in a definitions
   section or a list a lead-in announces as definitions ("In this policy:", "The following
   terms have the following meanings:"; elsewhere "Note: ..." lines would be noise), and
-  ``"Term": definition`` with real quotes anywhere; the terms of a definition list (an
-  HTML ``<dl>``, ``Term`` then ``:   definition``), anywhere; in a definitions section, a
-  standard's numbered entries ("3.2" / "attack" / "attempt to destroy, ...");
+  ``"Term": definition`` / ``"Term" - Means definition`` with real quotes anywhere; the
+  terms of a definition list (an HTML ``<dl>``, ``Term`` then ``:   definition``),
+  anywhere; in a definitions section, a standard's numbered entries ("3.2" / "attack" /
+  "attempt to destroy, ...");
 - ``table``: Markdown ``| Term | Definition |`` rows, in a definitions section or under a
   header that names a term and a definition/meaning column; rows written as text (cells
   split by a tab or " | ") under such a header, or in a definitions section; a cover
@@ -105,7 +109,9 @@ _MEANS = re.compile(
     + r"|\s*\((?:or|also|the|hereinafter)?\s*"
     + QTERM_ANON
     # 'The term "Uniform Resource Locator" (URL) refers to': its acronym, unquoted
-    + r"\s*\)|\s*\((?=[A-Z][A-Za-z]*[A-Z])[A-Za-z0-9]{2,10}\))*)"
+    + r"\s*\)|\s*\((?=[A-Z][A-Za-z]*[A-Z])[A-Za-z0-9]{2,10}\)"
+    # '"Processing" (including its various forms) means': a remark in lower case
+    + r"|\s*\((?=[a-z])[^()\"“”‘’\n]{1,60}\))*)"
     # a short qualifier: "‘consent’ of the data subject means", "“Affiliate”, as used herein,"
     + r"(?:\s*,?\s+(?:as\s+used|when\s+used|used|contained|included|of|in|for)\b"
     + r"[^\"'‘’“”,;:.()\n]{0,60}?,?"
@@ -138,13 +144,14 @@ _COPULA = re.compile(
 _COPULA_ANYWHERE = re.compile(
     r"(?:^[ \t]*|(?<=[.;:])[ \t]+|(?<=,)[ \t]+(?=an?\s|the\s))"
     # 'An HTTP “client” is a program ...': a proper name or acronym may qualify the term
-    r"(?:(?:An?|The|an?|the)[ \t]+(?:[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*[ \t]+)?)?"
+    r"(?:(?:An?|The|an?|the)[ \t]+)?(?:[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*[ \t]+)?"
     r"(?:[A-Za-z]+['’]s[ \t]+)?"
     + QTERM
     + r"[ \t]+(?=(?P<verb>is(?=\s+(?:a|an|any|either|one)\b|"
     + _AMOUNT
     + r")"
-    r"|are(?=\s+(?:all|any|those)\b|\s+[a-z]+\s+(?:that|which|who)\b))\b)",
+    # '“Project Teams” are groups of people ...': a plural noun of what they are made of
+    r"|are(?=\s+(?:all|any|those)\b|\s+[a-z]+\s+(?:that|which|who)\b|\s+[a-z]{3,}s\s+of\b))\b)",
     re.MULTILINE,
 )
 # "Each licensee is addressed as “you”", 'A copy that is not "Transparent" is called "Opaque"'
@@ -160,10 +167,17 @@ _CALLED = re.compile(
     r"(?:an?\s+|the\s+|its\s+|their\s+)?" + QTERM,
     re.MULTILINE,
 )
-# '"Authorized User": an employee of Customer ...': a quoted term opening a line or an item
-# (real quotes: "**Security**: we encrypt ..." is a bold lead-in, not a term)
+# '"Authorized User": an employee of Customer ...', '"Database" - Means a collection ...': a
+# quoted term opening a line or an item, then a colon or a spaced dash (real quotes:
+# "**Security**: we encrypt ..." is a bold lead-in, not a term)
 _QUOTED_COLON = re.compile(
-    r"^[ \t]*(?:" + MARKER.pattern + r"[ \t]+)?" + QTERM + r"[ \t]*:[ \t]+(?=\S)", re.MULTILINE
+    r"^[ \t]*(?:"
+    + MARKER.pattern
+    + r"[ \t]+)?"
+    + QTERM
+    + r"(?:[ \t]*(?P<colon>:)|[ \t]+[-–—]|[ \t]*[–—])"
+    r"[ \t]+(?:(?:[Aa]s\s+an?\s+\w+,\s+)?[Mm]eans\b[ \t]*:?[ \t]*)?(?=\S)",
+    re.MULTILINE,
 )
 # A sentence whose verb says it defines: "Availability is defined as the percentage ...",
 # "A significant change is one that is likely to ...", "Eligible costs are those which ..."
@@ -194,7 +208,29 @@ _META_NOUNS = word_set(
     " difference exception consequence possibility issue concern challenge benefit advantage"
     " disadvantage feature goal aim purpose rule requirement"
 )
-_QUOTED_COLON_CUE = re.compile(r"[\"'’”][ \t]*:[ \t]")
+# 'When we say "Services", we mean ...', 'When we say "Company", "we", or "us" in this
+# document, we are referring to ...': the writer says what the quoted words stand for
+_WE_SAY = re.compile(
+    r"(?:^[ \t]*|(?<=[.!?:])[ \t]+)When[ \t]+(?:we|I)[ \t]+(?:say|use|write)[ \t]+"
+    r"(?:the[ \t]+(?:terms?|words?|phrases?)[ \t]+)?"
+    + QTERM
+    + r"(?P<aliases>(?:\s*,?\s*(?:(?:or|and|and/or)\s+)?"
+    + QTERM_ANON
+    + r")*)(?:\s+[^\"“”‘’,.;:\n]{1,40}?)?\s*,\s+(?:we|I)\s+(?:(?:are|am)\s+referring\s+to"
+    r"|refer\s+to|mean)\b[ \t]*:?[ \t]*",
+    re.MULTILINE,
+)
+_WE_SAY_CUE = re.compile(r"\bWhen[ \t]+(?:we|I)[ \t]+(?:say|use|write)\b")
+# the writer's and the reader's pronouns, which a document may list among a term's aliases
+_PERSONAL_PRONOUNS = word_set("we us our ours i me my you your yours they them their")
+# "Suspension means you will not be able to ...": one capitalised word opening a sentence
+_WORD_MEANS = re.compile(
+    r"(?:^[ \t]*(?:" + MARKER.pattern + r"[ \t]+)?|(?<=[.!?])[ \t]+)"
+    r"(?P<term>[A-Z][a-z]{3,})[ \t]+means[ \t]+(?!to\b|that\b)",
+    re.MULTILINE,
+)
+_WORD_MEANS_CUE = re.compile(r"\b[A-Z][a-z]{3,}[ \t]+means\b")
+_QUOTED_COLON_CUE = re.compile(r"[\"'’”](?:[ \t]*:|[ \t]+-|[ \t]*[–—])[ \t]")
 _MEMBER_VALUE = re.compile(r"[\"“{\[\d-]|(?:true|false|null)\b")
 # "...; this is called “folding”": the clause before names the term
 _THIS_CALLED = re.compile(
@@ -377,6 +413,7 @@ def _definitions(text: str, in_definitions_section: bool) -> list[FoundDefinitio
     found += _this_called_definitions(marked)
     found += [] if in_definitions_section else _quoted_colon_definitions(marked)
     found += _procedure_definitions(marked)
+    found += _we_say_definitions(marked)
     found += _conditional_definitions(marked)
     found += _meaning_definitions(marked)
     # '"Massive Multiauthor Collaboration Site" (or "MMC Site") means': an alias, not a
@@ -389,6 +426,7 @@ def _definitions(text: str, in_definitions_section: bool) -> list[FoundDefinitio
     extra = list(table_definitions(marked, in_definitions_section))
     extra += described_definitions(marked)
     extra += spaced_colon_definitions(marked)
+    extra += _word_means_definitions(marked)
     headed = _section_definitions(marked, text) if in_definitions_section else []
     # "#### Passphrase" / "A passphrase is ...": the heading's term, defined once
     heads = [(item.start, item.end) for item in headed if item.style == "glossary"]
@@ -547,11 +585,13 @@ def _quoted_colon_definitions(marked: Unmarked) -> list[FoundDefinition]:
     rest of the line's item or paragraph defines the quoted term."""
     text = marked.quoted
     found = []
-    for match in _windowed(_QUOTED_COLON, _QUOTED_COLON_CUE, text, 160, 20):
+    for match in _windowed(_QUOTED_COLON, _QUOTED_COLON_CUE, text, 160, 30):
         line_end = text.find("\n", match.end())
         line = text[match.end() : line_end if line_end >= 0 else len(text)].rstrip()
         # '"name": "value",' / '"size": 10': a JSON or YAML member, not a glossary line
-        member = _MEMBER_VALUE.match(line) or line.endswith((",", "{", "["))
+        # (a dash is no member's separator: its wrapped line may end with a comma)
+        closed = match.group("colon") and line.endswith((",", "{", "["))
+        member = _MEMBER_VALUE.match(line) or closed
         if match.start("term") - 1 in marked.emphasised or member or len(line.split()) < 3:
             continue
         end = _definition_end(text, match.start("term"), match.end())
@@ -559,6 +599,47 @@ def _quoted_colon_definitions(marked: Unmarked) -> list[FoundDefinition]:
         term, term_start = term_at(match.group("term"), match.start("term"))
         if valid_term(term) and definition:
             found.append(FoundDefinition(term, definition, term_start, end, "glossary"))
+    return found
+
+
+def _we_say_definitions(marked: Unmarked) -> list[FoundDefinition]:
+    """'When we say "Services", we mean our websites ...': the sentence's rest defines the
+    quoted term and its aliases, not the pronouns among them ("we", "our", "us")."""
+    text = marked.quoted
+    found = []
+    for match in _windowed(_WE_SAY, _WE_SAY_CUE, text, 8, 300):
+        sentence = _SENTENCE_END.search(text, match.end())
+        stop = sentence.start() if sentence else paragraph_end(text, match.end())
+        definition, stop = clean_definition(marked, match.end(), stop)
+        terms = [(match.group("term"), match.start("term"))]
+        for alias in QUOTED_TERM.finditer(match.group("aliases")):
+            terms.append((alias.group("term"), match.start("aliases") + alias.start("term")))
+        for raw, raw_start in terms:
+            term, term_start = term_at(raw, raw_start)
+            pronoun = term.casefold() in _PERSONAL_PRONOUNS and term.islower()
+            if valid_term(term) and definition and not pronoun:
+                found.append(FoundDefinition(term, definition, term_start, stop, "means"))
+    return found
+
+
+def _word_means_definitions(marked: Unmarked) -> list[FoundDefinition]:
+    """'Suspension means you and any other users will not be able to access the account.':
+    a single capitalised noun opening a sentence, defined by the rest of the sentence (not
+    "This means", "Although means ...", nor "X means to ..." / "X means that ...")."""
+    text = marked.plain
+    found = []
+    for match in _windowed(_WORD_MEANS, _WORD_MEANS_CUE, text, 40, 8):
+        term = match.group("term")
+        word = term.casefold()
+        if word in _PRONOUNS or word in _SUBORDINATORS or _NOT_A_NAME.fullmatch(word):
+            continue
+        if not _sentence_opens(text, match.start("term")):
+            continue
+        sentence = _SENTENCE_END.search(text, match.end())
+        stop = sentence.start() if sentence else paragraph_end(text, match.end())
+        definition, stop = clean_definition(marked, match.end(), stop)
+        if valid_term(term) and len(definition.split()) >= 3:
+            found.append(FoundDefinition(term, definition, match.start("term"), stop, "means"))
     return found
 
 
