@@ -27,6 +27,7 @@ from psycopg import sql
 
 from ...errors import StoreError
 from ...text.analyze import TextAnalyzer
+from .schema import HNSW_INDEX
 from .writes import Written, bump, write_batch
 
 BATCH_CHUNKS = 50_000
@@ -36,7 +37,6 @@ BUILD_MEMORY = "1GB"
 fits: about 2.5 kB a 384-dimensional vector)."""
 BUILD_WORKERS = 2
 """``max_parallel_maintenance_workers`` for the HNSW build."""
-_HNSW = "CREATE INDEX vectors_hnsw ON vectors USING hnsw (embedding vector_ip_ops)"
 _ANALYZED = ("documents", "sections", "chunks", "term_stats", "postings", "forward", "vectors")
 
 
@@ -88,7 +88,7 @@ def build_hnsw(conn: psycopg.Connection, memory: str, workers: int) -> None:
     conn.execute(
         "SELECT set_config('max_parallel_maintenance_workers', %s, true)", (str(int(workers)),)
     )
-    conn.execute(_HNSW)
+    conn.execute(HNSW_INDEX)
 
 
 def batches(documents: Iterable[Written], size: int) -> Iterator[list[Written]]:

@@ -18,6 +18,9 @@ from ..base import DimensionError
 from .connection import transaction
 from .postings import BLOCK
 
+HNSW_INDEX = "CREATE INDEX vectors_hnsw ON vectors USING hnsw (embedding vector_ip_ops)"
+"""The vectors' HNSW index (inner product: the vectors are normalised)."""
+
 SCHEMA_LOCK = 0x68696572  # "hier": the advisory lock key of schema changes
 WRITE_LOCK = 0x646F6373  # "docs": the writers' advisory lock key (with the schema, .lock)
 
@@ -89,7 +92,7 @@ MIGRATIONS: list[list[str]] = [
             window_no integer NOT NULL,
             embedding vector({dimension}) NOT NULL,
             PRIMARY KEY (chunk_id, window_no))""",
-        "CREATE INDEX vectors_hnsw ON vectors USING hnsw (embedding vector_ip_ops)",
+        HNSW_INDEX,
         """CREATE TABLE definitions (
             id bigserial PRIMARY KEY,
             source text NOT NULL REFERENCES documents ON DELETE CASCADE,
@@ -304,5 +307,5 @@ def set_dimension(conn: psycopg.Connection, dimension: int) -> None:
             sql.Literal(int(dimension))
         )
     )
-    conn.execute("CREATE INDEX vectors_hnsw ON vectors USING hnsw (embedding vector_ip_ops)")
+    conn.execute(HNSW_INDEX)
     _set_meta(conn, "dimension", str(dimension))
