@@ -213,3 +213,42 @@ Other Business
 None was raised by anyone at the meeting, which closed at five in the afternoon.
 """
     assert [h for _, h, _ in _headings(text)] == ["Agenda Items", "Next Steps", "Other Business"]
+
+
+LETTER = """Exhibit (d)(2)
+March 3, 2005
+PERSONAL AND CONFIDENTIAL
+Jane Roe
+Example Holdings, Inc.
+100 Main Street
+Springfield, IL 62701
+Dear Jane:
+You have asked for information about Widget Corp. (the "Company") for a purchase.
+In return for that information you agree as follows:
+Confidentiality of Evaluation Materials
+You will treat confidentially any information about the Company (the "Materials").
+Return of Documents
+Upon the Company's request, you shall promptly return or destroy all written Materials.
+Standstill
+You agree that for two years you will not acquire any securities of the Company without its consent.
+Other
+This agreement is governed by the laws of the State of Illinois.
+Very truly yours,
+WIDGET CORP.
+By: /s/ John Doe
+John Doe, Vice President
+Accepted and agreed to as of the date hereof:
+Example Holdings, Inc.
+By: /s/ Jane Roe
+"""
+
+
+def test_a_letter_agreement_is_sectioned_by_its_titles_not_its_addresses_or_signatures() -> None:
+    assert [h for _, h, _ in _headings(LETTER)] == [
+        "Confidentiality of Evaluation Materials",
+        "Return of Documents",
+        "Standstill",
+        "Other",
+    ]
+    other = next(s for s in parse_sections(LETTER, "Doc") if s.heading == "Other")
+    assert other.body.rstrip().endswith("By: /s/ Jane Roe")
