@@ -10,7 +10,7 @@ from hierdoc import Index
 from hierdoc.config import Settings
 from hierdoc.models import TextDocument
 from hierdoc.pipeline.outline import outline
-from hierdoc.search.title_citations import strip_linking
+from hierdoc.search.title_citations import strip_linking, title_forms
 from tests.hash_embedder import HashEmbedder
 from tests.unit.test_requirement_tables import STANDARD
 
@@ -91,7 +91,35 @@ def test_a_title_in_a_named_document_is_pinned(index: Index) -> None:
 
 
 @pytest.mark.parametrize(
-    "query", ["PEP 777 Leaving the Foundation", "Leaving the Foundation of PEP 777"]
+    "query",
+    [
+        "Indemnification section of the Acme Cloud Terms of Service",
+        "the Indemnification clause in the Acme Cloud Terms of Service",
+        "section Indemnification of the Acme Cloud Terms of Service",
+    ],
+)
+def test_a_title_framed_as_a_section_s_is_pinned_in_its_document(index: Index, query: str) -> None:
+    response = index.search(query)
+    first = response.results[0]
+    assert first.pinned and first.source == "acme-cloud-terms.md"
+    assert "Indemnification" in first.heading
+    assert response.citations[0]["text"] == "Indemnification"
+
+
+def test_a_framing_word_is_dropped_only_when_no_section_is_titled_with_it() -> None:
+    assert title_forms("the Roles section of") == ["Roles section", "Roles"]
+    assert title_forms("section Motions") == ["section Motions", "Motions"]
+    assert title_forms("Voting") == ["Voting"]
+    assert title_forms("the section") == ["section"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "PEP 777 Leaving the Foundation",
+        "Leaving the Foundation of PEP 777",
+        "the Leaving the Foundation section of PEP 777",
+    ],
 )
 def test_a_heading_with_its_document_s_identifier_is_pinned(index: Index, query: str) -> None:
     first = index.search(query).results[0]

@@ -14,6 +14,10 @@ as a title and a name, either way round, joined by at most a few linking words (
   and a rest whose words are all words of that heading's document's name (its title or
   file name: "PEP 609" of ``pep-0609-pypa-governance.html``).
 
+The title may be framed by a word that says it is a section's ("the Roles section of the
+Data Sharing Policy", "section Motions in the Charter", "the Confidentiality clause"): when
+no section is titled with that word, the title without it is looked up.
+
 A title that several sections of the document have ("Description" under each chapter)
 cites none of them, and a question (a "?", a question word first) is never a title
 citation: "what is the Term" asks about words, not a heading.
@@ -37,6 +41,8 @@ if TYPE_CHECKING:
 
 #: Words that join a title to its document's name: "Indemnification in the ... Terms".
 LINKING_WORDS = frozenset({"in", "of", "the", "from", "under", "within", "to", "see"})
+#: Words that frame a title as a section's: "the Roles section", "section Motions".
+FRAMING_WORDS = frozenset({"section", "clause", "chapter", "part", "heading"})
 #: Longest query (in words) read as a title citation.
 MAX_QUERY_WORDS = 14
 _WORD = re.compile(r"[\w’'-]+")
@@ -95,16 +101,28 @@ def _titled_in_named(
 def _titles_in(text: str, names_it: Callable[[set[str]], bool]) -> Iterator[str]:
     """``text`` as a title, then each end of it whose other end ``names_it`` (its name
     words), linking words dropped."""
-    whole = strip_linking(text)
-    if whole and whole[0].isalpha():
-        yield whole
+    yield from title_forms(text)
     words = list(_WORD.finditer(text))
     for cut in range(1, len(words)):
         before, after = text[: words[cut].start()], text[words[cut].start() :]
         for title, other in ((before, after), (after, before)):
-            title, asked = strip_linking(title), name_words_of(other) - DOCUMENT_WORDS
-            if title and title[0].isalpha() and asked and names_it(asked):
-                yield title
+            asked = name_words_of(other) - DOCUMENT_WORDS
+            if asked and names_it(asked):
+                yield from title_forms(title)
+
+
+def title_forms(text: str) -> list[str]:
+    """The titles ``text`` may write, linking words dropped: as written, then without a
+    word framing it as a section's at either end ("Roles section" -> "Roles"); none
+    that does not open with a letter."""
+    whole = strip_linking(text)
+    words = whole.split()
+    while words and _bare(words[-1]) in FRAMING_WORDS:
+        words.pop()
+    while words and _bare(words[0]) in FRAMING_WORDS:
+        words.pop(0)
+    unframed = strip_linking(" ".join(words))
+    return [t for t in dict.fromkeys((whole, unframed)) if t and t[0].isalpha()]
 
 
 def _titled_in(store: Store, source: str, title: str) -> str | None:
@@ -128,9 +146,10 @@ def _headed_in_named_rest(
         before = plan.text[: words[cut].start()]
         after = plan.text[words[cut].start() :]
         for title, rest in ((after, before), (before, after)):
-            found = _heading_of_named(store, strip_linking(title), rest, names, plan.filt)
-            if found is not None:
-                return found
+            for form in title_forms(title):
+                found = _heading_of_named(store, form, rest, names, plan.filt)
+                if found is not None:
+                    return found
     return None
 
 
@@ -139,9 +158,7 @@ def _heading_of_named(
 ) -> tuple[str, str, str] | None:
     """The section headed ``title`` (or labelled so) in the one document whose name holds
     every word of ``rest``."""
-    if not title or not title[0].isalpha():
-        return None
-    asked = name_words_of(rest) - DOCUMENT_WORDS - COMPANY_WORDS
+    asked = name_words_of(rest) - DOCUMENT_WORDS - COMPANY_WORDS - FRAMING_WORDS
     if not asked or not set(_WORD.findall(strip_linking(rest).lower())) - LINKING_WORDS:
         return None
     ids = store.sections_with_heading(title)
