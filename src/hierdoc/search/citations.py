@@ -12,6 +12,10 @@ level with its equivalent clause kinds (``clause-8-4``, ``requirement-8-4``):
   search covers a single document (named in the query, filtered to, or the only
   one indexed), with a note saying so;
 * the notes say which documents have the cited section and which do not;
+* in a search that covers a few documents (named in the query or filtered to), a number
+  none of them has as a section id is looked for among the clauses numbered under an
+  unnumbered heading ("10." under "Terms and Conditions", ``terms-and-conditions-10``): an
+  agreement whose one heading holds its numbered clauses is cited "Section 10";
 * a number more documents have than the policy's ``crowded_citation`` (50) is pinned in
   those of them that the query's words and meaning rank first (``preferred``), with a note
   saying so: no result list shows them all, and finding every one would cost a read per
@@ -20,18 +24,22 @@ level with its equivalent clause kinds (``clause-8-4``, ``requirement-8-4``):
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from ..config import DEFAULT_POLICY, SearchPolicy
-from ..models import SearchFilter
+from ..models import SearchFilter, SectionRecord
 from ..store.base import Store
-from ..text.numbering import equivalent_ids, fallback_ids
+from ..text.numbering import CLAUSE_KINDS, equivalent_ids, fallback_ids
 
 if TYPE_CHECKING:
     from .plan import QueryPlan
+
+HEADED_SCOPE = 4
+"""Most documents in scope whose sections are read for a clause numbered under a heading."""
 
 
 @dataclass
@@ -97,6 +105,8 @@ def cite_sections(
     exact = crowded or (_starts(store, levels[0], filt) if levels else {})
     if levels and not exact and (fallback := fallback_ids(candidate_ids[0])):
         exact = _starts(store, fallback, filt)
+    if levels and not exact:
+        exact = _under_headings(store, candidate_ids[0], filt)
     if exact:
         first_id = next(iter(exact.values()))[0]
         found = CitedSections({"text": label, "section_id": first_id, "resolved": True})
@@ -178,6 +188,46 @@ def _starts(
             held = chunk_section if chunk_section in ids else _held_id(store, ids, source)
             found[source] = (held, chunk_id)
     return found
+
+
+def _under_headings(
+    store: Store, cited_id: str, filt: SearchFilter | None
+) -> dict[str, tuple[str, str]]:
+    """Per document the filter names (at most :data:`HEADED_SCOPE`): the clause numbered as
+    ``cited_id`` ("section-10") in the list numbered under an unnumbered heading
+    (:func:`headed_clause`), with the chunk where it begins."""
+    kind, _, number = cited_id.partition("-")
+    if kind not in CLAUSE_KINDS or not number or filt is None:
+        return {}
+    if not filt.sources or len(filt.sources) > HEADED_SCOPE:
+        return {}
+    found: dict[str, tuple[str, str]] = {}
+    for source in filt.sources:
+        section_id = headed_clause(store.sections_of_source(source), number)
+        if section_id is None:
+            continue
+        for held, chunk_id, _ in section_starts(store, [section_id], filt, [source]):
+            found.setdefault(held, (section_id, chunk_id))
+    return found
+
+
+def headed_clause(sections: Sequence[SectionRecord], number: str) -> str | None:
+    """The id of the clause numbered ``number`` ("10", "10-2") under an unnumbered heading
+    of ``sections`` (one document's), its id the heading's qualified by the number: of the
+    heading whose numbered list is the longest when several have it, none on a tie."""
+    ids = {s.section_id for s in sections}
+    items = Counter(s.parent_id for s in sections if s.kind == "enum")
+    lists = sorted(
+        (
+            (items[s.section_id], f"{s.section_id}-{number}")
+            for s in sections
+            if s.kind == "heading" and f"{s.section_id}-{number}" in ids
+        ),
+        reverse=True,
+    )
+    if not lists or (len(lists) > 1 and lists[0][0] == lists[1][0]):
+        return None
+    return lists[0][1]
 
 
 def _held_id(store: Store, ids: Sequence[str], source: str) -> str:
