@@ -270,3 +270,20 @@ def test_the_long_form_of_an_abbreviation_names_its_file_in_a_citation(
     assert naming.rest(query) == "Section 13 of Guidance – (APIs) in ADGM"
     topic = filed.named("how do Application Programming Interfaces work", long_forms=long_forms)
     assert topic is None or topic.how != BY_LONG_FORM
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["Section 2.3.3 of the Acme DPA", "Section 4.4 of the Acme Data Processing Addendum"],
+)
+def test_an_addendum_is_named_beside_another_document_of_its_publisher(query: str) -> None:
+    titles = {
+        "p/acme-data-processing-addendum.pdf": "ACME DATA PROCESSING ADDENDUM (Last updated"
+        " April 20, 2023)",
+        "p/acme-terms-of-service.html": "Terms of Service",
+        "p/acme-privacy-policy.html": "Acme Privacy Policy",
+    }
+    names = DocumentNames([DocumentRecord(s, t, "h", "x", 1) for s, t in titles.items()])
+    naming = names.named(query)
+    assert naming is not None and naming.sources == ("p/acme-data-processing-addendum.pdf",)
+    assert naming.rest(query).startswith("Section ")

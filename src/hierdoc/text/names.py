@@ -24,7 +24,7 @@ DOCUMENT_WORDS = frozenset({
     "agreement", "contract", "policy", "term", "standard", "regulation", "directive", "act",
     "statute", "law", "licence", "license", "nda", "document", "file", "code", "bill",
     "guideline", "guidance", "manual", "specification", "charter", "bylaw", "deed", "lease",
-    "memorandum", "notice", "schedule",
+    "memorandum", "notice", "schedule", "addendum",
 })
 # fmt: on
 NAME_WORD = re.compile(r"[a-z0-9]+")
@@ -52,7 +52,7 @@ COMPANY_WORDS = frozenset(
 _PARTY_KEY = re.compile(r"part(y|ies)|counterpart(y|ies)|client|customer|vendor|supplier|company")
 
 
-NAME_KEYS_VERSION = 5
+NAME_KEYS_VERSION = 6
 """Changes whenever :func:`name_keys` would give a document other keys: a store holding
 keys of another version rebuilds them (a writer) or is read as records (a reader)."""
 WRITTEN, SHORT, WORD, NAMES = "written", "short", "word", "names"
