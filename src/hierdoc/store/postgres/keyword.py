@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import psycopg
@@ -72,18 +72,20 @@ class _Candidates:
     nos: np.ndarray
     scores: np.ndarray
     norms: np.ndarray
-    ids: dict[int, str] = field(default_factory=dict)
-    """The chunk ids of some of them, by number."""
 
     @classmethod
     def of(cls, parts: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> _Candidates:
-        """Each part's (chunk numbers, scores, lengths) summed by chunk."""
-        if not parts:
-            return cls(*(np.zeros(0, dtype) for dtype in (np.int64, np.float64, np.int64)))
-        nos, scores, norms = (np.concatenate(column) for column in zip(*parts, strict=True))
-        unique, first, inverse = np.unique(nos, return_index=True, return_inverse=True)
-        summed = np.bincount(inverse, weights=scores, minlength=len(unique))
-        return cls(unique, summed, norms[first])
+        """Each part's (chunk numbers, each once in a part; scores; lengths) summed by chunk,
+        in arrays indexed by chunk number (no sort: a part adds its scores in one pass)."""
+        size = 1 + max((int(part[0].max()) for part in parts if len(part[0])), default=-1)
+        scores, norms = np.zeros(size), np.zeros(size, np.int64)
+        seen = np.zeros(size, bool)
+        for nos, weights, lengths in parts:
+            scores[nos] += weights
+            norms[nos] = lengths
+            seen[nos] = True
+        nos = np.flatnonzero(seen)
+        return cls(nos, scores[nos], norms[nos])
 
     def plus(self, parts: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> _Candidates:
         return _Candidates.of([(self.nos, self.scores, self.norms), *parts])
@@ -135,6 +137,7 @@ def _query(conn: psycopg.Connection, terms: Sequence[str]) -> _Query | None:
         "p.nos, p.tfs, p.norms, p.n FROM term_stats s CROSS JOIN state LEFT JOIN postings p "
         "ON p.term_id = s.term_id AND s.df <= %s WHERE s.term = ANY(%s) AND state.chunks > 0",
         (CHEAP, list(set(terms))),
+        binary=True,
     ).fetchall()
     if not rows:
         return None
@@ -184,7 +187,7 @@ def _scores(
     if not rest or k is None:
         return candidates
     survivors = candidates.where(candidates.scores + _bound(rest) >= candidates.kth(k))
-    return _complete(conn, survivors, rest, query, ranges)
+    return _complete(conn, survivors, rest, query, ranges, k)
 
 
 def _bound(terms: Sequence[_Term]) -> float:
@@ -205,8 +208,10 @@ def _read(
     terms: Sequence[_Term],
     query: _Query,
     ranges: list[tuple[int, int]] | None,
+    within: np.ndarray | None = None,
 ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Each term's postings among ``ranges`` as (chunk numbers, weights, lengths)."""
+    """Each term's postings among ``ranges`` (and of the chunks numbered ``within``, when
+    given) as (chunk numbers, weights, lengths)."""
     missing = [t.term_id for t in terms if t.term_id not in query.ready]
     read = {**query.ready, **(read_postings(conn, missing) if missing else {})}
     parts = []
@@ -214,6 +219,8 @@ def _read(
         found = read[term.term_id]
         if ranges is not None:
             found = found.where(in_ranges(found.nos, ranges))
+        if within is not None:
+            found = found.where(np.isin(found.nos, within, kind="table"))
         weights = _weights(term, found.tfs, found.norms, query.average)
         parts.append((found.nos, weights, found.norms))
     return parts
@@ -225,15 +232,24 @@ def _complete(
     terms: Sequence[_Term],
     query: _Query,
     ranges: list[tuple[int, int]] | None,
+    k: int,
 ) -> _Candidates:
-    """``candidates`` scored on ``terms`` as well: from their forward rows (with their
-    chunk ids) when few, else from the terms' postings."""
-    average = query.average
-    if len(candidates.nos) > FORWARD_UP_TO:
-        parts = _read(conn, terms, query, ranges)
-        masks = [np.isin(nos, candidates.nos) for nos, _, _ in parts]
-        kept = [tuple(a[mask] for a in part) for part, mask in zip(parts, masks, strict=True)]
-        return candidates.plus(kept)
+    """The ``candidates`` that can still be in the top ``k``, scored on ``terms`` as well.
+    While they are many, the terms' postings are read one term at a time (highest bound
+    first) and after each the candidates that the terms left cannot lift to the k-th score
+    are dropped; the few left are scored on the terms left from their forward rows."""
+    rest = list(terms)
+    while rest and len(candidates.nos) > FORWARD_UP_TO:
+        term, rest = rest[0], rest[1:]
+        candidates = candidates.plus(_read(conn, [term], query, ranges, candidates.nos))
+        candidates = candidates.where(candidates.scores + _bound(rest) >= candidates.kth(k))
+    return _forward_scores(conn, candidates, rest, query.average) if rest else candidates
+
+
+def _forward_scores(
+    conn: psycopg.Connection, candidates: _Candidates, terms: Sequence[_Term], average: float
+) -> _Candidates:
+    """``candidates`` scored on ``terms`` from their forward rows."""
     forward = read_forward(conn, candidates.nos)
     rows = [forward[int(n)] for n in candidates.nos]
     owners = np.repeat(np.arange(len(rows)), [len(row[0]) for row in rows])
@@ -246,8 +262,7 @@ def _complete(
         at = wanted & (held == term_id)
         weights = _weights(term, tfs[at], candidates.norms[owners[at]], average)
         extra += np.bincount(owners[at], weights=weights, minlength=len(rows))
-    ids = {int(n): row[2] for n, row in zip(candidates.nos, rows, strict=True)}
-    return replace(candidates, scores=candidates.scores + extra, ids=ids)
+    return replace(candidates, scores=candidates.scores + extra)
 
 
 def _top(
@@ -256,7 +271,6 @@ def _top(
     """The best ``k`` of ``candidates`` that ``rest`` keeps, by score then chunk id: their
     ids fetched (and the filter checked) in growing batches of the best scored."""
     where, params = filter_sql(rest, "c")
-    known = candidates.ids if rest is None else {}
     order = np.lexsort((candidates.nos, -candidates.scores))
     kept: list[Hit] = []
     start, size = 0, 2 * k
@@ -264,8 +278,7 @@ def _top(
         batch = order[start : start + size]
         scores = dict(zip(candidates.nos[batch].tolist(), candidates.scores[batch].tolist(),
                           strict=True))  # fmt: skip
-        found = {number: known[number] for number in scores if number in known}
-        found |= _chunk_ids(conn, [n for n in scores if n not in known], where, params)
+        found = _chunk_ids(conn, list(scores), where, params)
         kept += [Hit(chunk_id, scores[number]) for number, chunk_id in found.items()]
         kept.sort(key=lambda h: (-h.score, h.chunk_id))
         start, size = start + size, size * 4
