@@ -55,6 +55,8 @@ class _Query:
     average: float
     ready: dict[int, TermPostings]
     """The postings of the terms of at most :data:`CHEAP` postings, read with their stats."""
+    size: int
+    """Above the highest chunk number given so far (``state.next_no``)."""
 
 
 @dataclass(frozen=True)
@@ -73,23 +75,6 @@ class _Candidates:
     scores: np.ndarray
     norms: np.ndarray
 
-    @classmethod
-    def of(cls, parts: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> _Candidates:
-        """Each part's (chunk numbers, each once in a part; scores; lengths) summed by chunk,
-        in arrays indexed by chunk number (no sort: a part adds its scores in one pass)."""
-        size = 1 + max((int(part[0].max()) for part in parts if len(part[0])), default=-1)
-        scores, norms = np.zeros(size), np.zeros(size, np.int64)
-        seen = np.zeros(size, bool)
-        for nos, weights, lengths in parts:
-            scores[nos] += weights
-            norms[nos] = lengths
-            seen[nos] = True
-        nos = np.flatnonzero(seen)
-        return cls(nos, scores[nos], norms[nos])
-
-    def plus(self, parts: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> _Candidates:
-        return _Candidates.of([(self.nos, self.scores, self.norms), *parts])
-
     def kth(self, k: int) -> float:
         """The k-th highest score, 0 when there are fewer than k."""
         if len(self.scores) < k:
@@ -98,6 +83,34 @@ class _Candidates:
 
     def where(self, keep: np.ndarray) -> _Candidates:
         return _Candidates(self.nos[keep], self.scores[keep], self.norms[keep])
+
+
+class _Tally:
+    """Scores summed by chunk number in arrays indexed by it, made once a search: a term's
+    postings add their weights in one pass (no sort)."""
+
+    def __init__(self, size: int) -> None:
+        self.scores = np.zeros(size)
+        self.norms = np.zeros(size, np.int64)
+        self.seen = np.zeros(size, bool)
+
+    def add(self, parts: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> None:
+        """Each part's (chunk numbers, each once in a part; weights; lengths)."""
+        top = max((int(nos.max()) for nos, _, _ in parts if len(nos)), default=-1)
+        if top >= len(self.scores):  # chunks written since the search began
+            self.scores, self.norms, self.seen = (
+                np.concatenate([a, np.zeros(top + 1 - len(a), a.dtype)])
+                for a in (self.scores, self.norms, self.seen)
+            )
+        for nos, weights, lengths in parts:
+            self.scores[nos] += weights
+            self.norms[nos] = lengths
+            self.seen[nos] = True
+
+    def candidates(self, nos: np.ndarray | None = None) -> _Candidates:
+        """The chunks numbered ``nos`` (None: every chunk added) with their sums."""
+        nos = np.flatnonzero(self.seen) if nos is None else nos
+        return _Candidates(nos, self.scores[nos], self.norms[nos])
 
 
 def keyword_search(
@@ -134,25 +147,26 @@ def _query(conn: psycopg.Connection, terms: Sequence[str]) -> _Query | None:
     """The query terms' statistics, and the postings of the cheap ones, in one round trip."""
     rows = conn.execute(
         "SELECT s.term, s.term_id, s.df, s.max_tf, s.min_norm, state.chunks, state.tokens, "
-        "p.nos, p.tfs, p.norms, p.n FROM term_stats s CROSS JOIN state LEFT JOIN postings p "
-        "ON p.term_id = s.term_id AND s.df <= %s WHERE s.term = ANY(%s) AND state.chunks > 0",
+        "state.next_no, p.nos, p.tfs, p.norms, p.n FROM term_stats s CROSS JOIN state "
+        "LEFT JOIN postings p ON p.term_id = s.term_id AND s.df <= %s "
+        "WHERE s.term = ANY(%s) AND state.chunks > 0",
         (CHEAP, list(set(terms))),
         binary=True,
     ).fetchall()
     if not rows:
         return None
-    chunks, tokens = rows[0][5], rows[0][6]
+    chunks, tokens, size = rows[0][5], rows[0][6], rows[0][7]
     average, times = tokens / chunks, Counter(terms)
     found: dict[int, _Term] = {}
     packed: dict[int, list[tuple[bytes, bytes, bytes, int]]] = {}
-    for term, term_id, df, max_tf, min_norm, _, _, *row in rows:
+    for term, term_id, df, max_tf, min_norm, _, _, _, *row in rows:
         weight = times[term] * bm25.idf(chunks, df)
         bound = weight * bm25.term_score(max_tf, min_norm, average)
         found[term_id] = _Term(term_id, df, weight, bound)
         if df <= CHEAP:
             packed.setdefault(term_id, []).extend([tuple(row)] if row[0] is not None else [])
     ready = {term_id: TermPostings.of_rows(part) for term_id, part in packed.items()}
-    return _Query(sorted(found.values(), key=lambda t: -t.bound), average, ready)
+    return _Query(sorted(found.values(), key=lambda t: -t.bound), average, ready, size)
 
 
 def _scope(conn: psycopg.Connection, filt: SearchFilter | None) -> _Scope:
@@ -177,17 +191,18 @@ def _scores(
 ) -> _Candidates:
     """The exact scores of every chunk that can be in the top ``k`` (None: of every chunk
     holding a query term), among ``ranges``."""
-    rest, candidates = list(query.terms), _Candidates.of([])
+    rest, tally = list(query.terms), _Tally(query.size)
     while rest:
         take = rest if k is None else [rest[0], *(t for t in rest[1:] if t.df <= CHEAP)]
         rest = [t for t in rest if t not in take]
-        candidates = candidates.plus(_read(conn, take, query, ranges))
+        tally.add(_read(conn, take, query, ranges))
+        candidates = tally.candidates()
         if k is not None and _bound(rest) < candidates.kth(k):
             break
     if not rest or k is None:
-        return candidates
+        return tally.candidates()
     survivors = candidates.where(candidates.scores + _bound(rest) >= candidates.kth(k))
-    return _complete(conn, survivors, rest, query, ranges, k)
+    return _complete(conn, tally, survivors, rest, query, ranges, k)
 
 
 def _bound(terms: Sequence[_Term]) -> float:
@@ -228,6 +243,7 @@ def _read(
 
 def _complete(
     conn: psycopg.Connection,
+    tally: _Tally,
     candidates: _Candidates,
     terms: Sequence[_Term],
     query: _Query,
@@ -241,7 +257,8 @@ def _complete(
     rest = list(terms)
     while rest and len(candidates.nos) > FORWARD_UP_TO:
         term, rest = rest[0], rest[1:]
-        candidates = candidates.plus(_read(conn, [term], query, ranges, candidates.nos))
+        tally.add(_read(conn, [term], query, ranges, candidates.nos))
+        candidates = tally.candidates(candidates.nos)
         candidates = candidates.where(candidates.scores + _bound(rest) >= candidates.kth(k))
     return _forward_scores(conn, candidates, rest, query.average) if rest else candidates
 
