@@ -148,8 +148,8 @@ def _query(conn: psycopg.Connection, terms: Sequence[str]) -> _Query | None:
     rows = conn.execute(
         "SELECT s.term, s.term_id, s.df, s.max_tf, s.min_norm, state.chunks, state.tokens, "
         "state.next_no, p.nos, p.tfs, p.norms, p.n FROM term_stats s CROSS JOIN state "
-        "LEFT JOIN postings p ON p.term_id = s.term_id AND s.df <= %s "
-        "WHERE s.term = ANY(%s) AND state.chunks > 0",
+        "LEFT JOIN postings p ON p.term_id = CASE WHEN s.df <= %s THEN s.term_id END "
+        "WHERE s.term = ANY(%s) AND state.chunks > 0",  # the index scanned for cheap terms only
         (CHEAP, list(set(terms))),
         binary=True,
     ).fetchall()
@@ -286,11 +286,13 @@ def _top(
     conn: psycopg.Connection, candidates: _Candidates, k: int, rest: SearchFilter | None
 ) -> list[Hit]:
     """The best ``k`` of ``candidates`` that ``rest`` keeps, by score then chunk id: their
-    ids fetched (and the filter checked) in growing batches of the best scored."""
+    ids fetched (and the filter checked) in growing batches of the best scored, the first
+    holding every chunk scored as high as the k-th (a tie is broken by chunk id)."""
     where, params = filter_sql(rest, "c")
     order = np.lexsort((candidates.nos, -candidates.scores))
+    ranked = candidates.scores[order]
     kept: list[Hit] = []
-    start, size = 0, 2 * k
+    start, size = 0, max(2 * k, int(np.count_nonzero(ranked >= candidates.kth(k))))
     while start < len(order):
         batch = order[start : start + size]
         scores = dict(zip(candidates.nos[batch].tolist(), candidates.scores[batch].tolist(),
@@ -299,7 +301,7 @@ def _top(
         kept += [Hit(chunk_id, scores[number]) for number, chunk_id in found.items()]
         kept.sort(key=lambda h: (-h.score, h.chunk_id))
         start, size = start + size, size * 4
-        if len(kept) >= k and candidates.scores[batch[-1]] < kept[k - 1].score:
+        if len(kept) >= k and (start >= len(order) or ranked[start] < kept[k - 1].score):
             break
     return kept[:k]
 
