@@ -69,7 +69,7 @@ class _Scope:
 
 @dataclass(frozen=True)
 class _Candidates:
-    """Chunk numbers with their scores so far and their lengths."""
+    """Chunk numbers (ascending) with their scores so far and their lengths."""
 
     nos: np.ndarray
     scores: np.ndarray
@@ -268,17 +268,12 @@ def _forward_scores(
 ) -> _Candidates:
     """``candidates`` scored on ``terms`` from their forward rows."""
     forward = read_forward(conn, candidates.nos)
-    rows = [forward[int(n)] for n in candidates.nos]
-    owners = np.repeat(np.arange(len(rows)), [len(row[0]) for row in rows])
-    held = np.concatenate([row[0] for row in rows]) if rows else np.zeros(0, np.int32)
-    tfs = np.concatenate([row[1] for row in rows]) if rows else np.zeros(0, np.int64)
-    by_id = {t.term_id: t for t in terms}
-    wanted = np.isin(held, list(by_id))
-    extra = np.zeros(len(rows))
-    for term_id, term in by_id.items():
-        at = wanted & (held == term_id)
-        weights = _weights(term, tfs[at], candidates.norms[owners[at]], average)
-        extra += np.bincount(owners[at], weights=weights, minlength=len(rows))
+    owners = np.repeat(np.searchsorted(candidates.nos, forward.chunk_nos), forward.counts)
+    extra = np.zeros(len(candidates.nos))
+    for term in terms:
+        at = forward.term_ids == term.term_id
+        weights = _weights(term, forward.tfs[at], candidates.norms[owners[at]], average)
+        extra += np.bincount(owners[at], weights=weights, minlength=len(extra))
     return replace(candidates, scores=candidates.scores + extra)
 
 
