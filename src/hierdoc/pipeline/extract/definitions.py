@@ -74,6 +74,7 @@ from .definition_opening import (
     purpose_definitions,
 )
 from .definition_parens import parenthetical_definitions
+from .definition_runs import run_definitions
 from .definition_text import (
     MAX_TERM_WORDS,
     FoundDefinition,
@@ -444,6 +445,10 @@ def _definitions(text: str, in_definitions_section: bool) -> list[FoundDefinitio
     # '"MUST" This word, or the terms "REQUIRED" or "SHALL", mean that ...': the quoted
     # synonyms' "mean" does not hide the term before them
     found += pointed_definitions(marked) if in_definitions_section else []
+    # a run of entries written alike ("**Term**: text" three times over) is a glossary,
+    # whatever its words; what the readers above found in an entry stays theirs
+    taken = [(item.start, item.end) for item in found]
+    found += [item for item in run_definitions(text, marked) if not _overlaps(item, taken)]
     return found
 
 

@@ -1,0 +1,346 @@
+"""Glossaries found by their shape: a run of entries written alike.
+
+A document that defines its terms one per entry keeps one style for all of them: bullet
+items "**Term**: text", paragraphs "Term – text", "Term means text", a bold term on a line
+of its own with its text on the next, a two-column table of names and texts. Wherever at
+least :data:`MIN_RUN` consecutive entries (paragraphs or list items, or the rows of a
+table) share one shape, ``TERM SEPARATOR TEXT`` with the same separator, the same setting
+of the term (quoted, bold or plain) and the same kind of marker, every entry of the run
+defines its term, whatever words the document chose.
+
+Runs that share the shape without defining anything are told apart by their form:
+
+- the texts must read as definitions: most open with an article or a determiner ("A
+  person who ...", "Any ..."), in lower case ("software that ..."), or follow "means" /
+  "refers to"; a clause ("Payment: fees are due ...", "Customer shall pay ..."), a
+  sentence about the reader or the writer ("We collect ..."), a number or a name alone
+  ("Licensor: Acme Corp", an address block, a form's fields) does not;
+- the terms must be short names (at most :data:`MAX_RUN_TERM_WORDS` words) opening with a
+  letter: not a version or a date (a change log), a form's label ("Name", "Address"), a
+  note ("Note", "Example"), nor a part's label ("Section 2");
+- numbered entries whose term is set off by punctuation are clauses under their headings
+  ("1. Payment: ...", "(a) In general.—The Secretary shall ..."), unless the terms are
+  quoted; numbered entries defining by a verb ("(i) Commercial user refers to ...") are
+  a glossary;
+- a plain term opening with an article or a preposition is a sentence's subject ("The
+  first 500 bytes: ...", "In the case of ...: ..."), and "is" after a plain term is
+  prose ("An HTTP cache is a local store ..."): only a quoted or bold term is defined by
+  "is";
+- a glossary defines each term once: lines repeating their name ("Content-Disposition:
+  attachment; ...", examples of a header) are not one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from .definition_markup import Unmarked
+from .definition_text import FoundDefinition, clean_definition, collapse, is_fill_in, word_set
+from .layout import BULLET, MARKER, paragraph_end, tables
+
+__all__ = ["MAX_RUN_TERM_WORDS", "MIN_RUN", "run_definitions"]
+
+#: Entries of one shape in a row that make a glossary.
+MIN_RUN = 3
+MAX_RUN_TERM_WORDS = 8
+#: The share of a run's texts that must open as definitions do, and the share that may not.
+MIN_DEFINING_SHARE = 0.5
+MAX_OTHER_SHARE = 0.25
+
+# what sets the text off from the term: a colon, a tab, a dash of any width (spaced, or an
+# en or em dash alone), a full stop after a bold term, or a verb that says it defines
+_PUNCTUATION = re.compile(
+    r"[ \t]*(?P<colon>:)[ \t]*|(?P<tab>\t)[ \t]*|[ \t]+(?P<dash>[-–—])[ \t]+|[ \t]*(?P<wide>[–—])"
+    r"[ \t]*|(?P<stop>\.)[ \t]+"
+)
+_VERB = re.compile(
+    r"[ \t]+(?:(?P<means>(?:shall\s+|will\s+)?means|shall\s+mean|refers?\s+to"
+    r"|(?:is|are)\s+defined\s+as)|(?P<copula>is|are)(?=\s+(?:a|an|the|any|one|all|those|each)\s))"
+    r"[ \t]*[:,]?[ \t]*"
+)
+_PLAIN_TERM = re.compile(
+    r"[A-Za-z][\w'’/&()\-. ]{0,80}?"
+    r"(?=[ \t]*[:\t]|[ \t]+[-–—][ \t]|[ \t]*[–—]|[ \t]+(?:shall|will|means|refers?|is|are)\s)"
+)
+_SET_TERM = re.compile(
+    r"(?P<open>\*\*|__|[\"“‘'])(?P<term>[^*\"“”‘’\n]{1,100}?)(?P<close>\*\*|__|[\"”’'])"
+)
+_VERSION = re.compile(r"(?i)v?\d|(?:version|release|rev|revision)\b")
+_STRUCTURAL = re.compile(
+    r"(?i)(?:article|section|sec|chapter|part|title|schedule|annex|clause|appendix|exhibit"
+    r"|step|phase|table|figure)\b"
+)
+_LABELS = (
+    word_set("note notes example examples e.g see source nb important warning tip caution")
+    | word_set("by name title date signature signed email e-mail telephone tel phone fax")
+    | word_set("address attention attn witness dated ref page company website url")
+    | {"print name", "full name", "signed by", "registered office", "in short", "summary"}
+)
+_DETERMINERS = word_set(
+    "a an the any each every all one some someone something anyone anything those either"
+    " means refers"
+)
+_NOT_DEFINING = word_set("we you i they he she it this these our your my us its their")
+_MODALS = word_set("shall must will may can should would")
+# a plain term's first word that makes it a sentence's subject or a circumstance
+_SENTENCE_OPENERS = word_set(
+    "a an the all any each every some this these that those in on at for to from with by of"
+    " as if when where per under see according"
+)
+_VERBS = word_set(
+    "is are was were be been shall must will may can should would has have had does do did"
+    " agrees agree"
+)
+# words after which a verb belongs to a clause about the noun ("A person who is ...")
+_RELATIVE = word_set("that which who whose whom where when in of for to with by from")
+_CLAUSE_RELATIVES = word_set("that which who whose whom where whereby when if unless")
+_PUNCTUATION_KINDS = frozenset({"colon", "tab", "dash", "stop", "break", "space"})
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """One entry's shape: its term, where its text starts and ends, how it is set."""
+
+    term: str
+    term_start: int
+    text_start: int
+    end: int
+    kind: tuple[str, str, str]  # (separator, the term's setting, the marker's kind)
+
+
+@dataclass(frozen=True)
+class _Shape:
+    term: str
+    term_start: int
+    text_start: int
+    separator: str
+    setting: str
+
+
+def run_definitions(text: str, marked: Unmarked) -> Iterator[FoundDefinition]:
+    """Every entry of each run of like-shaped entries that reads as a glossary; ``text``
+    with its markup (bold is read from it), ``marked`` the same text unmarked."""
+    run: list[_Entry] = []
+    for start in [*_block_starts(text), -1]:
+        entry = _entry_of(text, start)
+        if entry is not None and (not run or entry.kind == run[0].kind):
+            run.append(entry)
+            continue
+        yield from _glossary(marked, run)
+        run = [entry] if entry is not None else []
+    yield from _table_runs(marked)
+
+
+def _block_starts(text: str) -> Iterator[int]:
+    """Where each paragraph or list item starts; -1 for a heading or a table, which end a
+    run."""
+    previous_blank = True
+    position = 0
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if not stripped:
+            previous_blank = True
+        elif stripped.startswith(("#", "|")):
+            yield -1
+            previous_blank = True
+        else:
+            if previous_blank or MARKER.match(line):
+                yield position
+            previous_blank = False
+        position += len(line)
+
+
+def _entry_of(text: str, start: int) -> _Entry | None:
+    if start < 0:
+        return None
+    line_end = text.find("\n", start)
+    line_end = len(text) if line_end < 0 else line_end
+    marker = MARKER.match(text, start)
+    body = marker.end() if marker else start
+    while body < line_end and text[body] in " \t":
+        body += 1
+    kind = "none" if marker is None else "number"
+    if marker is not None and re.fullmatch(BULLET, marker.group("m")):
+        kind = "bullet"
+    shape = _set_term(text, body, line_end) or _plain_term(text, body, line_end)
+    if shape is None or not _term_ok(shape.term):
+        return None
+    end = paragraph_end(text, shape.text_start)
+    if shape.text_start >= end:
+        return None
+    kind_of = (shape.separator, shape.setting, kind)
+    return _Entry(shape.term, shape.term_start, shape.text_start, end, kind_of)
+
+
+def _set_term(text: str, body: int, line_end: int) -> _Shape | None:
+    """A quoted or bold term opening the entry: '**Term**: text', '"Term" - text', '**Term.**
+    text', '**Term**' then its text on the next line, '"Term" means text'."""
+    match = _SET_TERM.match(text, body, line_end)
+    if match is None or _closes(match.group("open")) != match.group("close"):
+        return None
+    setting = "bold" if match.group("open") in ("**", "__") else "quoted"
+    inner = match.group("term").strip()
+    term = inner.rstrip(":.–—- ").strip()
+    raw = match.group("term")
+    term_start = match.start("term") + len(raw) - len(raw.lstrip())
+    after = match.end()
+    if inner != term:  # '**Term:**', '**Term.**': the separator inside the bold
+        separator = {":": "colon", ".": "stop"}.get(inner[-1], "dash")
+        text_start = _skip_blanks(text, after, line_end)
+        return _Shape(term, term_start, text_start, separator, setting)
+    rest = text[after:line_end]
+    if not rest.strip() and setting == "bold":
+        return _next_line(text, term, term_start, line_end, setting)
+    separated = _separator(text, after, line_end)
+    if separated is not None:
+        separator, text_start = separated
+        if separator == "stop" and setting != "bold":
+            return None
+        return _Shape(term, term_start, text_start, separator, setting)
+    if setting == "bold" and rest[:1] in (" ", "\t") and rest.strip()[:1].isalpha():
+        return _Shape(term, term_start, _skip_blanks(text, after, line_end), "space", setting)
+    return None
+
+
+def _closes(opening: str) -> str:
+    return {"“": "”", "‘": "’"}.get(opening, opening)
+
+
+def _next_line(text: str, term: str, term_start: int, line_end: int, setting: str) -> _Shape | None:
+    """A bold term alone on its line, its text opening the next line."""
+    start = line_end + 1
+    if start >= len(text) or not text[start:].strip():
+        return None
+    line = text[start : text.find("\n", start) if "\n" in text[start:] else len(text)]
+    if not line.strip() or MARKER.match(line) or line.lstrip().startswith(("#", "|", "*", "_")):
+        return None
+    return _Shape(term, term_start, _skip_blanks(text, start, len(text)), "break", setting)
+
+
+def _plain_term(text: str, body: int, line_end: int) -> _Shape | None:
+    match = _PLAIN_TERM.match(text, body, line_end)
+    if match is None:
+        return None
+    separated = _separator(text, match.end(), line_end)
+    if separated is None or separated[0] == "stop":
+        return None
+    term = match.group().strip()
+    if separated[0] == "copula" or term.split()[0].casefold() in _SENTENCE_OPENERS:
+        return None
+    return _Shape(term, body, separated[1], separated[0], "plain")
+
+
+def _separator(text: str, position: int, line_end: int) -> tuple[str, int] | None:
+    """The separator's kind at ``position`` and where the text after it starts."""
+    verb = _VERB.match(text, position, line_end)
+    if verb is not None:
+        return ("means" if verb.group("means") else "copula"), (
+            verb.end() if verb.group("means") else verb.start("copula")
+        )
+    punctuation = _PUNCTUATION.match(text, position, line_end)
+    if punctuation is None or punctuation.end() >= line_end:
+        return None
+    kind = next(name for name, value in punctuation.groupdict().items() if value)
+    return ("dash" if kind == "wide" else kind), punctuation.end()
+
+
+def _skip_blanks(text: str, position: int, limit: int) -> int:
+    while position < limit and text[position] in " \t*_":
+        position += 1
+    return position
+
+
+def _term_ok(term: str) -> bool:
+    """A short name opening with a letter: not a version, a label, or a part's number."""
+    words = term.casefold().split()
+    if not words or len(words) > MAX_RUN_TERM_WORDS or not term[0].isalpha():
+        return False
+    if _VERSION.match(term) or _STRUCTURAL.match(term) or " ".join(words) in _LABELS:
+        return False
+    if words[0] in _LABELS and (len(words) == 1 or words[1][:1].isdigit()):
+        return False
+    return not _VERBS.intersection(words) and not term.endswith((".", ",", ";"))
+
+
+def _glossary(marked: Unmarked, run: list[_Entry]) -> Iterator[FoundDefinition]:
+    names = [collapse(entry.term).casefold() for entry in run]
+    if len(set(names)) < MIN_RUN or len(set(names)) < len(names):
+        return
+    separator, setting, marker = run[0].kind
+    if marker == "number" and separator in _PUNCTUATION_KINDS and setting != "quoted":
+        return  # "1. Payment: ..." / "(a) In general.—...": clauses under their headings
+    texts = [clean_definition(marked, entry.text_start, entry.end) for entry in run]
+    readings = [_reading(definition, run[0].kind[0]) for definition, _ in texts]
+    if readings.count("yes") < MIN_DEFINING_SHARE * len(run):
+        return
+    if readings.count("no") > MAX_OTHER_SHARE * len(run):
+        return
+    for entry, (definition, end), reading in zip(run, texts, readings, strict=True):
+        if reading != "no":
+            term = collapse(entry.term).strip("\"'‘’“”`")
+            yield FoundDefinition(term, definition, entry.term_start, end, "glossary")
+
+
+def _reading(definition: str, separator: str) -> str:
+    """ "yes" for a text that opens as a definition does, "no" for one that cannot be one
+    (a clause, a sentence about the reader, a number, a blank), "maybe" for the rest (a
+    capitalised noun: a name, or the genus of a definition)."""
+    words = definition.split()
+    if len(words) < 2 or is_fill_in(definition):
+        return "no"
+    if separator == "means":
+        return "yes"
+    first = words[0].casefold().strip("\"'‘’“”(,")
+    if first in _NOT_DEFINING or not first[:1].isalpha():
+        return "no"
+    if separator != "copula" and _verb_first(words):
+        return "no"
+    if first in _DETERMINERS or words[0][0].islower():
+        return "yes"
+    return "maybe"
+
+
+def _verb_first(words: list[str]) -> bool:
+    """Whether the text is a clause: a verb soon after its opening words ("fees are due",
+    "The Customer shall pay"), or a modal before any relative word ("The Secretary of
+    State shall consult ..."); "a person who is ..." is a noun and what qualifies it."""
+    for index, word in enumerate(words[1:30], start=1):
+        word = word.casefold().strip(",;:()")
+        if word in _CLAUSE_RELATIVES or word.endswith("."):
+            return False
+        if word in _MODALS or (
+            index <= 4 and word in _VERBS and words[index - 1].casefold() not in _RELATIVE
+        ):
+            return True
+    return False
+
+
+# --- | Term | text | ------------------------------------------------------------------------
+
+
+def _table_runs(marked: Unmarked) -> Iterator[FoundDefinition]:
+    """Two-column tables whose rows are a term and a text that reads as its definition."""
+    for rows in tables(marked.plain):
+        width = max(len(row) for row in rows)
+        if width != 2 or len(rows) < MIN_RUN:
+            continue
+        body = rows[1:] if len(rows[0][1][0].split()) < 4 else rows
+        entries = [
+            (term, offset, text, text_offset)
+            for (term, offset), (text, text_offset) in (row[:2] for row in body if len(row) >= 2)
+        ]
+        named = [e for e in entries if _term_ok(collapse(e[0]).strip("\"'‘’“”`"))]
+        if len(named) < MIN_RUN or len(named) < len(entries) - 1:
+            continue
+        readings = [_reading(collapse(text), "cell") for _, _, text, _ in named]
+        if readings.count("yes") < MIN_DEFINING_SHARE * len(named):
+            continue
+        if readings.count("no") > MAX_OTHER_SHARE * len(named):
+            continue
+        for (term, offset, text, text_offset), reading in zip(named, readings, strict=True):
+            if reading != "no":
+                definition, end = clean_definition(marked, text_offset, text_offset + len(text))
+                name = collapse(term).strip("\"'‘’“”`")
+                yield FoundDefinition(name, definition, offset, end, "table")
