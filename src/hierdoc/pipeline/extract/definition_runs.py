@@ -17,7 +17,7 @@ Runs that share the shape without defining anything are told apart by their form
   ("Licensor: Acme Corp", an address block, a form's fields) does not;
 - the terms must be short names (at most :data:`MAX_RUN_TERM_WORDS` words) opening with a
   letter: not a version or a date (a change log), a form's label ("Name", "Address"), a
-  note ("Note", "Example"), nor a part's label ("Section 2");
+  note ("Note", "Example"), a part's label ("Section 2"), nor a code ("PR.PT-3");
 - numbered entries whose term is set off by punctuation are clauses under their headings
   ("1. Payment: ...", "(a) In general.—The Secretary shall ..."), unless the terms are
   quoted; numbered entries defining by a verb ("(i) Commercial user refers to ...") are
@@ -261,6 +261,10 @@ def _term_ok(term: str) -> bool:
         return False
     if words[0] in _LABELS and (len(words) == 1 or words[1][:1].isdigit()):
         return False
+    if sum(char.isalpha() for char in term) < 2:
+        return False
+    if re.search(r"\d", term) and not re.search(r"[a-z]", term):
+        return False  # a code ("PR.PT-3", "A.5.1"), an identifier rather than a name
     return not _VERBS.intersection(words) and not term.endswith((".", ",", ";"))
 
 

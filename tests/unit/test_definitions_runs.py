@@ -1,0 +1,255 @@
+"""Glossaries found by their shape: three or more entries written alike (term, separator,
+text) define their terms wherever they stand; runs of the same shape that are clauses,
+parties, addresses, change logs or lead-ins define nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hierdoc.pipeline.extract.definitions import find_definitions
+
+
+def pairs(text: str) -> list[tuple[str, str]]:
+    return [(d.term, d.definition) for d in find_definitions(text)]
+
+
+BOLD_COLON = """We keep to the law on personal data.
+
+- **Controller**: the person who decides why and how personal data is processed.
+- **Processor**: a person who processes personal data on behalf of the controller.
+- **Data Subject**: the individual whom the personal data is about.
+"""
+
+DASH_PARAGRAPHS = """Account – the record we keep of your use of the Service.
+
+Content – any text, images or other material you upload.
+
+Device – a computer, phone or tablet that can reach the Service.
+"""
+
+BOLD_LINE_BREAK = """**Database**
+A collection of data arranged so that its contents can be read.
+
+**Extraction**
+The copying of all or part of the contents of a database.
+
+**Licensor**
+The party who offers the database under this licence.
+"""
+
+NUMBERED_REFERS = """(b) Categories of requesters.
+
+(i) Commercial user refers to one who seeks information for a commercial purpose.
+
+(ii) Educational institution refers to a school that operates a program of teaching.
+
+(iii) Representative of the news media refers to any person who gathers news.
+"""
+
+TWO_COLUMN_TABLE = """| Role | Responsibility |
+|---|---|
+| Owner | The person accountable for the asset and its protection. |
+| Custodian | The team that keeps the asset day to day. |
+| User | Anyone who reads or changes the asset. |
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            BOLD_COLON,
+            [
+                ("Controller", "the person who decides why and how personal data is processed"),
+                ("Processor", "a person who processes personal data on behalf of the controller"),
+                ("Data Subject", "the individual whom the personal data is about"),
+            ],
+        ),
+        (
+            DASH_PARAGRAPHS,
+            [
+                ("Account", "the record we keep of your use of the Service"),
+                ("Content", "any text, images or other material you upload"),
+                ("Device", "a computer, phone or tablet that can reach the Service"),
+            ],
+        ),
+        (
+            BOLD_LINE_BREAK,
+            [
+                ("Database", "A collection of data arranged so that its contents can be read"),
+                ("Extraction", "The copying of all or part of the contents of a database"),
+                ("Licensor", "The party who offers the database under this licence"),
+            ],
+        ),
+        (
+            NUMBERED_REFERS,
+            [
+                ("Commercial user", "one who seeks information for a commercial purpose"),
+                ("Educational institution", "a school that operates a program of teaching"),
+                ("Representative of the news media", "any person who gathers news"),
+            ],
+        ),
+        (
+            TWO_COLUMN_TABLE,
+            [
+                ("Owner", "The person accountable for the asset and its protection"),
+                ("Custodian", "The team that keeps the asset day to day"),
+                ("User", "Anyone who reads or changes the asset"),
+            ],
+        ),
+    ],
+    ids=["bold-colon", "dash-paragraphs", "bold-line-break", "numbered-refers-to", "table"],
+)
+def test_a_run_of_like_entries_is_a_glossary(text: str, expected: list[tuple[str, str]]) -> None:
+    assert pairs(text) == expected
+
+
+def test_two_entries_are_no_run() -> None:
+    """Two "Term – text" paragraphs may be a coincidence; the third makes the style."""
+    two = DASH_PARAGRAPHS.rsplit("\n\n", 1)[0] + "\n"
+    assert pairs(two) == []
+
+
+def test_an_entry_of_another_shape_ends_the_run() -> None:
+    """A colon entry between dash entries breaks the run: neither part has three."""
+    mixed = DASH_PARAGRAPHS.replace("Content – any", "Content: any")
+    assert pairs(mixed) == []
+
+
+NUMBERED_CLAUSES = """1. Payment: Customer shall pay all fees within 30 days of the invoice date.
+2. Term: This Agreement starts on the Effective Date and lasts for one year.
+3. Termination: Either party may end this Agreement on 30 days notice.
+"""
+
+HEADED_SUBSECTIONS = """(a) In general.—The Secretary of State shall consult with the Committees.
+
+(b) Report.—A report under this section is due each year.
+
+(c) Implementation.—The Secretary shall issue rules to carry out this section.
+"""
+
+NUMBERED_HEADINGS_OF_CONTENT = """(1) Account number. The number of the account.
+
+(2) Account balances. The balance in the account at the beginning of the period.
+
+(3) Fees. The amount of any fee charged during the period.
+"""
+
+PARTIES = """- **Licensor**: Acme Corp, a Delaware corporation
+- **Licensee**: Foo Ltd
+- **Effective Date**: 1 January 2024
+"""
+
+ADDRESS = """Name: John Smith
+Address: 123 Main Street
+Phone: 555-1234
+Email: john@example.com
+"""
+
+CHANGE_LOG = """- v1.2: Fixed the parser.
+- v1.1: Added tables.
+- v1.0: First release.
+"""
+
+LEAD_INS = """- **Account information**: When you create an account, we collect your name.
+- **Usage data**: We record which pages you visit.
+- **Cookies**: We use cookies to remember you.
+"""
+
+HEADER_EXAMPLES = """Content-Disposition: attachment; filename=example.html
+
+Content-Disposition: inline; filename="an example.html"
+
+Content-Disposition: attachment; filename="EURO rates"
+"""
+
+RANGES = """- The first 500 bytes: bytes 0-499/1234
+- The second 500 bytes: bytes 500-999/1234
+- The last 500 bytes: bytes 734-1233/1234
+"""
+
+PROSE = """An HTTP cache is a local store of response messages.
+
+A response's age is the time that has passed since it was generated.
+
+The Hypertext Transfer Protocol is a stateless request/response protocol.
+"""
+
+CODES = """| PR.PT-3 | The principle of least functionality is incorporated in systems. |
+| PR.PT-4 | Communications and control networks are protected. |
+| PR.PT-5 | Mechanisms are implemented to achieve resilience requirements. |
+"""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        NUMBERED_CLAUSES,
+        HEADED_SUBSECTIONS,
+        NUMBERED_HEADINGS_OF_CONTENT,
+        PARTIES,
+        ADDRESS,
+        CHANGE_LOG,
+        LEAD_INS,
+        HEADER_EXAMPLES,
+        RANGES,
+        PROSE,
+        CODES,
+    ],
+    ids=[
+        "numbered-clauses",
+        "headed-subsections",
+        "numbered-headings",
+        "parties",
+        "address",
+        "change-log",
+        "lead-ins",
+        "header-examples",
+        "ranges",
+        "prose",
+        "codes",
+    ],
+)
+def test_runs_of_the_same_shape_that_are_no_glossary(text: str) -> None:
+    assert pairs(text) == []
+
+
+# --- asking for a glossary's term as a user would -------------------------------------------
+
+
+def answers(tmp_path: Path, document: str, *asked: str) -> list[list[tuple[str, str]]]:
+    """What ``Index.define`` answers for each question, over one ingested document."""
+    from hierdoc import Index
+    from hierdoc.config import Settings
+    from tests.hash_embedder import HashEmbedder
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "document.md").write_text(document, encoding="utf-8")
+    with Index.open(tmp_path / "index", Settings(), embedder=HashEmbedder()) as index:  # type: ignore[arg-type]
+        index.ingest([tmp_path / "docs"])
+        return [[(d.term, d.definition) for d in index.define(a).definitions] for a in asked]
+
+
+@pytest.mark.parametrize(
+    "asked",
+    ["Data Subject", "data subject", "the data subject", "DATA SUBJECTS", "data subjects"],
+)
+def test_define_answers_a_glossary_term_however_it_is_asked(tmp_path: Path, asked: str) -> None:
+    """With or without an article, in either number, in any case; not a longer word."""
+    policy = "# Privacy policy\n\n## Words we use\n\n" + BOLD_COLON + "\n## Rights\n\nAsk us.\n"
+    found, other = answers(tmp_path, policy, asked, "data subjection")
+    assert found == [("Data Subject", "the individual whom the personal data is about")]
+    assert other == []
+
+
+def test_define_prefers_the_form_asked(tmp_path: Path) -> None:
+    """A document defining both "Party" and "Parties" answers each with its own."""
+    deal = (
+        "# Deal\n\n## 1. Definitions\n\n“Party” means either of the signatories.\n\n"
+        "“Parties” means both signatories together.\n"
+    )
+    party, parties = answers(tmp_path, deal, "party", "the parties")
+    assert party == [("Party", "either of the signatories")]
+    assert parties == [("Parties", "both signatories together")]
