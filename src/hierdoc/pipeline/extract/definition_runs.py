@@ -17,7 +17,8 @@ Runs that share the shape without defining anything are told apart by their form
   ("Licensor: Acme Corp", an address block, a form's fields) does not;
 - the terms must be short names (at most :data:`MAX_RUN_TERM_WORDS` words) opening with a
   letter: not a version or a date (a change log), a form's label ("Name", "Address"), a
-  note ("Note", "Example"), a part's label ("Section 2"), nor a code ("PR.PT-3");
+  note ("Note", "Example"), a part's label ("Section 2"), a code ("PR.PT-3"), nor a
+  section's heading ("Scope", "Purpose");
 - numbered entries whose term is set off by punctuation are clauses under their headings
   ("1. Payment: ...", "(a) In general.—The Secretary shall ..."), unless the terms are
   quoted; numbered entries defining by a verb ("(i) Commercial user refers to ...") are
@@ -78,6 +79,12 @@ _LABELS = (
     | word_set("address attention attn witness dated ref page company website url")
     | {"print name", "full name", "signed by", "registered office", "in short", "summary"}
 )
+# what a section's heading says, not a term ("**Scope**" then "The policy applies to ...")
+_SECTION_WORDS = word_set(
+    "purpose scope summary overview introduction background policy procedure procedures"
+    " responsibilities general contact contacts definitions glossary exceptions enforcement"
+    " applicability objective objectives references appendix review revision history"
+)
 _DETERMINERS = word_set(
     "a an the any each every all one some someone something anyone anything those either"
     " means refers"
@@ -124,6 +131,8 @@ def run_definitions(text: str, marked: Unmarked) -> Iterator[FoundDefinition]:
     with its markup (bold is read from it), ``marked`` the same text unmarked."""
     run: list[_Entry] = []
     for start in [*_block_starts(text), -1]:
+        if run and 0 <= start < run[-1].end:
+            continue  # the text of a bold term set on a paragraph of its own
         entry = _entry_of(text, start)
         if entry is not None and (not run or entry.kind == run[0].kind):
             run.append(entry)
@@ -209,8 +218,11 @@ def _closes(opening: str) -> str:
 
 
 def _next_line(text: str, term: str, term_start: int, line_end: int, setting: str) -> _Shape | None:
-    """A bold term alone on its line, its text opening the next line."""
+    """A bold term alone on its line, its text opening the next line or the paragraph after
+    a blank line."""
     start = line_end + 1
+    if text.startswith("\n", start) and text[start + 1 : start + 2] not in ("\n", ""):
+        start += 1
     if start >= len(text) or not text[start:].strip():
         return None
     line = text[start : text.find("\n", start) if "\n" in text[start:] else len(text)]
@@ -260,6 +272,8 @@ def _term_ok(term: str) -> bool:
     if _VERSION.match(term) or _STRUCTURAL.match(term) or " ".join(words) in _LABELS:
         return False
     if words[0] in _LABELS and (len(words) == 1 or words[1][:1].isdigit()):
+        return False
+    if _SECTION_WORDS.intersection(words) and len(words) <= 2:
         return False
     if sum(char.isalpha() for char in term) < 2:
         return False
