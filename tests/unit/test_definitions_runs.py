@@ -48,6 +48,11 @@ NUMBERED_REFERS = """(b) Categories of requesters.
 (iii) Representative of the news media refers to any person who gathers news.
 """
 
+ITALIC_COLON_INSIDE = """- *Controller:* the person who decides why data is processed.
+- *Processor:* a person who processes data for the controller.
+- *Data Subject:* the individual whom the data is about.
+"""
+
 TWO_COLUMN_TABLE = """| Role | Responsibility |
 |---|---|
 | Owner | The person accountable for the asset and its protection. |
@@ -99,11 +104,53 @@ TWO_COLUMN_TABLE = """| Role | Responsibility |
                 ("User", "Anyone who reads or changes the asset"),
             ],
         ),
+        (
+            ITALIC_COLON_INSIDE,
+            [
+                ("Controller", "the person who decides why data is processed"),
+                ("Processor", "a person who processes data for the controller"),
+                ("Data Subject", "the individual whom the data is about"),
+            ],
+        ),
     ],
-    ids=["bold-colon", "dash-paragraphs", "bold-line-break", "numbered-refers-to", "table"],
+    ids=[
+        "bold-colon",
+        "dash-paragraphs",
+        "bold-line-break",
+        "numbered-refers-to",
+        "table",
+        "italic-colon-inside",
+    ],
 )
 def test_a_run_of_like_entries_is_a_glossary(text: str, expected: list[tuple[str, str]]) -> None:
     assert pairs(text) == expected
+
+
+def test_a_bold_term_on_a_paragraph_of_its_own() -> None:
+    """ "**Term**", a blank line, then its text: the text is the term's, and the next bold
+    paragraph continues the run."""
+    spaced = BOLD_LINE_BREAK.replace("**\n", "**\n\n")
+    assert [term for term, _ in pairs(spaced)] == ["Database", "Extraction", "Licensor"]
+
+
+def test_an_entry_s_points_do_not_end_the_run() -> None:
+    """Points under an entry (indented, or lettered under unnumbered entries) belong to it."""
+    pointed = (
+        "**Contents** – the contents of this Database, which include:\n\n(a) the data; and"
+        "\n\n(b) the index.\n\n**Database** – a collection of material arranged in a "
+        "systematic way.\n\n**Licensor** – the party that offers the Database.\n"
+    )
+    assert [term for term, _ in pairs(pointed)] == ["Contents", "Database", "Licensor"]
+
+
+def test_bold_sub_headings_are_no_glossary() -> None:
+    """Bold paragraphs heading a policy's parts ("**Scope**") are no terms."""
+    headed = (
+        "**Purpose**\n\nThe purpose of this policy is to protect data.\n\n"
+        "**Scope**\n\nThe policy applies to all staff.\n\n"
+        "**Enforcement**\n\nA breach of this policy leads to discipline.\n"
+    )
+    assert pairs(headed) == []
 
 
 def test_two_entries_are_no_run() -> None:

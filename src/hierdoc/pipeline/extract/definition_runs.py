@@ -65,8 +65,10 @@ _PLAIN_TERM = re.compile(
     r"[A-Za-z][\w'’/&()\-. ]{0,80}?"
     r"(?=[ \t]*[:\t]|[ \t]+[-–—][ \t]|[ \t]*[–—]|[ \t]+(?:shall|will|means|refers?|is|are)\s)"
 )
+# a term in bold, italics or quotes, or quoted inside its emphasis ('**"Term"**', '"**Term**"')
 _SET_TERM = re.compile(
-    r"(?P<open>\*\*|__|[\"“‘'])(?P<term>[^*\"“”‘’\n]{1,100}?)(?P<close>\*\*|__|[\"”’'])"
+    r"(?P<open>\*\*|__|\*|_|[\"“‘'])[\"“‘'*_]*(?P<term>[^*_\"“”‘’\n][^*\"“”‘’\n]{0,99}?)"
+    r"[\"”’'*_]*?(?P<close>\*\*|__|\*|_|[\"”’'])"
 )
 _VERSION = re.compile(r"(?i)v?\d|(?:version|release|rev|revision)\b")
 _STRUCTURAL = re.compile(
@@ -137,9 +139,25 @@ def run_definitions(text: str, marked: Unmarked) -> Iterator[FoundDefinition]:
         if entry is not None and (not run or entry.kind == run[0].kind):
             run.append(entry)
             continue
+        if entry is None and run and _continues(text, start, run[0]):
+            continue
         yield from _glossary(marked, run)
         run = [entry] if entry is not None else []
     yield from _table_runs(marked)
+
+
+def _continues(text: str, start: int, first: _Entry) -> bool:
+    """Whether the block at ``start`` belongs to the entry above it: indented deeper than
+    the run's entries, or opening in lower case (a page break inside a sentence), or a
+    lettered point ("(a) ...") under entries that are not numbered themselves."""
+    if start < 0:
+        return False
+    line = text[start : text.find("\n", start) if "\n" in text[start:] else len(text)]
+    first_line = text[text.rfind("\n", 0, first.term_start) + 1 : first.term_start]
+    indent = len(line) - len(line.lstrip())
+    if indent > len(first_line) - len(first_line.lstrip()) or line.lstrip()[:1].islower():
+        return True
+    return first.kind[2] != "number" and line.lstrip().startswith("(")
 
 
 def _block_starts(text: str) -> Iterator[int]:
@@ -189,7 +207,7 @@ def _set_term(text: str, body: int, line_end: int) -> _Shape | None:
     match = _SET_TERM.match(text, body, line_end)
     if match is None or _closes(match.group("open")) != match.group("close"):
         return None
-    setting = "bold" if match.group("open") in ("**", "__") else "quoted"
+    setting = "bold" if match.group("open") in ("**", "__", "*", "_") else "quoted"
     inner = match.group("term").strip()
     term = inner.rstrip(":.–—- ").strip()
     raw = match.group("term")
