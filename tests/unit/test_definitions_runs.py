@@ -143,6 +143,39 @@ def test_an_entry_s_points_do_not_end_the_run() -> None:
     assert [term for term, _ in pairs(pointed)] == ["Contents", "Database", "Licensor"]
 
 
+PDF_GLOSSARY = """Framework glossary
+Buyer: The people or organizations that consume a given product or
+service.
+Category: The subdivision of a Function into groups of cybersecurity
+outcomes.
+Cybersecurity: The process of protecting information by preventing, detecting, and
+responding to attacks.
+"""
+
+
+def test_entries_on_lines_of_their_own_without_blank_lines() -> None:
+    """Text from a PDF: each entry opens a line after one ending a sentence (or a title);
+    wrapped lines continue the entry above."""
+    assert pairs(PDF_GLOSSARY) == [
+        ("Buyer", "The people or organizations that consume a given product or service"),
+        ("Category", "The subdivision of a Function into groups of cybersecurity outcomes"),
+        (
+            "Cybersecurity",
+            "The process of protecting information by preventing, detecting, and responding"
+            " to attacks",
+        ),
+    ]
+
+
+def test_sentences_broken_at_a_colon_are_no_entries() -> None:
+    """Lines of a paragraph whose opening words hold a pronoun are sentences."""
+    prose = (
+        "The parser reads the file. It stops at the end.\nThen it writes: the output to disk.\n"
+        "Later it closes: the file and the stream.\nFinally it exits: with a status of zero.\n"
+    )
+    assert pairs(prose) == []
+
+
 def test_bold_sub_headings_are_no_glossary() -> None:
     """Bold paragraphs heading a policy's parts ("**Scope**") are no terms."""
     headed = (
@@ -151,6 +184,11 @@ def test_bold_sub_headings_are_no_glossary() -> None:
         "**Enforcement**\n\nA breach of this policy leads to discipline.\n"
     )
     assert pairs(headed) == []
+
+
+def test_an_entry_naming_two_terms_defines_both() -> None:
+    text = NUMBERED_REFERS.replace("Commercial user refers", "Commercial user or User refers")
+    assert [term for term, _ in pairs(text)][:2] == ["Commercial user", "User"]
 
 
 def test_two_entries_are_no_run() -> None:

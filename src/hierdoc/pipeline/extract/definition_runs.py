@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .definition_markup import Unmarked
 from .definition_text import FoundDefinition, clean_definition, collapse, is_fill_in, word_set
@@ -46,6 +46,8 @@ __all__ = ["MAX_RUN_TERM_WORDS", "MIN_RUN", "run_definitions"]
 #: Entries of one shape in a row that make a glossary.
 MIN_RUN = 3
 MAX_RUN_TERM_WORDS = 8
+#: A paragraph's first line this short, with no full stop, may be a title over a glossary.
+MAX_TITLE_CHARS = 60
 #: The share of a run's texts that must open as definitions do, and the share that may not.
 MIN_DEFINING_SHARE = 0.5
 MAX_OTHER_SHARE = 0.25
@@ -132,10 +134,15 @@ def run_definitions(text: str, marked: Unmarked) -> Iterator[FoundDefinition]:
     """Every entry of each run of like-shaped entries that reads as a glossary; ``text``
     with its markup (bold is read from it), ``marked`` the same text unmarked."""
     run: list[_Entry] = []
-    for start in [*_block_starts(text), -1]:
-        if run and 0 <= start < run[-1].end:
-            continue  # the text of a bold term set on a paragraph of its own
+    for start, opens in [*_block_starts(text), (-1, True)]:
         entry = _entry_of(text, start)
+        if not opens:  # a line after a sentence's end: an entry only if shaped like the run's
+            if entry is None or (run and entry.kind != run[0].kind):
+                continue
+            if run:
+                run[-1] = replace(run[-1], end=min(run[-1].end, start - 1))
+        elif run and 0 <= start < run[-1].end:
+            continue  # the text of a bold term set on a paragraph of its own
         if entry is not None and (not run or entry.kind == run[0].kind):
             run.append(entry)
             continue
@@ -160,21 +167,28 @@ def _continues(text: str, start: int, first: _Entry) -> bool:
     return first.kind[2] != "number" and line.lstrip().startswith("(")
 
 
-def _block_starts(text: str) -> Iterator[int]:
-    """Where each paragraph or list item starts; -1 for a heading or a table, which end a
-    run."""
+def _block_starts(text: str) -> Iterator[tuple[int, bool]]:
+    """Where each paragraph or list item starts (-1 for a heading or a table, which end a
+    run), with True; with False, a line after one ending a sentence (text from a PDF sets
+    a glossary's entries on lines of their own, with no blank line between them)."""
     previous_blank = True
+    previous_ends = False  # the line before ends a sentence, or is a title of its own
     position = 0
     for line in text.splitlines(keepends=True):
         stripped = line.strip()
         if not stripped:
             previous_blank = True
         elif stripped.startswith(("#", "|")):
-            yield -1
+            yield -1, True
             previous_blank = True
         else:
-            if previous_blank or MARKER.match(line):
-                yield position
+            opens = previous_blank or bool(MARKER.match(line))
+            if opens:
+                yield position, True
+            elif previous_ends:
+                yield position, False
+            title = opens and len(stripped) <= MAX_TITLE_CHARS
+            previous_ends = stripped[-1] in ".;" or title
             previous_blank = False
         position += len(line)
 
@@ -297,7 +311,9 @@ def _term_ok(term: str) -> bool:
         return False
     if re.search(r"\d", term) and not re.search(r"[a-z]", term):
         return False  # a code ("PR.PT-3", "A.5.1"), an identifier rather than a name
-    return not _VERBS.intersection(words) and not term.endswith((".", ",", ";"))
+    if _VERBS.intersection(words) or _NOT_DEFINING.intersection(words):
+        return False  # a sentence's opening: "Then it writes: ...", "We use: ..."
+    return not term.endswith((".", ",", ";"))
 
 
 def _glossary(marked: Unmarked, run: list[_Entry]) -> Iterator[FoundDefinition]:
@@ -315,8 +331,17 @@ def _glossary(marked: Unmarked, run: list[_Entry]) -> Iterator[FoundDefinition]:
         return
     for entry, (definition, end), reading in zip(run, texts, readings, strict=True):
         if reading != "no":
-            term = collapse(entry.term).strip("\"'‘’“”`")
-            yield FoundDefinition(term, definition, entry.term_start, end, "glossary")
+            for term, offset in _names(collapse(entry.term).strip("\"'‘’“”`")):
+                yield FoundDefinition(term, definition, entry.term_start + offset, end, "glossary")
+
+
+def _names(term: str) -> list[tuple[str, int]]:
+    """The term, or the two names it joins ("Mortgage Assistance Relief Service Provider or
+    Provider"), each capitalised, with its offset in the term."""
+    joined = re.fullmatch(r"([A-Z].*?)\s+or\s+([A-Z].*)", term)
+    if joined is None:
+        return [(term, 0)]
+    return [(joined.group(1), 0), (joined.group(2), joined.start(2))]
 
 
 def _reading(definition: str, separator: str) -> str:
