@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hierdoc.pipeline.extract.definitions import find_definitions
+from hierdoc.pipeline.extract.definitions import find_definitions, is_definitions_heading
 
 
 def pairs(text: str) -> list[tuple[str, str]]:
@@ -338,3 +338,18 @@ def test_define_prefers_the_form_asked(tmp_path: Path) -> None:
     party, parties = answers(tmp_path, deal, "party", "the parties")
     assert party == [("Party", "either of the signatories")]
     assert parties == [("Parties", "both signatories together")]
+
+
+@pytest.mark.parametrize(
+    ("heading", "expected"),
+    [
+        ("3. Key Concepts", True),
+        ("ROLES AND RESPONSIBILITIES", True),
+        ("## Vocabulary", True),
+        ("Nomenclature", True),
+        ("Concepts of operation", False),
+        ("Role of the Board", False),
+    ],
+)
+def test_headings_that_name_a_definitions_section(heading: str, expected: bool) -> None:
+    assert is_definitions_heading(heading) is expected

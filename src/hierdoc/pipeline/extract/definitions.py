@@ -1,6 +1,6 @@
 """Defined terms in formal documents.
 
-Six styles are recognised:
+These styles are recognised:
 
 - ``means``: ``"X" means Y``, ``The term 'X' or 'Y' means Y``, ``'X' shall mean``, ``is
   defined as``, ``refers to``, ``includes``, ``indicate``, ``"X" (or "Y") means``,
@@ -35,6 +35,8 @@ Six styles are recognised:
   page's key terms (``| **Governing Law** | The laws of ... |``) (:mod:`.definition_lists`);
   also ``glossary``: a glossary's sub-heading that is only a term, defined by the paragraph
   under it;
+- ``glossary`` / ``table`` by shape: three or more consecutive entries written alike
+  (term, separator, text) anywhere (:mod:`.definition_runs`);
 - ``opening``: the opening sentence of a section defining what its heading names ("5.1.1
   Memorized Secrets" / "A Memorized Secret authenticator ... is a secret value ...",
   :mod:`.definition_opening`); in a definitions section, any paragraph opening with what
