@@ -4,11 +4,16 @@ parties, addresses, change logs or lead-ins define nothing."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
+from hierdoc import Index
+from hierdoc.config import Settings
 from hierdoc.pipeline.extract.definitions import find_definitions, is_definitions_heading
+from tests.hash_embedder import HashEmbedder
 
 
 def pairs(text: str) -> list[tuple[str, str]]:
@@ -304,16 +309,19 @@ def test_runs_of_the_same_shape_that_are_no_glossary(text: str) -> None:
 # --- asking for a glossary's term as a user would -------------------------------------------
 
 
-def answers(tmp_path: Path, document: str, *asked: str) -> list[list[tuple[str, str]]]:
-    """What ``Index.define`` answers for each question, over one ingested document."""
-    from hierdoc import Index
-    from hierdoc.config import Settings
-    from tests.hash_embedder import HashEmbedder
-
+@contextmanager
+def ingested(tmp_path: Path, document: str) -> Iterator[Index]:
+    """An index holding one Markdown document."""
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "document.md").write_text(document, encoding="utf-8")
     with Index.open(tmp_path / "index", Settings(), embedder=HashEmbedder()) as index:  # type: ignore[arg-type]
         index.ingest([tmp_path / "docs"])
+        yield index
+
+
+def answers(tmp_path: Path, document: str, *asked: str) -> list[list[tuple[str, str]]]:
+    """What ``Index.define`` answers for each question, over one ingested document."""
+    with ingested(tmp_path, document) as index:
         return [[(d.term, d.definition) for d in index.define(a).definitions] for a in asked]
 
 
@@ -353,3 +361,62 @@ def test_define_prefers_the_form_asked(tmp_path: Path) -> None:
 )
 def test_headings_that_name_a_definitions_section(heading: str, expected: bool) -> None:
     assert is_definitions_heading(heading) is expected
+
+
+HEADED_GLOSSARY = """# Our service
+
+## Words we use
+
+### Account
+
+The record we keep of your use of the service.
+
+### Content
+
+Any text, images or other material you upload.
+
+### Device
+
+A device is a computer, phone or tablet that can reach the service.
+
+## Your rights
+
+You may ask us for your data.
+"""
+
+HEADED_POLICY = """# Security policy
+
+## Controls
+
+### Encryption
+
+All laptops are encrypted with full disk encryption.
+
+### Access
+
+The company restricts access to those who need it.
+
+### Logging
+
+The security team shall keep logs for a year.
+"""
+
+
+def stored(tmp_path: Path, document: str) -> list[tuple[str, str]]:
+    with ingested(tmp_path, document) as index:
+        return [(d.term, d.definition) for d in index.store.all_definitions()]
+
+
+def test_sibling_sections_headed_by_terms_are_a_glossary(tmp_path: Path) -> None:
+    """Three sections in a row, each a short term over a short text that opens as its
+    definition, under a heading that does not say so ("Words we use")."""
+    assert stored(tmp_path, HEADED_GLOSSARY) == [
+        ("Account", "The record we keep of your use of the service"),
+        ("Content", "Any text, images or other material you upload"),
+        ("Device", "A device is a computer, phone or tablet that can reach the service"),
+    ]
+
+
+def test_sibling_sections_of_a_policy_are_no_glossary(tmp_path: Path) -> None:
+    """Sections whose texts are statements ("All laptops are encrypted", "shall keep")."""
+    assert stored(tmp_path, HEADED_POLICY) == []

@@ -41,7 +41,7 @@ from .definition_markup import Unmarked
 from .definition_text import FoundDefinition, clean_definition, collapse, is_fill_in, word_set
 from .layout import BULLET, MARKER, paragraph_end, tables
 
-__all__ = ["MAX_RUN_TERM_WORDS", "MIN_RUN", "run_definitions"]
+__all__ = ["MAX_RUN_TERM_WORDS", "MIN_RUN", "glossary_headings", "run_definitions"]
 
 #: Entries of one shape in a row that make a glossary.
 MIN_RUN = 3
@@ -376,6 +376,52 @@ def _verb_first(words: list[str]) -> bool:
         ):
             return True
     return False
+
+
+# --- ### Term / its text (sibling sections headed by terms) -----------------------------------
+
+#: A term's section holds a short text: a policy's or a contract's sections run longer.
+MAX_HEADED_WORDS = 150
+MAX_HEADING_TERM_WORDS = 5
+
+
+def glossary_headings(entries: list[tuple[str, str, str]]) -> list[bool]:
+    """For consecutive sibling sections, each (heading, heading line, body), which ones are
+    a glossary's entries: at least :data:`MIN_RUN` in a row, each headed by a short
+    unnumbered term, with a short body that opens as a definition of it ("### Account" /
+    "An account is the record ..." / "The record we keep of ..."); none whose text is a
+    clause ("All laptops are encrypted.", "The Customer shall ...")."""
+    marks = [False] * len(entries)
+    start = 0
+    while start < len(entries):
+        end = start
+        while end < len(entries) and _headed_reading(*entries[end]) != "no":
+            end += 1
+        readings = [_headed_reading(*entry) for entry in entries[start:end]]
+        if end - start >= MIN_RUN and readings.count("yes") >= MIN_DEFINING_SHARE * len(readings):
+            marks[start:end] = [True] * (end - start)
+        start = end + 1
+    return marks
+
+
+def _headed_reading(heading: str, heading_line: str, body: str) -> str:
+    term = collapse(heading).strip("\"'‘’“”`*_:")
+    words = term.split()
+    if not 0 < len(words) <= MAX_HEADING_TERM_WORDS or not _term_ok(term):
+        return "no"
+    if re.search(r"\d", heading_line) or len(body.split()) > MAX_HEADED_WORDS:
+        return "no"
+    paragraph = collapse(body.strip().split("\n\n", 1)[0])
+    if not paragraph or MARKER.match(paragraph) or paragraph.startswith(("#", "|")):
+        return "no"
+    # "An account is ...", "Accounts are ...": the text names the term and says what it is
+    named = re.match(
+        r"(?i)(?:(?:an?|the)\s+)?" + re.escape(term) + r"s?\s+(?P<verb>is|are|means|refers\s+to)\s",
+        paragraph,
+    )
+    if named:
+        return "yes"
+    return _reading(paragraph, "heading")
 
 
 # --- | Term | text | ------------------------------------------------------------------------
