@@ -267,6 +267,23 @@ A response's age is the time that has passed since it was generated.
 The Hypertext Transfer Protocol is a stateless request/response protocol.
 """
 
+VALUES = """Extension data: x bytes
+
+Application data: y bytes
+
+Payload data: (x+y) bytes
+"""
+
+FRONT_MATTER = """**Reports on Computer Systems Technology**
+The Laboratory develops tests, test methods and reference data.
+
+**Abstract**
+Media sanitization refers to a process that renders data unreadable.
+
+**Keywords**
+media sanitization; ensuring confidentiality; sanitization tools.
+"""
+
 CODES = """| PR.PT-3 | The principle of least functionality is incorporated in systems. |
 | PR.PT-4 | Communications and control networks are protected. |
 | PR.PT-5 | Mechanisms are implemented to achieve resilience requirements. |
@@ -287,6 +304,8 @@ CODES = """| PR.PT-3 | The principle of least functionality is incorporated in s
         RANGES,
         PROSE,
         CODES,
+        VALUES,
+        FRONT_MATTER,
     ],
     ids=[
         "numbered-clauses",
@@ -300,6 +319,8 @@ CODES = """| PR.PT-3 | The principle of least functionality is incorporated in s
         "ranges",
         "prose",
         "codes",
+        "values",
+        "front-matter",
     ],
 )
 def test_runs_of_the_same_shape_that_are_no_glossary(text: str) -> None:

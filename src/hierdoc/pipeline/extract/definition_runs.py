@@ -88,6 +88,8 @@ _SECTION_WORDS = word_set(
     "purpose scope summary overview introduction background policy procedure procedures"
     " responsibilities general contact contacts definitions glossary exceptions enforcement"
     " applicability objective objectives references appendix review revision history"
+    " abstract keywords acknowledgments acknowledgements audience authority disclaimer"
+    " foreword preface conventions notice"
 )
 _DETERMINERS = word_set(
     "a an the any each every all one some someone something anyone anything those either"
@@ -353,9 +355,9 @@ def _reading(definition: str, separator: str) -> str:
         return "no"
     if separator == "means":
         return "yes"
-    first = words[0].casefold().strip("\"'‘’“”(,")
-    if first in _NOT_DEFINING or not first[:1].isalpha():
-        return "no"
+    first = words[0].casefold().strip("\"'‘’“”,")
+    if first in _NOT_DEFINING or not re.fullmatch(r"(?:a|[^\W\d_]{2,}[\w'’-]*)[.,;:]?", first):
+        return "no"  # "(x+y) bytes", "x bytes", "$10": a value, not what a term is
     if separator != "copula" and _verb_first(words):
         return "no"
     if first in _DETERMINERS or words[0][0].islower():
