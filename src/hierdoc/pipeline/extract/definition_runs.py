@@ -108,6 +108,16 @@ _VERBS = word_set(
 )
 # words after which a verb belongs to a clause about the noun ("A person who is ...")
 _RELATIVE = word_set("that which who whose whom where when in of for to with by from")
+_SMALL_WORDS = word_set("of and the for on in to a an at by with from or &")
+#: A text of this many words or fewer, all capitalised, is a name ("FedRAMP Director").
+MAX_NAME_WORDS = 8
+# a table's header naming fields and their values (a certificate profile, a form): its
+# rows fill in a record, they define no terms
+_FIELD_HEADERS = word_set(
+    "field fields value values attribute attributes parameter parameters extension extensions"
+    " property properties setting settings element elements key keys column columns type"
+    " default format example status"
+)
 _CLAUSE_RELATIVES = word_set("that which who whose whom where whereby when if unless")
 _PUNCTUATION_KINDS = frozenset({"colon", "tab", "dash", "stop", "break", "space"})
 
@@ -355,6 +365,8 @@ def _reading(definition: str, separator: str) -> str:
         return "no"
     if separator == "means":
         return "yes"
+    if _a_name(words):
+        return "no"  # "Authorizing Official (AO)", "Public Key Infrastructure": a name
     first = words[0].casefold().strip("\"'‘’“”,")
     if first in _NOT_DEFINING or not re.fullmatch(r"(?:a|[^\W\d_]{2,}[\w'’-]*)[.,;:]?", first):
         return "no"  # "(x+y) bytes", "x bytes", "$10": a value, not what a term is
@@ -363,6 +375,14 @@ def _reading(definition: str, separator: str) -> str:
     if first in _DETERMINERS or words[0][0].islower():
         return "yes"
     return "maybe"
+
+
+def _a_name(words: list[str]) -> bool:
+    """Whether a short text is only a name: each significant word capitalised."""
+    significant = [word for word in words if word.casefold() not in _SMALL_WORDS]
+    if not significant or len(words) > MAX_NAME_WORDS:
+        return False
+    return all(word.lstrip("(\"'‘“")[:1].isupper() for word in significant)
 
 
 def _verb_first(words: list[str]) -> bool:
@@ -435,6 +455,9 @@ def _table_runs(marked: Unmarked) -> Iterator[FoundDefinition]:
         width = max(len(row) for row in rows)
         if width != 2 or len(rows) < MIN_RUN:
             continue
+        header = {word for cell, _ in rows[0] for word in re.findall(r"[a-z]+", cell.casefold())}
+        if header & _FIELD_HEADERS:
+            continue  # "| Field | Value |": a record's fields
         body = rows[1:] if len(rows[0][1][0].split()) < 4 else rows
         entries = [
             (term, offset, text, text_offset)

@@ -340,8 +340,7 @@ _DEF_HEADING = re.compile(
     r"^(?:(?:certain|general|key|other|common)\s+)?"
     r"(?:(?:applicability|scope|purpose)\s+and\s+definitions"
     r"|definitions?|glossary(?:\s+of\s+terms)?|(?:defined\s+)?terms|interpretation|terminology"
-    r"|abbreviations|acronyms|meaning\s+of\s+terms|terms\s+used|concepts|vocabulary|nomenclature"
-    r"|roles(?:\s+and\s+responsibilities)?)"
+    r"|abbreviations|acronyms|meaning\s+of\s+terms|terms\s+used|concepts|vocabulary|nomenclature)"
     # further items: "Terms and definitions", "Terms, definitions and abbreviated terms",
     # "Terms, Definitions and Examples", "Definitions and rules of interpretation"
     r"(?:\s*(?:,\s*and\b|,|\band\b|&|;)\s*(?:rules\s+of\s+)?"
