@@ -53,6 +53,13 @@ NUMBERED_REFERS = """(b) Categories of requesters.
 (iii) Representative of the news media refers to any person who gathers news.
 """
 
+FIELD_DESCRIPTIONS = """| Field | Description |
+|---|---|
+| Author | The list of persons who are credited with the work |
+| Copyright holder | The legal entity holding the copyright |
+| Contact | Contact points for information on the dataset |
+"""
+
 ITALIC_COLON_INSIDE = """- *Controller:* the person who decides why data is processed.
 - *Processor:* a person who processes data for the controller.
 - *Data Subject:* the individual whom the data is about.
@@ -110,6 +117,14 @@ TWO_COLUMN_TABLE = """| Role | Responsibility |
             ],
         ),
         (
+            FIELD_DESCRIPTIONS,
+            [
+                ("Author", "The list of persons who are credited with the work"),
+                ("Copyright holder", "The legal entity holding the copyright"),
+                ("Contact", "Contact points for information on the dataset"),
+            ],
+        ),
+        (
             ITALIC_COLON_INSIDE,
             [
                 ("Controller", "the person who decides why data is processed"),
@@ -124,6 +139,7 @@ TWO_COLUMN_TABLE = """| Role | Responsibility |
         "bold-line-break",
         "numbered-refers-to",
         "table",
+        "field-descriptions",
         "italic-colon-inside",
     ],
 )
@@ -194,6 +210,18 @@ def test_bold_sub_headings_are_no_glossary() -> None:
 def test_an_entry_naming_two_terms_defines_both() -> None:
     text = NUMBERED_REFERS.replace("Commercial user refers", "Commercial user or User refers")
     assert [term for term, _ in pairs(text)][:2] == ["Commercial user", "User"]
+
+
+def test_a_gloss_in_an_entry_does_not_take_its_term() -> None:
+    """A bullet run whose entry holds a quoted gloss in parentheses, and an entry named by a
+    word that also heads sections ("Contact"): all three entries are the glossary's."""
+    roles = (
+        "AIDA uses the following roles:\n\n"
+        "● Author: The list of persons who are credited with the work.\n"
+        '● Copyright holder: The legal entity holding the copyright ("upphovsrätt").\n'
+        "● Contact: Contact points for information on the dataset.\n"
+    )
+    assert [term for term, _ in pairs(roles)][:3] == ["Author", "Copyright holder", "Contact"]
 
 
 def test_two_entries_are_no_run() -> None:

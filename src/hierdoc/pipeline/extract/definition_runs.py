@@ -118,6 +118,9 @@ _FIELD_HEADERS = word_set(
     " property properties setting settings element elements key keys column columns type"
     " default format example status"
 )
+_DESCRIBING_HEADERS = word_set(
+    "description descriptions definition definitions meaning explanation"
+)
 _CLAUSE_RELATIVES = word_set("that which who whose whom where whereby when if unless")
 _PUNCTUATION_KINDS = frozenset({"colon", "tab", "dash", "stop", "break", "space"})
 
@@ -220,6 +223,8 @@ def _entry_of(text: str, start: int) -> _Entry | None:
     shape = _set_term(text, body, line_end) or _plain_term(text, body, line_end)
     if shape is None or not _term_ok(shape.term):
         return None
+    if shape.separator in ("break", "space", "stop") and _heading_like(shape.term):
+        return None  # "**Scope**" over its text: a sub-heading, not a term
     end = paragraph_end(text, shape.text_start)
     if shape.text_start >= end:
         return None
@@ -308,6 +313,12 @@ def _skip_blanks(text: str, position: int, limit: int) -> int:
     return position
 
 
+def _heading_like(term: str) -> bool:
+    """A section's heading set as a paragraph or a sub-heading ("Scope", "Abstract")."""
+    words = term.casefold().split()
+    return len(words) <= 2 and bool(_SECTION_WORDS.intersection(words))
+
+
 def _term_ok(term: str) -> bool:
     """A short name opening with a letter: not a version, a label, or a part's number."""
     words = term.casefold().split()
@@ -316,8 +327,6 @@ def _term_ok(term: str) -> bool:
     if _VERSION.match(term) or _STRUCTURAL.match(term) or " ".join(words) in _LABELS:
         return False
     if words[0] in _LABELS and (len(words) == 1 or words[1][:1].isdigit()):
-        return False
-    if _SECTION_WORDS.intersection(words) and len(words) <= 2:
         return False
     if sum(char.isalpha() for char in term) < 2:
         return False
@@ -429,7 +438,7 @@ def glossary_headings(entries: list[tuple[str, str, str]]) -> list[bool]:
 def _headed_reading(heading: str, heading_line: str, body: str) -> str:
     term = collapse(heading).strip("\"'‘’“”`*_:")
     words = term.split()
-    if not 0 < len(words) <= MAX_HEADING_TERM_WORDS or not _term_ok(term):
+    if not 0 < len(words) <= MAX_HEADING_TERM_WORDS or not _term_ok(term) or _heading_like(term):
         return "no"
     if re.search(r"\d", heading_line) or len(body.split()) > MAX_HEADED_WORDS:
         return "no"
@@ -456,8 +465,8 @@ def _table_runs(marked: Unmarked) -> Iterator[FoundDefinition]:
         if width != 2 or len(rows) < MIN_RUN:
             continue
         header = {word for cell, _ in rows[0] for word in re.findall(r"[a-z]+", cell.casefold())}
-        if header & _FIELD_HEADERS:
-            continue  # "| Field | Value |": a record's fields
+        if header & _FIELD_HEADERS and not header & _DESCRIBING_HEADERS:
+            continue  # "| Field | Value |": a record's fields ("| Field | Description |" defines)
         body = rows[1:] if len(rows[0][1][0].split()) < 4 else rows
         entries = [
             (term, offset, text, text_offset)

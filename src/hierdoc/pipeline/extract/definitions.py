@@ -449,8 +449,13 @@ def _definitions(text: str, in_definitions_section: bool) -> list[FoundDefinitio
     found += pointed_definitions(marked) if in_definitions_section else []
     # a run of entries written alike ("**Term**: text" three times over) is a glossary,
     # whatever its words; what the readers above found in an entry stays theirs
+    # (a parenthesis inside an entry's text, '("upphovsrätt")', does not take its term)
     taken = [(item.start, item.end) for item in found]
-    found += [item for item in run_definitions(text, marked) if not _overlaps(item, taken)]
+    found += [
+        item
+        for item in run_definitions(text, marked)
+        if not any(start <= item.start < end for start, end in taken)
+    ]
     return found
 
 
