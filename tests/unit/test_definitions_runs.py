@@ -487,3 +487,18 @@ def test_sibling_sections_headed_by_terms_are_a_glossary(tmp_path: Path) -> None
 def test_sibling_sections_of_a_policy_are_no_glossary(tmp_path: Path) -> None:
     """Sections whose texts are statements ("All laptops are encrypted", "shall keep")."""
     assert stored(tmp_path, HEADED_POLICY) == []
+
+
+CAPTIONED_TABLE = """| Terms used in this policy |
+| Owner | The person accountable for the asset and its protection. |
+| Custodian | The team that keeps the asset day to day. |
+| User | Anyone who reads or changes the asset. |
+"""
+
+
+def test_a_table_opening_with_a_one_cell_caption_row_is_read_without_error():
+    assert [term for term, _ in pairs(CAPTIONED_TABLE)] == ["Owner", "Custodian", "User"]
+
+
+def test_a_table_with_an_empty_first_row_is_read_without_error():
+    assert pairs("|\n" + CAPTIONED_TABLE.split("\n", 1)[1]) == pairs(CAPTIONED_TABLE)

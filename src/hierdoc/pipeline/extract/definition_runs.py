@@ -467,7 +467,8 @@ def _table_runs(marked: Unmarked) -> Iterator[FoundDefinition]:
         header = {word for cell, _ in rows[0] for word in re.findall(r"[a-z]+", cell.casefold())}
         if header & _FIELD_HEADERS and not header & _DESCRIBING_HEADERS:
             continue  # "| Field | Value |": a record's fields ("| Field | Description |" defines)
-        body = rows[1:] if len(rows[0][1][0].split()) < 4 else rows
+        first = rows[0]
+        body = rows[1:] if len(first) >= 2 and len(first[1][0].split()) < 4 else rows
         entries = [
             (term, offset, text, text_offset)
             for (term, offset), (text, text_offset) in (row[:2] for row in body if len(row) >= 2)
