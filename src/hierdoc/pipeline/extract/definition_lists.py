@@ -32,6 +32,9 @@ from collections.abc import Iterator
 from .definition_markup import QUOTED_TERM, Unmarked
 from .definition_text import (
     MAX_TERM_WORDS,
+    NOTE_LABELS,
+    PRONOUNS,
+    STRUCTURAL_WORDS,
     FoundDefinition,
     clean_definition,
     collapse,
@@ -63,16 +66,12 @@ _GLOSSARY = re.compile(
 )
 _GLOSSARY_MEANS = re.compile(r"(?:shall\s+mean|means)\s+")
 _VERB_WORDS = word_set("is are was were be shall will must may can should would")
-_PRONOUNS = word_set("we you i they he she it this these our your")
 _OF_THE_TERM = re.compile(
     r"(?i)(?:this|the)\s+term\s+(?:is|refers|means|describes)\b|we\s+use\s+the\s+terms?\b"
 )
 _ENTRY_OPENING = re.compile(r"(?:It\s+is|This|These)\s+[a-z]")
 # "What You See Is What You Get (WYSIWYG)": a spelled-out acronym, not a sentence
 _SPELLED_ACRONYM = re.compile(r"(?:[A-Z][\w-]*\s+)+[A-Z][\w-]*\s*\([A-Z0-9]{2,10}\)")
-_NOT_GLOSSARY = word_set(
-    "note notes example examples e.g see source nb important warning tip caution"
-)
 # words that open a source or a condition, not a term: "Per NISTIR 8062: ...", "In ...:"
 _LEADS = word_set("per in as for see under from according if when where")
 # labels of signature blocks and forms ("By: ____", "Name: ...") are not defined terms
@@ -82,10 +81,7 @@ _FORM_LABELS = (
     | {"print name", "full name", "signed by", "registered office"}
     | {"short version", "in short", "summary", "tl;dr"}
 )
-_STRUCTURAL = re.compile(
-    r"(?i)^(?:article|section|sec|chapter|part|title|schedule|annex|clause|appendix|exhibit)"
-    r"\b\.?\s*[\dIVXLC]"
-)
+_STRUCTURAL = re.compile(rf"(?i)^(?:{STRUCTURAL_WORDS})\b\.?\s*[\dIVXLC]")
 _TERM_HEADERS = frozenset(
     {"term", "terms", "defined term", "word", "expression", "abbreviation", "acronym"}
 )
@@ -169,7 +165,7 @@ def _reads_as_definition(definition: str) -> bool:
     first = opening[0].casefold() if opening else ""
     named = len(opening) == 2 and opening[1][:1].isupper()  # "this Licence", not "we use"
     words = bool(re.search(r"[^\W\d_]{2}", definition))
-    return words and (first not in _PRONOUNS or named or bool(_OF_THE_TERM.match(definition)))
+    return words and (first not in PRONOUNS or named or bool(_OF_THE_TERM.match(definition)))
 
 
 def _glossary_term_ok(text: str, term: str, line_start: int, prefix: str) -> bool:
@@ -183,7 +179,7 @@ def _glossary_term_ok(text: str, term: str, line_start: int, prefix: str) -> boo
         return False  # "Per NISTIR 8062: Enabling ...", "Per [ISO 9241](#iso): Extent ..."
     if words[0] in ("a", "an", "the") and len(words) > 1 and term.split()[1][:1].islower():
         return False  # a sentence broken at a colon: "A specific kind of :term:`Wheel`"
-    label = words[0] in _NOT_GLOSSARY and (len(words) == 1 or words[1].isdigit())
+    label = words[0] in NOTE_LABELS and (len(words) == 1 or words[1].isdigit())
     verbs = _VERB_WORDS.intersection(words) and not spelled
     if label or verbs or " ".join(words) in _FORM_LABELS:
         return False
@@ -776,7 +772,7 @@ def _list_term_ok(term: str) -> bool:
     words = term.casefold().split()
     if not words or len(words) > MAX_LIST_TERM_WORDS or _STRUCTURAL.match(term):
         return False
-    label = words[0] in _NOT_GLOSSARY and (len(words) == 1 or words[1].isdigit())
+    label = words[0] in NOTE_LABELS and (len(words) == 1 or words[1].isdigit())
     if label or _VERB_WORDS.intersection(words) or words[0] in _LEADS:
         return False  # "Note:  ...", "The comparison is defined as follows:  ..."
     return " ".join(words) not in _FORM_LABELS and not term.endswith(" ")

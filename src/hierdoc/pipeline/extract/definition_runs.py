@@ -38,7 +38,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from .definition_markup import Unmarked
-from .definition_text import FoundDefinition, clean_definition, collapse, is_fill_in, word_set
+from .definition_text import (
+    NOTE_LABELS,
+    PRONOUNS,
+    STRUCTURAL_WORDS,
+    FoundDefinition,
+    clean_definition,
+    collapse,
+    is_fill_in,
+    word_set,
+)
 from .layout import BULLET, MARKER, paragraph_end, tables
 
 __all__ = ["MAX_RUN_TERM_WORDS", "MIN_RUN", "glossary_headings", "run_definitions"]
@@ -73,12 +82,9 @@ _SET_TERM = re.compile(
     r"[\"”’'*_]*?(?P<close>\*\*|__|\*|_|[\"”’'])"
 )
 _VERSION = re.compile(r"(?i)v?\d|(?:version|release|rev|revision)\b")
-_STRUCTURAL = re.compile(
-    r"(?i)(?:article|section|sec|chapter|part|title|schedule|annex|clause|appendix|exhibit"
-    r"|step|phase|table|figure)\b"
-)
+_STRUCTURAL = re.compile(rf"(?i)(?:{STRUCTURAL_WORDS}|step|phase|table|figure)\b")
 _LABELS = (
-    word_set("note notes example examples e.g see source nb important warning tip caution")
+    NOTE_LABELS
     | word_set("by name title date signature signed email e-mail telephone tel phone fax")
     | word_set("address attention attn witness dated ref page company website url")
     | {"print name", "full name", "signed by", "registered office", "in short", "summary"}
@@ -95,7 +101,7 @@ _DETERMINERS = word_set(
     "a an the any each every all one some someone something anyone anything those either"
     " means refers"
 )
-_NOT_DEFINING = word_set("we you i they he she it this these our your my us its their")
+_NOT_DEFINING = PRONOUNS | word_set("my us its their")
 _MODALS = word_set("shall must will may can should would")
 # a plain term's first word that makes it a sentence's subject or a circumstance
 _SENTENCE_OPENERS = word_set(

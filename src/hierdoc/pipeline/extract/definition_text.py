@@ -37,6 +37,14 @@ def word_set(words: str) -> frozenset[str]:
 
 
 _FUNCTION_WORDS = word_set("and or nor but the a an of to in on at by for with as")
+#: Personal and demonstrative pronouns: an entry's text opening with one is a sentence.
+PRONOUNS = word_set("we you i they he she it this these our your")
+#: Labels of notes and asides ("Note: ...", "Example 2: ..."), never defined terms.
+NOTE_LABELS = word_set(
+    "note notes example examples e.g see source nb important warning tip caution"
+)
+#: Words that name a part of a document ("Section 4", "Annex II"), never defined terms.
+STRUCTURAL_WORDS = "article|section|sec|chapter|part|title|schedule|annex|clause|appendix|exhibit"
 
 
 def valid_term(term: str) -> bool:
