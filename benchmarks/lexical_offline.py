@@ -47,7 +47,7 @@ from hierdoc.eval.metrics import CUTOFFS  # noqa: E402
 from hierdoc.models import Hit  # noqa: E402
 from hierdoc.pipeline.embed import LocalEmbedder  # noqa: E402
 from hierdoc.search.fuse import score_fusion  # noqa: E402
-from hierdoc.text.analyze import analyze, analyze_query  # noqa: E402
+from hierdoc.text.analyze import analyze, analyze_pairs, analyze_query  # noqa: E402
 
 CHANGES = (
     "context 0.5",
@@ -56,6 +56,13 @@ CHANGES = (
     "b 0.5",
     "b 0.9",
     "bigrams",
+    "bigrams 0.5",
+    "bigrams 0.25",
+    "headings",
+    "headings and parents",
+    "pairs 0.25",
+    "pairs 0.33",
+    "pairs 0.5",
     "rm3",
     "dense prf",
 )
@@ -67,14 +74,15 @@ SHOWN = {
 }
 
 
-def newest_index(root: Path, name: str) -> Path:
-    """The most recently written index of corpus ``name`` under ``root``."""
-    found = [
-        p for p in root.iterdir() if p.is_dir() and p.name.rsplit("-", 1)[0] == name
-    ]
-    if not found:
-        raise SystemExit(f"no {name} index under {root}: run benchmarks/search_stage.py first")
-    return max(found, key=lambda p: p.stat().st_mtime)
+def newest_index(root: Path, corpus: EvalCorpus) -> Path:
+    """The most recently written index of ``corpus`` under ``root`` that holds all its
+    documents (an interrupted build holds fewer)."""
+    found = [p for p in root.iterdir() if p.is_dir() and p.name.rsplit("-", 1)[0] == corpus.name]
+    for directory in sorted(found, key=lambda p: p.stat().st_mtime, reverse=True):
+        with Index.open(directory, Settings(), mode="r") as index:
+            if index.stats().documents == len(corpus.documents):
+                return directory
+    raise SystemExit(f"no whole {corpus.name} index under {root}: run search_stage.py first")
 
 
 def bigrams(terms: list[str]) -> list[str]:
@@ -84,10 +92,11 @@ def bigrams(terms: list[str]) -> list[str]:
 class SetData:
     """One set's corpus, chunk table, chunks' terms and windows, queries' terms and vectors."""
 
-    def __init__(self, name: str, root: Path) -> None:
+    def __init__(self, name: str, root: Path, directory: Path | None = None) -> None:
         self.corpus: EvalCorpus = load_dataset(name, dataset_path(name))
         folder = root / FOLDERS.get(name, name)
-        self.directory = newest_index(folder, self.corpus.name)
+        self.directory = directory or newest_index(folder, self.corpus)
+        folder = self.directory.parent
         with Index.open(self.directory, Settings(), mode="r") as index:
             stored = list(index.iter_chunks())
             vectors = dict(index.iter_vectors())
@@ -95,13 +104,17 @@ class SetData:
         self.ids = [s.chunk.chunk_id for s in stored]
         self.context = [analyze(s.context or "") for s in stored]
         self.text = [analyze(s.chunk.content) for s in stored]
+        self.contents = [s.chunk.content for s in stored]
+        self.pairs = [analyze_pairs(f"{s.context or ''}\n{s.chunk.content}") for s in stored]
         blocks = [vectors[i] for i in self.ids]
         self.windows = np.vstack(blocks).astype(np.float32)
         self.starts = np.cumsum([0] + [len(b) for b in blocks[:-1]])
         sources = {s: n for n, s in enumerate(dict.fromkeys(s.chunk.source for s in stored))}
         self.source = np.array([sources[s.chunk.source] for s in stored])
         queries = self.corpus.queries
-        self.filters = [sources.get(q.source_filter, -1) if q.source_filter else None for q in queries]
+        self.filters = [
+            sources.get(q.source_filter, -1) if q.source_filter else None for q in queries
+        ]
         self.terms = [[t.term for t in analyze_query(q.text)] for q in queries]
         cached = CachingEmbedder(LocalEmbedder(), folder / "embeddings.sqlite")
         cached.embed_queries([q.text for q in queries])
@@ -188,6 +201,7 @@ def run_set(data: SetData, changes: list[str]) -> dict[str, dict[str, float]]:
     rows["keyword"] = data.measure([[h.chunk_id for h in hits] for hits in keyword])
     hybrid = fused(keyword, semantic)
     rows["hybrid"] = data.measure(hybrid)
+    paired = pairs_index = None
     for change in changes:
         started = time.perf_counter()
         kw, sem = keyword, semantic
@@ -198,10 +212,27 @@ def run_set(data: SetData, changes: list[str]) -> dict[str, dict[str, float]]:
             name, value = change.split()
             bm25 = Bm25(fields, [1.0, 1.0], **{name: float(value)})
             kw = data.top(bm25.scores(data.terms), positive=True)
-        elif change == "bigrams":
-            paired = [[c, t + bigrams(t)] for c, t in fields]
-            bm25 = Bm25(paired, [1.0, 1.0])
-            kw = data.top(bm25.scores([t + bigrams(t) for t in data.terms]), positive=True)
+        elif change.startswith("bigrams"):
+            weight = float(change.split()[1]) if " " in change else 1.0
+            paired = paired or Bm25([[c, t + bigrams(t)] for c, t in fields], [1.0, 1.0])
+            asked = [
+                {**dict.fromkeys(bigrams(t), weight), **dict.fromkeys(t, 1.0)} for t in data.terms
+            ]
+            kw = data.top(weighted_scores(paired, asked), positive=True)
+        elif change.startswith("pairs"):
+            weight = float(change.split()[1])
+            pairs_index = pairs_index or Bm25(
+                [[c, t, p] for (c, t), p in zip(fields, data.pairs, strict=True)], [1.0, 1.0, 1.0]
+            )
+            asked = [
+                {**dict.fromkeys(analyze_pairs(q.text), weight), **dict.fromkeys(t, 1.0)}
+                for q, t in zip(data.corpus.queries, data.terms, strict=True)
+            ]
+            kw = data.top(weighted_scores(pairs_index, asked), positive=True)
+        elif change.startswith("headings"):
+            heads = passage_headings(data, whole=change == "headings and parents")
+            bm25 = Bm25([[c + h, t] for (c, t), h in zip(fields, heads, strict=True)], [1.0, 1.0])
+            kw = data.top(bm25.scores(data.terms), positive=True)
         elif change == "rm3":
             kw = data.top(weighted_scores(base, rm3(data, keyword)), positive=True)
         elif change == "dense prf":
@@ -212,6 +243,29 @@ def run_set(data: SetData, changes: list[str]) -> dict[str, dict[str, float]]:
         rows[f"hybrid, {change}"] = data.measure(fused(kw, sem))
         print(f"  {change}: {time.perf_counter() - started:.0f} s", flush=True)
     return rows
+
+
+def passage_headings(data: SetData, whole: bool) -> list[list[str]]:
+    """ObliQA: each passage's ancestors by its PassageID (``3.4.2`` under ``3.4`` and ``3``,
+    ``13.3.2.Guidance.3.`` under ``13.3.2.Guidance``...), analysed: the short ones (headings,
+    at most 12 words), or with ``whole`` every ancestor's text."""
+    if data.corpus.name != "obliqa-passages":
+        return [[] for _ in data.ids]
+    key = {i: n for n, i in enumerate(data.ids)}
+    found = []
+    for chunk_id in data.ids:
+        document, passage = chunk_id.split("~")[0].split(":", 1)
+        parts = passage.rstrip(".").split(".")
+        terms: list[str] = []
+        for cut in range(1, len(parts)):
+            prefix = ".".join(parts[:cut])
+            for candidate in (f"{document}:{prefix}", f"{document}:{prefix}."):
+                if candidate in key:
+                    text = data.contents[key[candidate]]
+                    if whole or len(text.split()) <= 12:
+                        terms += data.text[key[candidate]]
+        found.append(terms)
+    return found
 
 
 def dense_prf(data: SetData, hybrid: list[list[str]], first: int = 5, beta: float = 0.5):
@@ -228,22 +282,35 @@ def main() -> None:
     parser.add_argument("--sets", default="obliqa,scifact,anthropic,contractnli")
     parser.add_argument("--changes", default=",".join(CHANGES))
     parser.add_argument("--index-dir", type=Path, default=Path("/tmp/hierdoc-eval"))
+    parser.add_argument(
+        "--index",
+        action="append",
+        default=[],
+        metavar="SET=DIR",
+        help="the index to read for a set (its embedding cache beside it)",
+    )
     args = parser.parse_args()
     changes = [c for c in args.changes.split(",") if c]
+    chosen = {k: Path(v) for k, v in (item.split("=", 1) for item in args.index)}
     results: dict[str, Any] = {}
     for name in args.sets.split(","):
         started = time.perf_counter()
-        data = SetData(name, args.index_dir)
-        print(f"{name}: {data.directory.name}, {len(data.ids)} chunks, "
-              f"{len(data.terms)} queries, loaded in {time.perf_counter() - started:.0f} s",
-              flush=True)
+        data = SetData(name, args.index_dir, chosen.get(name))
+        print(
+            f"{name}: {data.directory.name}, {len(data.ids)} chunks, "
+            f"{len(data.terms)} queries, loaded in {time.perf_counter() - started:.0f} s",
+            flush=True,
+        )
         results[name] = run_set(data, changes)
     names = list(dict.fromkeys(r for rows in results.values() for r in rows))
     heads = [f"{s} {m}" for s in results for m in SHOWN[s]]
     print("| method | " + " | ".join(heads) + " |\n|---|" + "---:|" * len(heads))
     for row in names:
-        cells = [f"{results[s][row][m]:.4f}" if row in results[s] else "-"
-                 for s in results for m in SHOWN[s]]
+        cells = [
+            f"{results[s][row][m]:.4f}" if row in results[s] else "-"
+            for s in results
+            for m in SHOWN[s]
+        ]
         print(f"| {row} | " + " | ".join(cells) + " |")
 
 
