@@ -14,12 +14,15 @@ named-document ranking, so the rows sit near, not at, ``hierdoc eval``'s figures
 index read is the newest one of the set under ``--index-dir`` (its name is printed).
 
 Changes (``--changes``): ``context 0.5`` / ``context 0`` (the context's term counts
-weighted), ``k1 0.9`` / ``b 0.5`` / ``b 0.9``, ``bigrams`` (adjacent analysed terms of the
-text as extra postings, the query's too), ``rm3`` (the query's terms weighted 0.5 plus
-0.5 spread over the 10 terms of the first 10 keyword results that weigh most, each
-result's term frequencies over its length times its share of their BM25 scores), ``dense
-prf`` (the query vector plus 0.5 times the mean of the first 5 hybrid results' first
-windows, normalised; hybrid fused again).
+weighted), ``k1 0.9`` / ``b 0.5`` / ``b 0.9``; ``pairs W`` (each chunk's adjacent term pairs
+of context and text, :func:`~hierdoc.text.analyze.analyze_pairs`, indexed beside its
+terms, and the query's pairs weighted W against 1 for a term: hierdoc's keyword ranking
+is ``pairs 0.33``); ``rm3`` (the query's terms weighted 0.5 plus 0.5 spread over the 10
+terms of the first 10 keyword results that weigh most, each result's term frequencies over
+its length times its share of their BM25 scores); ``dense prf`` (the query vector plus 0.5
+times the mean of the first 5 hybrid results' first windows, normalised; hybrid fused
+again); ``headings`` / ``headings and parents`` (ObliQA: each passage's ancestors by its
+PassageID added to its context, the short ones or all; other sets unchanged).
 """
 
 from __future__ import annotations
@@ -55,14 +58,12 @@ CHANGES = (
     "k1 0.9",
     "b 0.5",
     "b 0.9",
-    "bigrams",
-    "bigrams 0.5",
-    "bigrams 0.25",
     "headings",
     "headings and parents",
     "pairs 0.25",
     "pairs 0.33",
     "pairs 0.5",
+    "pairs 1",
     "rm3",
     "dense prf",
 )
@@ -83,10 +84,6 @@ def newest_index(root: Path, corpus: EvalCorpus) -> Path:
             if index.stats().documents == len(corpus.documents):
                 return directory
     raise SystemExit(f"no whole {corpus.name} index under {root}: run search_stage.py first")
-
-
-def bigrams(terms: list[str]) -> list[str]:
-    return [f"{a}_{b}" for a, b in zip(terms, terms[1:], strict=False)]
 
 
 class SetData:
@@ -201,7 +198,7 @@ def run_set(data: SetData, changes: list[str]) -> dict[str, dict[str, float]]:
     rows["keyword"] = data.measure([[h.chunk_id for h in hits] for hits in keyword])
     hybrid = fused(keyword, semantic)
     rows["hybrid"] = data.measure(hybrid)
-    paired = pairs_index = None
+    pairs_index = None
     for change in changes:
         started = time.perf_counter()
         kw, sem = keyword, semantic
@@ -212,13 +209,6 @@ def run_set(data: SetData, changes: list[str]) -> dict[str, dict[str, float]]:
             name, value = change.split()
             bm25 = Bm25(fields, [1.0, 1.0], **{name: float(value)})
             kw = data.top(bm25.scores(data.terms), positive=True)
-        elif change.startswith("bigrams"):
-            weight = float(change.split()[1]) if " " in change else 1.0
-            paired = paired or Bm25([[c, t + bigrams(t)] for c, t in fields], [1.0, 1.0])
-            asked = [
-                {**dict.fromkeys(bigrams(t), weight), **dict.fromkeys(t, 1.0)} for t in data.terms
-            ]
-            kw = data.top(weighted_scores(paired, asked), positive=True)
         elif change.startswith("pairs"):
             weight = float(change.split()[1])
             pairs_index = pairs_index or Bm25(
