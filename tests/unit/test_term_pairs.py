@@ -84,3 +84,17 @@ def test_a_query_without_pairs_scores_as_bm25_of_its_terms(index: Index) -> None
         (h.chunk_id, h.score) for h in plain
     ]
     assert keyword_ranking(store, "the of", 10, None) == []
+
+
+def test_pairs_come_from_the_query_as_written_not_its_expansions(index: Index) -> None:
+    """The searcher ranks the expanded text's terms but only the written query's pairs: an
+    expansion appended to the query ("client money" after "money") makes no pair."""
+    store = index.store
+    expanded = keyword_ranking(store, "money client money", 10, None, words="money")
+    plain = store.keyword_search(keyword_terms(store, "money client money"), 10, None)
+    assert [(h.chunk_id, pytest.approx(h.score)) for h in expanded] == [
+        (h.chunk_id, h.score) for h in plain
+    ]
+    written = keyword_ranking(store, "money client money", 10, None, words="client money")
+    assert written[0].chunk_id == "adjacent"
+    assert written[0].score > {h.chunk_id: h.score for h in plain}["adjacent"]

@@ -188,11 +188,16 @@ pair weighs a third of a term. Chosen on the retrieval table (BENCHMARKS.md, "Ad
 term pairs"): at a third, hybrid gains on ObliQA and keeps its level on the other sets."""
 
 
-def keyword_ranking(store: Store, text: str, k: int, filt: SearchFilter | None) -> list[Hit]:
-    """The first ``k`` chunks by BM25 over the text's :func:`keyword_terms` plus a third of
-    BM25 over its distinct pairs; a text without pairs scores as BM25 of its terms."""
+def keyword_ranking(
+    store: Store, text: str, k: int, filt: SearchFilter | None, words: str | None = None
+) -> list[Hit]:
+    """The first ``k`` chunks by BM25 over the :func:`keyword_terms` of ``text`` plus a
+    third of BM25 over the distinct pairs of ``words`` (the query as written, without the
+    expansions ``text`` may add: a pair across two of them means nothing; by default
+    ``text``); a query without pairs scores as BM25 of its terms."""
     singles = keyword_terms(store, text)
-    pairs = list(dict.fromkeys(analyze_pairs(text))) if singles else []
+    pairs = list(dict.fromkeys(analyze_pairs(text if words is None else words)))
+    pairs = pairs if singles else []
     hits = store.keyword_search(singles * SINGLE_TO_PAIR + pairs, k, filt)
     return [Hit(h.chunk_id, h.score / SINGLE_TO_PAIR) for h in hits]
 
@@ -383,7 +388,7 @@ class Searcher:
             else:
                 others["semantic"] = self._store.vector_search(vector, depth, filt)
         if mode in ("hybrid", "keyword"):
-            others["keyword"] = keyword_ranking(self._store, plan.expanded, depth, filt)
+            others["keyword"] = keyword_ranking(self._store, plan.expanded, depth, filt, plan.text)
         if pending is not None:
             others["semantic"] = pending.result()
         return others, vector
@@ -392,7 +397,8 @@ class Searcher:
         """The documents the other modalities rank first (for a number too many documents
         have, see :func:`~.citations.cite_sections`); an exact search ranks the query's keywords."""
         if not others:
-            others = {"keyword": keyword_ranking(self._store, plan.expanded, plan.depth, plan.filt)}
+            ranked = keyword_ranking(self._store, plan.expanded, plan.depth, plan.filt, plan.text)
+            others = {"keyword": ranked}
         return ranked_sources(self._store, others, plan.policy.preferred_chunks)
 
     def _scope(self, filt: SearchFilter | None) -> Sequence[str]:
