@@ -56,7 +56,7 @@ from .search.where import Where, document_records, narrow_sources
 from .store import StoreRequest, open_store
 from .store.base import Store
 from .text.analyze import TEXT_ANALYZER
-from .text.normalize import article_forms, normalize_term
+from .text.normalize import article_forms, normalize_term, number_forms
 from .text.tokenizer import Tokenizer, default_tokenizer
 from .views import (
     MAX_OTHER_SOURCES,
@@ -676,6 +676,9 @@ class Index:
             return found if within is None else [d for d in found if d.source in within]
 
         definitions = held(self.store.definitions(article_forms(wanted)))
+        if not definitions:  # "data subjects" of a glossary defining "data subject"
+            forms = [form for key in article_forms(wanted) for form in number_forms(key)]
+            definitions = held(self.store.definitions(list(dict.fromkeys(forms))))
         if not definitions:
             acronym_forms = self.glossary().lookup(wanted).expansions
             definitions = held(self.store.definitions([normalize_term(f) for f in acronym_forms]))

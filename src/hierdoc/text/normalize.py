@@ -10,7 +10,14 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["is_plural_acronym", "normalize_acronym", "normalize_phrase", "normalize_term"]
+__all__ = [
+    "article_forms",
+    "is_plural_acronym",
+    "normalize_acronym",
+    "normalize_phrase",
+    "normalize_term",
+    "number_forms",
+]
 
 
 def normalize_term(term: str) -> str:
@@ -31,6 +38,29 @@ def article_forms(term_norm: str) -> list[str]:
     and be asked for "Program", or the other way round."""
     bare = re.sub(r"^(?:the|a|an) ", "", term_norm)
     return list(dict.fromkeys((term_norm, bare, f"the {bare}")))
+
+
+def number_forms(term_norm: str) -> list[str]:
+    """A term key with its last word in the other number, as English forms it: asked
+    "data subjects", a glossary may define "data subject"; asked "party", "parties". A
+    candidate that is no word ("bus" -> "bu") finds nothing, so every likely form is given."""
+    head, _, last = term_norm.rpartition(" ")
+    prefix = f"{head} " if head else ""
+    if len(last) < 3 or not last.isalpha():
+        return []
+    forms = []
+    if last.endswith("ies") and len(last) > 4:
+        forms.append(last[:-3] + "y")
+    if last.endswith(("ses", "xes", "zes", "ches", "shes")):
+        forms.append(last[:-2])
+    if last.endswith("s") and not last.endswith("ss"):
+        forms.append(last[:-1])
+    else:
+        plural = last[:-1] + "ies" if re.search(r"[^aeiou]y$", last) else last + "s"
+        forms.append(plural)
+        if last.endswith(("s", "x", "z", "ch", "sh")):
+            forms.append(last + "es")
+    return [prefix + form for form in dict.fromkeys(forms) if form != last]
 
 
 def normalize_acronym(text: str) -> str:

@@ -1,6 +1,6 @@
 """Defined terms in formal documents.
 
-Six styles are recognised:
+These styles are recognised:
 
 - ``means``: ``"X" means Y``, ``The term 'X' or 'Y' means Y``, ``'X' shall mean``, ``is
   defined as``, ``refers to``, ``includes``, ``indicate``, ``"X" (or "Y") means``,
@@ -35,6 +35,8 @@ Six styles are recognised:
   page's key terms (``| **Governing Law** | The laws of ... |``) (:mod:`.definition_lists`);
   also ``glossary``: a glossary's sub-heading that is only a term, defined by the paragraph
   under it;
+- ``glossary`` / ``table`` by shape: three or more consecutive entries written alike
+  (term, separator, text) anywhere (:mod:`.definition_runs`);
 - ``opening``: the opening sentence of a section defining what its heading names ("5.1.1
   Memorized Secrets" / "A Memorized Secret authenticator ... is a secret value ...",
   :mod:`.definition_opening`); in a definitions section, any paragraph opening with what
@@ -74,6 +76,7 @@ from .definition_opening import (
     purpose_definitions,
 )
 from .definition_parens import parenthetical_definitions
+from .definition_runs import run_definitions
 from .definition_text import (
     MAX_TERM_WORDS,
     FoundDefinition,
@@ -337,7 +340,7 @@ _DEF_HEADING = re.compile(
     r"^(?:(?:certain|general|key|other|common)\s+)?"
     r"(?:(?:applicability|scope|purpose)\s+and\s+definitions"
     r"|definitions?|glossary(?:\s+of\s+terms)?|(?:defined\s+)?terms|interpretation|terminology"
-    r"|abbreviations|acronyms|meaning\s+of\s+terms|terms\s+used)"
+    r"|abbreviations|acronyms|meaning\s+of\s+terms|terms\s+used|concepts|vocabulary|nomenclature)"
     # further items: "Terms and definitions", "Terms, definitions and abbreviated terms",
     # "Terms, Definitions and Examples", "Definitions and rules of interpretation"
     r"(?:\s*(?:,\s*and\b|,|\band\b|&|;)\s*(?:rules\s+of\s+)?"
@@ -444,6 +447,15 @@ def _definitions(text: str, in_definitions_section: bool) -> list[FoundDefinitio
     # '"MUST" This word, or the terms "REQUIRED" or "SHALL", mean that ...': the quoted
     # synonyms' "mean" does not hide the term before them
     found += pointed_definitions(marked) if in_definitions_section else []
+    # a run of entries written alike ("**Term**: text" three times over) is a glossary,
+    # whatever its words; what the readers above found in an entry stays theirs
+    # (a parenthesis inside an entry's text, '("upphovsrätt")', does not take its term)
+    taken = [(item.start, item.end) for item in found]
+    found += [
+        item
+        for item in run_definitions(text, marked)
+        if not any(start <= item.start < end for start, end in taken)
+    ]
     return found
 
 

@@ -22,6 +22,7 @@ from .crossrefs import find_references
 from .definition_lists import column_definitions, has_column_header
 from .definition_markup import unmark
 from .definition_pointers import resolve_pointers
+from .definition_runs import glossary_headings
 from .definition_text import FoundDefinition
 from .definitions import find_definitions, is_definitions_heading, leading_points
 from .title_refs import (
@@ -103,7 +104,32 @@ def _definition_sections(sections: list[Section]) -> set[str]:
     if sections[0].kind == "preamble" and is_definitions_heading(sections[0].heading):
         return {s.section_id for s in sections}
     heads = {s.section_id for s in sections if is_definitions_heading(s.heading)}
+    heads |= _glossary_sections(sections)
     return heads | {s.section_id for s in sections if heads & set(s.path)}
+
+
+def _glossary_sections(sections: list[Section]) -> set[str]:
+    """Ids of sibling sections that read as a glossary's entries by their shape ("###
+    Account" / "The record we keep ...", three or more in a row; see
+    :func:`.definition_runs.glossary_headings`); a section with sections under it is no
+    entry."""
+    found: set[str] = set()
+    run: list[Section] = []
+    for index, section in enumerate([*sections, None]):
+        parent = section.path if section is not None else None
+        leaf = (
+            section is not None
+            and section.kind == "heading"
+            and not (index + 1 < len(sections) and section.section_id in sections[index + 1].path)
+        )
+        if run and (not leaf or parent != run[0].path):
+            entries = [(s.heading, s.heading_line, s.body) for s in run]
+            marks = glossary_headings(entries)
+            found |= {s.section_id for s, mark in zip(run, marks, strict=True) if mark}
+            run = []
+        if leaf and section is not None:
+            run.append(section)
+    return found
 
 
 @dataclass

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import psycopg
@@ -55,6 +55,8 @@ class _Query:
     average: float
     ready: dict[int, TermPostings]
     """The postings of the terms of at most :data:`CHEAP` postings, read with their stats."""
+    size: int
+    """Above the highest chunk number given so far (``state.next_no``)."""
 
 
 @dataclass(frozen=True)
@@ -67,26 +69,11 @@ class _Scope:
 
 @dataclass(frozen=True)
 class _Candidates:
-    """Chunk numbers with their scores so far and their lengths."""
+    """Chunk numbers (ascending) with their scores so far and their lengths."""
 
     nos: np.ndarray
     scores: np.ndarray
     norms: np.ndarray
-    ids: dict[int, str] = field(default_factory=dict)
-    """The chunk ids of some of them, by number."""
-
-    @classmethod
-    def of(cls, parts: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> _Candidates:
-        """Each part's (chunk numbers, scores, lengths) summed by chunk."""
-        if not parts:
-            return cls(*(np.zeros(0, dtype) for dtype in (np.int64, np.float64, np.int64)))
-        nos, scores, norms = (np.concatenate(column) for column in zip(*parts, strict=True))
-        unique, first, inverse = np.unique(nos, return_index=True, return_inverse=True)
-        summed = np.bincount(inverse, weights=scores, minlength=len(unique))
-        return cls(unique, summed, norms[first])
-
-    def plus(self, parts: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> _Candidates:
-        return _Candidates.of([(self.nos, self.scores, self.norms), *parts])
 
     def kth(self, k: int) -> float:
         """The k-th highest score, 0 when there are fewer than k."""
@@ -96,6 +83,34 @@ class _Candidates:
 
     def where(self, keep: np.ndarray) -> _Candidates:
         return _Candidates(self.nos[keep], self.scores[keep], self.norms[keep])
+
+
+class _Tally:
+    """Scores summed by chunk number in arrays indexed by it, made once a search: a term's
+    postings add their weights in one pass (no sort)."""
+
+    def __init__(self, size: int) -> None:
+        self.scores = np.zeros(size)
+        self.norms = np.zeros(size, np.int64)
+        self.seen = np.zeros(size, bool)
+
+    def add(self, parts: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> None:
+        """Each part's (chunk numbers, each once in a part; weights; lengths)."""
+        top = max((int(nos.max()) for nos, _, _ in parts if len(nos)), default=-1)
+        if top >= len(self.scores):  # chunks written since the search began
+            self.scores, self.norms, self.seen = (
+                np.concatenate([a, np.zeros(top + 1 - len(a), a.dtype)])
+                for a in (self.scores, self.norms, self.seen)
+            )
+        for nos, weights, lengths in parts:
+            self.scores[nos] += weights
+            self.norms[nos] = lengths
+            self.seen[nos] = True
+
+    def candidates(self, nos: np.ndarray | None = None) -> _Candidates:
+        """The chunks numbered ``nos`` (None: every chunk added) with their sums."""
+        nos = np.flatnonzero(self.seen) if nos is None else nos
+        return _Candidates(nos, self.scores[nos], self.norms[nos])
 
 
 def keyword_search(
@@ -132,24 +147,26 @@ def _query(conn: psycopg.Connection, terms: Sequence[str]) -> _Query | None:
     """The query terms' statistics, and the postings of the cheap ones, in one round trip."""
     rows = conn.execute(
         "SELECT s.term, s.term_id, s.df, s.max_tf, s.min_norm, state.chunks, state.tokens, "
-        "p.nos, p.tfs, p.norms, p.n FROM term_stats s CROSS JOIN state LEFT JOIN postings p "
-        "ON p.term_id = s.term_id AND s.df <= %s WHERE s.term = ANY(%s) AND state.chunks > 0",
+        "state.next_no, p.nos, p.tfs, p.norms, p.n FROM term_stats s CROSS JOIN state "
+        "LEFT JOIN postings p ON p.term_id = CASE WHEN s.df <= %s THEN s.term_id END "
+        "WHERE s.term = ANY(%s) AND state.chunks > 0",  # the index scanned for cheap terms only
         (CHEAP, list(set(terms))),
+        binary=True,
     ).fetchall()
     if not rows:
         return None
-    chunks, tokens = rows[0][5], rows[0][6]
+    chunks, tokens, size = rows[0][5], rows[0][6], rows[0][7]
     average, times = tokens / chunks, Counter(terms)
     found: dict[int, _Term] = {}
     packed: dict[int, list[tuple[bytes, bytes, bytes, int]]] = {}
-    for term, term_id, df, max_tf, min_norm, _, _, *row in rows:
+    for term, term_id, df, max_tf, min_norm, _, _, _, *row in rows:
         weight = times[term] * bm25.idf(chunks, df)
         bound = weight * bm25.term_score(max_tf, min_norm, average)
         found[term_id] = _Term(term_id, df, weight, bound)
         if df <= CHEAP:
             packed.setdefault(term_id, []).extend([tuple(row)] if row[0] is not None else [])
     ready = {term_id: TermPostings.of_rows(part) for term_id, part in packed.items()}
-    return _Query(sorted(found.values(), key=lambda t: -t.bound), average, ready)
+    return _Query(sorted(found.values(), key=lambda t: -t.bound), average, ready, size)
 
 
 def _scope(conn: psycopg.Connection, filt: SearchFilter | None) -> _Scope:
@@ -174,17 +191,18 @@ def _scores(
 ) -> _Candidates:
     """The exact scores of every chunk that can be in the top ``k`` (None: of every chunk
     holding a query term), among ``ranges``."""
-    rest, candidates = list(query.terms), _Candidates.of([])
+    rest, tally = list(query.terms), _Tally(query.size)
     while rest:
         take = rest if k is None else [rest[0], *(t for t in rest[1:] if t.df <= CHEAP)]
         rest = [t for t in rest if t not in take]
-        candidates = candidates.plus(_read(conn, take, query, ranges))
+        tally.add(_read(conn, take, query, ranges))
+        candidates = tally.candidates()
         if k is not None and _bound(rest) < candidates.kth(k):
             break
     if not rest or k is None:
-        return candidates
+        return tally.candidates()
     survivors = candidates.where(candidates.scores + _bound(rest) >= candidates.kth(k))
-    return _complete(conn, survivors, rest, query, ranges)
+    return _complete(conn, tally, survivors, rest, query, ranges, k)
 
 
 def _bound(terms: Sequence[_Term]) -> float:
@@ -205,8 +223,10 @@ def _read(
     terms: Sequence[_Term],
     query: _Query,
     ranges: list[tuple[int, int]] | None,
+    within: np.ndarray | None = None,
 ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Each term's postings among ``ranges`` as (chunk numbers, weights, lengths)."""
+    """Each term's postings among ``ranges`` (and of the chunks numbered ``within``, when
+    given) as (chunk numbers, weights, lengths)."""
     missing = [t.term_id for t in terms if t.term_id not in query.ready]
     read = {**query.ready, **(read_postings(conn, missing) if missing else {})}
     parts = []
@@ -214,6 +234,8 @@ def _read(
         found = read[term.term_id]
         if ranges is not None:
             found = found.where(in_ranges(found.nos, ranges))
+        if within is not None:
+            found = found.where(np.isin(found.nos, within, kind="table"))
         weights = _weights(term, found.tfs, found.norms, query.average)
         parts.append((found.nos, weights, found.norms))
     return parts
@@ -221,55 +243,60 @@ def _read(
 
 def _complete(
     conn: psycopg.Connection,
+    tally: _Tally,
     candidates: _Candidates,
     terms: Sequence[_Term],
     query: _Query,
     ranges: list[tuple[int, int]] | None,
+    k: int,
 ) -> _Candidates:
-    """``candidates`` scored on ``terms`` as well: from their forward rows (with their
-    chunk ids) when few, else from the terms' postings."""
-    average = query.average
-    if len(candidates.nos) > FORWARD_UP_TO:
-        parts = _read(conn, terms, query, ranges)
-        masks = [np.isin(nos, candidates.nos) for nos, _, _ in parts]
-        kept = [tuple(a[mask] for a in part) for part, mask in zip(parts, masks, strict=True)]
-        return candidates.plus(kept)
+    """The ``candidates`` that can still be in the top ``k``, scored on ``terms`` as well.
+    While they are many, the terms' postings are read one term at a time (highest bound
+    first) and after each the candidates that the terms left cannot lift to the k-th score
+    are dropped; the few left are scored on the terms left from their forward rows."""
+    rest = list(terms)
+    while rest and len(candidates.nos) > FORWARD_UP_TO:
+        term, rest = rest[0], rest[1:]
+        tally.add(_read(conn, [term], query, ranges, candidates.nos))
+        candidates = tally.candidates(candidates.nos)
+        candidates = candidates.where(candidates.scores + _bound(rest) >= candidates.kth(k))
+    return _forward_scores(conn, candidates, rest, query.average) if rest else candidates
+
+
+def _forward_scores(
+    conn: psycopg.Connection, candidates: _Candidates, terms: Sequence[_Term], average: float
+) -> _Candidates:
+    """``candidates`` scored on ``terms`` from their forward rows."""
     forward = read_forward(conn, candidates.nos)
-    rows = [forward[int(n)] for n in candidates.nos]
-    owners = np.repeat(np.arange(len(rows)), [len(row[0]) for row in rows])
-    held = np.concatenate([row[0] for row in rows]) if rows else np.zeros(0, np.int32)
-    tfs = np.concatenate([row[1] for row in rows]) if rows else np.zeros(0, np.int64)
-    by_id = {t.term_id: t for t in terms}
-    wanted = np.isin(held, list(by_id))
-    extra = np.zeros(len(rows))
-    for term_id, term in by_id.items():
-        at = wanted & (held == term_id)
-        weights = _weights(term, tfs[at], candidates.norms[owners[at]], average)
-        extra += np.bincount(owners[at], weights=weights, minlength=len(rows))
-    ids = {int(n): row[2] for n, row in zip(candidates.nos, rows, strict=True)}
-    return replace(candidates, scores=candidates.scores + extra, ids=ids)
+    owners = np.repeat(np.searchsorted(candidates.nos, forward.chunk_nos), forward.counts)
+    extra = np.zeros(len(candidates.nos))
+    for term in terms:
+        at = forward.term_ids == term.term_id
+        weights = _weights(term, forward.tfs[at], candidates.norms[owners[at]], average)
+        extra += np.bincount(owners[at], weights=weights, minlength=len(extra))
+    return replace(candidates, scores=candidates.scores + extra)
 
 
 def _top(
     conn: psycopg.Connection, candidates: _Candidates, k: int, rest: SearchFilter | None
 ) -> list[Hit]:
     """The best ``k`` of ``candidates`` that ``rest`` keeps, by score then chunk id: their
-    ids fetched (and the filter checked) in growing batches of the best scored."""
+    ids fetched (and the filter checked) in growing batches of the best scored, the first
+    holding every chunk scored as high as the k-th (a tie is broken by chunk id)."""
     where, params = filter_sql(rest, "c")
-    known = candidates.ids if rest is None else {}
     order = np.lexsort((candidates.nos, -candidates.scores))
+    ranked = candidates.scores[order]
     kept: list[Hit] = []
-    start, size = 0, 2 * k
+    start, size = 0, max(2 * k, int(np.count_nonzero(ranked >= candidates.kth(k))))
     while start < len(order):
         batch = order[start : start + size]
         scores = dict(zip(candidates.nos[batch].tolist(), candidates.scores[batch].tolist(),
                           strict=True))  # fmt: skip
-        found = {number: known[number] for number in scores if number in known}
-        found |= _chunk_ids(conn, [n for n in scores if n not in known], where, params)
+        found = _chunk_ids(conn, list(scores), where, params)
         kept += [Hit(chunk_id, scores[number]) for number, chunk_id in found.items()]
         kept.sort(key=lambda h: (-h.score, h.chunk_id))
         start, size = start + size, size * 4
-        if len(kept) >= k and candidates.scores[batch[-1]] < kept[k - 1].score:
+        if len(kept) >= k and (start >= len(order) or ranked[start] < kept[k - 1].score):
             break
     return kept[:k]
 

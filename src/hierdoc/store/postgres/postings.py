@@ -70,23 +70,35 @@ class TermPostings:
 
     @classmethod
     def of_rows(cls, rows: Sequence[tuple[bytes, bytes, bytes, int]]) -> TermPostings:
-        nos = [np.frombuffer(r[0], dtype="<i4") for r in rows]
-        tfs = [unpack(r[1], r[3]) for r in rows]
-        norms = [NORMS[unpack(r[2], r[3])] for r in rows]
         if not rows:
             return cls(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
-        return cls(np.concatenate(nos).astype(np.int64), np.concatenate(tfs),
-                   np.concatenate(norms))  # fmt: skip
+        counts = [r[3] for r in rows]
+        nos = np.frombuffer(b"".join(r[0] for r in rows), dtype="<i4")
+        return cls(nos, _joined([r[1] for r in rows], counts),
+                   NORMS[_joined([r[2] for r in rows], counts)])  # fmt: skip
 
     def where(self, keep: np.ndarray) -> TermPostings:
         return TermPostings(self.nos[keep], self.tfs[keep], self.norms[keep])
+
+
+def _joined(parts: Sequence[bytes], counts: Sequence[int]) -> np.ndarray:
+    """What :func:`pack` made of each part's ``count`` integers, in one array (decoded at
+    once when the parts share a width, as a term's parts mostly do)."""
+    widths = {len(data) // count for data, count in zip(parts, counts, strict=True) if count}
+    if not widths:
+        return np.zeros(0, np.int64)
+    if len(widths) == 1:
+        return np.frombuffer(b"".join(parts), dtype=f"<u{widths.pop()}")
+    return np.concatenate([unpack(data, count) for data, count in zip(parts, counts, strict=True)])
 
 
 def read_postings(conn: psycopg.Connection, term_ids: Iterable[int]) -> dict[int, TermPostings]:
     """The postings of each term, in one round trip."""
     ids = list(term_ids)
     rows = conn.execute(
-        "SELECT term_id, nos, tfs, norms, n FROM postings WHERE term_id = ANY(%s)", (ids,)
+        "SELECT term_id, nos, tfs, norms, n FROM postings WHERE term_id = ANY(%s)",
+        (ids,),
+        binary=True,
     ).fetchall()
     grouped: dict[int, list[tuple[bytes, bytes, bytes, int]]] = {t: [] for t in ids}
     for term_id, *row in rows:
@@ -94,20 +106,36 @@ def read_postings(conn: psycopg.Connection, term_ids: Iterable[int]) -> dict[int
     return {t: TermPostings.of_rows(found) for t, found in grouped.items()}
 
 
-def read_forward(
-    conn: psycopg.Connection, nos: np.ndarray
-) -> dict[int, tuple[np.ndarray, np.ndarray, str]]:
-    """Per chunk number its term ids, their frequencies and its chunk id."""
+def int_array(values: np.ndarray) -> str:
+    """An int[] literal (far quicker to send than a list adapted element by element)."""
+    return "{" + ",".join(map(str, values.tolist())) + "}"
+
+
+@dataclass(frozen=True)
+class ForwardRows:
+    """Forward rows laid end to end: per row its chunk number and term count, then per
+    (chunk, term) pair the term id and frequency."""
+
+    chunk_nos: np.ndarray
+    counts: np.ndarray
+    term_ids: np.ndarray
+    tfs: np.ndarray
+
+
+def read_forward(conn: psycopg.Connection, nos: np.ndarray) -> ForwardRows:
+    """The forward rows of the chunks numbered ``nos``."""
     rows = conn.execute(
-        "SELECT f.chunk_no, f.term_ids, f.tfs, c.chunk_id FROM forward f "
-        "JOIN chunks c USING (chunk_no) WHERE f.chunk_no = ANY(%s)",
-        ([int(n) for n in nos],),
+        "SELECT chunk_no, term_ids, tfs FROM forward WHERE chunk_no = ANY(%s::int[])",
+        (int_array(nos),),
+        binary=True,
     ).fetchall()
-    found = {}
-    for number, ids, tfs, chunk_id in rows:
-        terms = np.frombuffer(ids, dtype="<i4")
-        found[number] = (terms, unpack(tfs, len(terms)), chunk_id)
-    return found
+    counts = [len(r[1]) // 4 for r in rows]
+    return ForwardRows(
+        np.array([r[0] for r in rows], np.int64),
+        np.array(counts, np.int64),
+        np.frombuffer(b"".join(r[1] for r in rows), dtype="<i4"),
+        _joined([r[2] for r in rows], counts),
+    )
 
 
 def rows_of(found: dict[int, TermPostings]) -> Iterator[tuple]:
