@@ -102,14 +102,14 @@ from .gold import Gold, GoldDefinition
 
 CONVERTER_FIELDS = {".docx": "docx_converter", ".pdf": "pdf_converter"}
 
-_KEPT_KEYWORDS = r"appendix|annex|schedule|exhibit"
+_KEPT_KEYWORDS = r"appendix|annex|schedule|exhibit|part|division|chapter"
 _DROPPED_KEYWORDS = r"section|sec\.|article|art\.|clause|requirement|req\.|§+"
 _LABEL = re.compile(
     rf"""^\s*(?:(?P<kept>{_KEPT_KEYWORDS})\s+|(?:{_DROPPED_KEYWORDS})\s*)?
     (?P<label>
         (?:\d+|[A-Za-z]{{1,2}}\d*|[IVXLCivxlc]+)(?:\.\d+)+(?:\([A-Za-z0-9]+\))*\.?  # 8.4, K.3, A1.1
       | [IVXLC]+(?:\.[A-Z0-9]{{1,3}})+\.?                                 # VIII.A., I.A.1.
-      | \d+(?:\([A-Za-z0-9]+\))*\.?                                       # 8, 8(a), 8.
+      | \d+(?-i:[A-Z]{{0,2}})(?:\([A-Za-z0-9]+\))*\.?                     # 8, 8(a), 8., 23B
       | (?:[A-Z]{{1,2}}|[IVXLC]+)(?:\([A-Za-z0-9]+\))+                        # I(A), K(3)
       | (?:\([A-Za-z0-9]+\))+                                             # (a), (iv)(b)
       | (?:[A-Z]{{1,2}}|[IVXLC]+|[a-z])[.)]                               # K.  IV.  a)
@@ -119,7 +119,7 @@ _LABEL = re.compile(
 )
 _KEYWORD_LABEL = re.compile(  # a bare letter or Roman numeral after a keyword: ANNEX II, APP1
     rf"^\s*(?i:(?P<kept>{_KEPT_KEYWORDS})\s+|(?P<app>APP) ?|(?:{_DROPPED_KEYWORDS})\s+)"
-    rf"(?P<label>[IVXLC]+|[A-Z]{{1,2}}|\d+)\b"
+    rf"(?P<label>[IVXLC]+[A-Z]?|[A-Z]{{1,2}}|\d+[A-Z]{{0,2}})\b"
 )
 _MARKUP = re.compile(
     r"\*\*|__|(?<![\w])_(?=\w)|`|<[/a-zA-Z][^>]*>|&[a-z]+;|&#\d+;|\]\(|^\s*#|\\[*_]"

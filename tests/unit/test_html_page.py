@@ -84,3 +84,62 @@ def test_a_code_sample_among_prose_stays_code(tmp_path: Path) -> None:
     (tmp_path / "guide.html").write_text(CODE_SAMPLE_PAGE, encoding="utf-8")
     text = convert_file(tmp_path / "guide.html").text
     assert "```" in text and "Run this:" in text
+
+
+ACT = """<html><body>
+<CENTER><B><H3>
+TIDES ACT 1970
+</H3></B></CENTER>
+<A NAME="TOC1"><CENTER><B><H3>
+TIDES ACT 1970<br><part>Part&#160;I&#151;Preliminary
+</part></H3></B></CENTER></A>
+<p>  </p>
+<A NAME="SECT1"><B><H3>
+TIDES ACT 1970<br>- SECT 1<br>  Short title<br>
+</H3></B></A>
+<dl compact="">This Act may be cited as the <i>Tides Act 1970</i>.</dl>
+<A NAME="SECT4AB"><B><H3>
+TIDES ACT 1970<br>- SECT 4AB<br>  High water<br>
+<BR><CENTER><A HREF="#top">Back to Top</A></CENTER><BR>
+</H3></B></A>
+<dl compact=""><dt>(1)</dt><dd>The tide is high under section 1.</dd></dl>
+<A NAME="TOC2"><CENTER><B><H3>
+TIDES ACT 1970<br><part>Part&#160;IA&#151;Low water
+</part></H3></B></CENTER></A>
+<A NAME="REG5"><B><H3>
+TIDES ACT 1970<br>- REG 5<br>  Low water mark<br>
+</H3></B></A>
+<p>The mark is set by section 4AB.</p>
+</body></html>
+"""
+
+
+def test_legislation_headings_drop_the_repeated_title_and_spell_out_their_labels(
+    tmp_path: Path,
+) -> None:
+    """Legislation sites write every heading as the Act's title, a "- SECT N" label and the
+    section's title on lines of one ``<H3>``, inside bold, centring and named anchors:
+    each section is a heading "Section N Title" with its own number, each Part a heading."""
+    text = _converted(tmp_path, ACT)
+    assert "### Section 1 Short title\n" in text and "### Section 4AB High water\n" in text
+    assert "### Part I—Preliminary\n" in text and "### Regulation 5 Low water mark\n" in text
+    assert "**" not in text and "Back to Top" not in text
+    sections = {s.section_id: s.heading for s in parse_sections(text, "Tides Act 1970")}
+    assert sections["section-1"] == "Section 1 Short title"
+    assert sections["section-4ab"] == "Section 4AB High water"
+    assert sections["part-1"] == "Part I—Preliminary"
+    assert sections["part-ia"] == "Part IA—Low water"
+    assert "section-4ab-1" in sections
+
+
+def test_a_title_line_shared_by_few_headings_is_kept(tmp_path: Path) -> None:
+    """A page whose headings hold a line break but open with different lines keeps them."""
+    page = "<h2>Overview<br>of the guide</h2><p>a</p><h2>Install<br>steps</h2><p>b</p>"
+    text = _converted(tmp_path, f"<html><body>{page}<h2>Overview<br>again</h2></body></html>")
+    assert "Overview of the guide" in text and "Install steps" in text
+
+
+def _converted(folder: Path, html: str) -> str:
+    page = folder / "page.html"
+    page.write_text(html, encoding="utf-8")
+    return convert_file(page).text

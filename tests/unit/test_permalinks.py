@@ -110,7 +110,7 @@ def test_a_page_without_marks_converts_as_markitdown_does(tmp_path) -> None:
     page = tmp_path / "plain.html"
     page.write_text(
         "<html><head><meta charset='utf-8'><title>T</title></head><body>"
-        "<h1>Rules</h1><p>Rule 1 applies, déjà vu.</p><p><a href='#top'>Top</a></p></body></html>",
+        "<h1>Rules</h1><p>Rule 1 applies, déjà vu.</p><p><a href='#r'>Up</a></p></body></html>",
         encoding="utf-8",
     )
     expected = MarkItDown().convert(page).text_content.strip()

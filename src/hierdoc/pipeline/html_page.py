@@ -120,3 +120,129 @@ def label_lettered_lists(soup: BeautifulSoup) -> int:
         ordered.name = "div"
         changed += 1
     return changed
+
+
+HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+_INLINE_WRAPPERS = frozenset({"b", "strong", "i", "em", "u", "font", "span", "center"})
+_LEGISLATION_LABEL = re.compile(
+    r"^[-\u2013\u2014]?\s*(?P<kind>SECT|REG|RULE|CL|ART|SCHED)\s+(?P<number>[\w.]+)$", re.I
+)
+_LABEL_WORDS = {
+    "sect": "Section",
+    "reg": "Regulation",
+    "rule": "Rule",
+    "cl": "Clause",
+    "art": "Article",
+    "sched": "Schedule",
+}
+_WRAPPED_OR_BROKEN_HEADING = re.compile(
+    rb"<(?:b|strong|i|em|u|font|span|center)\b[^>]*>\s*<h[1-6]\b|<h[1-6]\b[^>]*>[^<]{0,200}<br",
+    re.IGNORECASE,
+)
+
+
+def may_hold_wrapped_headings(data: bytes) -> bool:
+    """Whether a page may hold a heading inside bold or centring, or a heading written
+    over several lines: only those pages are parsed for :func:`lift_wrapped_headings`
+    and :func:`plain_legislation_headings`."""
+    return _WRAPPED_OR_BROKEN_HEADING.search(data) is not None
+
+
+def lift_wrapped_headings(soup: BeautifulSoup) -> int:
+    """Unwrap the bold, centring and font elements, and the named anchors, that hold a
+    heading and nothing else (``<A NAME="SECT5"><B><H3>...</H3></B></A>``): Markdown
+    writes a heading inside bold as "**### Part I**", a line that is no heading, and one
+    inside an anchor without the line break after it. An anchor's name becomes the
+    heading's id. Returns the wrappers removed."""
+    lifted = 0
+    for heading in soup.find_all(HEADING_TAGS):
+        parent = heading.parent
+        while isinstance(parent, Tag) and _wraps_only(parent, heading):
+            name = parent.get("name") if parent.name == "a" else None
+            if isinstance(name, str) and not heading.get("id"):
+                heading["id"] = name
+            above = parent.parent
+            parent.unwrap()
+            lifted += 1
+            parent = above
+    return lifted
+
+
+def _wraps_only(parent: Tag, heading: Tag) -> bool:
+    if parent.name == "a":
+        if parent.get("href") is not None:
+            return False
+    elif parent.name not in _INLINE_WRAPPERS:
+        return False
+    return parent.get_text(strip=True) == heading.get_text(strip=True)
+
+
+_BACK_TO_TOP = re.compile(r"^\W*(?:back\s+to\s+)?top(?:\s+of\s+(?:the\s+)?page)?\W*$", re.I)
+TOP_LINK_MARKER = b"#top"
+"""Bytes a page with "Back to Top" links holds (compared lower-cased)."""
+
+
+def drop_top_links(soup: BeautifulSoup) -> int:
+    """Remove "Back to Top" links (to ``#top``, or worded so): page navigation that lands
+    inside headings and between a definition's words. Returns how many."""
+    removed = 0
+    for link in soup.find_all("a", href=True):
+        if not isinstance(link, Tag) or link.decomposed:
+            continue
+        href = str(link.get("href", "")).lower()
+        if href == "#top" or (href.startswith("#") and _BACK_TO_TOP.match(link.get_text())):
+            link.decompose()
+            removed += 1
+    return removed
+
+
+def heading_lines(heading: Tag) -> list[str]:
+    """The lines of a heading as a browser shows them (split at ``<br>``)."""
+    lines, current = [], []
+    for piece in heading.descendants:
+        if isinstance(piece, Tag) and piece.name == "br":
+            lines.append(" ".join("".join(current).split()))
+            current = []
+        elif isinstance(piece, str) and not isinstance(piece, Tag):
+            current.append(str(piece))
+    lines.append(" ".join("".join(current).split()))
+    return [line for line in lines if line]
+
+
+def repeated_first_line(headings: list[Tag]) -> str | None:
+    """The first line that most headings of several lines open with: legislation sites
+    (AustLII, ComLaw) repeat the Act's title on every heading ("MARRIAGE ACT 1961<br>-
+    SECT 5<br>Interpretation"). None unless at least three headings share it and they are
+    most of the headings written over several lines."""
+    firsts = [lines[0] for h in headings if len(lines := heading_lines(h)) > 1]
+    if not firsts:
+        return None
+    first, count = max(((f, firsts.count(f)) for f in set(firsts)), key=lambda p: p[1])
+    return first if count >= 3 and 2 * count > len(firsts) else None
+
+
+def label_line(line: str) -> str:
+    """ "- SECT 5" -> "Section 5", "REG 3.1" -> "Regulation 3.1"; other lines unchanged."""
+    match = _LEGISLATION_LABEL.match(line)
+    if not match:
+        return line
+    return f"{_LABEL_WORDS[match['kind'].lower()]} {match['number']}"
+
+
+def plain_legislation_headings(soup: BeautifulSoup) -> int:
+    """Write each heading that repeats the page's title on its first line as its own lines
+    without that title, its "SECT N"/"REG N"/"RULE N" label spelt out
+    ("Section 5 Interpretation"). Returns the headings rewritten."""
+    headings = [h for h in soup.find_all(HEADING_TAGS) if isinstance(h, Tag)]
+    title = repeated_first_line(headings)
+    if title is None:
+        return 0
+    changed = 0
+    for heading in headings:
+        lines = heading_lines(heading)
+        if len(lines) < 2 or lines[0] != title:
+            continue
+        heading.clear()
+        heading.append(" ".join(label_line(line) for line in lines[1:]))
+        changed += 1
+    return changed

@@ -70,9 +70,11 @@ PAREN = rf"\({PAREN_VALUE}\)"
 PART_TOKEN = re.compile(rf"[0-9a-z]{{1,{PAREN_MAX}}}")
 
 _KIND_WORDS = sorted((k for k in KIND_ALIASES if k[0] != "§"), key=len, reverse=True)
-#: A number: "17", "4.2", "10b-5", Roman "III", a letter "B", or a lettered decimal "K.3".
+#: A number: "17", "4.2", "10b-5", legislation's inserted "88EA", Roman "III" and "IA", a
+#: letter "B", or a lettered decimal "K.3".
 _NUMBER = (
-    r"(?:\d+[A-Za-z]?(?:[.\-]\d+[A-Za-z]?)*|[A-Z](?:\.\d+[A-Za-z]?)+|[IVXLCDM]+|[A-Z](?![a-z]))"
+    r"(?:\d+(?:(?-i:[A-Z]{2})|[A-Za-z])?(?:[.\-]\d+[A-Za-z]?)*|[A-Z](?:\.\d+[A-Za-z]?)+"
+    r"|[IVXLCDM]+(?-i:[A-Z](?![A-Za-z]))?|[A-Z](?![a-z]))"
 )
 _PARENS = rf"(?:\s?{PAREN})*"
 _KIND_RE = (
