@@ -225,6 +225,7 @@ def _segments(textpage: object, text: str, height: float) -> list[Segment]:
         loose_box(textpage, index, box_ref)
         flat += (box.left, box.right, height - box.top, height - box.bottom)
     x0, x1, top, bottom = np.array(flat, dtype=np.float64).reshape(-1, 4).T
+    share_ligature_boxes("".join(text[c] for c in chars), x0, x1)
     spaced = np.array([i > 0 and text[i - 1].isspace() for i in chars])
     gap_before = np.concatenate(([0.0], x0[1:] - x1[:-1]))
     spaced |= gap_before > _SPACE_GAP * np.maximum(np.roll(bottom - top, 1), 1e-3)
@@ -257,6 +258,32 @@ def _segments(textpage: object, text: str, height: float) -> list[Segment]:
         )
     _add_weights(textpage, segments)
     return _join_justified(segments)
+
+
+LIGATURE_LETTERS = frozenset({"ff", "fi", "fl", "ffi", "ffl", "ft", "fj", "st"})
+"""The letters one ligature glyph stands for."""
+
+
+def share_ligature_boxes(letters: str, x0: np.ndarray, x1: np.ndarray) -> None:
+    """Give the letters of one ligature glyph equal shares of its box, in place.
+
+    PDFium reports each letter of an "fi" or "ffi" glyph with the glyph's whole box: the
+    second letter starts where the first does, reads as going back, and would break the
+    line there ("Qualif" and "ications" on two segments, set apart). ``letters`` holds one
+    character per box."""
+    same = ((x0[1:] == x0[:-1]) & (x1[1:] == x1[:-1]) & (x1[1:] > x0[1:])).tolist()
+    start = 0
+    while start < len(same):
+        end = start
+        while end < len(same) and same[end]:
+            end += 1
+        if end > start and letters[start : end + 1].lower() in LIGATURE_LETTERS:
+            width = (x1[start] - x0[start]) / (end - start + 1)
+            left = x0[start]
+            for n in range(start, end + 1):
+                x0[n] = left + width * (n - start)
+                x1[n] = x0[n] + width
+        start = end + 1
 
 
 def _unspace_drop_capitals(

@@ -15,7 +15,13 @@ import re
 from collections.abc import Collection, Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from ...text.numbering import KIND_ALIASES, PART_TOKEN, equivalent_ids, fallback_ids
+from ...text.numbering import (
+    CLAUSE_KINDS,
+    KIND_ALIASES,
+    PART_TOKEN,
+    equivalent_ids,
+    fallback_ids,
+)
 
 if TYPE_CHECKING:
     from .crossrefs import FoundReference
@@ -51,11 +57,17 @@ def _first_known(ids: Iterator[str] | Sequence[str], known_ids: Collection[str])
 
 
 def _qualified(candidates: Sequence[str], context: Sequence[str]) -> Iterator[str]:
+    """Each candidate as written, then under each block of the context; a clause's number
+    also as a numbered part of an unnumbered block ("Clause 6" under the heading
+    "Conditions on Distribution" is ``conditions-on-distribution-6``)."""
     blocks = [c for c, _ in reversed(_block_ids(context))]
     for candidate in candidates:
         yield candidate
+        kind, _, number = candidate.partition("-")
         for block in blocks:
             yield f"{block}-{candidate}"
+            if kind in CLAUSE_KINDS and _id_kind(block) is None:
+                yield f"{block}-{number}"
 
 
 def _with_equivalents(ids: Iterator[str]) -> Iterator[str]:
@@ -144,6 +156,8 @@ def _resolve_relative(
     if preferred < len(anchors):
         tries.append("-".join([anchors[preferred], *rel]))
     tries += ["-".join([anchor, *rel]) for anchor in reversed(anchors)]
+    if len(rel) > 1 and rel[0].isdigit():  # "paragraph 3H": point H of the document's clause 3
+        tries.append("-".join(["section", *rel]))
     if preferred < len(anchors):
         tries += ["-".join([anchors[preferred], *rel[:k]]) for k in range(len(rel) - 1, -1, -1)]
     tries.append(block)

@@ -98,13 +98,26 @@ _SEP = re.compile(
     rf"|{_S}*(?P<dash>[-–]){_S}*"
 )
 _BLOCK_ITEM = re.compile(
-    rf"(?P<num>\d{{1,4}}[A-Za-z]?(?:\.\d+[A-Za-z]?)*|[IVXLCDM]+)(?![A-Za-z])"
-    rf"(?P<parens>(?:{PAREN})*)(?!{_S}?\d)(?!\.\d)"
+    rf"(?P<num>\d{{1,4}}[A-Za-z]?(?:\.\d+[A-Za-z]?)*|[IVXLCDM]+)(?:\.(?P<letter>[A-Z])\b)?"
+    rf"(?![A-Za-z])(?P<parens>(?:{PAREN})*)(?!{_S}?\d)(?!\.\d)"
 )
+"""A block's number; a capital after a dot is its lettered point ("clause 5.F.")."""
 _PAREN_ITEM = re.compile(rf"(?P<parens>(?:{PAREN})+)")
+_SEE_NUMBER = re.compile(
+    rf"(?<![\w-])(?:[Ss]ee|cf\.)(?:{_S}+also)?{_S}+(?P<num>\d{{1,3}}(?:\.\d{{1,3}})+)"
+    r"(?=[).,;]*(?:\s|$))(?!\s*(?:%|(?:per|percent|million|billion|thousand|times)\b))"
+)
+"""A clause cited by its dotted number alone after "see" ("(see 5.6)"): the word is kept
+in the reference's text, since the number alone is no reference."""
+_POINT_TAIL = re.compile(r"\.(?P<letter>[A-Z])\b(?!\.?[\w(])")
+"""A lettered point written after a clause's number and a dot: the "F" of "clause 5.F."."""
 _ITEM_TITLE = re.compile(rf"{_S}*\((?=[A-Z][a-z])[^()\n]{{2,80}}\)")
 """A cited clause's title after its number: "Section 8.1 (Damages Waiver)"."""
-_BARE_ITEM = re.compile(rf"(?P<num>\d{{1,3}}[a-z]?)(?![\w.]\d|{_S}?\d)(?P<parens>(?:{PAREN})*)")
+_BARE_ITEM = re.compile(
+    rf"(?P<num>\d{{1,3}}[a-z]?)(?P<letter>[A-Z](?![A-Za-z]))?(?![\w.]\d|{_S}?\d)"
+    rf"(?P<parens>(?:{PAREN})*)"
+)
+"""A bare item; a capital run into its number is its lettered point ("paragraph 3H")."""
 
 #: Parts below a block, by the word that names them (their depths: :data:`SUB_LEVELS`).
 _SUB = re.compile(
@@ -227,6 +240,8 @@ def _block_item(text: str, pos: int, kind: str, prev: Parts) -> tuple[Parts, int
     label = parse_heading(f"{kind} {match['num']}{match['parens']}")
     if label is None or label.kind != kind:
         return (), pos
+    if match["letter"]:
+        return (*label.parts, match["letter"], *paren_parts(match["parens"])), match.end()
     return label.parts, match.end()
 
 
@@ -273,7 +288,8 @@ def _sub_item(text: str, pos: int, kind: str) -> tuple[tuple[str, ...], int]:
         return tuple(paren_parts(match["parens"])), match.end()
     match = _BARE_ITEM.match(text, pos) if kind in _BARE_KINDS else None
     if match:
-        return (match["num"], *paren_parts(match["parens"])), match.end()
+        letter = (match["letter"],) if match["letter"] else ()
+        return (match["num"], *letter, *paren_parts(match["parens"])), match.end()
     return (), pos
 
 
@@ -349,7 +365,14 @@ def _blocks(text: str) -> dict[int, _Element]:
         if kind == "paragraph" or inside_word or _is_heading_label(text, start, end):
             continue
         plural = _PLURAL_WORD.match(citation.text) is not None
-        blocks[start] = _block_element(text, kind, citation.label.parts, start, end, plural)
+        parts = citation.label.parts
+        if not citation.label.parts[-1].isalpha() and (point := _POINT_TAIL.match(text, end)):
+            parts, end = (*parts, point["letter"]), point.end()
+        blocks[start] = _block_element(text, kind, parts, start, end, plural)
+    for match in _SEE_NUMBER.finditer(text):
+        parts, start = tuple(match["num"].split(".")), match.start()
+        if start not in blocks:
+            blocks[start] = _Element("block", "section", (parts,), start, match.end())
     for match in _PLURAL_BLOCK.finditer(text):
         kind = _singular(match["kind"])
         parts, end = _block_item(text, match.end(), kind, ())
