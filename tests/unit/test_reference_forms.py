@@ -1,7 +1,7 @@
 """Cross-references written the ways bylaws, licences and contracts write them, stored
 with the section they name: "Clause 6" of a clause list under an unnumbered heading,
 "section 3.8" in lower case, "(see 5.6)" with no keyword, "paragraph 3H" and "clause
-5.F." for a clause's lettered point."""
+5.F." for a clause's lettered point, "[Noncompete](#noncompete)" for its heading."""
 
 from __future__ import annotations
 
@@ -74,9 +74,28 @@ B. Point of Contact: the agency names one.
 """
 
 
+SHIELD = """# Shield Licence
+
+## Copyright License
+
+You may distribute the software according to [Distribution License](#distribution-license)
+and change it only as [Changes and New
+Works](#changes-and-new-works) allows; see [Section 9](#section-9).
+
+## Distribution License
+
+You may distribute copies.
+
+## Changes and New Works
+
+You may change the software.
+"""
+
+
 @pytest.fixture(scope="module")
 def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Index]:
     documents = {"licence.md": LICENCE, "bylaws.md": BYLAWS, "agreement.md": AGREEMENT}
+    documents["shield.md"] = SHIELD
     with hash_index(Path(tmp_path_factory.mktemp("refs")) / "index", documents) as opened:
         yield opened
 
@@ -104,6 +123,15 @@ def test_a_lettered_point_run_into_or_dotted_after_its_clause_number(index: Inde
     targets = _targets(index, "agreement.md")
     assert targets["paragraph 3C"] == "section-3-c"
     assert targets["clause 5.B"] == "section-5-b"
+
+
+def test_a_link_within_the_page_names_the_section_of_its_anchor(index: Index) -> None:
+    """A Markdown link to a heading's anchor (and an HTML page's ``<a href="#...">``,
+    written so in Markdown) is a reference to that section, its words its text."""
+    targets = _targets(index, "shield.md")
+    assert targets["Distribution License"] == "distribution-license"
+    assert targets["Changes and New Works"] == "changes-and-new-works"
+    assert targets["Section 9"] is None  # one reference, to a section that is not there
 
 
 @pytest.mark.parametrize(

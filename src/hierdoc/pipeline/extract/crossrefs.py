@@ -50,6 +50,7 @@ from ...text.numbering import (
     paren_parts,
     parse_heading,
     roman_to_int,
+    slugify,
 )
 from .crossref_resolve import SUB_LEVELS, resolve
 
@@ -473,6 +474,7 @@ def find_references(text: str) -> list[FoundReference]:
             spans.append((start, end, external, _anchor_kind(chain), qualified))
             consumed = end
     found.extend(_acts(text, [(s, e) for s, e, *_ in spans]))
+    found.extend(_page_links(text, [(s, e) for s, e, *_ in spans]))
     found.sort(key=lambda ref: (ref.start, ref.end))
     return _coordinate(text, found, spans)
 
@@ -576,6 +578,28 @@ def _acts(text: str, spans: list[tuple[int, int]]) -> list[FoundReference]:
             continue
         kind = "usc" if match["usc"] else "public-law" if match["pl"] else match["kind"].lower()
         refs.append(FoundReference(match[0], match.start(), match.end(), kind, (), (), True))
+    return refs
+
+
+_PAGE_LINK = re.compile(
+    r"(?<!!)\[(?P<words>[^\[\]\n]+(?:\n[^\[\]\n]+)?)\]\(#(?P<anchor>[^\s()#]+)\)"
+)
+"""A Markdown link within the page: "[Noncompete](#noncompete)"."""
+
+
+def _page_links(text: str, spans: list[tuple[int, int]]) -> list[FoundReference]:
+    """Links within the page to a heading's anchor ("[Noncompete](#noncompete)", and an
+    HTML page's ``<a href="#voting-process">``, written so in Markdown): references to the
+    section whose id the anchor is, as a site generator slugs the heading. The reference's
+    text is the link's words. Links inside a reference found by its number are left out."""
+    refs = []
+    for match in _PAGE_LINK.finditer(text):
+        if any(s < match.end() and match.start() < e for s, e in spans):
+            continue
+        anchor = match["anchor"].lower()
+        ids = tuple(dict.fromkeys((anchor, slugify(anchor))))
+        start, end = match.start(), match.end()
+        refs.append(FoundReference(match["words"], start, end, "link", ids, (), False))
     return refs
 
 
