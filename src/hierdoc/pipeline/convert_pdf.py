@@ -61,6 +61,13 @@ _GUTTER = 0.9
 _SHORT_GAP = 3.0
 """... unless the segment so far is a short label (bullet, "(a)", "SEC. 2."): then this many."""
 _SHORT_CHARS = 5
+_LABEL_RUN = re.compile(
+    r"(?i:section|sec\.|article|art\.|clause|rule|§)\s*(?:\d+[A-Za-z]?(?:\.\d+)*|[IVXLC]+)[.:]?"
+    r"(?:\s+[A-Z][^.:;!?]{0,80}[.:])?"
+)
+"""... or a clause's label, with its run-in title or not: "Section 2." set apart from its
+title ("Number and Tenure of Office. The Board ..."), which goes on below from the margin,
+and "Section 2. Restrictions on Activities." set apart from the text after it."""
 _SPACE_GAP = 0.2
 """A gap of this many line heights between two characters is a space even if PDFium gave none."""
 _EDGE = 0.12
@@ -239,7 +246,7 @@ def _segments(textpage: object, text: str, height: float) -> list[Segment]:
     ]
     bounds = [*starts, len(chars)]
     for begin, end in zip(bounds, bounds[1:], strict=False):
-        if segments and wide[begin] and len(segments[-1].text) <= _SHORT_CHARS:
+        if segments and wide[begin] and _short_label(segments[-1].text):
             _extend(segments[-1], pieces, x0, x1, top, bottom, begin, end, chars)
             continue
         if _ROTATED < angle_of(textpage, chars[begin]) < 2 * math.pi - _ROTATED:
@@ -284,6 +291,12 @@ def share_ligature_boxes(letters: str, x0: np.ndarray, x1: np.ndarray) -> None:
                 x0[n] = left + width * (n - start)
                 x1[n] = x0[n] + width
         start = end + 1
+
+
+def _short_label(text: str) -> bool:
+    """A run kept with the text a gutter-wide gap after it: a bullet, "(a)", "SEC. 2.",
+    "Section 2."."""
+    return len(text) <= _SHORT_CHARS or _LABEL_RUN.fullmatch(text.strip()) is not None
 
 
 def _unspace_drop_capitals(
