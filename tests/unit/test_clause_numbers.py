@@ -129,3 +129,25 @@ The scope is agreed first.
         ("section-3-1-2", ("email-phish-campaign",)),
         ("contents-of-the-report", ()),
     ]
+
+
+def test_a_clause_whose_number_opens_its_first_point_on_one_line() -> None:
+    """A plain-text licence writes a clause with no text of its own, its point (a) after
+    its number on one line ("3.  a. A Derived Work ..."): clause 3 holds points 3(a) and
+    3(b), each with its own text."""
+    text = (
+        "CONDITIONS\n==========\n\n"
+        "1.  You may copy the Work.\n\n"
+        "2.  You may distribute the Work in another format.\n\n"
+        "3.  a. A Derived Work may be distributed under a different license\n"
+        "       that honors Clause 6.\n\n"
+        "    b. A Derived Work under a different license must say so.\n\n"
+        "4.  Nothing in this license limits fair use.\n"
+    )
+    sections = {s.section_id: s for s in parse_sections(text, "Licence")}
+    assert sections["section-3"].body.strip() == "3."
+    point = sections["section-3-a"]
+    assert point.body.startswith("a. A Derived Work may be distributed")
+    assert point.path[-1] == "section-3"
+    assert sections["section-3-b"].body.strip().startswith("b. A Derived Work under")
+    assert "section-4" in sections

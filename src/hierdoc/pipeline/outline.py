@@ -152,6 +152,9 @@ class Mark:
     """Columns before the label on its line (plain text)."""
     after_blank: bool = False
     """The line opens a paragraph: the text's first line, or one after a blank line."""
+    column: int = 0
+    """Where on its line the mark starts: a point written after its clause's number on the
+    clause's line ("10. a. A Derived Work ...") starts after it."""
 
     @property
     def titled(self) -> bool:
@@ -376,6 +379,27 @@ def _numbered_title(rest: str, lines: list[str], index: int) -> bool:
     return index + 1 >= len(lines) or not lines[index + 1].strip() or _RULE.match(lines[index + 1])
 
 
+_POINT_AFTER_NUMBER = re.compile(r"^\s*\d{1,3}\.[ \t]+(?=(?:[a-z]|\([a-z]\))\.?[ \t]+[A-Z])")
+
+
+def _point_on_clause_line(mark: Mark, index: int, lines: list[str]) -> Mark | None:
+    """The first point of a clause whose number has no text of its own ("10. a. A Derived
+    Work may ..."): a mark of its own on the clause's line, so that the clause is 10 and
+    the text its point 10(a)."""
+    if mark.kind != "enum" or not mark.styles or not mark.styles[0][0].startswith("decimal"):
+        return None
+    match = _POINT_AFTER_NUMBER.match(lines[index])
+    if match is None:
+        return None
+    rest = lines[index][match.end() :]
+    point = _enum_mark(index, [*lines[:index], " " * match.end() + rest, *lines[index + 1 :]])
+    if point is None or point.styles[0][1] != 1:
+        return None
+    mark.heading, mark.heading_lines = f"{mark.value}.", 0
+    point.after_blank, point.column = False, match.end()
+    return point
+
+
 def find_marks(text: str) -> list[Mark]:
     """Candidate structure lines of a text, outside code fences; a line in a Markdown block
     quote is read without its quote markers (an HTML page indents its points that way)."""
@@ -403,6 +427,8 @@ def find_marks(text: str) -> list[Mark]:
             mark.after_blank = index == 0 or not lines[index - 1].strip()
             marks.append(mark)
             skip_until = index + mark.heading_lines - 1
+            if (point := _point_on_clause_line(mark, index, lines)) is not None:
+                marks.append(point)
     if rulebook:
         marks = _with_unwritten_rules(_without_restarts(marks, lines))
         paths = [m for m in marks if m.kind == "path"]

@@ -23,6 +23,7 @@ import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
+from itertools import accumulate
 
 from markdown_it import MarkdownIt
 
@@ -397,11 +398,12 @@ def _split_by_numbering(node: _Node, offset: int) -> list[_Node]:
     if not found:
         return [node]
     lines = node.body.splitlines(keepends=True)
-    starts = [n.mark.line for n in found] + [len(lines)]
+    line_starts = [0, *accumulate(len(line) for line in lines)]
+    starts = [line_starts[n.mark.line] + n.mark.column for n in found] + [len(node.body)]
     head = _Node(
         node.heading,
         node.heading_line,
-        "".join(lines[: starts[0]]),
+        node.body[: starts[0]],
         node.parent,
         node.kind,
         node.local_id,
@@ -410,7 +412,7 @@ def _split_by_numbering(node: _Node, offset: int) -> list[_Node]:
     result = [head]
     holds = not _CONTENTS_HEADING.match(node.heading.strip())
     for index, item in enumerate(found):
-        own = lines[item.mark.line : starts[index + 1]]
+        own = node.body[starts[index] : starts[index + 1]].splitlines(keepends=True)
         heading_part = own[: item.mark.heading_lines]
         if item.parent is not None:
             parent = offset + 1 + item.parent
