@@ -160,6 +160,12 @@ GDPR = (
         ),
         # an abbreviation is no end of a sentence
         ("Federal Register Vol. 85, No. 162", {"identifier vol 85"}),
+        # a name written in mixed case is one word ("LaTeX"), as a file stem is split
+        (
+            "The LaTeX Project Public License",
+            {"acronym lppl", "phrase latex project public license"},
+        ),
+        ("DataProcessingAgreement.docx", {"acronym dpa"}),
     ],
 )
 def test_a_formal_title_keeps_its_short_names(title: str, kept: set[str]) -> None:

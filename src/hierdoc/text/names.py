@@ -52,7 +52,7 @@ COMPANY_WORDS = frozenset(
 _PARTY_KEY = re.compile(r"part(y|ies)|counterpart(y|ies)|client|customer|vendor|supplier|company")
 
 
-NAME_KEYS_VERSION = 6
+NAME_KEYS_VERSION = 7
 """Changes whenever :func:`name_keys` would give a document other keys: a store holding
 keys of another version rebuilds them (a writer) or is read as records (a reader)."""
 WRITTEN, SHORT, WORD, NAMES = "written", "short", "word", "names"

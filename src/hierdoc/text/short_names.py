@@ -140,11 +140,11 @@ def short_names(document: DocumentRecord, document_words: frozenset[str]) -> set
     found: set[ShortName] = set()
     for title in _titles(document):
         for part in _title_parts(title):
-            words = [w.lower() for w in _TOKEN.findall(_CAMEL.sub(" ", part))]
-            for run in _phrases(words, document_words):
-                found.add(ShortName(run, document.source, "phrase"))
-                found |= {ShortName((a,), document.source, "acronym") for a in _acronyms(run)}
-            found |= {ShortName(i, document.source, "identifier") for i in _identifiers(words)}
+            for words in _readings(part):
+                for run in _phrases(words, document_words):
+                    found.add(ShortName(run, document.source, "phrase"))
+                    found |= {ShortName((a,), document.source, "acronym") for a in _acronyms(run)}
+                found |= {ShortName(i, document.source, "identifier") for i in _identifiers(words)}
     if short := abbreviation(document.source):
         found.add(ShortName((short.lower(),), document.source, "abbreviation"))
     return found
@@ -191,6 +191,15 @@ def self_given(document: DocumentRecord) -> list[str]:
     recorded in its metadata as ``names``."""
     names = document.metadata.get("names") or []
     return [str(n) for n in (names if isinstance(names, list) else [names])]
+
+
+def _readings(part: str) -> list[list[str]]:
+    """The lower-cased words of a title's part, with its words in camel case split
+    ("DataProcessing" of a file stem) and as written: a name such as "LaTeX" is one word,
+    and the initials of "LaTeX Project Public License" are "LPPL"."""
+    split = [w.lower() for w in _TOKEN.findall(_CAMEL.sub(" ", part))]
+    whole = [w.lower() for w in _TOKEN.findall(part)]
+    return [split, whole] if whole != split else [split]
 
 
 def _title_parts(title: str) -> list[str]:
