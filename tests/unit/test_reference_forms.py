@@ -141,3 +141,9 @@ def test_a_link_within_the_page_names_the_section_of_its_anchor(index: Index) ->
 def test_numbers_that_are_no_point_or_clause(text: str) -> None:
     found = find_references(text)
     assert all("." not in r.text and not r.text[-1].isupper() for r in found), found
+
+
+def test_a_citation_of_a_point_run_into_its_clause_number(index: Index) -> None:
+    """ "paragraph 3C" cites point C of clause 3 in an agreement that has no clause "3C"."""
+    first = index.search("paragraph 3C").results[0]
+    assert (first.source, first.section_id, first.pinned) == ("agreement.md", "section-3-c", True)

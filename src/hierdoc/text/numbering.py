@@ -132,15 +132,22 @@ def equivalent_ids(section_id: str) -> list[str]:
     return [f"{other}-{rest}" for other in CLAUSE_KINDS if other != kind]
 
 
+_RUN_IN_POINT = re.compile(r"^(?P<number>\d{1,3})(?P<letter>[a-z])$")
+
+
 def fallback_ids(section_id: str) -> list[str]:
     """Ids that answer a citation only where no document holds it or its equivalents: an
     article's number as a bare numbered clause (``article-5`` -> ``section-5``: a licence
     whose clauses are "5." cites them "Article 5"); a whole clause's number as the "N.0" a
     document numbers its top clauses with (``section-7`` -> ``section-7-0``: "7.0. Testing
-    Schedule Requirements" is cited "Section 7")."""
+    Schedule Requirements" is cited "Section 7"); a number run into a letter as a clause
+    and its lettered point (``paragraph-3h`` -> ``section-3-h``: an agreement whose clause 3
+    has points A to J cites its point H "paragraph 3H")."""
     kind, _, rest = section_id.partition("-")
     if kind == "article" and rest:
         return [f"section-{rest}"]
+    if (kind in CLAUSE_KINDS or kind == "paragraph") and (point := _RUN_IN_POINT.match(rest)):
+        return [f"section-{point['number']}-{point['letter']}"]
     return [f"section-{rest}-0"] if kind in CLAUSE_KINDS and rest.isdigit() else []
 
 
