@@ -566,3 +566,24 @@ def test_a_template_heading_style_for_appendices_heads_a_block(tmp_path: Path) -
     assert "#" not in text.split("Reviewed annually")[0].rsplit("\n", 1)[-1]
     sections = parse_sections(text, "Significant Change")
     assert "appendix-a" in {s.section_id for s in sections}
+
+
+def test_parts_typed_with_a_roman_number_and_a_tab_are_headings(tmp_path: Path) -> None:
+    """A contributor agreement types its parts in the Normal style ("I.<tab>DEFINITIONS",
+    "II.<tab>TERMS"): part headings, in order; a Roman number out of order or a title not
+    in capitals stays text."""
+    fixture = make.Fixture("typed-parts", "")
+    fixture.blocks = [
+        make.p("Contributor License Agreement", style="Title"),
+        make.p("I.\tDEFINITIONS"),
+        make.p("“You” shall mean the copyright owner."),
+        make.p("II.\tTERMS"),
+        make.p("1. Grant of Copyright License. You grant a licence."),
+        make.p("IV.\tOTHER"),
+        make.p("V.\tNot a heading in capitals"),
+    ]
+    text = convert_file(make.write(fixture, tmp_path)).text
+    assert "\n## I. DEFINITIONS\n" in text and "\n## II. TERMS\n" in text
+    assert "## IV" not in text and "## V" not in text
+    headings = [s.heading for s in parse_sections(text, "CLA")]
+    assert "I. DEFINITIONS" in headings and "II. TERMS" in headings

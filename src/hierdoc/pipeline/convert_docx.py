@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..text.numbering import HEADING_KIND
+from ..text.numbering import HEADING_KIND, roman_to_int
 from .docx_numbering import W_NS, Numbering, Styles, on, val, w
 from .docx_package import (
     ENDNOTES_REL,
@@ -78,6 +78,10 @@ _TOC_STYLE = re.compile(r"^(?:toc\s*\d|toc heading|table of figures)$", re.IGNOR
 _SECTION_LABEL = re.compile(r"^(?:[A-Za-z]+\.?\s+)?(?:\d+(?:\.\d+)*|[IVXLCDM]+|[A-Z])\.?$")
 #: A number typed at the start of a heading or paragraph: "2." of "2. Fair Use Rights. ...".
 _TYPED_NUMBER = re.compile(r"^\s*(?P<number>\d{1,3})\.\s+(?=\S)")
+_TYPED_PART = re.compile(
+    r"(?P<number>[IVXLC]{1,6})\.\t\s*(?P<title>[A-Z][A-Z0-9 ,&'’/\-]{1,60})"
+)
+"""A part typed in a body paragraph: a Roman number, a tab and a title in capitals."""
 _PLAIN_RUN_IN = re.compile(r"^(?P<title>[A-Z][^.:;!?]{0,99}?)[.:]\s+(?=\S)")
 _TRAILING_PUNCTUATION = " \t.:;,—–-"
 
@@ -380,6 +384,8 @@ class _Writer:
         self._notes = notes
         #: Depth and number of the last heading that types its number ("## 1. Definitions").
         self._typed: tuple[int, int] | None = None
+        #: How many part headings typed with a Roman number ("I.<tab>DEFINITIONS") so far.
+        self._parts = 0
 
     def notes(self) -> list[str]:
         """``[^n]: text`` for each note referenced so far, in order."""
@@ -427,6 +433,8 @@ class _Writer:
             lines = self._heading(depth, label, spans)
             self._note_typed_number(depth, lines[0])
             return lines
+        if numbered is None and (part := self._typed_part(spans)):
+            return part
         if numbered is None and (clause := self._typed_clause(spans) or self._first_typed(spans)):
             return clause
         text = " ".join(part for part in (label, _inline(spans)) if part)
@@ -462,6 +470,16 @@ class _Writer:
         self._typed = (depth, last + 1)
         heading = f"{'#' * depth} {match['number']}. {title}"
         return [heading, _inline(body)] if body else [heading]
+
+    def _typed_part(self, spans: list[_Span]) -> list[str] | None:
+        """A body paragraph that types a Roman number, a tab and a title in capitals
+        ("I.<tab>DEFINITIONS", "II.<tab>TERMS" in the Normal style): a part heading, when
+        its number comes next after the parts typed before it (I first)."""
+        match = _TYPED_PART.fullmatch("".join(span.text for span in spans).strip())
+        if match is None or roman_to_int(match["number"]) != self._parts + 1:
+            return None
+        self._parts += 1
+        return [f"## {match['number']}. {' '.join(match['title'].split())}"]
 
     def _first_typed(self, spans: list[_Span]) -> list[str] | None:
         """A body paragraph of a typed "1." and a short title, all in bold, italics or
