@@ -151,3 +151,31 @@ def test_a_clause_whose_number_opens_its_first_point_on_one_line() -> None:
     assert point.path[-1] == "section-3"
     assert sections["section-3-b"].body.strip().startswith("b. A Derived Work under")
     assert "section-4" in sections
+
+
+def test_a_point_on_its_clause_line_under_title_lines() -> None:
+    """A plain text headed by title lines, its numbered paragraphs under the last: a
+    paragraph that opens with its point ("2. (a) For PCII ...") holds that point."""
+    text = (
+        "DEPARTMENT OF HOMELAND SECURITY\n"
+        "NON-DISCLOSURE AGREEMENT\n"
+        "I agree to the terms below in consideration of my being granted access.\n"
+        "Initials:\n"
+        "Protected Critical Infrastructure Information (PCII)\n"
+        "I attest that I will comply with all requirements of the PCII program.\n"
+        "Initials:\n"
+        "Sensitive Security Information (SSI)\n"
+        "I attest that I will comply with the standards for access to SSI.\n"
+        "Initials:\n"
+        "Other Sensitive but Unclassified (SBU)\n"
+        "I attest that I will comply with the standards for access to SBU.\n"
+        "I understand and agree to the following terms and conditions of my access.\n"
+        "1. I hereby acknowledge that I have received a security briefing.\n"
+        "2. (a) For PCII - Upon the completion of my engagement, I will return all copies.\n"
+        "(b) For SSI and SBU - I will destroy all copies.\n"
+        "3. I hereby agree that I will not alter or remove markings.\n"
+    )
+    sections = {s.section_id: s for s in parse_sections(text, "NDA")}
+    point = next(s for i, s in sections.items() if i.endswith("2-a"))
+    assert point.body.startswith("(a) For PCII")
+    assert any(i.endswith("2-b") for i in sections) and any(i.endswith("-3") for i in sections)

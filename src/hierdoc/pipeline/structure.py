@@ -151,30 +151,38 @@ def _title_line_nodes(text: str, title: str) -> list[_Node]:
     if any(_numbered_heading(mark) for mark in marks):
         return []
     numbered = outline(text, marks=marks)
-    items = {item.mark.line: (position, item) for position, item in enumerate(numbered)}
+    items: dict[int, tuple[int, OutlineNode]] = {}
+    for position, item in enumerate(numbered):
+        items.setdefault(item.mark.line, (position, item))
     if items:
         first = min(items)
         found = {i for i in found if i < first or _opens_numbered_run(i, lines, items)}
         if len(found) < MIN_TITLES:
             return []
-    cuts = sorted(found | items.keys())
-    nodes = [_Node(title, "", "".join(lines[: cuts[0]]), None, "preamble", PREAMBLE_ID)]
+    line_starts = [0, *accumulate(len(line) for line in lines)]
+    cuts: list[tuple[int, int, OutlineNode | None]] = sorted(
+        [(line_starts[i], -1 - i, None) for i in found]
+        + [(line_starts[n.mark.line] + n.mark.column, p, n) for p, n in enumerate(numbered)],
+        key=lambda cut: (cut[0], cut[2] is not None, cut[1]),
+    )
+    nodes = [_Node(title, "", text[: cuts[0][0]], None, "preamble", PREAMBLE_ID)]
     item_nodes: dict[int, int] = {}
     above = 0
-    for start, end in zip(cuts, [*cuts[1:], len(lines)], strict=True):
-        if start in found:
-            heading = lines[start].strip()
+    ends = [cut[0] for cut in cuts[1:]] + [len(text)]
+    for (start, position, item), end in zip(cuts, ends, strict=True):
+        if item is None:
+            line = lines[-1 - position]
+            heading = line.strip()
             above = len(nodes)
-            body = "".join(lines[start + 1 : end])
-            nodes.append(_Node(heading, lines[start], body, None, "heading", slugify(heading)))
+            body = text[start + len(line) : end]
+            nodes.append(_Node(heading, line, body, None, "heading", slugify(heading)))
             nodes[-1].marked = True
             continue
-        position, item = items[start]
         parent = above if item.parent is None else item_nodes[item.parent]
+        own = text[start:end].splitlines(keepends=True)
         used = item.mark.heading_lines
-        head, body = "".join(lines[start : start + used]), "".join(lines[start + used : end])
         item_nodes[position] = len(nodes)
-        nodes.append(_outline_node(item, head, body, parent))
+        nodes.append(_outline_node(item, "".join(own[:used]), "".join(own[used:]), parent))
         nodes[-1].throughout = item.parent is None
     return nodes
 
