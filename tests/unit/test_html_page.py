@@ -133,10 +133,13 @@ def test_legislation_headings_drop_the_repeated_title_and_spell_out_their_labels
 
 
 def test_a_title_line_shared_by_few_headings_is_kept(tmp_path: Path) -> None:
-    """A page whose headings hold a line break but open with different lines keeps them."""
+    """A page whose headings hold a line break but open with different lines keeps them, and
+    so does one whose headings write one word over their numbers ("Article<br>3")."""
     page = "<h2>Overview<br>of the guide</h2><p>a</p><h2>Install<br>steps</h2><p>b</p>"
     text = _converted(tmp_path, f"<html><body>{page}<h2>Overview<br>again</h2></body></html>")
     assert "Overview of the guide" in text and "Install steps" in text
+    labels = "".join(f"<h2>Article<br>{n}</h2><p>Text {n}.</p>" for n in range(1, 5))
+    assert "## Article 3" in _converted(tmp_path, f"<html><body>{labels}</body></html>")
 
 
 def _converted(folder: Path, html: str) -> str:

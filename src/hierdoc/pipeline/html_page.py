@@ -212,12 +212,14 @@ def heading_lines(heading: Tag) -> list[str]:
 def repeated_first_line(headings: list[Tag]) -> str | None:
     """The first line that most headings of several lines open with: legislation sites
     (AustLII, ComLaw) repeat the Act's title on every heading ("MARRIAGE ACT 1961<br>-
-    SECT 5<br>Interpretation"). None unless at least three headings share it and they are
-    most of the headings written over several lines."""
+    SECT 5<br>Interpretation"). None unless at least three headings share it, they are
+    most of the headings written over several lines, and it holds more than one word."""
     firsts = [lines[0] for h in headings if len(lines := heading_lines(h)) > 1]
     if not firsts:
         return None
-    first, count = max(((f, firsts.count(f)) for f in set(firsts)), key=lambda p: p[1])
+    first, count = max(((f, firsts.count(f)) for f in sorted(set(firsts))), key=lambda p: p[1])
+    if len(first.split()) < 2:  # "Article<br>1": a label written over two lines
+        return None
     return first if count >= 3 and 2 * count > len(firsts) else None
 
 
