@@ -392,8 +392,11 @@ def entry_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
 
 _INDENTED = re.compile(
     r"(?:\A|(?<=\n\n))(?P<indent>[ \t]*)(?P<term>[^\s|#>:][^\n]{0,80}?)[ \t]*\n"
-    r"(?P<blank>[ \t]*\n)?(?P<inner>[ \t]+)(?=\S)"
+    r"(?=(?P<blank>[ \t]*\n)?(?P<inner>[ \t]+)\S)"
 )
+
+
+_QUOTED_LINE = re.compile(r"(?:`|``|[\"'‘“])[^\"'‘’“”`]+(?:''|[\"'’”])")
 
 
 def indented_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
@@ -406,13 +409,17 @@ def indented_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     text = marked.plain
     for match in _INDENTED.finditer(text):
         indent, inner = len(match.group("indent")), len(match.group("inner"))
-        term = collapse(match.group("term")).strip("\"'‘’“”`*")
+        raw = collapse(match.group("term"))
+        term = raw.strip("\"'‘’“”`*")
         # a blank line after the term only where the term is indented too (a Sphinx glossary's
         # source); an unindented line then an indented paragraph is a heading and its text
         apart = bool(match.group("blank")) and indent == 0
-        if inner < indent + 2 or apart or not _heading_term_ok(term):
+        # a term in quotes alone on its line ("   `Work'") is set off by its quotes: its text
+        # may sit one column deeper only
+        deeper = 1 if _QUOTED_LINE.fullmatch(raw) else 2
+        if inner < indent + deeper or apart or not _heading_term_ok(term):
             continue
-        start = match.end()
+        start = match.end("inner")
         end = _indented_end(text, start, indent)
         definition, end = clean_definition(marked, start, end)
         if _reads_as_definition(definition):
