@@ -39,3 +39,43 @@ def test_a_quoted_term_alone_on_its_line_is_defined_by_the_lines_below() -> None
 def test_an_unquoted_line_one_column_over_its_text_is_no_term() -> None:
     text = "Scope\n\n   Packages\n    These rules apply to every package we ship.\n"
     assert "Packages" not in _pairs(text, True)
+
+
+# --- legislation: italic terms that "include", terms qualified before "means" ----------------
+
+INTERPRETATION = """In this Act, unless the contrary intention appears:
+
+*Officer* includes Deputy, Acting Officer and
+Registrar.
+
+*Commonwealth* includes the Territories.
+
+*court*, in relation to the hearing of an appeal under this
+Act in a State, means the Supreme Court of that State.
+
+*vessel* means a ship or a boat.
+"""
+
+
+def test_an_emphasised_term_opening_its_paragraph_is_defined_by_includes() -> None:
+    found = _pairs(INTERPRETATION)
+    assert found["Officer"] == "Deputy, Acting Officer and Registrar"
+    assert found["Commonwealth"] == "the Territories"
+    assert found["vessel"] == "a ship or a boat"
+
+
+def test_a_qualifier_between_commas_over_a_line_break_keeps_its_term() -> None:
+    assert _pairs(INTERPRETATION)["court"] == "the Supreme Court of that State"
+
+
+def test_an_emphasised_subject_inside_a_sentence_does_not_include() -> None:
+    text = "Payment is due monthly. The *Licence* includes the schedules attached.\n"
+    assert "Licence" not in _pairs(text)
+
+
+def test_a_rule_saying_when_something_counts_as_a_class_defines_nothing() -> None:
+    text = (
+        "For the purposes of the Schedule, a tenant is an assignee if the tenant took\n"
+        "the lease from another tenant.\n"
+    )
+    assert "tenant" not in _pairs(text)

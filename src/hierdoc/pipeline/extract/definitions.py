@@ -118,6 +118,9 @@ _MEANS = re.compile(
     # a short qualifier: "‘consent’ of the data subject means", "“Affiliate”, as used herein,"
     + r"(?:\s*,?\s+(?:as\s+used|when\s+used|used|contained|included|of|in|for)\b"
     + r"[^\"'‘’“”,;:.()\n]{0,60}?,?"
+    # legislation's qualifier between commas, wrapped over lines: "*Judge*, in relation to
+    # the performance of a function under this Act in a State, means"
+    + r"|\s*,\s+in\s+(?:relation|respect)\s+(?:to|of)\s[^\"'‘’“”,;:.()]{1,160}?,"
     # 'A "Transparent" copy of the Document means'
     + r"|\s+(?:copy|copies|version|form)(?:\s+of\s+(?:the\s+)?\w+)?"
     # "“Document”, below, refers to", "To “modify” a work means"
@@ -760,7 +763,8 @@ def _quoted_means(
     """(match start, definition start, [(term, term offset)]) for each quoted match."""
     matches = []
     for match in _MEANS.finditer(text):
-        if match.group("include") and match.start("term") - 1 in emphasised:
+        emphasis = match.start("term") - 1 in emphasised
+        if match.group("include") and emphasis and not _opens_paragraph(text, match.start()):
             continue  # "The **Agreement** includes an additional claim": bold, not a term
         if _LABELLED.search(text, max(0, match.start() - 20), match.start("term")):
             continue  # "These markers, labeled ‘‘INOP,’’ indicate that ...": the markers do
@@ -776,6 +780,13 @@ def _quoted_means(
             terms.append((alias.group("term"), match.start("aliases") + alias.start("term")))
         matches.append((match.start(), match.end(), terms))
     return _without_quoted_definitions(text, matches)
+
+
+def _opens_paragraph(text: str, start: int) -> bool:
+    """Whether a paragraph opens at ``start``: a legislative list's entry ("*Australia*
+    includes Norfolk Island.") after a blank line, not a sentence's subject."""
+    before = text[max(0, start - 200) : start]
+    return start == 0 or before.endswith("\n\n") or before.rstrip(" \t").endswith("\n\n")
 
 
 def _without_quoted_definitions(
