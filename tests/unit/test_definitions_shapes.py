@@ -79,3 +79,39 @@ def test_a_rule_saying_when_something_counts_as_a_class_defines_nothing() -> Non
         "the lease from another tenant.\n"
     )
     assert "tenant" not in _pairs(text)
+
+
+# --- glossary bullets: two names in one entry, a quoted qualifier, a role after a colon ------
+
+GROUPS = """This charter uses the following names for existing groups:
+
+* "ASF" and "ASF Council": the Apple Sailing Federation and its elected
+  council, respectively.
+* A crew "in good standing" of a regatta held under these rules is any crew
+  whose entry has not been withdrawn by the race committee.
+"""
+
+
+def test_two_quoted_names_joined_by_and_share_their_entry() -> None:
+    found = _pairs(GROUPS, True)
+    assert found["ASF"].startswith("the Apple Sailing Federation and its elected council")
+    assert found["ASF Council"] == found["ASF"]
+
+
+def test_a_quoted_qualifier_of_the_subject_is_defined_by_what_the_subject_is() -> None:
+    assert _pairs(GROUPS)["in good standing"] == (
+        "any crew whose entry has not been withdrawn by the race committee"
+    )
+
+
+def test_a_quoted_qualifier_without_the_noun_repeated_defines_nothing() -> None:
+    text = 'A crew "in good standing" of a regatta is allowed to protest a result.\n'
+    assert "in good standing" not in _pairs(text)
+
+
+def test_a_role_named_after_a_colon_is_defined_by_its_genus() -> None:
+    text = (
+        "The charter adds one role for this: a Steward is a person who\n"
+        "keeps the club's boats in working order.\n"
+    )
+    assert _pairs(text)["Steward"].startswith("a person who keeps the club's boats")

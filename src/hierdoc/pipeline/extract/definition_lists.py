@@ -128,7 +128,7 @@ def glossary_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
 _ALTERNATIVES = re.compile(
     r"^(?:" + MARKER.pattern + r"[ \t]+)?[ \t]*"
     r"(?P<terms>[\"'‘“][^\n:\"'‘’“”]{1,60}[\"'’”]"
-    r"(?:[ \t]+(?:or|and/or)[ \t]+[\"'‘“][^\n:\"'‘’“”]{1,60}[\"'’”])+)"
+    r"(?:[ \t]+(?:or|and|and/or)[ \t]+[\"'‘“][^\n:\"'‘’“”]{1,60}[\"'’”])+)"
     r"[ \t]*(?::|—|–)[ \t]*(?P<def>\S)",
     re.MULTILINE,
 )
@@ -136,7 +136,8 @@ _ALTERNATIVES = re.compile(
 
 def _alternative_terms(marked: Unmarked) -> Iterator[FoundDefinition]:
     """An entry of two names for one thing: "- 'The Licensee' or 'You': any natural or legal
-    person who ...", each name defined by the entry."""
+    person who ...", each name defined by the entry; two names for two things ('"DSF" and
+    "DSF Board": the Foundation and its Board, respectively') are each defined by it too."""
     text = marked.quoted
     for match in _ALTERNATIVES.finditer(text):
         def_start = match.start("def")

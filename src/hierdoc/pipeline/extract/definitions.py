@@ -202,12 +202,21 @@ _SELF_DEFINING_CUE = re.compile(
 # is delimited with CRLF" (an indefinite subject opening a sentence; "the line is ..." speaks
 # of one line)
 _GENUS = re.compile(
-    r"(?:^[ \t]*|(?<=[.!?])[ \t]+)An?[ \t]+"
+    # "... will formalize this: a Releaser is a person who ...": after a colon in lower case
+    r"(?:(?:^[ \t]*|(?<=[.!?])[ \t]+)An?[ \t]+|(?<=:)[ \t]+an?[ \t]+(?=[A-Z]))"
     r"(?P<term>[A-Za-z][\w\-]*(?:[ \t]+[A-Za-z][\w\-]*){0,2}?)[ \t]+is[ \t]+"
     r"(?=an?\s+(?:[\w\-]+\s+){0,6}?(?:that|which|who|whose|where|in\s+which)\b)",
     re.MULTILINE,
 )
 _GENUS_CUE = re.compile(r"\bis[ \t]+an?[ \t]")
+# 'A member "in good standing" of a venue ... is any member ...': a quoted qualifier of the
+# noun the sentence opens with, defined by what the noun is said to be, the noun repeated
+_EMBEDDED = re.compile(
+    r"(?:^[ \t]*(?:" + MARKER.pattern + r"[ \t]+)?|(?<=[.!?])[ \t]+)(?:An?|The|Each|Every)[ \t]+"
+    r"(?P<noun>[a-z][\w\-]*)[ \t]+" + QTERM + r"[ \t]+(?:of|in|for|on|at)\s[^.;:\"“”]{1,200}?"
+    r"\s(?:is|are)\s+(?=(?:any|every|each|a|an|one|the)\s+(?P=noun)\b)",
+    re.MULTILINE,
+)
 # what a sentence says of an example or a case, not of a kind it defines
 _META_NOUNS = word_set(
     "example case instance way reason problem result approach option alternative solution"
@@ -422,6 +431,7 @@ def _definitions(text: str, in_definitions_section: bool) -> list[FoundDefinitio
     found += _we_say_definitions(marked)
     found += _conditional_definitions(marked)
     found += _meaning_definitions(marked)
+    found += _embedded_definitions(marked)
     # '"Massive Multiauthor Collaboration Site" (or "MMC Site") means': an alias, not a
     # parenthetical naming the text before it
     found += [
@@ -681,6 +691,21 @@ def _self_defining(marked: Unmarked) -> list[FoundDefinition]:
         elsewhere = re.match(r"(?:follows|below|above|in|by|under|per|being)\b", definition)
         if valid_term(term) and len(definition.split()) >= 3 and not elsewhere:
             found.append(FoundDefinition(term, definition, match.start("term"), stop, "means"))
+    return found
+
+
+def _embedded_definitions(marked: Unmarked) -> list[FoundDefinition]:
+    """'A member "in good standing" of a venue ... is any member whose ...': the quoted
+    words qualifying the sentence's subject, defined by the rest of the sentence."""
+    text = marked.quoted
+    found = []
+    for match in _EMBEDDED.finditer(text):
+        sentence = _SENTENCE_END.search(text, match.end())
+        stop = sentence.start() if sentence else paragraph_end(text, match.end())
+        definition, stop = clean_definition(marked, match.end(), stop)
+        term, term_start = term_at(match.group("term"), match.start("term"))
+        if valid_term(term) and len(definition.split()) >= 3:
+            found.append(FoundDefinition(term, definition, term_start, stop, "means"))
     return found
 
 
