@@ -4,6 +4,8 @@ entries, bold terms inside sentences, parenthetical names and quotes that do not
 
 from __future__ import annotations
 
+import pytest
+
 from hierdoc.pipeline.extract.definitions import find_definitions
 
 
@@ -68,19 +70,6 @@ def test_a_qualifier_between_commas_over_a_line_break_keeps_its_term() -> None:
     assert _pairs(INTERPRETATION)["court"] == "the Supreme Court of that State"
 
 
-def test_an_emphasised_subject_inside_a_sentence_does_not_include() -> None:
-    text = "Payment is due monthly. The *Licence* includes the schedules attached.\n"
-    assert "Licence" not in _pairs(text)
-
-
-def test_a_rule_saying_when_something_counts_as_a_class_defines_nothing() -> None:
-    text = (
-        "For the purposes of the Schedule, a tenant is an assignee if the tenant took\n"
-        "the lease from another tenant.\n"
-    )
-    assert "tenant" not in _pairs(text)
-
-
 # --- glossary bullets: two names in one entry, a quoted qualifier, a role after a colon ------
 
 GROUPS = """This charter uses the following names for existing groups:
@@ -104,14 +93,34 @@ def test_a_quoted_qualifier_of_the_subject_is_defined_by_what_the_subject_is() -
     )
 
 
-def test_a_quoted_qualifier_without_the_noun_repeated_defines_nothing() -> None:
-    text = 'A crew "in good standing" of a regatta is allowed to protest a result.\n'
-    assert "in good standing" not in _pairs(text)
-
-
 def test_a_role_named_after_a_colon_is_defined_by_its_genus() -> None:
     text = (
         "The charter adds one role for this: a Steward is a person who\n"
         "keeps the club's boats in working order.\n"
     )
     assert _pairs(text)["Steward"].startswith("a person who keeps the club's boats")
+
+
+# --- look-alikes that define nothing ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "term"),
+    [
+        # an emphasised subject inside a sentence does not "include" as a definition does
+        ("Payment is due monthly. The *Licence* includes the schedules attached.\n", "Licence"),
+        # a rule saying when something counts as one of a class
+        (
+            "For the purposes of the Schedule, a tenant is an assignee if the tenant took\n"
+            "the lease from another tenant.\n",
+            "tenant",
+        ),
+        # a quoted qualifier without the subject's noun repeated
+        (
+            'A crew "in good standing" of a regatta is allowed to protest a result.\n',
+            "in good standing",
+        ),
+    ],
+)
+def test_look_alikes_define_nothing(text: str, term: str) -> None:
+    assert term not in _pairs(text)
