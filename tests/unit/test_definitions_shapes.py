@@ -101,6 +101,25 @@ def test_a_role_named_after_a_colon_is_defined_by_its_genus() -> None:
     assert _pairs(text)["Steward"].startswith("a person who keeps the club's boats")
 
 
+# --- bold terms in a definitions section: a second clause, "can be" ------------------------
+
+BOLD_CLAUSES = """The **seller** is the company listing these goods, and the **catalogue** is
+the list of goods the seller offers under these terms.
+
+A **bundle** can be a single item or a set of items sold together.
+"""
+
+
+def test_a_bold_term_in_the_second_clause_of_a_sentence_is_defined_too() -> None:
+    found = _pairs(BOLD_CLAUSES, True)
+    assert found["seller"] == "is the company listing these goods"
+    assert found["catalogue"].startswith("is the list of goods the seller offers")
+
+
+def test_a_bold_term_is_defined_by_what_it_can_be() -> None:
+    assert _pairs(BOLD_CLAUSES, True)["bundle"].startswith("can be a single item or a set")
+
+
 # --- look-alikes that define nothing ----------------------------------------------------------
 
 

@@ -135,13 +135,16 @@ _MEANS = re.compile(
 # with its unit; not a bare count ('The "Extension data" is 0 bytes unless ...')
 # ('The “Discount Rate” is [100 minus the discount]%')
 _AMOUNT = r"\s+(?:[$€£][ \t]?[\d\[]|\d[\d.,]*[ \t]?%|\[[^\]\n]{1,60}\][ \t]?%)"
+# A second clause of the sentence defines too: "The **licensor** is ..., and the **software**
+# is ..."; "A **product** can be a good or service" says what it is as "is" does.
 _COPULA = re.compile(
-    r"(?:^[ \t]*|(?<=[.;:])[ \t]+)(?:"
+    r"(?:^[ \t]*|(?<=[.;:])[ \t]+|(?<=,)[ \t]+and[ \t]+(?=(?:an?|the)[ \t]))(?:"
     + MARKER.pattern
-    + r"[ \t]+)?(?:(?:An?|The)[ \t]+)?"
+    + r"[ \t]+)?(?:(?:An?|The|an?|the)[ \t]+)?"
     + QTERM
-    + r"[ \t]+(?=(?P<verb>(?:is|are)(?=\s+(?:a|an|the|any|all|each|every|one|certain|shared"
-    r"|either)\b|\s+[A-Z]|" + _AMOUNT + r")|represents(?!\s+and\s+warrants)|describes)\b)",
+    + r"[ \t]+(?=(?P<verb>(?:is|are|can\s+be)(?=\s+(?:a|an|the|any|all|each|every|one|certain"
+    r"|shared|either)\b|\s+[A-Z]|" + _AMOUNT + r")|represents(?!\s+and\s+warrants)"
+    r"|describes)\b)",
     re.MULTILINE,
 )
 # Anywhere, with real quotes: 'A “contributor” is a copyright holder ...', 'A contributor's
@@ -279,7 +282,7 @@ _CALLED_CUE = re.compile(
     r"\b(?:is|are)\s+(?:here(?:in)?after\s+)?(?:(?:addressed|referred\s+to|known)\s+as|called)\b"
 )
 _CONDITIONAL_CUE = re.compile(r"[\"'’”]\s+(?:if|to\s+the\s+extent\s+that)\b")
-_COPULA_CUE = re.compile(r"[\"'’”][ \t]+(?:is|are|represents|describes)\b")
+_COPULA_CUE = re.compile(r"[\"'’”][ \t]+(?:is|are|can[ \t]+be|represents|describes)\b")
 # What may precede the term that opens a numbered item: "1. ‘", "(1) ADMINISTRATOR.—The
 # term '", "(64) SECRETARY.—Unless otherwise specified, the term '", "1. An “".
 _ITEM_LEAD = re.compile(
