@@ -120,6 +120,34 @@ def test_a_bold_term_is_defined_by_what_it_can_be() -> None:
     assert _pairs(BOLD_CLAUSES, True)["bundle"].startswith("can be a single item or a set")
 
 
+# --- parenthetical names: a plural mark, the words set off by commas ------------------------
+
+
+def test_a_term_marking_its_plural_in_parentheses_is_named_by_the_phrase_before() -> None:
+    text = "You may build plug-ins for the hosted reporting platform (“Plug-in(s)”) only.\n"
+    found = _pairs(text)
+    assert "plug-ins for the hosted reporting platform" in found["Plug-in"]
+
+
+def test_hereafter_referred_to_as_between_commas_names_the_phrase_before() -> None:
+    text = 'Acme Inc. supplies this "Toolkit", hereafter referred to as the "Kit", to you.\n'
+    assert _pairs(text)["Kit"] == "this Toolkit"
+
+
+# --- quotes a typesetter turned the wrong way ---------------------------------------------------
+
+TURNED_QUOTES = """(i) “Council“ means the elected council of the Society;
+
+(ii) ”Minutes” refer to the written record of each meeting of the Council;
+"""
+
+
+def test_a_term_closed_or_opened_with_the_wrong_curly_quote_is_defined() -> None:
+    found = _pairs(TURNED_QUOTES, True)
+    assert found["Council"] == "the elected council of the Society"
+    assert found["Minutes"].startswith("the written record of each meeting")
+
+
 # --- look-alikes that define nothing ----------------------------------------------------------
 
 
@@ -134,6 +162,11 @@ def test_a_bold_term_is_defined_by_what_it_can_be() -> None:
             "the lease from another tenant.\n",
             "tenant",
         ),
+        # how to read the document's words, in a definitions list
+        (
+            "(i) Words importing the plural number include the singular;\n",
+            "Words importing the plural number",
+        ),
         # a quoted qualifier without the subject's noun repeated
         (
             'A crew "in good standing" of a regatta is allowed to protest a result.\n',
@@ -142,4 +175,4 @@ def test_a_bold_term_is_defined_by_what_it_can_be() -> None:
     ],
 )
 def test_look_alikes_define_nothing(text: str, term: str) -> None:
-    assert term not in _pairs(text)
+    assert term not in _pairs(text) and term not in _pairs(text, True)

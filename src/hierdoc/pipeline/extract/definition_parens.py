@@ -45,7 +45,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .definition_markup import QUOTED_TERM, Unmarked, term_at
+from .definition_markup import QTERM, QUOTED_TERM, Unmarked, term_at
 from .definition_text import FoundDefinition, valid_term, word_set
 from .layout import item_start
 
@@ -54,7 +54,9 @@ MAX_PHRASE_WORDS = 150
 MAX_ANCHORED_WORDS = 60
 WINDOW = 800
 
-_PAREN = re.compile(r"\((?P<body>[^()\n]{1,160})\)")
+# a term may mark its plural in parentheses of its own: '(“Application(s)”)'
+_PAREN = re.compile(r"\((?P<body>(?:[^()\n]|\((?:s|es)\)(?=[\"'’”])){1,160})\)")
+_PLURAL_MARK = re.compile(r"\((?:s|es)\)$")
 #: The lower-case word right after a parenthesis (a capital, a digit or punctuation ends
 #: the phrase before it).
 _NEXT_WORD = re.compile(r"[ \t]*\n?[ \t]*(?P<word>[a-z][a-z-]*)\b")
@@ -154,6 +156,7 @@ _LABEL = re.compile(
 
 
 def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
+    yield from _referred_definitions(marked)
     for match in _PAREN.finditer(marked.quoted):
         subject = _subject_named(match)
         if subject:
@@ -180,6 +183,30 @@ def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
             gloss = _gloss(marked.plain, term, match.start(), match.end())
             if phrase and not repeated and not gloss and not _examples(phrase, match.group("body")):
                 yield FoundDefinition(term, phrase, start, match.end(), "parenthetical")
+
+
+# 'provides this "LCM", hereafter referred to as the "Software", to you': the parenthesis's
+# words set off by commas instead
+_REFERRED = re.compile(
+    r",\s*(?:hereafter|hereinafter)\s*,?\s*(?:referred\s+to\s+as|called)\s+(?:the\s+)?"
+    + QTERM
+    + r"\s*[,.;]"
+)
+_NAMED_BEFORE = re.compile(
+    r".*\b(?P<phrase>(?:this|these|the|that|such|its|their|our|your)\s+[^,;:()\n]{1,80})$", re.S
+)
+
+
+def _referred_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
+    """'this "LCM", hereafter referred to as the "Software",': the term names the noun
+    phrase before the commas (from its last determiner)."""
+    text = marked.quoted
+    for match in _REFERRED.finditer(text):
+        named = _NAMED_BEFORE.match(text[max(0, match.start() - 120) : match.start()])
+        term, start = term_at(match.group("term"), match.start("term"))
+        if named and valid_term(term):
+            phrase = " ".join(named.group("phrase").replace('"', "").split()).strip("“”")
+            yield FoundDefinition(term, phrase, start, match.end(), "parenthetical")
 
 
 def _gloss(text: str, term: str, start: int, end: int) -> bool:
@@ -256,7 +283,7 @@ def _named_terms(match: re.Match[str]) -> list[tuple[str, int]]:
         article = re.match(r"(?i)(?:the|a|an)\s+", term)
         if article:
             term, start = term[article.end() :], start + article.end()
-        terms.append((term, start))
+        terms.append((_PLURAL_MARK.sub("", term), start))
     if terms:
         rest = QUOTED_TERM.sub(" ", body).replace(",", " ").replace(";", " ").casefold().split()
         if not set(rest) <= _LEAD_WORDS:

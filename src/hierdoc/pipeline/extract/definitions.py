@@ -905,10 +905,20 @@ def _unquoted_terms(match: re.Match[str]) -> list[tuple[str, int]]:
     return [(term, start)]
 
 
+# how the document's words are to be read, not a term: "Words importing the singular
+# number", "Expressions denoting persons", "References to a statute"
+_INTERPRETATION_RULE = re.compile(
+    r"(?i)(?:words?|expressions?|references?|headings?)\s+(?:importing|denoting|referring"
+    r"|to|in\s+the)\b"
+)
+
+
 def _valid_unquoted(term: str) -> bool:
     words = term.casefold().split()
     if words[0] in _PRONOUNS or words[0] in _CLAUSE_LEADS or _VERB_WORDS.intersection(words):
         return False
+    if _INTERPRETATION_RULE.match(term):
+        return False  # "Words importing the singular number include the plural": a rule
     return words not in (["the", "term"], ["the", "terms"])  # "(2) The term includes ..."
 
 
