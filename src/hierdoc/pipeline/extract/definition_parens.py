@@ -138,7 +138,9 @@ _PHRASE_STOPS = word_set(
     " established but"
 )
 # a line opening a numbered or lettered item: what is named never reaches back across it
-_ITEM_LINE = re.compile(r"(?m)^[ \t]*(?:\(\w{1,4}\)|\d{1,3}(?:\.\d{1,3})*\.?|[a-z]\))[ \t]")
+_ITEM_LINE = re.compile(
+    r"(?m)^[ \t]*(?:\(\w{1,4}\)|\d{1,3}(?:\.\d{1,3})*\.?|[a-z]\)|[-*+•●▪])[ \t]"
+)
 _ITEM_END = re.compile(r"\s*[;.,:]?\s*(?:(?:and|or)\s*)?(?:\n|$)")
 _CLAUSE_BREAK = re.compile(r"[,;:\[\]]|\n\s*\n|[.!?]\s+(?=[A-Z\"“‘(])")
 _SENTENCE_BREAK = re.compile(r"\n\s*\n|[.!?:]\s+(?=[A-Z\"“‘(])|^[ \t]*#+[ \t]", re.MULTILINE)
@@ -327,6 +329,9 @@ def _abbreviation(text: str, stop: re.Match[str]) -> bool:
     return bool(re.fullmatch(r"[A-Z][a-z]{0,3}\.|(?:[A-Za-z]\.)+", word))
 
 
+_GERUND_ITEM = re.compile(r"\s*(?:[-*+•●]\s+)?[A-Z][a-z]{2,}ing\s")
+
+
 def named_thing(before: str, term: str, closes_item: bool, collective: bool = False) -> str:
     """What a parenthesised term names, from the sentence before it; "" when nothing.
 
@@ -356,9 +361,11 @@ def named_thing(before: str, term: str, closes_item: bool, collective: bool = Fa
             return named
     # "1. 'personal data' means any information relating to ... person ('data subject');"
     # names the person, not the sentence that defines another term
-    whole = closes_item and not _DEFINING.search(before)
+    # "- Publishing ... other people's personal information ("doxing"), such as ...": an
+    # item naming a behaviour by its gerund names all of it, whatever follows
+    whole = (closes_item or bool(_GERUND_ITEM.match(before))) and not _DEFINING.search(before)
     if (whole or collective) and 3 <= len(words) <= MAX_PHRASE_WORDS:
-        return " ".join(words)
+        return " ".join(words).lstrip("-*+•● ")
     phrase = _without_conjunction(_noun_phrase_before(before)) or _bare_subject(words)
     if not phrase and _plural(term):
         # "hold harmless Mozilla, its contractors, ... and agents (“Indemnified Parties”)"
