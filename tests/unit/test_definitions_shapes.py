@@ -180,6 +180,8 @@ def test_a_term_closed_or_opened_with_the_wrong_curly_quote_is_defined() -> None
             "(i) Words importing the plural number include the singular;\n",
             "Words importing the plural number",
         ),
+        # a part's label over a wrapped line that a converter set as a description
+        ("Section 4.\n:   following conditions:\n", "Section 4."),
         # a quoted qualifier without the subject's noun repeated
         (
             'A crew "in good standing" of a regatta is allowed to protest a result.\n',

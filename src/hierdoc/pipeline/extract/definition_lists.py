@@ -477,7 +477,8 @@ def described_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
         if not _reads_as_definition(definition.removeprefix("This ").removeprefix("These ")):
             continue
         for term, start in _dt_terms(text, dd.start(), marked.emphasised):
-            yield FoundDefinition(term, definition, start, body_end, "glossary")
+            if not _STRUCTURAL.match(term):  # "Section 2." over a wrapped line: a label
+                yield FoundDefinition(term, definition, start, body_end, "glossary")
 
 
 def _description_end(text: str, start: int) -> int:
