@@ -180,6 +180,12 @@ def test_a_term_closed_or_opened_with_the_wrong_curly_quote_is_defined() -> None
             "(i) Words importing the plural number include the singular;\n",
             "Words importing the plural number",
         ),
+        # a sentence (not a bullet) opening with a gerund, a gloss in quotes inside it
+        (
+            "Considering that an order could be anything, an agent is needed to stand in\n"
+            '("act for") the seller in each trade.\n',
+            "act for",
+        ),
         # a part's label over a wrapped line that a converter set as a description
         ("Section 4.\n:   following conditions:\n", "Section 4."),
         # a quoted qualifier without the subject's noun repeated

@@ -329,7 +329,7 @@ def _abbreviation(text: str, stop: re.Match[str]) -> bool:
     return bool(re.fullmatch(r"[A-Z][a-z]{0,3}\.|(?:[A-Za-z]\.)+", word))
 
 
-_GERUND_ITEM = re.compile(r"\s*(?:[-*+•●]\s+)?[A-Z][a-z]{2,}ing\s")
+_GERUND_ITEM = re.compile(r"\s*[-*+•●]\s+[A-Z][a-z]{2,}ing\s")
 
 
 def named_thing(before: str, term: str, closes_item: bool, collective: bool = False) -> str:
