@@ -137,14 +137,16 @@ def test_hereafter_referred_to_as_between_commas_names_the_phrase_before() -> No
 BEHAVIOURS = """Unacceptable behaviour includes:
 
 - Shouting at other members during meetings
-- Posting other members' private phone numbers ("phone-dumping"), such as home or mobile
-  numbers, without their consent
+- Posting (or offering to post) other members' phone numbers ("phone-dumping"), such as
+  home or mobile numbers, without their consent
 - Other conduct harming the club
 """
 
 
 def test_a_bullet_naming_a_behaviour_by_its_gerund_is_named_whole() -> None:
-    assert _pairs(BEHAVIOURS)["phone-dumping"] == "Posting other members' private phone numbers"
+    assert _pairs(BEHAVIOURS)["phone-dumping"] == (
+        "Posting (or offering to post) other members' phone numbers"
+    )
 
 
 # --- quotes a typesetter turned the wrong way ---------------------------------------------------

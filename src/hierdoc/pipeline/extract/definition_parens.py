@@ -176,6 +176,8 @@ def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
             phrase = item if item and not _is_acronym(term) else ""
             phrase = phrase or named_thing(before, term, closes_item, collective)
             phrase = _whole_list(before, term, phrase)
+            if _GERUND_ITEM.match(before) and phrase == " ".join(before.split()).lstrip("-*+•● "):
+                phrase = _bullet_as_written(marked.plain, match.start()) or phrase
             if phrase and relative and len(phrase.split()) <= 3:
                 # "for a period (the “Restrictive Period”) which shall commence on ..."
                 phrase = f"{phrase} {' '.join(relative.group('clause').split())}"
@@ -330,6 +332,17 @@ def _abbreviation(text: str, stop: re.Match[str]) -> bool:
 
 
 _GERUND_ITEM = re.compile(r"\s*[-*+•●]\s+[A-Z][a-z]{2,}ing\s")
+
+
+def _bullet_as_written(text: str, paren: int) -> str:
+    """The bullet's words before a parenthesis with its own asides: "Publishing (or
+    threatening to post) other people's ..." names the behaviour as the bullet writes it."""
+    window = text[max(0, paren - WINDOW) : paren]
+    items = list(_ITEM_LINE.finditer(window))
+    if not items:
+        return ""
+    written = window[items[-1].end() :]
+    return " ".join(written.split()) if len(written.split()) <= MAX_PHRASE_WORDS else ""
 
 
 def named_thing(before: str, term: str, closes_item: bool, collective: bool = False) -> str:
