@@ -1,0 +1,244 @@
+"""Where a text says what a known term is: the shapes of a definition anchored on the term.
+
+Ingest must guess which phrases are defined terms; asked for one term, finding the
+sentence that defines it is a narrower question. :func:`term_sentences` finds, in one
+text, each place the term ``X`` (quoted, bold, italic or plain; any case of its words'
+first letters; singular or plural) is defined in one of these shapes, each a small named
+pattern below:
+
+- ``means``: X opening a sentence, line or list item, then a defining verb: "X means",
+  "X shall mean", "X refers to", "X has the meaning", "X is defined as", "X includes",
+  "X, in relation to Y, means", "The term X means", "As used here, X means";
+- ``copula``: "X is a / an / any / the / one ...", "a Releaser is a person who ...",
+  "A **product** can be a good or service";
+- ``colon``: a line opening with X, then ":" or a dash and the definition;
+- ``indented``: X alone on a line, its definition indented on the next;
+- ``by_we_mean``: "By X we mean ...", "When we say X, we mean ...";
+- ``named``: the phrase before "(... "X")", "(hereinafter referred to as "X")", ",
+  hereafter "X"": the definition is the phrase the name is given to.
+
+A found place is scored by its shape, by whether the term is marked (quoted or
+emphasised) and by whether its text reads as a clause (a modal verb soon after a colon
+is a clause heading: "Payment: Customer shall pay ..."), so that a caller keeps the best.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .normalize import normalize_term, number_forms
+
+__all__ = ["TermSentence", "term_pattern", "term_sentences"]
+
+MAX_DEFINITION_CHARS = 600
+MIN_DEFINITION_WORDS = 3
+
+
+@dataclass(frozen=True)
+class TermSentence:
+    """A place a text defines a term: the term as written, its definition, the offsets of
+    the whole match, the shape's name and a score (higher is more surely a definition)."""
+
+    term: str
+    definition: str
+    start: int
+    end: int
+    shape: str
+    score: float
+
+
+_OPEN = r"(?P<open>(?:<(?:b|strong|u|em|i)>|\*{1,3}|_{1,2})?[\"“‘'`]?(?:\*{1,3}|_{1,2})?)"
+_CLOSE = r"(?P<close>(?:\*{1,3}|_{1,2}|</(?:b|strong|u|em|i)>)?[\"”’'`]?(?:\*{1,3}|_{1,2})?)"
+# where a definition can open: a line (after a list marker or a number) or a sentence
+_ITEM = r"(?:[-*•·–][ \t]+|\(?(?:\d{1,3}|[a-zA-Z]|[ivxlc]{1,6})\)[ \t]*|\d+(?:\.\d+)*\.?[ \t]+)"
+_START = rf"(?:^[ \t]*{_ITEM}?|(?<=[.!?;:])[ \t]+|(?<=[.!?;:][\"”’)])[ \t]+)"
+_LEAD = (
+    r"(?:(?i:as used in|in|for the purposes? of|within|throughout)\b[^,.\n]{0,80},[ \t]*)?"
+    r"(?:(?i:the|a|an|any|each|every)\s+)?"
+    r"(?:(?i:terms?|expressions?|words?|phrases?)\s+)?"
+)
+_ASIDE = (
+    r"(?:\s*,\s*(?i:in relation to|in respect of|with respect to|as used in|when used in|"
+    r"for the purposes? of|in the context of|where used|used in)[^,.;\n]{1,160},)?"
+    r"(?:\s*\([^()\n]{0,80}\))?,?"
+)
+_MEANS_VERB = (
+    r"(?:(?:shall|will|should|does|do|may)\s+)?"
+    r"(?:means?|refers?\s+to|denotes?|signif(?:y|ies)|(?:is|are)\s+defined\s+as|"
+    r"(?:is|are)\s+used\s+to\s+(?:mean|refer\s+to|describe|denote)|"
+    r"(?:is|are)\s+(?:understood|taken)\s+to\s+mean)\b"
+)
+_KEPT_VERB = r"(?:(?:shall\s+)?(?:includes?|include)|(?:has|have|shall\s+have)\s+the\s+meaning)\b"
+_COPULA = (
+    r"(?:is|are|can\s+be|may\s+be)\s+"
+    r"(?=(?:a|an|any|the|one|those|that|all|each|every|either)\b)"
+)
+_MODAL = re.compile(
+    r"\b(?:shall|will|must|may|agrees?|acknowledges?|warrants?|represents?|hereby|"
+    r"should|can|cannot|is|are|was|were|has|have)\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(
+    r"(?<!\b[A-Z])(?<!\be\.g)(?<!\bi\.e)(?<!\b(?:etc|Inc|Ltd|Art|Sec))(?<!\b(?:No|Co|vs))"
+    r"[.!?](?=[\"”’)]?(?:\s|$))"
+    r"|;[ \t]*(?:and|or)?[ \t]*(?=\n)|\n[ \t]*\n|\n[ \t]*(?=#)"
+)
+_LIST_LINE = re.compile(r"[ \t]*(?:[-*•·–][ \t]+|\(?(?:\d{1,3}|[a-zA-Z]|[ivxlc]{1,6})[.)])")
+_MARKUP = re.compile(r"</?(?:b|strong|u|em|i)>|\*{1,3}|(?<!\w)_{1,2}|_{1,2}(?!\w)")
+
+
+def _word_pattern(word: str) -> str:
+    """One word of a term: any case of its first letter, the rest as asked or in capitals."""
+    first, rest = word[0], word[1:]
+    head = re.escape(first)
+    if first.isalpha():
+        head = f"[{re.escape(first.upper())}{re.escape(first.lower())}]"
+    if not rest:
+        return head
+    tails = dict.fromkeys((rest, rest.lower(), rest.upper()))
+    return head + "(?:" + "|".join(re.escape(t).replace("'", "['’]") for t in tails) + ")"
+
+
+def term_pattern(term: str) -> str:
+    """A regular expression for the term as a text may write it: any case of each word's
+    first letter (or all capitals), hyphens or spaces between words, singular or plural."""
+    bare = re.sub(r"^(?:the|a|an) ", "", normalize_term(term))
+    forms = [bare, *number_forms(bare)]
+    alternatives = [r"[\s\-‐‑–]+".join(_word_pattern(w) for w in f.split()) for f in forms if f]
+    alternatives.sort(key=len, reverse=True)
+    return r"(?P<term>(?<![\w-])(?:" + "|".join(alternatives) + r")(?![\w-]))"
+
+
+@dataclass(frozen=True)
+class _Shape:
+    name: str
+    pattern: re.Pattern[str]
+    weight: float
+    keeps_verb: bool = False
+    """The definition is read from the verb on ("includes ...", "is a ...")."""
+    before: bool = False
+    """The definition is the phrase before the term ("named")."""
+
+
+_HEREINAFTER = r"(?i:hereinafter|hereafter)"
+_PAREN_LEAD = (
+    r"\(\s*(?i:(?:hereinafter|hereafter|herein|together|collectively|individually|each|jointly)"
+    r"[^\"“‘'()]{0,30}?)?"
+)
+_AS = r"(?i:(?:referred\s+to|called|known|defined)\s+as\s+)?(?i:the\s+|a\s+|an\s+)?"
+_BEFORE = r"(?P<before>[^()\n.;:]{3,300}?)"
+_WE_MEAN = (
+    r"(?i:\bby|\bwhen\s+we\s+(?:say|use|refer\s+to))\s+"
+    r"(?:(?i:the\s+(?:term|word|expression))\s+)?"
+)
+_WE_MEAN_VERB = r"\s*,?\s*(?i:we\s+(?:mean|are\s+referring\s+to)|this\s+\w+\s+means)\b\s*"
+_AFTER = r"(?P<after>)"
+
+
+def _shapes(term: str) -> list[_Shape]:
+    """The shapes, each a pattern around the term's own (see the module)."""
+    named = _OPEN + term_pattern(term) + _CLOSE
+    opening = _START + _LEAD + named
+
+    def shape(name: str, pattern: str, weight: float, **kind: bool) -> _Shape:
+        return _Shape(name, re.compile(pattern, re.MULTILINE), weight, **kind)
+
+    line = r"^[ \t]*(?:[-*•·–][ \t]+)?" + named
+    return [
+        shape("means", opening + _ASIDE + r"\s*:?\s*" + _MEANS_VERB + r"[ \t:]*" + _AFTER, 3),
+        shape("means", opening + _ASIDE + rf"\s*(?={_KEPT_VERB})" + _AFTER, 2.5, keeps_verb=True),
+        shape("copula", opening + rf"[ \t]+(?={_COPULA})" + _AFTER, 2, keeps_verb=True),
+        shape("colon", line + r"[ \t]*(?:[:—–]|\s-\s)[ \t]*" + _AFTER + r"(?=\S)", 1.5),
+        shape("indented", line + r"[ \t]*:?[ \t]*\n(?:[ \t]+|:[ \t]+)" + _AFTER + r"(?=\S)", 2),
+        shape("by_we_mean", _WE_MEAN + named + _WE_MEAN_VERB + _AFTER, 3),
+        shape(
+            "named",
+            _BEFORE + r"\s*" + _PAREN_LEAD + _AS + named + r"\s*\)" + _AFTER,
+            2,
+            before=True,
+        ),
+        shape(
+            "named",
+            _BEFORE + r",\s*" + _HEREINAFTER + r"\s+" + _AS + named + _AFTER,
+            2,
+            before=True,
+        ),
+    ]
+
+
+def term_sentences(text: str, term: str) -> list[TermSentence]:
+    """Every place ``text`` defines ``term`` in one of the module's shapes, best first
+    (equal scores in text order)."""
+    if not normalize_term(term):
+        return []
+    found = []
+    for shape in _shapes(term):
+        for match in shape.pattern.finditer(text):
+            sentence = _read(text, match, shape)
+            if sentence is not None:
+                found.append(sentence)
+    found.sort(key=lambda s: (-s.score, s.start))
+    return _distinct(found)
+
+
+def _distinct(found: list[TermSentence]) -> list[TermSentence]:
+    kept: list[TermSentence] = []
+    for sentence in found:
+        if not any(k.start < sentence.end and sentence.start < k.end for k in kept):
+            kept.append(sentence)
+    return kept
+
+
+def _read(text: str, match: re.Match[str], shape: _Shape) -> TermSentence | None:
+    marked = _is_marked(match.group("open"), match.group("close"))
+    if shape.before:
+        if not marked:
+            return None
+        definition = _clean(match.group("before"))
+    else:
+        definition = _clean(_extent(text, match.end("after")))
+    if len(definition.split()) < MIN_DEFINITION_WORDS:
+        return None
+    score = shape.weight + (1 if marked else 0)
+    if shape.name == "colon" and _reads_as_clause(definition):
+        return None
+    term = _clean(match.group("term"))
+    return TermSentence(term, definition, match.start("term"), match.end(), shape.name, score)
+
+
+def _is_marked(opening: str | None, closing: str | None) -> bool:
+    return bool((opening or "").strip()) and bool((closing or "").strip())
+
+
+def _reads_as_clause(definition: str) -> bool:
+    """A colon's text with a verb in its first words: a run-in heading's clause
+    ("Payment: Customer shall pay ..."), not what the term names."""
+    return bool(_MODAL.search(" ".join(definition.split()[:3])))
+
+
+def _extent(text: str, start: int) -> str:
+    """The definition from ``start`` to its sentence's end; a text ending in ":" goes on
+    through the list after it."""
+    limit = min(len(text), start + MAX_DEFINITION_CHARS)
+    end = _SENTENCE_END.search(text, start, limit)
+    stop = end.end() if end else limit
+    if text[start:stop].rstrip().endswith(":"):
+        stop = _list_end(text, stop, limit)
+    return text[start:stop]
+
+
+def _list_end(text: str, start: int, limit: int) -> int:
+    """Where the list items after ``start`` end (a line that is no item, or ``limit``)."""
+    position = start
+    for line in text[start:limit].splitlines(keepends=True):
+        if line.strip() and not _LIST_LINE.match(line):
+            break
+        position += len(line)
+    return position
+
+
+def _clean(raw: str) -> str:
+    text = _MARKUP.sub("", raw)
+    text = " ".join(text.split()).strip(" \"'“”‘’`,")
+    return re.sub(r"(?:[;,]\s*(?:and|or)?|\.)$", "", text).strip()
