@@ -11,6 +11,7 @@ citing that chunk.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from dataclasses import replace
 
@@ -30,7 +31,14 @@ MIN_SCORE = 2.0
 heading's clause."""
 _DEFINING_WORDS = analyze("means defined refers")
 
-_DEFINITIONS_HEADINGS = ("definition", "glossary", "interpretation", "terminology", "meaning")
+SECTION_BONUS = 1.5
+"""What a place in a definitions section scores more: a glossary's line outranks a
+sentence of the body about the same term."""
+_DEFINITIONS_WORDS = r"definitions?|glossary|interpretation|terminology|meanings?"
+_DEFINITIONS_HEADING = re.compile(rf"\b(?:{_DEFINITIONS_WORDS})\b", re.IGNORECASE)
+_DEFINITIONS_LINE = re.compile(
+    rf"^[^\n]{{0,40}}\b(?:{_DEFINITIONS_WORDS})\b[^\n.]{{0,40}}$", re.IGNORECASE | re.MULTILINE
+)
 
 
 def looked_up_definitions(
@@ -70,13 +78,24 @@ def candidate_chunks(store: Store, term: str, filt: SearchFilter | None) -> list
 
 
 def _scored(stored: StoredChunk, term: str) -> list[TermSentence]:
-    """The chunk's places defining the term that reach :data:`MIN_SCORE`, a definitions
-    section's counting one more."""
+    """The chunk's places defining the term that reach :data:`MIN_SCORE`, those in a
+    definitions section (by its heading, or after a line naming one in the chunk:
+    "Appendix B: Glossary") scoring :data:`SECTION_BONUS` more."""
     chunk = stored.chunk
-    path = " ".join((chunk.heading, *chunk.parent_chain)).casefold()
-    bonus = 1.0 if any(word in path for word in _DEFINITIONS_HEADINGS) else 0.0
-    found = [s for s in term_sentences(chunk.content, term) if s.score + bonus >= MIN_SCORE]
-    return [replace(s, score=s.score + bonus) for s in found]
+    path = " ".join((chunk.heading, *chunk.parent_chain))
+    opened = 0 if _DEFINITIONS_HEADING.search(path) else _definitions_line(chunk.content)
+    scored = []
+    for found in term_sentences(chunk.content, term):
+        bonus = SECTION_BONUS if opened is not None and found.start >= opened else 0.0
+        if found.score + bonus >= MIN_SCORE:
+            scored.append(replace(found, score=found.score + bonus))
+    return scored
+
+
+def _definitions_line(content: str) -> int | None:
+    """Where the last line naming a definitions section ends in a chunk; None without one."""
+    ends = [m.end() for m in _DEFINITIONS_LINE.finditer(content)]
+    return ends[-1] if ends else None
 
 
 def _definition(found: TermSentence, stored: StoredChunk) -> Definition:

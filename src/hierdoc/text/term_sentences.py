@@ -13,6 +13,9 @@ pattern below:
   "A **product** can be a good or service";
 - ``colon``: a line opening with X, then ":" or a dash and the definition;
 - ``indented``: X alone on a line, its definition indented on the next;
+- ``run_in``: a line opening with X, then its text from a capitalised determiner ("Buyer
+  The people or organizations that ..."), as a glossary printed to PDF has it: scored low,
+  enough only in a definitions section (the caller's bonus);
 - ``by_we_mean``: "By X we mean ...", "When we say X, we mean ...";
 - ``named``: the phrase before "(... "X")", "(hereinafter referred to as "X")", ",
   hereafter "X"": the definition is the phrase the name is given to.
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .normalize import normalize_term, number_forms
 
@@ -85,6 +89,8 @@ _SENTENCE_END = re.compile(
     r"|;[ \t]*(?:and|or)?[ \t]*(?=\n)|\n[ \t]*\n|\n[ \t]*(?=#)"
 )
 _LIST_LINE = re.compile(r"[ \t]*(?:[-*•·–][ \t]+|\(?(?:\d{1,3}|[a-zA-Z]|[ivxlc]{1,6})[.)])")
+# emphasis opened inside a word by a converter: "S**tandard Preferred Stock**"
+_MID_WORD_MARKER = re.compile(r"(?<=\w)(?:\*{1,3}|</?(?:b|strong|u|em|i)>)(?=\w)")
 _MARKUP = re.compile(r"</?(?:b|strong|u|em|i)>|\*{1,3}|(?<!\w)_{1,2}|_{1,2}(?!\w)")
 
 
@@ -134,8 +140,12 @@ _WE_MEAN = (
 )
 _WE_MEAN_VERB = r"\s*,?\s*(?i:we\s+(?:mean|are\s+referring\s+to)|this\s+\w+\s+means)\b\s*"
 _AFTER = r"(?P<after>)"
+# a glossary's line "Buyer The people or organizations that ...": the text opens with a
+# capitalised determiner (a second word of a longer term would not)
+_RUN_IN = r"(?=(?:The|A|An|Any|Each|One|All|Those|That|Either)\s)"
 
 
+@lru_cache(maxsize=64)
 def _shapes(term: str) -> list[_Shape]:
     """The shapes, each a pattern around the term's own (see the module)."""
     named = _OPEN + term_pattern(term) + _CLOSE
@@ -151,6 +161,7 @@ def _shapes(term: str) -> list[_Shape]:
         shape("copula", opening + rf"[ \t]+(?={_COPULA})" + _AFTER, 2, keeps_verb=True),
         shape("colon", line + r"[ \t]*(?:[:—–]|\s-\s)[ \t]*" + _AFTER + r"(?=\S)", 1.5),
         shape("indented", line + r"[ \t]*:?[ \t]*\n(?:[ \t]+|:[ \t]+)" + _AFTER + r"(?=\S)", 2),
+        shape("run_in", line + r"[ \t]+" + _AFTER + _RUN_IN, 1, keeps_verb=True),
         shape("by_we_mean", _WE_MEAN + named + _WE_MEAN_VERB + _AFTER, 3),
         shape(
             "named",
@@ -172,6 +183,7 @@ def term_sentences(text: str, term: str) -> list[TermSentence]:
     (equal scores in text order)."""
     if not normalize_term(term):
         return []
+    text = _MID_WORD_MARKER.sub("", text)
     found = []
     for shape in _shapes(term):
         for match in shape.pattern.finditer(text):
