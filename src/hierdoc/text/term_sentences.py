@@ -37,6 +37,10 @@ __all__ = ["TermSentence", "term_pattern", "term_sentences"]
 
 MAX_DEFINITION_CHARS = 600
 MIN_DEFINITION_WORDS = 3
+# how far from the term a shape's match may begin and end ("As used in this Agreement, X
+# means": 80 characters before it; "X, in relation to Y, means": 160 after it)
+_REACH_BEFORE = 130
+_REACH_AFTER = 260
 
 
 @dataclass(frozen=True)
@@ -94,26 +98,16 @@ _MID_WORD_MARKER = re.compile(r"(?<=\w)(?:\*{1,3}|</?(?:b|strong|u|em|i)>)(?=\w)
 _MARKUP = re.compile(r"</?(?:b|strong|u|em|i)>|\*{1,3}|(?<!\w)_{1,2}|_{1,2}(?!\w)")
 
 
-def _word_pattern(word: str) -> str:
-    """One word of a term: any case of its first letter, the rest as asked or in capitals."""
-    first, rest = word[0], word[1:]
-    head = re.escape(first)
-    if first.isalpha():
-        head = f"[{re.escape(first.upper())}{re.escape(first.lower())}]"
-    if not rest:
-        return head
-    tails = dict.fromkeys((rest, rest.lower(), rest.upper()))
-    return head + "(?:" + "|".join(re.escape(t).replace("'", "['’]") for t in tails) + ")"
-
-
 def term_pattern(term: str) -> str:
-    """A regular expression for the term as a text may write it: any case of each word's
-    first letter (or all capitals), hyphens or spaces between words, singular or plural."""
+    """A regular expression for the term as a text may write it: in any case ("Licensee",
+    "licensee", "LICENSEE"), hyphens or spaces between words, singular or plural."""
     bare = re.sub(r"^(?:the|a|an) ", "", normalize_term(term))
-    forms = [bare, *number_forms(bare)]
-    alternatives = [r"[\s\-‐‑–]+".join(_word_pattern(w) for w in f.split()) for f in forms if f]
-    alternatives.sort(key=len, reverse=True)
-    return r"(?P<term>(?<![\w-])(?:" + "|".join(alternatives) + r")(?![\w-]))"
+    forms = sorted({bare, *number_forms(bare)} - {""}, key=len, reverse=True)
+    alternatives = [
+        r"[\s\-‐‑–]+".join(re.escape(w).replace("'", "['’]") for w in form.split())
+        for form in forms
+    ]
+    return r"(?P<term>(?<![\w-])(?i:" + "|".join(alternatives) + r")(?![\w-]))"
 
 
 @dataclass(frozen=True)
@@ -133,7 +127,9 @@ _PAREN_LEAD = (
     r"[^\"“‘'()]{0,30}?)?"
 )
 _AS = r"(?i:(?:referred\s+to|called|known|defined)\s+as\s+)?(?i:the\s+|a\s+|an\s+)?"
-_BEFORE = r"(?P<before>[^()\n.;:]{3,300}?)"
+# the phrase a name is given to: back to the clause's start, at most 300 characters
+_CLAUSE_START = re.compile(r"[()\n.;:]")
+MAX_NAMED_CHARS = 300
 _WE_MEAN = (
     r"(?i:\bby|\bwhen\s+we\s+(?:say|use|refer\s+to))\s+"
     r"(?:(?i:the\s+(?:term|word|expression))\s+)?"
@@ -165,13 +161,13 @@ def _shapes(term: str) -> list[_Shape]:
         shape("by_we_mean", _WE_MEAN + named + _WE_MEAN_VERB + _AFTER, 3),
         shape(
             "named",
-            _BEFORE + r"\s*" + _PAREN_LEAD + _AS + named + r"\s*\)" + _AFTER,
+            r"\s*" + _PAREN_LEAD + _AS + named + r"\s*\)" + _AFTER,
             2,
             before=True,
         ),
         shape(
             "named",
-            _BEFORE + r",\s*" + _HEREINAFTER + r"\s+" + _AS + named + _AFTER,
+            r",\s*" + _HEREINAFTER + r"\s+" + _AS + named + _AFTER,
             2,
             before=True,
         ),
@@ -184,14 +180,35 @@ def term_sentences(text: str, term: str) -> list[TermSentence]:
     if not normalize_term(term):
         return []
     text = _MID_WORD_MARKER.sub("", text)
+    shapes = _shapes(term)
     found = []
-    for shape in _shapes(term):
-        for match in shape.pattern.finditer(text):
-            sentence = _read(text, match, shape)
-            if sentence is not None:
-                found.append(sentence)
+    for low, high in _windows(text, _term_regex(term)):
+        for shape in shapes:
+            for match in shape.pattern.finditer(text, low, high):
+                sentence = _read(text, match, shape)
+                if sentence is not None:
+                    found.append(sentence)
     found.sort(key=lambda s: (-s.score, s.start))
     return _distinct(found)
+
+
+def _windows(text: str, term: re.Pattern[str]) -> list[tuple[int, int]]:
+    """The stretches of ``text`` around the term's occurrences where a shape can match
+    (what it allows before the term and after it), overlapping ones merged: the shapes
+    are tried there only, not at every offset of the text."""
+    merged: list[tuple[int, int]] = []
+    for match in term.finditer(text):
+        low, high = max(0, match.start() - _REACH_BEFORE), match.end() + _REACH_AFTER
+        if merged and low <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(high, merged[-1][1]))
+        else:
+            merged.append((low, high))
+    return merged
+
+
+@lru_cache(maxsize=64)
+def _term_regex(term: str) -> re.Pattern[str]:
+    return re.compile(term_pattern(term))
 
 
 def _distinct(found: list[TermSentence]) -> list[TermSentence]:
@@ -207,7 +224,7 @@ def _read(text: str, match: re.Match[str], shape: _Shape) -> TermSentence | None
     if shape.before:
         if not marked:
             return None
-        definition = _clean(match.group("before"))
+        definition = _clean(_phrase_before(text, match.start()))
     else:
         definition = _clean(_extent(text, match.end("after")))
     if len(definition.split()) < MIN_DEFINITION_WORDS:
@@ -217,6 +234,13 @@ def _read(text: str, match: re.Match[str], shape: _Shape) -> TermSentence | None
         return None
     term = _clean(match.group("term"))
     return TermSentence(term, definition, match.start("term"), match.end(), shape.name, score)
+
+
+def _phrase_before(text: str, end: int) -> str:
+    """The clause ending at ``end``, read backwards to a stop, a parenthesis or a line break."""
+    low = max(0, end - MAX_NAMED_CHARS)
+    stops = [m.end() for m in _CLAUSE_START.finditer(text, low, end)]
+    return text[stops[-1] if stops else low : end]
 
 
 def _is_marked(opening: str | None, closing: str | None) -> bool:
