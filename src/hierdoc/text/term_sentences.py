@@ -257,6 +257,10 @@ def _extent(text: str, start: int) -> str:
     """The definition from ``start`` to its sentence's end; a text ending in ":" goes on
     through the list after it."""
     limit = min(len(text), start + MAX_DEFINITION_CHARS)
+    line_end = text.find("\n", start, limit)
+    listed = line_end >= 0 and not text[start:line_end].strip()
+    if listed and text[:start].rstrip().endswith(":"):  # '"Systems" means:' and its items
+        return text[start : _list_end(text, start, limit)]
     end = _SENTENCE_END.search(text, start, limit)
     stop = end.end() if end else limit
     if text[start:stop].rstrip().endswith(":"):
