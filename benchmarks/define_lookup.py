@@ -79,6 +79,8 @@ def timed_define(index: Index, term: str, source: str):
 
 def gold_terms(doc: LabelledDocument, index: Index, source: str, tally: Tally) -> None:
     for gold in doc.definitions or ():
+        if not term_key(gold.term):
+            continue
         found, seconds = timed_define(index, gold.term, source)
         looked_up = any(d.style == LOOKED_UP for d in found)
         (tally.lookup_seconds if looked_up or not found else tally.stored_seconds).append(seconds)
@@ -101,7 +103,7 @@ def negative_terms(
         ranked = [t for t, _ in counter.most_common() if term_key(t) not in golds]
         chosen += ranked[:per_kind]
     chosen += [t for t in others if term_key(t) not in golds][:per_kind]
-    return list(dict.fromkeys(chosen))
+    return [t for t in dict.fromkeys(chosen) if term_key(t)]
 
 
 def false_answers(

@@ -122,14 +122,17 @@ class _Shape:
 
 
 _HEREINAFTER = r"(?i:hereinafter|hereafter)"
-_PAREN_LEAD = (
-    r"\(\s*(?i:(?:hereinafter|hereafter|herein|together|collectively|individually|each|jointly)"
-    r"[^\"“‘'()]{0,30}?)?"
-)
+# what a parenthesis may say before the name: "(hereinafter ", "(collectively, ",
+# "(Crowdsignal's ", "(as provided for in the Series Agreement, the "
+_PAREN_LEAD = r"\((?:[^\"“”()\n]{0,60}?[\s,])??\s*"
 _AS = r"(?i:(?:referred\s+to|called|known|defined)\s+as\s+)?(?i:the\s+|a\s+|an\s+)?"
-# the phrase a name is given to: back to the clause's start, at most 300 characters
-_CLAUSE_START = re.compile(r"[()\n.;:]")
+# the phrase a name is given to: back to the clause's start, at most 300 characters; one
+# longer than 15 words from its last "and the" / "or any" (not "trade or service marks")
 MAX_NAMED_CHARS = 300
+MAX_NAMED_WORDS = 15
+_COORDINATION = re.compile(
+    r"\s(?:and|or)\s(?=(?:the|a|an|all|any|each|such|its|their|our|your|other)\s)"
+)
 _WE_MEAN = (
     r"(?i:\bby|\bwhen\s+we\s+(?:say|use|refer\s+to))\s+"
     r"(?:(?i:the\s+(?:term|word|expression))\s+)?"
@@ -237,10 +240,25 @@ def _read(text: str, match: re.Match[str], shape: _Shape) -> TermSentence | None
 
 
 def _phrase_before(text: str, end: int) -> str:
-    """The clause ending at ``end``, read backwards to a stop, a parenthesis or a line break."""
-    low = max(0, end - MAX_NAMED_CHARS)
-    stops = [m.end() for m in _CLAUSE_START.finditer(text, low, end)]
-    return text[stops[-1] if stops else low : end]
+    """The clause ending at ``end``, read backwards to a stop, a line break or the
+    parenthesis it is in (a whole parenthesis inside it is kept: "All contributors
+    (including committers) and other participants"); a long one from its last "and"/"or"
+    ("... of Crowdsignal and the parties described in the next sentence")."""
+    low, depth, start = max(0, end - MAX_NAMED_CHARS), 0, end
+    while start > low:
+        char = text[start - 1]
+        depth += (char == ")") - (char == "(")
+        if depth < 0 or (depth == 0 and char in ".;:\n"):
+            break
+        start -= 1
+    phrase = text[start:end]
+    words = phrase.split()
+    if len(words) > MAX_NAMED_WORDS:
+        cuts = [
+            m.end() for m in _COORDINATION.finditer(phrase) if len(phrase[m.end() :].split()) >= 3
+        ]
+        phrase = phrase[cuts[-1] :] if cuts else phrase
+    return phrase
 
 
 def _is_marked(opening: str | None, closing: str | None) -> bool:
