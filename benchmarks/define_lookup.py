@@ -65,6 +65,8 @@ class Tally:
     examples: dict[str, list[str]] = field(default_factory=dict)
     stored_seconds: list[float] = field(default_factory=list)
     lookup_seconds: list[float] = field(default_factory=list)
+    largest_index: int = 0
+    """Chunks of the largest index the lookups ran on."""
 
     def add(self, kind: str, example: str) -> None:
         self.counts[kind] += 1
@@ -127,6 +129,7 @@ def measure(documents: Sequence[LabelledDocument], folder: Path, per_kind: int) 
             for doc in members:
                 index.ingest([doc.document])
             sources = sources_by_path(index)
+            tally.largest_index = max(tally.largest_index, index.store.stats().chunks)
             for doc in members:
                 source = sources.get(doc.document.resolve())
                 if source is None or not doc.definitions:
@@ -163,7 +166,8 @@ def report(tally: Tally, examples: int) -> str:
         f"define ms: stored p50 {1000 * stored_p50:.2f} p95 "
         f"{1000 * percentile(tally.stored_seconds, 0.95):.2f}; with the lookup p50 "
         f"{1000 * lookup_p50:.2f} p95 {1000 * percentile(tally.lookup_seconds, 0.95):.2f} "
-        f"(p50 ratio {lookup_p50 / max(stored_p50, 1e-9):.1f}x)"
+        f"(p50 ratio {lookup_p50 / max(stored_p50, 1e-9):.1f}x; largest index "
+        f"{tally.largest_index:,} chunks)"
     )
     for kind in sorted(tally.examples) if examples else ():
         lines.append(f"-- {kind}")

@@ -96,6 +96,11 @@ def test_a_shape_gives_the_term_and_its_definition(
         ("term", "The Term of this Agreement means nothing here."),  # "term" is the lead word
         ("Agreement", "Either party may end this Agreement on notice."),
         ("doxing", "Doxing is prohibited."),
+        ("This", "Intro. This is the appropriate response when the server refuses it."),
+        ("Note", "Note: previous versions of this specification recommended five."),
+        ("Expires", "Expires: Thu, 01 Dec 1994 16:00:00 GMT"),
+        ("user agent", "A user agent\ninclude this field with requests."),
+        ("stored response", "A stored response is one of the following:\n- fresh; or\n- stale."),
     ],
 )
 def test_text_that_only_uses_the_term_defines_nothing(term: str, text: str) -> None:

@@ -77,10 +77,19 @@ _MEANS_VERB = (
     r"(?:is|are)\s+used\s+to\s+(?:mean|refer\s+to|describe|denote)|"
     r"(?:is|are)\s+(?:understood|taken)\s+to\s+mean)\b"
 )
-_KEPT_VERB = r"(?:(?:shall\s+)?(?:includes?|include)|(?:has|have|shall\s+have)\s+the\s+meaning)\b"
+# "includes", not "include": "the user agent SHOULD include this field" uses the term
+_KEPT_VERB = r"(?:includes|(?:has|have|shall\s+have)\s+the\s+meaning)\b"
 _COPULA = (
     r"(?:is|are|can\s+be|may\s+be)\s+"
     r"(?=(?:a|an|any|the|one|those|that|all|each|every|either)\b)"
+)
+_LINE_SHAPES = frozenset({"colon", "run_in"})
+# a copula that leads on to what follows: "X is one of the following:"
+_LEADS_ON = re.compile(r"^\S+\s+one\s+of\s+the\s+following|:$", re.IGNORECASE)
+#: Words a text opens sentences or notes with, never a term to look up ("This is ...").
+NOT_TERMS = frozenset(
+    {"this", "that", "these", "those", "it", "they", "we", "you", "he", "she", "i", "our"}
+    | {"your", "their", "its", "note", "notes", "example", "examples"}
 )
 _MODAL = re.compile(
     r"\b(?:shall|will|must|may|agrees?|acknowledges?|warrants?|represents?|hereby|"
@@ -180,7 +189,7 @@ def _shapes(term: str) -> list[_Shape]:
 def term_sentences(text: str, term: str) -> list[TermSentence]:
     """Every place ``text`` defines ``term`` in one of the module's shapes, best first
     (equal scores in text order)."""
-    if not normalize_term(term):
+    if normalize_term(term) in NOT_TERMS or not normalize_term(term):
         return []
     text = _MID_WORD_MARKER.sub("", text)
     shapes = _shapes(term)
@@ -233,7 +242,9 @@ def _read(text: str, match: re.Match[str], shape: _Shape) -> TermSentence | None
     if len(definition.split()) < MIN_DEFINITION_WORDS:
         return None
     score = shape.weight + (1 if marked else 0)
-    if shape.name == "colon" and _reads_as_clause(definition):
+    if shape.name in _LINE_SHAPES and not _reads_as_line_definition(definition):
+        return None
+    if shape.name == "copula" and _LEADS_ON.search(definition):
         return None
     term = _clean(match.group("term"))
     return TermSentence(term, definition, match.start("term"), match.end(), shape.name, score)
@@ -265,10 +276,13 @@ def _is_marked(opening: str | None, closing: str | None) -> bool:
     return bool((opening or "").strip()) and bool((closing or "").strip())
 
 
-def _reads_as_clause(definition: str) -> bool:
-    """A colon's text with a verb in its first words: a run-in heading's clause
-    ("Payment: Customer shall pay ..."), not what the term names."""
-    return bool(_MODAL.search(" ".join(definition.split()[:3])))
+def _reads_as_line_definition(definition: str) -> bool:
+    """A line's text after the term that reads as what it names: words ("Expires: Thu, 01
+    Dec 1994 16:00:00 GMT" is a value), and no verb in its first words (a run-in
+    heading's clause: "Payment: Customer shall pay ...")."""
+    opening = definition.split()[:5]
+    words = [w for w in opening if re.fullmatch(r"[a-z]{2,}[,;]?", w)]
+    return len(words) >= 2 and not _MODAL.search(" ".join(opening[:3]))
 
 
 def _extent(text: str, start: int) -> str:
