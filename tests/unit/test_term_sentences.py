@@ -3,11 +3,18 @@ answering from them when no definition is stored."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from hierdoc import Index, Settings
+from hierdoc.cli import commands
+from hierdoc.cli.state import State
+from hierdoc.models import LOOKED_UP
 from hierdoc.text.term_sentences import term_sentences
+from hierdoc.tools.logic import run_define
+from tests.hash_embedder import HashEmbedder
 
 
 def best(text: str, term: str) -> tuple[str, str, str] | None:
@@ -122,26 +129,40 @@ def test_a_marked_term_outscores_the_same_shape_unmarked() -> None:
     assert marked[0].score > plain[0].score
 
 
-def test_define_answers_from_the_terms_sentence_when_nothing_is_stored(tmp_path: Path) -> None:
+POLICY = (
+    "# Community Policy\n\n## 1. Definitions\n\n"
+    '"Member" means a person with an account.\n\n'
+    "## 2. Conduct\n\nMembers may not publish private information about others"
+    ' ("doxing"). Content, in relation to a post, means its text and images. The'
+    " Member is responsible for the posts of the account.\n"
+)
+
+
+class HashState(State):
+    """The CLI's state, reading the index with the hash embedder."""
+
+    def open_reader(self) -> Index:
+        return Index.open(self.index_option, Settings(), embedder=HashEmbedder(), mode="r")
+
+
+@pytest.fixture(scope="module")
+def policy_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("lookup")
+    docs = folder / "docs"
+    docs.mkdir()
+    (docs / "policy.md").write_text(POLICY, encoding="utf-8")
+    (docs / "other.md").write_text("# Other\n\n## 1. Scope\n\nContent is welcome here.\n")
+    with Index.open(folder / "index", Settings(), embedder=HashEmbedder()) as index:  # type: ignore[arg-type]
+        index.ingest([docs])
+    return folder / "index"
+
+
+def test_define_answers_from_the_terms_sentence_when_nothing_is_stored(
+    policy_index: Path,
+) -> None:
     """Index.define on a real index: a stored definition first; a term only a sentence
     defines answered from it, style "sentence", with its citation; a term only used, not."""
-    from hierdoc import Index
-    from hierdoc.config import Settings
-    from tests.hash_embedder import HashEmbedder
-
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "policy.md").write_text(
-        "# Community Policy\n\n## 1. Definitions\n\n"
-        '"Member" means a person with an account.\n\n'
-        "## 2. Conduct\n\nMembers may not publish private information about others"
-        ' ("doxing"). Content, in relation to a post, means its text and images. The'
-        " Member is responsible for the posts of the account.\n",
-        encoding="utf-8",
-    )
-    (docs / "other.md").write_text("# Other\n\n## 1. Scope\n\nContent is welcome here.\n")
-    with Index.open(tmp_path / "index", Settings(), embedder=HashEmbedder()) as index:  # type: ignore[arg-type]
-        index.ingest([docs])
+    with Index.open(policy_index, Settings(), embedder=HashEmbedder(), mode="r") as index:  # type: ignore[arg-type]
         stored = index.define("member").definitions
         content = index.define("contents").definitions
         doxing = index.define("doxing", source="policy.md").definitions
@@ -149,10 +170,26 @@ def test_define_answers_from_the_terms_sentence_when_nothing_is_stored(tmp_path:
         used_only = index.define("posts").definitions
     assert [(d.definition, d.style) for d in stored] == [("a person with an account", "means")]
     assert [(d.term, d.definition, d.style, d.section_id) for d in content] == [
-        ("Content", "its text and images", "sentence", "section-2")
+        ("Content", "its text and images", LOOKED_UP, "section-2")
     ]
     assert content[0].chunk_id and content[0].source.endswith("policy.md")
     assert [(d.definition, d.style) for d in doxing] == [
-        ("Members may not publish private information about others", "sentence")
+        ("Members may not publish private information about others", LOOKED_UP)
     ]
     assert elsewhere == [] and used_only == []
+
+
+def test_cli_and_agent_tool_say_the_definition_was_found_from_its_sentence(
+    policy_index: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    commands.define.main(["content"], obj=HashState(str(policy_index)), standalone_mode=False)
+    printed = capsys.readouterr().out
+    assert "[section-2]  (from its sentence)" in printed and "its text and images" in printed
+    commands.define.main(
+        ["content", "--json"], obj=HashState(str(policy_index)), standalone_mode=False
+    )
+    assert json.loads(capsys.readouterr().out)["definitions"][0]["style"] == LOOKED_UP
+    with Index.open(policy_index, Settings(), embedder=HashEmbedder(), mode="r") as index:  # type: ignore[arg-type]
+        told = run_define(index, "content")
+    assert told.structured["definitions"][0]["style"] == LOOKED_UP
+    assert "[section-2], from its sentence): its text and images" in told.text
