@@ -123,6 +123,24 @@ def test_a_definition_runs_to_its_sentence_end_or_through_its_list() -> None:
     assert best(text, "systems")[1] == "(a) the servers; and (b) the networks"
 
 
+def test_a_named_phrase_is_the_clause_before_the_name() -> None:
+    nested = (
+        "All contributors (including committers and maintainers) and other participants"
+        ' in the Project (collectively, "Collaborators") follow it.'
+    )
+    possessive = (
+        "in no event shall the maximum liability of the owners and creators of Crowdsignal"
+        ' and the parties described in the next sentence (Crowdsignal\'s "Related Parties")'
+    )
+    labelled = '(1) There is established an Advisory Committee on Trade (the "Committee").'
+    assert best(nested, "collaborators")[1] == (
+        "All contributors (including committers and maintainers) and other participants"
+        " in the Project"
+    )
+    assert best(possessive, "related parties")[1] == "the parties described in the next sentence"
+    assert best(labelled, "committee")[1] == "There is established an Advisory Committee on Trade"
+
+
 def test_a_marked_term_outscores_the_same_shape_unmarked() -> None:
     marked = term_sentences('"Customer Data" means data the Customer uploads.', "customer data")
     plain = term_sentences("Customer Data means data the Customer uploads.", "customer data")

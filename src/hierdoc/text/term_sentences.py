@@ -86,10 +86,12 @@ _COPULA = (
 _LINE_SHAPES = frozenset({"colon", "run_in"})
 # a copula that leads on to what follows: "X is one of the following:"
 _LEADS_ON = re.compile(r"^\S+\s+one\s+of\s+the\s+following|:$", re.IGNORECASE)
-#: Words a text opens sentences or notes with, never a term to look up ("This is ...").
+#: Words a text opens sentences, notes or questions with, never a term to look up ("This
+#: is ...", "What is ...?").
 NOT_TERMS = frozenset(
     {"this", "that", "these", "those", "it", "they", "we", "you", "he", "she", "i", "our"}
     | {"your", "their", "its", "note", "notes", "example", "examples"}
+    | {"what", "which", "who", "whom", "how", "where", "when", "why"}
 )
 _MODAL = re.compile(
     r"\b(?:shall|will|must|may|agrees?|acknowledges?|warrants?|represents?|hereby|"
@@ -135,10 +137,12 @@ _HEREINAFTER = r"(?i:hereinafter|hereafter)"
 # "(Crowdsignal's ", "(as provided for in the Series Agreement, the "
 _PAREN_LEAD = r"\((?:[^\"“”()\n]{0,60}?[\s,])??\s*"
 _AS = r"(?i:(?:referred\s+to|called|known|defined)\s+as\s+)?(?i:the\s+|a\s+|an\s+)?"
-# the phrase a name is given to: back to the clause's start, at most 300 characters; one
-# longer than 15 words from its last "and the" / "or any" (not "trade or service marks")
+# the phrase a name is given to: back to the clause's start, at most 300 characters, without
+# its item's label "(b)"; one longer than 15 words from its last "and the" / "or any" (not
+# "trade or service marks"), else its last 15 words
 MAX_NAMED_CHARS = 300
 MAX_NAMED_WORDS = 15
+_ENUMERATOR = re.compile(r"^\s*\(\w{1,4}\)\s*")
 _COORDINATION = re.compile(
     r"\s(?:and|or)\s(?=(?:the|a|an|all|any|each|such|its|their|our|your|other)\s)"
 )
@@ -262,14 +266,23 @@ def _phrase_before(text: str, end: int) -> str:
         if depth < 0 or (depth == 0 and char in ".;:\n"):
             break
         start -= 1
-    phrase = text[start:end]
-    words = phrase.split()
-    if len(words) > MAX_NAMED_WORDS:
+    phrase = _ENUMERATOR.sub("", text[start:end])
+    if len(phrase.split()) > MAX_NAMED_WORDS:
         cuts = [
             m.end() for m in _COORDINATION.finditer(phrase) if len(phrase[m.end() :].split()) >= 3
         ]
-        phrase = phrase[cuts[-1] :] if cuts else phrase
+        phrase = phrase[cuts[-1] :] if cuts else _after_unopened(phrase.split()[-MAX_NAMED_WORDS:])
     return phrase
+
+
+def _after_unopened(words: list[str]) -> str:
+    """The words after the last ")" whose "(" was cut off."""
+    depth, start = 0, 0
+    for number, word in enumerate(words):
+        depth += word.count("(") - word.count(")")
+        if depth < 0:
+            depth, start = 0, number + 1
+    return " ".join(words[start:])
 
 
 def _is_marked(opening: str | None, closing: str | None) -> bool:
