@@ -71,6 +71,11 @@ def best(text: str, term: str) -> tuple[str, str, str] | None:
             ("users", "anyone who visits the site", "by_we_mean"),
         ),
         (
+            "safe",
+            'Request methods are considered "safe" if their semantics are read-only.',
+            ("safe", "if their semantics are read-only", "called"),
+        ),
+        (
             "doxing",
             'Members may not publish private information about others ("doxing").',
             ("doxing", "Members may not publish private information about others", "named"),
@@ -103,6 +108,7 @@ def test_a_shape_gives_the_term_and_its_definition(
         ("term", "The Term of this Agreement means nothing here."),  # "term" is the lead word
         ("Agreement", "Either party may end this Agreement on notice."),
         ("doxing", "Doxing is prohibited."),
+        ("safe", "A method is considered safe if it changes nothing."),
         ("This", "Intro. This is the appropriate response when the server refuses it."),
         ("Note", "Note: previous versions of this specification recommended five."),
         ("Expires", "Expires: Thu, 01 Dec 1994 16:00:00 GMT"),

@@ -17,6 +17,8 @@ pattern below:
   The people or organizations that ..."), as a glossary printed to PDF has it: scored low,
   enough only in a definitions section (the caller's bonus);
 - ``by_we_mean``: "By X we mean ...", "When we say X, we mean ...";
+- ``called``: 'Request methods are considered "safe" if ...': a quoted term after "is
+  considered / said to be / called", defined by the condition after it;
 - ``named``: the phrase before "(... "X")", "(hereinafter referred to as "X")", ",
   hereafter "X"": the definition is the phrase the name is given to.
 
@@ -130,6 +132,9 @@ class _Shape:
     """The definition is read from the verb on ("includes ...", "is a ...")."""
     before: bool = False
     """The definition is the phrase before the term ("named")."""
+    marked_only: bool = False
+    """Only a quoted or emphasised term: plain, the words are ordinary use ("considered
+    safe")."""
 
 
 _HEREINAFTER = r"(?i:hereinafter|hereafter)"
@@ -152,6 +157,12 @@ _WE_MEAN = (
 )
 _WE_MEAN_VERB = r"\s*,?\s*(?i:we\s+(?:mean|are\s+referring\s+to)|this\s+\w+\s+means)\b\s*"
 _AFTER = r"(?P<after>)"
+# 'Request methods are considered "safe" if ...': the term after the verb, then its condition
+_CALLED = (
+    r"\b(?:is|are)\s+(?:considered|said\s+to\s+be|called|termed|deemed)\s+(?:to\s+be\s+)?"
+    r"(?:(?:a|an|the)\s+)?"
+)
+_CONDITION = r"(?=(?:if|when|where|once|whenever)\b)"
 # a glossary's line "Buyer The people or organizations that ...": the text opens with a
 # capitalised determiner (a second word of a longer term would not)
 _RUN_IN = r"(?=(?:The|A|An|Any|Each|One|All|Those|That|Either)\s)"
@@ -175,6 +186,7 @@ def _shapes(term: str) -> list[_Shape]:
         shape("indented", line + r"[ \t]*:?[ \t]*\n(?:[ \t]+|:[ \t]+)" + _AFTER + r"(?=\S)", 2),
         shape("run_in", line + r"[ \t]+" + _AFTER + _RUN_IN, 1, keeps_verb=True),
         shape("by_we_mean", _WE_MEAN + named + _WE_MEAN_VERB + _AFTER, 3),
+        shape("called", _CALLED + named + r"\s*,?\s*" + _AFTER + _CONDITION, 2, marked_only=True),
         shape(
             "named",
             r"\s*" + _PAREN_LEAD + _AS + named + r"\s*\)" + _AFTER,
@@ -237,9 +249,9 @@ def _distinct(found: list[TermSentence]) -> list[TermSentence]:
 
 def _read(text: str, match: re.Match[str], shape: _Shape) -> TermSentence | None:
     marked = _is_marked(match.group("open"), match.group("close"))
+    if (shape.before or shape.marked_only) and not marked:
+        return None
     if shape.before:
-        if not marked:
-            return None
         definition = _clean(_phrase_before(text, match.start()))
     else:
         definition = _clean(_extent(text, match.end("after")))
