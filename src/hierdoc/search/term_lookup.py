@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from ..models import LOOKED_UP, Definition, SearchFilter, StoredChunk
 from ..store.base import Capability, Store
-from ..text.analyze import analyze, analyze_pairs, analyze_words
+from ..text.analyze import analyze, analyze_words
 from ..text.normalize import normalize_term, number_forms
 from ..text.term_sentences import TermSentence, term_sentences
 
@@ -70,7 +70,7 @@ def candidate_chunks(store: Store, term: str, filt: SearchFilter | None) -> list
     ids: list[str] = []
     for form in [key, *number_forms(key)]:
         ids += [hit.chunk_id for hit in store.phrase_search(analyze_words(form), CANDIDATES, filt)]
-    terms = analyze(key) + analyze_pairs(key)
+    terms = analyze(key)
     if terms:
         hits = store.keyword_search(terms * 2 + _DEFINING_WORDS, CANDIDATES, filt)
         ids += [hit.chunk_id for hit in hits]
