@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from ..models import SearchFilter
+from ..text.names import name_words_of
 from .glossary import Glossary
 from .names import DocumentNames
 from .plan import Analyser, QueryPlan
@@ -65,11 +66,14 @@ class NamedDocuments:
             policy = plan.policy
             weight = policy.written_name_weight if naming.written else policy.name_weight
             note = f"ranked {_names(naming.sources)} higher: named in the query ({naming.how})"
+            within = self._without_names(plan.text, rest, naming.sources)
+            inside = f" as {within!r}" if within else ""
             return plan.decided(
                 self.name,
-                f"{named}: ranked within them too, weight {weight:g}",
+                f"{named}: ranked within them too{inside}, weight {weight:g}",
                 named=naming.sources,
                 named_weight=weight,
+                within_text=within,
                 notes=(*plan.notes, note),
                 parsed=own,
             )
@@ -87,6 +91,21 @@ class NamedDocuments:
             notes=(*plan.notes, note),
             parsed=own,
         )
+
+
+    def _without_names(self, text: str, rest: str, sources: tuple[str, ...]) -> str:
+        """``rest`` (``text`` without the names written in it) without the words of the
+        named documents' names either ("Hyperledger", "Fabric" of "Hyperledger Fabric
+        Technical Charter"): what the query asks of those documents; "" when that is
+        ``text`` itself or nothing is left to search."""
+        within = " ".join(w for w in rest.split() if not self._names_word(w, sources))
+        if not has_words(within):
+            within = rest if has_words(rest) else ""
+        return "" if within == text else within
+
+    def _names_word(self, word: str, sources: tuple[str, ...]) -> bool:
+        words = name_words_of(word)
+        return bool(words) and bool(self.names.holding_every(words) & set(sources))
 
 
 @dataclass(frozen=True)
