@@ -20,7 +20,7 @@ from ..text.names import name_words_of
 from .glossary import Glossary
 from .names import DocumentNames
 from .plan import Analyser, QueryPlan
-from .syntax import Reading, has_words, parse_query
+from .syntax import ParsedQuery, Reading, has_words, parse_query
 
 
 def _names(sources: tuple[str, ...]) -> str:
@@ -53,9 +53,10 @@ class NamedDocuments:
         long_forms = (lambda: glossary.long_forms_in(text)) if glossary is not None else None
         naming = self.names.named(text, scope, plan.policy, read, long_forms)
         if naming is None:
-            return plan.decided(self.name, "names no document", parsed=read.get(plan.text))
+            parsed = self._code_only(read(plan.text))
+            return plan.decided(self.name, "names no document", parsed=parsed)
         rest = naming.rest(plan.text)
-        own = read(rest)
+        own = self._code_only(read(rest))
         text = rest if has_words(rest) or own.cites else plan.text
         named = f"names {_names(naming.sources)} ({naming.how})"
         kept = f"; searches {text!r}" if text != plan.text else ""
@@ -93,6 +94,19 @@ class NamedDocuments:
         )
 
 
+    def _code_only(self, parsed: ParsedQuery | None) -> ParsedQuery | None:
+        """``parsed`` without the identifiers that are a document's name as one word
+        ("GoodData" of ``gooddata-lcm-eula.docx``, "OpenStack"): a name, not code, which
+        every chunk of the document repeats and its preamble most."""
+        if parsed is None or not parsed.identifiers:
+            return parsed
+        kept = tuple(i for i in parsed.identifiers if not self._a_name(i))
+        return parsed if kept == parsed.identifiers else replace(parsed, identifiers=kept)
+
+    def _a_name(self, identifier: str) -> bool:
+        words = name_words_of(identifier.lower())
+        return len(words) == 1 and bool(self.names.holding_every(words))
+
     def _without_names(self, text: str, rest: str, sources: tuple[str, ...]) -> str:
         """``rest`` (``text`` without the names written in it) without the words of the
         named documents' names either ("Hyperledger", "Fabric" of "Hyperledger Fabric
@@ -104,8 +118,12 @@ class NamedDocuments:
         return "" if within == text else within
 
     def _names_word(self, word: str, sources: tuple[str, ...]) -> bool:
-        words = name_words_of(word)
-        return bool(words) and bool(self.names.holding_every(words) & set(sources))
+        """``word`` is a word of the name of one of ``sources``, as written or lower-cased
+        ("GoodData" of "GOODDATA LCM END USER LICENSE AGREEMENT")."""
+        for words in (name_words_of(word), name_words_of(word.lower())):
+            if words and self.names.holding_every(words) & set(sources):
+                return True
+        return False
 
 
 @dataclass(frozen=True)
