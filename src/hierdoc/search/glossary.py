@@ -4,10 +4,11 @@ Built from what the extract stage stored, never from a hand-written list. It
 expands "EACA" to "Eligible Automatic Contribution Arrangement" and back, finds
 the defined terms a query names, and points at the chunks that define them, but
 only where that is specific: a defining chunk joins the exact modality when the
-query asks about that term ("what is X", "define X", "X means", or the query is
-the term) or the term is rare (defined in few documents), and never for a generic
-term that many documents define ("Agreement", "Party"), which would pull every
-contract into the results.
+query asks what a term means ("what is X", "define X", "X means", or the query is
+the term; not "what is the company's maximum liability", which asks about a
+liability) and the term is that one or rare (defined in few documents), and never
+for a generic term that many documents define ("Agreement", "Party"), which would
+pull every contract into the results.
 
 An index is not read whole for this: :meth:`Glossary.from_store` gives a
 :class:`KeyedGlossary`, which looks up, for each query, the entries it could name (its
