@@ -93,7 +93,6 @@ class NamedDocuments:
             parsed=own,
         )
 
-
     def _code_only(self, parsed: ParsedQuery | None) -> ParsedQuery | None:
         """``parsed`` without the identifiers that are a document's name as one word
         ("GoodData" of ``gooddata-lcm-eula.docx``, "OpenStack"): a name, not code, which
