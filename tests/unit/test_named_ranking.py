@@ -112,3 +112,9 @@ def test_the_named_document_s_ranking_leaves_its_name_out(index: Index) -> None:
     assert named.startswith("'how can the charter be amended?' within")
     first = response.results[0]
     assert first.source.endswith("charter.md") and first.section_id == "section-2"
+
+
+def test_a_name_word_in_lower_case_is_the_query_s_own(names: DocumentNames) -> None:
+    plan = _named(names, "which license must contributions to hyperledger Fabric use?")
+    assert plan.named == (CHARTER,)
+    assert plan.within_text == "which license must contributions to hyperledger use?"

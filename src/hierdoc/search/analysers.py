@@ -117,8 +117,12 @@ class NamedDocuments:
         return "" if within == text else within
 
     def _names_word(self, word: str, sources: tuple[str, ...]) -> bool:
-        """``word`` is a word of the name of one of ``sources``, as written or lower-cased
-        ("GoodData" of "GOODDATA LCM END USER LICENSE AGREEMENT")."""
+        """``word`` is written as a name (with a capital) and is a word of the name of one of
+        ``sources``, as written or lower-cased ("GoodData" of "GOODDATA LCM END USER LICENSE
+        AGREEMENT"); a word in lower case is the query's own ("conduct" in "who investigates
+        code of conduct reports at NumFOCUS?")."""
+        if word == word.lower():
+            return False
         for words in (name_words_of(word), name_words_of(word.lower())):
             if words and self.names.holding_every(words) & set(sources):
                 return True
