@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
@@ -329,9 +328,9 @@ class MemoryStore:
             return []
         average = sum(map(len, indexed.values())) / len(indexed)
         scores: dict[str, float] = {}
-        for term, times in Counter(terms).items():
+        for term in dict.fromkeys(terms):
             having = sum(term in d for d in indexed.values())
-            idf = times * math.log(1 + (len(indexed) - having + 0.5) / (having + 0.5))
+            idf = math.log(1 + (len(indexed) - having + 0.5) / (having + 0.5))
             for chunk_id, document in indexed.items():
                 tf = document.count(term)
                 if tf:

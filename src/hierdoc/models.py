@@ -238,6 +238,9 @@ class Extraction:
     references: list[CrossRef] = field(default_factory=list)
     chunk_terms: list[tuple[str, str]] = field(default_factory=list)
     """(chunk id, normalised term) for each defined term a chunk uses."""
+    problems: dict[str, str] = field(default_factory=dict)
+    """Part ("definitions", "acronyms", "cross-references") -> why it could not be
+    extracted ("IndexError: list index out of range"); the document is indexed without it."""
 
 
 @dataclass(frozen=True)
@@ -405,6 +408,8 @@ class IngestReport:
     unchanged: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     problems: list[FileProblem] = field(default_factory=list)
+    warnings: list[FileProblem] = field(default_factory=list)
+    """Documents indexed with a part missing: what their extraction could not give."""
     chunks_written: int = 0
     texts_embedded: int = 0
     """Windows (texts) sent to the embedder in this run; re-used chunks add none."""
@@ -423,6 +428,7 @@ class IngestReport:
             "unchanged": self.unchanged,
             "removed": self.removed,
             "problems": [{"source": p.source, "reason": p.reason} for p in self.problems],
+            "warnings": [{"source": w.source, "reason": w.reason} for w in self.warnings],
             "chunks_written": self.chunks_written,
             "texts_embedded": self.texts_embedded,
             "chunks_reused": self.chunks_reused,

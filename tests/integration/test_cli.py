@@ -102,3 +102,17 @@ def test_config_errors_name_the_field(tmp_path, capsys) -> None:
     config.write_text("top_k: 5\nbogus: 1\n")
     code, _, err = run(capsys, "--config", str(config), "--index", str(tmp_path / "i"), "stats")
     assert code != 0 and "bogus: unknown field" in err
+
+
+def test_ingest_names_a_part_it_could_not_extract(tmp_path, capsys, monkeypatch) -> None:
+    def failing(*_args, **_kwargs):
+        raise ValueError("unreadable table")
+
+    monkeypatch.setattr("hierdoc.pipeline.extract.document.find_references", failing)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "services.md").write_text(DOC)
+    index = str(tmp_path / "index")
+    code, out, err = run(capsys, "--index", index, "ingest", str(tmp_path / "docs"), "--quiet")
+    assert code == 0 and "1 added" in out
+    assert "warning " in err and "services.md: cross-references not extracted" in err
+    assert "(ValueError: unreadable table); the rest is indexed" in err

@@ -104,6 +104,71 @@ def test_broken_files_are_reported_and_the_rest_ingested(tmp_path, corpus, embed
     assert all(reason and "\n" not in reason for reason in problems.values())
 
 
+DEFINING = """# Delta Terms
+
+## 1. Definitions
+
+"Spindle" means the rotating shaft of the lathe. The Original Equipment Manufacturer (OEM)
+supplies it.
+
+## 2. Care
+
+Lubricate the Spindle as section 1 says.
+"""
+
+
+def _failing(*_args, **_kwargs):
+    raise IndexError("list index out of range")
+
+
+def test_a_failing_finder_loses_its_own_part_not_the_document(
+    tmp_path, embedder, monkeypatch
+) -> None:
+    """An extraction fault on one document: its text, sections and other extractions are
+    indexed, the missing part is named in the report's warnings; other documents are whole."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    delta = str(_write(folder, "delta.md", DEFINING))
+    _write(folder, "beta.md", BETA)
+    monkeypatch.setattr("hierdoc.pipeline.extract.document.find_acronyms", _failing)
+    with _open(tmp_path, embedder) as index:
+        report = index.ingest([folder])
+        assert sorted(Path(s).name for s in report.added) == ["beta.md", "delta.md"]
+        assert report.problems == []
+        assert [(w.source, w.reason) for w in report.warnings if w.source == delta] == [
+            (
+                delta,
+                "acronyms not extracted (IndexError: list index out of range); "
+                "the rest is indexed",
+            )
+        ]
+        (spindle,) = index.define("Spindle").definitions
+        assert spindle.definition.startswith("the rotating shaft of the lathe.")
+        assert index.store.references_from(
+            [r.chunk_id for r in index.search("Lubricate the Spindle", mode="keyword").results]
+        ), "cross-references are still extracted"
+        assert index.define("OEM").definitions == []
+        assert "warnings" in report.to_dict()
+
+
+def test_an_extraction_that_fails_whole_keeps_the_text(tmp_path, embedder, monkeypatch) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    delta = str(_write(folder, "delta.md", DEFINING))
+    monkeypatch.setattr("hierdoc.pipeline.reading.extract_document", _failing)
+    with _open(tmp_path, embedder) as index:
+        report = index.ingest([folder])
+        assert report.added == [delta] and report.problems == []
+        assert sorted(w.reason.split(" not extracted")[0] for w in report.warnings) == [
+            "acronyms",
+            "cross-references",
+            "definitions",
+        ]
+        found = index.search("rotating shaft of the lathe", mode="keyword").results
+        assert found and found[0].source == delta
+        assert index.define("Spindle").definitions == []
+
+
 def test_a_file_that_breaks_keeps_its_previous_version_until_deleted(
     tmp_path, corpus, embedder
 ) -> None:

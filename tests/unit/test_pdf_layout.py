@@ -19,6 +19,7 @@ from hierdoc.pipeline.pdf_layout import (
     build_blocks,
     definition_item,
     footnotes_last,
+    glossary_rows,
     join_hyphens,
     reading_order,
     row_text,
@@ -364,6 +365,24 @@ def test_a_glossary_set_as_a_table_without_rules_gives_one_row_per_term() -> Non
         "Identify (function) | Develop the understanding to manage cybersecurity risk.",
         "Taxonomy | A scheme of classification.",
     ]
+
+
+def test_a_label_beside_no_line_of_the_right_column_is_no_glossary() -> None:
+    """A left-hand line set in the space between two parts of the right column (a page's
+    marginal note, a label between paragraphs) lies on none of its lines: no rows."""
+    right = Block(
+        [
+            _glossary_line("The first part of the text on the right.", 186.0, 100.0),
+            _glossary_line("It goes on for a second line.", 186.0, 113.8),
+            _glossary_line("The second part of the text on the right.", 186.0, 137.6),
+            _glossary_line("It goes on for a second line too.", 186.0, 151.4),
+        ]
+    )
+    labels = [
+        Block([_glossary_line("Note", 78.0, 125.7)]),
+        Block([_glossary_line("Term", 78.0, 100.0)]),
+    ]
+    assert glossary_rows(labels, right) is None
 
 
 def test_a_list_with_its_labels_hung_left_is_no_glossary() -> None:

@@ -60,7 +60,34 @@ def test_the_next_document_is_chunked_while_one_embeds(tmp_path, monkeypatch) ->
         assert stored.fetchone()[0] is not None  # the offsets from the reading thread
 
 
-def test_extraction_failing_fails_only_its_document(tmp_path, monkeypatch) -> None:
+def test_details_failing_fail_only_their_document(tmp_path, monkeypatch) -> None:
+    """A fault while a document's details are worked out on the reading thread (its
+    sentence offsets) fails that document only; the next run reads it again."""
+    folder = tmp_path / "acts"
+    folder.mkdir()
+    for n in range(3):
+        (folder / f"act-{n}.md").write_text(ACT.format(n=n))
+    sentence_cuts = reading.sentence_cuts
+
+    def cutting(text):  # type: ignore[no-untyped-def]
+        if "kind 1." in text:
+            raise ValueError("details broke")
+        return sentence_cuts(text)
+
+    monkeypatch.setattr(reading, "sentence_cuts", cutting)
+    with Index.open(tmp_path / "index", Settings(), embedder=HashEmbedder()) as index:
+        report = index.ingest([folder])
+        assert sorted(Path(s).name for s in report.added) == ["act-0.md", "act-2.md"]
+        assert [Path(p.source).name for p in report.problems] == ["act-1.md"]
+        assert "details broke" in report.problems[0].reason
+        assert index.stats().documents == 2
+    with Index.open(tmp_path / "index", Settings(), embedder=HashEmbedder()) as index:
+        monkeypatch.setattr(reading, "sentence_cuts", sentence_cuts)
+        again = index.ingest([folder])  # resumable: the failed one is read again
+        assert [Path(s).name for s in again.added] == ["act-1.md"]
+
+
+def test_extraction_failing_keeps_its_document_and_warns(tmp_path, monkeypatch) -> None:
     folder = tmp_path / "acts"
     folder.mkdir()
     for n in range(3):
@@ -75,14 +102,11 @@ def test_extraction_failing_fails_only_its_document(tmp_path, monkeypatch) -> No
     monkeypatch.setattr(reading, "extract_document", extracting)
     with Index.open(tmp_path / "index", Settings(), embedder=HashEmbedder()) as index:
         report = index.ingest([folder])
-        assert sorted(Path(s).name for s in report.added) == ["act-0.md", "act-2.md"]
-        assert [Path(p.source).name for p in report.problems] == ["act-1.md"]
-        assert "extraction broke" in report.problems[0].reason
-        assert index.stats().documents == 2
-    with Index.open(tmp_path / "index", Settings(), embedder=HashEmbedder()) as index:
-        monkeypatch.setattr(reading, "extract_document", extract_document)
-        again = index.ingest([folder])  # resumable: the failed one is read again
-        assert [Path(s).name for s in again.added] == ["act-1.md"]
+        assert len(report.added) == 3 and not report.problems
+        assert {Path(w.source).name for w in report.warnings} == {"act-1.md"}
+        assert all("(ValueError: extraction broke)" in w.reason for w in report.warnings)
+        hit = index.search("widgets of kind 1", mode="keyword", top_k=1).results[0]
+        assert hit.source.endswith("act-1.md")
 
 
 def test_read_ahead_keeps_order_and_stops_when_left() -> None:

@@ -108,6 +108,8 @@ def ingest(
         )
         for problem in report.problems:
             click.echo(f"skipped {problem.source}: {problem.reason}", err=True)
+        for warning in report.warnings:
+            click.echo(f"warning {warning.source}: {warning.reason}", err=True)
     check_report(report)
 
 

@@ -174,6 +174,8 @@ def _printer(quiet: bool) -> Callable[[Round], None]:
         for problem in done.report.problems:
             if problem.source not in done.report.removed:
                 click.echo(f"skipped {problem.source}: {problem.reason}", err=True)
+        for warning in done.report.warnings:
+            click.echo(f"warning {warning.source}: {warning.reason}", err=True)
         if not done.changed:
             click.echo("watching for changes (Ctrl-C to stop)", err=True)
 

@@ -410,6 +410,10 @@ class Ingestor:
             return
         (run.report.updated if prepared.updating else run.report.added).append(source)
         report = run.report
+        report.warnings += [
+            FileProblem(source, f"{part} not extracted ({why}); the rest is indexed")
+            for part, why in prepared.extraction.problems.items()
+        ]
         report.chunks_written += len(stored)
         report.chunks_reused += prepared.reused
         report.chunks_embedded += len(stored) - prepared.reused

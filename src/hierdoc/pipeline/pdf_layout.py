@@ -427,8 +427,10 @@ def glossary_rows(labels: list[Block], right: Block) -> list[Block] | None:
     by_entry: list[list[Segment]] = [[] for _ in entries]
     for line in sorted(lines, key=lambda segment: segment.top):
         index = _line_on(line, right.lines)
+        if index is None:  # a label beside no line of the right column: no glossary
+            return None
         entry = next((n for n, (start, end) in enumerate(entries) if start <= index < end), None)
-        if index is None or entry is None or index != entries[entry][0] + len(by_entry[entry]):
+        if entry is None or index != entries[entry][0] + len(by_entry[entry]):
             return None
         by_entry[entry].append(line)
     if sum(1 for terms in by_entry if terms) < 2:

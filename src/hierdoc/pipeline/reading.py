@@ -17,6 +17,7 @@ before it writes the document, so one long PDF overlaps too.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -48,6 +49,8 @@ from .metadata import self_names
 from .prepared import Prepared
 from .progress import is_large
 from .structure import PREAMBLE_ID, parse_sections
+
+_log = logging.getLogger(__name__)
 
 CHUNKS_AHEAD = 256
 """Chunks of documents read but not yet taken by the main thread before the reader waits
@@ -231,11 +234,14 @@ class Reader:
         chunks = [replace(c, sentences=sentence_cuts(c.content)) for c in prepared.chunks]
         extraction = Extraction()
         if not given:
-            chunks, extraction = extract_document(prepared.sections, chunks)
+            chunks, extraction = _extracted(prepared.sections, chunks)
         if not self._settings.extract_definitions:
             extraction.definitions, extraction.acronyms, extraction.chunk_terms = [], [], []
+            for part in ("definitions", "acronyms"):
+                extraction.problems.pop(part, None)
         if not self._settings.extract_cross_references:
             extraction.references = []
+            extraction.problems.pop("cross-references", None)
         return Details(chunks, extraction)
 
     def _given_chunks(
@@ -262,6 +268,18 @@ class Reader:
             for n, text in enumerate(texts)
         ]
         return [root], chunks
+
+
+def _extracted(sections: list[Section], chunks: list[Chunk]) -> tuple[list[Chunk], Extraction]:
+    """:func:`extract_document`'s chunks and extraction; when it fails as a whole, the
+    chunks as they are and nothing extracted, the failure named: the text is still indexed."""
+    try:
+        return extract_document(sections, chunks)
+    except Exception as error:  # an extraction fault never keeps a document's text out
+        _log.exception("nothing extracted from %s", chunks[0].source if chunks else "?")
+        reason = f"{type(error).__name__}: {error}"
+        parts = ("definitions", "acronyms", "cross-references")
+        return chunks, Extraction(problems=dict.fromkeys(parts, reason))
 
 
 class _Stopped(Exception):

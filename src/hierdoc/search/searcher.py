@@ -40,7 +40,7 @@ from ..models import (
     StoredChunk,
 )
 from ..store.base import Store
-from ..text.analyze import analyze, analyze_pairs, analyze_query, analyze_words
+from ..text.analyze import analyze, analyze_query, analyze_words
 from ..text.normalize import normalize_term
 from .analysers import analysers_for
 from .citations import CitedSections, cite_numbered, section_starts
@@ -181,27 +181,6 @@ def keyword_terms(store: Store, text: str) -> list[str]:
     return list(terms)
 
 
-SINGLE_TO_PAIR = 3
-"""How many times each single term of a query counts against once for each of its pairs
-of adjacent terms (:func:`~hierdoc.text.analyze.analyze_pairs`) in the keyword ranking: a
-pair weighs a third of a term. Chosen on the retrieval table (BENCHMARKS.md, "Adjacent
-term pairs"): at a third, hybrid gains on ObliQA and keeps its level on the other sets."""
-
-
-def keyword_ranking(
-    store: Store, text: str, k: int, filt: SearchFilter | None, words: str | None = None
-) -> list[Hit]:
-    """The first ``k`` chunks by BM25 over the :func:`keyword_terms` of ``text`` plus a
-    third of BM25 over the distinct pairs of ``words`` (the query as written, without the
-    expansions ``text`` may add: a pair across two of them means nothing; by default
-    ``text``); a query without pairs scores as BM25 of its terms."""
-    singles = keyword_terms(store, text)
-    pairs = list(dict.fromkeys(analyze_pairs(text if words is None else words)))
-    pairs = pairs if singles else []
-    hits = store.keyword_search(singles * SINGLE_TO_PAIR + pairs, k, filt)
-    return [Hit(h.chunk_id, h.score / SINGLE_TO_PAIR) for h in hits]
-
-
 #: Every indexed document's source, in order, read once per store and index generation
 #: (a citation's note names the documents that lack it): from the sources and hashes, not
 #: the whole records (0.43 s at 43,600 documents).
@@ -332,7 +311,8 @@ class Searcher:
         relative = [*self._cite_relatives(plan), *self._cite_title(plan)]
         others, vector = self._rank_modalities(plan)
         if plan.named_weight and plan.mode in ("hybrid", "keyword", "semantic"):
-            within = replace(plan, filt=replace(plan.filt or SearchFilter(), sources=plan.named))
+            scope = replace(plan.filt or SearchFilter(), sources=plan.named)
+            within = replace(plan, filt=scope, text=plan.within_text or plan.text)
             inside, _ = self._rank_modalities(within)
             fused = RULES[plan.settings.fusion](inside, plan.settings.weights, plan.settings.rrf_k)
             others[NAMED] = [Hit(c, v) for c, v in fused]
@@ -388,7 +368,8 @@ class Searcher:
             else:
                 others["semantic"] = self._store.vector_search(vector, depth, filt)
         if mode in ("hybrid", "keyword"):
-            others["keyword"] = keyword_ranking(self._store, plan.expanded, depth, filt, plan.text)
+            terms = keyword_terms(self._store, plan.expanded)
+            others["keyword"] = self._store.keyword_search(terms, depth, filt)
         if pending is not None:
             others["semantic"] = pending.result()
         return others, vector
@@ -397,8 +378,8 @@ class Searcher:
         """The documents the other modalities rank first (for a number too many documents
         have, see :func:`~.citations.cite_sections`); an exact search ranks the query's keywords."""
         if not others:
-            ranked = keyword_ranking(self._store, plan.expanded, plan.depth, plan.filt, plan.text)
-            others = {"keyword": ranked}
+            terms = keyword_terms(self._store, plan.expanded)
+            others = {"keyword": self._store.keyword_search(terms, plan.depth, plan.filt)}
         return ranked_sources(self._store, others, plan.policy.preferred_chunks)
 
     def _scope(self, filt: SearchFilter | None) -> Sequence[str]:

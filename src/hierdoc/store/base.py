@@ -383,8 +383,7 @@ class Lexical(Protocol):
         ...
 
     def keyword_search(self, terms: Sequence[str], k: int, filt: SearchFilter | None) -> list[Hit]:
-        """BM25 over analysed ``terms`` (any of them; a term given n times counts n times),
-        best first; equal scores by chunk id."""
+        """BM25 over analysed ``terms`` (any of them), best first; equal scores by chunk id."""
         ...
 
     def phrase_search(self, words: Sequence[str], k: int, filt: SearchFilter | None) -> list[Hit]:

@@ -73,23 +73,17 @@ __all__ = [
     "TEXT_ANALYZER",
     "TextAnalyzer",
     "analyze",
-    "analyze_pairs",
     "analyze_query",
     "analyze_words",
-    "index_terms",
     "normalize",
     "token_spans",
     "token_words",
     "tokens_terms",
 ]
 
-#: Bump whenever the output of index_terms()/analyze_words() changes: indexes built
+#: Bump whenever the output of analyze()/analyze_words() changes: indexes built
 #: with another version must be rebuilt.
-ANALYZER_VERSION = 3
-
-PAIR_JOINER = "+"
-"""Joins the two terms of a pair (:func:`analyze_pairs`): no token holds it, so a pair
-never equals a term of one token."""
+ANALYZER_VERSION = 2
 
 #: Lucene's classic English stop set (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET).
 # fmt: off
@@ -195,25 +189,6 @@ def analyze(text: str) -> list[str]:
     """Return the index terms of ``text``, in order (see the module docstring)."""
     tokens = _TOKEN_RE.findall(normalize(text))
     return list(chain.from_iterable(map(_INDEX.__getitem__, tokens)))
-
-
-def analyze_pairs(text: str) -> list[str]:
-    """The adjacent pairs of ``text``'s tokens, in order, each as its two primary terms
-    joined by :data:`PAIR_JOINER` ("duty of care" -> ``duti+care``): stop words are
-    skipped, so a pair spans them. An index holds them beside the single terms, so a
-    query's pairs rank higher the texts that keep its words together."""
-    firsts = [
-        query[0].term
-        for query in map(_QUERY.__getitem__, _TOKEN_RE.findall(normalize(text)))
-        if query
-    ]
-    return [f"{a}{PAIR_JOINER}{b}" for a, b in zip(firsts, firsts[1:], strict=False)]
-
-
-def index_terms(text: str) -> list[str]:
-    """What a lexical index holds for ``text``: its terms (:func:`analyze`), then its
-    pairs (:func:`analyze_pairs`)."""
-    return analyze(text) + analyze_pairs(text)
 
 
 def analyze_words(text: str) -> list[str]:
@@ -418,8 +393,7 @@ def _dedupe(*groups: list[str]) -> tuple[str, ...]:
 _TOKENS: _Cache[_Token] = _Cache(_expand)
 _INDEX: _Cache[tuple[str, ...]] = _Cache(lambda tok: _TOKENS[tok].index)
 _WORDS: _Cache[tuple[str, ...]] = _Cache(lambda tok: _TOKENS[tok].words)
-_QUERY: _Cache[tuple[QueryTerm, ...]] = _Cache(lambda tok: _TOKENS[tok].query)
 
 
-#: The analyzer stores index with: BM25 terms and pairs, phrase words and their version.
-TEXT_ANALYZER = TextAnalyzer(ANALYZER_VERSION, index_terms, analyze_words)
+#: The analyzer stores index with: BM25 terms, phrase words and their version.
+TEXT_ANALYZER = TextAnalyzer(ANALYZER_VERSION, analyze, analyze_words)

@@ -128,7 +128,7 @@ def glossary_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
 _ALTERNATIVES = re.compile(
     r"^(?:" + MARKER.pattern + r"[ \t]+)?[ \t]*"
     r"(?P<terms>[\"'‘“][^\n:\"'‘’“”]{1,60}[\"'’”]"
-    r"(?:[ \t]+(?:or|and/or)[ \t]+[\"'‘“][^\n:\"'‘’“”]{1,60}[\"'’”])+)"
+    r"(?:[ \t]+(?:or|and|and/or)[ \t]+[\"'‘“][^\n:\"'‘’“”]{1,60}[\"'’”])+)"
     r"[ \t]*(?::|—|–)[ \t]*(?P<def>\S)",
     re.MULTILINE,
 )
@@ -136,7 +136,8 @@ _ALTERNATIVES = re.compile(
 
 def _alternative_terms(marked: Unmarked) -> Iterator[FoundDefinition]:
     """An entry of two names for one thing: "- 'The Licensee' or 'You': any natural or legal
-    person who ...", each name defined by the entry."""
+    person who ...", each name defined by the entry; two names for two things ('"DSF" and
+    "DSF Board": the Foundation and its Board, respectively') are each defined by it too."""
     text = marked.quoted
     for match in _ALTERNATIVES.finditer(text):
         def_start = match.start("def")
@@ -392,8 +393,11 @@ def entry_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
 
 _INDENTED = re.compile(
     r"(?:\A|(?<=\n\n))(?P<indent>[ \t]*)(?P<term>[^\s|#>:][^\n]{0,80}?)[ \t]*\n"
-    r"(?P<blank>[ \t]*\n)?(?P<inner>[ \t]+)(?=\S)"
+    r"(?=(?P<blank>[ \t]*\n)?(?P<inner>[ \t]+)\S)"
 )
+
+
+_QUOTED_LINE = re.compile(r"(?:`|``|[\"'‘“])[^\"'‘’“”`]+(?:''|[\"'’”])")
 
 
 def indented_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
@@ -406,13 +410,17 @@ def indented_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     text = marked.plain
     for match in _INDENTED.finditer(text):
         indent, inner = len(match.group("indent")), len(match.group("inner"))
-        term = collapse(match.group("term")).strip("\"'‘’“”`*")
+        raw = collapse(match.group("term"))
+        term = raw.strip("\"'‘’“”`*")
         # a blank line after the term only where the term is indented too (a Sphinx glossary's
         # source); an unindented line then an indented paragraph is a heading and its text
         apart = bool(match.group("blank")) and indent == 0
-        if inner < indent + 2 or apart or not _heading_term_ok(term):
+        # a term in quotes alone on its line ("   `Work'") is set off by its quotes: its text
+        # may sit one column deeper only
+        deeper = 1 if _QUOTED_LINE.fullmatch(raw) else 2
+        if inner < indent + deeper or apart or not _heading_term_ok(term):
             continue
-        start = match.end()
+        start = match.end("inner")
         end = _indented_end(text, start, indent)
         definition, end = clean_definition(marked, start, end)
         if _reads_as_definition(definition):
@@ -469,7 +477,8 @@ def described_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
         if not _reads_as_definition(definition.removeprefix("This ").removeprefix("These ")):
             continue
         for term, start in _dt_terms(text, dd.start(), marked.emphasised):
-            yield FoundDefinition(term, definition, start, body_end, "glossary")
+            if not _STRUCTURAL.match(term):  # "Section 2." over a wrapped line: a label
+                yield FoundDefinition(term, definition, start, body_end, "glossary")
 
 
 def _description_end(text: str, start: int) -> int:

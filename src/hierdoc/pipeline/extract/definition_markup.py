@@ -105,8 +105,13 @@ def _is_quote(char: str) -> bool:
 # --- quoted terms -----------------------------------------------------------------------
 
 # ``‘‘Term’’``: the doubled single quotes of US government typography (Federal Register)
-OPEN_Q = r"(?:``|‘‘|(?<![\w`'’])[\"'‘“])"
-CLOSE_Q = r"(?:''|’’|[\"'’”](?![\w]))"
+# A PDF's typesetting may turn a quote the wrong way: '”Records” refer to' opens with a
+# closing quote (after a space, before a capital), '“Board“ means' closes with an opening
+# one (before a defining verb).
+OPEN_Q = r"(?:``|‘‘|(?<![\w`'’])[\"'‘“]|(?<=[\s(])”(?=[A-Z]))"
+CLOSE_Q = (
+    r"(?:''|’’|[\"'’”](?![\w])|“(?=[ \t]+(?:means?|refers?|shall\s+mean|includes?)\b))"
+)
 # A character of a quoted term: no quote, but an apostrophe inside a word ("Lender’s")
 # and a single line break (wrapped PDF lines) are allowed.
 TERM_CHAR = r"(?:[^\"'‘’“”`*\n]|['’](?=\w)|\n(?![ \t]*\n))"

@@ -171,6 +171,9 @@ def _found(marked: Unmarked, match: re.Match[str], limit: int) -> Iterator[Found
 _PURPOSE = re.compile(
     r"\bFor\s+(?:the\s+)?purposes?\s+of\s+(?:this|these|the)\s+[^,.;:\n]{1,60},\s+"
 )
+# a class and the condition for belonging to it ("an adopted child if the minor was ..."):
+# a rule deeming the subject one, not what the subject is
+_DEEMING = re.compile(r"(?:an?|the)\s+(?:[\w\-]+\s+){0,3}?(?:if|unless|only\s+if)\b")
 _Q = "\"'‘’“”"
 _PURPOSE_CLAUSE = re.compile(
     rf"(?:(?:the|an?)\s+)?(?P<subject>(?:[{_Q}]*[^\W\d_][\w\-]*[{_Q}]*\s+){{0,5}}?"
@@ -197,6 +200,8 @@ def purpose_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
             term = collapse(subject)
             if not _plain_subject(term) or not definition or not valid_term(term):
                 break
+            if _DEEMING.match(definition):
+                break  # "a minor is an adopted child if ...": when it counts as one
             yield FoundDefinition(term, definition, clause.start("subject"), end, "means")
             if following is None:
                 break

@@ -45,7 +45,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .definition_markup import QUOTED_TERM, Unmarked, term_at
+from .definition_markup import QTERM, QUOTED_TERM, Unmarked, term_at
 from .definition_text import FoundDefinition, valid_term, word_set
 from .layout import item_start
 
@@ -54,7 +54,9 @@ MAX_PHRASE_WORDS = 150
 MAX_ANCHORED_WORDS = 60
 WINDOW = 800
 
-_PAREN = re.compile(r"\((?P<body>[^()\n]{1,160})\)")
+# a term may mark its plural in parentheses of its own: '(“Application(s)”)'
+_PAREN = re.compile(r"\((?P<body>(?:[^()\n]|\((?:s|es)\)(?=[\"'’”])){1,160})\)")
+_PLURAL_MARK = re.compile(r"\((?:s|es)\)$")
 #: The lower-case word right after a parenthesis (a capital, a digit or punctuation ends
 #: the phrase before it).
 _NEXT_WORD = re.compile(r"[ \t]*\n?[ \t]*(?P<word>[a-z][a-z-]*)\b")
@@ -136,7 +138,9 @@ _PHRASE_STOPS = word_set(
     " established but"
 )
 # a line opening a numbered or lettered item: what is named never reaches back across it
-_ITEM_LINE = re.compile(r"(?m)^[ \t]*(?:\(\w{1,4}\)|\d{1,3}(?:\.\d{1,3})*\.?|[a-z]\))[ \t]")
+_ITEM_LINE = re.compile(
+    r"(?m)^[ \t]*(?:\(\w{1,4}\)|\d{1,3}(?:\.\d{1,3})*\.?|[a-z]\)|[-*+•●▪])[ \t]"
+)
 _ITEM_END = re.compile(r"\s*[;.,:]?\s*(?:(?:and|or)\s*)?(?:\n|$)")
 _CLAUSE_BREAK = re.compile(r"[,;:\[\]]|\n\s*\n|[.!?]\s+(?=[A-Z\"“‘(])")
 _SENTENCE_BREAK = re.compile(r"\n\s*\n|[.!?:]\s+(?=[A-Z\"“‘(])|^[ \t]*#+[ \t]", re.MULTILINE)
@@ -154,6 +158,7 @@ _LABEL = re.compile(
 
 
 def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
+    yield from _referred_definitions(marked)
     for match in _PAREN.finditer(marked.quoted):
         subject = _subject_named(match)
         if subject:
@@ -171,6 +176,8 @@ def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
             phrase = item if item and not _is_acronym(term) else ""
             phrase = phrase or named_thing(before, term, closes_item, collective)
             phrase = _whole_list(before, term, phrase)
+            if _GERUND_ITEM.match(before) and phrase == " ".join(before.split()).lstrip("-*+•● "):
+                phrase = _bullet_as_written(marked.plain, match.start()) or phrase
             if phrase and relative and len(phrase.split()) <= 3:
                 # "for a period (the “Restrictive Period”) which shall commence on ..."
                 phrase = f"{phrase} {' '.join(relative.group('clause').split())}"
@@ -180,6 +187,30 @@ def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
             gloss = _gloss(marked.plain, term, match.start(), match.end())
             if phrase and not repeated and not gloss and not _examples(phrase, match.group("body")):
                 yield FoundDefinition(term, phrase, start, match.end(), "parenthetical")
+
+
+# 'provides this "LCM", hereafter referred to as the "Software", to you': the parenthesis's
+# words set off by commas instead
+_REFERRED = re.compile(
+    r",\s*(?:hereafter|hereinafter)\s*,?\s*(?:referred\s+to\s+as|called)\s+(?:the\s+)?"
+    + QTERM
+    + r"\s*[,.;]"
+)
+_NAMED_BEFORE = re.compile(
+    r".*\b(?P<phrase>(?:this|these|the|that|such|its|their|our|your)\s+[^,;:()\n]{1,80})$", re.S
+)
+
+
+def _referred_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
+    """'this "LCM", hereafter referred to as the "Software",': the term names the noun
+    phrase before the commas (from its last determiner)."""
+    text = marked.quoted
+    for match in _REFERRED.finditer(text):
+        named = _NAMED_BEFORE.match(text[max(0, match.start() - 120) : match.start()])
+        term, start = term_at(match.group("term"), match.start("term"))
+        if named and valid_term(term):
+            phrase = " ".join(named.group("phrase").replace('"', "").split()).strip("“”")
+            yield FoundDefinition(term, phrase, start, match.end(), "parenthetical")
 
 
 def _gloss(text: str, term: str, start: int, end: int) -> bool:
@@ -256,7 +287,7 @@ def _named_terms(match: re.Match[str]) -> list[tuple[str, int]]:
         article = re.match(r"(?i)(?:the|a|an)\s+", term)
         if article:
             term, start = term[article.end() :], start + article.end()
-        terms.append((term, start))
+        terms.append((_PLURAL_MARK.sub("", term), start))
     if terms:
         rest = QUOTED_TERM.sub(" ", body).replace(",", " ").replace(";", " ").casefold().split()
         if not set(rest) <= _LEAD_WORDS:
@@ -300,6 +331,20 @@ def _abbreviation(text: str, stop: re.Match[str]) -> bool:
     return bool(re.fullmatch(r"[A-Z][a-z]{0,3}\.|(?:[A-Za-z]\.)+", word))
 
 
+_GERUND_ITEM = re.compile(r"\s*[-*+•●]\s+[A-Z][a-z]{2,}ing\s")
+
+
+def _bullet_as_written(text: str, paren: int) -> str:
+    """The bullet's words before a parenthesis with its own asides: "Publishing (or
+    threatening to post) other people's ..." names the behaviour as the bullet writes it."""
+    window = text[max(0, paren - WINDOW) : paren]
+    items = list(_ITEM_LINE.finditer(window))
+    if not items:
+        return ""
+    written = window[items[-1].end() :]
+    return " ".join(written.split()) if len(written.split()) <= MAX_PHRASE_WORDS else ""
+
+
 def named_thing(before: str, term: str, closes_item: bool, collective: bool = False) -> str:
     """What a parenthesised term names, from the sentence before it; "" when nothing.
 
@@ -329,9 +374,11 @@ def named_thing(before: str, term: str, closes_item: bool, collective: bool = Fa
             return named
     # "1. 'personal data' means any information relating to ... person ('data subject');"
     # names the person, not the sentence that defines another term
-    whole = closes_item and not _DEFINING.search(before)
+    # "- Publishing ... other people's personal information ("doxing"), such as ...": an
+    # item naming a behaviour by its gerund names all of it, whatever follows
+    whole = (closes_item or bool(_GERUND_ITEM.match(before))) and not _DEFINING.search(before)
     if (whole or collective) and 3 <= len(words) <= MAX_PHRASE_WORDS:
-        return " ".join(words)
+        return " ".join(words).lstrip("-*+•● ")
     phrase = _without_conjunction(_noun_phrase_before(before)) or _bare_subject(words)
     if not phrase and _plural(term):
         # "hold harmless Mozilla, its contractors, ... and agents (“Indemnified Parties”)"

@@ -118,6 +118,9 @@ _MEANS = re.compile(
     # a short qualifier: "‘consent’ of the data subject means", "“Affiliate”, as used herein,"
     + r"(?:\s*,?\s+(?:as\s+used|when\s+used|used|contained|included|of|in|for)\b"
     + r"[^\"'‘’“”,;:.()\n]{0,60}?,?"
+    # legislation's qualifier between commas, wrapped over lines: "*Judge*, in relation to
+    # the performance of a function under this Act in a State, means"
+    + r"|\s*,\s+in\s+(?:relation|respect)\s+(?:to|of)\s[^\"'‘’“”,;:.()]{1,160}?,"
     # 'A "Transparent" copy of the Document means'
     + r"|\s+(?:copy|copies|version|form)(?:\s+of\s+(?:the\s+)?\w+)?"
     # "“Document”, below, refers to", "To “modify” a work means"
@@ -132,13 +135,16 @@ _MEANS = re.compile(
 # with its unit; not a bare count ('The "Extension data" is 0 bytes unless ...')
 # ('The “Discount Rate” is [100 minus the discount]%')
 _AMOUNT = r"\s+(?:[$€£][ \t]?[\d\[]|\d[\d.,]*[ \t]?%|\[[^\]\n]{1,60}\][ \t]?%)"
+# A second clause of the sentence defines too: "The **licensor** is ..., and the **software**
+# is ..."; "A **product** can be a good or service" says what it is as "is" does.
 _COPULA = re.compile(
-    r"(?:^[ \t]*|(?<=[.;:])[ \t]+)(?:"
+    r"(?:^[ \t]*|(?<=[.;:])[ \t]+|(?<=,)[ \t]+and[ \t]+(?=(?:an?|the)[ \t]))(?:"
     + MARKER.pattern
-    + r"[ \t]+)?(?:(?:An?|The)[ \t]+)?"
+    + r"[ \t]+)?(?:(?:An?|The|an?|the)[ \t]+)?"
     + QTERM
-    + r"[ \t]+(?=(?P<verb>(?:is|are)(?=\s+(?:a|an|the|any|all|each|every|one|certain|shared"
-    r"|either)\b|\s+[A-Z]|" + _AMOUNT + r")|represents(?!\s+and\s+warrants)|describes)\b)",
+    + r"[ \t]+(?=(?P<verb>(?:is|are|can\s+be)(?=\s+(?:a|an|the|any|all|each|every|one|certain"
+    r"|shared|either)\b|\s+[A-Z]|" + _AMOUNT + r")|represents(?!\s+and\s+warrants)"
+    r"|describes)\b)",
     re.MULTILINE,
 )
 # Anywhere, with real quotes: 'A “contributor” is a copyright holder ...', 'A contributor's
@@ -199,12 +205,21 @@ _SELF_DEFINING_CUE = re.compile(
 # is delimited with CRLF" (an indefinite subject opening a sentence; "the line is ..." speaks
 # of one line)
 _GENUS = re.compile(
-    r"(?:^[ \t]*|(?<=[.!?])[ \t]+)An?[ \t]+"
+    # "... will formalize this: a Releaser is a person who ...": after a colon in lower case
+    r"(?:(?:^[ \t]*|(?<=[.!?])[ \t]+)An?[ \t]+|(?<=:)[ \t]+an?[ \t]+(?=[A-Z]))"
     r"(?P<term>[A-Za-z][\w\-]*(?:[ \t]+[A-Za-z][\w\-]*){0,2}?)[ \t]+is[ \t]+"
     r"(?=an?\s+(?:[\w\-]+\s+){0,6}?(?:that|which|who|whose|where|in\s+which)\b)",
     re.MULTILINE,
 )
 _GENUS_CUE = re.compile(r"\bis[ \t]+an?[ \t]")
+# 'A member "in good standing" of a venue ... is any member ...': a quoted qualifier of the
+# noun the sentence opens with, defined by what the noun is said to be, the noun repeated
+_EMBEDDED = re.compile(
+    r"(?:^[ \t]*(?:" + MARKER.pattern + r"[ \t]+)?|(?<=[.!?])[ \t]+)(?:An?|The|Each|Every)[ \t]+"
+    r"(?P<noun>[a-z][\w\-]*)[ \t]+" + QTERM + r"[ \t]+(?:of|in|for|on|at)\s[^.;:\"“”]{1,200}?"
+    r"\s(?:is|are)\s+(?=(?:any|every|each|a|an|one|the)\s+(?P=noun)\b)",
+    re.MULTILINE,
+)
 # what a sentence says of an example or a case, not of a kind it defines
 _META_NOUNS = word_set(
     "example case instance way reason problem result approach option alternative solution"
@@ -267,7 +282,7 @@ _CALLED_CUE = re.compile(
     r"\b(?:is|are)\s+(?:here(?:in)?after\s+)?(?:(?:addressed|referred\s+to|known)\s+as|called)\b"
 )
 _CONDITIONAL_CUE = re.compile(r"[\"'’”]\s+(?:if|to\s+the\s+extent\s+that)\b")
-_COPULA_CUE = re.compile(r"[\"'’”][ \t]+(?:is|are|represents|describes)\b")
+_COPULA_CUE = re.compile(r"[\"'’”][ \t]+(?:is|are|can[ \t]+be|represents|describes)\b")
 # What may precede the term that opens a numbered item: "1. ‘", "(1) ADMINISTRATOR.—The
 # term '", "(64) SECRETARY.—Unless otherwise specified, the term '", "1. An “".
 _ITEM_LEAD = re.compile(
@@ -419,6 +434,7 @@ def _definitions(text: str, in_definitions_section: bool) -> list[FoundDefinitio
     found += _we_say_definitions(marked)
     found += _conditional_definitions(marked)
     found += _meaning_definitions(marked)
+    found += _embedded_definitions(marked)
     # '"Massive Multiauthor Collaboration Site" (or "MMC Site") means': an alias, not a
     # parenthetical naming the text before it
     found += [
@@ -681,6 +697,21 @@ def _self_defining(marked: Unmarked) -> list[FoundDefinition]:
     return found
 
 
+def _embedded_definitions(marked: Unmarked) -> list[FoundDefinition]:
+    """'A member "in good standing" of a venue ... is any member whose ...': the quoted
+    words qualifying the sentence's subject, defined by the rest of the sentence."""
+    text = marked.quoted
+    found = []
+    for match in _EMBEDDED.finditer(text):
+        sentence = _SENTENCE_END.search(text, match.end())
+        stop = sentence.start() if sentence else paragraph_end(text, match.end())
+        definition, stop = clean_definition(marked, match.end(), stop)
+        term, term_start = term_at(match.group("term"), match.start("term"))
+        if valid_term(term) and len(definition.split()) >= 3:
+            found.append(FoundDefinition(term, definition, term_start, stop, "means"))
+    return found
+
+
 def _sentence_opens(text: str, position: int) -> bool:
     """Whether a sentence opens at ``position``: the text's start, after a blank line, or
     after a sentence's (or heading's, or item's) end; not a wrapped line's start."""
@@ -760,7 +791,8 @@ def _quoted_means(
     """(match start, definition start, [(term, term offset)]) for each quoted match."""
     matches = []
     for match in _MEANS.finditer(text):
-        if match.group("include") and match.start("term") - 1 in emphasised:
+        emphasis = match.start("term") - 1 in emphasised
+        if match.group("include") and emphasis and not _opens_paragraph(text, match.start()):
             continue  # "The **Agreement** includes an additional claim": bold, not a term
         if _LABELLED.search(text, max(0, match.start() - 20), match.start("term")):
             continue  # "These markers, labeled ‘‘INOP,’’ indicate that ...": the markers do
@@ -776,6 +808,13 @@ def _quoted_means(
             terms.append((alias.group("term"), match.start("aliases") + alias.start("term")))
         matches.append((match.start(), match.end(), terms))
     return _without_quoted_definitions(text, matches)
+
+
+def _opens_paragraph(text: str, start: int) -> bool:
+    """Whether a paragraph opens at ``start``: a legislative list's entry ("*Australia*
+    includes Norfolk Island.") after a blank line, not a sentence's subject."""
+    before = text[max(0, start - 200) : start]
+    return start == 0 or before.endswith("\n\n") or before.rstrip(" \t").endswith("\n\n")
 
 
 def _without_quoted_definitions(
@@ -866,10 +905,20 @@ def _unquoted_terms(match: re.Match[str]) -> list[tuple[str, int]]:
     return [(term, start)]
 
 
+# how the document's words are to be read, not a term: "Words importing the singular
+# number", "Expressions denoting persons", "References to a statute"
+_INTERPRETATION_RULE = re.compile(
+    r"(?i)(?:words?|expressions?|references?|headings?)\s+(?:importing|denoting|referring"
+    r"|to|in\s+the)\b"
+)
+
+
 def _valid_unquoted(term: str) -> bool:
     words = term.casefold().split()
     if words[0] in _PRONOUNS or words[0] in _CLAUSE_LEADS or _VERB_WORDS.intersection(words):
         return False
+    if _INTERPRETATION_RULE.match(term):
+        return False  # "Words importing the singular number include the plural": a rule
     return words not in (["the", "term"], ["the", "terms"])  # "(2) The term includes ..."
 
 

@@ -8,11 +8,14 @@ document's own section ids, and types each chunk.
 
 from __future__ import annotations
 
+import logging
 import re
 from bisect import bisect_right
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from itertools import accumulate
+from typing import TypeVar
 
 from ...models import Acronym, Chunk, CrossRef, Definition, Extraction, Section
 from ...text.normalize import normalize_term
@@ -37,6 +40,9 @@ REQUIREMENT = re.compile(
     r"are\s+required\s+to|is\s+prohibited|are\s+prohibited)\b",
     re.IGNORECASE,
 )
+
+_log = logging.getLogger(__name__)
+_Found = TypeVar("_Found")
 
 
 class _Locator:
@@ -72,29 +78,74 @@ class _Locator:
 def extract_document(
     sections: list[Section], chunks: list[Chunk]
 ) -> tuple[list[Chunk], Extraction]:
-    """Chunks with their types set, and everything extracted from the document."""
+    """Chunks with their types set, and everything extracted from the document. A finder
+    that fails loses its own part only (definitions, acronyms or cross-references): the
+    failure is logged and named in ``Extraction.problems``, the rest is kept."""
     if not chunks:
         return chunks, Extraction()
     locator = _Locator(chunks)
     source = chunks[0].source
-    known = {s.section_id for s in sections}
-    in_definitions = _definition_sections(sections)
     extraction = Extraction()
-    units = _units(sections, in_definitions)
-    rows = _table_rows(units)
-    for index, unit in enumerate(units):
-        found = _definitions(unit, locator, source, in_definitions, rows)
-        extraction.definitions += _with_split_points(found, units, index)
-    titles = _Titles(sections, chunks[0].title, extraction.definitions)
-    for section in sections:
-        text = section.heading_line + section.body
-        if not text.strip():
-            continue
-        extraction.acronyms += _acronyms(section, text, locator, source)
-        extraction.references += _references(section, text, locator, source, known, titles)
-    extraction.definitions = resolve_pointers(extraction.definitions, sections)
+    extraction.definitions = _attempt(
+        extraction, "definitions", source, lambda: _all_definitions(sections, locator, source)
+    )
+    extraction.acronyms = _attempt(
+        extraction, "acronyms", source, lambda: _all_acronyms(sections, locator, source)
+    )
+    extraction.references = _attempt(
+        extraction,
+        "cross-references",
+        source,
+        lambda: _all_references(sections, chunks[0].title, locator, extraction.definitions),
+    )
     extraction.chunk_terms = _chunk_terms(chunks, extraction.definitions)
     return _typed(chunks, extraction), extraction
+
+
+def _attempt(
+    extraction: Extraction, part: str, source: str, find: Callable[[], list[_Found]]
+) -> list[_Found]:
+    """What ``find`` gives, or nothing when it fails (named in ``extraction.problems``)."""
+    try:
+        return find()
+    except Exception as error:  # a finder's fault loses its own part, not the document
+        _log.exception("%s of %s not extracted", part, source)
+        extraction.problems[part] = f"{type(error).__name__}: {error}"
+        return []
+
+
+def _all_definitions(sections: list[Section], locator: _Locator, source: str) -> list[Definition]:
+    in_definitions = _definition_sections(sections)
+    units = _units(sections, in_definitions)
+    rows = _table_rows(units)
+    found: list[Definition] = []
+    for index, unit in enumerate(units):
+        own = _definitions(unit, locator, source, in_definitions, rows)
+        found += _with_split_points(own, units, index)
+    return resolve_pointers(found, sections)
+
+
+def _all_acronyms(sections: list[Section], locator: _Locator, source: str) -> list[Acronym]:
+    found: list[Acronym] = []
+    for section in sections:
+        text = section.heading_line + section.body
+        if text.strip():
+            found += _acronyms(section, text, locator, source)
+    return found
+
+
+def _all_references(
+    sections: list[Section], title: str, locator: _Locator, definitions: list[Definition]
+) -> list[CrossRef]:
+    source = locator.chunks[0].source
+    known = {s.section_id for s in sections}
+    titles = _Titles(sections, title, definitions)
+    found: list[CrossRef] = []
+    for section in sections:
+        text = section.heading_line + section.body
+        if text.strip():
+            found += _references(section, text, locator, source, known, titles)
+    return found
 
 
 def _definition_sections(sections: list[Section]) -> set[str]:

@@ -32,7 +32,6 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -294,13 +293,10 @@ class Bm25Index:
         without: Sequence[str] = (),
     ) -> list[Hit]:
         """BM25-ranked chunks holding any of ``terms``, best first (none of the sources
-        ``without``); a term given n times counts n times."""
+        ``without``)."""
         if k <= 0 or not terms:
             return []
-        clauses = [
-            (Occur.Should, _counted(Query.term_query(self._schema, "body", term), count))
-            for term, count in Counter(terms).items()
-        ]
+        clauses = [(Occur.Should, Query.term_query(self._schema, "body", t)) for t in terms]
         query = self._without(Query.boolean_query(clauses), without)
         return self._run(self._live_index().searcher(), query, k, filt)
 
@@ -352,10 +348,6 @@ class Bm25Index:
             under = Query.regex_query(self._schema, "section_path", pattern)
             conditions.append((Occur.Must, under))
         return Query.const_score_query(Query.boolean_query(conditions), 0.0)
-
-
-def _counted(query: Query, count: int) -> Query:
-    return query if count == 1 else Query.boost_query(query, float(count))
 
 
 def _document(entry: Bm25Entry) -> tantivy.Document:
