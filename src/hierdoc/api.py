@@ -52,6 +52,7 @@ from .search.resolve import HeldSection, cited_section, held_section
 from .search.scoped import DocumentScope, ScopedStore
 from .search.searcher import Searcher
 from .search.sources import source_names, spellings
+from .search.term_lookup import looked_up_definitions
 from .search.where import Where, document_records, narrow_sources
 from .store import StoreRequest, open_store
 from .store.base import Store
@@ -666,7 +667,10 @@ class Index:
         """Every definition of a term in the corpus (in the documents ``source`` names,
         when given), with its citation; conflicts flagged. An acronym no document defines
         in words is answered by its long forms (style ``acronym``), where a document gives
-        them: "Non-Disclosure Agreement (NDA)", a list of acronyms."""
+        them: "Non-Disclosure Agreement (NDA)", a list of acronyms. A term with no stored
+        definition is looked up in the documents' sentences: each document's best place
+        defining it ("X means", "a X is a ...", "... ("X")"), style ``sentence``
+        (:mod:`hierdoc.search.term_lookup`)."""
         wanted = normalize_term(checked_text(term, "the term").strip(" \"'‘’“”"))
         if not wanted:
             raise InputError("the term is empty")
@@ -684,6 +688,8 @@ class Index:
             definitions = held(self.store.definitions([normalize_term(f) for f in acronym_forms]))
         if not definitions:
             definitions = held(acronym_definitions(self.store, term))
+        if not definitions:  # no stored definition: the term's own sentences
+            definitions = looked_up_definitions(self.store, wanted, within)
         return DefinitionLookup(term, definitions)
 
     def references(self, identifier: str, source: str | None = None) -> ReferenceLookup:

@@ -110,7 +110,8 @@ class SearchPolicy(BaseModel):
     """...and at least this many documents do ("Confidentiality", "Agreement")."""
     rare_share: float = Field(default=0.05, ge=0.0, le=1.0)
     """A defined term is rare when at most this share of the documents (or one) define it:
-    its defining chunks join the exact modality whatever the query asks."""
+    its defining chunks join the exact modality whenever the query asks what a term it
+    names means, not only when that term is the one asked about."""
     term_share: float = Field(default=0.6, ge=0.0)
     """A query asks what a defined term means when it is mostly the term: the term at least
     this share of its length (question words aside)."""

@@ -88,6 +88,11 @@ class Chunk:
         return " > ".join(self.parent_chain)
 
 
+LOOKED_UP = "sentence"
+"""The style of a definition found at the lookup from a sentence defining the term
+(:mod:`hierdoc.search.term_lookup`), not stored at ingest."""
+
+
 @dataclass(frozen=True)
 class Definition:
     """A defined term of one document, with where it is defined."""
@@ -106,6 +111,7 @@ class Definition:
             "source": self.source,
             "section_id": self.section_id,
             "chunk_id": self.chunk_id,
+            "style": self.style,
         }
 
 

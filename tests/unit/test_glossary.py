@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from hierdoc.models import Definition, DocumentRecord
-from hierdoc.search.glossary import Glossary, asks_about
+from hierdoc.search.glossary import Glossary, asks_about, asks_meaning
 from hierdoc.search.names import DocumentNames
 
 
@@ -38,13 +38,34 @@ def test_a_term_some_documents_define_counts_only_when_asked_about(glossary: Glo
     asked = glossary.lookup("What does Receiving Party mean?")
     assert asked.defining_chunks == [f"nda-{n}.md:Receiving Party" for n in range(3)]
     other = glossary.lookup("What is the notice period for the Receiving Party?")
-    assert other.asks_meaning and other.defining_chunks == []
+    assert not other.asks_meaning and other.defining_chunks == []
 
 
-def test_a_rare_term_counts_in_any_question(glossary: Glossary) -> None:
-    found = glossary.lookup("What is the notice period of the Escrow Agent under the Agreement?")
-    assert found.defining_chunks == ["nda-7.md:Escrow Agent"]
+def test_a_rare_term_counts_only_in_a_question_about_a_meaning(glossary: Glossary) -> None:
+    found = glossary.lookup("What does Receiving Party mean when the Escrow Agent holds funds?")
+    assert found.defining_chunks[0] == "nda-7.md:Escrow Agent"  # rarest first
+    about = glossary.lookup("What is the notice period of the Escrow Agent under the Agreement?")
+    assert not about.asks_meaning and about.defining_chunks == []
     assert glossary.lookup("the Escrow Agent keeps the funds").defining_chunks == []
+
+
+@pytest.mark.parametrize(
+    ("query", "named", "expected"),
+    [
+        ("What is EACA?", ["eaca"], True),
+        ("what is a trade secret under this agreement?", ["trade secret"], True),
+        ("What does DPA stand for", ["dpa"], True),
+        ("definition of personal data", ["personal data"], True),
+        ("what is the company's maximum liability to the contractor?", ["company"], False),
+        ("What is the minimum password length the ASVS requires?", ["asvs"], False),
+        ("what is the most GoodData will pay", ["gooddata", "software"], False),
+        ("the company shall pay", ["company"], False),
+    ],
+)
+def test_a_query_asks_a_meaning_only_about_a_term_it_names(
+    query: str, named: list[str], expected: bool
+) -> None:
+    assert asks_meaning(query, named) is expected
 
 
 @pytest.mark.parametrize(

@@ -198,7 +198,10 @@ def test_generic_and_rare_terms_follow_the_policy(glossary: Glossary) -> None:
     question = "What is the notice period of the Receiving Party?"  # not about the term
     assert Vocabulary(glossary)(_plan(question)).vocabulary.defining_chunks == []
     rarer = {"policy": SearchPolicy(rare_share=0.2)}  # two documents of ten are few
-    defining = Vocabulary(glossary)(_plan(question, **rarer)).vocabulary.defining_chunks
+    assert Vocabulary(glossary)(_plan(question, **rarer)).vocabulary.defining_chunks == []
+    meaning = "What does Agreement mean for the Receiving Party?"
+    assert Vocabulary(glossary)(_plan(meaning)).vocabulary.defining_chunks == []
+    defining = Vocabulary(glossary)(_plan(meaning, **rarer)).vocabulary.defining_chunks
     assert defining == ["nda-1:3", "nda-2:3"]
 
 

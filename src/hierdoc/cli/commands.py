@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from ..errors import NotFoundError
-from ..models import SEARCH_MODES, SearchResponse
+from ..models import LOOKED_UP, SEARCH_MODES, SearchResponse
 from . import export
 from .ingest_progress import SavedCounter, progress_printer
 from .state import State, index_options
@@ -337,7 +337,8 @@ def define(state: State, term: str, source: str | None, as_json: bool) -> None:
         click.secho(f"'{term}' is defined differently in different documents.", fg="yellow")
     for definition in lookup.definitions:
         click.secho(f"{definition.term}", bold=True)
-        click.echo(f"   {_relative(definition.source)}  [{definition.section_id}]")
+        found = "  (from its sentence)" if definition.style == LOOKED_UP else ""
+        click.echo(f"   {_relative(definition.source)}  [{definition.section_id}]{found}")
         click.echo(textwrap.indent(textwrap.fill(definition.definition, 96), "   "))
         click.echo()
 

@@ -16,10 +16,11 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from ..models import SearchFilter
+from ..text.names import name_words_of
 from .glossary import Glossary
 from .names import DocumentNames
 from .plan import Analyser, QueryPlan
-from .syntax import Reading, has_words, parse_query
+from .syntax import ParsedQuery, Reading, has_words, parse_query
 
 
 def _names(sources: tuple[str, ...]) -> str:
@@ -52,9 +53,10 @@ class NamedDocuments:
         long_forms = (lambda: glossary.long_forms_in(text)) if glossary is not None else None
         naming = self.names.named(text, scope, plan.policy, read, long_forms)
         if naming is None:
-            return plan.decided(self.name, "names no document", parsed=read.get(plan.text))
+            parsed = self._code_only(read(plan.text))
+            return plan.decided(self.name, "names no document", parsed=parsed)
         rest = naming.rest(plan.text)
-        own = read(rest)
+        own = self._code_only(read(rest))
         text = rest if has_words(rest) or own.cites else plan.text
         named = f"names {_names(naming.sources)} ({naming.how})"
         kept = f"; searches {text!r}" if text != plan.text else ""
@@ -65,11 +67,14 @@ class NamedDocuments:
             policy = plan.policy
             weight = policy.written_name_weight if naming.written else policy.name_weight
             note = f"ranked {_names(naming.sources)} higher: named in the query ({naming.how})"
+            within = self._without_names(plan.text, rest, naming.sources)
+            inside = f" as {within!r}" if within else ""
             return plan.decided(
                 self.name,
-                f"{named}: ranked within them too, weight {weight:g}",
+                f"{named}: ranked within them too{inside}, weight {weight:g}",
                 named=naming.sources,
                 named_weight=weight,
+                within_text=within,
                 notes=(*plan.notes, note),
                 parsed=own,
             )
@@ -87,6 +92,41 @@ class NamedDocuments:
             notes=(*plan.notes, note),
             parsed=own,
         )
+
+    def _code_only(self, parsed: ParsedQuery | None) -> ParsedQuery | None:
+        """``parsed`` without the identifiers that are a document's name as one word
+        ("GoodData" of ``gooddata-lcm-eula.docx``, "OpenStack"): a name, not code, which
+        every chunk of the document repeats and its preamble most."""
+        if parsed is None or not parsed.identifiers:
+            return parsed
+        kept = tuple(i for i in parsed.identifiers if not self._a_name(i))
+        return parsed if kept == parsed.identifiers else replace(parsed, identifiers=kept)
+
+    def _a_name(self, identifier: str) -> bool:
+        words = name_words_of(identifier.lower())
+        return len(words) == 1 and bool(self.names.holding_every(words))
+
+    def _without_names(self, text: str, rest: str, sources: tuple[str, ...]) -> str:
+        """``rest`` (``text`` without the names written in it) without the words of the
+        named documents' names either ("Hyperledger", "Fabric" of "Hyperledger Fabric
+        Technical Charter"): what the query asks of those documents; "" when that is
+        ``text`` itself or nothing is left to search."""
+        within = " ".join(w for w in rest.split() if not self._names_word(w, sources))
+        if not has_words(within):
+            within = rest if has_words(rest) else ""
+        return "" if within == text else within
+
+    def _names_word(self, word: str, sources: tuple[str, ...]) -> bool:
+        """``word`` is written as a name (with a capital) and is a word of the name of one of
+        ``sources``, as written or lower-cased ("GoodData" of "GOODDATA LCM END USER LICENSE
+        AGREEMENT"); a word in lower case is the query's own ("conduct" in "who investigates
+        code of conduct reports at NumFOCUS?")."""
+        if word == word.lower():
+            return False
+        for words in (name_words_of(word), name_words_of(word.lower())):
+            if words and self.names.holding_every(words) & set(sources):
+                return True
+        return False
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ response), :func:`explain_lines` as text for a terminal.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..models import SearchResult
@@ -65,7 +66,8 @@ def _searched(execution: Execution, modality: str) -> str:
     if modality == "keyword":
         return plan.expanded
     if modality == "named":
-        return f"{plan.embedded!r} within {', '.join(plan.named)}"
+        within = replace(plan, text=plan.within_text or plan.text)
+        return f"{within.embedded!r} within {', '.join(plan.named)}"
     asked = [
         *(f"citation {text.strip()}" for text, _ in plan.cited),
         *(f"citation {c.text.strip()}" for c in plan.relative),

@@ -4,10 +4,11 @@ Built from what the extract stage stored, never from a hand-written list. It
 expands "EACA" to "Eligible Automatic Contribution Arrangement" and back, finds
 the defined terms a query names, and points at the chunks that define them, but
 only where that is specific: a defining chunk joins the exact modality when the
-query asks about that term ("what is X", "define X", "X means", or the query is
-the term) or the term is rare (defined in few documents), and never for a generic
-term that many documents define ("Agreement", "Party"), which would pull every
-contract into the results.
+query asks what a term means ("what is X", "define X", "X means", or the query is
+the term; not "what is the company's maximum liability", which asks about a
+liability) and the term is that one or rare (defined in few documents), and never
+for a generic term that many documents define ("Agreement", "Party"), which would
+pull every contract into the results.
 
 An index is not read whole for this: :meth:`Glossary.from_store` gives a
 :class:`KeyedGlossary`, which looks up, for each query, the entries it could name (its
@@ -40,8 +41,12 @@ _ASKS_MEANING = re.compile(
 )
 
 _DETERMINER = r"(?:(?:the|a|an)\s+)?"
+_CLAUSE_END = r"(?=\s*(?:$|[?!.,;:(])|\s+(?:in|under|of|for|as|here|there)\b)"
+"""What may follow the term of "what is X": the question ends, or goes on with where X is
+used ("in the agreement"); "what is the company's maximum liability" asks about a
+liability, not about the company."""
 _ASKS_ABOUT = (
-    r"\b(?:what|who)\s+(?:is|are|was|were)\s+{det}{term}\b",
+    r"\b(?:what|who)\s+(?:is|are|was|were)\s+{det}{term}" + _CLAUSE_END,
     r"\b(?:what|how)\s+(?:does|do|is|are)\s+{det}{term}\s+(?:mean|stand|refer|defined)",
     r"\b(?:define[sd]?|definition\s+of|meaning\s+of)\s+{det}{term}\b",
     r"\b{term}\s+(?:means?|is\s+defined|stands?\s+for|refers?\s+to)\b",
@@ -108,7 +113,10 @@ class Glossary:
     def lookup(self, query: str, policy: SearchPolicy = DEFAULT_POLICY) -> QueryVocabulary:
         found = QueryVocabulary()
         acronyms = self._acronyms_in(query)
-        found.asks_meaning = bool(_ASKS_MEANING.search(query)) or _is_bare_acronym(query, acronyms)
+        found.terms = _matches(self._term_pattern, normalize_term(query))
+        found.asks_meaning = _is_bare_acronym(query, acronyms) or asks_meaning(
+            query, [*acronyms, *found.terms], policy
+        )
         for acronym in acronyms:
             found.expansions += [f for f in self._long_forms[acronym] if f not in found.expansions]
             if found.asks_meaning:
@@ -118,7 +126,6 @@ class Glossary:
             found.expansions += [
                 a for a in self._acronym_of[long_form] if a not in found.expansions
             ]
-        found.terms = _matches(self._term_pattern, normalize_term(query))
         if found.terms and _is_bare_term(query, found.terms):
             found.asks_meaning = True
         if found.terms and found.asks_meaning:
@@ -331,6 +338,16 @@ def asks_about(query: str, term: str, policy: SearchPolicy = DEFAULT_POLICY) -> 
             return True
     rest = " ".join(_QUESTION_WORDS.sub(" ", text).split())
     return bool(rest) and len(term) >= policy.term_share * len(rest)
+
+
+def asks_meaning(query: str, named: Sequence[str], policy: SearchPolicy = DEFAULT_POLICY) -> bool:
+    """The query asks what one of the terms or acronyms it ``named`` (normalised) means:
+    it has words asking for a meaning ("what is", "define", "stands for") about that term
+    (:func:`asks_about`), not only somewhere ("what is the most GoodData will pay")."""
+    if not named or not _ASKS_MEANING.search(query):
+        return False
+    asked = normalize_term(query)
+    return any(asks_about(asked, normalize_term(term), policy) for term in named)
 
 
 def _is_bare_term(query: str, terms: list[str]) -> bool:

@@ -47,6 +47,10 @@ class QueryPlan:
     named_weight: float = 0.0
     """The weight in hybrid fusion of the query's ranking within the named documents (0:
     none, the scope was narrowed to them or nothing was named)."""
+    within_text: str = ""
+    """What is ranked within the named documents: the text without the words that name
+    them (they match the chunks that repeat the document's name, its title and preamble,
+    not those that answer); empty when that is the text itself."""
     phrases: tuple[str, ...] = ()
     identifiers: tuple[str, ...] = ()
     cited: tuple[tuple[str, tuple[str, ...]], ...] = ()

@@ -311,7 +311,8 @@ class Searcher:
         relative = [*self._cite_relatives(plan), *self._cite_title(plan)]
         others, vector = self._rank_modalities(plan)
         if plan.named_weight and plan.mode in ("hybrid", "keyword", "semantic"):
-            within = replace(plan, filt=replace(plan.filt or SearchFilter(), sources=plan.named))
+            scope = replace(plan.filt or SearchFilter(), sources=plan.named)
+            within = replace(plan, filt=scope, text=plan.within_text or plan.text)
             inside, _ = self._rank_modalities(within)
             fused = RULES[plan.settings.fusion](inside, plan.settings.weights, plan.settings.rrf_k)
             others[NAMED] = [Hit(c, v) for c, v in fused]

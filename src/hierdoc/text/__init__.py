@@ -10,6 +10,7 @@ search/ import it, and it imports only :mod:`hierdoc.models`.
 - :mod:`.names`: what names a document (its name keys) and their version;
 - :mod:`.short_names`: the short forms of a document's title ("the DPA");
 - :mod:`.sentences`: sentence and paragraph boundaries (pysbd);
+- :mod:`.term_sentences`: where a text defines a known term (the shapes ``define`` looks up);
 - :mod:`.tokenizer`: the word-piece tokenizer that counts a chunk's tokens;
 - :mod:`.windows`: how a chunk is cut into the windows its vectors embed;
 - :mod:`.invisible`: invisible characters and their removal.

@@ -86,8 +86,9 @@ What a term means in these documents: every definition of the term in the corpus
 definition sections and glossaries, parenthetical definitions, acronyms), each with its file name
 and section id. `conflict` is true when documents define the term differently: then say which
 document's definition you rely on. Use it before interpreting a defined term such as
-"personal data" or "Confidential Information". An empty list means the documents do not define
-the term.""",
+"personal data" or "Confidential Information". A definition of style "sentence" was found at the
+lookup, in a sentence that defines the term ("X is a ...", "... ("X")"): quote it as that
+sentence. An empty list means the documents do not define the term.""",
     "references": """\
 Cross-references of a provision: outgoing (what it refers to, e.g. "point (a) of Article 6(1)"
 resolved to article-6-1-a; references to other acts are marked external) and incoming (the
@@ -230,6 +231,15 @@ DefinitionOut = _shape(
     "DefinitionOut",
     Definition,
     *("term", "definition", "source", "section_id", "chunk_id"),
+    (
+        "style",
+        str,
+        Field(
+            "means",
+            description='How it was found; "sentence": not stored at ingest but read at the '
+            "lookup from a sentence defining the term.",
+        ),
+    ),
     ("truncated", bool, False),
 )
 CrossRefOut = _shape(

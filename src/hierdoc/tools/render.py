@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..models import LOOKED_UP
 from ..search.explain import explain_lines
 
 MAX_PASSAGE_CHARS = 4000
@@ -147,7 +148,10 @@ def render_define(data: dict[str, Any], names: Mapping[str, str]) -> str:
         lines[0] += " the documents define it differently; say which one you rely on."
     for d in definitions:
         where = _name(names, d["source"])
-        lines.append(f'- "{d["term"]}" ({where} [{d["section_id"]}]): {d["definition"].strip()}')
+        found = ", from its sentence" if d.get("style") == LOOKED_UP else ""
+        lines.append(
+            f'- "{d["term"]}" ({where} [{d["section_id"]}]{found}): {d["definition"].strip()}'
+        )
     return "\n".join(lines)
 
 
