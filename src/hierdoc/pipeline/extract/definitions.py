@@ -220,6 +220,7 @@ _EMBEDDED = re.compile(
     r"\s(?:is|are)\s+(?=(?:any|every|each|a|an|one|the)\s+(?P=noun)\b)",
     re.MULTILINE,
 )
+_EMBEDDED_CUE = re.compile(r"[\"'’”][ \t]+(?:of|in|for|on|at)\s")
 # what a sentence says of an example or a case, not of a kind it defines
 _META_NOUNS = word_set(
     "example case instance way reason problem result approach option alternative solution"
@@ -702,7 +703,7 @@ def _embedded_definitions(marked: Unmarked) -> list[FoundDefinition]:
     words qualifying the sentence's subject, defined by the rest of the sentence."""
     text = marked.quoted
     found = []
-    for match in _EMBEDDED.finditer(text):
+    for match in _windowed(_EMBEDDED, _EMBEDDED_CUE, text, 240, 260):
         sentence = _SENTENCE_END.search(text, match.end())
         stop = sentence.start() if sentence else paragraph_end(text, match.end())
         definition, stop = clean_definition(marked, match.end(), stop)
