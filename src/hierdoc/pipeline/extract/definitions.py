@@ -637,9 +637,7 @@ def _we_say_definitions(marked: Unmarked) -> list[FoundDefinition]:
     text = marked.quoted
     found = []
     for match in _windowed(_WE_SAY, _WE_SAY_CUE, text, 8, 300):
-        sentence = _SENTENCE_END.search(text, match.end())
-        stop = sentence.start() if sentence else paragraph_end(text, match.end())
-        definition, stop = clean_definition(marked, match.end(), stop)
+        definition, stop = _rest_of_sentence(marked, text, match.end())
         terms = [(match.group("term"), match.start("term"))]
         for alias in QUOTED_TERM.finditer(match.group("aliases")):
             terms.append((alias.group("term"), match.start("aliases") + alias.start("term")))
@@ -664,9 +662,7 @@ def _word_means_definitions(marked: Unmarked) -> list[FoundDefinition]:
             continue
         if not _sentence_opens(text, match.start("term")):
             continue
-        sentence = _SENTENCE_END.search(text, match.end())
-        stop = sentence.start() if sentence else paragraph_end(text, match.end())
-        definition, stop = clean_definition(marked, match.end(), stop)
+        definition, stop = _rest_of_sentence(marked, text, match.end())
         if valid_term(term) and len(definition.split()) >= 3:
             found.append(FoundDefinition(term, definition, match.start("term"), stop, "means"))
     return found
@@ -687,9 +683,7 @@ def _self_defining(marked: Unmarked) -> list[FoundDefinition]:
             continue  # "A good example is a server that ..."
         if not _sentence_opens(text, match.start()):
             continue  # a wrapped line: "... the entire field-value for that\n header field is"
-        sentence = _SENTENCE_END.search(text, match.end())
-        stop = sentence.start() if sentence else paragraph_end(text, match.end())
-        definition, stop = clean_definition(marked, match.end(), stop)
+        definition, stop = _rest_of_sentence(marked, text, match.end())
         # "is defined as follows:", "is defined as in Section 2": the definition is elsewhere;
         # "The request method is defined as being cacheable": a property, not what it is
         elsewhere = re.match(r"(?:follows|below|above|in|by|under|per|being)\b", definition)
@@ -704,13 +698,19 @@ def _embedded_definitions(marked: Unmarked) -> list[FoundDefinition]:
     text = marked.quoted
     found = []
     for match in _windowed(_EMBEDDED, _EMBEDDED_CUE, text, 240, 260):
-        sentence = _SENTENCE_END.search(text, match.end())
-        stop = sentence.start() if sentence else paragraph_end(text, match.end())
-        definition, stop = clean_definition(marked, match.end(), stop)
+        definition, stop = _rest_of_sentence(marked, text, match.end())
         term, term_start = term_at(match.group("term"), match.start("term"))
         if valid_term(term) and len(definition.split()) >= 3:
             found.append(FoundDefinition(term, definition, term_start, stop, "means"))
     return found
+
+
+def _rest_of_sentence(marked: Unmarked, text: str, start: int) -> tuple[str, int]:
+    """The cleaned definition from ``start`` to its sentence's end (else its paragraph's),
+    and where it stops; ``text`` is ``marked``'s plain or quoted form."""
+    sentence = _SENTENCE_END.search(text, start)
+    stop = sentence.start() if sentence else paragraph_end(text, start)
+    return clean_definition(marked, start, stop)
 
 
 def _sentence_opens(text: str, position: int) -> bool:
@@ -734,9 +734,7 @@ def _procedure_definitions(marked: Unmarked) -> list[FoundDefinition]:
     text = marked.quoted
     found = []
     for match in _windowed(_TO_DO, _TO_DO_CUE, text, 8):
-        sentence = _SENTENCE_END.search(text, match.end())
-        stop = sentence.start() if sentence else paragraph_end(text, match.end())
-        definition, stop = clean_definition(marked, match.end(), stop)
+        definition, stop = _rest_of_sentence(marked, text, match.end())
         term, term_start = term_at(match.group("term"), match.start("term"))
         if valid_term(term) and definition:
             found.append(FoundDefinition(term, definition, term_start, stop, "means"))
