@@ -109,7 +109,7 @@ _LABEL = re.compile(
     (?P<label>
         (?:\d+|[A-Za-z]{{1,2}}\d*|[IVXLCivxlc]+)(?:\.\d+)+(?:\([A-Za-z0-9]+\))*\.?  # 8.4, K.3, A1.1
       | [IVXLC]+(?:\.[A-Z0-9]{{1,3}})+\.?                                 # VIII.A., I.A.1.
-      | \d+(?-i:[A-Z]{{0,2}})(?:\([A-Za-z0-9]+\))*\.?                     # 8, 8(a), 8., 23B
+      | \d+(?-i:[A-Z]{{0,2}})(?:\([A-Za-z0-9]+\))*[.)]?                   # 8, 8(a), 8., 23B, 8)
       | (?:[A-Z]{{1,2}}|[IVXLC]+)(?:\([A-Za-z0-9]+\))+                        # I(A), K(3)
       | (?:\([A-Za-z0-9]+\))+                                             # (a), (iv)(b)
       | (?:[A-Z]{{1,2}}|[IVXLC]+|[a-z])[.)]                               # K.  IV.  a)
@@ -117,9 +117,9 @@ _LABEL = re.compile(
     """,
     re.VERBOSE | re.IGNORECASE,
 )
-_KEYWORD_LABEL = re.compile(  # a bare letter or Roman numeral after a keyword: ANNEX II, APP1
+_KEYWORD_LABEL = re.compile(  # a bare letter or Roman numeral after a keyword: ANNEX II, APP1, A-1
     rf"^\s*(?i:(?P<kept>{_KEPT_KEYWORDS})\s+|(?P<app>APP) ?|(?:{_DROPPED_KEYWORDS})\s+)"
-    rf"(?P<label>[IVXLC]+[A-Z]?|[A-Z]{{1,2}}|\d+[A-Z]{{0,2}})\b"
+    rf"(?P<label>[A-Z]-\d+|[IVXLC]+[A-Z]?|[A-Z]{{1,2}}|\d+[A-Z]{{0,2}})\b"
 )
 _MARKUP = re.compile(
     r"\*\*|__|(?<![\w])_(?=\w)|`|<[/a-zA-Z][^>]*>|&[a-z]+;|&#\d+;|\]\(|^\s*#|\\[*_]"
