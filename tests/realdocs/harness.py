@@ -449,14 +449,24 @@ def reference_scores(
             s.record.section_id
             for s in matching_sections(sections, reference.section, reference.heading)
         }
-        said = words(reference.text)
-        found = [r for r in stored if words(r.text) and said.startswith(words(r.text))]
+        found = [r for r in stored if writes(r.text, reference.text)]
         right = [r for r in found if r.target_source in (None, source)]
         if not any(r.target_section_id in wanted for r in right):
             targets = sorted({str(r.target_section_id) for r in found}) or ["not stored"]
             missed.append(f"{reference.text} -> {', '.join(targets[:3])}")
     score.reference_resolution = 1 - len(missed) / len(gold.references)
     score.misses["references"] = missed
+
+
+def writes(stored: str, said: str) -> bool:
+    """Whether a stored reference's text is the gold's, or the start of it ("Section 5" of
+    "Section 5 of the Agreement"), or holds it as a list does one of its items ("Sections
+    5.3" of "Sections 5.3 and 8 through 10", whose every target carries the whole list's
+    text; "2.4" of "see 2.4")."""
+    stored, said = words(stored), words(said)
+    if not stored or not said:
+        return False
+    return said.startswith(stored) or f" {said} " in f" {stored} "
 
 
 def page_scores(index: Index, gold: Gold, source: str, score: DocumentScore) -> None:

@@ -1,4 +1,4 @@
-"""Emphasis markup around defined terms, read as quotes.
+"""Emphasis and link markup around defined terms, read as quotes and words.
 
 Contracts converted from Word or HTML mark a defined term with bold, italics or
 underline, alone or with quotes, in every combination: ``**"Term"**``,
@@ -7,7 +7,9 @@ definition finders match quoted terms only, so :func:`unmark` rewrites the
 markup into equal-length text: an emphasised term with no quotes of its own gets
 curly quotes in place of its markers, every other marker becomes spaces. Offsets
 into the rewritten text are offsets into the original, and :func:`unmark` also
-returns a plain copy (every marker a space) to read definitions from.
+returns a plain copy (every marker a space) to read definitions from. The brackets and
+target of a Markdown link (``[*Open Project*](https://...)``, ``[PGB][terms]``) are
+markup too: spaces in both copies, so a term keeps its words only.
 """
 
 from __future__ import annotations
@@ -43,6 +45,12 @@ _MARKERS = (
 
 # any other inline HTML tag left by a converter: <span class="...">, </span>, <br/>
 _OTHER_TAGS = re.compile(r"</?(?!(?:" + _TAGS + r")>)[a-zA-Z][^<>\n]{0,200}>")
+# a Markdown link around words: "[*Open Project*](https://...)", "[Chairs][terms]"; its
+# brackets and target are markup, its text is the words
+_LINK = re.compile(
+    r"(?<!!)(?P<open>\[)(?=[^\s\]])[^\[\]\n]{1,300}(?<=\S)(?P<close>\]"
+    r"(?:\([^()\s]{0,2000}\)|\[[^\[\]\n]{0,100}\]))"
+)
 
 
 @dataclass(frozen=True)
@@ -57,13 +65,17 @@ class Unmarked:
 
 def unmark(text: str) -> Unmarked:
     """The text with emphasis markers rewritten, every offset kept."""
-    if not any(marker in text for marker in ("*", "_", "<")):
+    if not any(marker in text for marker in ("*", "_", "<", "](", "][")):
         return Unmarked(text, text)
     quoted, plain = list(text), list(text)
     emphasised = set()
     for tag in _OTHER_TAGS.finditer(text):
         _blank(plain, tag.start(), tag.end())
         _blank(quoted, tag.start(), tag.end())
+    for link in _LINK.finditer(text):
+        for part in ("open", "close"):
+            _blank(plain, link.start(part), link.end(part))
+            _blank(quoted, link.start(part), link.end(part))
     for pattern in _MARKERS:
         for match in pattern.finditer("".join(plain)):
             _blank(plain, match.start("open"), match.end("open"))
