@@ -231,16 +231,20 @@ def is_point(label: str) -> bool:
     return label.startswith("(") or (label.isalpha() and len(label) <= 4)
 
 
+_LINK = re.compile(r"\[([^\[\]\n]{1,200})\](?:\[[^\[\]\n]{0,40}\]|\([^()\s]{0,2000}\))")
+
+
 def body_start(record: SectionRecord) -> str:
     """The start of a section's own text, for a heading that is only a label ("(b)"), without
     Markdown's block-quote markers ("> (b) ...", a point an HTML page indents), nor a list
-    bullet and bold around the label ("*   **2.1.** Except ...", as a page shows "2.1.")."""
+    bullet and bold around the label ("*   **2.1.** Except ...", as a page shows "2.1."), nor
+    the brackets and target of a link ("**5.3** [*Title*][terms], ..." reads "Title, ...")."""
     text = re.sub(r"^(?:\s*>)+", "", record.text).strip()
     text = re.sub(r"^[*+-][ \t]+", "", text)
     text = re.sub(r"^(\*\*|__)(.{1,16}?)\1", r"\2", text)
     if text.startswith(record.heading.strip()):
         text = text[len(record.heading.strip()) :]
-    return text[:200]
+    return _LINK.sub(r"\1", text[:2500])[:200]
 
 
 def matching_sections(
