@@ -65,17 +65,15 @@ class Unmarked:
 
 def unmark(text: str) -> Unmarked:
     """The text with emphasis markers rewritten, every offset kept."""
-    if not any(marker in text for marker in ("*", "_", "<", "](", "][")):
+    if "](" in text or "][" in text:
+        text = _LINK.sub(_link_words, text)
+    if not any(marker in text for marker in ("*", "_", "<")):
         return Unmarked(text, text)
     quoted, plain = list(text), list(text)
     emphasised = set()
     for tag in _OTHER_TAGS.finditer(text):
         _blank(plain, tag.start(), tag.end())
         _blank(quoted, tag.start(), tag.end())
-    for link in _LINK.finditer(text):
-        for part in ("open", "close"):
-            _blank(plain, link.start(part), link.end(part))
-            _blank(quoted, link.start(part), link.end(part))
     for pattern in _MARKERS:
         for match in pattern.finditer("".join(plain)):
             _blank(plain, match.start("open"), match.end("open"))
@@ -87,6 +85,12 @@ def unmark(text: str) -> Unmarked:
                 quoted[match.start("close")] = "”"
                 emphasised.add(match.end("open") - 1)
     return Unmarked("".join(quoted), "".join(plain), frozenset(emphasised))
+
+
+def _link_words(link: re.Match[str]) -> str:
+    """A link's words in place, its brackets and target spaces."""
+    words = link.string[link.end("open") : link.start("close")]
+    return " " * len(link["open"]) + words + " " * len(link["close"])
 
 
 def _blank(chars: list[str], start: int, end: int) -> None:
