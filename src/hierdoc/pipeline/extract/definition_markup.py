@@ -9,7 +9,8 @@ curly quotes in place of its markers, every other marker becomes spaces. Offsets
 into the rewritten text are offsets into the original, and :func:`unmark` also
 returns a plain copy (every marker a space) to read definitions from. The brackets and
 target of a Markdown link (``[*Open Project*](https://...)``, ``[PGB][terms]``) are
-markup too: spaces in both copies, so a term keeps its words only.
+markup too: spaces in both copies, its words moved to the end of its span (an offset inside
+a link may fall a few characters off), so a term keeps its words only.
 """
 
 from __future__ import annotations
@@ -88,9 +89,11 @@ def unmark(text: str) -> Unmarked:
 
 
 def _link_words(link: re.Match[str]) -> str:
-    """A link's words in place, its brackets and target spaces."""
+    """A link's words at the end of its span, spaces before them for its brackets and
+    target: the words stay next to what follows them ("[*Open Project*](https://...) (or
+    ***Project***)"), and no long run of spaces follows a term for the finders to try."""
     words = link.string[link.end("open") : link.start("close")]
-    return " " * len(link["open"]) + words + " " * len(link["close"])
+    return " " * (len(link["open"]) + len(link["close"])) + words
 
 
 def _blank(chars: list[str], start: int, end: int) -> None:
