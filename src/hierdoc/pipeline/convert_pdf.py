@@ -55,6 +55,7 @@ from .pdf_layout import (
     row_text,
     table_rows,
 )
+from .pdf_margins import title_margin_notes
 
 _GUTTER = 0.9
 """A gap wider than this many line heights ends a segment (a column gutter, a table column)."""
@@ -131,6 +132,7 @@ def convert_pdf(path: Path) -> PdfText:
         ordered = reading_order(table_rows(blocks, page.gutters), page.figures)
         page.blocks = footnotes_last(ordered, body)
     mark_headings(pages, body)
+    title_margin_notes(pages, body)
     mark_contents(pages, body)
     text, starts = _assemble(pages)
     return PdfText(text, starts)
