@@ -353,7 +353,7 @@ _VERB_WORDS = word_set("is are was were be shall will must may can should would 
 # words that open a clause, not a term: "In communications ... means", "Whose manner and means"
 _CLAUSE_LEADS = word_set("in on at for to from with by of as if when where whose whether")
 _DEF_HEADING = re.compile(
-    r"^(?:(?:certain|general|key|other|common)\s+)?"
+    r"^(?:(?:certain|general|key|other|common|relevant|important)\s+)?"
     r"(?:(?:applicability|scope|purpose)\s+and\s+definitions"
     r"|definitions?|glossary(?:\s+of\s+terms)?|(?:defined\s+)?terms|interpretation|terminology"
     r"|abbreviations|acronyms|meaning\s+of\s+terms|terms\s+used|concepts|vocabulary|nomenclature)"
