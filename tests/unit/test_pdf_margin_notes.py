@@ -54,3 +54,13 @@ def test_a_margin_note_beside_no_numbered_line_stays_text(tmp_path) -> None:
     text = convert_pdf(write_pdf(tmp_path / "act.pdf", [page])).text
     assert "#" not in text
     assert "Issue of permits." in text
+
+
+def test_a_table_of_small_labels_beside_numbered_cells_stays_a_table(tmp_path) -> None:
+    rows = [("Fee", "1. Twenty dollars for each permit issued"), ("Term", "2. One year from issue")]
+    page = [(line, 72, 80 + 14 * n, 11, _BODY) for n, line in enumerate(_LINE)]
+    for n, (label, cell) in enumerate(rows):
+        page += [(label, 72, 160 + 20 * n, 8, _BODY), (cell, 200, 160 + 20 * n, 11, _BODY)]
+    text = convert_pdf(write_pdf(tmp_path / "fees.pdf", [page])).text
+    assert "#" not in text
+    assert "Fee | 1. Twenty dollars for each permit issued" in text

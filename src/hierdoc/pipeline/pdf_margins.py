@@ -46,7 +46,19 @@ def title_margin_notes(pages: list[Page], body: float) -> None:
 
 
 def _title_page(page: Page, body: float, level: int) -> None:
-    page.blocks = [part for block in page.blocks for part in _note_apart(block, body)]
+    rows: dict[int, Block] = {}
+    blocks: list[Block] = []
+    for block in page.blocks:
+        parts = _note_apart(block, body)
+        if len(parts) == 2:
+            rows[id(parts[0])] = block
+        blocks += parts
+    page.blocks = blocks
+    _title_notes(page, body, level)
+    _rows_rejoined(page, rows)
+
+
+def _title_notes(page: Page, body: float, level: int) -> None:
     text_lines = [
         line
         for block in page.blocks
@@ -70,6 +82,16 @@ def _title_page(page: Page, body: float, level: int) -> None:
             _leave_amendments(page, note)
     if titled:
         page.blocks = list(_with_titles(page.blocks, titled, level))
+
+
+def _rows_rejoined(page: Page, rows: dict[int, Block]) -> None:
+    """Rows taken apart for a note that titled nothing, whole again."""
+    index = 0
+    while index < len(page.blocks) - 1:
+        row = rows.get(id(page.blocks[index]))
+        if row is not None and page.blocks[index + 1] is row.cells[1]:
+            page.blocks[index : index + 2] = [row]
+        index += 1
 
 
 def _note_apart(block: Block, body: float) -> list[Block]:
