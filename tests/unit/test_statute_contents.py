@@ -42,3 +42,9 @@ def test_a_part_label_and_its_title_on_the_next_line_are_one_part():
     assert sections["part-1"].heading == "PART I PERMITS FOR FISHING VESSELS"
     assert sections["section-2"].parent_chain[0] == "PART I PERMITS FOR FISHING VESSELS"
     assert not any(s.heading == "PERMITS FOR FISHING VESSELS" for s in sections.values())
+
+
+def test_an_inserted_section_heading_takes_its_number():
+    text = "# Act\n\n#### 13. Licences\n\nText.\n\n#### 13A. Mobile banking units\n\nText.\n"
+    ids = {s.section_id: s.heading for s in parse_sections(text, "Act")}
+    assert ids["section-13a"] == "13A. Mobile banking units"

@@ -267,7 +267,11 @@ def _heading_nodes(text: str, title: str, headings: list[_Heading]) -> list[_Nod
             if position + 1 < len(body_headings)
             else len(lines)
         )
-        label = parse_heading(heading.text) or parse_lettered_heading(heading.text)
+        label = (
+            parse_heading(heading.text)
+            or parse_lettered_heading(heading.text)
+            or _inserted_section(heading.text)
+        )
         while stack and _closes(heading.level, label, *stack[-1], nodes):
             stack.pop()
         if label is None and stack:
@@ -286,6 +290,16 @@ def _heading_nodes(text: str, title: str, headings: list[_Heading]) -> list[_Nod
         if not _CONTENTS_HEADING.match(heading.text.strip()):
             stack.append((heading.level, len(nodes) - 1))
     return nodes
+
+
+_INSERTED_NUMBER = re.compile(r"^\s*(?P<num>\d{1,4}[A-Z]{1,2})\.\s+(?=[A-Z\"“(])")
+"""A section inserted by an amendment between two others, as a heading: "13A. Mobile
+Banking Units" (cited "section 13A")."""
+
+
+def _inserted_section(heading: str) -> Label | None:
+    match = _INSERTED_NUMBER.match(heading)
+    return Label("section", (match["num"],)) if match else None
 
 
 _CONTENTS_HEADING = re.compile(
