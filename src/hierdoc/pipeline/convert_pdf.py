@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .pdf_columns import gutters, join_in_columns, text_gutters
+from .pdf_columns import gutters, join_in_columns, join_spread_lines, text_gutters
 from .pdf_headings import body_size, mark_contents, mark_headings
 from .pdf_layout import (
     Block,
@@ -142,11 +142,16 @@ def _join_in_columns(page: Page) -> None:
     """Record the gutters between the page's columns of running text and join the
     justified lines spread across a column (:mod:`.pdf_columns`), once the running heads
     and feet are gone (their parts recur as they are). A table's gutters on a page of one
-    column join nothing: its cells stay apart."""
+    column join nothing: its cells stay apart. On a page of one column and no table, a
+    justified line spread beside a full line of its paragraph is joined."""
     rows = _rows(page.segments)
-    page.gutters = text_gutters(rows, gutters(rows))
+    found = gutters(rows)
+    page.gutters = text_gutters(rows, found)
     if page.gutters:
         rows = join_in_columns(rows, page.gutters)
+        page.segments = [segment for row in rows for segment in row]
+    else:
+        rows = join_spread_lines(rows, found)
         page.segments = [segment for row in rows for segment in row]
 
 
