@@ -57,3 +57,4 @@ def test_the_cells_of_a_table_stay_apart(tmp_path) -> None:
     text = convert_pdf(write_pdf(tmp_path / "fees.pdf", [page])).text
     assert f"Fee {cell}" not in text
     assert f"Levy {cell}" not in text
+

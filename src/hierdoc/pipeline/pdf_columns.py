@@ -255,6 +255,8 @@ def _spread_in_paragraph(
     inside = [s for s in row if _inside(s, column)]
     if len(inside) < 2 or not _spread(inside, full=False):
         return False
+    if inside[0].text.rstrip().endswith(":"):
+        return False  # a label beside its text ("Purge: | See Destroy. ..."): a table's row
     height = inside[0].height
     if inside[-1].x1 < right - height:
         return False
