@@ -121,6 +121,10 @@ _MEANS = re.compile(
     # legislation's qualifier between commas, wrapped over lines: "*Judge*, in relation to
     # the performance of a function under this Act in a State, means"
     + r"|\s*,\s+in\s+(?:relation|respect)\s+(?:to|of)\s[^\"'‘’“”,;:.()]{1,160}?,"
+    # a clause set off by commas: '"Including", and its variants, means', '*Quorum*, where
+    # a vote requires one, means'
+    + r"|\s*,\s+(?:and|or|where|wherever|when|whenever|unless|except|including|together"
+    + r"|with)\s[^\"'‘’“”,;:.()\n]{1,160}?,"
     # 'A "Transparent" copy of the Document means'
     + r"|\s+(?:copy|copies|version|form)(?:\s+of\s+(?:the\s+)?\w+)?"
     # "“Document”, below, refers to", "To “modify” a work means"

@@ -1,0 +1,90 @@
+"""Terms named after a long antecedent: a parenthesis after a phrase with its own relative
+clause, a parenthesis that names a noun of the sentence ("such date referred to as"), a
+parenthesis that holds what it names, a sentence's opening noun phrase named by a
+parenthesis, and a clause set off by commas between a term and "means"."""
+
+from __future__ import annotations
+
+import pytest
+
+from hierdoc.pipeline.extract.definitions import find_definitions
+
+
+def _pairs(text: str) -> dict[str, str]:
+    return {d.term: d.definition for d in find_definitions(text)}
+
+
+NAMED = [
+    # a phrase with its relative clause
+    (
+        "The lender shall give written notice of the loan and, where relevant, any condition "
+        'on which the payment is dependent (a "Payment Condition"). The notice is final.',
+        "Payment Condition",
+        "any condition on which the payment is dependent",
+    ),
+    # a noun of the sentence named back by "such ... referred to as"
+    (
+        "If the Fund at any time after the day on which the first unit of a class is sold by "
+        'the Fund (such day referred to herein as the "Launch Day" for that class) splits its '
+        "units, the price shall be adjusted.",
+        "Launch Day",
+        "the day on which the first unit of a class is sold by the Fund",
+    ),
+    # the parenthesis holds what it names, then the name
+    (
+        "On (a) the listing of the shares or (b) the date fixed by the board (the day of such "
+        'listing or the date so fixed, the "Exchange Date"), every note is exchanged.',
+        "Exchange Date",
+        "the day of such listing or the date so fixed",
+    ),
+    # a sentence's opening noun phrase
+    (
+        '4.2 Reporting defects. Any malfunction of the Hosted Service (a "Service Defect"), '
+        "once reported by the Customer, must be corrected.",
+        "Service Defect",
+        "Any malfunction of the Hosted Service",
+    ),
+    # an acronym whose initials are not the words before it
+    (
+        'This Hosting Services Agreement ("HSA") sets out the terms of the service.',
+        "HSA",
+        "This Hosting Services Agreement",
+    ),
+    # a clause set off by commas between the term and its verb
+    (
+        "1.4 “**Writing**”, and its variants, means any text on paper or in an email.",
+        "Writing",
+        "any text on paper or in an email",
+    ),
+    (
+        "5.2 *Board Quorum*, where it is required for a decision under these rules, means at "
+        "least three Directors.",
+        "Board Quorum",
+        "at least three Directors",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "term", "definition"), NAMED)
+def test_a_term_after_a_long_antecedent_is_defined_by_it(
+    text: str, term: str, definition: str
+) -> None:
+    assert _pairs(text)[term] == definition
+
+
+@pytest.mark.parametrize(
+    ("text", "term"),
+    [
+        # the head word is the subject of a verb after its relative clause
+        (
+            'Some of the Customer Data which is stored is highly sensitive ("Restricted Data").',
+            "Restricted Data",
+        ),
+        # a remark, not a noun phrase, before the name inside the parenthesis
+        ('The Tax Code (as amended, the "Code") applies.', "Code"),
+        # the sentence before the parenthesis has its verb: no noun phrase
+        ('The reply was sent late ("Late Reply").', "Late Reply"),
+    ],
+)
+def test_a_clause_before_a_parenthesis_is_no_antecedent(text: str, term: str) -> None:
+    assert term not in _pairs(text)
