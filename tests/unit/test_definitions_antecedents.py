@@ -46,9 +46,9 @@ NAMED = [
     ),
     # an acronym whose initials are not the words before it
     (
-        'This Hosting Services Agreement ("HSA") sets out the terms of the service.',
-        "HSA",
-        "This Hosting Services Agreement",
+        'This Reseller Agreement ("RSA") sets out the terms of the resale.',
+        "RSA",
+        "This Reseller Agreement",
     ),
     # a clause set off by commas between the term and its verb
     (
@@ -88,3 +88,46 @@ def test_a_term_after_a_long_antecedent_is_defined_by_it(
 )
 def test_a_clause_before_a_parenthesis_is_no_antecedent(text: str, term: str) -> None:
     assert term not in _pairs(text)
+
+
+# --- numbered sub-headings of a definitions section, a front matter's link list ---------------
+
+SPEC_TERMS = """### 2.1 Service Document
+
+A self-contained resource which describes a service or parts of a service. A Service Document
+*MUST* name its version.
+"""
+
+SPEC_NAMED_TERMS = """### 2.4 Retry Headers
+
+The Retry Headers are used to tell a client when to send its request again.
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "term", "opening"),
+    [
+        (SPEC_TERMS, "Service Document", "A self-contained resource which describes"),
+        (SPEC_NAMED_TERMS, "Retry Headers", "The Retry Headers are used to tell a client"),
+    ],
+)
+def test_a_numbered_sub_heading_of_definitions_is_the_term_its_paragraph_defines(
+    text: str, term: str, opening: str
+) -> None:
+    found = {d.term: d.definition for d in find_definitions(text, True)}
+    assert found[term].startswith(opening)
+
+
+def test_a_numbered_sub_heading_over_other_prose_is_no_term() -> None:
+    text = "### 2.5 Interpretation\n\nIn these rules the singular includes the plural.\n"
+    assert not find_definitions(text, True)
+
+
+def test_a_description_made_only_of_links_defines_nothing() -> None:
+    text = (
+        "Participate\n:   [Issue tracker](https://example.org/issues)\n"
+        ":   [Mailing list](https://example.org/list)\n\n"
+        "Latest version\n:   <https://example.org/spec/latest>\n\n"
+        "Wheel\n:   A [built](https://example.org/built) distribution format.\n"
+    )
+    assert _pairs(text) == {"Wheel": "A built distribution format"}
