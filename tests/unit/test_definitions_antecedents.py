@@ -131,3 +131,22 @@ def test_a_description_made_only_of_links_defines_nothing() -> None:
         "Wheel\n:   A [built](https://example.org/built) distribution format.\n"
     )
     assert _pairs(text) == {"Wheel": "A built distribution format"}
+
+
+# --- a term named after its description ("We call this ...") --------------------------------
+
+
+def test_the_sentence_before_we_call_this_defines_the_term() -> None:
+    text = (
+        "**If nobody objects within three days, you may merge the change yourself. We call "
+        "this [silent approval](https://example.org/glossary#silent).** Nobody has to vote.\n\n"
+        "A reviewer may block a change by voting -1 on it. We call this a *block*. Blocks "
+        "need a reason.\n\n"
+        "We waited a long time for the release. We call this one finished.\n"
+    )
+    found = _pairs(text)
+    assert found["silent approval"] == (
+        "If nobody objects within three days, you may merge the change yourself"
+    )
+    assert found["block"] == "A reviewer may block a change by voting -1 on it"
+    assert "one finished" not in found

@@ -263,6 +263,15 @@ _THIS_CALLED = re.compile(
     # 'This is called a "chosen plaintext" attack': the quoted words qualify a noun
     + r"(?=\s*(?:[.;:,)]|$))"
 )
+# "... get on with the work. We call this [lazy consensus](url).": the sentence before
+_WE_CALL = re.compile(
+    r"(?P<stop>[.!?])[ \t]+(?:We|we)\s+(?:call|term|name)\s+(?:this|that)\s+(?:an?\s+|the\s+)?"
+    r"(?:\[(?P<linked>[A-Za-z][^\]\n]{1,60})\]\([^)\n]*\)|"
+    + QTERM
+    + r"|(?P<bare>[A-Za-z][\w-]*(?:[ \t]+[A-Za-z][\w-]*){0,3}))[\"”’]?(?=[.!?])"
+)
+_NOT_NAMES = word_set("one ones done it them so good enough off over up out")
+_WE_CALL_CUE = re.compile(r"\b[Ww]e\s+(?:call|term|name)\s+(?:this|that)\b")
 # "To _Close the Connection_, an endpoint closes the transport": what doing it is (a
 # subject and its verb follow the comma; "To “opt out”, click the link" instructs)
 _TO_DO = re.compile(
@@ -597,18 +606,22 @@ def _called_definitions(marked: Unmarked) -> list[FoundDefinition]:
 
 def _this_called_definitions(marked: Unmarked) -> list[FoundDefinition]:
     """'the field body can be split into lines; this is called "folding"': the clause (or
-    sentence) before "this" defines the term."""
+    sentence) before "this" defines the term; so does the sentence before "We call this
+    lazy consensus." (the term plain, emphasised, quoted or a link's words)."""
     text = marked.quoted
     found = []
-    for match in _THIS_CALLED.finditer(text):
+    for match in [*_THIS_CALLED.finditer(text), *_windowed(_WE_CALL, _WE_CALL_CUE, text, 4)]:
         paragraph = text.rfind("\n\n", 0, match.start()) + 1
         ends = list(_SENTENCE_END.finditer(text, paragraph, match.start("stop")))
         start = ends[-1].end() if ends else paragraph
         # 'X are referred to as "Y". This is called "Z".': "this" is the quoted term's
         quoted = re.search(r"[\"“”‘’]", text[start : match.start("stop")])
         definition, _ = clean_definition(marked, start, match.start("stop"))
-        term, term_start = term_at(match.group("term"), match.start("term"))
-        if valid_term(term) and len(definition.split()) >= 3 and not quoted:
+        named = next(g for g in ("term", "linked", "bare") if match.groupdict().get(g))
+        term, term_start = term_at(match.group(named), match.start(named))
+        # "We call this one done.": a bare term must be a name
+        bare = named == "bare" and (not _valid_unquoted(term) or term.split()[0].casefold() in _NOT_NAMES)
+        if valid_term(term) and len(definition.split()) >= 3 and not quoted and not bare:
             found.append(FoundDefinition(term, definition, term_start, match.end(), "means"))
     return found
 
