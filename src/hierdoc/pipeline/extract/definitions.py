@@ -620,7 +620,9 @@ def _this_called_definitions(marked: Unmarked) -> list[FoundDefinition]:
         named = next(g for g in ("term", "linked", "bare") if match.groupdict().get(g))
         term, term_start = term_at(match.group(named), match.start(named))
         # "We call this one done.": a bare term must be a name
-        bare = named == "bare" and (not _valid_unquoted(term) or term.split()[0].casefold() in _NOT_NAMES)
+        bare = named == "bare" and (
+            not _valid_unquoted(term) or term.split()[0].casefold() in _NOT_NAMES
+        )
         if valid_term(term) and len(definition.split()) >= 3 and not quoted and not bare:
             found.append(FoundDefinition(term, definition, term_start, match.end(), "means"))
     return found
