@@ -1,7 +1,9 @@
 """Terms named after a long antecedent: a parenthesis after a phrase with its own relative
 clause, a parenthesis that names a noun of the sentence ("such date referred to as"), a
 parenthesis that holds what it names, a sentence's opening noun phrase named by a
-parenthesis, and a clause set off by commas between a term and "means"."""
+parenthesis, a clause set off by commas between a term and "means", "We call this X" after
+the sentence that describes X, "Any ... is a *term*"; numbered sub-headings of a
+definitions section; a front matter's list of links."""
 
 from __future__ import annotations
 
@@ -62,6 +64,31 @@ NAMED = [
         "Board Quorum",
         "at least three Directors",
     ),
+    # the term named after its description: "We call this ..."
+    (
+        "**If nobody objects within three days, you may merge the change yourself. We call "
+        "this [silent approval](https://example.org/glossary#silent).** Nobody has to vote.",
+        "silent approval",
+        "If nobody objects within three days, you may merge the change yourself",
+    ),
+    (
+        "A reviewer may block a change by voting -1 on it. We call this a *block*. Blocks need "
+        "a reason.",
+        "block",
+        "A reviewer may block a change by voting -1 on it",
+    ),
+    # a term said of every subject of a kind
+    (
+        "Reviews are public. **Any edit made to a published page is a *content change* of the "
+        "wiki. Editors may object.**",
+        "content change",
+        "Any edit made to a published page",
+    ),
+    (
+        'Any failure to file the report on time is a "Reporting Breach".',
+        "Reporting Breach",
+        "Any failure to file the report on time",
+    ),
 ]
 
 
@@ -84,6 +111,13 @@ def test_a_term_after_a_long_antecedent_is_defined_by_it(
         ('The Tax Code (as amended, the "Code") applies.', "Code"),
         # the sentence before the parenthesis has its verb: no noun phrase
         ('The reply was sent late ("Late Reply").', "Late Reply"),
+        # "We call this" with no name after it
+        ("We waited a long time for the release. We call this one finished.", "one finished"),
+        # a list's lead: the events follow
+        (
+            'Each of the following acts is a "Prohibited Act" unless the board allows it:',
+            "Prohibited Act",
+        ),
     ],
 )
 def test_a_clause_before_a_parenthesis_is_no_antecedent(text: str, term: str) -> None:
@@ -131,22 +165,3 @@ def test_a_description_made_only_of_links_defines_nothing() -> None:
         "Wheel\n:   A [built](https://example.org/built) distribution format.\n"
     )
     assert _pairs(text) == {"Wheel": "A built distribution format"}
-
-
-# --- a term named after its description ("We call this ...") --------------------------------
-
-
-def test_the_sentence_before_we_call_this_defines_the_term() -> None:
-    text = (
-        "**If nobody objects within three days, you may merge the change yourself. We call "
-        "this [silent approval](https://example.org/glossary#silent).** Nobody has to vote.\n\n"
-        "A reviewer may block a change by voting -1 on it. We call this a *block*. Blocks "
-        "need a reason.\n\n"
-        "We waited a long time for the release. We call this one finished.\n"
-    )
-    found = _pairs(text)
-    assert found["silent approval"] == (
-        "If nobody objects within three days, you may merge the change yourself"
-    )
-    assert found["block"] == "A reviewer may block a change by voting -1 on it"
-    assert "one finished" not in found

@@ -263,6 +263,15 @@ _THIS_CALLED = re.compile(
     # 'This is called a "chosen plaintext" attack': the quoted words qualify a noun
     + r"(?=\s*(?:[.;:,)]|$))"
 )
+# 'Any change made to a release branch is a *technical decision* of the project.'
+_PREDICATE = re.compile(
+    r"(?:^[ \t]*|(?<=[.!?])[ \t]+)(?P<subject>(?:Any|Each|Every)\s(?!of\b)"
+    r"(?:[^.;:\"“”‘’\n]|\n(?![ \t]*\n)){3,200}?)\s+(?:is|are)\s+(?:an?\s+|the\s+)?"
+    + QTERM
+    + r"(?:\s+(?:of|for|under)\s+(?:the|this|these)\s+[\w-]+)?(?=[.!?;]|\s*$)",
+    re.MULTILINE,
+)
+_PREDICATE_CUE = re.compile(r"\b(?:is|are)\s+(?:an?\s+|the\s+)?[\"“‘']")
 # "... get on with the work. We call this [lazy consensus](url).": the sentence before
 _WE_CALL = re.compile(
     r"(?P<stop>[.!?])[ \t]+(?:We|we)\s+(?:call|term|name)\s+(?:this|that)\s+(?:an?\s+|the\s+)?"
@@ -442,6 +451,7 @@ def _definitions(text: str, in_definitions_section: bool) -> list[FoundDefinitio
     spans = [(head[0], found.end) for head, found in means]
     found = [item for _, item in means]
     found += _called_definitions(marked)
+    found += _predicate_definitions(marked)
     found += _this_called_definitions(marked)
     found += [] if in_definitions_section else _quoted_colon_definitions(marked)
     found += _procedure_definitions(marked)
@@ -601,6 +611,19 @@ def _called_definitions(marked: Unmarked) -> list[FoundDefinition]:
             subject = f"{subject} {condition}"
         if valid_term(term):
             found.append(FoundDefinition(term, subject, start, end, "means"))
+    return found
+
+
+def _predicate_definitions(marked: Unmarked) -> list[FoundDefinition]:
+    """'Any change made to a release branch is a *technical decision* of the project.': a
+    quoted or emphasised term said of every subject of a kind, the sentence ending there,
+    is defined by that subject."""
+    found = []
+    for match in _windowed(_PREDICATE, _PREDICATE_CUE, marked.quoted, 240):
+        term, start = term_at(match.group("term"), match.start("term"))
+        subject = collapse(marked.plain[match.start("subject") : match.end("subject")])
+        if valid_term(term) and len(subject.split()) >= 3:
+            found.append(FoundDefinition(term, subject, start, match.end(), "means"))
     return found
 
 
