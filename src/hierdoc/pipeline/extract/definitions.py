@@ -122,9 +122,9 @@ _MEANS = re.compile(
     # the performance of a function under this Act in a State, means"
     + r"|\s*,\s+in\s+(?:relation|respect)\s+(?:to|of)\s[^\"'‘’“”,;:.()]{1,160}?,"
     # a clause set off by commas: '"Including", and its variants, means', '*Quorum*, where
-    # a vote requires one, means'
+    # a vote requires one, means' (not before "shall have the meaning given ...": a pointer)
     + r"|\s*,\s+(?:and|or|where|wherever|when|whenever|unless|except|including|together"
-    + r"|with)\s[^\"'‘’“”,;:.()\n]{1,160}?,"
+    + r"|with)\s[^\"'‘’“”,;:.()\n]{1,160}?,(?=\s+(?:(?:shall|will)\s+)?means?\b)"
     # 'A "Transparent" copy of the Document means'
     + r"|\s+(?:copy|copies|version|form)(?:\s+of\s+(?:the\s+)?\w+)?"
     # "“Document”, below, refers to", "To “modify” a work means"
