@@ -64,6 +64,14 @@ NAMED = [
         "Board Quorum",
         "at least three Directors",
     ),
+    # a run-in list of noun phrases
+    (
+        "A matter known to (i) any officer of the Trust who is not paid by it, or (ii) any "
+        'donor to the Trust, other than a donor paid by it (an "Outside Party"), is free.',
+        "Outside Party",
+        "any officer of the Trust who is not paid by it, or (ii) any donor to the Trust, other "
+        "than a donor paid by it",
+    ),
     # the term named after its description: "We call this ..."
     (
         "**If nobody objects within three days, you may merge the change yourself. We call "
@@ -111,6 +119,8 @@ def test_a_term_after_a_long_antecedent_is_defined_by_it(
         ('The Tax Code (as amended, the "Code") applies.', "Code"),
         # the sentence before the parenthesis has its verb: no noun phrase
         ('The reply was sent late ("Late Reply").', "Late Reply"),
+        # a run-in list of acts names no list
+        ('The Company shall (i) pay the fee and (ii) file it on time (the "Filing").', "Filing"),
         # "We call this" with no name after it
         ("We waited a long time for the release. We call this one finished.", "one finished"),
         # a list's lead: the events follow

@@ -176,6 +176,7 @@ def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
         item = _inline_item(marked.plain, match.start())
         for term, start in terms:
             phrase = item if item and not _is_acronym(term) else ""
+            phrase = phrase or _alternatives(marked.plain, match.start(), term)
             phrase = phrase or named_thing(before, term, closes_item, collective)
             phrase = _whole_list(before, term, phrase)
             if _GERUND_ITEM.match(before) and phrase == " ".join(before.split()).lstrip("-*+•● "):
@@ -223,6 +224,37 @@ def _gloss(text: str, term: str, start: int, end: int) -> bool:
         return False
     pattern = re.compile(r"\b" + re.escape(" ".join(term.split())).replace(r"\ ", r"\s+"), re.I)
     return not any(m.start() < start or m.start() >= end for m in pattern.finditer(text))
+
+
+_FIRST_ITEM = re.compile(r"\((?P<label>i|a|1)\)\s+")
+_SECOND_LABEL = {"i": "ii", "a": "b", "1": "2"}
+_ITEM_LABEL = re.compile(r"\((?:[ivx]{1,4}|[a-h]|\d)\)\s+")
+_NOUN_LEADS = word_set("any each every all a an the")
+
+
+def _alternatives(text: str, paren: int, term: str) -> str:
+    """A parenthesis closing a run-in list of noun phrases names the whole list: "(i) any
+    director who is not an employee, or (ii) any holder of Stock ... (a “Covered Person”)";
+    not a list of acts ("(i) pay the fee and (ii) deliver the report (the “Report”)"), nor
+    when the last item holds the term's head word (it names that item)."""
+    if _is_acronym(term):
+        return ""
+    window = text[max(0, paren - WINDOW) : paren]
+    firsts = list(_FIRST_ITEM.finditer(window))
+    if not firsts:
+        return ""
+    first = firsts[-1]
+    span = window[first.start() :]
+    second = f"({_SECOND_LABEL[first.group('label')]}) "
+    if second not in span or re.search(r"[\"“”‘’]|\n\s*\n|[.!?]\s+[A-Z]", span):
+        return ""
+    items = [part.split() for part in _ITEM_LABEL.split(span) if part.strip()]
+    if len(items) < 2 or any(words[0].casefold() not in _NOUN_LEADS for words in items):
+        return ""
+    if _stem(_head_word(term)) in {_stem(word) for word in items[-1]}:
+        return ""  # "(a) the Board or (b) the holders of ... (the “Requisite Holders”)"
+    listed = " ".join(window[first.end() :].split()).rstrip(" ,;")
+    return listed if len(listed.split()) <= MAX_PHRASE_WORDS else ""
 
 
 def _inline_item(text: str, paren: int) -> str:
