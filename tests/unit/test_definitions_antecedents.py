@@ -67,10 +67,11 @@ NAMED = [
     # a run-in list of noun phrases
     (
         "A matter known to (i) any officer of the Trust who is not paid by it, or (ii) any "
-        'donor to the Trust, other than a donor paid by it (an "Outside Party"), is free.',
+        "donor to the Trust or any other related party of a donor, other than a donor paid by "
+        'it (an "Outside Party"), is free.',
         "Outside Party",
-        "any officer of the Trust who is not paid by it, or (ii) any donor to the Trust, other "
-        "than a donor paid by it",
+        "any officer of the Trust who is not paid by it, or (ii) any donor to the Trust or any "
+        "other related party of a donor, other than a donor paid by it",
     ),
     # the term named after its description: "We call this ..."
     (
