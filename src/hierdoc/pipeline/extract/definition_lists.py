@@ -348,10 +348,10 @@ def heading_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     term = re.sub(r"\s*[\"“”]\s*", " ", term).strip()  # ## “made” date: a word quoted
     body = len(text) - len(text[heading.end() :].lstrip())
     entry = _ENTRY_NUMBER.match(term)
-    if entry and _defines_entry(text[body : body + 200], term[entry.end() :]):
-        term = term[entry.end() :]  # "### 3.1 access control" / "means to ensure ..."
-    elif separated := _SEPARATED_ENTRY.match(term):
+    if separated := _SEPARATED_ENTRY.match(term):
         term = term[separated.end() :]  # "### 2.4 - Documented Evidence" / "This is ..."
+    elif entry and _defines_entry(text[body : body + 200], term[entry.end() :]):
+        term = term[entry.end() :]  # "### 3.1 access control" / "means to ensure ..."
     if body >= len(text) or not _heading_term_ok(term) or item_start(text, body) is not None:
         return
     definition, end = clean_definition(marked, body, paragraph_end(text, body))
