@@ -271,7 +271,7 @@ _PREDICATE = re.compile(
     + r"(?:\s+(?:of|for|under)\s+(?:the|this|these)\s+[\w-]+)?(?=[.!?;]|\s*$)",
     re.MULTILINE,
 )
-_PREDICATE_CUE = re.compile(r"(?:is|are)[ \t\n]+(?:an?\s+|the\s+)?[\"“‘']")
+_PREDICATE_CUE = re.compile(r"(?:is|are)\s+(?:an?\s+|the\s+)?[\"“‘']")
 # "... get on with the work. We call this [lazy consensus](url).": the sentence before
 _WE_CALL = re.compile(
     r"(?P<stop>[.!?])[ \t]+(?:We|we)\s+(?:call|term|name)\s+(?:this|that)\s+(?:an?\s+|the\s+)?"
@@ -280,7 +280,7 @@ _WE_CALL = re.compile(
     + r"|(?P<bare>[A-Za-z][\w-]*(?:[ \t]+[A-Za-z][\w-]*){0,3}))[\"”’]?(?=[.!?])"
 )
 _NOT_NAMES = word_set("one ones done it them so good enough off over up out")
-_WE_CALL_CUE = re.compile(r"[Ww]e[ \t\n]+(?:call|term|name)\s+(?:this|that)\b")
+_WE_CALL_CUE = re.compile(r"[Ww]e\s+(?:call|term|name)\s+(?:this|that)\b")
 # "To _Close the Connection_, an endpoint closes the transport": what doing it is (a
 # subject and its verb follow the comma; "To “opt out”, click the link" instructs)
 _TO_DO = re.compile(
