@@ -73,6 +73,13 @@ NAMED = [
         "any officer of the Trust who is not paid by it, or (ii) any donor to the Trust or any "
         "other related party of a donor, other than a donor paid by it",
     ),
+    # ... unless its last item writes the term's head word as the term does
+    (
+        "This Agreement consists of (1) the Key Terms on this Cover Page and (2) the Partner "
+        "Standard Terms Version 1.3 posted at the site (“Standard Terms”).",
+        "Standard Terms",
+        "the Partner Standard Terms Version 1.3 posted at the site",
+    ),
     # the term named after its description: "We call this ..."
     (
         "**If nobody objects within three days, you may merge the change yourself. We call "

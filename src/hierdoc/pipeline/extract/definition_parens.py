@@ -236,7 +236,8 @@ def _alternatives(text: str, paren: int, term: str) -> str:
     """A parenthesis closing a run-in list of noun phrases names the whole list: "(i) any
     director who is not an employee, or (ii) any holder of Stock ... (a “Covered Person”)";
     not a list of acts ("(i) pay the fee and (ii) deliver the report (the “Report”)"), nor
-    when the last item opens with the term's head word (it names that item)."""
+    when the last item opens with the term's head word or writes it as the term does (it
+    names that item)."""
     if _is_acronym(term):
         return ""
     window = text[max(0, paren - WINDOW) : paren]
@@ -251,8 +252,12 @@ def _alternatives(text: str, paren: int, term: str) -> str:
     items = [part.split() for part in _ITEM_LABEL.split(span) if part.strip()]
     if len(items) < 2 or any(words[0].casefold() not in _NOUN_LEADS for words in items):
         return ""
-    if _stem(_head_word(term)) in {_stem(word) for word in items[-1][:3]}:
-        return ""  # "(a) the Board or (b) the holders of ... (the “Requisite Holders”)"
+    head = _head_word(term)
+    named = head[:1].isupper() and head in (word.strip(",;") for word in items[-1])
+    if named or _stem(head) in {_stem(word) for word in items[-1][:3]}:
+        # "(a) the Board or (b) the holders of ... (the “Requisite Holders”)", "(1) the Key
+        # Terms and (2) the Partner Standard Terms Version 1.3 (“Standard Terms”)"
+        return ""
     listed = " ".join(window[first.end() :].split()).rstrip(" ,;")
     return listed if len(listed.split()) <= MAX_PHRASE_WORDS else ""
 
