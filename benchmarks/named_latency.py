@@ -10,7 +10,7 @@ eval``'s). The three forms of each query run one after the other, their order ro
 query by query, so background load hits them alike. Query embedding is timed inside
 each search (the real local model, warm, nothing cached).
 
-    HIERDOC_DATASETS=../shared/datasets python benchmarks/named_latency.py --queries 200
+    python benchmarks/named_latency.py --queries 200
 """
 
 from __future__ import annotations
