@@ -19,8 +19,8 @@ from typing import Any
 
 from .docx_numbering import w
 
-#: The last character of a line that stops mid-sentence: a word, a number, a comma, a dash.
-_OPEN_END = re.compile(r"[\w,\-–—]$")
+#: Besides letters and digits, what a line that stops mid-sentence may end with.
+_OPEN_END_MARKS = frozenset(",-–—")
 #: A paragraph that opens a clause or a point: "2. ", "2.1 ", "(a) ", "b. ", "iv) ", a bullet.
 _OPENS_ITEM = re.compile(
     r"^(?:\d{1,3}(?:\.\d{1,3})*\.?|\(?[a-z]{1,4}\)|[a-z]\.|\([A-Z0-9]{1,4}\)|[•·▪◦‣\-–])\s"
@@ -32,23 +32,35 @@ _MIN_BROKEN_SHARE = 0.1
 _FULL_LINE = 0.6
 
 
+_T, _TAB, _PPR, _NUMPR, _OUTLINE, _STYLE, _IND, _VAL = (
+    w(tag) for tag in ("t", "tab", "pPr", "numPr", "outlineLvl", "pStyle", "ind", "val")
+)
+
+
 def _text(paragraph: Any) -> str:
-    nodes = paragraph.iter(w("t"), w("tab"))
-    return " ".join("".join(n.text or "" if n.tag == w("t") else " " for n in nodes).split())
+    nodes = paragraph.iter(_T, _TAB)
+    return "".join(node.text or "" if node.tag == _T else " " for node in nodes).strip()
+
+
+def _open_end(line: str) -> bool:
+    """The line stops mid-sentence: on a word, a number, a comma or a dash (not on a
+    form's blank "____")."""
+    last = line[-1:]
+    return last.isalnum() or last in _OPEN_END_MARKS
 
 
 def _layout(paragraph: Any) -> tuple[Any, ...] | None:
     """What a continuation line shares with the line before it: style and indent;
     None for a paragraph in a list (its own item) or a heading outline level."""
-    ppr = paragraph.find(w("pPr"))
+    ppr = paragraph.find(_PPR)
     if ppr is None:
         return ("", ())
-    if ppr.find(w("numPr")) is not None or ppr.find(w("outlineLvl")) is not None:
+    if ppr.find(_NUMPR) is not None or ppr.find(_OUTLINE) is not None:
         return None
-    style = ppr.find(w("pStyle"))
-    indent = ppr.find(w("ind"))
+    style = ppr.find(_STYLE)
+    indent = ppr.find(_IND)
     return (
-        "" if style is None else style.get(w("val"), ""),
+        "" if style is None else style.get(_VAL, ""),
         () if indent is None else tuple(sorted(indent.attrib.items())),
     )
 
@@ -57,21 +69,18 @@ class PrintedLines:
     """Which paragraphs of a body continue the one before them (see the module)."""
 
     def __init__(self, paragraphs: list[Any]) -> None:
+        lines = [(_layout(paragraph), _text(paragraph)) for paragraph in paragraphs]
         widths = [
             len(before)
-            for before, after in self._pairs(paragraphs)
-            if _OPEN_END.search(before) and after[:1].islower()
+            for (layout, before), (next_layout, after) in zip(lines, lines[1:], strict=False)
+            if layout is not None
+            and layout == next_layout
+            and _open_end(before)
+            and after[:1].islower()
         ]
-        shown = sum(1 for paragraph in paragraphs if _text(paragraph))
+        shown = sum(1 for _, text in lines if text)
         self.active = len(widths) >= max(_MIN_BROKEN_LINES, _MIN_BROKEN_SHARE * shown)
         self._full = _FULL_LINE * statistics.median(widths) if self.active else 0.0
-
-    @staticmethod
-    def _pairs(paragraphs: list[Any]) -> Iterator[tuple[str, str]]:
-        for before, after in zip(paragraphs, paragraphs[1:], strict=False):
-            layout = _layout(before)
-            if layout is not None and layout == _layout(after):
-                yield _text(before), _text(after)
 
     def groups(self, children: list[Any]) -> Iterator[list[Any]]:
         """The children of a container, each paragraph with the lines that continue it."""
@@ -93,7 +102,7 @@ class PrintedLines:
         if layout is None or layout != _layout(after):
             return False
         line, following = _text(before), _text(after)
-        if not line or not following or not _OPEN_END.search(line):
+        if not line or not following or not _open_end(line):
             return False
         if _OPENS_ITEM.match(following):
             return False
