@@ -175,3 +175,21 @@ def test_a_quoted_term_ending_a_paragraph_is_no_alias_of_the_next_term() -> None
 def test_a_signature_form_field_defines_nothing() -> None:
     text = "Name (“You”): ____________________\n\nSignature: ____________________\n"
     assert find_definitions(text, True) == []
+
+
+def test_a_point_label_in_the_bold_of_its_title_opens_the_point(tmp_path: Path) -> None:
+    """"**a. Copyright Licence.** You grant ..." under "2. Licences" is point 2(a): the
+    label is written outside the bold, where points are read."""
+    sections = _sections(
+        tmp_path,
+        "bold_point",
+        [
+            make.p(make.b("1. Scope")),
+            make.p("This agreement covers the contributions You make."),
+            make.p(make.b("2. Licences")),
+            make.p(make.b("a. Copyright Licence."), " You grant a copyright licence."),
+            make.p(make.b("b. Patent Licence."), " You grant a patent licence."),
+        ],
+    )
+    assert {"section-2-a", "section-2-b"} <= set(sections)
+    assert "**Patent Licence.**" in sections["section-2-b"].body
