@@ -101,6 +101,8 @@ _PLACEHOLDER = re.compile(
 """A template's blank to fill in, right before the parenthesis: "as of [DATE] (the
 “Effective Date”)", "of $[_____] (the “Purchase Amount”)", "[NAME], a [ENTITY TYPE] (the
 “Entity”)": the blank is what the term names."""
+_FORM_FIELD = re.compile(r"[ \t]*:[ \t]*(?:_{3,}|\.{5,}|…)")
+"""A form's field after the parenthesis: a colon and a blank line to fill in."""
 _EACH_A = re.compile(
     r"^\s*(?P<subject>[^()\"“”‘’]{2,120}?)\s+(?:is|are)\s+(?:each\s+|individually\s+)?"
     r"(?:(?:referred\s+to\s+as|called)\s+)?(?:a|an|the)?\s*$"
@@ -169,6 +171,8 @@ def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
         terms = _named_terms(match)
         if not terms or _inside_phrase(marked.plain, match.start(), match.end()):
             continue
+        if _FORM_FIELD.match(marked.plain, match.end()):
+            continue  # 'Name ("You"): ________': a signature form's field to fill in
         collective = bool(_COLLECTIVE.search(match.group("body")))
         before = _text_before(marked.plain, match.start(), not collective)
         closes_item = _closes_item(marked.quoted, match.start(), match.end())

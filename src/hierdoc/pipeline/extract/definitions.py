@@ -106,7 +106,9 @@ _VERBS = (
 _MEANS = re.compile(
     r"(?P<lead>\b(?i:the\s+)?(?i:terms?|expressions?|words?|phrases?)\s+)?"
     + QTERM
-    + r"(?P<aliases>(?:\s*,?\s*(?:(?:or|and|and/or)\s+)?"
+    # aliases stay in the paragraph: '... as "Not a Submission."' ends one, '"Submission"
+    # means' opens the next
+    + r"(?P<aliases>(?:(?![ \t]*\n[ \t]*\n)\s*,?\s*(?:(?:or|and|and/or)\s+)?"
     + QTERM_ANON
     # '"Massive Multiauthor Collaboration Site" (or "MMC Site") means'
     + r"|\s*\((?:or|also|the|hereinafter)?\s*"
