@@ -30,6 +30,7 @@ from tests.realdocs.gold import (
 )
 from tests.realdocs.harness import (
     DocumentScore,
+    body_start,
     defines,
     heading_is_clean,
     id_is_clean,
@@ -38,6 +39,7 @@ from tests.realdocs.harness import (
     measure_all,
     split_heading,
     words,
+    writes,
 )
 
 GOLDS = load_golds()
@@ -143,6 +145,22 @@ def test_split_heading_reads_the_labels_of_formal_documents() -> None:
     assert split_heading("A Note on Fees") == ("", "A Note on Fees")
     assert split_heading("ARTICLE V Representations") == ("v", "Representations")
     assert split_heading("Section Headings and Summaries") == ("", "Section Headings and Summaries")
+    assert split_heading("3)") == ("3", "")  # a licence's condition "3)"
+    assert split_heading("Appendix A-1: Individual CLA") == ("appendixa-1", "Individual CLA")
+
+
+def test_an_untitled_clause_is_titled_by_its_words_without_link_markup() -> None:
+    text = "**5.3** [*Minimum Membership*][terms], where it is required, means two Sponsors."
+    record = SectionRecord("d", "section-5-3", "5.3", 2, None, 0, "enum", "c", text)
+    assert words(body_start(record)).startswith("minimum membership where it is required")
+
+
+def test_a_reference_is_found_by_its_text_or_a_list_holding_it() -> None:
+    assert writes("Section 5", "Section 5 of the Agreement")
+    assert writes("Sections 5.3 and 8 through 10", "Sections 5.3")
+    assert writes("see 2.4", "2.4")
+    assert not writes("Sections 15.3 and 8", "5.3")
+    assert not writes("Section 6", "Section 5")
 
 
 def test_a_gold_number_that_is_its_heading_cites_the_section_by_title() -> None:

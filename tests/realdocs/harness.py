@@ -109,7 +109,7 @@ _LABEL = re.compile(
     (?P<label>
         (?:\d+|[A-Za-z]{{1,2}}\d*|[IVXLCivxlc]+)(?:\.\d+)+(?:\([A-Za-z0-9]+\))*\.?  # 8.4, K.3, A1.1
       | [IVXLC]+(?:\.[A-Z0-9]{{1,3}})+\.?                                 # VIII.A., I.A.1.
-      | \d+(?-i:[A-Z]{{0,2}})(?:\([A-Za-z0-9]+\))*\.?                     # 8, 8(a), 8., 23B
+      | \d+(?-i:[A-Z]{{0,2}})(?:\([A-Za-z0-9]+\))*[.)]?                   # 8, 8(a), 8., 23B, 8)
       | (?:[A-Z]{{1,2}}|[IVXLC]+)(?:\([A-Za-z0-9]+\))+                        # I(A), K(3)
       | (?:\([A-Za-z0-9]+\))+                                             # (a), (iv)(b)
       | (?:[A-Z]{{1,2}}|[IVXLC]+|[a-z])[.)]                               # K.  IV.  a)
@@ -117,9 +117,9 @@ _LABEL = re.compile(
     """,
     re.VERBOSE | re.IGNORECASE,
 )
-_KEYWORD_LABEL = re.compile(  # a bare letter or Roman numeral after a keyword: ANNEX II, APP1
+_KEYWORD_LABEL = re.compile(  # a bare letter or Roman numeral after a keyword: ANNEX II, APP1, A-1
     rf"^\s*(?i:(?P<kept>{_KEPT_KEYWORDS})\s+|(?P<app>APP) ?|(?:{_DROPPED_KEYWORDS})\s+)"
-    rf"(?P<label>[IVXLC]+[A-Z]?|[A-Z]{{1,2}}|\d+[A-Z]{{0,2}})\b"
+    rf"(?P<label>[A-Z]-\d+|[IVXLC]+[A-Z]?|[A-Z]{{1,2}}|\d+[A-Z]{{0,2}})\b"
 )
 _MARKUP = re.compile(
     r"\*\*|__|(?<![\w])_(?=\w)|`|<[/a-zA-Z][^>]*>|&[a-z]+;|&#\d+;|\]\(|^\s*#|\\[*_]"
@@ -231,16 +231,20 @@ def is_point(label: str) -> bool:
     return label.startswith("(") or (label.isalpha() and len(label) <= 4)
 
 
+_LINK = re.compile(r"\[([^\[\]\n]{1,200})\](?:\[[^\[\]\n]{0,40}\]|\([^()\s]{0,2000}\))")
+
+
 def body_start(record: SectionRecord) -> str:
     """The start of a section's own text, for a heading that is only a label ("(b)"), without
     Markdown's block-quote markers ("> (b) ...", a point an HTML page indents), nor a list
-    bullet and bold around the label ("*   **2.1.** Except ...", as a page shows "2.1.")."""
+    bullet and bold around the label ("*   **2.1.** Except ...", as a page shows "2.1."), nor
+    the brackets and target of a link ("**5.3** [*Title*][terms], ..." reads "Title, ...")."""
     text = re.sub(r"^(?:\s*>)+", "", record.text).strip()
     text = re.sub(r"^[*+-][ \t]+", "", text)
     text = re.sub(r"^(\*\*|__)(.{1,16}?)\1", r"\2", text)
     if text.startswith(record.heading.strip()):
         text = text[len(record.heading.strip()) :]
-    return text[:200]
+    return _LINK.sub(r"\1", text[:2500])[:200]
 
 
 def matching_sections(
@@ -449,14 +453,24 @@ def reference_scores(
             s.record.section_id
             for s in matching_sections(sections, reference.section, reference.heading)
         }
-        said = words(reference.text)
-        found = [r for r in stored if words(r.text) and said.startswith(words(r.text))]
+        found = [r for r in stored if writes(r.text, reference.text)]
         right = [r for r in found if r.target_source in (None, source)]
         if not any(r.target_section_id in wanted for r in right):
             targets = sorted({str(r.target_section_id) for r in found}) or ["not stored"]
             missed.append(f"{reference.text} -> {', '.join(targets[:3])}")
     score.reference_resolution = 1 - len(missed) / len(gold.references)
     score.misses["references"] = missed
+
+
+def writes(stored: str, said: str) -> bool:
+    """Whether a stored reference's text is the gold's, or the start of it ("Section 5" of
+    "Section 5 of the Agreement"), or holds it as a list does one of its items ("Sections
+    5.3" of "Sections 5.3 and 8 through 10", whose every target carries the whole list's
+    text; "2.4" of "see 2.4")."""
+    stored, said = words(stored), words(said)
+    if not stored or not said:
+        return False
+    return said.startswith(stored) or f" {said} " in f" {stored} "
 
 
 def page_scores(index: Index, gold: Gold, source: str, score: DocumentScore) -> None:

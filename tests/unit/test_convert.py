@@ -435,6 +435,18 @@ BORDER_TITLE = (
 )
 
 
+FRAMED_UNDER_NOTICE = """Copyright (c) 2024, Example Type Foundry.
+
+This Font Software is licensed under the Example Font Licence.
+
+----------------------------------
+EXAMPLE FONT LICENCE Version 2.0
+----------------------------------
+
+PREAMBLE
+"""
+
+
 @pytest.mark.parametrize(
     ("text", "md_title", "expected"),
     [
@@ -463,6 +475,8 @@ BORDER_TITLE = (
         (BORDER_TITLE + "\n\n\n   That\n", None, BORDER_TITLE),
         ("the parties agree: " + "x " * 60 + "\n\nbody", None, "stem"),
         ("Short Name Act: " + "y" * 300 + "\n\nbody", None, "stem"),
+        (FRAMED_UNDER_NOTICE, None, "EXAMPLE FONT LICENCE Version 2.0"),
+        ("Copyright (c) 2024 Example Ltd\n\nbody", None, "Copyright (c) 2024 Example Ltd"),
     ],
 )
 def test_choose_title(text: str, md_title: str | None, expected: str) -> None:

@@ -49,6 +49,9 @@ Fees are due monthly.
         ("1.", "1."),
         ("8.4 Limitation of Liability.", "8.4 Limitation of Liability"),
         ("Article 17 - Right to erasure", "Article 17 - Right to erasure"),
+        ("5.3 [*Minimum Membership*][terms], where", "5.3 Minimum Membership, where"),
+        ("Board ][terms]", "Board"),
+        ("Fees [Reserved]", "Fees [Reserved]"),
     ],
 )
 def test_plain_heading(heading: str, plain: str) -> None:

@@ -120,6 +120,8 @@ def test_roman_numerals() -> None:
         ("Annex III", "annex-3"),
         ("Appendix A", "appendix-a"),
         ("Appendix A.1", "appendix-a-1"),
+        ("Appendix A-2", "appendix-a-2"),
+        ("condition 3", "condition-3"),
     ],
 )
 def test_lettered_and_mixed_labels_are_citations(query: str, expected: str) -> None:
@@ -134,6 +136,7 @@ def test_lettered_and_mixed_labels_are_citations(query: str, expected: str) -> N
         ("Section K.3 Lettered clauses", "section-k-3"),
         ("Requirement 8: Identify users", "requirement-8"),
         ("Requirement 8.2.3", "requirement-8-2-3"),
+        ("Appendix A-1: Individual Agreement", "appendix-a-1"),
     ],
 )
 def test_lettered_and_requirement_headings(heading: str, expected: str) -> None:
@@ -144,15 +147,21 @@ def test_lettered_and_requirement_headings(heading: str, expected: str) -> None:
 def test_clause_kinds_are_tried_under_each_other_level_by_level() -> None:
     (citation,) = find_citations("Clause 8.4")
     assert citation.label.candidate_levels() == [
-        ("clause-8-4", "section-8-4", "requirement-8-4", "rule-8-4"),
-        ("clause-8", "section-8", "requirement-8", "rule-8", "section-8-0"),
+        ("clause-8-4", "section-8-4", "requirement-8-4", "rule-8-4", "condition-8-4"),
+        ("clause-8", "section-8", "requirement-8", "rule-8", "condition-8", "section-8-0"),
     ]
-    assert equivalent_ids("rule-5-3-6") == ["section-5-3-6", "clause-5-3-6", "requirement-5-3-6"]
+    assert equivalent_ids("rule-5-3-6") == [
+        "section-5-3-6",
+        "clause-5-3-6",
+        "requirement-5-3-6",
+        "condition-5-3-6",
+    ]
     assert equivalent_ids("article-8") == []
     assert fallback_ids("article-8") == ["section-8"]
     assert fallback_ids("section-7") == ["section-7-0"]  # "7.0. Testing Schedule"
     assert fallback_ids("section-7-2") == []
     assert equivalent_ids("chapter-8") == []
+    assert "section-3" in equivalent_ids("condition-3")  # a licence's "condition 3"
 
 
 def test_plain_text_lines_open_lettered_and_requirement_sections() -> None:

@@ -541,3 +541,42 @@ def test_bullets_that_open_with_a_points_label_are_points() -> None:
     each item is "* a) ...": point 2(a), and 3.1(a) under a numbered paragraph."""
     ids = {s.section_id for s in parse_sections(POINTS, "Example Public License")}
     assert {"section-2-a", "section-2-b", "section-3-1-a", "section-3-1-b"} <= ids
+
+
+RULES = """# Example Project Rules
+
+## 9. Records and Permanence
+
+**9.1** *Records*. All decisions of the Board are kept on the project's tools.
+
+**9.2** *Archival Permanence*. The Foundation keeps every record, but is not bound to:
+
+(a) keep its own existence, nor
+
+(b) keep any record of a closed project for ever.
+
+**9.3** [*Minimum Membership*][terms], where the rules require it, means two Sponsors.
+
+**9.4** [**Meetings**](https://example.org/meetings#calls) of the Board are called by the Chair.
+
+**9.5**. Each person making a contribution must be bound by the agreement.
+
+## Appendix A-1: Individual Agreement
+
+The form of the individual agreement.
+
+[terms]: https://example.org/terms
+"""
+
+
+def test_markdown_clauses_with_emphasis_or_links_after_their_bold_number_are_clauses() -> None:
+    """A bold clause number followed by an italic run-in title, a link around the opening
+    words, or a full stop after the bold: clauses 9.1 to 9.5 of clause 9, titled when the
+    text opens with a title, and their points under them."""
+    sections = {s.section_id: s for s in parse_sections(RULES, "Example Project Rules")}
+    assert {f"section-9-{n}" for n in range(1, 6)} <= set(sections)
+    assert sections["section-9-1"].heading == "9.1 Records"
+    assert sections["section-9-2"].heading == "9.2 Archival Permanence"
+    assert sections["section-9-2-b"].path[-2:] == ("section-9", "section-9-2")
+    assert sections["section-9-3"].body.startswith("**9.3** [*Minimum")  # text as written
+    assert "appendix-a-1" in sections

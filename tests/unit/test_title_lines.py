@@ -252,3 +252,62 @@ def test_a_letter_agreement_is_sectioned_by_its_titles_not_its_addresses_or_sign
     ]
     other = next(s for s in parse_sections(LETTER, "Doc") if s.heading == "Other")
     assert other.body.rstrip().endswith("By: /s/ Jane Roe")
+
+
+FONT_LICENCE = """Copyright (c) 2024, Example Type Foundry, with Reserved Font Name "Quill".
+
+This Font Software is licensed under the Example Font Licence, Version 2.0.
+
+-----------------------------------------------------------
+EXAMPLE FONT LICENCE Version 2.0 - 1 March 2024
+-----------------------------------------------------------
+
+PREAMBLE
+The aims of this licence are to let fonts be shared, studied and improved
+by anyone who uses them in a document or a program of their own.
+
+DEFINITIONS
+"Font Software" refers to the set of files released by the Copyright Holder
+under this licence and clearly marked as such.
+
+PERMISSION & CONDITIONS
+Permission is hereby granted, free of charge, to any person obtaining a copy
+of the Font Software, subject to the following conditions:
+
+1) The Font Software may not be sold by itself, in any version.
+
+2) Modified versions of the Font Software must not use the Reserved Font Name.
+
+TERMINATION
+This licence becomes null and void if any of the above conditions are not met.
+
+DISCLAIMER
+THE FONT SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND,
+EXPRESS OR IMPLIED.
+"""
+
+
+def test_capital_titles_over_their_text_under_a_framed_title_head_the_sections() -> None:
+    """A licence's title between two rules of dashes reads as a Markdown (setext) heading;
+    the capital lines below it, each right above its text, still head the sections, and
+    the titles after the numbered conditions are sections, not text of condition 2."""
+    found = _headings(FONT_LICENCE)
+    assert [(i, h) for i, h, _ in found] == [
+        ("preamble-2", "PREAMBLE"),
+        ("definitions", "DEFINITIONS"),
+        ("permission-conditions", "PERMISSION & CONDITIONS"),
+        ("section-1", "1)"),
+        ("section-2", "2)"),
+        ("termination", "TERMINATION"),
+        ("disclaimer", "DISCLAIMER"),
+    ]
+    assert dict((i, p) for i, _, p in found)["section-2"] == ("permission-conditions",)
+
+
+def test_a_markdown_heading_below_title_lines_keeps_the_markdown_structure() -> None:
+    text = "Preface\n\nSome words of the preface, long enough to read as text here.\n\n" + (
+        "Scope\nThe scope of this document is the whole of the example service.\n\n"
+        "Terms\nThe terms used in this document are those of the example standard.\n\n"
+        "## Annex\n\nThe annex of the document.\n"
+    )
+    assert [h for _, h, _ in _headings(text)] == ["Annex"]

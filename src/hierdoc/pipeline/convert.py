@@ -70,6 +70,11 @@ _MAX_CAUSE_CHARS = 200
 # nothing to a user, so only the type name is reported.
 _OPAQUE_ERRORS = (AttributeError, TypeError, KeyError, IndexError, AssertionError, RecursionError)
 
+_NOTICE = re.compile(r"(?i)^(?:copyright\b|\(c\)|©)")
+"""A copyright notice, as a font or a program prints above the licence it ships."""
+_RULE_LINE = re.compile(r"^[ \t]*([-=*_])(?:[ \t]*\1){2,}[ \t]*$")
+_FRAME_SEARCH_LINES = 40
+"""How far down a framed title is looked for under a copyright notice."""
 _ATX_H1 = re.compile(r"^ {0,3}#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
 _BLANK_LINES = re.compile(r"\n{4,}")
 # A first line that is source code or a comment opener names nothing: a licence
@@ -238,14 +243,15 @@ def choose_title(text: str, markitdown_title: str | None, stem: str) -> str:
 
     1. the text starts (after blank lines) with a level-1 ATX heading ``# Title``;
     2. markitdown reported a title (e.g. the HTML ``<title>``);
-    3. the first non-empty line, markup stripped, if it looks like a title:
+    3. under a copyright notice, a line framed by two rules ("-----") near the top;
+    4. the first non-empty line, markup stripped, if it looks like a title:
        at most 120 characters, contains a letter, and does not end like the
        middle of a sentence (``,`` ``;`` ``:``) and is not a line of source code
        or a comment opener (``/*``, ``//``, ``package x;``, ``#include``); a longer
        first line (up to 300 characters) standing alone, a blank line after it, is a
        title when it opens with one, a short name then a colon (a bill's
        "Bipartisan Budget Act of 2013: 113 HJRES 59 ENR: Making ...");
-    4. the file name without its suffix.
+    5. the file name without its suffix.
     """
     first = _first_nonblank_line(text)
     heading = _ATX_H1.match(first)
@@ -254,6 +260,8 @@ def choose_title(text: str, markitdown_title: str | None, stem: str) -> str:
     if markitdown_title and markitdown_title.strip():
         return " ".join(markitdown_title.split())
     candidate = first.strip().lstrip("#").strip().strip("*_").strip()
+    if _NOTICE.match(candidate) and (framed := _framed_title(text)):
+        return framed
     if _NUMBERED_LINE.match(candidate):
         return stem  # "1.<TAB>INTRODUCTION": the first section's heading, not a title
     if _looks_like_title(candidate) and not _CODE_OR_COMMENT_LINE.search(first.strip()):
@@ -261,6 +269,17 @@ def choose_title(text: str, markitdown_title: str | None, stem: str) -> str:
     if _long_title_line(candidate) and _stands_alone(text, first):
         return " ".join(candidate.split())
     return stem
+
+
+def _framed_title(text: str) -> str | None:
+    """The first short line between two rules near the top ("-----" / "SIL OPEN FONT
+    LICENSE Version 1.1" / "-----"): the title of a licence printed under a copyright
+    notice."""
+    lines = text.split("\n", _FRAME_SEARCH_LINES)[:_FRAME_SEARCH_LINES]
+    for above, line, below in zip(lines, lines[1:], lines[2:], strict=False):
+        if _RULE_LINE.match(above) and _RULE_LINE.match(below) and _looks_like_title(line.strip()):
+            return " ".join(line.split())
+    return None
 
 
 def _long_title_line(line: str) -> bool:

@@ -17,6 +17,9 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 _MARKUP = re.compile(r"[*_<>\[\]`\\!&]")
+_REFERENCE_LINK = re.compile(r"\[(?P<text>[^\[\]\n]*)\]\[[^\[\]\n]*\]|\]\[[^\[\]\s]*\]")
+"""A link by reference ("[Chairs][terms]"), whose definition a heading's line does not hold,
+or the end of one cut from its start ("PGB ][terms]")."""
 _TRAILING = re.compile(r"(?:[\s:;,]|(?<=[^\d\s])\.)+$")
 _TEXT_TOKENS = frozenset({"text", "code_inline"})
 CLAUSE_WORDS = 20
@@ -31,12 +34,13 @@ def _parser() -> MarkdownIt:
 
 
 def plain_heading(text: str) -> str:
-    """The heading as a reader sees it: no emphasis, HTML tags, link targets or
-    escapes; whitespace collapsed; trailing ``:`` ``;`` ``,`` dropped, and a
+    """The heading as a reader sees it: no emphasis, HTML tags, link targets (inline or by
+    reference) or escapes; whitespace collapsed; trailing ``:`` ``;`` ``,`` dropped, and a
     trailing ``.`` unless it ends a number ("1." stays: outline numbering needs it).
     A clause written as a heading gives its run-in title ("Fees. Customer shall
     pay ..." -> "Fees")."""
     if _MARKUP.search(text):
+        text = _REFERENCE_LINK.sub(lambda link: link["text"] or "", text)
         tokens = _parser().parseInline(text)
         text = "".join(_visible(tokens[0].children or [])) if tokens else text
     text = " ".join(text.split())

@@ -69,7 +69,7 @@ _DECIMAL = r"\d{1,4}[A-Za-z]?(?:\.\d{1,3}[A-Za-z]?)*"
 _BLOCK = re.compile(
     r"^(?P<kind>" + _BLOCK_WORDS + r"|§§?)\s*"
     # "§§ 41.117–41.118  [Reserved]": a range of sections, one section of the outline
-    rf"(?P<num>{_DECIMAL}(?:(?<=\d)[–-](?=\d){_DECIMAL})?|[A-Z](?:\.\d{{1,3}}[A-Za-z]?)+"
+    rf"(?P<num>{_DECIMAL}(?:(?<=\d)[–-](?=\d){_DECIMAL})?|[A-Z](?:[.\-]\d{{1,3}}[A-Za-z]?)+"
     r"|[IVXLCDM]{1,7}|[A-Z])"
     r"(?P<parens>(?:" + PAREN + r")*)"
     r"(?P<rest>.*)$"
@@ -111,8 +111,12 @@ _RUN_IN_TITLE = re.compile(r"^\s*(?P<title>[A-Z][^.:;!?()\"“]{0,80}?)\.(?=\s+[
 MAX_RUN_IN_WORDS = 8
 _BOLD_LABEL = re.compile(
     r"^(?:[*+-][ \t]+)?(?P<mark>\*\*|__)"
-    r"(?P<label>\(?(?:\d{1,3}(?:\.\d{1,3})*|[a-z]|[ivxl]{1,6}|[A-Z])\)?\.?)(?P=mark)(?=[ \t])"
+    r"(?P<label>\(?(?:\d{1,3}(?:\.\d{1,3})*|[a-z]|[ivxl]{1,6}|[A-Z])\)?\.?)(?P=mark)"
+    r"(?P<dot>\.)?(?=[ \t])"
 )
+_LINK_MARKUP = re.compile(r"\[(?P<text>[^\]\n]*)\](?:\([^)\n]*\)|\[[^\]\n]*\])")
+"""A Markdown link, inline ("[Meetings](https://...)") or by reference ("[Chairs][terms]")."""
+_EMPHASIS = re.compile(r"(?P<mark>\*{1,3}|_{1,3})(?=\S)(?P<text>[^*_\n]+?)(?<=\S)(?P=mark)")
 _BULLETED_POINT = re.compile(
     r"^[*+-][ \t]+(?=\(?(?:\d{1,3}|[a-z]|[ivxl]{1,6}|[A-Z])\)[ \t])"
 )
@@ -179,7 +183,8 @@ def _block_mark(index: int, lines: list[str]) -> Mark | None:
         return None
     kind = KIND_ALIASES[match["kind"].lower().rstrip(".")]
     number, rest = match["num"].replace("–", "-"), match["rest"]
-    if "-" in number and match["kind"] != "§§":  # a range is "§§ 41.117–41.118" alone
+    # a range is "§§ 41.117–41.118" alone; "Appendix A-1" is one number
+    if "-" in number and number[0].isdigit() and match["kind"] != "§§":
         number = re.split(r"[–-]", match["num"])[0]
         rest = match["num"][len(number) :] + rest
     if number.isalpha() and kind not in ROMAN_KINDS | TOP_KINDS | {"subpart", "subtitle"}:
@@ -318,8 +323,15 @@ def _plain_label(line: str) -> str:
     point's label ("* b) Subject to ...", a page's list that hides its bullets and types
     its labels), with the number or label as plain text."""
     if match := _BOLD_LABEL.match(line):
-        return match["label"] + line[match.end() :]
+        return match["label"] + (match["dot"] or "") + _without_markup(line[match.end() :])
     return line[match.end() :] if (match := _BULLETED_POINT.match(line)) else line
+
+
+def _without_markup(text: str) -> str:
+    """Markdown text as its words: links give their text, emphasis its words ("**9.2**
+    *Archival Permanence*. OASIS ..." and "**10.2** [**Meetings**](url) of the ..." are
+    clauses whose text opens with a title or a capital, as a plain clause's does)."""
+    return _EMPHASIS.sub(r"\g<text>", _LINK_MARKUP.sub(r"\g<text>", text))
 
 
 def _unbold(rest: str) -> str:

@@ -120,7 +120,7 @@ def _title_heading(headings: list[_Heading]) -> _Heading | None:
 def parse_sections(text: str, title: str) -> list[Section]:
     """Sections of a document in reading order, each with its parent chain and id."""
     marked = find_headings(text)
-    if not marked and (titled := _title_line_nodes(text, title)):
+    if len(marked) <= 1 and (titled := _title_line_nodes(text, title, _banner_end(marked))):
         return _to_sections(titled, title)
     nodes: list[_Node] = []
     new_index: dict[int, int] = {}
@@ -135,17 +135,28 @@ def parse_sections(text: str, title: str) -> list[Section]:
     return _to_sections(nodes, title)
 
 
-def _title_line_nodes(text: str, title: str) -> list[_Node]:
+def _banner_end(marked: list[_Heading]) -> int:
+    """The line after a text's only Markdown heading (a plain text's title between two rules
+    of dashes reads as a setext heading): title lines below it may still head the sections."""
+    return marked[0].end_line if marked else 0
+
+
+def _title_line_nodes(text: str, title: str, start: int = 0) -> list[_Node]:
     """The sections of a plain text without Markdown headings whose headings are unnumbered
     title lines (see :mod:`.title_lines`), or none for a text with a numbered heading
     ("1.  Introduction", "Article 4"). The numbered paragraphs of the whole text go on
     across the titles ("(3)" under the second title after "(1)", "(2)" under the first),
     so they are found in the whole text and nest under the title above them. After the
     first numbered paragraph, a title line is a section only when such a paragraph follows
-    it: one followed by unnumbered text is a subheading inside a paragraph."""
+    it (one followed by unnumbered text is a subheading inside a paragraph), or when it
+    comes after the last one in a text titled above its first one ("TERMINATION" after a
+    licence's conditions "1)" .. "5)" under "PERMISSION & CONDITIONS"). A text whose only
+    Markdown heading ends at ``start`` has its title lines below it, or none."""
     lines = text.splitlines(keepends=True)
     found = set(title_lines(lines))
-    if not found or rule_paths.is_rulebook([line.rstrip("\r\n") for line in lines]):
+    if not found or min(found) < start:
+        return []
+    if rule_paths.is_rulebook([line.rstrip("\r\n") for line in lines]):
         return []
     marks = find_marks(text)
     if any(_numbered_heading(mark) for mark in marks):
@@ -156,7 +167,13 @@ def _title_line_nodes(text: str, title: str) -> list[_Node]:
         items.setdefault(item.mark.line, (position, item))
     if items:
         first = min(items)
-        found = {i for i in found if i < first or _opens_numbered_run(i, lines, items)}
+        last = max((i for i, (_, item) in items.items() if item.parent is None), default=len(lines))
+        titled = any(i < first for i in found)
+        found = {
+            i
+            for i in found
+            if i < first or _opens_numbered_run(i, lines, items) or (titled and i > last)
+        }
         if len(found) < MIN_TITLES:
             return []
     line_starts = [0, *accumulate(len(line) for line in lines)]

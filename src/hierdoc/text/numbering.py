@@ -45,6 +45,8 @@ KIND_ALIASES: dict[str, str] = {
     "exhibit": "exhibit",
     "clause": "clause",
     "cl": "clause",
+    "condition": "condition",
+    "conditions": "condition",
     "requirement": "requirement",
     "rule": "rule",
     "recital": "recital",
@@ -71,9 +73,9 @@ PART_TOKEN = re.compile(rf"[0-9a-z]{{1,{PAREN_MAX}}}")
 
 _KIND_WORDS = sorted((k for k in KIND_ALIASES if k[0] != "§"), key=len, reverse=True)
 #: A number: "17", "4.2", "10b-5", legislation's inserted "88EA", Roman "III" and "IA", a
-#: letter "B", or a lettered decimal "K.3".
+#: letter "B", or a lettered decimal "K.3" or "A-1" ("Appendix A-1").
 _NUMBER = (
-    r"(?:\d+(?:(?-i:[A-Z]{2})|[A-Za-z])?(?:[.\-]\d+[A-Za-z]?)*|[A-Z](?:\.\d+[A-Za-z]?)+"
+    r"(?:\d+(?:(?-i:[A-Z]{2})|[A-Za-z])?(?:[.\-]\d+[A-Za-z]?)*|[A-Z](?:[.\-]\d+[A-Za-z]?)+"
     r"|[IVXLCDM]+(?-i:[A-Z](?![A-Za-z]))?|[A-Z](?![a-z]))"
 )
 _PARENS = rf"(?:\s?{PAREN})*"
@@ -118,9 +120,10 @@ class Label:
 
 
 #: Kinds that name the same decimal clauses: a contract's "Clause 8.4", a standard's
-#: "Requirement 8.4", a rulebook's "Rule 8.4" and "Section 8.4" all cite the clause numbered
-#: "8.4", whose id is ``section-8-4`` when its heading is the bare number.
-CLAUSE_KINDS = ("section", "clause", "requirement", "rule")
+#: "Requirement 8.4", a rulebook's "Rule 8.4", a licence's "condition 3" and "Section 8.4"
+#: all cite the clause numbered "8.4", whose id is ``section-8-4`` when its heading is the
+#: bare number.
+CLAUSE_KINDS = ("section", "clause", "requirement", "rule", "condition")
 
 
 def equivalent_ids(section_id: str) -> list[str]:

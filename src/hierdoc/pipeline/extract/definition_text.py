@@ -90,5 +90,10 @@ def trim(raw: str) -> str:
     return raw if _ABBREVIATION.search(raw) else _FINAL_STOP.sub("", raw)
 
 
+_GAP_BEFORE_STOP = re.compile(r" (?=[.,;:](?:\s|$))")
+"""A space before a stop or comma, where markup read as spaces ended: "an **authority**."."""
+
+
 def collapse(value: str) -> str:
-    return " ".join(value.split())
+    """Whitespace collapsed, and no space left before a stop or a comma."""
+    return _GAP_BEFORE_STOP.sub("", " ".join(value.split()))
