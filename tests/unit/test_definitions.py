@@ -337,6 +337,7 @@ def test_parenthetical_forms() -> None:
         "2: Terms, Definitions and Examples",
         "3 Terms, definitions, symbols and abbreviated terms",
         "Definitions; construction",
+        "B. Relevant Terms",
     ],
 )
 def test_definitions_headings(heading: str) -> None:

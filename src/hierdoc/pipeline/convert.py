@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from hierdoc.models import ConvertedDocument, FileProblem
 
 from ..errors import InputError
+from ..text.glyph_quotes import straighten_glyph_quotes
 from ..text.invisible import clean_with_offsets
 from . import limits as _limits
 from .limits import Limits
@@ -154,6 +155,7 @@ def convert_file(
     except OSError as exc:
         raise ConversionError(_os_error_reason(exc)) from exc
     text, page_starts = clean_with_offsets(text, page_starts)
+    text = straighten_glyph_quotes(text)
     if reason := _limits.chars_reason(len(text), limits):
         raise ConversionError(reason)
     metadata, text = document_properties(path, _FORMATS[suffix], text)

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..text.numbering import HEADING_KIND, roman_to_int
+from .docx_lines import PrintedLines
 from .docx_numbering import W_NS, Numbering, Styles, on, val, w
 from .docx_package import (
     ENDNOTES_REL,
@@ -37,6 +38,7 @@ from .docx_package import (
     open_docx,
     related_root,
 )
+from .docx_typed import TypedOutline, typed_number
 from .headings import plain_heading
 
 _MAX_HEADING_LEVEL = 6
@@ -76,12 +78,12 @@ _BLOCK_TITLE = re.compile(
 )
 _TOC_STYLE = re.compile(r"^(?:toc\s*\d|toc heading|table of figures)$", re.IGNORECASE)
 _SECTION_LABEL = re.compile(r"^(?:[A-Za-z]+\.?\s+)?(?:\d+(?:\.\d+)*|[IVXLCDM]+|[A-Z])\.?$")
-#: A number typed at the start of a heading or paragraph: "2." of "2. Fair Use Rights. ...".
-_TYPED_NUMBER = re.compile(r"^\s*(?P<number>\d{1,3})\.\s+(?=\S)")
 _TYPED_PART = re.compile(
     r"(?P<number>[IVXLC]{1,6})\.\t\s*(?P<title>[A-Z][A-Z0-9 ,&'’/\-]{1,60})"
 )
 """A part typed in a body paragraph: a Roman number, a tab and a title in capitals."""
+#: A point's label typed before its text: "a. ", "(a) ", "b) ", "(iv) ".
+_POINT_LABEL = re.compile(r"^\s*(?:[a-z]\.|\(?[a-z]{1,4}\)|\([A-Z0-9]{1,4}\))[ \t\u00a0]+(?=\S)")
 _PLAIN_RUN_IN = re.compile(r"^(?P<title>[A-Z][^.:;!?]{0,99}?)[.:]\s+(?=\S)")
 _TRAILING_PUNCTUATION = " \t.:;,—–-"
 
@@ -217,7 +219,7 @@ def _inline(spans: list[_Span]) -> str:
         else:
             merged.append(replace(span, text=text))
     out = []
-    for span in _whole_words(merged):
+    for span in _whole_words(_label_unemphasised(merged)):
         core = span.text.strip()
         marker = ("**" if span.bold else "") + ("*" if span.italic else "")
         if not core or not marker:
@@ -228,6 +230,17 @@ def _inline(spans: list[_Span]) -> str:
         out.append(f"{lead}{marker}{core}{marker[::-1]}{tail}")
     text = "".join(out).strip()
     return "\\" + text if text.startswith("#") else text
+
+
+def _label_unemphasised(spans: list[_Span]) -> list[_Span]:
+    """A paragraph that opens with a point's label in the emphasis of its title ("**a.
+    Copyright License.** You grant ...") keeps the label out of the markers, at the start
+    of the line where points are read: "a. **Copyright License.** You grant ..."."""
+    match = _POINT_LABEL.match(spans[0].text) if spans else None
+    if match is None or not _emphasised(spans[0]):
+        return spans
+    label = _Span(match.group())
+    return [label, replace(spans[0], text=spans[0].text[match.end() :]), *spans[1:]]
 
 
 _WORD_END = re.compile(r"\w+$")
@@ -367,6 +380,19 @@ def emphasised_title(spans: list[_Span]) -> bool:
     )
 
 
+def _emphasised_lead(spans: list[_Span]) -> str:
+    """The words that open the paragraph in bold, italics or underline, without the
+    punctuation around them: "DEFINITIONS" of "**1 DEFINITIONS**."."""
+    lead = 0
+    while lead < len(spans) and (
+        _emphasised(spans[lead])
+        or spans[lead].underline
+        or not spans[lead].text.strip(_TRAILING_PUNCTUATION)
+    ):
+        lead += 1
+    return _plain(spans[:lead]).strip(_TRAILING_PUNCTUATION)
+
+
 def _leading_punctuation(spans: list[_Span]) -> int:
     text = "".join(span.text for span in spans)
     return len(text) - len(text.lstrip(" \t.:;—–-"))
@@ -378,12 +404,19 @@ def _leading_punctuation(spans: list[_Span]) -> int:
 class _Writer:
     """Markdown blocks of a document body, numbering counted in reading order."""
 
-    def __init__(self, styles: Styles, numbering: Numbering, notes: Notes | None = None) -> None:
+    def __init__(
+        self,
+        styles: Styles,
+        numbering: Numbering,
+        notes: Notes | None = None,
+        lines: PrintedLines | None = None,
+    ) -> None:
         self._styles = styles
         self._numbering = numbering
         self._notes = notes
-        #: Depth and number of the last heading that types its number ("## 1. Definitions").
-        self._typed: tuple[int, int] | None = None
+        self._lines = lines or PrintedLines([])
+        #: The clause numbers typed in the text so far ("## 1. Definitions", "2.1 ...").
+        self._typed = TypedOutline()
         #: How many part headings typed with a Roman number ("I.<tab>DEFINITIONS") so far.
         self._parts = 0
 
@@ -399,15 +432,17 @@ class _Writer:
         return lines
 
     def blocks(self, container: Any) -> Iterator[str]:
-        for child in container:
+        for child, *lines in self._lines.groups(list(container)):
             if child.tag == w("p"):
-                yield from self.paragraph(child)
+                yield from self.paragraph(child, lines)
             elif child.tag == w("tbl"):
                 yield from self.table(child)
             elif child.tag in _CONTAINERS:
                 yield from self.blocks(child)
 
-    def paragraph(self, paragraph: Any) -> list[str]:
+    def paragraph(self, paragraph: Any, lines: list[Any] | None = None) -> list[str]:
+        """Markdown blocks of a paragraph; ``lines`` are paragraphs that continue it
+        (printed lines of one paragraph, :mod:`~hierdoc.pipeline.docx_lines`)."""
         ppr = paragraph.find(w("pPr"))
         style_id = val(ppr, "pStyle")
         name = self._styles.name(style_id)
@@ -415,6 +450,9 @@ class _Writer:
             return []
         numbered = self._numbering.label(ppr, style_id)
         spans = _spans(paragraph, self._styles, style_id, self._notes)
+        for line in lines or []:
+            line_style = val(line.find(w("pPr")), "pStyle")
+            spans += [_Span(" "), *_spans(line, self._styles, line_style, self._notes)]
         if numbered is not None and numbered.level.fmt == "bullet":
             return [f"- {_inline(spans)}"] if _plain(spans) else []
         if name.casefold() == "title" and _plain(spans):
@@ -441,35 +479,32 @@ class _Writer:
         return [text] if text else []
 
     def _note_typed_number(self, depth: int, line: str) -> None:
-        """Remember the number a heading types ("## 1. Definitions" -> 1 at depth 2)."""
-        if not line.startswith("#"):
-            return
-        match = _TYPED_NUMBER.match(line.lstrip("#"))
-        if match:
-            self._typed = (depth, int(match["number"]))
-        elif self._typed is not None and depth <= self._typed[0]:
-            self._typed = None
+        """Remember the number a heading shows ("## 1. Definitions" -> 1 at depth 2)."""
+        if line.startswith("#"):
+            self._typed.note_heading(depth, line.lstrip("#"))
 
     def _typed_clause(self, spans: list[_Span]) -> list[str] | None:
-        """A body paragraph that types the next number of the typed headings and opens
-        with a title ("2. Fair Use Rights. Nothing in ..." after "## 1. Definitions") is
-        the next clause; a number out of sequence or without a title stays text."""
-        if self._typed is None:
+        """A body paragraph that types the next number of the outline typed so far
+        (:class:`~hierdoc.pipeline.docx_typed.TypedOutline`): "2. Fair Use Rights. ..."
+        after "## 1. Definitions", "2.1<tab>During the Term ..." after "2. LICENSE",
+        "3 CONFIDENTIALITY. The terms ..." after "2.7". A clause of one number needs a
+        title (a run-in sentence of a few words will do); one of more numbers is a
+        clause without one, as a Word-numbered "2.1" is. A number out of sequence
+        stays text."""
+        number = typed_number("".join(span.text for span in spans))
+        depth = None if number is None else self._typed.depth_after(number.parts)
+        if number is None or depth is None:
             return None
-        depth, last = self._typed
-        raw = "".join(span.text for span in spans)
-        match = _TYPED_NUMBER.match(raw)
-        if match is None or int(match["number"]) != last + 1:
-            return None
-        rest = _drop_chars(spans, match.end())
+        rest = _drop_chars(spans, number.end)
+        rest = _drop_chars(rest, _leading_punctuation(rest))  # "1.1 - Subject to ..."
         title, body = split_title(rest)
-        if not title:
+        if not title and len(number.parts) == 1:
             title, body = _short_run_in(rest)
-        if not title:
-            return None
-        self._typed = (depth, last + 1)
-        heading = f"{'#' * depth} {match['number']}. {title}"
-        return [heading, _inline(body)] if body else [heading]
+            if not title:
+                return None
+        self._typed.take(depth, number.parts)
+        heading = " ".join(part for part in ("#" * depth, number.written, title) if part)
+        return [heading, _inline(body)] if _plain(body) else [heading]
 
     def _typed_part(self, spans: list[_Span]) -> list[str] | None:
         """A body paragraph that types a Roman number, a tab and a title in capitals
@@ -482,22 +517,20 @@ class _Writer:
         return [f"## {match['number']}. {' '.join(match['title'].split())}"]
 
     def _first_typed(self, spans: list[_Span]) -> list[str] | None:
-        """A body paragraph of a typed "1." and a short title, all in bold, italics or
-        underline ("**1.** ***Events***" in a SAFE, whose headings use no heading style):
-        clause 1, whose typed successors :meth:`_typed_clause` then finds."""
-        raw = "".join(span.text for span in spans)
-        match = _TYPED_NUMBER.match(raw)
-        if self._typed is not None or match is None or match["number"] != "1":
+        """A body paragraph of a typed "1" whose title is in bold, italics or underline
+        ("**1.** ***Events***" in a SAFE, whose headings use no heading style; "**1
+        DEFINITIONS**."; "**1. Fees.** The Customer ..."): clause 1, whose typed
+        successors :meth:`_typed_clause` then finds."""
+        number = typed_number("".join(span.text for span in spans))
+        if self._typed.started or number is None or number.parts != (1,):
             return None
-        title = raw[match.end() :].strip()
-        words = title.split()
-        shown = [span for span in spans if span.text.strip()]
-        if not 0 < len(words) <= _MAX_TITLE_WORDS or title[-1] in ".,;:" or not shown:
+        rest = _drop_chars(spans, number.end)
+        title, body = split_title(rest)
+        if not title or len(title.split()) > _MAX_TITLE_WORDS or _emphasised_lead(rest) != title:
             return None
-        if not all(span.bold or span.italic or span.underline for span in shown):
-            return None
-        self._typed = (2, 1)
-        return [f"## 1. {' '.join(words)}"]
+        self._typed.take(2, number.parts)
+        heading = f"## {number.written} {title}"
+        return [heading, _inline(body)] if _plain(body) else [heading]
 
     def _outline_level(self, ppr: Any, style_id: str | None, name: str) -> int | None:
         """Markdown level of a Word heading: Heading 1 (outline level 0) is ``##``; a
@@ -610,8 +643,9 @@ def docx_to_markdown(path: Path) -> str:
     styles = Styles(related_root(part, STYLES_REL))
     numbering = Numbering(related_root(part, NUMBERING_REL), styles)
     notes = Notes(related_root(part, FOOTNOTES_REL), related_root(part, ENDNOTES_REL))
-    writer = _Writer(styles, numbering, notes)
-    blocks = [b for b in writer.blocks(document.element.body) if b.strip()]
+    body = document.element.body
+    writer = _Writer(styles, numbering, notes, PrintedLines(body.findall(w("p"))))
+    blocks = [b for b in writer.blocks(body) if b.strip()]
     footnotes = "\n".join(writer.notes())
     blocks += ["## Notes", footnotes] if footnotes else []
     return "\n\n".join(blocks) + "\n" if blocks else ""

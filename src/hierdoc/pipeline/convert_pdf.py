@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .pdf_columns import gutters, join_in_columns, text_gutters
+from .pdf_columns import gutters, join_in_columns, join_spread_lines, text_gutters
 from .pdf_headings import body_size, mark_contents, mark_headings
 from .pdf_layout import (
     Block,
@@ -55,6 +55,7 @@ from .pdf_layout import (
     row_text,
     table_rows,
 )
+from .pdf_margins import title_margin_notes
 
 _GUTTER = 0.9
 """A gap wider than this many line heights ends a segment (a column gutter, a table column)."""
@@ -131,6 +132,7 @@ def convert_pdf(path: Path) -> PdfText:
         ordered = reading_order(table_rows(blocks, page.gutters), page.figures)
         page.blocks = footnotes_last(ordered, body)
     mark_headings(pages, body)
+    title_margin_notes(pages, body)
     mark_contents(pages, body)
     text, starts = _assemble(pages)
     return PdfText(text, starts)
@@ -140,11 +142,16 @@ def _join_in_columns(page: Page) -> None:
     """Record the gutters between the page's columns of running text and join the
     justified lines spread across a column (:mod:`.pdf_columns`), once the running heads
     and feet are gone (their parts recur as they are). A table's gutters on a page of one
-    column join nothing: its cells stay apart."""
+    column join nothing: its cells stay apart. On a page of one column and no table, a
+    justified line spread beside a full line of its paragraph is joined."""
     rows = _rows(page.segments)
-    page.gutters = text_gutters(rows, gutters(rows))
+    found = gutters(rows)
+    page.gutters = text_gutters(rows, found)
     if page.gutters:
         rows = join_in_columns(rows, page.gutters)
+        page.segments = [segment for row in rows for segment in row]
+    else:
+        rows = join_spread_lines(rows, found)
         page.segments = [segment for row in rows for segment in row]
 
 

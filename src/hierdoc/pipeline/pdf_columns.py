@@ -30,6 +30,10 @@ _LONG_LINE = 10.0
 _INDENT = 1.5
 _NEAR_ROWS = 4
 _JUSTIFIED_GAP = 6.0
+_SPREAD_ROWS = 2
+_SPREAD_REACH = 4.0
+"""A spread line on a page of one column is joined with a full line of running text at
+most this many rows and line heights away."""
 """A gap between words of a justified line is at most this many line heights."""
 
 
@@ -200,3 +204,71 @@ def _append(segment: Segment, following: Segment) -> None:
     segment.top = min(segment.top, following.top)
     segment.bottom = max(segment.bottom, following.bottom)
     segment.bold = segment.bold and following.bold
+
+
+def join_spread_lines(
+    rows: list[list[Segment]], found: list[tuple[float, float]]
+) -> list[list[Segment]]:
+    """On a page of one column with no gutter inside it (``found``: a table's), a line of
+    running text that justification spread into parts at wide gaps ("(3) The ···
+    provisions ··· of Part V of this Act ...") is one line again when it reaches the
+    column's right edge and a line of running text near it (two rows up or down) runs to
+    that edge too. Notes in the margin beside it (past a gutter) are no part of it."""
+    lines = [s for row in rows for s in row if _long(s)]
+    if not lines:
+        return rows
+    column = (min(s.x0 for s in lines), max(s.x1 for s in lines))
+    if any(column[0] < right and left < column[1] for left, right in found):
+        return rows
+    joined = []
+    for number, row in enumerate(rows):
+        row = sorted(row, key=lambda s: s.x0)
+        near = rows[max(0, number - _SPREAD_ROWS) : number + _SPREAD_ROWS + 1]
+        if len(row) > 1 and _spread_in_paragraph(row, near, column):
+            row = _joined_inside(row, column)
+        joined.append(row)
+    return joined
+
+
+def _joined_inside(row: list[Segment], column: tuple[float, float]) -> list[Segment]:
+    """The row's parts inside ``column`` made one segment; those outside (a margin note)
+    kept beside it."""
+    inside = [s for s in row if _inside(s, column)]
+    head = inside[0]
+    for following in inside[1:]:
+        _append(head, following)
+    return sorted([s for s in row if not _inside(s, column)] + [head], key=lambda s: s.x0)
+
+
+def _inside(segment: Segment, column: tuple[float, float]) -> bool:
+    return column[0] - 1 <= (segment.x0 + segment.x1) / 2 <= column[1] + 1
+
+
+def _long(segment: Segment) -> bool:
+    return segment.x1 - segment.x0 >= _LONG_LINE * segment.height
+
+
+def _spread_in_paragraph(
+    row: list[Segment], near: list[list[Segment]], column: tuple[float, float]
+) -> bool:
+    right = column[1]
+    inside = [s for s in row if _inside(s, column)]
+    if len(inside) < 2 or not _spread(inside, full=False):
+        return False
+    if inside[0].text.rstrip().endswith(":"):
+        return False  # a label beside its text ("Purge: | See Destroy. ..."): a table's row
+    height = inside[0].height
+    if inside[-1].x1 < right - height:
+        return False
+    full_lines = (
+        line[0]
+        for other in near
+        if len(line := [s for s in other if _inside(s, column)]) == 1 and line[0] not in inside
+    )
+    return any(
+        _long(line)
+        and abs(line.x1 - right) <= height
+        and abs(line.size - inside[0].size) <= 0.5
+        and abs(line.top - inside[0].top) <= _SPREAD_REACH * height
+        for line in full_lines
+    )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import replace
 
 from ..text.numbering import HEADING_OUTLINE, parse_heading
 from .contents import PAGE_NUMBER
@@ -48,6 +49,10 @@ _LABEL = re.compile(
 """A label beside a heading's title numbers it ("APPENDIX A", "PART IV", "CHAPTER TWO");
 two header cells of a table ("Metric Value" | "Description") are no label and title."""
 _COLUMN_TEXT_LINES = 3
+_ROMAN_PART = re.compile(r"^(?P<label>[IVXLC]{1,6})\.(?P<space>\s+(?=[A-Z])|(?=[A-Z][a-z]))")
+_LETTERED = re.compile(r"^(?P<label>[A-Z])\.(?P<sub>\d{1,2}\.)?\s+\S")
+"""A guide's outline: parts "II. Requirements", lettered sections "A. Definition of
+Self-Dealing" restarting in every part, and their subsections "B.1. Sale or Exchange"."""
 
 
 def body_size(pages: list[Page]) -> float:
@@ -76,6 +81,7 @@ def mark_headings(pages: list[Page], body: float) -> None:
     for block, level in zip(candidates, raw, strict=True):
         block.heading_level = max(1, level - shift)
     _nest_numbered_paragraphs(candidates)
+    _nest_lettered_sections(candidates)
     _title_first(pages[0].blocks, candidates)
 
 
@@ -95,6 +101,37 @@ def _nest_numbered_paragraphs(headings: list[Block]) -> None:
             block.heading_level = min(parent_level + 1, _MARKDOWN_LEVELS)
         elif block.heading_level < parent_level:
             parent_level = 0
+
+
+def _nest_lettered_sections(headings: list[Block]) -> None:
+    """Lettered sections set in the font of the Roman parts they fall under ("II.
+    Requirements", "A. Definition of Self-Dealing", "B.1. Sale or Exchange") go one level
+    below the part, their "B.1." subsections two. A single letter that goes on the part's
+    lettered sequence ("I. Termination Tax" after "H.") is a section, not part I."""
+    part_level = 0
+    last_letter = ""
+    for block in headings:
+        text = block_text(block, " ")
+        lettered = _LETTERED.match(text)
+        continues = bool(lettered and last_letter) and _next_letter(last_letter, text)
+        part = _ROMAN_PART.match(text)
+        if part and not continues and not (lettered and lettered["sub"]):
+            part_level, last_letter = block.heading_level, ""
+            if not part["space"]:  # "VII.Example Worksheets": the text layer lost the space
+                first = block.lines[0]
+                block.lines[0] = replace(first, text=first.text.replace(".", ". ", 1))
+        elif lettered and part_level:
+            depth = 2 if lettered["sub"] else 1
+            block.heading_level = max(
+                block.heading_level, min(part_level + depth, _MARKDOWN_LEVELS)
+            )
+            if not lettered["sub"]:
+                last_letter = lettered["label"]
+
+
+def _next_letter(letter: str, text: str) -> bool:
+    """Whether ``text`` opens with the letter after ``letter`` ("I." after "H.")."""
+    return text[:1] == chr(ord(letter) + 1)
 
 
 def _title_first(first_page: list[Block], candidates: list[Block]) -> None:
@@ -216,11 +253,19 @@ def _heading_like(block: Block, body: float, bold_body: bool) -> bool:
         return False
     if _BULLET.match(text) or _DOT_LEADER.search(text):
         return False
-    if _ENUMERATOR.match(text) and not (parse_heading(text) or HEADING_OUTLINE.match(text)):
-        return False
     larger = block_size(block) >= body * _HEADING_SCALE
     bold = all(s.bold for s in block.lines) and not bold_body
+    if _ENUMERATOR.match(text) and not (
+        parse_heading(text) or HEADING_OUTLINE.match(text) or _outline_heading(text, larger, bold)
+    ):
+        return False
     return larger or bold
+
+
+def _outline_heading(text: str, larger: bool, bold: bool) -> bool:
+    """A part "I. Overview" or a lettered section "A. Background" in a larger bold font: a
+    heading, where a list item "a. Private foundations," at body size is none."""
+    return larger and bold and bool(_ROMAN_PART.match(text) or _LETTERED.match(text))
 
 
 def _too_long(block: Block, text: str, body: float) -> bool:

@@ -284,7 +284,11 @@ def _heading_nodes(text: str, title: str, headings: list[_Heading]) -> list[_Nod
             if position + 1 < len(body_headings)
             else len(lines)
         )
-        label = parse_heading(heading.text) or parse_lettered_heading(heading.text)
+        label = (
+            parse_heading(heading.text)
+            or parse_lettered_heading(heading.text)
+            or _inserted_section(heading.text)
+        )
         while stack and _closes(heading.level, label, *stack[-1], nodes):
             stack.pop()
         if label is None and stack:
@@ -305,9 +309,27 @@ def _heading_nodes(text: str, title: str, headings: list[_Heading]) -> list[_Nod
     return nodes
 
 
-_CONTENTS_HEADING = re.compile(r"(?i)^(?:table\s+of\s+)?contents$")
+_INSERTED_NUMBER = re.compile(r"^\s*(?P<num>\d{1,4}[A-Z]{1,2})\.\s+(?=[A-Z\"“(])")
+"""A section inserted by an amendment between two others, as a heading: "13A. Mobile
+Banking Units" (cited "section 13A")."""
+
+
+def _inserted_section(heading: str) -> Label | None:
+    match = _INSERTED_NUMBER.match(heading)
+    return Label("section", (match["num"],)) if match else None
+
+
+_CONTENTS_HEADING = re.compile(
+    r"(?i)^(?:(?:table\s+of\s+)?contents"
+    r"|(?:table|arrangement|index)\s+of\s+(?:sections|provisions|clauses|articles|rules))$"
+)
+"""A contents page's heading: "Contents", an Act's "TABLE OF SECTIONS" or "ARRANGEMENT OF
+SECTIONS"; the headings after it are not its subsections."""
 _BARE_BLOCK_LABEL = re.compile(r"(?i)^(?:annex|appendix|schedule|exhibit)\s+[A-Z0-9]{1,4}$")
 _STATUS = re.compile(r"(?i)^\((?:normative|informative)\)$")
+_BARE_PART_LABEL = re.compile(r"(?i)^(?:part|chapter|division)\s+(?:[IVXLC]+|\d{1,3})[A-Z]?$")
+"""A part's label set as a heading of its own, its title the heading below ("PART I" then
+"LICENSING OF PERSONS CARRYING ON BANKING BUSINESS")."""
 
 
 def _joined_annex_titles(headings: list[_Heading], lines: list[str]) -> list[_Heading]:
@@ -326,12 +348,29 @@ def _joined_annex_titles(headings: list[_Heading], lines: list[str]) -> list[_He
                 parts.append(following)
                 if not _STATUS.match(following.text.strip()):
                     break
+        elif _part_title(headings[index + 1 : index + 2], heading, lines):
+            parts.append(headings[index + 1])
         if len(parts) > 1:
             text = " ".join(part.text.strip() for part in parts)
             heading = _Heading(text, heading.level, heading.first_line, parts[-1].end_line)
         joined.append(heading)
         index += len(parts)
     return joined
+
+
+def _part_title(after: list[_Heading], label: _Heading, lines: list[str]) -> bool:
+    """Whether ``label`` is a bare part label ("PART I") and the heading after it its title:
+    at the label's level, no text between them, and no label of its own."""
+    if not after or not _BARE_PART_LABEL.match(label.text.strip()):
+        return False
+    following = after[0]
+    text = following.text.strip()
+    return (
+        following.level == label.level
+        and not _text_between(lines, label, following)
+        and parse_heading(text) is None
+        and not _CONTENTS_HEADING.match(text)
+    )
 
 
 def _text_between(lines: list[str], before: _Heading, after: _Heading) -> bool:

@@ -11,11 +11,11 @@ citing that chunk.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
 from dataclasses import replace
 
 from ..models import LOOKED_UP, Definition, SearchFilter, StoredChunk
+from ..pipeline.extract.definitions import is_definitions_heading
 from ..store.base import Capability, Store
 from ..text.analyze import analyze, analyze_words
 from ..text.normalize import normalize_term, number_forms
@@ -34,11 +34,8 @@ _DEFINING_WORDS = analyze("means defined refers")
 SECTION_BONUS = 1.5
 """What a place in a definitions section scores more: a glossary's line outranks a
 sentence of the body about the same term."""
-_DEFINITIONS_WORDS = r"definitions?|glossary|interpretation|terminology|meanings?"
-_DEFINITIONS_HEADING = re.compile(rf"\b(?:{_DEFINITIONS_WORDS})\b", re.IGNORECASE)
-_DEFINITIONS_LINE = re.compile(
-    rf"^[^\n]{{0,40}}\b(?:{_DEFINITIONS_WORDS})\b[^\n.]{{0,40}}$", re.IGNORECASE | re.MULTILINE
-)
+HEADING_LINE_CHARS = 80
+"""The longest line of a chunk read as a heading that opens a definitions section."""
 
 
 def looked_up_definitions(
@@ -82,8 +79,8 @@ def _scored(stored: StoredChunk, term: str) -> list[TermSentence]:
     definitions section (by its heading, or after a line naming one in the chunk:
     "Appendix B: Glossary") scoring :data:`SECTION_BONUS` more."""
     chunk = stored.chunk
-    path = " ".join((chunk.heading, *chunk.parent_chain))
-    opened = 0 if _DEFINITIONS_HEADING.search(path) else _definitions_line(chunk.content)
+    headed = any(map(is_definitions_heading, (chunk.heading, *chunk.parent_chain)))
+    opened = 0 if headed else _definitions_line(chunk.content)
     scored = []
     for found in term_sentences(chunk.content, term):
         bonus = SECTION_BONUS if opened is not None and found.start >= opened else 0.0
@@ -94,7 +91,11 @@ def _scored(stored: StoredChunk, term: str) -> list[TermSentence]:
 
 def _definitions_line(content: str) -> int | None:
     """Where the last line naming a definitions section ends in a chunk; None without one."""
-    ends = [m.end() for m in _DEFINITIONS_LINE.finditer(content)]
+    ends, end = [], 0
+    for line in content.split("\n"):
+        end += len(line) + 1
+        if len(line) <= HEADING_LINE_CHARS and is_definitions_heading(line):
+            ends.append(end - 1)
     return ends[-1] if ends else None
 
 

@@ -309,9 +309,33 @@ def _spelled_out(term: str, definition: str) -> bool:
 
 # under a term's heading, a paragraph may open by pointing at it: "This is explicit stored
 # information that ...", "It refers to ..."
+# "A self-contained or composite resource which ...": a kind, then what sets it apart
+_GENUS_OPENING = re.compile(
+    r"An?\s+(?:[\w-]+,?\s+){0,6}?(?:which|that|who|whose|where|of|for|used)\b"
+)
 _HEADING_TERM_OPENING = re.compile(r"(?:It|This)\s+(?:is|refers\s+to|means)\s+[a-z]")
 _TERM_HEADING = re.compile(r"\A[ \t]*#{1,6}[ \t]+(?P<term>[^\n]+?)[ \t]*\n")
 _LABEL = re.compile(r"^(?:[\dIVXLC]+\b|[A-Z][.)]|\(?\w{1,3}\))")
+
+
+def _defines_entry(opening: str, term: str) -> bool:
+    """Whether the paragraph under a numbered sub-heading of a definitions section defines
+    the words after the number: it goes on in lower case ("### 3.1 access control" / "means
+    to ensure ..."), opens with what the term is ("### 3.1 Service Document" / "A
+    self-contained resource which ...") or says what its subject, the term, is or is for
+    ("The Service Documents are used to ...")."""
+    if opening[:1].islower() or _GENUS_OPENING.match(opening):
+        return True
+    # what it is or what it is for, not "The fees are set out in Schedule 2"
+    named = re.match(
+        r"(?:The\s+)?(?P<words>(?:[\w-]+\s+){0,6}?)(?:is|are)\s+(?:an?|any|one|used\s+to)\b",
+        opening,
+    )
+    return bool(named) and _stem_words(named.group("words")) == _stem_words(term)
+
+
+def _stem_words(words: str) -> list[str]:
+    return [word.casefold().rstrip("s") for word in words.split()]
 
 
 def heading_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
@@ -324,10 +348,10 @@ def heading_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     term = re.sub(r"\s*[\"“”]\s*", " ", term).strip()  # ## “made” date: a word quoted
     body = len(text) - len(text[heading.end() :].lstrip())
     entry = _ENTRY_NUMBER.match(term)
-    if entry and text[body : body + 1].islower():
-        term = term[entry.end() :]  # "### 3.1 access control" / "means to ensure ..."
-    elif separated := _SEPARATED_ENTRY.match(term):
+    if separated := _SEPARATED_ENTRY.match(term):
         term = term[separated.end() :]  # "### 2.4 - Documented Evidence" / "This is ..."
+    elif entry and _defines_entry(text[body : body + 200], term[entry.end() :]):
+        term = term[entry.end() :]  # "### 3.1 access control" / "means to ensure ..."
     if body >= len(text) or not _heading_term_ok(term) or item_start(text, body) is not None:
         return
     definition, end = clean_definition(marked, body, paragraph_end(text, body))
@@ -460,6 +484,7 @@ _SELF_LINK = re.compile(r"\s*\[[^\w\]]{1,2}\]\([^)\n]*\)\s*$")
 _ALIAS = re.compile(
     r"\s+\((?:or|also|abbreviated)\s+[\"“‘']?(?P<alias>[^()\"“”‘’']{1,40}?)[\"”’']?\)$"
 )
+_LINKS_ONLY = re.compile(r"(?:\s*(?:\[[^\]\n]*\]\([^)\n]*\)|<[a-z]+:[^>\s]+>)[\s,;]*)+")
 _DT_TERM = re.compile(r"[^\W_][\w\-’'./& ]*")
 
 
@@ -471,6 +496,8 @@ def described_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
         return
     for dd in _DD.finditer(text):
         body_end = _description_end(text, dd.end())
+        if _LINKS_ONLY.fullmatch(text, dd.end(), body_end):
+            continue  # a specification's front matter: "Participate" / ":   [GitHub repo](url)"
         definition = trim(collapse(unlink(text[dd.end() : body_end])))
         # a list's description may open with "This": "Published specification" / ": This
         # specification (see Appendix A)."

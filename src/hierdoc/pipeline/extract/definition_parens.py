@@ -101,6 +101,8 @@ _PLACEHOLDER = re.compile(
 """A template's blank to fill in, right before the parenthesis: "as of [DATE] (the
 “Effective Date”)", "of $[_____] (the “Purchase Amount”)", "[NAME], a [ENTITY TYPE] (the
 “Entity”)": the blank is what the term names."""
+_FORM_FIELD = re.compile(r"[ \t]*:[ \t]*(?:_{3,}|\.{5,}|…)")
+"""A form's field after the parenthesis: a colon and a blank line to fill in."""
 _EACH_A = re.compile(
     r"^\s*(?P<subject>[^()\"“”‘’]{2,120}?)\s+(?:is|are)\s+(?:each\s+|individually\s+)?"
     r"(?:(?:referred\s+to\s+as|called)\s+)?(?:a|an|the)?\s*$"
@@ -113,6 +115,8 @@ _TOPIC = word_set("of concerning regarding about respecting re into in at on fro
 _SUFFIX = re.compile(r"(?i)(?:inc|llc|ltd|limited|corp|corporation|plc|gmbh|ag|sa|l\.?p|co)\.?")
 _FINITE = word_set("is are was were will shall may must can should would has have does do")
 _ANAPHORIC = word_set("that those such said")
+_RELATIVE_WORDS = word_set("which who whom whose where")
+_SUBJECT_LEADS = word_set("any each every all this these the a an")
 #: Words after a parenthesis that end the phrase before it (see :func:`_inside_phrase`).
 _FUNCTION_WORDS = (
     _PREPOSITIONS
@@ -160,13 +164,15 @@ _LABEL = re.compile(
 def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
     yield from _referred_definitions(marked)
     for match in _PAREN.finditer(marked.quoted):
-        subject = _subject_named(match)
+        subject = _subject_named(match) or _inner_named(match) or _such_named(match, marked)
         if subject:
             yield from subject
             continue
         terms = _named_terms(match)
         if not terms or _inside_phrase(marked.plain, match.start(), match.end()):
             continue
+        if _FORM_FIELD.match(marked.plain, match.end()):
+            continue  # 'Name ("You"): ________': a signature form's field to fill in
         collective = bool(_COLLECTIVE.search(match.group("body")))
         before = _text_before(marked.plain, match.start(), not collective)
         closes_item = _closes_item(marked.quoted, match.start(), match.end())
@@ -174,6 +180,7 @@ def parenthetical_definitions(marked: Unmarked) -> Iterator[FoundDefinition]:
         item = _inline_item(marked.plain, match.start())
         for term, start in terms:
             phrase = item if item and not _is_acronym(term) else ""
+            phrase = phrase or _alternatives(marked.plain, match.start(), term)
             phrase = phrase or named_thing(before, term, closes_item, collective)
             phrase = _whole_list(before, term, phrase)
             if _GERUND_ITEM.match(before) and phrase == " ".join(before.split()).lstrip("-*+•● "):
@@ -223,6 +230,42 @@ def _gloss(text: str, term: str, start: int, end: int) -> bool:
     return not any(m.start() < start or m.start() >= end for m in pattern.finditer(text))
 
 
+_FIRST_ITEM = re.compile(r"\((?P<label>i|a|1)\)\s+")
+_SECOND_LABEL = {"i": "ii", "a": "b", "1": "2"}
+_ITEM_LABEL = re.compile(r"\((?:[ivx]{1,4}|[a-h]|\d)\)\s+")
+_NOUN_LEADS = word_set("any each every all a an the")
+
+
+def _alternatives(text: str, paren: int, term: str) -> str:
+    """A parenthesis closing a run-in list of noun phrases names the whole list: "(i) any
+    director who is not an employee, or (ii) any holder of Stock ... (a “Covered Person”)";
+    not a list of acts ("(i) pay the fee and (ii) deliver the report (the “Report”)"), nor
+    when the last item opens with the term's head word or writes it as the term does (it
+    names that item)."""
+    if _is_acronym(term):
+        return ""
+    window = text[max(0, paren - WINDOW) : paren]
+    firsts = list(_FIRST_ITEM.finditer(window))
+    if not firsts:
+        return ""
+    first = firsts[-1]
+    span = window[first.start() :]
+    second = f"({_SECOND_LABEL[first.group('label')]}) "
+    if second not in span or re.search(r"[\"“”‘’]|\n\s*\n|[.!?]\s+[A-Z]", span):
+        return ""
+    items = [part.split() for part in _ITEM_LABEL.split(span) if part.strip()]
+    if len(items) < 2 or any(words[0].casefold() not in _NOUN_LEADS for words in items):
+        return ""
+    head = _head_word(term)
+    named = head[:1].isupper() and head in (word.strip(",;") for word in items[-1])
+    if named or _stem(head) in {_stem(word) for word in items[-1][:3]}:
+        # "(a) the Board or (b) the holders of ... (the “Requisite Holders”)", "(1) the Key
+        # Terms and (2) the Partner Standard Terms Version 1.3 (“Standard Terms”)"
+        return ""
+    listed = " ".join(window[first.end() :].split()).rstrip(" ,;")
+    return listed if len(listed.split()) <= MAX_PHRASE_WORDS else ""
+
+
 def _inline_item(text: str, paren: int) -> str:
     """The run-in item a parenthesis closes, when items name one term each: "(i) the
     Purchase Amount (the “Cash-Out Amount”) or (ii) the amount payable on ... (the
@@ -249,6 +292,58 @@ def _subject_named(match: re.Match[str]) -> list[FoundDefinition]:
         if valid_term(term) and term[0].isalpha():
             found.append(FoundDefinition(term, subject, start, match.end(), "parenthetical"))
     return found
+
+
+_INNER = re.compile(
+    r"^\s*(?P<phrase>(?:the|a|an|any|each|such)\s[^\"“”‘’()]{8,200}?)\s*,\s*(?:the\s+|a\s+|an\s+)?"
+    + QTERM
+    + r"\s*$"
+)
+_SUCH = re.compile(
+    r"^\s*(?:each\s+|any\s+)?such\s+(?P<noun>[a-z][\w-]*)\s+(?:being\s+)?"
+    r"(?:(?:here(?:in)?(?:after)?\s+)?(?:referred\s+to|called|defined)\s+(?:here(?:in)?\s+)?as"
+    r"|here(?:in)?after)\s+(?:the\s+|a\s+|an\s+)?" + QTERM
+)
+
+
+def _inner_named(match: re.Match[str]) -> list[FoundDefinition]:
+    """A parenthesis that holds what it names and then the name: "(the time of such
+    closing or the date specified by the holders, the “Conversion Time”)"."""
+    inner = _INNER.match(match.group("body"))
+    if not inner:
+        return []
+    term, start = term_at(inner.group("term"), match.start("body") + inner.start("term"))
+    phrase = " ".join(inner.group("phrase").split())
+    if not valid_term(term) or len(phrase.split()) < 3:
+        return []
+    return [FoundDefinition(term, phrase, start, match.end(), "parenthetical")]
+
+
+def _such_named(match: re.Match[str], marked: Unmarked) -> list[FoundDefinition]:
+    """A parenthesis naming a noun of the sentence before it: "after the date on which the
+    first share is issued (such date referred to herein as the “Original Issue Date”)"
+    names the date, from its determiner up to the parenthesis."""
+    such = _SUCH.match(match.group("body"))
+    if not such:
+        return []
+    words = _text_before(marked.plain, match.start()).split()
+    first = _determined_noun(words, such.group("noun"))
+    if first is None:
+        return []
+    phrase = " ".join(words[first:]).rstrip(",;")
+    term, start = term_at(such.group("term"), match.start("body") + such.start("term"))
+    if not valid_term(term) or len(phrase.split()) > MAX_ANCHORED_WORDS:
+        return []
+    return [FoundDefinition(term, phrase, start, match.end(), "parenthetical")]
+
+
+def _determined_noun(words: list[str], noun: str) -> int | None:
+    """Where the last mention of ``noun`` opens with its determiner ("the date"), if any."""
+    mentions = [index for index, word in enumerate(words) if _stem(word) == _stem(noun)]
+    if not mentions:
+        return None
+    last = mentions[-1]
+    return next((i for i in range(last, max(-1, last - 4), -1) if words[i] in _DETERMINERS), None)
 
 
 def _inside_phrase(text: str, start: int, end: int) -> bool:
@@ -356,7 +451,7 @@ def named_thing(before: str, term: str, closes_item: bool, collective: bool = Fa
     if not words:
         return ""
     if _is_acronym(term):
-        return _spelled_out(words, term.rstrip("s"))
+        return _spelled_out(words, term.rstrip("s")) or _opening_subject(words)
     placeholder = _PLACEHOLDER.search(before)
     if placeholder:
         return placeholder.group("thing")
@@ -383,7 +478,19 @@ def named_thing(before: str, term: str, closes_item: bool, collective: bool = Fa
     if not phrase and _plural(term):
         # "hold harmless Mozilla, its contractors, ... and agents (“Indemnified Parties”)"
         return _list_named(_last_clause(words))
-    return phrase
+    return phrase or _opening_subject(words)
+
+
+def _opening_subject(words: list[str]) -> str:
+    """A sentence that opens with a noun phrase and its parenthesis names all of that
+    phrase: "Any non-conformity of the Software (a “Program Error”) must be reported",
+    "This Software License Agreement (“EULA”) governs ..." (no verb, comma or list before)."""
+    if not words or words[0].casefold() not in _SUBJECT_LEADS or len(words) > 20:
+        return ""
+    plain = [word.casefold() for word in words]
+    if _FINITE.intersection(plain) or any(re.search(r"[,;:]$", word) for word in words[:-1]):
+        return ""
+    return " ".join(words)
 
 
 def _bare_subject(words: list[str]) -> str:
@@ -492,10 +599,25 @@ def _anchored_phrase(words: list[str], term: str, earliest: bool = False) -> str
             pointing = phrase[0].casefold() in _ANAPHORIC and len(phrase) <= 2
             # "certain Confidential Information is extremely sensitive (“Highly ...”)": the
             # head word is a clause's subject (a collective name may sum up a clause)
-            verb = not earliest and _FINITE.intersection(w.casefold() for w in phrase)
+            # "any event on which the conversion is contingent (a “Contingency Event”)":
+            # a verb of the head word's relative clause leaves it the phrase's head
+            main = _before_relative(phrase)
+            clause = [w.casefold() for w in phrase[len(main) :] if w.casefold() in _FINITE]
+            finite = _FINITE.intersection(w.casefold() for w in main) or len(clause) > 1
+            verb = not earliest and finite
             too_long = len(phrase) > MAX_ANCHORED_WORDS
             return "" if pointing or verb or too_long else " ".join(phrase)
     return ""
+
+
+def _before_relative(phrase: list[str]) -> list[str]:
+    """The words of a phrase before the relative clause qualifying its head word ("any
+    event" of "any event on which the conversion is contingent")."""
+    for index, word in enumerate(phrase[1:], 1):
+        if word.casefold() in _RELATIVE_WORDS:
+            start = index - 1 if phrase[index - 1].casefold() in _PREPOSITIONS else index
+            return phrase[:start]
+    return phrase
 
 
 def _predeterminer(words: list[str], position: int) -> int:

@@ -106,7 +106,9 @@ _VERBS = (
 _MEANS = re.compile(
     r"(?P<lead>\b(?i:the\s+)?(?i:terms?|expressions?|words?|phrases?)\s+)?"
     + QTERM
-    + r"(?P<aliases>(?:\s*,?\s*(?:(?:or|and|and/or)\s+)?"
+    # aliases stay in the paragraph: '... as "Not a Submission."' ends one, '"Submission"
+    # means' opens the next
+    + r"(?P<aliases>(?:(?![ \t]*\n[ \t]*\n)\s*,?\s*(?:(?:or|and|and/or)\s+)?"
     + QTERM_ANON
     # '"Massive Multiauthor Collaboration Site" (or "MMC Site") means'
     + r"|\s*\((?:or|also|the|hereinafter)?\s*"
@@ -121,6 +123,10 @@ _MEANS = re.compile(
     # legislation's qualifier between commas, wrapped over lines: "*Judge*, in relation to
     # the performance of a function under this Act in a State, means"
     + r"|\s*,\s+in\s+(?:relation|respect)\s+(?:to|of)\s[^\"'‘’“”,;:.()]{1,160}?,"
+    # a clause set off by commas: '"Including", and its variants, means', '*Quorum*, where
+    # a vote requires one, means' (not before "shall have the meaning given ...": a pointer)
+    + r"|\s*,\s+(?:and|or|where|wherever|when|whenever|unless|except|including|together"
+    + r"|with)\s[^\"'‘’“”,;:.()\n]{1,160}?,(?=\s+(?:(?:shall|will)\s+)?means?\b)"
     # 'A "Transparent" copy of the Document means'
     + r"|\s+(?:copy|copies|version|form)(?:\s+of\s+(?:the\s+)?\w+)?"
     # "“Document”, below, refers to", "To “modify” a work means"
@@ -259,6 +265,24 @@ _THIS_CALLED = re.compile(
     # 'This is called a "chosen plaintext" attack': the quoted words qualify a noun
     + r"(?=\s*(?:[.;:,)]|$))"
 )
+# 'Any change made to a release branch is a *technical decision* of the project.'
+_PREDICATE = re.compile(
+    r"(?:^[ \t]*|(?<=[.!?])[ \t]+)(?P<subject>(?:Any|Each|Every)\s(?!of\b)"
+    r"(?:[^.;:\"“”‘’\n]|\n(?![ \t]*\n)){3,200}?)\s+(?:is|are)\s+(?:an?\s+|the\s+)?"
+    + QTERM
+    + r"(?:\s+(?:of|for|under)\s+(?:the|this|these)\s+[\w-]+)?(?=[.!?;]|\s*$)",
+    re.MULTILINE,
+)
+_PREDICATE_CUE = re.compile(r"(?:is|are)\s+(?:an?\s+|the\s+)?[\"“‘']")
+# "... get on with the work. We call this [lazy consensus](url).": the sentence before
+_WE_CALL = re.compile(
+    r"(?P<stop>[.!?])[ \t]+(?:We|we)\s+(?:call|term|name)\s+(?:this|that)\s+(?:an?\s+|the\s+)?"
+    r"(?:\[(?P<linked>[A-Za-z][^\]\n]{1,60})\]\([^)\n]*\)|"
+    + QTERM
+    + r"|(?P<bare>[A-Za-z][\w-]*(?:[ \t]+[A-Za-z][\w-]*){0,3}))[\"”’]?(?=[.!?])"
+)
+_NOT_NAMES = word_set("one ones done it them so good enough off over up out")
+_WE_CALL_CUE = re.compile(r"[Ww]e\s+(?:call|term|name)\s+(?:this|that)\b")
 # "To _Close the Connection_, an endpoint closes the transport": what doing it is (a
 # subject and its verb follow the comma; "To “opt out”, click the link" instructs)
 _TO_DO = re.compile(
@@ -353,7 +377,7 @@ _VERB_WORDS = word_set("is are was were be shall will must may can should would 
 # words that open a clause, not a term: "In communications ... means", "Whose manner and means"
 _CLAUSE_LEADS = word_set("in on at for to from with by of as if when where whose whether")
 _DEF_HEADING = re.compile(
-    r"^(?:(?:certain|general|key|other|common)\s+)?"
+    r"^(?:(?:certain|general|key|other|common|relevant|important)\s+)?"
     r"(?:(?:applicability|scope|purpose)\s+and\s+definitions"
     r"|definitions?|glossary(?:\s+of\s+terms)?|(?:defined\s+)?terms|interpretation|terminology"
     r"|abbreviations|acronyms|meaning\s+of\s+terms|terms\s+used|concepts|vocabulary|nomenclature)"
@@ -429,6 +453,7 @@ def _definitions(text: str, in_definitions_section: bool) -> list[FoundDefinitio
     spans = [(head[0], found.end) for head, found in means]
     found = [item for _, item in means]
     found += _called_definitions(marked)
+    found += _predicate_definitions(marked)
     found += _this_called_definitions(marked)
     found += [] if in_definitions_section else _quoted_colon_definitions(marked)
     found += _procedure_definitions(marked)
@@ -591,20 +616,39 @@ def _called_definitions(marked: Unmarked) -> list[FoundDefinition]:
     return found
 
 
+def _predicate_definitions(marked: Unmarked) -> list[FoundDefinition]:
+    """'Any change made to a release branch is a *technical decision* of the project.': a
+    quoted or emphasised term said of every subject of a kind, the sentence ending there,
+    is defined by that subject."""
+    found = []
+    for match in _windowed(_PREDICATE, _PREDICATE_CUE, marked.quoted, 240):
+        term, start = term_at(match.group("term"), match.start("term"))
+        subject = collapse(marked.plain[match.start("subject") : match.end("subject")])
+        if valid_term(term) and len(subject.split()) >= 3:
+            found.append(FoundDefinition(term, subject, start, match.end(), "means"))
+    return found
+
+
 def _this_called_definitions(marked: Unmarked) -> list[FoundDefinition]:
     """'the field body can be split into lines; this is called "folding"': the clause (or
-    sentence) before "this" defines the term."""
+    sentence) before "this" defines the term; so does the sentence before "We call this
+    lazy consensus." (the term plain, emphasised, quoted or a link's words)."""
     text = marked.quoted
     found = []
-    for match in _THIS_CALLED.finditer(text):
+    for match in [*_THIS_CALLED.finditer(text), *_windowed(_WE_CALL, _WE_CALL_CUE, text, 4)]:
         paragraph = text.rfind("\n\n", 0, match.start()) + 1
         ends = list(_SENTENCE_END.finditer(text, paragraph, match.start("stop")))
         start = ends[-1].end() if ends else paragraph
         # 'X are referred to as "Y". This is called "Z".': "this" is the quoted term's
         quoted = re.search(r"[\"“”‘’]", text[start : match.start("stop")])
         definition, _ = clean_definition(marked, start, match.start("stop"))
-        term, term_start = term_at(match.group("term"), match.start("term"))
-        if valid_term(term) and len(definition.split()) >= 3 and not quoted:
+        named = next(g for g in ("term", "linked", "bare") if match.groupdict().get(g))
+        term, term_start = term_at(match.group(named), match.start(named))
+        # "We call this one done.": a bare term must be a name
+        bare = named == "bare" and (
+            not _valid_unquoted(term) or term.split()[0].casefold() in _NOT_NAMES
+        )
+        if valid_term(term) and len(definition.split()) >= 3 and not quoted and not bare:
             found.append(FoundDefinition(term, definition, term_start, match.end(), "means"))
     return found
 
