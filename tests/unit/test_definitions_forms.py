@@ -613,17 +613,3 @@ def test_a_capitalised_word_opening_a_sentence_then_means_is_defined(
 def test_a_word_means_inside_a_sentence_or_a_consequence_is_no_definition(text: str) -> None:
     assert pairs(text) == []
 
-
-def test_markdown_link_markup_around_a_term_is_not_part_of_any_definition() -> None:
-    """A term written as a Markdown link, inline or by reference, keeps its words only: the
-    brackets and the link's target or label are markup."""
-    text = (
-        "A project sets up an [*Editorial Board*](https://example.org/terms#eb) (or ***EB***) "
-        "to review its work.\n\nThe [*Technical Board*][terms] (or ***TB***) decides on "
-        "releases.\n\nA [*Working Group*][terms] means a group of members formed under these "
-        "rules.\n"
-    )
-    found = {d.term: d.definition for d in find_definitions(text)}
-    assert found["Working Group"] == "a group of members formed under these rules"
-    assert found["EB"].endswith("Editorial Board") and found["TB"].endswith("Technical Board")
-    assert not any(c in "[]()" for d in found.items() for c in "".join(d))

@@ -1,4 +1,4 @@
-"""Emphasis and link markup around defined terms, read as quotes and words.
+"""Emphasis markup around defined terms, read as quotes.
 
 Contracts converted from Word or HTML mark a defined term with bold, italics or
 underline, alone or with quotes, in every combination: ``**"Term"**``,
@@ -7,10 +7,7 @@ definition finders match quoted terms only, so :func:`unmark` rewrites the
 markup into equal-length text: an emphasised term with no quotes of its own gets
 curly quotes in place of its markers, every other marker becomes spaces. Offsets
 into the rewritten text are offsets into the original, and :func:`unmark` also
-returns a plain copy (every marker a space) to read definitions from. The brackets and
-target of a Markdown link (``[*Open Project*](https://...)``, ``[PGB][terms]``) are
-markup too: spaces in both copies, its words moved to the end of its span (an offset inside
-a link may fall a few characters off), so a term keeps its words only.
+returns a plain copy (every marker a space) to read definitions from.
 """
 
 from __future__ import annotations
@@ -46,12 +43,6 @@ _MARKERS = (
 
 # any other inline HTML tag left by a converter: <span class="...">, </span>, <br/>
 _OTHER_TAGS = re.compile(r"</?(?!(?:" + _TAGS + r")>)[a-zA-Z][^<>\n]{0,200}>")
-# a Markdown link around words: "[*Open Project*](https://...)", "[Chairs][terms]"; its
-# brackets and target are markup, its text is the words
-_LINK = re.compile(
-    r"(?<!!)(?P<open>\[)(?=[^\s\]])[^\[\]\n]{1,300}(?<=\S)(?P<close>\]"
-    r"(?:\([^()\s]{0,2000}\)|\[[^\[\]\n]{0,100}\]))"
-)
 
 
 @dataclass(frozen=True)
@@ -66,8 +57,6 @@ class Unmarked:
 
 def unmark(text: str) -> Unmarked:
     """The text with emphasis markers rewritten, every offset kept."""
-    if "](" in text or "][" in text:
-        text = _LINK.sub(_link_words, text)
     if not any(marker in text for marker in ("*", "_", "<")):
         return Unmarked(text, text)
     quoted, plain = list(text), list(text)
@@ -86,14 +75,6 @@ def unmark(text: str) -> Unmarked:
                 quoted[match.start("close")] = "”"
                 emphasised.add(match.end("open") - 1)
     return Unmarked("".join(quoted), "".join(plain), frozenset(emphasised))
-
-
-def _link_words(link: re.Match[str]) -> str:
-    """A link's words at the end of its span, spaces before them for its brackets and
-    target: the words stay next to what follows them ("[*Open Project*](https://...) (or
-    ***Project***)"), and no long run of spaces follows a term for the finders to try."""
-    words = link.string[link.end("open") : link.start("close")]
-    return " " * (len(link["open"]) + len(link["close"])) + words
 
 
 def _blank(chars: list[str], start: int, end: int) -> None:

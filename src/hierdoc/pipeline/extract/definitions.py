@@ -108,17 +108,19 @@ _MEANS = re.compile(
     + QTERM
     # aliases stay in the paragraph: '... as "Not a Submission."' ends one, '"Submission"
     # means' opens the next
-    + r"(?P<aliases>(?:(?![ \t]*\n[ \t]*\n)\s*,?\s*(?:(?:or|and|and/or)\s+)?"
+    # (whitespace is taken whole, "\s*+": a run of spaces left where markup was read as
+    # spaces splits no two ways between the quantifiers around a comma)
+    + r"(?P<aliases>(?:(?![ \t]*\n[ \t]*\n)\s*+,?\s*+(?:(?:or|and|and/or)\s+)?"
     + QTERM_ANON
     # '"Massive Multiauthor Collaboration Site" (or "MMC Site") means'
-    + r"|\s*\((?:or|also|the|hereinafter)?\s*"
+    + r"|\s*+\((?:or|also|the|hereinafter)?\s*"
     + QTERM_ANON
     # 'The term "Uniform Resource Locator" (URL) refers to': its acronym, unquoted
-    + r"\s*\)|\s*\((?=[A-Z][A-Za-z]*[A-Z])[A-Za-z0-9]{2,10}\)"
+    + r"\s*\)|\s*+\((?=[A-Z][A-Za-z]*[A-Z])[A-Za-z0-9]{2,10}\)"
     # '"Processing" (including its various forms) means': a remark in lower case
-    + r"|\s*\((?=[a-z])[^()\"“”‘’\n]{1,60}\))*)"
+    + r"|\s*+\((?=[a-z])[^()\"“”‘’\n]{1,60}\))*)"
     # a short qualifier: "‘consent’ of the data subject means", "“Affiliate”, as used herein,"
-    + r"(?:\s*,?\s+(?:as\s+used|when\s+used|used|contained|included|of|in|for)\b"
+    + r"(?:(?:\s*+,)?\s++(?:as\s+used|when\s+used|used|contained|included|of|in|for)\b"
     + r"[^\"'‘’“”,;:.()\n]{0,60}?,?"
     # legislation's qualifier between commas, wrapped over lines: "*Judge*, in relation to
     # the performance of a function under this Act in a State, means"
@@ -130,9 +132,10 @@ _MEANS = re.compile(
     # 'A "Transparent" copy of the Document means'
     + r"|\s+(?:copy|copies|version|form)(?:\s+of\s+(?:the\s+)?\w+)?"
     # "“Document”, below, refers to", "To “modify” a work means"
-    + r"|\s*,?\s+(?:below|above|herein|hereunder)\s*,?|\s+(?:a|an|the|such)(?:\s+[a-z]+){1,7}?)?"
+    + r"|(?:\s*+,)?\s++(?:below|above|herein|hereunder)\s*,?"
+    + r"|\s+(?:a|an|the|such)(?:\s+[a-z]+){1,7}?)?"
     # "“copyleft”, which means that ..."
-    + r"\s*,?\s+(?:which\s+(?=means?\b))?(?:also\s+)?(?P<verb>"
+    + r"(?:\s*+,)?\s++(?:which\s+(?=means?\b))?(?:also\s+)?(?P<verb>"
     + _VERBS
     + r")\b[ \t]*[:,—–]?"
 )
