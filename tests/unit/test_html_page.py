@@ -146,3 +146,43 @@ def _converted(folder: Path, html: str) -> str:
     page = folder / "page.html"
     page.write_text(html, encoding="utf-8")
     return convert_file(page).text
+
+
+RUN_IN_BYLAWS = """<html><body>
+<h1>Bylaws of the Example Society</h1>
+<h2>ARTICLE II: MEETINGS</h2>
+<p><strong>Section 2.1: Annual Meeting.</strong> The Society shall meet once a year,
+at a place the Council chooses.</p>
+<p><strong>Section 2.2 Notice</strong>. Notice shall be given ten days ahead.</p>
+<p><strong>Section 2.3: Voting Rights.</strong></p>
+<p>a. Each member has one vote.</p>
+<p>b. Proxies are not allowed.</p>
+<h2>ARTICLE III: COUNCIL</h2>
+<p><b>3.1 Composition.</b> The Council has five members, as Section 2.1 provides.</p>
+<p>The Council also follows <strong>Section 2.2: Notice.</strong> Nothing else applies.</p>
+<p><strong>All members must read these bylaws.</strong> They bind every member.</p>
+<p><strong>Section 2.4</strong> shall not apply to the Council.</p>
+<ul><li><p><strong>Section 9.9: Listed.</strong> An item of a list.</p></li></ul>
+</body></html>
+"""
+
+
+def test_bold_run_in_section_labels_open_sections_under_their_article(tmp_path: Path) -> None:
+    """A page whose sections are paragraphs opening with a bold label and title ("Section
+    2.1: Annual Meeting.", "3.1 Composition.") has those sections, nested under the
+    article heading above them, with their points; bold words that are no label, a label
+    inside the text or before a lower-case word, and a label in a list stay text."""
+    page = tmp_path / "bylaws.html"
+    page.write_text(RUN_IN_BYLAWS, encoding="utf-8")
+    text = convert_file(page).text
+    sections = {s.section_id: s for s in parse_sections(text, "Bylaws")}
+    assert {"section-2-1", "section-2-2", "section-2-3", "section-3-1"} <= set(sections)
+    assert sections["section-2-1"].heading == "Section 2.1 Annual Meeting"
+    assert sections["section-2-1"].path[-1] == "article-ii"
+    assert sections["section-3-1"].path[-1] == "article-iii"
+    assert "The Society shall meet once a year" in sections["section-2-1"].body
+    assert "Notice shall be given ten days ahead." in sections["section-2-2"].body
+    assert {"section-2-3-a", "section-2-3-b"} <= set(sections)
+    assert not {"section-2-4", "section-9-9"} & set(sections)
+    assert "**All members must read these bylaws.**" in text
+    assert "**Section 2.2: Notice.**" in text

@@ -12,6 +12,11 @@ licence built with Sphinx has no point (a). Each item of such a list is written 
 paragraph that opens with its label, as the page shows it; decimal lists are left to the
 converter.
 
+A page rendered from Markdown may give its sections no heading elements, only a paragraph
+that opens with the section's label and title in bold ("<p><strong>Section 5.12:
+Quorum.</strong> At all meetings ...</p>"): each such paragraph is written as a heading one
+level below the heading above it, and the rest of its text (:func:`lift_run_in_labels`).
+
 A browser shows a plain-text file as a page whose body is one ``<pre>`` block, and saving
 it ("Save Page As") keeps that page: a licence or an RFC saved so is text, not code. Such
 a page is read as the text of its block (:func:`preformatted_text`), where Markdown would
@@ -248,3 +253,115 @@ def plain_legislation_headings(soup: BeautifulSoup) -> int:
         heading.append(" ".join(label_line(line) for line in lines[1:]))
         changed += 1
     return changed
+
+
+_RUN_IN_KINDS = r"Section|SECTION|Sec\.|SEC\.|Article|ARTICLE|Clause|CLAUSE|§"
+RUN_IN_LABEL_MARKER = re.compile(
+    rb"<p\b[^>]*>\s*<(?:strong|b)\b[^>]*>\s*(?:(?:" + _RUN_IN_KINDS.encode() + rb")\s*)?\d",
+    re.IGNORECASE,
+)
+"""Bytes of a paragraph that opens with a number in bold: only such pages are parsed for
+:func:`lift_run_in_labels`."""
+_RUN_IN_LABEL = re.compile(
+    rf"^(?P<label>(?:(?P<kind>{_RUN_IN_KINDS})\s*)?\d{{1,4}}(?:\.\d{{1,3}})*)"
+    r"(?:[.:]|\s*[-–—])?(?:\s+(?P<title>\S.*?))?\s*[.:]?$"
+)
+_RUN_IN_TITLE = re.compile(r"^[A-Z][^.;!?]*$")
+#: Longest run-in title, in words: a bold sentence is no title.
+MAX_RUN_IN_TITLE_WORDS = 12
+_SHORT_TITLE_WORDS = 3
+_TITLE_SMALL_WORDS = frozenset(
+    {"of", "the", "a", "an", "and", "or", "for", "to", "in", "on", "by", "with", "at", "from"}
+)
+_NOT_IN = ("li", "td", "th", "dt", "dd", "table")
+_MAX_RUN_IN_HEADING = 6
+
+
+def lift_run_in_labels(soup: BeautifulSoup) -> int:
+    """Write each paragraph that opens with a bold clause label and its run-in title
+    (``<p><strong>Section 5.12: Quorum.</strong> At all meetings ...</p>``, "Section 4.",
+    "2.1 Fees.") as a heading one level below the heading above it, followed by the rest
+    of the paragraph, as the DOCX converter writes a clause's bold run-in title. A label
+    alone in bold needs its kind ("Section 4."); a bare number ("**2.1** The ...") is left
+    to the outline. Bold words that are no label, or a label inside the text, a list or a
+    table, stay text. Returns the paragraphs rewritten."""
+    level = 1
+    lifted = 0
+    for element in list(soup.find_all([*HEADING_TAGS, "p"])):
+        if element.name in HEADING_TAGS:
+            level = int(element.name[1])
+            continue
+        heading = _run_in_heading(element)
+        if heading is None:
+            continue
+        bold, title = heading
+        new = soup.new_tag(f"h{min(level + 1, _MAX_RUN_IN_HEADING)}")
+        new.string = title
+        bold.extract()
+        _strip_leading_punctuation(element)
+        element.insert_before(new)
+        if not element.get_text(strip=True):
+            element.decompose()
+        lifted += 1
+    return lifted
+
+
+def _run_in_heading(paragraph: Tag) -> tuple[Tag, str] | None:
+    """The bold element that opens ``paragraph`` with a clause label, and the heading it
+    makes; None when the paragraph does not open so."""
+    if paragraph.find_parent(_NOT_IN) is not None:
+        return None
+    first = next(
+        (c for c in paragraph.children if not (isinstance(c, str) and not c.strip())), None
+    )
+    if not isinstance(first, Tag) or first.name not in ("strong", "b"):
+        return None
+    words = " ".join(first.get_text().split())
+    match = _RUN_IN_LABEL.match(words)
+    if match is None:
+        return None
+    title = (match["title"] or "").strip()
+    if not title and not match["kind"]:
+        return None
+    if title and not _title_like(title):
+        return None
+    if not _opens_sentence(_text_after(first)):
+        return None
+    return first, " ".join(part for part in (match["label"], title) if part)
+
+
+def _title_like(title: str) -> bool:
+    """A few words with no sentence punctuation, each significant one capitalised (a
+    short title may be in sentence case: "Term of office")."""
+    words = title.split()
+    if not _RUN_IN_TITLE.match(title) or len(words) > MAX_RUN_IN_TITLE_WORDS:
+        return False
+    significant = [w for w in words if w.casefold() not in _TITLE_SMALL_WORDS]
+    return len(words) <= _SHORT_TITLE_WORDS or all(w[0].isupper() for w in significant)
+
+
+def _text_after(element: Tag) -> str:
+    """The paragraph's text after ``element``, up to its end."""
+    return "".join(
+        sibling.get_text() if isinstance(sibling, Tag) else str(sibling)
+        for sibling in element.next_siblings
+    )
+
+
+def _opens_sentence(text: str) -> bool:
+    """Nothing, or text opening as a sentence does (a capital, a quote, a bracket)."""
+    rest = text.lstrip(" \t\n.:;—–-")
+    return not rest or not rest[0].islower()
+
+
+def _strip_leading_punctuation(paragraph: Tag) -> None:
+    """Drop the full stop or colon left at the start of the paragraph by its bold title
+    ("<strong>Quorum</strong>. At all ...")."""
+    for child in list(paragraph.children):
+        if isinstance(child, Tag):
+            return
+        stripped = str(child).lstrip(" \t\n.:;—–-")
+        if stripped:
+            child.replace_with(stripped)
+            return
+        child.extract()

@@ -32,10 +32,12 @@ from .html_page import MARKERS as LIST_MARKERS
 from .html_page import (
     NAVIGATION_MARKERS,
     PREFORMATTED_MARKER,
+    RUN_IN_LABEL_MARKER,
     TOP_LINK_MARKER,
     drop_navigation,
     drop_top_links,
     label_lettered_lists,
+    lift_run_in_labels,
     lift_wrapped_headings,
     may_hold_wrapped_headings,
     plain_legislation_headings,
@@ -107,9 +109,9 @@ def is_permalink(link: Tag) -> bool:
 
 class PermalinkFreeHtmlConverter(HtmlConverter):
     """markitdown's HTML converter, given the page without its permalink marks and its
-    navigation and "Back to Top" links, with the labels of its lettered lists written out
-    and its headings out of bold and anchors, legislation's repeated titles left out of
-    them (:mod:`.html_page`):
+    navigation and "Back to Top" links, with the labels of its lettered lists written out,
+    its headings out of bold and anchors, its bold run-in clause labels made headings and
+    legislation's repeated titles left out of them (:mod:`.html_page`):
     parsed, cleaned and written back as UTF-8 for it to convert (as it was when it has
     none of these). A page that is one preformatted block is given as the text of that
     block (:func:`~.html_page.preformatted_text`)."""
@@ -128,7 +130,8 @@ class PermalinkFreeHtmlConverter(HtmlConverter):
         navigation = any(marker in data for marker in NAVIGATION_MARKERS)
         headings = may_hold_wrapped_headings(data)
         top_links = TOP_LINK_MARKER in data.lower()
-        if lists or navigation or headings or top_links or may_hold_marks(data):
+        run_in = RUN_IN_LABEL_MARKER.search(data) is not None
+        if lists or navigation or headings or top_links or run_in or may_hold_marks(data):
             encoding = stream_info.charset or "utf-8"
             soup = BeautifulSoup(data, "html.parser", from_encoding=encoding)
             changed = strip_permalinks(soup) if may_hold_marks(data) else 0
@@ -137,6 +140,7 @@ class PermalinkFreeHtmlConverter(HtmlConverter):
             changed += drop_top_links(soup) if top_links else 0
             if headings:
                 changed += plain_legislation_headings(soup) + lift_wrapped_headings(soup)
+            changed += lift_run_in_labels(soup) if run_in else 0
             if changed:
                 data = str(soup).encode("utf-8")
                 stream_info = stream_info.copy_and_update(charset="utf-8")
