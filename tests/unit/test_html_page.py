@@ -177,7 +177,7 @@ def test_bold_run_in_section_labels_open_sections_under_their_article(tmp_path: 
     text = convert_file(page).text
     sections = {s.section_id: s for s in parse_sections(text, "Bylaws")}
     assert {"section-2-1", "section-2-2", "section-2-3", "section-3-1"} <= set(sections)
-    assert sections["section-2-1"].heading == "Section 2.1 Annual Meeting"
+    assert sections["section-2-1"].heading == "Section 2.1: Annual Meeting"
     assert sections["section-2-1"].path[-1] == "article-ii"
     assert sections["section-3-1"].path[-1] == "article-iii"
     assert "The Society shall meet once a year" in sections["section-2-1"].body
@@ -186,3 +186,18 @@ def test_bold_run_in_section_labels_open_sections_under_their_article(tmp_path: 
     assert not {"section-2-4", "section-9-9"} & set(sections)
     assert "**All members must read these bylaws.**" in text
     assert "**Section 2.2: Notice.**" in text
+
+
+def test_a_bold_line_opening_with_a_year_or_a_house_number_is_no_section(tmp_path: Path) -> None:
+    page = tmp_path / "report.html"
+    page.write_text(
+        "<html><body><h1>Report</h1><p><strong>2023 Annual Report</strong></p><p>Text.</p>"
+        "<p><b>10 Downing Street</b></p><p>More text.</p>"
+        "<p><strong>4. Payment Terms</strong></p><p>Invoices are due in 30 days.</p>"
+        "</body></html>",
+        encoding="utf-8",
+    )
+    text = convert_file(page).text
+    assert "**2023 Annual Report**" in text and "**10 Downing Street**" in text
+    headings = [s.heading for s in parse_sections(text, "Report")]
+    assert "4. Payment Terms" in headings

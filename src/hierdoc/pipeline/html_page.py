@@ -263,9 +263,12 @@ RUN_IN_LABEL_MARKER = re.compile(
 """Bytes of a paragraph that opens with a number in bold: only such pages are parsed for
 :func:`lift_run_in_labels`."""
 _RUN_IN_LABEL = re.compile(
-    rf"^(?P<label>(?:(?P<kind>{_RUN_IN_KINDS})\s*)?\d{{1,4}}(?:\.\d{{1,3}})*)"
+    rf"^(?P<label>(?P<kind>{_RUN_IN_KINDS})\s*\d{{1,4}}(?:\.\d{{1,3}})*"
+    r"|\d{1,3}(?:\.\d{1,3})+|\d{1,3}(?=\.))"
     r"(?:[.:]|\s*[-–—])?(?:\s+(?P<title>\S.*?))?\s*[.:]?$"
 )
+"""A clause label in bold: "Section 5.12:", "Section 4.", "2.1", "3." (a bare number needs its
+full stop or a second part: "2023 Annual Report" and "10 Downing Street" are no labels)."""
 _RUN_IN_TITLE = re.compile(r"^[A-Z][^.;!?]*$")
 #: Longest run-in title, in words: a bold sentence is no title.
 MAX_RUN_IN_TITLE_WORDS = 12
@@ -327,7 +330,7 @@ def _run_in_heading(paragraph: Tag) -> tuple[Tag, str] | None:
         return None
     if not _opens_sentence(_text_after(first)):
         return None
-    return first, " ".join(part for part in (match["label"], title) if part)
+    return first, words.rstrip(" .:")
 
 
 def _title_like(title: str) -> bool:
