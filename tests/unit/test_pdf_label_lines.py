@@ -48,3 +48,12 @@ def test_a_title_that_is_a_label_stays_a_heading_of_its_own(tmp_path) -> None:
     text = convert_pdf(write_pdf(tmp_path / "charter.pdf", [items])).text
     assert "# Section 2 Membership" in text
     assert "Section 1 Section 2" not in text
+
+
+def test_a_label_heading_and_its_title_heading_in_one_style_are_one_section() -> None:
+    text = "# Charter\n\n### Article 1\n\n### Purpose\n\nThe club rows.\n\n"
+    text += "### Article 2\n\n### Members\n\nThe members row.\n"
+    sections = parse_sections(text, "Charter")
+    headings = [s.heading for s in sections if s.section_id != "preamble"]
+    assert headings == ["Article 1 Purpose", "Article 2 Members"]
+    assert [s.parent_chain for s in sections[1:]] == [(h,) for h in headings]

@@ -88,11 +88,12 @@ def mark_headings(pages: list[Page], body: float) -> None:
 
 
 def _join_label_lines(page: Page, body: float) -> list[Block]:
-    """A line that is only a label ("Article 1", "CHAPTER IV", "PART II") just above a
-    heading line in its column is that heading's number: the two are one heading ("Article 1
-    Unified Patent Court") at the title's level, so that each "Article N" is a sibling of the
-    last rather than a section of its own under the previous article's title. Returns the
-    title blocks joined into their label."""
+    """A line of text that is only a label ("Article 1", "CHAPTER IV", "PART II") just above
+    a heading line in its column is that heading's number: the two are one heading ("Article
+    1 Unified Patent Court") at the title's level, so that each "Article N" is a sibling of
+    the last rather than a section of its own under the previous article's title. (A label
+    set as a heading itself, with its title the heading below, the structure parser joins.)
+    Returns the title blocks joined into their label."""
     joined: list[Block] = []
     for label, title in zip(page.blocks, page.blocks[1:], strict=False):
         if _label_line(label, title, body):
@@ -105,9 +106,8 @@ def _join_label_lines(page: Page, body: float) -> list[Block]:
 
 def _label_line(label: Block, title: Block, body: float) -> bool:
     """Whether ``label`` is a bare label line numbering the heading line ``title`` below it:
-    in at least the body's size (or in capitals), in the title's level if a heading,
-    overlapping it across and less than two lines above it; a title that is a label itself
-    is a heading of its own."""
+    no heading itself, in at least the body's size (or in capitals), overlapping it across
+    and less than two lines above it; a title that is a label itself is a heading of its own."""
     text = block_text(label, " ").strip()
     match = HEADING_KIND.match(text)
     if label.cells or title.cells or len(label.lines) != 1 or not match:
@@ -115,7 +115,7 @@ def _label_line(label: Block, title: Block, body: float) -> bool:
     if text[match.end() :].strip(" .:") or not title.heading_level:
         return False
     small = block_size(label) < body and not text.isupper()  # "CHAPTER II" in small capitals
-    if label.heading_level not in (0, title.heading_level) or small:
+    if label.heading_level or small:
         return False
     if parse_heading(block_text(title, " ")) is not None:
         return False
