@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from dataclasses import replace
 
-from ..text.numbering import HEADING_OUTLINE, parse_heading
+from ..text.numbering import HEADING_KIND, HEADING_OUTLINE, parse_heading
 from .contents import PAGE_NUMBER
 from .pdf_layout import Block, Page, block_size, block_text, split_at_gutters
 
@@ -80,9 +80,48 @@ def mark_headings(pages: list[Page], body: float) -> None:
     shift = max(0, max(raw, default=0) - _MARKDOWN_LEVELS)  # Markdown has six levels
     for block, level in zip(candidates, raw, strict=True):
         block.heading_level = max(1, level - shift)
+    titles = [title for page in pages for title in _join_label_lines(page, body)]
+    candidates = [b for b in candidates if not any(b is title for title in titles)]
     _nest_numbered_paragraphs(candidates)
     _nest_lettered_sections(candidates)
     _title_first(pages[0].blocks, candidates)
+
+
+def _join_label_lines(page: Page, body: float) -> list[Block]:
+    """A line of text that is only a label ("Article 1", "CHAPTER IV", "PART II") just above
+    a heading line in its column is that heading's number: the two are one heading ("Article
+    1 Unified Patent Court") at the title's level, so that each "Article N" is a sibling of
+    the last rather than a section of its own under the previous article's title. (A label
+    set as a heading itself, with its title the heading below, the structure parser joins.)
+    Returns the title blocks joined into their label."""
+    joined: list[Block] = []
+    for label, title in zip(page.blocks, page.blocks[1:], strict=False):
+        if _label_line(label, title, body):
+            label.lines += title.lines
+            label.heading_level = title.heading_level
+            joined.append(title)
+    page.blocks = [b for b in page.blocks if not any(b is title for title in joined)]
+    return joined
+
+
+def _label_line(label: Block, title: Block, body: float) -> bool:
+    """Whether ``label`` is a bare label line numbering the heading line ``title`` below it:
+    no heading itself, in at least the body's size (or in capitals), overlapping it across
+    and less than two lines above it; a title that is a label itself is a heading of its own."""
+    text = block_text(label, " ").strip()
+    match = HEADING_KIND.match(text)
+    if label.cells or title.cells or len(label.lines) != 1 or not match:
+        return False
+    if text[match.end() :].strip(" .:") or not title.heading_level:
+        return False
+    small = block_size(label) < body and not text.isupper()  # "CHAPTER II" in small capitals
+    if label.heading_level or small:
+        return False
+    if parse_heading(block_text(title, " ")) is not None:
+        return False
+    height = label.lines[0].height
+    beside = min(label.x1, title.x1) > max(label.x0, title.x0)
+    return beside and 0 <= title.top - label.bottom <= 2 * height
 
 
 def _nest_numbered_paragraphs(headings: list[Block]) -> None:

@@ -327,9 +327,12 @@ _CONTENTS_HEADING = re.compile(
 SECTIONS"; the headings after it are not its subsections."""
 _BARE_BLOCK_LABEL = re.compile(r"(?i)^(?:annex|appendix|schedule|exhibit)\s+[A-Z0-9]{1,4}$")
 _STATUS = re.compile(r"(?i)^\((?:normative|informative)\)$")
-_BARE_PART_LABEL = re.compile(r"(?i)^(?:part|chapter|division)\s+(?:[IVXLC]+|\d{1,3})[A-Z]?$")
-"""A part's label set as a heading of its own, its title the heading below ("PART I" then
-"LICENSING OF PERSONS CARRYING ON BANKING BUSINESS")."""
+_BARE_PART_LABEL = re.compile(
+    r"(?i)^(?:part|chapter|division|article|section)\s+(?:[IVXLC]+|\d{1,3})[A-Z]?$"
+)
+"""A part's or an article's label set as a heading of its own, its title the heading below
+in the same style ("PART I" then "LICENSING OF PERSONS CARRYING ON BANKING BUSINESS",
+"Article 1" then "Unified Patent Court")."""
 
 
 def _joined_annex_titles(headings: list[_Heading], lines: list[str]) -> list[_Heading]:
