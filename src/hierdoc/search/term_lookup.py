@@ -91,12 +91,12 @@ def _scored(stored: StoredChunk, term: str) -> list[TermSentence]:
 
 def _definitions_line(content: str) -> int | None:
     """Where the last line naming a definitions section ends in a chunk; None without one."""
-    ends, end = [], 0
+    opened, end = None, -1
     for line in content.split("\n"):
         end += len(line) + 1
         if len(line) <= HEADING_LINE_CHARS and is_definitions_heading(line):
-            ends.append(end - 1)
-    return ends[-1] if ends else None
+            opened = end
+    return opened
 
 
 def _definition(found: TermSentence, stored: StoredChunk) -> Definition:
